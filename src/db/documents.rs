@@ -1,0 +1,325 @@
+//! Documents, chunks and tags: writes and lookups.
+
+use rusqlite::{params, OptionalExtension};
+
+use super::Database;
+use crate::error::Result;
+
+/// A document as the ingest pipeline hands it to the database.
+#[derive(Debug, Clone)]
+pub struct NewDocument {
+    pub title: String,
+    pub source_path: String,
+    pub content_hash: String,
+    pub doc_type: String,
+    pub language: Option<String>,
+    pub file_size: u64,
+    pub file_mtime: i64,
+    /// JSON object.
+    pub metadata: String,
+    pub tags: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct NewChunk {
+    pub text: String,
+    pub token_count: usize,
+    /// JSON object: section, page, symbol_name, ...
+    pub metadata: String,
+}
+
+/// What the database knows of an indexed file, to decide skip or re-index.
+#[derive(Debug, Clone)]
+pub struct IndexedFile {
+    pub id: i64,
+    pub content_hash: String,
+    pub file_size: Option<u64>,
+    pub file_mtime: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteOutcome {
+    Added(i64),
+    Replaced(i64),
+}
+
+/// Lower-cased, trimmed, de-duplicated tags; empty ones dropped.
+pub fn normalize_tags<I, S>(tags: I) -> Vec<String>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut out: Vec<String> = Vec::new();
+    for t in tags {
+        let t = t.as_ref().trim().to_lowercase();
+        if !t.is_empty() && !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
+impl Database {
+    pub fn find_document_by_path(&self, source_path: &str) -> Result<Option<IndexedFile>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT id, content_hash, file_size, file_mtime FROM documents WHERE source_path = ?1",
+                [source_path],
+                |r| {
+                    Ok(IndexedFile {
+                        id: r.get(0)?,
+                        content_hash: r.get(1)?,
+                        file_size: r.get::<_, Option<i64>>(2)?.map(|v| v as u64),
+                        file_mtime: r.get(3)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Records a new size and mtime for a file whose content is unchanged
+    /// (touched or copied), so the next run can skip it without hashing.
+    pub fn touch_document(&self, id: i64, file_size: u64, file_mtime: i64) -> Result<()> {
+        self.conn().execute(
+            "UPDATE documents SET file_size = ?2, file_mtime = ?3 WHERE id = ?1",
+            params![id, file_size as i64, file_mtime],
+        )?;
+        Ok(())
+    }
+
+    /// Writes a document with its chunks, tags and (when given) vectors in
+    /// one transaction, replacing an earlier version of the same path.
+    pub fn write_document(
+        &self,
+        doc: &NewDocument,
+        chunks: &[NewChunk],
+        vectors: Option<&[Vec<f32>]>,
+    ) -> Result<WriteOutcome> {
+        let tx = self.conn().unchecked_transaction()?;
+        let outcome = self.write_document_in_tx(doc, chunks, vectors)?;
+        tx.commit()?;
+        Ok(outcome)
+    }
+
+    /// As [`Database::write_document`], inside a transaction the caller owns
+    /// (batched commits).
+    pub fn write_document_in_tx(
+        &self,
+        doc: &NewDocument,
+        chunks: &[NewChunk],
+        vectors: Option<&[Vec<f32>]>,
+    ) -> Result<WriteOutcome> {
+        let conn = self.conn();
+        let existing: Option<i64> = conn
+            .query_row(
+                "SELECT id FROM documents WHERE source_path = ?1",
+                [&doc.source_path],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let outcome = match existing {
+            Some(id) => {
+                // Chunks go (FTS and vector rows follow through triggers);
+                // the document row stays so its id and created_at are stable.
+                conn.execute("DELETE FROM chunks WHERE document_id = ?1", [id])?;
+                conn.execute(
+                    "UPDATE documents SET title = ?2, content_hash = ?3, doc_type = ?4,
+                        language = ?5, file_size = ?6, file_mtime = ?7, metadata = ?8,
+                        updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+                     WHERE id = ?1",
+                    params![
+                        id,
+                        doc.title,
+                        doc.content_hash,
+                        doc.doc_type,
+                        doc.language,
+                        doc.file_size as i64,
+                        doc.file_mtime,
+                        doc.metadata
+                    ],
+                )?;
+                WriteOutcome::Replaced(id)
+            }
+            None => {
+                conn.execute(
+                    "INSERT INTO documents (title, source_path, content_hash, doc_type, language,
+                        file_size, file_mtime, metadata)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    params![
+                        doc.title,
+                        doc.source_path,
+                        doc.content_hash,
+                        doc.doc_type,
+                        doc.language,
+                        doc.file_size as i64,
+                        doc.file_mtime,
+                        doc.metadata
+                    ],
+                )?;
+                WriteOutcome::Added(conn.last_insert_rowid())
+            }
+        };
+        let doc_id = match outcome {
+            WriteOutcome::Added(id) | WriteOutcome::Replaced(id) => id,
+        };
+        self.add_tags(doc_id, &doc.tags)?;
+
+        let mut insert_chunk = conn.prepare_cached(
+            "INSERT INTO chunks (document_id, chunk_index, text, token_count, metadata)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        let mut chunk_ids = Vec::with_capacity(chunks.len());
+        for (i, c) in chunks.iter().enumerate() {
+            insert_chunk.execute(params![
+                doc_id,
+                i as i64,
+                c.text,
+                c.token_count as i64,
+                c.metadata
+            ])?;
+            chunk_ids.push(conn.last_insert_rowid());
+        }
+        if let Some(vectors) = vectors {
+            self.insert_vectors(&chunk_ids, vectors)?;
+        }
+        Ok(outcome)
+    }
+
+    pub fn add_tags(&self, doc_id: i64, tags: &[String]) -> Result<()> {
+        let conn = self.conn();
+        let mut insert_tag =
+            conn.prepare_cached("INSERT INTO tags(name) VALUES (?1) ON CONFLICT(name) DO NOTHING")?;
+        let mut link = conn.prepare_cached(
+            "INSERT OR IGNORE INTO document_tags(document_id, tag_id)
+             SELECT ?1, id FROM tags WHERE name = ?2",
+        )?;
+        for t in tags {
+            insert_tag.execute([t])?;
+            link.execute(params![doc_id, t])?;
+        }
+        Ok(())
+    }
+
+    /// Begins a transaction the caller commits (for batched writes).
+    pub fn begin(&self) -> Result<rusqlite::Transaction<'_>> {
+        Ok(self.conn().unchecked_transaction()?)
+    }
+
+    pub fn document_count(&self) -> Result<i64> {
+        Ok(self
+            .conn()
+            .query_row("SELECT count(*) FROM documents", [], |r| r.get(0))?)
+    }
+
+    pub fn chunk_count(&self) -> Result<i64> {
+        Ok(self
+            .conn()
+            .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))?)
+    }
+
+    /// Document counts by type, in a stable order.
+    pub fn documents_by_type(&self) -> Result<Vec<(String, i64)>> {
+        let mut stmt = self.conn().prepare(
+            "SELECT doc_type, count(*) FROM documents GROUP BY doc_type ORDER BY doc_type",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Tags with the number of documents carrying each, most used first.
+    pub fn tag_counts(&self) -> Result<Vec<(String, i64)>> {
+        let mut stmt = self.conn().prepare(
+            "SELECT t.name, count(dt.document_id) AS n
+             FROM tags t JOIN document_tags dt ON dt.tag_id = t.id
+             GROUP BY t.id ORDER BY n DESC, t.name ASC",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// When the last document was added or re-indexed.
+    pub fn last_ingest_at(&self) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .query_row("SELECT max(updated_at) FROM documents", [], |r| r.get(0))?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::OpenMode;
+
+    fn doc(path: &str, hash: &str, tags: &[&str]) -> NewDocument {
+        NewDocument {
+            title: "T".into(),
+            source_path: path.into(),
+            content_hash: hash.into(),
+            doc_type: "note".into(),
+            language: None,
+            file_size: 1,
+            file_mtime: 1,
+            metadata: "{}".into(),
+            tags: tags.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn chunk(text: &str) -> NewChunk {
+        NewChunk {
+            text: text.into(),
+            token_count: 1,
+            metadata: "{}".into(),
+        }
+    }
+
+    #[test]
+    fn write_replace_and_tags() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(&dir.path().join("kb.db"), OpenMode::Create).unwrap();
+        let out = db
+            .write_document(
+                &doc("/a", "h1", &["x", "y"]),
+                &[chunk("alpha"), chunk("beta")],
+                None,
+            )
+            .unwrap();
+        let WriteOutcome::Added(id) = out else {
+            panic!()
+        };
+        assert_eq!(db.chunk_count().unwrap(), 2);
+        let out = db
+            .write_document(&doc("/a", "h2", &["x"]), &[chunk("gamma")], None)
+            .unwrap();
+        assert_eq!(out, WriteOutcome::Replaced(id));
+        assert_eq!(db.chunk_count().unwrap(), 1);
+        assert_eq!(
+            db.find_document_by_path("/a")
+                .unwrap()
+                .unwrap()
+                .content_hash,
+            "h2"
+        );
+        let fts: i64 = db
+            .conn()
+            .query_row(
+                "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'alpha'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(fts, 0, "replaced chunks leave the keyword index");
+        assert_eq!(
+            db.tag_counts().unwrap(),
+            vec![("x".to_string(), 1), ("y".to_string(), 1)]
+        );
+    }
+
+    #[test]
+    fn tags_are_normalized() {
+        assert_eq!(
+            normalize_tags([" Git ", "git", "", "Admin"]),
+            vec!["git", "admin"]
+        );
+    }
+}

@@ -1,0 +1,196 @@
+//! The keyword ranker's SQL and the lookups that turn chunk ids into results.
+
+use rusqlite::types::Value;
+
+use super::Database;
+use crate::error::Result;
+
+/// Restrictions applied inside both rankers' queries, before ranking.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filters {
+    /// The document must carry every one of these tags.
+    pub tags: Vec<String>,
+    /// The document must be of this type (pdf, markdown, code, note).
+    pub doc_type: Option<String>,
+}
+
+impl Filters {
+    pub fn is_empty(&self) -> bool {
+        self.tags.is_empty() && self.doc_type.is_none()
+    }
+
+    /// SQL conditions on the documents alias `d`, with their parameters.
+    fn sql(&self, params: &mut Vec<Value>) -> String {
+        let mut sql = String::new();
+        if let Some(t) = &self.doc_type {
+            params.push(Value::Text(t.clone()));
+            sql.push_str(&format!(" AND d.doc_type = ?{}", params.len()));
+        }
+        if !self.tags.is_empty() {
+            let mut placeholders = Vec::new();
+            for t in &self.tags {
+                params.push(Value::Text(t.clone()));
+                placeholders.push(format!("?{}", params.len()));
+            }
+            params.push(Value::Integer(self.tags.len() as i64));
+            sql.push_str(&format!(
+                " AND d.id IN (SELECT dt.document_id FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
+                   WHERE t.name IN ({}) GROUP BY dt.document_id HAVING count(*) = ?{})",
+                placeholders.join(", "),
+                params.len()
+            ));
+        }
+        sql
+    }
+}
+
+/// A keyword hit: the chunk and its BM25 relevance (higher is better).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeywordHit {
+    pub chunk_id: i64,
+    pub bm25: f64,
+}
+
+/// Everything a search result shows about one chunk.
+#[derive(Debug, Clone)]
+pub struct ChunkDetails {
+    pub chunk_id: i64,
+    pub chunk_index: i64,
+    pub text: String,
+    pub token_count: Option<i64>,
+    pub metadata: serde_json::Value,
+    pub document_id: i64,
+    pub title: String,
+    pub path: Option<String>,
+    pub doc_type: String,
+    pub language: Option<String>,
+    pub total_chunks: i64,
+    pub tags: Vec<String>,
+}
+
+impl Database {
+    /// Runs an FTS5 MATCH expression, best first by BM25, with the filters
+    /// applied in the same statement.
+    pub fn keyword_search(
+        &self,
+        fts_query: &str,
+        filters: &Filters,
+        limit: usize,
+    ) -> Result<Vec<KeywordHit>> {
+        let mut params = vec![Value::Text(fts_query.to_string())];
+        let (join, cond) = if filters.is_empty() {
+            (String::new(), String::new())
+        } else {
+            (
+                " JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id"
+                    .to_string(),
+                filters.sql(&mut params),
+            )
+        };
+        params.push(Value::Integer(limit as i64));
+        let sql = format!(
+            "SELECT chunks_fts.rowid, bm25(chunks_fts) AS score FROM chunks_fts{join}
+             WHERE chunks_fts MATCH ?1{cond} ORDER BY score LIMIT ?{}",
+            params.len()
+        );
+        let mut stmt = self.conn().prepare_cached(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
+            Ok(KeywordHit {
+                chunk_id: r.get(0)?,
+                // FTS5's bm25() is negative, more negative is better.
+                bm25: -r.get::<_, f64>(1)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// How many chunks match an FTS5 expression under the filters.
+    pub fn keyword_count(&self, fts_query: &str, filters: &Filters) -> Result<usize> {
+        let mut params = vec![Value::Text(fts_query.to_string())];
+        let (join, cond) = if filters.is_empty() {
+            (String::new(), String::new())
+        } else {
+            (
+                " JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.document_id"
+                    .to_string(),
+                filters.sql(&mut params),
+            )
+        };
+        let sql = format!("SELECT count(*) FROM chunks_fts{join} WHERE chunks_fts MATCH ?1{cond}");
+        let n: i64 = self
+            .conn()
+            .query_row(&sql, rusqlite::params_from_iter(params), |r| r.get(0))?;
+        Ok(n as usize)
+    }
+
+    /// How many of `ids` match an FTS5 expression.
+    pub fn keyword_matches_among(&self, fts_query: &str, ids: &[i64]) -> Result<usize> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let list = ids
+            .iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        let sql = format!(
+            "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1 AND rowid IN ({list})"
+        );
+        let n: i64 = self.conn().query_row(&sql, [fts_query], |r| r.get(0))?;
+        Ok(n as usize)
+    }
+
+    /// The ids of the chunks that pass the filters (for the vector ranker).
+    pub fn filtered_chunk_ids(&self, filters: &Filters) -> Result<Vec<i64>> {
+        let mut params = Vec::new();
+        let cond = filters.sql(&mut params);
+        let sql = format!(
+            "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE 1 = 1{cond}"
+        );
+        let mut stmt = self.conn().prepare_cached(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Loads the details of chunks, in the order of `ids`.
+    pub fn chunk_details(&self, ids: &[i64]) -> Result<Vec<ChunkDetails>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT c.id, c.chunk_index, c.text, c.token_count, c.metadata,
+                    d.id, d.title, d.source_path, d.doc_type, d.language,
+                    (SELECT count(*) FROM chunks c2 WHERE c2.document_id = d.id),
+                    (SELECT json_group_array(t.name) FROM (
+                        SELECT t.name FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
+                        WHERE dt.document_id = d.id ORDER BY t.name) t)
+             FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?1",
+        )?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let row = stmt.query_row([id], |r| {
+                let metadata: String = r.get(4)?;
+                let tags: String = r.get(11)?;
+                Ok(ChunkDetails {
+                    chunk_id: r.get(0)?,
+                    chunk_index: r.get(1)?,
+                    text: r.get(2)?,
+                    token_count: r.get(3)?,
+                    metadata: serde_json::from_str(&metadata).unwrap_or(serde_json::Value::Null),
+                    document_id: r.get(5)?,
+                    title: r.get(6)?,
+                    path: r.get(7)?,
+                    doc_type: r.get(8)?,
+                    language: r.get(9)?,
+                    total_chunks: r.get(10)?,
+                    tags: serde_json::from_str(&tags).unwrap_or_default(),
+                })
+            });
+            match row {
+                Ok(d) => out.push(d),
+                // A chunk deleted by a concurrent ingest between ranking and
+                // this lookup is simply left out.
+                Err(rusqlite::Error::QueryReturnedNoRows) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,301 @@
+//! The vector table `chunks_vec` (sqlite-vec vec0), the model binding in
+//! `config`, and the staging table that makes `kb reindex` atomic.
+
+use rusqlite::{params, OptionalExtension};
+
+use super::Database;
+use crate::error::{KbError, Result};
+
+/// The model an index was built with, as recorded in the `config` table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelBinding {
+    pub model_name: String,
+    pub embedding_dim: usize,
+    pub model_max_tokens: usize,
+    pub model_fingerprint: String,
+    /// Where `kb init` found the model files.
+    pub model_dir: Option<String>,
+}
+
+/// A vector hit: the chunk and its cosine similarity to the query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorHit {
+    pub chunk_id: i64,
+    pub cosine: f32,
+}
+
+pub fn vector_to_blob(v: &[f32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len() * 4);
+    for x in v {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    out
+}
+
+pub fn blob_to_vector(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+impl Database {
+    pub fn model_binding(&self) -> Result<Option<ModelBinding>> {
+        let Some(model_name) = self.get_config("model_name")? else {
+            return Ok(None);
+        };
+        let num = |key: &str| -> Result<usize> {
+            let v = self.get_config(key)?.unwrap_or_default();
+            v.parse().map_err(|_| KbError::DbCorrupt {
+                path: self.path().to_path_buf(),
+                reason: format!("config {key} is not a number: {v:?}"),
+            })
+        };
+        Ok(Some(ModelBinding {
+            model_name,
+            embedding_dim: num("embedding_dim")?,
+            model_max_tokens: num("model_max_tokens")?,
+            model_fingerprint: self.get_config("model_fingerprint")?.unwrap_or_default(),
+            model_dir: self.get_config("model_dir")?,
+        }))
+    }
+
+    fn write_binding(&self, b: &ModelBinding) -> Result<()> {
+        self.set_config("model_name", &b.model_name)?;
+        self.set_config("embedding_dim", &b.embedding_dim.to_string())?;
+        self.set_config("model_max_tokens", &b.model_max_tokens.to_string())?;
+        self.set_config("model_fingerprint", &b.model_fingerprint)?;
+        match &b.model_dir {
+            Some(d) => self.set_config("model_dir", d)?,
+            None => {
+                self.conn()
+                    .execute("DELETE FROM config WHERE key = 'model_dir'", [])?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn has_vector_table(&self) -> Result<bool> {
+        Ok(self.conn().query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec')",
+            [],
+            |r| r.get(0),
+        )?)
+    }
+
+    fn create_vector_table(&self, dim: usize) -> Result<()> {
+        self.conn().execute_batch(&format!(
+            "CREATE VIRTUAL TABLE chunks_vec USING vec0(
+                 chunk_id INTEGER PRIMARY KEY,
+                 embedding FLOAT[{dim}] distance_metric=cosine
+             );
+             CREATE TRIGGER chunks_vec_ad AFTER DELETE ON chunks BEGIN
+                 DELETE FROM chunks_vec WHERE chunk_id = old.id;
+             END;"
+        ))?;
+        Ok(())
+    }
+
+    fn drop_vector_table(&self) -> Result<()> {
+        self.conn().execute_batch(
+            "DROP TRIGGER IF EXISTS chunks_vec_ad; DROP TABLE IF EXISTS chunks_vec;",
+        )?;
+        Ok(())
+    }
+
+    /// Binds a model to an index that has no vectors yet (kb init on a new or
+    /// keyword-only database). Refuses to re-bind when chunks exist without
+    /// vectors of that model: that is `kb reindex`'s job.
+    pub fn bind_model(&self, binding: &ModelBinding) -> Result<()> {
+        let tx = self.conn().unchecked_transaction()?;
+        if self.has_vector_table()? {
+            self.drop_vector_table()?;
+        }
+        self.create_vector_table(binding.embedding_dim)?;
+        self.write_binding(binding)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn insert_vectors(&self, chunk_ids: &[i64], vectors: &[Vec<f32>]) -> Result<()> {
+        if chunk_ids.len() != vectors.len() {
+            return Err(KbError::Model(format!(
+                "{} vectors for {} chunks",
+                vectors.len(),
+                chunk_ids.len()
+            )));
+        }
+        let mut stmt = self
+            .conn()
+            .prepare_cached("INSERT INTO chunks_vec(chunk_id, embedding) VALUES (?1, ?2)")?;
+        for (id, v) in chunk_ids.iter().zip(vectors) {
+            stmt.execute(params![id, vector_to_blob(v)])?;
+        }
+        Ok(())
+    }
+
+    /// Chunks that have no vector (written before a model was bound).
+    pub fn chunks_without_vectors(&self, limit: usize) -> Result<Vec<(i64, String)>> {
+        let mut stmt = self.conn().prepare(
+            "SELECT c.id, c.text FROM chunks c
+             WHERE NOT EXISTS (SELECT 1 FROM chunks_vec v WHERE v.chunk_id = c.id)
+             ORDER BY c.id LIMIT ?1",
+        )?;
+        let rows = stmt.query_map([limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Every stored vector, for the in-process scan.
+    pub fn all_vectors(&self) -> Result<Vec<(i64, Vec<f32>)>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT chunk_id, embedding FROM chunks_vec")?;
+        let rows = stmt.query_map([], |r| {
+            let blob: Vec<u8> = r.get(1)?;
+            Ok((r.get(0)?, blob_to_vector(&blob)))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Calls `f` with every stored vector, decoding into one reused buffer.
+    pub fn for_each_vector(&self, mut f: impl FnMut(i64, &[f32])) -> Result<()> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT chunk_id, embedding FROM chunks_vec")?;
+        let mut rows = stmt.query([])?;
+        let mut buf: Vec<f32> = Vec::new();
+        while let Some(row) = rows.next()? {
+            let id: i64 = row.get(0)?;
+            let blob = row.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
+            buf.clear();
+            buf.extend(
+                blob.chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+            );
+            f(id, &buf);
+        }
+        Ok(())
+    }
+
+    /// sqlite-vec's own k-nearest-neighbour scan, best first.
+    pub fn vector_knn(&self, query: &[f32], k: usize) -> Result<Vec<VectorHit>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT chunk_id, distance FROM chunks_vec
+             WHERE embedding MATCH ?1 AND k = ?2 ORDER BY distance",
+        )?;
+        let rows = stmt.query_map(params![vector_to_blob(query), k as i64], |r| {
+            let d: f64 = r.get(1)?;
+            Ok(VectorHit {
+                chunk_id: r.get(0)?,
+                cosine: (1.0 - d) as f32,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The vectors of the given chunks (for a filtered search).
+    pub fn vectors_for(&self, ids: &[i64]) -> Result<Vec<(i64, Vec<f32>)>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT embedding FROM chunks_vec WHERE chunk_id = ?1")?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(blob) = stmt
+                .query_row([id], |r| r.get::<_, Vec<u8>>(0))
+                .optional()?
+            {
+                out.push((*id, blob_to_vector(&blob)));
+            }
+        }
+        Ok(out)
+    }
+
+    // --- reindex: new vectors are staged beside the old ones, then swapped.
+
+    /// Prepares the staging table for a reindex to `target`. A staging table
+    /// left by an interrupted reindex to the same model is kept, so the
+    /// re-run continues where it stopped.
+    pub fn begin_reindex(&self, target: &ModelBinding) -> Result<()> {
+        let previous = self.get_config("reindex_target")?;
+        let key = format!("{}:{}", target.model_name, target.model_fingerprint);
+        let tx = self.conn().unchecked_transaction()?;
+        if previous.as_deref() != Some(key.as_str()) {
+            self.conn().execute_batch(
+                "DROP TABLE IF EXISTS reindex_vectors;
+                 CREATE TABLE reindex_vectors (chunk_id INTEGER PRIMARY KEY, embedding BLOB NOT NULL);",
+            )?;
+            self.set_config("reindex_target", &key)?;
+        } else {
+            self.conn().execute_batch(
+                "CREATE TABLE IF NOT EXISTS reindex_vectors (chunk_id INTEGER PRIMARY KEY, embedding BLOB NOT NULL);",
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Chunks not yet embedded for the reindex, in id order.
+    pub fn reindex_pending(&self, after_id: i64, limit: usize) -> Result<Vec<(i64, String)>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT c.id, c.text FROM chunks c
+             WHERE c.id > ?1 AND NOT EXISTS (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.id)
+             ORDER BY c.id LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![after_id, limit as i64], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn reindex_counts(&self) -> Result<(usize, usize)> {
+        let done: i64 = self.conn().query_row(
+            "SELECT count(*) FROM reindex_vectors r JOIN chunks c ON c.id = r.chunk_id",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok((done as usize, self.chunk_count()? as usize))
+    }
+
+    pub fn stage_vectors(&self, chunk_ids: &[i64], vectors: &[Vec<f32>]) -> Result<()> {
+        let tx = self.conn().unchecked_transaction()?;
+        {
+            let mut stmt = self.conn().prepare_cached(
+                "INSERT OR REPLACE INTO reindex_vectors(chunk_id, embedding) VALUES (?1, ?2)",
+            )?;
+            for (id, v) in chunk_ids.iter().zip(vectors) {
+                stmt.execute(params![id, vector_to_blob(v)])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Swaps the staged vectors in and records the new model, in one
+    /// transaction: until it commits, searches see the old index whole.
+    pub fn finish_reindex(&self, target: &ModelBinding) -> Result<()> {
+        let tx = self.conn().unchecked_transaction()?;
+        let missing: i64 = self.conn().query_row(
+            "SELECT count(*) FROM chunks c WHERE NOT EXISTS
+                (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.id)",
+            [],
+            |r| r.get(0),
+        )?;
+        if missing > 0 {
+            return Err(KbError::Db(format!(
+                "{missing} chunks were added while reindexing; run `kb reindex` again"
+            )));
+        }
+        self.drop_vector_table()?;
+        self.create_vector_table(target.embedding_dim)?;
+        self.conn().execute(
+            "INSERT INTO chunks_vec(chunk_id, embedding)
+             SELECT r.chunk_id, r.embedding FROM reindex_vectors r JOIN chunks c ON c.id = r.chunk_id",
+            [],
+        )?;
+        self.conn().execute_batch("DROP TABLE reindex_vectors;")?;
+        self.conn()
+            .execute("DELETE FROM config WHERE key = 'reindex_target'", [])?;
+        self.write_binding(target)?;
+        tx.commit()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,343 @@
+//! Sentence embeddings with ONNX Runtime: batch tokenisation at the model's
+//! real maximum length, one ONNX call per batch, mean (or CLS) pooling over
+//! the attention mask, L2 normalisation.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use ndarray::Array2;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::session::Session;
+use ort::value::TensorRef;
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+
+use super::registry::{ModelSpec, Pooling};
+use super::TokenCounter;
+use crate::config::Config;
+use crate::error::{KbError, Result};
+
+/// The files of one model on disk.
+#[derive(Debug, Clone)]
+pub struct ModelFiles {
+    /// The directory the files were found in (recorded by `kb init`).
+    pub dir: PathBuf,
+    pub onnx: PathBuf,
+    pub tokenizer: PathBuf,
+}
+
+impl ModelFiles {
+    /// Finds a model's files in a directory: the ONNX file at the repo's
+    /// path, or `model.onnx` at the top or under `onnx/`.
+    pub fn in_dir(dir: &Path, spec: &ModelSpec) -> Result<ModelFiles> {
+        let onnx_candidates = [
+            dir.join(&spec.onnx_file),
+            dir.join("model.onnx"),
+            dir.join("onnx").join("model.onnx"),
+        ];
+        let onnx = onnx_candidates.iter().find(|p| p.is_file()).cloned();
+        let tokenizer = [dir.join(&spec.tokenizer_file), dir.join("tokenizer.json")]
+            .into_iter()
+            .find(|p| p.is_file());
+        match (onnx, tokenizer) {
+            (Some(onnx), Some(tokenizer)) => Ok(ModelFiles {
+                dir: dir.to_path_buf(),
+                onnx,
+                tokenizer,
+            }),
+            (onnx, tok) => {
+                let mut missing = Vec::new();
+                if onnx.is_none() {
+                    missing.push(format!("an ONNX file ({} or model.onnx)", spec.onnx_file));
+                }
+                if tok.is_none() {
+                    missing.push("tokenizer.json".to_string());
+                }
+                Err(KbError::ModelMissing(format!(
+                    "{}: the model directory lacks {}; it must hold the model's ONNX file, tokenizer.json and config.json",
+                    dir.display(),
+                    missing.join(" and ")
+                )))
+            }
+        }
+    }
+
+    /// A cheap fingerprint of the ONNX file (size and SHA-256 of its first
+    /// and last MiB), so every process can check the binding without hashing
+    /// the whole model.
+    pub fn fingerprint(&self) -> Result<String> {
+        use sha2::{Digest, Sha256};
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = std::fs::File::open(&self.onnx).map_err(|e| KbError::io(&self.onnx, e))?;
+        let len = f.metadata().map_err(|e| KbError::io(&self.onnx, e))?.len();
+        let mut h = Sha256::new();
+        h.update(len.to_le_bytes());
+        let mut buf = vec![0u8; 1 << 20];
+        let n = f.read(&mut buf).map_err(|e| KbError::io(&self.onnx, e))?;
+        h.update(&buf[..n]);
+        if len > (2 << 20) {
+            f.seek(SeekFrom::End(-(1 << 20)))
+                .map_err(|e| KbError::io(&self.onnx, e))?;
+            f.read_exact(&mut buf)
+                .map_err(|e| KbError::io(&self.onnx, e))?;
+            h.update(&buf);
+        }
+        Ok(format!("{len}:{}", &hex::encode(h.finalize())[..16]))
+    }
+}
+
+/// A loaded embedding model.
+pub struct Embedder {
+    spec: ModelSpec,
+    files: ModelFiles,
+    session: Mutex<Session>,
+    /// Truncates at the model's max length and pads each batch to its longest.
+    tokenizer: Tokenizer,
+    /// Counts without truncation, for chunk sizing.
+    counter: Arc<Tokenizer>,
+    query_prefix: String,
+    passage_prefix: String,
+    batch_size: usize,
+    wants_token_type_ids: bool,
+    output_name: String,
+}
+
+impl std::fmt::Debug for Embedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Embedder")
+            .field("model", &self.spec.name)
+            .field("onnx", &self.files.onnx)
+            .finish()
+    }
+}
+
+impl Embedder {
+    pub fn load(spec: &ModelSpec, files: &ModelFiles, config: &Config) -> Result<Embedder> {
+        let env = super::runtime::ensure_loaded(config)?;
+        let mut tokenizer = Tokenizer::from_file(&files.tokenizer).map_err(|e| {
+            KbError::Model(format!(
+                "{}: cannot read tokenizer: {e}",
+                files.tokenizer.display()
+            ))
+        })?;
+        let mut counter = tokenizer.clone();
+        counter
+            .with_truncation(None)
+            .map_err(|e| KbError::Model(e.to_string()))?;
+        counter.with_padding(None);
+        // The shipped tokenizer.json truncates and pads at 128: replace both.
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: spec.max_tokens,
+                ..Default::default()
+            }))
+            .map_err(|e| KbError::Model(e.to_string()))?;
+        let pad_id = tokenizer.token_to_id("[PAD]").unwrap_or(0);
+        tokenizer.with_padding(Some(PaddingParams {
+            strategy: PaddingStrategy::BatchLongest,
+            pad_id,
+            pad_token: "[PAD]".into(),
+            ..Default::default()
+        }));
+
+        let threads = match config.embedding.threads {
+            0 => std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+            n => n,
+        };
+        let model_err =
+            |e: String| KbError::Model(format!("{}: cannot load model: {e}", files.onnx.display()));
+        let session = Session::builder(env)
+            .map_err(|e| model_err(e.to_string()))?
+            .with_optimization_level(GraphOptimizationLevel::All)
+            .map_err(|e| model_err(e.to_string()))?
+            .with_intra_threads(threads)
+            .map_err(|e| model_err(e.to_string()))?
+            .commit_from_file(&files.onnx)
+            .map_err(|e| model_err(e.to_string()))?;
+        let wants_token_type_ids = session
+            .inputs()
+            .iter()
+            .any(|i| i.name() == "token_type_ids");
+        let output_name = session
+            .outputs()
+            .iter()
+            .map(|o| o.name().to_string())
+            .find(|n| n == "last_hidden_state")
+            .or_else(|| session.outputs().first().map(|o| o.name().to_string()))
+            .ok_or_else(|| model_err("the model has no outputs".into()))?;
+
+        let query_prefix = config
+            .embedding
+            .query_prefix
+            .clone()
+            .unwrap_or_else(|| spec.query_prefix.clone());
+        let passage_prefix = config
+            .embedding
+            .passage_prefix
+            .clone()
+            .unwrap_or_else(|| spec.passage_prefix.clone());
+        Ok(Embedder {
+            spec: spec.clone(),
+            files: files.clone(),
+            session: Mutex::new(session),
+            tokenizer,
+            counter: Arc::new(counter),
+            query_prefix,
+            passage_prefix,
+            batch_size: config.embedding.batch_size,
+            wants_token_type_ids,
+            output_name,
+        })
+    }
+
+    pub fn spec(&self) -> &ModelSpec {
+        &self.spec
+    }
+
+    pub fn files(&self) -> &ModelFiles {
+        &self.files
+    }
+
+    pub fn dim(&self) -> usize {
+        self.spec.dim
+    }
+
+    pub fn token_counter(&self) -> TokenCounter {
+        TokenCounter::Model(self.counter.clone())
+    }
+
+    /// The most tokens a chunk may have: the model's limit less its two
+    /// special tokens and the passage prefix.
+    pub fn max_chunk_tokens(&self) -> usize {
+        let prefix = if self.passage_prefix.is_empty() {
+            0
+        } else {
+            self.token_counter().count(&self.passage_prefix)
+        };
+        self.spec.max_tokens.saturating_sub(2 + prefix).max(8)
+    }
+
+    pub fn embed_query(&self, query: &str) -> Result<Vec<f32>> {
+        let text = format!("{}{}", self.query_prefix, query);
+        let mut v = self.embed_batch(&[text.as_str()])?;
+        Ok(v.pop().unwrap_or_default())
+    }
+
+    /// Embeds chunks (passage prefix applied), in batches of similar length
+    /// so little time goes to padding; results are in input order.
+    pub fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let prefixed: Vec<String> = texts
+            .iter()
+            .map(|t| format!("{}{}", self.passage_prefix, t))
+            .collect();
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| prefixed[i].len());
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        for batch in order.chunks(self.batch_size) {
+            let items: Vec<&str> = batch.iter().map(|&i| prefixed[i].as_str()).collect();
+            let vecs = self.embed_batch(&items)?;
+            for (&i, v) in batch.iter().zip(vecs) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+
+    /// One model call.
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| KbError::Model(format!("tokenizer failed: {e}")))?;
+        let batch = encodings.len();
+        let seq = encodings.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
+        let mut ids = Array2::<i64>::zeros((batch, seq));
+        let mut mask = Array2::<i64>::zeros((batch, seq));
+        let mut types = Array2::<i64>::zeros((batch, seq));
+        for (b, enc) in encodings.iter().enumerate() {
+            for (j, ((&id, &m), &t)) in enc
+                .get_ids()
+                .iter()
+                .zip(enc.get_attention_mask())
+                .zip(enc.get_type_ids())
+                .enumerate()
+            {
+                ids[[b, j]] = id as i64;
+                mask[[b, j]] = m as i64;
+                types[[b, j]] = t as i64;
+            }
+        }
+        let run_err = |e: String| KbError::Model(format!("inference failed: {e}"));
+        let mut session = self
+            .session
+            .lock()
+            .map_err(|_| run_err("the model was poisoned by an earlier failure".into()))?;
+        let ids_t = TensorRef::from_array_view(&ids).map_err(|e| run_err(e.to_string()))?;
+        let mask_t = TensorRef::from_array_view(&mask).map_err(|e| run_err(e.to_string()))?;
+        let outputs = if self.wants_token_type_ids {
+            let types_t = TensorRef::from_array_view(&types).map_err(|e| run_err(e.to_string()))?;
+            session.run(ort::inputs![
+                "input_ids" => ids_t,
+                "attention_mask" => mask_t,
+                "token_type_ids" => types_t
+            ])
+        } else {
+            session.run(ort::inputs![
+                "input_ids" => ids_t,
+                "attention_mask" => mask_t
+            ])
+        }
+        .map_err(|e| run_err(e.to_string()))?;
+        let hidden = outputs[self.output_name.as_str()]
+            .try_extract_array::<f32>()
+            .map_err(|e| run_err(e.to_string()))?;
+        let shape = hidden.shape().to_vec();
+        if shape.len() != 3 || shape[0] != batch || shape[2] != self.spec.dim {
+            return Err(run_err(format!(
+                "unexpected output shape {shape:?}; models.toml says dimension {}",
+                self.spec.dim
+            )));
+        }
+        let mut out = Vec::with_capacity(batch);
+        for b in 0..batch {
+            let mut v = vec![0f32; self.spec.dim];
+            match self.spec.pooling {
+                Pooling::Cls => {
+                    for (d, x) in v.iter_mut().enumerate() {
+                        *x = hidden[[b, 0, d]];
+                    }
+                }
+                Pooling::Mean => {
+                    let mut n = 0f32;
+                    for j in 0..shape[1].min(seq) {
+                        if mask[[b, j]] == 0 {
+                            continue;
+                        }
+                        n += 1.0;
+                        for (d, x) in v.iter_mut().enumerate() {
+                            *x += hidden[[b, j, d]];
+                        }
+                    }
+                    let n = n.max(1.0);
+                    v.iter_mut().for_each(|x| *x /= n);
+                }
+            }
+            if self.spec.normalize {
+                normalize(&mut v);
+            }
+            out.push(v);
+        }
+        Ok(out)
+    }
+}
+
+pub fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}

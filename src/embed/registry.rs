@@ -1,0 +1,81 @@
+//! The model registry, `models.toml`, embedded in the binary.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::error::{KbError, Result};
+
+const MODELS_TOML: &str = include_str!("../../models.toml");
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pooling {
+    Mean,
+    Cls,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    #[serde(skip)]
+    pub name: String,
+    pub repo: String,
+    pub onnx_file: String,
+    pub tokenizer_file: String,
+    pub config_file: String,
+    pub dim: usize,
+    pub max_tokens: usize,
+    pub pooling: Pooling,
+    pub normalize: bool,
+    pub query_prefix: String,
+    pub passage_prefix: String,
+}
+
+#[derive(Deserialize)]
+struct Registry {
+    models: BTreeMap<String, ModelSpec>,
+}
+
+/// Every model in models.toml, by name.
+pub fn all_models() -> Vec<ModelSpec> {
+    let reg: Registry = toml::from_str(MODELS_TOML).expect("models.toml is valid (tested)");
+    reg.models
+        .into_iter()
+        .map(|(name, mut spec)| {
+            spec.name = name;
+            spec
+        })
+        .collect()
+}
+
+pub fn model_spec(name: &str) -> Result<ModelSpec> {
+    let models = all_models();
+    models
+        .iter()
+        .find(|m| m.name == name || m.name.eq_ignore_ascii_case(name) || m.repo == name)
+        .cloned()
+        .ok_or_else(|| {
+            let names: Vec<_> = models.iter().map(|m| m.name.as_str()).collect();
+            KbError::UnknownModel(format!(
+                "unknown embedding model `{name}`; models.toml knows: {}",
+                names.join(", ")
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_parses_and_has_the_default() {
+        let m = model_spec("all-MiniLM-L6-v2").unwrap();
+        assert_eq!(m.dim, 384);
+        assert_eq!(m.pooling, Pooling::Mean);
+        let n = model_spec("nomic-embed-text-v1.5").unwrap();
+        assert_eq!(n.dim, 768);
+        assert_eq!(n.query_prefix, "search_query: ");
+        assert_eq!(model_spec("nope").unwrap_err().code(), "E_UNKNOWN_MODEL");
+    }
+}

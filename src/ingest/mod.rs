@@ -1,0 +1,157 @@
+//! Turning a file into a document and its chunks.
+//!
+//! `detect` decides a file's type; each format module (`markdown`, `note`,
+//! and later PDF and code) exposes the same `parse(path, bytes, ctx)` that
+//! returns a [`ParsedDocument`]; `split` holds the size-bounded splitting
+//! they share; `pipeline` walks folders and writes documents to the database.
+
+pub mod detect;
+pub mod markdown;
+pub mod note;
+pub mod pipeline;
+pub mod split;
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::config::ChunkingConfig;
+use crate::embed::TokenCounter;
+
+pub use detect::DocType;
+
+/// One piece of a document, sized for the embedding model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunk {
+    pub text: String,
+    pub token_count: usize,
+    /// The heading chain the chunk sits under, e.g. `Config > Advanced`.
+    pub section: Option<String>,
+    /// 1-based page number (PDF).
+    pub page: Option<u32>,
+    /// Format-specific facts (symbol_name, language, line range, ...).
+    pub extra: Map<String, Value>,
+}
+
+impl Chunk {
+    pub fn new(text: String, token_count: usize, section: Option<String>) -> Chunk {
+        Chunk {
+            text,
+            token_count,
+            section,
+            page: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// The JSON stored in `chunks.metadata`.
+    pub fn metadata_json(&self) -> String {
+        let mut m = self.extra.clone();
+        if let Some(s) = &self.section {
+            m.insert("section".into(), Value::String(s.clone()));
+        }
+        if let Some(p) = self.page {
+            m.insert("page".into(), Value::from(p));
+        }
+        Value::Object(m).to_string()
+    }
+}
+
+/// A heading of a document, in order (for outlines and section lookup).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Heading {
+    pub level: u8,
+    pub text: String,
+    /// 1-based line of the heading in the indexed text.
+    pub line: usize,
+}
+
+/// What a format module makes of a file.
+#[derive(Debug, Clone, Default)]
+pub struct ParsedDocument {
+    pub title: String,
+    pub doc_type: Option<DocType>,
+    pub language: Option<String>,
+    /// Facts about the document as a whole (frontmatter fields, page counts).
+    pub metadata: Map<String, Value>,
+    /// Tags the file declares itself (Markdown frontmatter).
+    pub tags: Vec<String>,
+    pub chunks: Vec<Chunk>,
+    pub headings: Vec<Heading>,
+    /// Problems worth logging that did not stop the file from indexing.
+    pub warnings: Vec<String>,
+}
+
+/// What every chunker needs: the settings, the token counter and the
+/// model's limit.
+pub struct ChunkContext<'a> {
+    pub config: &'a ChunkingConfig,
+    pub tokens: &'a TokenCounter,
+    /// The most tokens a chunk may have so the model does not truncate it.
+    pub model_max_tokens: Option<usize>,
+}
+
+impl ChunkContext<'_> {
+    /// A configured maximum, capped by the model's limit.
+    pub fn cap(&self, configured: usize) -> usize {
+        match self.model_max_tokens {
+            Some(m) => configured.min(m),
+            None => configured,
+        }
+    }
+
+    pub fn overlap(&self, max: usize) -> usize {
+        self.config.defaults.overlap_tokens.min(max / 2)
+    }
+}
+
+/// Parses a file of a known type.
+pub fn parse(
+    doc_type: DocType,
+    path: &Path,
+    bytes: &[u8],
+    ctx: &ChunkContext,
+) -> Result<ParsedDocument, String> {
+    let mut doc = match doc_type {
+        DocType::Markdown => markdown::parse(path, bytes, ctx)?,
+        DocType::Note => note::parse(path, bytes, ctx)?,
+        DocType::Pdf | DocType::Code => {
+            return Err(format!("{} files are not supported yet", doc_type.as_str()))
+        }
+    };
+    doc.doc_type = Some(doc_type);
+    Ok(doc)
+}
+
+/// Decodes a text file: binary content is refused; invalid UTF-8 is
+/// replaced and reported as a warning rather than losing the file.
+pub fn decode_text(bytes: &[u8], warnings: &mut Vec<String>) -> Result<String, String> {
+    if detect::looks_binary(bytes) {
+        return Err("binary content (NUL bytes) in a text file".into());
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(e) => {
+            warnings.push(format!(
+                "invalid UTF-8 at byte {}; undecodable bytes were replaced with U+FFFD",
+                e.valid_up_to()
+            ));
+            String::from_utf8_lossy(bytes).into_owned()
+        }
+    };
+    let text = text
+        .strip_prefix('\u{feff}')
+        .unwrap_or(&text)
+        .replace("\r\n", "\n");
+    if text.trim().is_empty() {
+        return Err("empty file: nothing to index".into());
+    }
+    Ok(text)
+}
+
+/// The file name, as a fallback title.
+pub fn file_title(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}

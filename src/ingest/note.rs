@@ -1,0 +1,42 @@
+//! Plain-text notes: the whole note is one chunk unless it is longer than
+//! `chunking.defaults.max_tokens`, then it splits at paragraphs.
+
+use std::path::Path;
+
+use super::split::split_text;
+use super::{decode_text, file_title, Chunk, ChunkContext, ParsedDocument};
+
+pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, String> {
+    let mut doc = ParsedDocument::default();
+    let text = decode_text(bytes, &mut doc.warnings)?;
+    doc.title = file_title(path);
+    let max = ctx.cap(ctx.config.defaults.max_tokens);
+    for p in split_text(&text, max, ctx.overlap(max), ctx.tokens) {
+        doc.chunks.push(Chunk::new(p.text, p.tokens, None));
+    }
+    Ok(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ChunkingConfig;
+    use crate::embed::TokenCounter;
+
+    #[test]
+    fn short_note_is_one_chunk_long_note_splits() {
+        let c = ChunkingConfig::default();
+        let ctx = ChunkContext {
+            config: &c,
+            tokens: &TokenCounter::Whitespace,
+            model_max_tokens: None,
+        };
+        let doc = parse(Path::new("n.txt"), b"buy milk\nand eggs", &ctx).unwrap();
+        assert_eq!(doc.chunks.len(), 1);
+        assert_eq!(doc.title, "n.txt");
+        let long = vec!["word"; 2000].join(" ");
+        let doc = parse(Path::new("n.txt"), long.as_bytes(), &ctx).unwrap();
+        assert!(doc.chunks.len() >= 4);
+        assert!(doc.chunks.iter().all(|c| c.token_count <= 512));
+    }
+}

@@ -1,0 +1,293 @@
+//! Size-bounded splitting shared by the chunkers: paragraphs first, then
+//! lines or sentences, then word windows, packed up to `max` tokens with
+//! `overlap` tokens carried from one piece into the next.
+
+use crate::embed::TokenCounter;
+
+/// A piece of text with its token count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Piece {
+    pub text: String,
+    pub tokens: usize,
+}
+
+/// Splits `text` into pieces of at most `max` tokens. Text that fits is
+/// returned whole.
+pub fn split_text(text: &str, max: usize, overlap: usize, tokens: &TokenCounter) -> Vec<Piece> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let total = tokens.count(text);
+    if total <= max {
+        return vec![Piece {
+            text: text.to_string(),
+            tokens: total,
+        }];
+    }
+    let mut units = Vec::new();
+    for block in paragraphs(text) {
+        push_units(&block, max, tokens, &mut units);
+    }
+    pack(units, max, overlap, tokens)
+}
+
+/// Breaks a block into units of at most `max` tokens.
+fn push_units(block: &str, max: usize, tokens: &TokenCounter, out: &mut Vec<Piece>) {
+    let n = tokens.count(block);
+    if n <= max {
+        out.push(Piece {
+            text: block.to_string(),
+            tokens: n,
+        });
+        return;
+    }
+    // Code and lists break at lines, prose at sentences.
+    let parts: Vec<String> = if block.lines().count() > 1 {
+        block.lines().map(str::to_string).collect()
+    } else {
+        sentences(block)
+    };
+    if parts.len() > 1 {
+        // Re-pack the parts without overlap so each unit stays as large as fits.
+        let mut sub = Vec::new();
+        for p in parts {
+            let pn = tokens.count(&p);
+            if pn <= max {
+                sub.push(Piece {
+                    text: p,
+                    tokens: pn,
+                });
+            } else {
+                word_windows(&p, max, tokens, &mut sub);
+            }
+        }
+        let sep = if block.lines().count() > 1 { "\n" } else { " " };
+        out.extend(pack_with(sub, max, 0, tokens, sep));
+    } else {
+        word_windows(block, max, tokens, out);
+    }
+}
+
+/// Last resort: consecutive words up to `max` tokens.
+fn word_windows(text: &str, max: usize, tokens: &TokenCounter, out: &mut Vec<Piece>) {
+    let mut cur = String::new();
+    let mut cur_n = 0;
+    for word in text.split_whitespace() {
+        let mut wn = tokens.count(word);
+        let mut word = word.to_string();
+        if wn > max {
+            // A single "word" longer than the limit (a base64 blob, a URL
+            // list without spaces): cut it by characters.
+            let keep: String = word.chars().take(max.max(1)).collect();
+            word = keep;
+            wn = tokens.count(&word).min(max);
+        }
+        if cur_n + wn > max && !cur.is_empty() {
+            out.push(Piece {
+                text: std::mem::take(&mut cur),
+                tokens: cur_n,
+            });
+            cur_n = 0;
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(&word);
+        cur_n += wn;
+    }
+    if !cur.is_empty() {
+        out.push(Piece {
+            text: cur,
+            tokens: cur_n,
+        });
+    }
+}
+
+fn pack(units: Vec<Piece>, max: usize, overlap: usize, tokens: &TokenCounter) -> Vec<Piece> {
+    pack_with(units, max, overlap, tokens, "\n\n")
+}
+
+/// Greedily packs units into pieces of at most `max` tokens; each new piece
+/// starts with the last `overlap` tokens of the previous one when they fit.
+fn pack_with(
+    units: Vec<Piece>,
+    max: usize,
+    overlap: usize,
+    tokens: &TokenCounter,
+    sep: &str,
+) -> Vec<Piece> {
+    let mut out: Vec<Piece> = Vec::new();
+    let mut cur: Vec<String> = Vec::new();
+    let mut cur_n = 0usize;
+    let mut cur_has_new = false;
+    for u in units {
+        if cur_n + u.tokens > max && cur_has_new {
+            let text = cur.join(sep);
+            let n = tokens.count(&text);
+            let tail = if overlap > 0 {
+                overlap_tail(&text, overlap, tokens)
+            } else {
+                None
+            };
+            out.push(Piece { text, tokens: n });
+            cur.clear();
+            cur_n = 0;
+            if let Some(t) = tail {
+                if t.tokens + u.tokens <= max {
+                    cur_n = t.tokens;
+                    cur.push(t.text);
+                }
+            }
+        }
+        cur_n += u.tokens;
+        cur.push(u.text);
+        cur_has_new = true;
+    }
+    if cur_has_new {
+        let text = cur.join(sep);
+        let n = tokens.count(&text);
+        out.push(Piece { text, tokens: n });
+    }
+    out
+}
+
+/// The trailing words of `text` that add up to at most `overlap` tokens.
+fn overlap_tail(text: &str, overlap: usize, tokens: &TokenCounter) -> Option<Piece> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut n = 0;
+    let mut start = words.len();
+    while start > 0 {
+        let wn = tokens.count(words[start - 1]);
+        if n + wn > overlap {
+            break;
+        }
+        n += wn;
+        start -= 1;
+    }
+    if start == words.len() {
+        return None;
+    }
+    Some(Piece {
+        text: words[start..].join(" "),
+        tokens: n,
+    })
+}
+
+/// Blocks separated by blank lines; a fenced code block is never cut by
+/// the blank lines inside it.
+pub fn paragraphs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur: Vec<&str> = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            in_fence = !in_fence;
+        }
+        if line.trim().is_empty() && !in_fence {
+            if !cur.is_empty() {
+                out.push(cur.join("\n"));
+                cur.clear();
+            }
+        } else {
+            cur.push(line);
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur.join("\n"));
+    }
+    out
+}
+
+/// Sentences: cut after `.`, `!` or `?` followed by whitespace.
+fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    for i in 0..chars.len() {
+        let (pos, c) = chars[i];
+        if matches!(c, '.' | '!' | '?') {
+            if let Some(&(next_pos, next)) = chars.get(i + 1) {
+                if next.is_whitespace() {
+                    let s = text[start..next_pos].trim();
+                    if !s.is_empty() {
+                        out.push(s.to_string());
+                    }
+                    start = next_pos;
+                }
+            } else {
+                let _ = pos;
+            }
+        }
+    }
+    let rest = text[start..].trim();
+    if !rest.is_empty() {
+        out.push(rest.to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const W: TokenCounter = TokenCounter::Whitespace;
+
+    #[test]
+    fn short_text_is_one_piece() {
+        let p = split_text("hello world", 10, 2, &W);
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].tokens, 2);
+    }
+
+    #[test]
+    fn paragraphs_pack_and_overlap() {
+        let para = |w: &str| vec![w; 30].join(" ");
+        let text = format!("{}\n\n{}\n\n{}", para("a"), para("b"), para("c"));
+        let pieces = split_text(&text, 70, 5, &W);
+        assert!(pieces.len() >= 2, "{pieces:?}");
+        for p in &pieces {
+            assert!(p.tokens <= 70, "{} tokens", p.tokens);
+            assert_eq!(p.tokens, W.count(&p.text));
+        }
+        // The second piece starts with the tail of the first.
+        assert!(pieces[1].text.starts_with("b b b b b") || pieces[1].text.starts_with("a a"));
+        let all: String = pieces
+            .iter()
+            .map(|p| p.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(all.contains('c'));
+    }
+
+    #[test]
+    fn long_sentence_falls_back_to_word_windows() {
+        let text = vec!["word"; 1000].join(" ");
+        let pieces = split_text(&text, 100, 10, &W);
+        assert!(pieces.iter().all(|p| p.tokens <= 100));
+        let words: usize = pieces.iter().map(|p| p.tokens).sum();
+        assert!(words >= 1000, "no word lost: {words}");
+    }
+
+    #[test]
+    fn sentences_split_prose() {
+        let s = sentences("One two. Three four! Five? Six");
+        assert_eq!(s, vec!["One two.", "Three four!", "Five?", "Six"]);
+    }
+
+    #[test]
+    fn fences_keep_blank_lines() {
+        let p = paragraphs("text\n\n```\ncode\n\nmore code\n```\n\nafter");
+        assert_eq!(p.len(), 3);
+        assert!(p[1].contains("more code"));
+    }
+
+    #[test]
+    fn giant_word_is_cut() {
+        let text = "x".repeat(10_000);
+        let pieces = split_text(&format!("{text} {text}"), 50, 5, &W);
+        assert!(!pieces.is_empty());
+        assert!(pieces.iter().all(|p| p.tokens <= 50));
+    }
+}

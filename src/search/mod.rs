@@ -1,0 +1,214 @@
+//! Ranking: the keyword ranker (FTS5 BM25), the vector ranker (cosine over
+//! the stored embeddings) and Reciprocal Rank Fusion of the two.
+
+pub mod fusion;
+pub mod query;
+pub mod vector;
+
+use std::collections::HashMap;
+
+use crate::db::{ChunkDetails, Database, Filters};
+use crate::error::{KbError, Result};
+
+pub use fusion::{rrf, Fused};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Hybrid,
+    Keyword,
+    Vector,
+}
+
+impl Mode {
+    pub fn uses_keyword(self) -> bool {
+        matches!(self, Mode::Hybrid | Mode::Keyword)
+    }
+    pub fn uses_vector(self) -> bool {
+        matches!(self, Mode::Hybrid | Mode::Vector)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    pub query: String,
+    pub top: usize,
+    pub filters: Filters,
+    pub mode: Mode,
+    /// Results with a fused score below this are dropped.
+    pub threshold: Option<f64>,
+    pub rrf_k: f64,
+}
+
+impl SearchRequest {
+    /// Candidates each ranker contributes to the fusion: 3x the results
+    /// asked for, at least 30.
+    pub fn candidates(&self) -> usize {
+        (self.top * 3).max(30)
+    }
+}
+
+/// One ranked chunk with the evidence behind its score.
+#[derive(Debug, Clone)]
+pub struct SearchHit {
+    pub chunk: ChunkDetails,
+    /// The fused RRF score.
+    pub score: f64,
+    /// Each ranker's RRF contribution: 0 when the chunk is not in its list,
+    /// `None` when that ranker did not run.
+    pub fts: Option<f64>,
+    pub vector: Option<f64>,
+    /// Absolute relevance: BM25 (higher is better) and cosine similarity.
+    pub bm25: Option<f64>,
+    pub cosine: Option<f32>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchResponse {
+    pub query: String,
+    pub mode: Mode,
+    pub hits: Vec<SearchHit>,
+    /// Chunks matched by either ranker: every keyword match plus the vector
+    /// ranker's candidates.
+    pub total_matches: usize,
+}
+
+/// Keyword hits for a request, plus the total number of keyword matches.
+fn keyword_side(
+    db: &Database,
+    req: &SearchRequest,
+    limit: usize,
+) -> Result<(Vec<(i64, f64)>, usize)> {
+    let Some(q) = query::fts_query(&req.query) else {
+        return Ok((Vec::new(), 0));
+    };
+    let hits = db.keyword_search(&q, &req.filters, limit)?;
+    let total = if hits.len() < limit {
+        hits.len()
+    } else {
+        db.keyword_count(&q, &req.filters)?
+    };
+    Ok((
+        hits.into_iter().map(|h| (h.chunk_id, h.bm25)).collect(),
+        total,
+    ))
+}
+
+/// Runs a search. `embed_query` turns the query into a vector (loading the
+/// model if needed); it runs on its own thread while the keyword ranker
+/// queries the database, and is required when the mode uses vectors.
+pub fn search<F>(
+    db: &Database,
+    req: &SearchRequest,
+    embed_query: Option<F>,
+) -> Result<SearchResponse>
+where
+    F: FnOnce(&str) -> Result<Vec<f32>> + Send,
+{
+    if req.query.trim().is_empty() {
+        return Err(KbError::EmptyQuery);
+    }
+    let k = req.candidates();
+    let keyword_limit = if req.mode == Mode::Keyword {
+        req.top
+    } else {
+        k
+    };
+
+    // The query embedding runs on another thread while the keyword ranker
+    // queries the database.
+    let (keyword, query_vec) = std::thread::scope(|s| -> Result<_> {
+        let embedding = if req.mode.uses_vector() {
+            let embed = embed_query.ok_or_else(|| {
+                KbError::ModelMissing(
+                    "vector search needs the embedding model; run `kb init`".into(),
+                )
+            })?;
+            let q = req.query.as_str();
+            Some(s.spawn(move || embed(q)))
+        } else {
+            None
+        };
+        let keyword = if req.mode.uses_keyword() {
+            Some(keyword_side(db, req, keyword_limit)?)
+        } else {
+            None
+        };
+        let query_vec = match embedding {
+            Some(handle) => Some(
+                handle
+                    .join()
+                    .map_err(|_| KbError::Model("the embedding thread crashed".into()))??,
+            ),
+            None => None,
+        };
+        Ok((keyword, query_vec))
+    })?;
+
+    let vector_hits = match &query_vec {
+        Some(qv) => Some(vector::search(db, qv, &req.filters, k)?),
+        None => None,
+    };
+
+    let keyword_ranked: Option<Vec<i64>> = keyword
+        .as_ref()
+        .map(|(h, _)| h.iter().map(|x| x.0).collect());
+    let vector_ranked: Option<Vec<i64>> = vector_hits
+        .as_ref()
+        .map(|h| h.iter().map(|x| x.chunk_id).collect());
+    let mut fused = rrf(
+        keyword_ranked.as_deref(),
+        vector_ranked.as_deref(),
+        req.rrf_k,
+    );
+    if let Some(t) = req.threshold {
+        fused.retain(|f| f.score >= t);
+    }
+
+    let total_matches = match (&keyword, &vector_hits) {
+        (Some((_, kw_total)), Some(vh)) => {
+            let ids: Vec<i64> = vh.iter().map(|h| h.chunk_id).collect();
+            let already = match query::fts_query(&req.query) {
+                Some(q) => db.keyword_matches_among(&q, &ids)?,
+                None => 0,
+            };
+            kw_total + ids.len() - already
+        }
+        (Some((_, kw_total)), None) => *kw_total,
+        (None, Some(vh)) => vh.len(),
+        (None, None) => 0,
+    };
+
+    fused.truncate(req.top);
+    let bm25: HashMap<i64, f64> = keyword
+        .as_ref()
+        .map(|(h, _)| h.iter().cloned().collect())
+        .unwrap_or_default();
+    let cosine: HashMap<i64, f32> = vector_hits
+        .as_ref()
+        .map(|h| h.iter().map(|x| (x.chunk_id, x.cosine)).collect())
+        .unwrap_or_default();
+    let ids: Vec<i64> = fused.iter().map(|f| f.chunk_id).collect();
+    let details = db.chunk_details(&ids)?;
+    let by_id: HashMap<i64, ChunkDetails> = details.into_iter().map(|d| (d.chunk_id, d)).collect();
+    let hits = fused
+        .into_iter()
+        .filter_map(|f| {
+            let chunk = by_id.get(&f.chunk_id)?.clone();
+            Some(SearchHit {
+                score: f.score,
+                fts: f.fts,
+                vector: f.vector,
+                bm25: bm25.get(&f.chunk_id).copied(),
+                cosine: cosine.get(&f.chunk_id).copied(),
+                chunk,
+            })
+        })
+        .collect();
+    Ok(SearchResponse {
+        query: req.query.clone(),
+        mode: req.mode,
+        hits,
+        total_matches,
+    })
+}

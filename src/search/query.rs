@@ -1,0 +1,221 @@
+//! Turning any user text into a safe FTS5 query.
+//!
+//! The query is split into words the way FTS5's unicode61 tokenizer splits
+//! text (letters and digits make words, everything else separates them),
+//! common English stop words are dropped, and each remaining word becomes a
+//! quoted FTS5 string joined with OR. Quoting makes every character literal,
+//! so no FTS5 syntax (`"`, `-`, `:`, `*`, `(`, `NEAR`, `AND`) can reach the
+//! parser; OR lets BM25 rank chunks by how many and how rare the matched
+//! words are, which suits natural-language questions where all-words AND
+//! would return nothing.
+
+/// At most this many words are searched; longer queries keep their first words.
+const MAX_TERMS: usize = 64;
+
+const STOP_WORDS: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "me",
+    "more",
+    "most",
+    "my",
+    "myself",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "same",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+];
+
+/// The words of a query as FTS5 would see them, lower-cased, stop words
+/// removed (unless the query is only stop words), duplicates dropped.
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for w in query.split(|c: char| !c.is_alphanumeric()) {
+        if w.is_empty() {
+            continue;
+        }
+        let w = w.to_lowercase();
+        if !words.contains(&w) {
+            words.push(w);
+        }
+    }
+    let content: Vec<String> = words
+        .iter()
+        .filter(|w| !STOP_WORDS.contains(&w.as_str()))
+        .cloned()
+        .collect();
+    let mut terms = if content.is_empty() { words } else { content };
+    terms.truncate(MAX_TERMS);
+    terms
+}
+
+/// The FTS5 MATCH expression for a query, or `None` when it has no words
+/// (e.g. only punctuation), in which case the keyword ranker finds nothing.
+pub fn fts_query(query: &str) -> Option<String> {
+    let terms = query_terms(query);
+    if terms.is_empty() {
+        return None;
+    }
+    Some(
+        terms
+            .iter()
+            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" OR "),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_question() {
+        assert_eq!(
+            fts_query("How do I install git?").unwrap(),
+            "\"install\" OR \"git\""
+        );
+    }
+
+    #[test]
+    fn syntax_is_neutralised() {
+        let q = fts_query("NEAR(foo bar) -baz \"quoted\" col:val prefix* AND OR NOT").unwrap();
+        assert_eq!(
+            q,
+            "\"near\" OR \"foo\" OR \"bar\" OR \"baz\" OR \"quoted\" OR \"col\" OR \"val\" OR \"prefix\""
+        );
+        assert_eq!(fts_query("???"), None);
+        assert_eq!(fts_query("   "), None);
+    }
+
+    #[test]
+    fn only_stop_words_are_kept() {
+        assert_eq!(
+            fts_query("to be or not to be").unwrap(),
+            "\"to\" OR \"be\" OR \"or\" OR \"not\""
+        );
+    }
+
+    #[test]
+    fn unicode_words() {
+        assert_eq!(
+            query_terms("Café crème — naïve 東京"),
+            vec!["café", "crème", "naïve", "東京"]
+        );
+    }
+}

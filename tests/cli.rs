@@ -1,0 +1,456 @@
+//! End-to-end tests of the real `kb` binary with the real model.
+
+mod common;
+
+use common::{fixture_tree, write, Kb};
+use serde_json::Value;
+
+fn titles(search: &Value) -> Vec<String> {
+    search["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["source"]["title"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Pins the search JSON contract: these fields and types must never change.
+fn assert_search_contract(v: &Value, fts: Option<bool>, vector: Option<bool>) {
+    assert!(v["query"].is_string());
+    assert!(v["total_matches"].is_u64());
+    assert!(v["returned"].is_u64());
+    let results = v["results"].as_array().expect("results is an array");
+    assert_eq!(v["returned"].as_u64().unwrap() as usize, results.len());
+    assert!(v["total_matches"].as_u64().unwrap() as usize >= results.len());
+    for r in results {
+        assert!(r["chunk_id"].is_i64());
+        assert!(r["score"].is_f64());
+        assert!(r["text"].as_str().is_some_and(|t| !t.is_empty()));
+        let b = &r["score_breakdown"];
+        assert!(b.is_object());
+        for (key, ran) in [("fts", fts), ("vector", vector)] {
+            match ran {
+                Some(true) => assert!(b[key].is_number(), "{key} should be a number: {b}"),
+                Some(false) | None => assert!(b[key].is_null(), "{key} should be null: {b}"),
+            }
+            assert!(b.as_object().unwrap().contains_key(key));
+        }
+        let s = &r["source"];
+        assert!(s["document_id"].is_i64());
+        assert!(s["title"].is_string());
+        assert!(s["path"].is_string());
+        assert!(["pdf", "markdown", "code", "note"].contains(&s["type"].as_str().unwrap()));
+        assert!(s.as_object().unwrap().contains_key("page"));
+        assert!(s["page"].is_null() || s["page"].is_u64());
+        assert!(s["chunk_index"].is_i64());
+        assert!(s["total_chunks"].is_i64());
+        assert!(s["chunk_index"].as_i64().unwrap() < s["total_chunks"].as_i64().unwrap());
+        assert!(s["tags"].as_array().unwrap().iter().all(Value::is_string));
+    }
+}
+
+#[test]
+fn add_then_search_with_the_json_contract() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    let summary = kb.add(&[&docs]);
+    assert_eq!(summary["added"], 3, "{summary}");
+    assert_eq!(summary["failed"], 0, "{summary}");
+    assert_eq!(summary["unsupported"], 1, "the csv: {summary}");
+    assert!(summary["chunks"].as_u64().unwrap() >= 3);
+
+    let v = kb.json(&["search", "how do I install git?"]);
+    assert_search_contract(&v, Some(true), Some(true));
+    assert_eq!(titles(&v)[0], "Git Admin Guide");
+    let first = &v["results"][0];
+    assert_eq!(first["source"]["tags"], serde_json::json!(["admin", "git"]));
+    assert_eq!(first["source"]["type"], "markdown");
+    assert!(first["source"]["section"]
+        .as_str()
+        .unwrap()
+        .contains("Installation"));
+
+    // Hidden and git-ignored files are never indexed.
+    let v = kb.json(&["search", "xylophone", "--fts-only"]);
+    assert_eq!(v["returned"], 0, "{v}");
+
+    // Keyword-only and vector-only modes null the other side.
+    let v = kb.json(&["search", "dentist appointment", "--fts-only"]);
+    assert_search_contract(&v, Some(true), None);
+    assert_eq!(titles(&v)[0], "dentist.txt");
+    let v = kb.json(&["search", "when can I see the tooth doctor", "--vec-only"]);
+    assert_search_contract(&v, None, Some(true));
+    assert_eq!(
+        titles(&v)[0],
+        "dentist.txt",
+        "semantic match without shared words"
+    );
+    assert!(
+        v["results"][0]["score_breakdown"]["cosine"]
+            .as_f64()
+            .unwrap()
+            > 0.3
+    );
+}
+
+#[test]
+fn filters_apply_before_ranking() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let v = kb.json(&["search", "install git", "--type", "note"]);
+    assert!(v["returned"].as_u64().unwrap() >= 1);
+    for r in v["results"].as_array().unwrap() {
+        assert_eq!(r["source"]["type"], "note");
+    }
+    let v = kb.json(&["search", "database", "--tags", "git,admin"]);
+    assert!(v["returned"].as_u64().unwrap() >= 1);
+    for r in v["results"].as_array().unwrap() {
+        assert_eq!(r["source"]["title"], "Git Admin Guide");
+    }
+    let v = kb.json(&["search", "database", "--tags", "git,nosuchtag"]);
+    assert_eq!(v["returned"], 0);
+    let v = kb.json(&["search", "git", "--top", "1"]);
+    assert_eq!(v["returned"], 1);
+}
+
+#[test]
+fn readding_skips_unchanged_and_reindexes_changed() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let before = kb.json(&["status"]);
+
+    let again = kb.add(&[&docs]);
+    assert_eq!(again["added"], 0, "{again}");
+    assert_eq!(again["updated"], 0, "{again}");
+    assert_eq!(again["skipped"], 3, "{again}");
+    assert_eq!(kb.json(&["status"])["total_chunks"], before["total_chunks"]);
+
+    // Touching without changing content is still a skip.
+    let dentist = docs.join("notes/dentist.txt");
+    let text = std::fs::read_to_string(&dentist).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(&dentist, &text).unwrap();
+    let again = kb.add(&[&docs]);
+    assert_eq!(again["skipped"], 3, "{again}");
+
+    std::fs::write(
+        &dentist,
+        "The plumber comes on Thursday to fix the kitchen sink.\n",
+    )
+    .unwrap();
+    let again = kb.add(&[&docs]);
+    assert_eq!(again["updated"], 1, "{again}");
+    assert_eq!(again["skipped"], 2, "{again}");
+    let v = kb.json(&["search", "dentist receptionist", "--fts-only"]);
+    assert_eq!(v["returned"], 0, "old chunks are gone: {v}");
+    let v = kb.json(&["search", "plumber kitchen sink", "--fts-only"]);
+    assert_eq!(titles(&v)[0], "dentist.txt");
+    assert_eq!(kb.json(&["status"])["documents"]["note"], 1);
+}
+
+#[test]
+fn bad_files_are_logged_and_the_rest_indexed() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("bad");
+    write(
+        &docs.join("good.md"),
+        "# Good\n\nA perfectly fine document about gardening tomatoes.\n",
+    );
+    std::fs::write(
+        docs.join("binary.md"),
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00",
+    )
+    .unwrap();
+    std::fs::write(
+        docs.join("latin1.txt"),
+        b"caf\xe9 cr\xe8me br\xfbl\xe9e recipe notes\n",
+    )
+    .unwrap();
+    std::fs::write(docs.join("empty.md"), b"").unwrap();
+    std::fs::write(docs.join("blank.txt"), b"   \n\n").unwrap();
+    let big = "# Big\n\n".to_string() + &"lorem ipsum dolor sit amet ".repeat(2_000_000);
+    std::fs::write(docs.join("big.md"), big).unwrap();
+
+    let s = kb.add(&[&docs]);
+    assert_eq!(s["added"], 2, "good.md and latin1.txt: {s}");
+    assert_eq!(s["failed"], 2, "binary.md and big.md: {s}");
+    assert_eq!(s["empty"], 2, "{s}");
+    let log = std::fs::read_to_string(kb.data_dir().join("ingest-errors.log")).unwrap();
+    for (file, reason) in [
+        ("binary.md", "binary"),
+        ("big.md", "max_file_mb"),
+        ("empty.md", "empty"),
+        ("latin1.txt", "invalid UTF-8"),
+    ] {
+        assert!(
+            log.lines().any(|l| l.contains(file) && l.contains(reason)),
+            "{file} not logged with {reason}:\n{log}"
+        );
+    }
+    let v = kb.json(&["search", "recipe notes", "--fts-only"]);
+    assert_eq!(titles(&v)[0], "latin1.txt");
+}
+
+#[test]
+fn unreadable_file_is_logged() {
+    use std::os::unix::fs::PermissionsExt;
+    let kb = Kb::new();
+    let docs = kb.home.path().join("perm");
+    write(
+        &docs.join("ok.md"),
+        "# Ok\n\nreadable text about bicycles\n",
+    );
+    let locked = docs.join("locked.md");
+    write(&locked, "# Locked\n\nsecret text\n");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let readable_anyway = std::fs::read(&locked).is_ok(); // root ignores permissions
+    let s = kb.add(&[&docs]);
+    if readable_anyway {
+        assert_eq!(s["added"], 2, "{s}");
+    } else {
+        assert_eq!(s["added"], 1, "{s}");
+        assert_eq!(s["failed"], 1, "{s}");
+        let log = std::fs::read_to_string(kb.data_dir().join("ingest-errors.log")).unwrap();
+        assert!(log.contains("locked.md"), "{log}");
+    }
+}
+
+#[test]
+fn hostile_queries_never_break_fts() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    for q in [
+        "\"unbalanced",
+        "NEAR(git config",
+        "-git",
+        "git*",
+        "title:git",
+        "(a OR b) AND NOT c",
+        "日本語のテキスト",
+        "'; DROP TABLE chunks; --",
+        "***",
+        "^git",
+    ] {
+        let v = kb.json(&["search", q, "--fts-only"]);
+        assert_search_contract(&v, Some(true), None);
+    }
+}
+
+#[test]
+fn errors_have_codes_and_exit_codes() {
+    let kb = Kb::new();
+    let e = kb.error(&["search", "   "], 1);
+    assert_eq!(e["code"], "E_EMPTY_QUERY");
+    let e = kb.error(&["add", "/definitely/not/here"], 1);
+    assert_eq!(e["code"], "E_PATH_NOT_FOUND");
+    assert!(e["error"]
+        .as_str()
+        .unwrap()
+        .contains("/definitely/not/here"));
+    let e = kb.error(&["search", "x", "--type", "spreadsheet"], 1);
+    assert_eq!(e["code"], "E_USAGE");
+    let e = kb.error(&["search"], 1);
+    assert_eq!(e["code"], "E_USAGE");
+    let e = kb.error(&["search", "x", "--top", "0"], 1);
+    assert_eq!(e["code"], "E_USAGE");
+
+    let fresh = Kb::empty();
+    let e = fresh.error(&["search", "anything"], 1);
+    assert_eq!(e["code"], "E_NO_INDEX");
+
+    // A configured model other than the bound one is a mismatch.
+    let out = kb
+        .cmd()
+        .env("KB_MODEL", "nomic-embed-text-v1.5")
+        .args(["search", "git", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(e["code"], "E_MODEL_MISMATCH");
+    let msg = e["error"].as_str().unwrap();
+    assert!(
+        msg.contains("all-MiniLM-L6-v2")
+            && msg.contains("nomic-embed-text-v1.5")
+            && msg.contains("kb reindex")
+    );
+}
+
+#[test]
+fn bad_config_names_file_and_key() {
+    let kb = Kb::new();
+    write(
+        &kb.data_dir().join("config.yaml"),
+        "search:\n  default_top: lots\n",
+    );
+    let e = kb.error(&["status"], 1);
+    assert_eq!(e["code"], "E_CONFIG");
+    let msg = e["error"].as_str().unwrap();
+    assert!(
+        msg.contains("search.default_top") && msg.contains("config.yaml"),
+        "{msg}"
+    );
+    write(
+        &kb.data_dir().join("config.yaml"),
+        "chunking: {markdown: {max_tokens: [}\n",
+    );
+    let e = kb.error(&["status"], 1);
+    assert!(e["error"].as_str().unwrap().contains("config.yaml"));
+    write(
+        &kb.data_dir().join("config.yaml"),
+        "search:\n  default_top: 2\n",
+    );
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let v = kb.json(&["search", "git"]);
+    assert_eq!(v["returned"], 2, "config.yaml default_top applies");
+    let out = kb
+        .cmd()
+        .env("KB_DEFAULT_TOP", "1")
+        .args(["search", "git"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["returned"], 1, "environment beats config.yaml");
+    let v = kb.json(&["search", "git", "--top", "3"]);
+    assert_eq!(v["returned"], 3, "flag beats both");
+}
+
+#[test]
+fn corrupt_databases_are_system_errors() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let db = kb.db_path();
+    // Fold the WAL into the main file so truncation really loses pages.
+    let bytes = std::fs::read(&db).unwrap();
+    let garbage = kb.home.path().join("garbage.db");
+
+    std::fs::write(&db, &bytes[..bytes.len() / 2]).unwrap();
+    let _ = std::fs::remove_file(db.with_extension("db-wal"));
+    let _ = std::fs::remove_file(db.with_extension("db-shm"));
+    let out = kb
+        .cmd()
+        .args(["search", "git", "--fts-only", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(e["code"], "E_DB_CORRUPT");
+
+    std::fs::write(&garbage, vec![0x42u8; 8192]).unwrap();
+    std::fs::copy(&garbage, &db).unwrap();
+    let e = kb.error(&["status"], 2);
+    assert_eq!(e["code"], "E_DB_CORRUPT");
+    assert!(e["error"].as_str().unwrap().contains("kb.db"));
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        vec![0x42u8; 8192],
+        "never silently re-created"
+    );
+
+    let out = kb.cmd().args(["add"]).arg(&docs).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn status_and_tags_shapes() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    let out = kb
+        .cmd()
+        .args([
+            "add",
+            "--tags",
+            "Work, projects",
+            "--format",
+            "json",
+            "--quiet",
+        ])
+        .arg(&docs)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let s = kb.json(&["status"]);
+    for key in ["pdf", "markdown", "code", "note"] {
+        assert!(s["documents"][key].is_i64(), "{s}");
+    }
+    assert_eq!(s["documents"]["markdown"], 2);
+    assert_eq!(s["documents"]["note"], 1);
+    assert!(s["total_chunks"].as_i64().unwrap() >= 3);
+    assert!(s["db_size_bytes"].as_u64().unwrap() > 0);
+    assert_eq!(s["model_name"], "all-MiniLM-L6-v2");
+    assert_eq!(s["embedding_dim"], 384);
+    assert!(s["schema_version"].as_i64().unwrap() >= 1);
+
+    let t = kb.json(&["tags"]);
+    let tags: Vec<(String, i64)> = t
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["name"].as_str().unwrap().to_string(),
+                x["count"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tags,
+        vec![
+            ("projects".to_string(), 3),
+            ("work".to_string(), 3),
+            ("admin".to_string(), 1),
+            ("git".to_string(), 1)
+        ]
+    );
+    let human = kb
+        .cmd()
+        .args(["tags", "--format", "human"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&human.stdout).contains("projects"));
+    let human = kb
+        .cmd()
+        .args(["status", "--format", "human"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&human.stdout).contains("all-MiniLM-L6-v2"));
+}
+
+#[test]
+fn human_search_layout() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let out = kb
+        .cmd()
+        .args(["search", "install git", "--format", "human", "--top", "2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("Search: \"install git\" ("), "{text}");
+    assert!(text.contains("showing top 2"), "{text}");
+    assert!(text.contains("1. ["), "{text}");
+    assert!(
+        text.contains("git.md §Git Admin Guide > Installation [markdown] [admin, git]"),
+        "{text}"
+    );
+}

@@ -1,0 +1,168 @@
+//! Helpers for the integration tests: a temporary knowledge base bound to
+//! the real model, and the real `kb` binary to drive it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// The model directory made by scripts/prepare_model.py (./test.sh exports
+/// KB_TEST_MODEL_DIR).
+pub fn model_dir() -> PathBuf {
+    let dir = std::env::var_os("KB_TEST_MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            dirs::cache_dir()
+                .unwrap()
+                .join("kb/models/all-MiniLM-L6-v2")
+        });
+    assert!(
+        dir.join("model.onnx").is_file(),
+        "the test model is missing at {}: run ./test.sh (it prepares the model)",
+        dir.display()
+    );
+    dir
+}
+
+pub struct Kb {
+    pub home: TempDir,
+}
+
+impl Kb {
+    /// A new, empty data directory (no model bound).
+    pub fn empty() -> Kb {
+        Kb {
+            home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// A data directory bound to the real model.
+    pub fn new() -> Kb {
+        let kb = Kb::empty();
+        kb.cmd()
+            .args(["init", "--model-dir"])
+            .arg(model_dir())
+            .assert()
+            .success();
+        kb
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.home.path().join("data")
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.data_dir().join("kb.db")
+    }
+
+    /// `kb --data-dir <tmp>` with a clean environment.
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::cargo_bin("kb").unwrap();
+        c.arg("--data-dir").arg(self.data_dir());
+        for (k, _) in std::env::vars() {
+            if k.starts_with("KB_") && k != "KB_CACHE_DIR" {
+                c.env_remove(k);
+            }
+        }
+        c.env("HOME", self.home.path());
+        c.env("HF_HUB_OFFLINE", "1");
+        c.env_remove("HF_HOME");
+        c
+    }
+
+    /// Runs kb with `args`, expects success and parses stdout as JSON.
+    pub fn json(&self, args: &[&str]) -> Value {
+        let out = self.cmd().args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "kb {args:?} failed: {}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "kb {args:?} printed invalid JSON ({e}):\n{}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        })
+    }
+
+    /// Runs kb with `args`, expects `exit` and returns the JSON error on stderr.
+    pub fn error(&self, args: &[&str], exit: i32) -> Value {
+        let out = self
+            .cmd()
+            .args(args)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(exit),
+            "kb {args:?}: stdout {} stderr {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let err: Value = serde_json::from_slice(&out.stderr).unwrap_or_else(|e| {
+            panic!(
+                "kb {args:?} stderr is not JSON ({e}): {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        assert!(err["error"].as_str().is_some_and(|s| !s.is_empty()));
+        err
+    }
+
+    /// `kb add PATH... --format json` → the summary.
+    pub fn add(&self, paths: &[&Path]) -> Value {
+        let mut args: Vec<String> = vec!["add".into()];
+        args.extend(paths.iter().map(|p| p.display().to_string()));
+        args.extend(["--format".into(), "json".into(), "--quiet".into()]);
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.json(&refs)
+    }
+}
+
+pub fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A small tree of real documents.
+pub fn fixture_tree(root: &Path) {
+    write(
+        &root.join("git.md"),
+        "---\ntitle: Git Admin Guide\ntags: [git, Admin]\n---\n# Git Admin Guide\n\n\
+         ## Installation\n\nTo install the latest version of git from source, download the release \
+         tarball, then run ./configure, make and make install. On Debian, apt-get install git gives a \
+         packaged version that is usually recent enough.\n\n\
+         ## Configuration\n\nSet your name and email with git config --global user.name and \
+         git config --global user.email before your first commit, so history records who you are.\n\n\
+         ### Aliases\n\nAliases shorten common commands: git config --global alias.co checkout lets \
+         you type git co instead of git checkout.\n",
+    );
+    write(
+        &root.join("notes/dentist.txt"),
+        "Call the dentist on Monday to move the appointment to next week; the receptionist \
+         said mornings are free. Bring the insurance card.\n",
+    );
+    write(
+        &root.join("guides/sqlite.md"),
+        "# SQLite tips\n\n## Write-ahead logging\n\nPRAGMA journal_mode=WAL lets readers continue \
+         while a writer commits, which suits a search tool that indexes in the background. \
+         Checkpoints move pages from the WAL file back into the database.\n\n\
+         ## Full-text search\n\nFTS5 virtual tables rank matches with BM25. An external-content \
+         table keeps the text once and the index beside it, kept in sync by triggers.\n",
+    );
+    write(
+        &root.join(".hidden.md"),
+        "# Hidden\n\nthis hidden xylophone file must never be indexed\n",
+    );
+    write(&root.join(".gitignore"), "ignored/\n");
+    write(
+        &root.join("ignored/secret.md"),
+        "# Secret\n\nthis ignored xylophone file must never be indexed\n",
+    );
+    write(&root.join("data.csv"), "a,b\n1,2\n");
+}
