@@ -1,0 +1,374 @@
+//! Speed benchmarks for kb (figures, not pass/fail tests).
+//!
+//! ```text
+//! kb-bench embed  --model-dir DIR                    model load time, chunks/s at 64 and 256 tokens
+//! kb-bench build  --data-dir DIR --model-dir DIR --corpus corpus.jsonl [--chunks 20000]
+//!                                                    a kb.db of >= N chunks from real text; ingest vs raw model time
+//! kb-bench vector --data-dir DIR --model-dir DIR     vector search alone (Rust scan, sqlite-vec vec0)
+//! kb-bench cli    --data-dir DIR [--runs 30]         `kb search` per process, keyword-only and hybrid (p50/p95)
+//! ```
+//! Every figure is a median (and p95 where it says) over repeated runs.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use kb::config::{CliOverrides, Config};
+use kb::db::{Database, NewChunk, NewDocument, OpenMode};
+use kb::embed::{binding_for, model_spec, Embedder, ModelFiles, TokenCounter};
+use kb::error::{KbError, Result};
+
+struct Args {
+    cmd: String,
+    data_dir: Option<PathBuf>,
+    model_dir: Option<PathBuf>,
+    corpus: Option<PathBuf>,
+    chunks: usize,
+    runs: usize,
+}
+
+fn parse_args() -> std::result::Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let cmd = it.next().ok_or("usage: kb-bench embed|build|vector|cli [options]")?;
+    let mut a = Args {
+        cmd,
+        data_dir: None,
+        model_dir: None,
+        corpus: None,
+        chunks: 20_000,
+        runs: 30,
+    };
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or(format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--data-dir" => a.data_dir = Some(value()?.into()),
+            "--model-dir" => a.model_dir = Some(value()?.into()),
+            "--corpus" => a.corpus = Some(value()?.into()),
+            "--chunks" => a.chunks = value()?.parse().map_err(|e| format!("--chunks: {e}"))?,
+            "--runs" => a.runs = value()?.parse().map_err(|e| format!("--runs: {e}"))?,
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    Ok(a)
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("kb-bench: {e}");
+            std::process::exit(1);
+        }
+    };
+    let result = match args.cmd.as_str() {
+        "embed" => bench_embed(&args),
+        "build" => bench_build(&args),
+        "vector" => bench_vector(&args),
+        "cli" => bench_cli(&args),
+        other => Err(KbError::Usage(format!("unknown benchmark {other}"))),
+    };
+    if let Err(e) = result {
+        eprintln!("kb-bench: {e}");
+        std::process::exit(e.exit_code());
+    }
+}
+
+fn config(data_dir: Option<&Path>) -> Result<Config> {
+    let tmp = std::env::temp_dir().join("kb-bench-config");
+    Config::load_from(
+        &CliOverrides {
+            data_dir: Some(data_dir.map(Path::to_path_buf).unwrap_or(tmp)),
+            model: None,
+        },
+        &std::env::vars().collect(),
+    )
+}
+
+fn need<'a>(p: &'a Option<PathBuf>, flag: &str) -> Result<&'a Path> {
+    p.as_deref()
+        .ok_or_else(|| KbError::Usage(format!("{flag} is required")))
+}
+
+fn load_model(model_dir: &Path, config: &Config) -> Result<(Embedder, Duration)> {
+    let spec = model_spec("all-MiniLM-L6-v2")?;
+    let files = ModelFiles::in_dir(model_dir, &spec)?;
+    let t = Instant::now();
+    let e = Embedder::load(&spec, &files, config)?;
+    Ok((e, t.elapsed()))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn p95(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[((v.len() as f64) * 0.95).ceil() as usize - 1]
+}
+
+/// Real prose: the NFCorpus abstracts if present, else the example corpus.
+fn sample_words() -> Vec<String> {
+    let nf = Path::new("../shared/eval/nfcorpus/corpus.jsonl");
+    let mut text = String::new();
+    if let Ok(s) = std::fs::read_to_string(nf) {
+        for line in s.lines().take(400) {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+                text.push_str(v["text"].as_str().unwrap_or(""));
+                text.push(' ');
+            }
+        }
+    }
+    if text.len() < 10_000 {
+        for e in walk(Path::new("examples/corpus")) {
+            text.push_str(&std::fs::read_to_string(e).unwrap_or_default());
+        }
+    }
+    text.split_whitespace().map(str::to_string).collect()
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Texts of exactly about `tokens` model tokens, from real prose.
+fn texts_of(tokens: usize, n: usize, words: &[String], counter: &TokenCounter) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while out.len() < n {
+        let mut t = String::new();
+        while counter.count(&t) < tokens - 2 {
+            t.push_str(&words[i % words.len()]);
+            t.push(' ');
+            i += 1;
+        }
+        out.push(t);
+    }
+    out
+}
+
+fn bench_embed(a: &Args) -> Result<()> {
+    let config = config(None)?;
+    let model_dir = need(&a.model_dir, "--model-dir")?;
+    let (embedder, first_load) = load_model(model_dir, &config)?;
+    let mut loads = vec![first_load.as_secs_f64() * 1000.0];
+    for _ in 0..4 {
+        loads.push(load_model(model_dir, &config)?.1.as_secs_f64() * 1000.0);
+    }
+    println!(
+        "model load (session creation, {} threads): median {:.0} ms over {} loads",
+        config.embedding.threads,
+        median(loads.clone()),
+        loads.len()
+    );
+    let words = sample_words();
+    let counter = embedder.token_counter();
+    for tokens in [64usize, 256] {
+        let n = if tokens == 64 { 512 } else { 128 };
+        let texts = texts_of(tokens, n, &words, &counter);
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        embedder.embed_passages(&refs[..32])?; // warm-up
+        let mut rates = Vec::new();
+        for _ in 0..3 {
+            let t = Instant::now();
+            embedder.embed_passages(&refs)?;
+            rates.push(n as f64 / t.elapsed().as_secs_f64());
+        }
+        println!(
+            "embedding throughput at {tokens} tokens (batch {}): median {:.1} chunks/s over 3 runs of {n}",
+            config.embedding.batch_size,
+            median(rates)
+        );
+    }
+    Ok(())
+}
+
+fn bench_build(a: &Args) -> Result<()> {
+    let data_dir = need(&a.data_dir, "--data-dir")?;
+    let corpus = need(&a.corpus, "--corpus")?;
+    let config = config(Some(data_dir))?;
+    let (embedder, _) = load_model(need(&a.model_dir, "--model-dir")?, &config)?;
+    let db = Database::open(&config.db_path(), OpenMode::Create)?;
+    if db.chunk_count()? as usize >= a.chunks {
+        println!("{} already holds {} chunks", db.path().display(), db.chunk_count()?);
+        return Ok(());
+    }
+    if db.model_binding()?.is_none() {
+        db.bind_model(&binding_for(&embedder)?)?;
+    }
+    let text = std::fs::read_to_string(corpus).map_err(|e| KbError::io(corpus, e))?;
+    let counter = embedder.token_counter();
+    // Windows of about 48 words: a typical chunk of a note or a PDF paragraph.
+    let mut docs: Vec<(String, Vec<String>)> = Vec::new();
+    let mut total = 0;
+    'outer: for round in 0.. {
+        for (n, line) in text.lines().enumerate() {
+            let v: serde_json::Value = serde_json::from_str(line)
+                .map_err(|e| KbError::Usage(format!("{}:{}: {e}", corpus.display(), n + 1)))?;
+            let words: Vec<&str> = v["text"].as_str().unwrap_or("").split_whitespace().collect();
+            let windows: Vec<String> = words.chunks(48).map(|w| w.join(" ")).collect();
+            total += windows.len();
+            docs.push((format!("{}#{round}", v["_id"].as_str().unwrap_or("?")), windows));
+            if total >= a.chunks {
+                break 'outer;
+            }
+        }
+    }
+    let (mut embed_s, mut write_s) = (0f64, 0f64);
+    let started = Instant::now();
+    let mut group: Vec<(String, Vec<String>)> = Vec::new();
+    let mut written = 0;
+    let flush = |group: &mut Vec<(String, Vec<String>)>, embed_s: &mut f64, write_s: &mut f64| -> Result<usize> {
+        let texts: Vec<&str> = group.iter().flat_map(|(_, w)| w.iter().map(String::as_str)).collect();
+        let t = Instant::now();
+        let vectors = embedder.embed_passages(&texts)?;
+        *embed_s += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let mut off = 0;
+        let tx = db.begin()?;
+        for (id, windows) in group.drain(..) {
+            let chunks: Vec<NewChunk> = windows
+                .iter()
+                .map(|w| NewChunk {
+                    text: w.clone(),
+                    token_count: counter.count(w),
+                    metadata: "{}".into(),
+                })
+                .collect();
+            let doc = NewDocument {
+                title: id.clone(),
+                source_path: format!("bench:{id}"),
+                content_hash: id.clone(),
+                doc_type: "note".into(),
+                language: None,
+                file_size: 0,
+                file_mtime: 0,
+                metadata: "{}".into(),
+                tags: vec![],
+            };
+            db.write_document_in_tx(&doc, &chunks, Some(&vectors[off..off + chunks.len()]))?;
+            off += chunks.len();
+        }
+        tx.commit()?;
+        *write_s += t.elapsed().as_secs_f64();
+        Ok(off)
+    };
+    let mut group_chunks = 0;
+    for d in docs {
+        group_chunks += d.1.len();
+        group.push(d);
+        if group_chunks >= 256 {
+            written += flush(&mut group, &mut embed_s, &mut write_s)?;
+            group_chunks = 0;
+            eprint!("\r{written} chunks, {:.0} chunks/s", written as f64 / started.elapsed().as_secs_f64());
+        }
+    }
+    written += flush(&mut group, &mut embed_s, &mut write_s)?;
+    let wall = started.elapsed().as_secs_f64();
+    eprintln!();
+    println!(
+        "built {} with {written} chunks in {wall:.1} s ({:.1} chunks/s); model time {embed_s:.1} s, \
+         writing {write_s:.1} s: ingest is {:.1}% slower than the model alone",
+        db.path().display(),
+        written as f64 / wall,
+        (wall / embed_s - 1.0) * 100.0
+    );
+    Ok(())
+}
+
+fn bench_vector(a: &Args) -> Result<()> {
+    let data_dir = need(&a.data_dir, "--data-dir")?;
+    let config = config(Some(data_dir))?;
+    let db = Database::open(&config.db_path(), OpenMode::Existing)?;
+    let (embedder, _) = load_model(need(&a.model_dir, "--model-dir")?, &config)?;
+    let queries = [
+        "vitamin d deficiency and bone health",
+        "does green tea prevent cancer",
+        "statins side effects muscle pain",
+        "gut bacteria and obesity",
+        "how much protein do athletes need",
+    ];
+    let qvecs: Vec<Vec<f32>> = queries
+        .iter()
+        .map(|q| embedder.embed_query(q))
+        .collect::<Result<_>>()?;
+    let n = db.chunk_count()?;
+    let filters = kb::db::Filters::default();
+    let (mut scan, mut knn) = (Vec::new(), Vec::new());
+    for i in 0..a.runs.max(5) {
+        let q = &qvecs[i % qvecs.len()];
+        let t = Instant::now();
+        let hits = kb::search::vector::search(&db, q, &filters, 30)?;
+        scan.push(t.elapsed().as_secs_f64() * 1000.0);
+        let t = Instant::now();
+        let hits2 = db.vector_knn(q, 30)?;
+        knn.push(t.elapsed().as_secs_f64() * 1000.0);
+        if i == 0 {
+            let a: Vec<i64> = hits.iter().take(10).map(|h| h.chunk_id).collect();
+            let b: Vec<i64> = hits2.iter().take(10).map(|h| h.chunk_id).collect();
+            if a != b {
+                eprintln!("note: scan and vec0 top-10 differ: {a:?} vs {b:?}");
+            }
+        }
+    }
+    println!(
+        "vector search over {n} chunks, top 30: Rust scan median {:.2} ms (p95 {:.2}); sqlite-vec vec0 median {:.2} ms (p95 {:.2})",
+        median(scan.clone()),
+        p95(scan),
+        median(knn.clone()),
+        p95(knn)
+    );
+    Ok(())
+}
+
+fn bench_cli(a: &Args) -> Result<()> {
+    let data_dir = need(&a.data_dir, "--data-dir")?;
+    let exe = std::env::current_exe().map_err(|e| KbError::io("kb-bench", e))?;
+    let kb = exe.with_file_name("kb");
+    let queries = [
+        "vitamin d deficiency and bone health",
+        "does green tea prevent cancer",
+        "statins side effects muscle pain",
+        "gut bacteria and obesity",
+        "how much protein do athletes need",
+    ];
+    for (label, extra) in [("keyword-only", Some("--fts-only")), ("hybrid", None)] {
+        let mut times = Vec::new();
+        for i in 0..a.runs + 2 {
+            let mut cmd = std::process::Command::new(&kb);
+            cmd.arg("--data-dir").arg(data_dir).arg("search").arg(queries[i % queries.len()]);
+            if let Some(x) = extra {
+                cmd.arg(x);
+            }
+            let t = Instant::now();
+            let out = cmd.output().map_err(|e| KbError::io(&kb, e))?;
+            let ms = t.elapsed().as_secs_f64() * 1000.0;
+            if !out.status.success() {
+                return Err(KbError::Usage(format!(
+                    "kb search failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                )));
+            }
+            if i >= 2 {
+                times.push(ms); // the first two warm the page cache
+            }
+        }
+        println!(
+            "kb search {label}, fresh process: p50 {:.1} ms, p95 {:.1} ms over {} runs",
+            median(times.clone()),
+            p95(times.clone()),
+            times.len()
+        );
+    }
+    Ok(())
+}
