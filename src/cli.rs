@@ -243,10 +243,6 @@ fn model_files_for(
     if let Some(files) = embed::find_in_hf_cache(spec) {
         return Ok(files);
     }
-    eprintln!(
-        "kb: downloading {} from the Hugging Face hub ({})",
-        spec.name, spec.repo
-    );
     embed::download_from_hub(spec, !quiet)
 }
 

@@ -28,7 +28,9 @@ struct Args {
 
 fn parse_args() -> std::result::Result<Args, String> {
     let mut it = std::env::args().skip(1);
-    let cmd = it.next().ok_or("usage: kb-bench embed|build|vector|cli [options]")?;
+    let cmd = it
+        .next()
+        .ok_or("usage: kb-bench embed|build|vector|cli [options]")?;
     let mut a = Args {
         cmd,
         data_dir: None,
@@ -200,7 +202,11 @@ fn bench_build(a: &Args) -> Result<()> {
     let (embedder, _) = load_model(need(&a.model_dir, "--model-dir")?, &config)?;
     let db = Database::open(&config.db_path(), OpenMode::Create)?;
     if db.chunk_count()? as usize >= a.chunks {
-        println!("{} already holds {} chunks", db.path().display(), db.chunk_count()?);
+        println!(
+            "{} already holds {} chunks",
+            db.path().display(),
+            db.chunk_count()?
+        );
         return Ok(());
     }
     if db.model_binding()?.is_none() {
@@ -215,10 +221,17 @@ fn bench_build(a: &Args) -> Result<()> {
         for (n, line) in text.lines().enumerate() {
             let v: serde_json::Value = serde_json::from_str(line)
                 .map_err(|e| KbError::Usage(format!("{}:{}: {e}", corpus.display(), n + 1)))?;
-            let words: Vec<&str> = v["text"].as_str().unwrap_or("").split_whitespace().collect();
+            let words: Vec<&str> = v["text"]
+                .as_str()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect();
             let windows: Vec<String> = words.chunks(48).map(|w| w.join(" ")).collect();
             total += windows.len();
-            docs.push((format!("{}#{round}", v["_id"].as_str().unwrap_or("?")), windows));
+            docs.push((
+                format!("{}#{round}", v["_id"].as_str().unwrap_or("?")),
+                windows,
+            ));
             if total >= a.chunks {
                 break 'outer;
             }
@@ -228,8 +241,14 @@ fn bench_build(a: &Args) -> Result<()> {
     let started = Instant::now();
     let mut group: Vec<(String, Vec<String>)> = Vec::new();
     let mut written = 0;
-    let flush = |group: &mut Vec<(String, Vec<String>)>, embed_s: &mut f64, write_s: &mut f64| -> Result<usize> {
-        let texts: Vec<&str> = group.iter().flat_map(|(_, w)| w.iter().map(String::as_str)).collect();
+    let flush = |group: &mut Vec<(String, Vec<String>)>,
+                 embed_s: &mut f64,
+                 write_s: &mut f64|
+     -> Result<usize> {
+        let texts: Vec<&str> = group
+            .iter()
+            .flat_map(|(_, w)| w.iter().map(String::as_str))
+            .collect();
         let t = Instant::now();
         let vectors = embedder.embed_passages(&texts)?;
         *embed_s += t.elapsed().as_secs_f64();
@@ -270,7 +289,10 @@ fn bench_build(a: &Args) -> Result<()> {
         if group_chunks >= 256 {
             written += flush(&mut group, &mut embed_s, &mut write_s)?;
             group_chunks = 0;
-            eprint!("\r{written} chunks, {:.0} chunks/s", written as f64 / started.elapsed().as_secs_f64());
+            eprint!(
+                "\r{written} chunks, {:.0} chunks/s",
+                written as f64 / started.elapsed().as_secs_f64()
+            );
         }
     }
     written += flush(&mut group, &mut embed_s, &mut write_s)?;
@@ -346,7 +368,10 @@ fn bench_cli(a: &Args) -> Result<()> {
         let mut times = Vec::new();
         for i in 0..a.runs + 2 {
             let mut cmd = std::process::Command::new(&kb);
-            cmd.arg("--data-dir").arg(data_dir).arg("search").arg(queries[i % queries.len()]);
+            cmd.arg("--data-dir")
+                .arg(data_dir)
+                .arg("search")
+                .arg(queries[i % queries.len()]);
             if let Some(x) = extra {
                 cmd.arg(x);
             }

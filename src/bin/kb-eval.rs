@@ -470,10 +470,7 @@ fn ingest_corpus(
     let todo: Vec<&CorpusDoc> = if reuse {
         let mut todo = Vec::new();
         for doc in corpus {
-            if db
-                .find_document_by_path(&source_path(&doc.id))?
-                .is_none()
-            {
+            if db.find_document_by_path(&source_path(&doc.id))?.is_none() {
                 todo.push(doc);
             }
         }
@@ -699,24 +696,28 @@ fn rank_documents(
 /// the ideal DCG ranks the judged documents by grade. 0 when nothing is
 /// relevant.
 fn ndcg_at(ranking: &[String], qrels: &HashMap<String, i64>, k: usize) -> f64 {
-    let dcg = |gains: &mut dyn Iterator<Item = i64>| -> f64 {
-        gains
-            .take(k)
-            .enumerate()
-            .map(|(i, g)| g.max(0) as f64 / ((i + 2) as f64).log2())
-            .sum()
-    };
-    let actual = dcg(&mut ranking
-        .iter()
-        .map(|d| qrels.get(d).copied().unwrap_or(0)));
+    let actual = dcg(
+        ranking.iter().map(|d| qrels.get(d).copied().unwrap_or(0)),
+        k,
+    );
     let mut ideal: Vec<i64> = qrels.values().copied().filter(|&g| g > 0).collect();
     ideal.sort_unstable_by(|a, b| b.cmp(a));
-    let best = dcg(&mut ideal.into_iter());
+    let best = dcg(ideal.into_iter(), k);
     if best > 0.0 {
         actual / best
     } else {
         0.0
     }
+}
+
+/// Discounted cumulative gain of the first `k` grades (negative grades
+/// count as 0).
+fn dcg(grades: impl Iterator<Item = i64>, k: usize) -> f64 {
+    grades
+        .take(k)
+        .enumerate()
+        .map(|(i, g)| g.max(0) as f64 / ((i + 2) as f64).log2())
+        .sum()
 }
 
 /// Recall@k: the share of relevant documents (grade > 0) in the first k.
@@ -820,7 +821,10 @@ mod tests {
 
         std::fs::write(&corpus, "{\"_id\": \"d1\"}\n{\"title\": \"no id\"}\n").unwrap();
         let err = load_corpus(&corpus).unwrap_err().to_string();
-        assert!(err.contains("corpus.jsonl:2:") && err.contains("_id"), "{err}");
+        assert!(
+            err.contains("corpus.jsonl:2:") && err.contains("_id"),
+            "{err}"
+        );
         std::fs::write(&corpus, "{\"_id\": \"d1\"}\nnot json\n").unwrap();
         let err = load_corpus(&corpus).unwrap_err().to_string();
         assert!(err.contains("corpus.jsonl:2: invalid JSON"), "{err}");
@@ -835,7 +839,10 @@ mod tests {
         assert!(err.contains("test.tsv:2:") && err.contains("high"), "{err}");
         std::fs::write(&tsv, "q1 d1\n").unwrap();
         let err = load_qrels(&tsv).unwrap_err().to_string();
-        assert!(err.contains("test.tsv:1:") && err.contains("3 tab-separated"), "{err}");
+        assert!(
+            err.contains("test.tsv:1:") && err.contains("3 tab-separated"),
+            "{err}"
+        );
         assert_eq!(
             load_qrels(&dir.path().join("missing.tsv"))
                 .unwrap_err()
@@ -850,17 +857,13 @@ mod tests {
             .iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect();
-        let mut qrels = Qrels::new();
-        qrels.insert("q1".into(), qrels_map(&[("d1", 1)]));
-        qrels.insert("q2".into(), qrels_map(&[("d1", 0)]));
-        qrels.insert("q3".into(), qrels_map(&[("d1", 1)]));
-        let judged = judged_queries(&queries, &qrels);
+        let mut all = Qrels::new();
+        all.insert("q1".into(), qrels(&[("d1", 1)]));
+        all.insert("q2".into(), qrels(&[("d1", 0)]));
+        all.insert("q3".into(), qrels(&[("d1", 1)]));
+        let judged = judged_queries(&queries, &all);
         assert_eq!(judged.len(), 1);
         assert_eq!(judged[0].id, "q1");
         assert_eq!(judged[0].text, "one");
-    }
-
-    fn qrels_map(pairs: &[(&str, i64)]) -> HashMap<String, i64> {
-        qrels(pairs)
     }
 }

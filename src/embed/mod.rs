@@ -53,6 +53,10 @@ pub fn download_from_hub(spec: &ModelSpec, show_progress: bool) -> Result<ModelF
             spec.name
         )));
     }
+    eprintln!(
+        "kb: downloading {} from the Hugging Face hub ({})",
+        spec.name, spec.repo
+    );
     let api = hf_hub::api::sync::ApiBuilder::from_env()
         .with_progress(show_progress)
         .build()

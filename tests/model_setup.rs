@@ -1,0 +1,163 @@
+//! How kb finds (or fails to find) the model and ONNX Runtime.
+
+mod common;
+
+use common::{fixture_tree, model_dir, Kb};
+
+/// `kb init` without --model-dir finds the model in the Hugging Face cache
+/// (HF_HOME) with the hub offline.
+#[test]
+fn init_from_hf_cache_offline() {
+    let kb = Kb::empty();
+    let hf_home = kb.home.path().join("hf");
+    let repo = hf_home.join("hub/models--sentence-transformers--all-MiniLM-L6-v2");
+    let rev = "0123456789abcdef0123456789abcdef01234567";
+    let snap = repo.join("snapshots").join(rev);
+    std::fs::create_dir_all(snap.join("onnx")).unwrap();
+    std::fs::create_dir_all(repo.join("refs")).unwrap();
+    std::fs::write(repo.join("refs/main"), rev).unwrap();
+    let src = model_dir();
+    std::os::unix::fs::symlink(src.join("model.onnx"), snap.join("onnx/model.onnx")).unwrap();
+    for f in ["tokenizer.json", "config.json"] {
+        std::os::unix::fs::symlink(src.join(f), snap.join(f)).unwrap();
+    }
+    let out = kb
+        .cmd()
+        .env("HF_HOME", &hf_home)
+        .env("HF_HUB_OFFLINE", "1")
+        .args(["init", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["model_name"], "all-MiniLM-L6-v2");
+    assert_eq!(v["embedding_dim"], 384);
+    assert!(v["onnx_file"].as_str().unwrap().contains("snapshots"));
+
+    // Later commands find it again through the recorded directory.
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let r = kb.json(&["search", "configure git user name"]);
+    assert!(r["returned"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn missing_model_says_run_kb_init() {
+    let kb = Kb::empty();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    let out = kb
+        .cmd()
+        .env("HF_HOME", kb.home.path().join("empty-hf"))
+        .args(["add", "--format", "json"])
+        .arg(&docs)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(e["code"], "E_MODEL_MISSING");
+    assert!(e["error"].as_str().unwrap().contains("kb init"));
+
+    let out = kb
+        .cmd()
+        .env("HF_HOME", kb.home.path().join("empty-hf"))
+        .args(["init", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "offline and not cached");
+    let e: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(e["code"], "E_MODEL_MISSING");
+    assert!(e["error"].as_str().unwrap().contains("--model-dir"));
+}
+
+#[test]
+fn missing_runtime_lists_where_kb_looked() {
+    let kb = Kb::empty();
+    let out = kb
+        .cmd()
+        .env_remove("ORT_DYLIB_PATH")
+        .env("KB_CACHE_DIR", kb.home.path().join("no-cache"))
+        .args(["init", "--format", "json", "--model-dir"])
+        .arg(model_dir())
+        .output()
+        .unwrap();
+    if out.status.success() {
+        // A system-wide libonnxruntime exists on this machine; nothing to test.
+        eprintln!("note: ONNX Runtime found in a system directory; skipping");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2));
+    let e: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(e["code"], "E_RUNTIME_MISSING");
+    let msg = e["error"].as_str().unwrap();
+    assert!(
+        msg.contains("no-cache/onnxruntime/libonnxruntime.so"),
+        "{msg}"
+    );
+    assert!(msg.contains("ORT_DYLIB_PATH"), "{msg}");
+}
+
+#[test]
+fn threshold_cuts_on_fused_score() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let all = kb.json(&["search", "git config"]);
+    let scores: Vec<f64> = all["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["score"].as_f64().unwrap())
+        .collect();
+    assert!(scores.len() >= 2);
+    let cut = (scores[0] + scores[scores.len() - 1]) / 2.0;
+    let some = kb.json(&["search", "git config", "--threshold", &cut.to_string()]);
+    let kept = some["results"].as_array().unwrap();
+    assert!(!kept.is_empty() && kept.len() < scores.len());
+    assert!(kept
+        .iter()
+        .all(|r| r["score"].as_f64().unwrap() >= cut - 1e-6));
+}
+
+/// Searches keep working while another process ingests into the same kb.db.
+#[test]
+fn search_while_ingesting() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let more = kb.home.path().join("more");
+    for i in 0..300 {
+        common::write(
+            &more.join(format!("n{i}.txt")),
+            &format!(
+                "Entry {i}: notes on the garden, the weather and the bicycle commute, day {i}."
+            ),
+        );
+    }
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kb"))
+        .arg("--data-dir")
+        .arg(kb.data_dir())
+        .args(["add", "--quiet"])
+        .arg(&more)
+        .env("HOME", kb.home.path())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut searches = 0;
+    while child.try_wait().unwrap().is_none() && searches < 40 {
+        let v = kb.json(&["search", "git config", "--fts-only"]);
+        assert!(v["returned"].as_u64().unwrap() > 0);
+        searches += 1;
+    }
+    assert!(child.wait().unwrap().success());
+    assert!(searches > 0);
+    let s = kb.json(&["status"]);
+    assert_eq!(s["documents"]["note"], 301);
+}
