@@ -8,11 +8,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::{CliOverrides, Config, OutputFormat};
-use crate::db::{normalize_tags, Database, Filters, OpenMode};
+use crate::db::{normalize_tags, Database, Filters, ListFilters, OpenMode, SearchLogEntry};
 use crate::embed::{self, Embedder, ModelFiles};
 use crate::error::{KbError, Result};
 use crate::ingest::pipeline::{progress_bar, IngestOptions, Ingester};
 use crate::ingest::DocType;
+use crate::inspect;
 use crate::output;
 use crate::search::{self, Mode, SearchRequest};
 
@@ -52,6 +53,106 @@ pub enum Command {
     Status,
     /// Every tag with the number of documents carrying it
     Tags,
+    /// List indexed documents (filters combine with AND)
+    List(ListArgs),
+    /// Add or remove tags of a document
+    Tag(TagArgs),
+    /// A document's metadata, tags, chunks, and whether its file changed since indexing
+    Info(DocArg),
+    /// Remove documents (with their chunks, vectors and tag links)
+    Remove(RemoveArgs),
+    /// Show a chunk with N neighbours, or with --section a section of a document
+    Show(ShowArgs),
+    /// A document's structure: Markdown headings, PDF pages, code symbols
+    Outline(OutlineArgs),
+    /// The whole text of a document as indexed
+    Open(OpenArgs),
+    /// Search log: frequent queries, queries without results, latency percentiles
+    Stats(StatsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only documents of this type
+    #[arg(long = "type", value_enum, value_name = "TYPE")]
+    pub doc_type: Option<DocType>,
+    /// Only documents carrying this tag
+    #[arg(long)]
+    pub tag: Option<String>,
+    /// Case-insensitive substring of the title or path
+    #[arg(long, value_name = "TEXT")]
+    pub search: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TagArgs {
+    /// Document id or path
+    pub doc: String,
+    /// Tags to add (comma-separated)
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    pub add: Vec<String>,
+    /// Tags to remove (comma-separated)
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    pub remove: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DocArg {
+    /// Document id or path
+    pub doc: String,
+}
+
+#[derive(Debug, Args)]
+pub struct RemoveArgs {
+    /// Document ids or paths
+    #[arg(required_unless_present = "missing", value_name = "DOC")]
+    pub docs: Vec<String>,
+    /// Remove every document whose source file is gone
+    #[arg(long, conflicts_with = "docs")]
+    pub missing: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// A chunk id (from search results), or with --section a document id or path
+    pub target: String,
+    /// Neighbouring chunks to show before and after the chunk
+    #[arg(long, short = 'C', default_value_t = 0, value_name = "N")]
+    pub context: usize,
+    /// Show this section (heading text, case-insensitive) of the document
+    #[arg(long, value_name = "HEADING")]
+    pub section: Option<String>,
+    /// Show at most N lines of the section
+    #[arg(long, value_name = "N")]
+    pub max_lines: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct OutlineArgs {
+    /// Document id or path
+    pub doc: String,
+    /// Only headings of this level or above (1-6)
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=6), value_name = "N")]
+    pub level: Option<u8>,
+}
+
+#[derive(Debug, Args)]
+pub struct OpenArgs {
+    /// Document id or path
+    pub doc: String,
+    /// Show at most N lines
+    #[arg(long, value_name = "N")]
+    pub max_lines: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Empty the search log
+    #[arg(long)]
+    pub clear: bool,
+    /// How many queries to list
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub limit: usize,
 }
 
 #[derive(Debug, Args)]
@@ -185,7 +286,17 @@ fn effective_format(cli: &Cli, config: &Config) -> OutputFormat {
         return f;
     }
     match cli.command {
-        Command::Search(_) | Command::Status | Command::Tags => config.search.default_format,
+        Command::Search(_)
+        | Command::Status
+        | Command::Tags
+        | Command::List(_)
+        | Command::Tag(_)
+        | Command::Info(_)
+        | Command::Remove(_)
+        | Command::Show(_)
+        | Command::Outline(_)
+        | Command::Open(_)
+        | Command::Stats(_) => config.search.default_format,
         Command::Add(_) | Command::Init(_) | Command::Reindex(_) => OutputFormat::Human,
     }
 }
@@ -214,7 +325,203 @@ fn dispatch(cli: &Cli, config: &Config, format: OutputFormat) -> Result<()> {
         Command::Reindex(a) => cmd_reindex(config, a, format, cli.quiet),
         Command::Status => cmd_status(config, format),
         Command::Tags => cmd_tags(config, format),
+        Command::List(a) => cmd_list(config, a, format),
+        Command::Tag(a) => cmd_tag(config, a, format),
+        Command::Info(a) => cmd_info(config, a, format),
+        Command::Remove(a) => cmd_remove(config, a, format),
+        Command::Show(a) => cmd_show(config, a, format),
+        Command::Outline(a) => cmd_outline(config, a, format),
+        Command::Open(a) => cmd_open(config, a, format),
+        Command::Stats(a) => cmd_stats(config, a, format),
     }
+}
+
+/// Prints a value as JSON, or renders it for people.
+fn emit<T: serde::Serialize>(
+    format: OutputFormat,
+    value: &T,
+    human: impl FnOnce() -> String,
+) -> Result<()> {
+    match format {
+        OutputFormat::Json => print_stdout(&output::to_json(value)),
+        OutputFormat::Human => print_stdout(&human()),
+    }
+}
+
+fn open_existing(config: &Config) -> Result<Database> {
+    Database::open(&config.db_path(), OpenMode::Existing)
+}
+
+fn cmd_list(config: &Config, args: &ListArgs, format: OutputFormat) -> Result<()> {
+    let db = open_existing(config)?;
+    let docs = db.list_documents(&ListFilters {
+        doc_type: args.doc_type.map(|t| t.as_str().to_string()),
+        tag: args.tag.clone(),
+        search: args.search.clone(),
+    })?;
+    emit(format, &docs, || output::list_human(&docs))
+}
+
+fn cmd_tag(config: &Config, args: &TagArgs, format: OutputFormat) -> Result<()> {
+    if args.add.is_empty() && args.remove.is_empty() {
+        return Err(KbError::Usage(
+            "give --add TAGS and/or --remove TAGS".into(),
+        ));
+    }
+    for t in args.add.iter().chain(&args.remove) {
+        if t.trim().is_empty() {
+            return Err(KbError::Usage("empty tag names are not allowed".into()));
+        }
+    }
+    let db = open_existing(config)?;
+    let doc = inspect::resolve_document(&db, &args.doc)?;
+    db.edit_tags(
+        doc.summary.id,
+        &normalize_tags(&args.add),
+        &normalize_tags(&args.remove),
+    )?;
+    let doc = inspect::resolve_document(&db, &doc.summary.id.to_string())?;
+    let r = output::document_ref(&doc);
+    emit(format, &r, || {
+        format!("{}: [{}]\n", r.title, r.tags.join(", "))
+    })
+}
+
+fn cmd_info(config: &Config, args: &DocArg, format: OutputFormat) -> Result<()> {
+    let db = open_existing(config)?;
+    let doc = inspect::resolve_document(&db, &args.doc)?;
+    let status = inspect::document_file_status(&doc);
+    let chunks = db.chunk_summaries(doc.summary.id)?;
+    let v = output::info_json(&doc, status, &chunks);
+    emit(format, &v, || output::info_human(&v))
+}
+
+fn cmd_remove(config: &Config, args: &RemoveArgs, format: OutputFormat) -> Result<()> {
+    let db = open_existing(config)?;
+    let mut docs = Vec::new();
+    if args.missing {
+        for (id, path, _, _) in db.document_files()? {
+            if std::fs::symlink_metadata(&path).is_err() {
+                if let Some(d) = db.document(id)? {
+                    docs.push(d);
+                }
+            }
+        }
+    } else {
+        for a in &args.docs {
+            docs.push(inspect::resolve_document(&db, a)?);
+        }
+    }
+    let ids: Vec<i64> = docs.iter().map(|d| d.summary.id).collect();
+    let removed = db.remove_documents(&ids)?;
+    let refs: Vec<output::DocumentRef> = docs.iter().map(output::document_ref).collect();
+    let v = serde_json::json!({ "removed": removed, "documents": refs });
+    emit(format, &v, || {
+        let mut out = format!("Removed {removed} documents.\n");
+        for r in &refs {
+            out.push_str(&format!(
+                "  {} {}\n",
+                r.id,
+                r.path.as_deref().unwrap_or(&r.title)
+            ));
+        }
+        out
+    })
+}
+
+fn cmd_show(config: &Config, args: &ShowArgs, format: OutputFormat) -> Result<()> {
+    let db = open_existing(config)?;
+    if let Some(section) = &args.section {
+        let doc = inspect::resolve_document(&db, &args.target)?;
+        let s = inspect::find_section(&doc, section)?;
+        if s.other_matches > 0 {
+            eprintln!(
+                "warning: multiple matches for \"{}\"; showing first",
+                section.trim()
+            );
+        }
+        let (content, more) = inspect::truncate_lines(&s.content, args.max_lines);
+        let v = output::section_json(&doc, &s, &content, more);
+        return emit(format, &v, || format!("{content}\n"));
+    }
+    let chunk_id: i64 = args.target.trim().parse().map_err(|_| {
+        KbError::Usage(format!(
+            "`{}` is not a chunk id; use --section HEADING to show a section of a document",
+            args.target
+        ))
+    })?;
+    let window = db.chunk_window(chunk_id, args.context)?.ok_or_else(|| {
+        KbError::NotFound(format!(
+            "no chunk with id {chunk_id}; chunk ids come from `kb search` results"
+        ))
+    })?;
+    let details = db.chunk_details(&window)?;
+    let pos = details
+        .iter()
+        .position(|c| c.chunk_id == chunk_id)
+        .ok_or_else(|| KbError::NotFound(format!("no chunk with id {chunk_id}")))?;
+    let doc = db
+        .document(details[pos].document_id)?
+        .ok_or_else(|| KbError::NotFound(format!("the document of chunk {chunk_id} is gone")))?;
+    let v = output::ShowJson {
+        document: output::document_ref(&doc),
+        chunk: output::chunk_json(&details[pos]),
+        before: details[..pos].iter().map(output::chunk_json).collect(),
+        after: details[pos + 1..].iter().map(output::chunk_json).collect(),
+    };
+    emit(format, &v, || output::show_human(&v))
+}
+
+fn cmd_outline(config: &Config, args: &OutlineArgs, format: OutputFormat) -> Result<()> {
+    let db = open_existing(config)?;
+    let doc = inspect::resolve_document(&db, &args.doc)?;
+    let items = inspect::outline(&db, &doc, args.level)?;
+    let v = output::outline_json(&doc, &items);
+    emit(format, &v, || output::outline_human(&v))
+}
+
+fn cmd_open(config: &Config, args: &OpenArgs, format: OutputFormat) -> Result<()> {
+    let db = open_existing(config)?;
+    let doc = inspect::resolve_document(&db, &args.doc)?;
+    let status = inspect::document_file_status(&doc);
+    let text = doc.content.clone().unwrap_or_default();
+    let total = text.lines().count();
+    let (content, more) = inspect::truncate_lines(&text, args.max_lines);
+    let v = output::open_json(&doc, status, &content, total, more);
+    emit(format, &v, || format!("{content}\n"))
+}
+
+fn cmd_stats(config: &Config, args: &StatsArgs, format: OutputFormat) -> Result<()> {
+    let db = open_existing(config)?;
+    if args.clear {
+        let n = db.clear_search_log()?;
+        let v = serde_json::json!({ "cleared": n });
+        return emit(format, &v, || format!("Cleared {n} logged searches.\n"));
+    }
+    let (mut durations, total, zero, failed) = db.search_log_summary()?;
+    durations.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let pct = |p: f64| -> Option<f64> {
+        if durations.is_empty() {
+            return None;
+        }
+        let i = ((durations.len() as f64) * p).ceil() as usize;
+        Some((durations[i.clamp(1, durations.len()) - 1] * 10.0).round() / 10.0)
+    };
+    let list = |v: Vec<(String, i64)>| -> Vec<serde_json::Value> {
+        v.into_iter()
+            .map(|(q, n)| serde_json::json!({ "query": q, "count": n }))
+            .collect()
+    };
+    let v = serde_json::json!({
+        "total_searches": total,
+        "zero_result_searches": zero,
+        "failed_searches": failed,
+        "latency_ms": { "p50": pct(0.5), "p95": pct(0.95), "p99": pct(0.99), "max": durations.last() },
+        "top_queries": list(db.frequent_queries(false, args.limit)?),
+        "zero_result_queries": list(db.frequent_queries(true, args.limit)?),
+        "logging": config.search.log,
+    });
+    emit(format, &v, || output::stats_human(&v))
 }
 
 fn print_stdout(s: &str) -> Result<()> {
@@ -409,6 +716,7 @@ fn cmd_search(config: &Config, args: &SearchArgs, format: OutputFormat) -> Resul
         Mode::Hybrid
     };
     let db = Database::open(&config.db_path(), OpenMode::Existing)?;
+    let started = std::time::Instant::now();
     let req = SearchRequest {
         query: args.query.clone(),
         top,
@@ -420,22 +728,63 @@ fn cmd_search(config: &Config, args: &SearchArgs, format: OutputFormat) -> Resul
         threshold: args.threshold,
         rrf_k: config.search.rrf_k,
     };
-    let resp = if mode.uses_vector() {
-        // The binding is checked here; the model itself loads on the
-        // search's embedding thread, in parallel with the keyword ranker.
-        let (spec, files, binding) = embed::resolve_bound(&db, config)?;
-        let embed_query = |q: &str| -> Result<Vec<f32>> {
-            embed::load_checked(&spec, &files, &binding, config)?.embed_query(q)
-        };
-        search::search(&db, &req, Some(embed_query))?
-    } else {
-        search::search(&db, &req, None::<fn(&str) -> Result<Vec<f32>>>)?
-    };
-    let json = output::search_json(&resp);
+    let result = run_search(&db, config, &req);
+    if config.search.log {
+        log_search(&db, &req, &result, started.elapsed());
+    }
+    let json = output::search_json(&result?);
     match format {
         OutputFormat::Json => print_stdout(&output::to_json(&json)),
         OutputFormat::Human => print_stdout(&output::search_human(&json)),
     }
+}
+
+fn run_search(
+    db: &Database,
+    config: &Config,
+    req: &SearchRequest,
+) -> Result<search::SearchResponse> {
+    if req.mode.uses_vector() {
+        // The binding is checked here; the model itself loads on the
+        // search's embedding thread, in parallel with the keyword ranker.
+        let (spec, files, binding) = embed::resolve_bound(db, config)?;
+        let embed_query = |q: &str| -> Result<Vec<f32>> {
+            embed::load_checked(&spec, &files, &binding, config)?.embed_query(q)
+        };
+        search::search(db, req, Some(embed_query))
+    } else {
+        search::search(db, req, None::<fn(&str) -> Result<Vec<f32>>>)
+    }
+}
+
+/// Records a search in the log. Logging never fails a search: if the
+/// database is busy or read-only the entry is dropped.
+fn log_search(
+    db: &Database,
+    req: &SearchRequest,
+    result: &Result<search::SearchResponse>,
+    took: std::time::Duration,
+) {
+    let filters = serde_json::json!({
+        "top": req.top,
+        "tags": req.filters.tags,
+        "type": req.filters.doc_type,
+        "threshold": req.threshold,
+    });
+    let entry = SearchLogEntry {
+        source: "cli".into(),
+        query: req.query.clone(),
+        mode: serde_json::to_value(req.mode)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        filters: filters.to_string(),
+        result_count: result.as_ref().map(|r| r.hits.len()).unwrap_or(0),
+        duration_ms: took.as_secs_f64() * 1000.0,
+        error: result.as_ref().err().map(|e| e.to_string()),
+    };
+    let _ = db.set_busy_timeout(std::time::Duration::from_millis(500));
+    let _ = db.log_search(&entry);
 }
 
 fn cmd_reindex(
@@ -521,7 +870,15 @@ fn cmd_status(config: &Config, format: OutputFormat) -> Result<()> {
         documents.insert(t, n);
     }
     let binding = db.model_binding()?;
+    let stale_documents = db
+        .document_files()?
+        .into_iter()
+        .filter(|(_, path, size, mtime)| {
+            inspect::file_status(path, *size, *mtime, None) != inspect::FileStatus::Unchanged
+        })
+        .count();
     let status = output::StatusJson {
+        stale_documents,
         total_documents: documents.values().sum(),
         documents,
         total_chunks: db.chunk_count()?,

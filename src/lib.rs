@@ -12,5 +12,6 @@ pub mod db;
 pub mod embed;
 pub mod error;
 pub mod ingest;
+pub mod inspect;
 pub mod output;
 pub mod search;

@@ -274,6 +274,7 @@ fn bench_build(a: &Args) -> Result<()> {
                 file_mtime: 0,
                 metadata: "{}".into(),
                 tags: vec![],
+                content: None,
             };
             db.write_document_in_tx(&doc, &chunks, Some(&vectors[off..off + chunks.len()]))?;
             off += chunks.len();

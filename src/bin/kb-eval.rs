@@ -537,6 +537,7 @@ fn prepare_document(
         file_mtime: 0,
         metadata: "{}".to_string(),
         tags: Vec::new(),
+        content: None,
     };
     let chunks = parsed
         .chunks

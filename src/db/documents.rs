@@ -18,6 +18,8 @@ pub struct NewDocument {
     /// JSON object.
     pub metadata: String,
     pub tags: Vec<String>,
+    /// The document's text as indexed (for `kb open` and `kb show --section`).
+    pub content: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -126,7 +128,7 @@ impl Database {
                 conn.execute(
                     "UPDATE documents SET title = ?2, content_hash = ?3, doc_type = ?4,
                         language = ?5, file_size = ?6, file_mtime = ?7, metadata = ?8,
-                        updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+                        content = ?9, updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
                      WHERE id = ?1",
                     params![
                         id,
@@ -136,7 +138,8 @@ impl Database {
                         doc.language,
                         doc.file_size as i64,
                         doc.file_mtime,
-                        doc.metadata
+                        doc.metadata,
+                        doc.content
                     ],
                 )?;
                 WriteOutcome::Replaced(id)
@@ -144,8 +147,8 @@ impl Database {
             None => {
                 conn.execute(
                     "INSERT INTO documents (title, source_path, content_hash, doc_type, language,
-                        file_size, file_mtime, metadata)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                        file_size, file_mtime, metadata, content)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                     params![
                         doc.title,
                         doc.source_path,
@@ -154,7 +157,8 @@ impl Database {
                         doc.language,
                         doc.file_size as i64,
                         doc.file_mtime,
-                        doc.metadata
+                        doc.metadata,
+                        doc.content
                     ],
                 )?;
                 WriteOutcome::Added(conn.last_insert_rowid())
@@ -262,6 +266,7 @@ mod tests {
             file_mtime: 1,
             metadata: "{}".into(),
             tags: tags.iter().map(|s| s.to_string()).collect(),
+            content: None,
         }
     }
 

@@ -3,10 +3,12 @@
 //! rankers' queries in `queries`, the vector table in `vectors`).
 
 mod documents;
+mod inspect;
 mod queries;
 mod vectors;
 
 pub use documents::*;
+pub use inspect::*;
 pub use queries::*;
 pub use vectors::*;
 
@@ -19,7 +21,13 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use crate::error::{KbError, Result};
 
 /// Versioned migrations, embedded in the binary and applied in order.
-const MIGRATIONS: &[(i64, &str)] = &[(1, include_str!("../../migrations/001_initial.sql"))];
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("../../migrations/001_initial.sql")),
+    (
+        2,
+        include_str!("../../migrations/002_content_and_search_log.sql"),
+    ),
+];
 
 /// The newest schema this binary knows.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].0;
@@ -91,6 +99,11 @@ impl Database {
         })?;
         db.migrate()?;
         Ok(db)
+    }
+
+    pub fn set_busy_timeout(&self, t: Duration) -> Result<()> {
+        self.conn.busy_timeout(t)?;
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {

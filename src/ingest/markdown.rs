@@ -14,6 +14,7 @@ use crate::config::MarkdownStrategy;
 pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, String> {
     let mut doc = ParsedDocument::default();
     let text = decode_text(bytes, &mut doc.warnings)?;
+    doc.content = text.clone();
     let (front, body, body_line) = split_frontmatter(&text);
     let mut body = body;
     let mut body_line = body_line;

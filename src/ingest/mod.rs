@@ -78,6 +78,8 @@ pub struct ParsedDocument {
     pub tags: Vec<String>,
     pub chunks: Vec<Chunk>,
     pub headings: Vec<Heading>,
+    /// The full text as indexed (decoded file text, or extracted PDF text).
+    pub content: String,
     /// Problems worth logging that did not stop the file from indexing.
     pub warnings: Vec<String>,
 }

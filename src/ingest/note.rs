@@ -9,6 +9,7 @@ use super::{decode_text, file_title, Chunk, ChunkContext, ParsedDocument};
 pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, String> {
     let mut doc = ParsedDocument::default();
     let text = decode_text(bytes, &mut doc.warnings)?;
+    doc.content = text.clone();
     doc.title = file_title(path);
     let max = ctx.cap(ctx.config.defaults.max_tokens);
     for p in split_text(&text, max, ctx.overlap(max), ctx.tokens) {

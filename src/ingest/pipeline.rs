@@ -343,6 +343,7 @@ impl<'a> Ingester<'a> {
             file_mtime: mtime,
             metadata: document_metadata(&doc),
             tags: normalize_tags(all_tags),
+            content: Some(doc.content.clone()),
         };
         let chunks: Vec<NewChunk> = doc
             .chunks

@@ -59,10 +59,28 @@ pub fn search_human(s: &SearchJson) -> String {
             label,
             src.doc_type,
             tags,
-            preview(&r.text, 160)
+            highlight(&r.snippet)
         ));
     }
     out
+}
+
+/// Renders [MATCH] markers as bold yellow on a terminal (unless NO_COLOR
+/// is set), as plain text otherwise.
+pub fn highlight(snippet: &str) -> String {
+    use std::io::IsTerminal;
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let (open, close) = if color {
+        ("\x1b[1;33m", "\x1b[0m")
+    } else {
+        ("", "")
+    };
+    snippet
+        .replace("[MATCH]", open)
+        .replace("[/MATCH]", close)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 pub fn status_human(s: &StatusJson) -> String {
@@ -88,6 +106,12 @@ pub fn status_human(s: &StatusJson) -> String {
     out.push_str(&format!("Schema version: {}\n", s.schema_version));
     if let Some(t) = &s.last_ingest_at {
         out.push_str(&format!("Last ingest: {t}\n"));
+    }
+    if s.stale_documents > 0 {
+        out.push_str(&format!(
+            "Stale: {} documents changed or missing since indexing (kb add to refresh, kb remove --missing to drop)\n",
+            s.stale_documents
+        ));
     }
     out
 }

@@ -2,6 +2,7 @@
 //! or renamed) and the human layout.
 
 mod human;
+mod inspect;
 
 use std::collections::BTreeMap;
 
@@ -11,6 +12,7 @@ use serde_json::Value;
 use crate::search::{SearchHit, SearchResponse};
 
 pub use human::*;
+pub use inspect::*;
 
 #[derive(Debug, Serialize)]
 pub struct SearchJson {
@@ -29,6 +31,9 @@ pub struct ResultJson {
     pub score_breakdown: ScoreBreakdown,
     pub text: String,
     pub source: SourceJson,
+    /// The best-matching passage, about 32 tokens, query words wrapped in
+    /// [MATCH]...[/MATCH], "..." at cut ends (additive).
+    pub snippet: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -90,6 +95,7 @@ fn result_json(h: &SearchHit) -> ResultJson {
             cosine: h.cosine.map(|x| round(x as f64, 4)),
         },
         text: c.text.clone(),
+        snippet: h.snippet.clone(),
         source: SourceJson {
             document_id: c.document_id,
             title: c.title.clone(),
@@ -120,6 +126,8 @@ pub struct StatusJson {
     pub embedding_dim: Option<usize>,
     pub schema_version: i64,
     pub last_ingest_at: Option<String>,
+    /// Indexed documents whose source file changed or vanished since.
+    pub stale_documents: usize,
     pub db_path: String,
 }
 

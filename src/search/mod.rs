@@ -3,6 +3,7 @@
 
 pub mod fusion;
 pub mod query;
+pub mod snippet;
 pub mod vector;
 
 use std::collections::HashMap;
@@ -61,6 +62,8 @@ pub struct SearchHit {
     /// Absolute relevance: BM25 (higher is better) and cosine similarity.
     pub bm25: Option<f64>,
     pub cosine: Option<f32>,
+    /// The best-matching passage, query words in [MATCH]...[/MATCH].
+    pub snippet: String,
 }
 
 #[derive(Debug, Clone)]
@@ -191,20 +194,28 @@ where
     let ids: Vec<i64> = fused.iter().map(|f| f.chunk_id).collect();
     let details = db.chunk_details(&ids)?;
     let by_id: HashMap<i64, ChunkDetails> = details.into_iter().map(|d| (d.chunk_id, d)).collect();
-    let hits = fused
-        .into_iter()
-        .filter_map(|f| {
-            let chunk = by_id.get(&f.chunk_id)?.clone();
-            Some(SearchHit {
-                score: f.score,
-                fts: f.fts,
-                vector: f.vector,
-                bm25: bm25.get(&f.chunk_id).copied(),
-                cosine: cosine.get(&f.chunk_id).copied(),
-                chunk,
-            })
-        })
-        .collect();
+    let fts = query::fts_query(&req.query);
+    let mut hits = Vec::with_capacity(fused.len());
+    for f in fused {
+        let Some(chunk) = by_id.get(&f.chunk_id).cloned() else {
+            continue;
+        };
+        let keyword_snippet = match (&fts, bm25.contains_key(&f.chunk_id)) {
+            (Some(q), true) => db.keyword_snippet(q, f.chunk_id)?,
+            _ => None,
+        };
+        let snippet =
+            keyword_snippet.unwrap_or_else(|| snippet::lexical_snippet(&chunk.text, &req.query));
+        hits.push(SearchHit {
+            score: f.score,
+            fts: f.fts,
+            vector: f.vector,
+            bm25: bm25.get(&f.chunk_id).copied(),
+            cosine: cosine.get(&f.chunk_id).copied(),
+            snippet,
+            chunk,
+        });
+    }
     Ok(SearchResponse {
         query: req.query.clone(),
         mode: req.mode,

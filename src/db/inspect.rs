@@ -1,0 +1,327 @@
+//! Lookups for the inspection commands (list, info, show, outline, open,
+//! remove, tag) and the search log.
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{params, OptionalExtension, Row};
+use serde::Serialize;
+
+use super::Database;
+use crate::error::Result;
+
+/// Filters of `kb list`; all given ones must hold.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilters {
+    pub doc_type: Option<String>,
+    pub tag: Option<String>,
+    /// Case-insensitive substring of the title or path.
+    pub search: Option<String>,
+}
+
+/// One line of `kb list`.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocumentSummary {
+    pub id: i64,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub doc_type: String,
+    pub tags: Vec<String>,
+    pub chunk_count: i64,
+    pub created_at: String,
+    pub path: Option<String>,
+    pub updated_at: String,
+}
+
+/// Everything stored about one document.
+#[derive(Debug, Clone)]
+pub struct DocumentRecord {
+    pub summary: DocumentSummary,
+    pub language: Option<String>,
+    pub content_hash: String,
+    pub file_size: Option<u64>,
+    pub file_mtime: Option<i64>,
+    pub metadata: serde_json::Value,
+    pub content: Option<String>,
+}
+
+/// A chunk of a document, without its text.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChunkSummary {
+    pub chunk_id: i64,
+    pub chunk_index: i64,
+    pub token_count: Option<i64>,
+    pub section: Option<String>,
+    pub page: Option<u64>,
+    pub symbol_name: Option<String>,
+}
+
+/// An indexed file: document id, path, size and mtime when indexed.
+pub type DocumentFile = (i64, String, Option<u64>, Option<i64>);
+
+/// One row of the search log.
+#[derive(Debug, Clone, Default)]
+pub struct SearchLogEntry {
+    pub source: String,
+    pub query: String,
+    pub mode: String,
+    pub filters: String,
+    pub result_count: usize,
+    pub duration_ms: f64,
+    pub error: Option<String>,
+}
+
+const SUMMARY_COLUMNS: &str = "d.id, d.title, d.doc_type, d.created_at, d.source_path, d.updated_at,
+    (SELECT count(*) FROM chunks c WHERE c.document_id = d.id),
+    (SELECT json_group_array(name) FROM (SELECT t.name FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
+        WHERE dt.document_id = d.id ORDER BY t.name))";
+
+fn summary_from(r: &Row) -> rusqlite::Result<DocumentSummary> {
+    let tags: String = r.get(7)?;
+    Ok(DocumentSummary {
+        id: r.get(0)?,
+        title: r.get(1)?,
+        doc_type: r.get(2)?,
+        created_at: r.get(3)?,
+        path: r.get(4)?,
+        updated_at: r.get(5)?,
+        chunk_count: r.get(6)?,
+        tags: serde_json::from_str(&tags).unwrap_or_default(),
+    })
+}
+
+impl Database {
+    pub fn list_documents(&self, f: &ListFilters) -> Result<Vec<DocumentSummary>> {
+        let mut sql = format!("SELECT {SUMMARY_COLUMNS} FROM documents d WHERE 1 = 1");
+        let mut p: Vec<SqlValue> = Vec::new();
+        if let Some(t) = &f.doc_type {
+            p.push(SqlValue::Text(t.clone()));
+            sql.push_str(&format!(" AND d.doc_type = ?{}", p.len()));
+        }
+        if let Some(tag) = &f.tag {
+            p.push(SqlValue::Text(tag.trim().to_lowercase()));
+            sql.push_str(&format!(
+                " AND EXISTS (SELECT 1 FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
+                   WHERE dt.document_id = d.id AND t.name = ?{})",
+                p.len()
+            ));
+        }
+        if let Some(s) = &f.search {
+            p.push(SqlValue::Text(format!("%{}%", s.to_lowercase())));
+            let n = p.len();
+            sql.push_str(&format!(
+                " AND (lower(d.title) LIKE ?{n} OR lower(coalesce(d.source_path, '')) LIKE ?{n})"
+            ));
+        }
+        sql.push_str(" ORDER BY d.id");
+        let mut stmt = self.conn().prepare(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(p), summary_from)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn document_id_by_path(&self, path: &str) -> Result<Option<i64>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT id FROM documents WHERE source_path = ?1",
+                [path],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    pub fn document(&self, id: i64) -> Result<Option<DocumentRecord>> {
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS}, d.language, d.content_hash, d.file_size, d.file_mtime,
+                    d.metadata, d.content
+             FROM documents d WHERE d.id = ?1"
+        );
+        Ok(self
+            .conn()
+            .query_row(&sql, [id], |r| {
+                let metadata: String = r.get(12)?;
+                Ok(DocumentRecord {
+                    summary: summary_from(r)?,
+                    language: r.get(8)?,
+                    content_hash: r.get(9)?,
+                    file_size: r.get::<_, Option<i64>>(10)?.map(|v| v as u64),
+                    file_mtime: r.get(11)?,
+                    metadata: serde_json::from_str(&metadata).unwrap_or_default(),
+                    content: r.get(13)?,
+                })
+            })
+            .optional()?)
+    }
+
+    pub fn chunk_summaries(&self, document_id: i64) -> Result<Vec<ChunkSummary>> {
+        let mut stmt = self.conn().prepare(
+            "SELECT id, chunk_index, token_count,
+                    json_extract(metadata, '$.section'), json_extract(metadata, '$.page'),
+                    json_extract(metadata, '$.symbol_name')
+             FROM chunks WHERE document_id = ?1 ORDER BY chunk_index",
+        )?;
+        let rows = stmt.query_map([document_id], |r| {
+            Ok(ChunkSummary {
+                chunk_id: r.get(0)?,
+                chunk_index: r.get(1)?,
+                token_count: r.get(2)?,
+                section: r.get(3)?,
+                page: r.get::<_, Option<i64>>(4)?.map(|p| p as u64),
+                symbol_name: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The ids of a chunk's neighbours within `n` positions, in order
+    /// (the chunk itself included).
+    pub fn chunk_window(&self, chunk_id: i64, n: usize) -> Result<Option<Vec<i64>>> {
+        let Some((doc, idx)) = self
+            .conn()
+            .query_row(
+                "SELECT document_id, chunk_index FROM chunks WHERE id = ?1",
+                [chunk_id],
+                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)),
+            )
+            .optional()?
+        else {
+            return Ok(None);
+        };
+        let mut stmt = self.conn().prepare(
+            "SELECT id FROM chunks WHERE document_id = ?1 AND chunk_index BETWEEN ?2 AND ?3
+             ORDER BY chunk_index",
+        )?;
+        let rows = stmt.query_map(params![doc, idx - n as i64, idx + n as i64], |r| r.get(0))?;
+        Ok(Some(rows.collect::<rusqlite::Result<_>>()?))
+    }
+
+    /// Every indexed file with what was recorded about it (for staleness).
+    pub fn document_files(&self) -> Result<Vec<DocumentFile>> {
+        let mut stmt = self.conn().prepare(
+            "SELECT id, source_path, file_size, file_mtime FROM documents
+             WHERE source_path IS NOT NULL ORDER BY id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get::<_, Option<i64>>(2)?.map(|v| v as u64),
+                r.get(3)?,
+            ))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Deletes documents with their chunks, vectors and tag links, in one
+    /// transaction; unused tags go too. Returns how many were deleted.
+    pub fn remove_documents(&self, ids: &[i64]) -> Result<usize> {
+        let tx = self.conn().unchecked_transaction()?;
+        let mut n = 0;
+        for id in ids {
+            // Chunks first so the FTS and vector triggers see each row.
+            self.conn()
+                .execute("DELETE FROM chunks WHERE document_id = ?1", [id])?;
+            n += self
+                .conn()
+                .execute("DELETE FROM documents WHERE id = ?1", [id])?;
+        }
+        self.conn().execute(
+            "DELETE FROM tags WHERE id NOT IN (SELECT tag_id FROM document_tags)",
+            [],
+        )?;
+        tx.commit()?;
+        Ok(n)
+    }
+
+    /// Adds and removes tags of one document, in one transaction.
+    pub fn edit_tags(&self, doc_id: i64, add: &[String], remove: &[String]) -> Result<()> {
+        let tx = self.conn().unchecked_transaction()?;
+        self.add_tags(doc_id, add)?;
+        for t in remove {
+            self.conn().execute(
+                "DELETE FROM document_tags WHERE document_id = ?1
+                 AND tag_id = (SELECT id FROM tags WHERE name = ?2)",
+                params![doc_id, t],
+            )?;
+        }
+        self.conn().execute(
+            "DELETE FROM tags WHERE id NOT IN (SELECT tag_id FROM document_tags)",
+            [],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    // --- the search log
+
+    pub fn log_search(&self, e: &SearchLogEntry) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO search_log (source, query, mode, filters, result_count, duration_ms, error)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                e.source,
+                e.query,
+                e.mode,
+                e.filters,
+                e.result_count as i64,
+                e.duration_ms,
+                e.error
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Queries with how often they were searched, most frequent first.
+    pub fn frequent_queries(
+        &self,
+        zero_results_only: bool,
+        limit: usize,
+    ) -> Result<Vec<(String, i64)>> {
+        let cond = if zero_results_only {
+            "WHERE result_count = 0 AND error IS NULL"
+        } else {
+            ""
+        };
+        let sql = format!(
+            "SELECT query, count(*) AS n FROM search_log {cond}
+             GROUP BY query ORDER BY n DESC, max(ts) DESC LIMIT ?1"
+        );
+        let mut stmt = self.conn().prepare(&sql)?;
+        let rows = stmt.query_map([limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Durations of logged searches (ms), and counts: total, zero-result, failed.
+    pub fn search_log_summary(&self) -> Result<(Vec<f64>, i64, i64, i64)> {
+        let mut stmt = self
+            .conn()
+            .prepare("SELECT duration_ms FROM search_log WHERE error IS NULL")?;
+        let durations = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<f64>>>()?;
+        let (total, zero, failed) = self.conn().query_row(
+            "SELECT count(*),
+                    coalesce(sum(result_count = 0 AND error IS NULL), 0),
+                    coalesce(sum(error IS NOT NULL), 0)
+             FROM search_log",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        Ok((durations, total, zero, failed))
+    }
+
+    pub fn clear_search_log(&self) -> Result<usize> {
+        Ok(self.conn().execute("DELETE FROM search_log", [])?)
+    }
+
+    /// The FTS5 snippet of a chunk for a MATCH expression: about 32 tokens
+    /// around the best match, terms in [MATCH]...[/MATCH].
+    pub fn keyword_snippet(&self, fts_query: &str, chunk_id: i64) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .prepare_cached(
+                "SELECT snippet(chunks_fts, 0, '[MATCH]', '[/MATCH]', '...', 32)
+                 FROM chunks_fts WHERE chunks_fts MATCH ?1 AND rowid = ?2",
+            )?
+            .query_row(params![fts_query, chunk_id], |r| r.get(0))
+            .optional()?)
+    }
+}

@@ -1,0 +1,88 @@
+//! Match snippets: the best passage of a chunk, about 32 tokens, query words
+//! wrapped in `[MATCH]` and `[/MATCH]`, `...` where the text was cut.
+//!
+//! Keyword hits use FTS5's own `snippet()`. Chunks found only by the vector
+//! ranker share no indexed word with the query, so their snippet is the
+//! sentence sharing the most word stems with it (else the first sentence).
+
+use super::query::query_terms;
+
+const SNIPPET_WORDS: usize = 32;
+
+/// A crude stem: the first five characters, enough to relate
+/// install/installing/installation without a stemmer.
+fn stem(w: &str) -> String {
+    w.to_lowercase().chars().take(5).collect()
+}
+
+pub fn lexical_snippet(text: &str, query: &str) -> String {
+    let stems: Vec<String> = query_terms(query).iter().map(|t| stem(t)).collect();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.is_empty() {
+        return String::new();
+    }
+    let is_match = |w: &str| {
+        let core: String = w.chars().filter(|c| c.is_alphanumeric()).collect();
+        !core.is_empty() && stems.iter().any(|s| stem(&core) == *s)
+    };
+    // The window of SNIPPET_WORDS words with the most matching words.
+    let n = words.len();
+    let win = SNIPPET_WORDS.min(n);
+    let mut best = (0usize, 0usize);
+    let mut count = words[..win].iter().filter(|w| is_match(w)).count();
+    best.1 = count;
+    for start in 1..=(n - win) {
+        if is_match(words[start - 1]) {
+            count -= 1;
+        }
+        if is_match(words[start + win - 1]) {
+            count += 1;
+        }
+        if count > best.1 {
+            best = (start, count);
+        }
+    }
+    let (start, _) = best;
+    let mut out = String::new();
+    if start > 0 {
+        out.push_str("...");
+    }
+    let marked: Vec<String> = words[start..start + win]
+        .iter()
+        .map(|w| {
+            if is_match(w) {
+                format!("[MATCH]{w}[/MATCH]")
+            } else {
+                w.to_string()
+            }
+        })
+        .collect();
+    out.push_str(&marked.join(" "));
+    if start + win < n {
+        out.push_str("...");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_related_words_and_cuts() {
+        let text = format!(
+            "{} Installing git is easy with the package manager. {}",
+            "x ".repeat(50),
+            "y ".repeat(50)
+        );
+        let s = lexical_snippet(&text, "how to install git");
+        assert!(s.contains("[MATCH]Installing[/MATCH]"), "{s}");
+        assert!(s.contains("[MATCH]git[/MATCH]"), "{s}");
+        assert!(s.starts_with("...") && s.ends_with("..."), "{s}");
+    }
+
+    #[test]
+    fn no_match_gives_the_start() {
+        assert_eq!(lexical_snippet("alpha beta", "zzz"), "alpha beta");
+    }
+}
