@@ -727,6 +727,7 @@ fn cmd_search(config: &Config, args: &SearchArgs, format: OutputFormat) -> Resul
         mode,
         threshold: args.threshold,
         rrf_k: config.search.rrf_k,
+        snippets: true,
     };
     let result = run_search(&db, config, &req);
     if config.search.log {
@@ -749,7 +750,8 @@ fn run_search(
         // search's embedding thread, in parallel with the keyword ranker.
         let (spec, files, binding) = embed::resolve_bound(db, config)?;
         let embed_query = |q: &str| -> Result<Vec<f32>> {
-            embed::load_checked(&spec, &files, &binding, config)?.embed_query(q)
+            embed::load_checked(&spec, &files, &binding, config, embed::ModelUse::Queries)?
+                .embed_query(q)
         };
         search::search(db, req, Some(embed_query))
     } else {

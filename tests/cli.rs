@@ -454,3 +454,28 @@ fn human_search_layout() {
         "{text}"
     );
 }
+
+#[test]
+fn readding_a_folder_prunes_deleted_files() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    std::fs::remove_file(docs.join("guides/sqlite.md")).unwrap();
+    write(&docs.join("new.md"), "# New\n\nA new note about kites.\n");
+    let s = kb.add(&[&docs]);
+    assert_eq!(s["removed"], 1, "{s}");
+    assert_eq!(s["added"], 1, "{s}");
+    let list = kb.json(&["list"]);
+    let titles: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["title"].as_str().unwrap())
+        .collect();
+    assert!(!titles.contains(&"SQLite tips"), "{titles:?}");
+    assert!(titles.contains(&"New"));
+    // Adding a single file never prunes anything else.
+    let s = kb.add(&[&docs.join("new.md")]);
+    assert_eq!(s["removed"], 0);
+}

@@ -655,6 +655,7 @@ fn rank_documents(
             mode,
             threshold: None,
             rrf_k,
+            snippets: false,
         };
         let resp = match mode {
             Mode::Keyword => search::search(db, &req, None::<fn(&str) -> Result<Vec<f32>>>),

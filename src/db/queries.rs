@@ -133,8 +133,10 @@ impl Database {
             .map(|i| i.to_string())
             .collect::<Vec<_>>()
             .join(",");
+        // `+rowid` keeps SQLite from handing the IN list to FTS5, which would
+        // re-run the whole MATCH once per id (115 ms vs 1.3 ms for 900 ids).
         let sql = format!(
-            "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1 AND rowid IN ({list})"
+            "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1 AND +rowid IN ({list})"
         );
         let n: i64 = self.conn().query_row(&sql, [fts_query], |r| r.get(0))?;
         Ok(n as usize)

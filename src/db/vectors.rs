@@ -192,6 +192,25 @@ impl Database {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// sqlite-vec's k-nearest-neighbour scan restricted to some chunks.
+    pub fn vector_knn_among(&self, query: &[f32], k: usize, ids: &[i64]) -> Result<Vec<VectorHit>> {
+        let list = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT chunk_id, distance FROM chunks_vec
+             WHERE embedding MATCH ?1 AND k = ?2
+               AND chunk_id IN (SELECT value FROM json_each(?3))
+             ORDER BY distance",
+        )?;
+        let rows = stmt.query_map(params![vector_to_blob(query), k as i64, list], |r| {
+            let d: f64 = r.get(1)?;
+            Ok(VectorHit {
+                chunk_id: r.get(0)?,
+                cosine: (1.0 - d) as f32,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// The vectors of the given chunks (for a filtered search).
     pub fn vectors_for(&self, ids: &[i64]) -> Result<Vec<(i64, Vec<f32>)>> {
         let mut stmt = self
@@ -297,5 +316,65 @@ impl Database {
         self.write_binding(target)?;
         tx.commit()?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::{NewChunk, NewDocument, OpenMode};
+
+    #[test]
+    fn knn_with_and_without_a_filter() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(&dir.path().join("kb.db"), OpenMode::Create).unwrap();
+        db.bind_model(&ModelBinding {
+            model_name: "m".into(),
+            embedding_dim: 4,
+            model_max_tokens: 16,
+            model_fingerprint: "f".into(),
+            model_dir: None,
+        })
+        .unwrap();
+        let chunks: Vec<NewChunk> = (0..6)
+            .map(|i| NewChunk {
+                text: format!("chunk {i}"),
+                token_count: 2,
+                metadata: "{}".into(),
+            })
+            .collect();
+        let vectors: Vec<Vec<f32>> = (0..6)
+            .map(|i| {
+                let mut v = vec![0.0, 0.0, 0.0, 0.0];
+                v[i % 4] = 1.0;
+                v[(i + 1) % 4] = 0.1 * i as f32;
+                crate::embed::normalize(&mut v);
+                v
+            })
+            .collect();
+        let doc = NewDocument {
+            title: "t".into(),
+            source_path: "/t".into(),
+            content_hash: "h".into(),
+            doc_type: "note".into(),
+            language: None,
+            file_size: 1,
+            file_mtime: 1,
+            metadata: "{}".into(),
+            tags: vec![],
+            content: None,
+        };
+        db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
+        let q = vec![1.0, 0.0, 0.0, 0.0];
+        let all = db.vector_knn(&q, 3).unwrap();
+        assert_eq!(all[0].chunk_id, 1);
+        assert!((all[0].cosine - 1.0).abs() < 1e-5);
+        let some = db.vector_knn_among(&q, 3, &[2, 3, 6]).unwrap();
+        assert!(
+            some.iter().all(|h| [2, 3, 6].contains(&h.chunk_id)),
+            "{some:?}"
+        );
+        assert_eq!(some.len(), 3);
+        assert_eq!(some[0].chunk_id, 6);
     }
 }

@@ -9,7 +9,7 @@ mod tokens;
 
 use std::path::PathBuf;
 
-pub use model::{normalize, Embedder, ModelFiles};
+pub use model::{normalize, Embedder, ModelFiles, ModelUse};
 pub use registry::{all_models, model_spec, ModelSpec, Pooling};
 pub use tokens::TokenCounter;
 
@@ -158,8 +158,9 @@ pub fn load_checked(
     files: &ModelFiles,
     binding: &ModelBinding,
     config: &Config,
+    model_use: ModelUse,
 ) -> Result<Embedder> {
-    let embedder = Embedder::load(spec, files, config)?;
+    let embedder = Embedder::load_for(spec, files, config, model_use)?;
     if embedder.dim() != binding.embedding_dim {
         return Err(KbError::ModelMismatch(format!(
             "{} makes {}-dimensional vectors but the index holds {}-dimensional ones; run `kb reindex`",
@@ -174,5 +175,5 @@ pub fn load_checked(
 /// Loads the model a knowledge base is bound to.
 pub fn load_bound(db: &Database, config: &Config) -> Result<Embedder> {
     let (spec, files, binding) = resolve_bound(db, config)?;
-    load_checked(&spec, &files, &binding, config)
+    load_checked(&spec, &files, &binding, config, ModelUse::Passages)
 }

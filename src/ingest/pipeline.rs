@@ -32,6 +32,8 @@ pub struct IngestSummary {
     pub unsupported: usize,
     /// Empty files.
     pub empty: usize,
+    /// Documents removed because their file under an added folder is gone.
+    pub removed: usize,
     /// Chunks written.
     pub chunks: usize,
     /// True when the run was stopped by Ctrl-C before the end.
@@ -59,6 +61,12 @@ impl IngestSummary {
         }
         if self.empty > 0 {
             s.push_str(&format!(" {} empty files skipped.", self.empty));
+        }
+        if self.removed > 0 {
+            s.push_str(&format!(
+                " Removed {} documents whose files are gone.",
+                self.removed
+            ));
         }
         if self.failed > 0 || self.empty > 0 {
             if let Some(p) = &self.errors_log {
@@ -178,7 +186,33 @@ impl<'a> Ingester<'a> {
         let written = self.write_group(pending, &mut summary);
         bar.finish_and_clear();
         written?;
+        if !summary.interrupted {
+            summary.removed = self.prune_deleted(paths)?;
+        }
         Ok(summary)
+    }
+
+    /// Keeps the index in step with the folders: documents whose file under
+    /// one of `paths` no longer exists are removed.
+    fn prune_deleted(&self, paths: &[PathBuf]) -> Result<usize> {
+        let mut gone = Vec::new();
+        for root in paths.iter().filter(|p| p.is_dir()) {
+            let mut prefix = absolute(root).to_string_lossy().into_owned();
+            if !prefix.ends_with('/') {
+                prefix.push('/');
+            }
+            for (id, path, _, _) in self.db.document_files()? {
+                if path.starts_with(&prefix) && std::fs::symlink_metadata(&path).is_err() {
+                    gone.push(id);
+                }
+            }
+        }
+        gone.sort_unstable();
+        gone.dedup();
+        if gone.is_empty() {
+            return Ok(0);
+        }
+        self.db.remove_documents(&gone)
     }
 
     /// Embeds the chunks of a group of documents in one call, then writes

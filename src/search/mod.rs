@@ -39,6 +39,9 @@ pub struct SearchRequest {
     /// Results with a fused score below this are dropped.
     pub threshold: Option<f64>,
     pub rrf_k: f64,
+    /// Build match snippets for the results (bulk callers such as the
+    /// evaluation harness skip them).
+    pub snippets: bool,
 }
 
 impl SearchRequest {

@@ -1,6 +1,10 @@
-//! The vector ranker: cosine similarity of the query to every stored chunk
-//! vector (the vectors are L2-normalised, so cosine is a dot product),
-//! scanned in Rust, with the filters applied before ranking.
+//! The vector ranker: the chunks whose vectors are most cosine-similar to
+//! the query, with the filters applied before ranking.
+//!
+//! A one-shot `kb search` asks sqlite-vec's vec0 scan (about 20 ms at 20,000
+//! chunks here); streaming every vector out of vec0 into a Rust scan costs
+//! about 185 ms, because vec0 returns vectors row by row. `scan` is the
+//! in-memory ranker for callers that keep the vectors loaded.
 
 use std::collections::HashSet;
 
@@ -8,14 +12,26 @@ use crate::db::{Database, Filters, VectorHit};
 use crate::error::Result;
 
 pub fn search(db: &Database, query: &[f32], filters: &Filters, k: usize) -> Result<Vec<VectorHit>> {
-    let allowed: Option<HashSet<i64>> = if filters.is_empty() {
-        None
-    } else {
-        Some(db.filtered_chunk_ids(filters)?.into_iter().collect())
-    };
+    if filters.is_empty() {
+        return db.vector_knn(query, k);
+    }
+    let allowed = db.filtered_chunk_ids(filters)?;
+    if allowed.is_empty() {
+        return Ok(Vec::new());
+    }
+    db.vector_knn_among(query, k, &allowed)
+}
+
+/// Ranks every stored vector in memory (all of them, or those in `allowed`).
+pub fn scan(
+    db: &Database,
+    query: &[f32],
+    allowed: Option<&HashSet<i64>>,
+    k: usize,
+) -> Result<Vec<VectorHit>> {
     let mut hits = Vec::new();
     db.for_each_vector(|id, v| {
-        if allowed.as_ref().is_some_and(|a| !a.contains(&id)) {
+        if allowed.is_some_and(|a| !a.contains(&id)) {
             return;
         }
         hits.push(VectorHit {

@@ -1,0 +1,133 @@
+//! The error codes that the other tests do not reach: each has its exit
+//! code and a message saying what to do.
+
+mod common;
+
+use common::{fixture_tree, model_dir, write, Kb};
+use serde_json::Value;
+
+fn stderr_json(out: &std::process::Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stderr);
+    let last = text.lines().last().unwrap_or("");
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+#[test]
+fn unknown_model_name() {
+    let kb = Kb::empty();
+    let e = kb.error(&["init", "--model", "gpt-17-ultra"], 1);
+    assert_eq!(e["code"], "E_UNKNOWN_MODEL");
+    assert!(
+        e["error"].as_str().unwrap().contains("all-MiniLM-L6-v2"),
+        "lists the known models"
+    );
+}
+
+#[test]
+fn unreachable_hub_is_a_download_error() {
+    let kb = Kb::empty();
+    // A closed local port: the download fails at once, without any network.
+    let out = kb
+        .cmd()
+        .env_remove("HF_HUB_OFFLINE")
+        .env("HF_HOME", kb.home.path().join("hf"))
+        .env("HF_ENDPOINT", "http://127.0.0.1:9")
+        .args(["init", "--format", "json", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e = stderr_json(&out);
+    assert_eq!(e["code"], "E_DOWNLOAD");
+    assert!(e["error"].as_str().unwrap().contains("--model-dir"));
+}
+
+#[test]
+fn broken_model_file_is_a_model_error() {
+    let kb = Kb::empty();
+    let dir = kb.home.path().join("broken-model");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("model.onnx"), b"this is not an onnx graph").unwrap();
+    for f in ["tokenizer.json", "config.json"] {
+        std::fs::copy(model_dir().join(f), dir.join(f)).unwrap();
+    }
+    let e = kb.error(&["init", "--model-dir", dir.to_str().unwrap()], 2);
+    assert_eq!(e["code"], "E_MODEL");
+    assert!(e["error"].as_str().unwrap().contains("model.onnx"));
+    let empty = kb.home.path().join("empty-model");
+    std::fs::create_dir_all(&empty).unwrap();
+    let e = kb.error(&["init", "--model-dir", empty.to_str().unwrap()], 1);
+    assert_eq!(e["code"], "E_MODEL_MISSING");
+    assert!(e["error"].as_str().unwrap().contains("tokenizer.json"));
+}
+
+#[test]
+fn database_from_a_newer_kb() {
+    let kb = Kb::new();
+    let conn = rusqlite::Connection::open(kb.db_path()).unwrap();
+    conn.execute(
+        "UPDATE config SET value = '99' WHERE key = 'schema_version'",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let e = kb.error(&["status"], 2);
+    assert_eq!(e["code"], "E_DB_TOO_NEW");
+    assert!(e["error"].as_str().unwrap().contains("upgrade kb"));
+}
+
+#[test]
+fn ctrl_c_keeps_committed_work() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("many");
+    for i in 0..400 {
+        write(
+            &docs.join(format!("n{i:03}.txt")),
+            &format!("Note {i} on rivers, bridges and the towns along them; entry number {i}. ")
+                .repeat(6),
+        );
+    }
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kb"))
+        .arg("--data-dir")
+        .arg(kb.data_dir())
+        .args(["add", "--format", "json", "--quiet"])
+        .arg(&docs)
+        .env("HOME", kb.home.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["interrupted"], true);
+    let added = summary["added"].as_u64().unwrap();
+    assert!(added > 0 && added < 400, "stopped midway: {summary}");
+    let e = stderr_json(&out);
+    assert_eq!(e["code"], "E_INTERRUPTED");
+    // What was committed is there; re-running finishes the job.
+    assert_eq!(
+        kb.json(&["status"])["documents"]["note"].as_u64().unwrap(),
+        added
+    );
+    let again = kb.add(&[&docs]);
+    assert_eq!(again["added"].as_u64().unwrap() + added, 400);
+    assert_eq!(again["skipped"].as_u64().unwrap(), added);
+    let _ = fixture_tree;
+}
