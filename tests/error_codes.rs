@@ -131,3 +131,30 @@ fn ctrl_c_keeps_committed_work() {
     assert_eq!(again["skipped"].as_u64().unwrap(), added);
     let _ = fixture_tree;
 }
+
+#[test]
+fn unwritable_data_dir_is_an_io_error() {
+    let kb = Kb::empty();
+    // The data directory's place is taken by a regular file.
+    std::fs::write(kb.data_dir(), b"not a directory").unwrap();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    let e = kb.error(&["add", docs.to_str().unwrap()], 2);
+    assert_eq!(e["code"], "E_IO");
+    assert!(
+        e["error"].as_str().unwrap().contains("data"),
+        "names the path"
+    );
+}
+
+#[test]
+fn a_damaged_schema_is_a_database_error() {
+    let kb = Kb::new();
+    let conn = rusqlite::Connection::open(kb.db_path()).unwrap();
+    conn.execute_batch("DROP TABLE document_tags; DROP TABLE tags;")
+        .unwrap();
+    drop(conn);
+    let e = kb.error(&["tags"], 2);
+    assert_eq!(e["code"], "E_DB");
+    assert!(e["error"].as_str().unwrap().contains("tags"));
+}
