@@ -69,6 +69,8 @@ pub enum Command {
     Open(OpenArgs),
     /// Search log: frequent queries, queries without results, latency percentiles
     Stats(StatsArgs),
+    /// Print SKILL.md, the instructions for LLM tools (kb skill > ~/.claude/skills/kb/SKILL.md)
+    Skill,
 }
 
 #[derive(Debug, Args)]
@@ -297,6 +299,7 @@ fn effective_format(cli: &Cli, config: &Config) -> OutputFormat {
         | Command::Outline(_)
         | Command::Open(_)
         | Command::Stats(_) => config.search.default_format,
+        Command::Skill => OutputFormat::Human,
         Command::Add(_) | Command::Init(_) | Command::Reindex(_) => OutputFormat::Human,
     }
 }
@@ -333,8 +336,12 @@ fn dispatch(cli: &Cli, config: &Config, format: OutputFormat) -> Result<()> {
         Command::Outline(a) => cmd_outline(config, a, format),
         Command::Open(a) => cmd_open(config, a, format),
         Command::Stats(a) => cmd_stats(config, a, format),
+        Command::Skill => print_stdout(SKILL_MD),
     }
 }
+
+/// The skill file for LLM tools, shipped inside the binary.
+const SKILL_MD: &str = include_str!("../SKILL.md");
 
 /// Prints a value as JSON, or renders it for people.
 fn emit<T: serde::Serialize>(

@@ -334,3 +334,13 @@ fn vector_only_hits_get_a_sentence_snippet() {
     let snippet = v["results"][0]["snippet"].as_str().unwrap();
     assert!(snippet.contains("dentist"), "{snippet}");
 }
+
+#[test]
+fn skill_prints_the_skill_file() {
+    let kb = Kb::empty();
+    let out = kb.cmd().arg("skill").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("---\nname: kb\ndescription: "), "{text}");
+    assert_eq!(text, include_str!("../SKILL.md"));
+}
