@@ -579,26 +579,10 @@ fn cmd_init(config: &Config, args: &InitArgs, format: OutputFormat, quiet: bool)
     }
     let binding = embed::binding_for(&embedder)?;
     let db = Database::open(&config.db_path(), OpenMode::Create)?;
-    let mut status = "initialised";
-    match db.model_binding()? {
-        Some(existing)
-            if existing.model_name == binding.model_name
-                && existing.model_fingerprint == binding.model_fingerprint =>
-        {
-            // Same model; remember where its files are now.
-            if let Some(dir) = &binding.model_dir {
-                db.set_config("model_dir", dir)?;
-            }
-            status = "already initialised";
-        }
-        Some(existing) if db.chunk_count()? > 0 => {
-            return Err(KbError::ModelMismatch(format!(
-                "this knowledge base is built with {} ({} dimensions); to switch to {} run `kb reindex --model {}`",
-                existing.model_name, existing.embedding_dim, binding.model_name, binding.model_name
-            )));
-        }
-        _ => db.bind_model(&binding)?,
-    }
+    let status = match embed::bind(&db, &embedder)? {
+        embed::BindOutcome::Bound => "initialised",
+        embed::BindOutcome::AlreadyBound => "already initialised",
+    };
     let embedded = embed_missing_vectors(&db, &embedder, quiet)?;
     let summary = serde_json::json!({
         "status": status,

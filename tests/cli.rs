@@ -273,7 +273,7 @@ fn errors_have_codes_and_exit_codes() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let e: Value = serde_json::from_slice(&out.stderr).unwrap();
+    let e = common::stderr_json(&out);
     assert_eq!(e["code"], "E_MODEL_MISMATCH");
     let msg = e["error"].as_str().unwrap();
     assert!(
@@ -349,7 +349,7 @@ fn corrupt_databases_are_system_errors() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let e: Value = serde_json::from_slice(&out.stderr).unwrap();
+    let e = common::stderr_json(&out);
     assert_eq!(e["code"], "E_DB_CORRUPT");
 
     std::fs::write(&garbage, vec![0x42u8; 8192]).unwrap();

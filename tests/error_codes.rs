@@ -3,14 +3,8 @@
 
 mod common;
 
-use common::{fixture_tree, model_dir, write, Kb};
+use common::{fixture_tree, model_dir, stderr_json, write, Kb};
 use serde_json::Value;
-
-fn stderr_json(out: &std::process::Output) -> Value {
-    let text = String::from_utf8_lossy(&out.stderr);
-    let last = text.lines().last().unwrap_or("");
-    serde_json::from_str(last).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
-}
 
 #[test]
 fn unknown_model_name() {
@@ -91,16 +85,7 @@ fn ctrl_c_keeps_committed_work() {
                 .repeat(6),
         );
     }
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kb"))
-        .arg("--data-dir")
-        .arg(kb.data_dir())
-        .args(["add", "--format", "json", "--quiet"])
-        .arg(&docs)
-        .env("HOME", kb.home.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = kb.spawn(&["add", "--format", "json", "--quiet", docs.to_str().unwrap()]);
     std::thread::sleep(std::time::Duration::from_millis(2500));
     let pid = child.id().to_string();
     assert!(std::process::Command::new("kill")

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{fixture_tree, model_dir, Kb};
+use common::{fixture_tree, model_dir, stderr_json, Kb};
 
 /// `kb init` without --model-dir finds the model in the Hugging Face cache
 /// (HF_HOME) with the hub offline.
@@ -59,7 +59,7 @@ fn missing_model_says_run_kb_init() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let e: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    let e = stderr_json(&out);
     assert_eq!(e["code"], "E_MODEL_MISSING");
     assert!(e["error"].as_str().unwrap().contains("kb init"));
 
@@ -70,7 +70,7 @@ fn missing_model_says_run_kb_init() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "offline and not cached");
-    let e: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    let e = stderr_json(&out);
     assert_eq!(e["code"], "E_MODEL_MISSING");
     assert!(e["error"].as_str().unwrap().contains("--model-dir"));
 }
@@ -92,7 +92,7 @@ fn missing_runtime_lists_where_kb_looked() {
         return;
     }
     assert_eq!(out.status.code(), Some(2));
-    let e: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    let e = stderr_json(&out);
     assert_eq!(e["code"], "E_RUNTIME_MISSING");
     let msg = e["error"].as_str().unwrap();
     assert!(
@@ -141,15 +141,7 @@ fn search_while_ingesting() {
             ),
         );
     }
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kb"))
-        .arg("--data-dir")
-        .arg(kb.data_dir())
-        .args(["add", "--quiet"])
-        .arg(&more)
-        .env("HOME", kb.home.path())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = kb.spawn(&["add", "--quiet", more.to_str().unwrap()]);
     let mut searches = 0;
     while child.try_wait().unwrap().is_none() && searches < 40 {
         let v = kb.json(&["search", "git config", "--fts-only"]);

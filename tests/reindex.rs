@@ -36,14 +36,7 @@ fn killed_reindex_leaves_old_index_and_rerun_completes() {
         .unwrap()
         .contains("astronomy"));
 
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kb"))
-        .arg("--data-dir")
-        .arg(kb.data_dir())
-        .args(["reindex", "--quiet"])
-        .env("HOME", kb.home.path())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = kb.spawn(&["reindex", "--quiet"]);
     std::thread::sleep(std::time::Duration::from_millis(2500));
     assert!(
         child.try_wait().unwrap().is_none(),

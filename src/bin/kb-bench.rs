@@ -85,6 +85,15 @@ fn config(data_dir: Option<&Path>) -> Result<Config> {
     )
 }
 
+/// Questions in the NFCorpus domain, used by the search benchmarks.
+const QUERIES: [&str; 5] = [
+    "vitamin d deficiency and bone health",
+    "does green tea prevent cancer",
+    "statins side effects muscle pain",
+    "gut bacteria and obesity",
+    "how much protein do athletes need",
+];
+
 fn need<'a>(p: &'a Option<PathBuf>, flag: &str) -> Result<&'a Path> {
     p.as_deref()
         .ok_or_else(|| KbError::Usage(format!("{flag} is required")))
@@ -327,14 +336,7 @@ fn bench_vector(a: &Args) -> Result<()> {
     let config = config(Some(data_dir))?;
     let db = Database::open(&config.db_path(), OpenMode::Existing)?;
     let (embedder, _) = load_model(need(&a.model_dir, "--model-dir")?, &config)?;
-    let queries = [
-        "vitamin d deficiency and bone health",
-        "does green tea prevent cancer",
-        "statins side effects muscle pain",
-        "gut bacteria and obesity",
-        "how much protein do athletes need",
-    ];
-    let qvecs: Vec<Vec<f32>> = queries
+    let qvecs: Vec<Vec<f32>> = QUERIES
         .iter()
         .map(|q| embedder.embed_query(q))
         .collect::<Result<_>>()?;
@@ -346,7 +348,7 @@ fn bench_vector(a: &Args) -> Result<()> {
         let hits = kb::search::vector::scan(&db, q, None, 30)?;
         scan.push(t.elapsed().as_secs_f64() * 1000.0);
         let t = Instant::now();
-        let hits2 = db.vector_knn(q, 30)?;
+        let hits2 = db.vector_knn(q, 30, None)?;
         knn.push(t.elapsed().as_secs_f64() * 1000.0);
         if i == 0 {
             let a: Vec<i64> = hits.iter().take(10).map(|h| h.chunk_id).collect();
@@ -370,13 +372,6 @@ fn bench_cli(a: &Args) -> Result<()> {
     let data_dir = need(&a.data_dir, "--data-dir")?;
     let exe = std::env::current_exe().map_err(|e| KbError::io("kb-bench", e))?;
     let kb = exe.with_file_name("kb");
-    let queries = [
-        "vitamin d deficiency and bone health",
-        "does green tea prevent cancer",
-        "statins side effects muscle pain",
-        "gut bacteria and obesity",
-        "how much protein do athletes need",
-    ];
     for (label, extra) in [("keyword-only", Some("--fts-only")), ("hybrid", None)] {
         let mut times = Vec::new();
         for i in 0..a.runs + 2 {
@@ -384,7 +379,7 @@ fn bench_cli(a: &Args) -> Result<()> {
             cmd.arg("--data-dir")
                 .arg(data_dir)
                 .arg("search")
-                .arg(queries[i % queries.len()]);
+                .arg(QUERIES[i % QUERIES.len()]);
             if let Some(x) = extra {
                 cmd.arg(x);
             }

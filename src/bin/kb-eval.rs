@@ -28,9 +28,10 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use kb::config::{CliOverrides, Config};
-use kb::db::{Database, Filters, NewChunk, NewDocument, OpenMode};
+use kb::db::{Database, Filters, NewDocument, OpenMode};
 use kb::embed::{self, Embedder, ModelFiles};
 use kb::error::{KbError, Result};
+use kb::ingest::pipeline::{embed_and_write, ReadyDocument};
 use kb::ingest::{self, ChunkContext, DocType};
 use kb::search::{self, Mode, SearchRequest};
 
@@ -118,7 +119,7 @@ fn run_beir(args: &BeirArgs) -> Result<()> {
     })?;
     let embedder = load_model(&config, args.model_dir.as_deref())?;
     let db = Database::open(&config.db_path(), OpenMode::Create)?;
-    bind_model(&db, &embedder)?;
+    embed::bind(&db, &embedder)?;
 
     let have = db.document_count()?;
     let ingest_time = if args.reuse && have == corpus.len() as i64 {
@@ -385,34 +386,6 @@ fn load_model(config: &Config, model_dir: Option<&Path>) -> Result<Embedder> {
     Ok(embedder)
 }
 
-/// Binds the database to the model, refusing an index whose chunks were
-/// embedded with another model (or without one).
-fn bind_model(db: &Database, embedder: &Embedder) -> Result<()> {
-    let binding = embed::binding_for(embedder)?;
-    match db.model_binding()? {
-        Some(b)
-            if b.model_name == binding.model_name
-                && b.model_fingerprint == binding.model_fingerprint =>
-        {
-            Ok(())
-        }
-        existing if db.chunk_count()? > 0 => Err(KbError::ModelMismatch(format!(
-            "{} was built with {}, not {} ({}); use another --data-dir or delete it",
-            db.path().display(),
-            existing.map_or_else(|| "no embedding model".to_string(), |b| b.model_name),
-            binding.model_name,
-            embedder.files().onnx.display()
-        ))),
-        _ => db.bind_model(&binding),
-    }
-}
-
-/// A parsed corpus document waiting for its vectors.
-struct ReadyDocument {
-    document: NewDocument,
-    chunks: Vec<NewChunk>,
-}
-
 /// Counts and timing of an ingest, for the progress lines.
 struct IngestProgress {
     started: Instant,
@@ -539,43 +512,18 @@ fn prepare_document(
         tags: Vec::new(),
         content: None,
     };
-    let chunks = parsed
-        .chunks
-        .iter()
-        .map(|c| NewChunk {
-            text: c.text.clone(),
-            token_count: c.token_count,
-            metadata: c.metadata_json(),
-        })
-        .collect();
+    let chunks = parsed.chunks.iter().map(|c| c.to_new_chunk()).collect();
     Ok(ReadyDocument { document, chunks })
 }
 
-/// Embeds the chunks of a group of documents in one call and writes each
-/// document with its chunks and vectors.
+/// Embeds and writes a group through the same code as `kb add`.
 fn write_group(
     db: &Database,
     embedder: &Embedder,
     group: Vec<ReadyDocument>,
     progress: &mut IngestProgress,
 ) -> Result<()> {
-    if group.is_empty() {
-        return Ok(());
-    }
-    let texts: Vec<&str> = group
-        .iter()
-        .flat_map(|d| d.chunks.iter().map(|c| c.text.as_str()))
-        .collect();
-    let vectors = embedder.embed_passages(&texts)?;
-    let mut offset = 0;
-    for doc in &group {
-        let n = doc.chunks.len();
-        db.write_document(
-            &doc.document,
-            &doc.chunks,
-            Some(&vectors[offset..offset + n]),
-        )?;
-        offset += n;
+    for (_, n) in embed_and_write(db, Some(embedder), group)? {
         progress.written += 1;
         progress.chunks += n;
     }

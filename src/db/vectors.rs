@@ -1,7 +1,7 @@
 //! The vector table `chunks_vec` (sqlite-vec vec0), the model binding in
 //! `config`, and the staging table that makes `kb reindex` atomic.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 
 use super::Database;
 use crate::error::{KbError, Result};
@@ -30,12 +30,6 @@ pub fn vector_to_blob(v: &[f32]) -> Vec<u8> {
         out.extend_from_slice(&x.to_le_bytes());
     }
     out
-}
-
-pub fn blob_to_vector(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
 }
 
 impl Database {
@@ -144,18 +138,6 @@ impl Database {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Every stored vector, for the in-process scan.
-    pub fn all_vectors(&self) -> Result<Vec<(i64, Vec<f32>)>> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT chunk_id, embedding FROM chunks_vec")?;
-        let rows = stmt.query_map([], |r| {
-            let blob: Vec<u8> = r.get(1)?;
-            Ok((r.get(0)?, blob_to_vector(&blob)))
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
     /// Calls `f` with every stored vector, decoding into one reused buffer.
     pub fn for_each_vector(&self, mut f: impl FnMut(i64, &[f32])) -> Result<()> {
         let mut stmt = self
@@ -176,56 +158,50 @@ impl Database {
         Ok(())
     }
 
-    /// sqlite-vec's own k-nearest-neighbour scan, best first.
-    pub fn vector_knn(&self, query: &[f32], k: usize) -> Result<Vec<VectorHit>> {
-        let mut stmt = self.conn().prepare_cached(
-            "SELECT chunk_id, distance FROM chunks_vec
-             WHERE embedding MATCH ?1 AND k = ?2 ORDER BY distance",
-        )?;
-        let rows = stmt.query_map(params![vector_to_blob(query), k as i64], |r| {
+    /// sqlite-vec's k-nearest-neighbour scan, best first, over every chunk
+    /// or only over the chunks in `among`.
+    pub fn vector_knn(
+        &self,
+        query: &[f32],
+        k: usize,
+        among: Option<&[i64]>,
+    ) -> Result<Vec<VectorHit>> {
+        let blob = vector_to_blob(query);
+        let to_hit = |r: &rusqlite::Row| -> rusqlite::Result<VectorHit> {
             let d: f64 = r.get(1)?;
             Ok(VectorHit {
                 chunk_id: r.get(0)?,
                 cosine: (1.0 - d) as f32,
             })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    /// sqlite-vec's k-nearest-neighbour scan restricted to some chunks.
-    pub fn vector_knn_among(&self, query: &[f32], k: usize, ids: &[i64]) -> Result<Vec<VectorHit>> {
-        let list = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
-        let mut stmt = self.conn().prepare_cached(
-            "SELECT chunk_id, distance FROM chunks_vec
-             WHERE embedding MATCH ?1 AND k = ?2
-               AND chunk_id IN (SELECT value FROM json_each(?3))
-             ORDER BY distance",
-        )?;
-        let rows = stmt.query_map(params![vector_to_blob(query), k as i64, list], |r| {
-            let d: f64 = r.get(1)?;
-            Ok(VectorHit {
-                chunk_id: r.get(0)?,
-                cosine: (1.0 - d) as f32,
-            })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    /// The vectors of the given chunks (for a filtered search).
-    pub fn vectors_for(&self, ids: &[i64]) -> Result<Vec<(i64, Vec<f32>)>> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT embedding FROM chunks_vec WHERE chunk_id = ?1")?;
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            if let Some(blob) = stmt
-                .query_row([id], |r| r.get::<_, Vec<u8>>(0))
-                .optional()?
-            {
-                out.push((*id, blob_to_vector(&blob)));
-            }
-        }
-        Ok(out)
+        };
+        let hits = match among {
+            None => self
+                .conn()
+                .prepare_cached(
+                    "SELECT chunk_id, distance FROM chunks_vec
+                     WHERE embedding MATCH ?1 AND k = ?2 ORDER BY distance",
+                )?
+                .query_map(params![blob, k as i64], to_hit)?
+                .collect::<rusqlite::Result<_>>()?,
+            Some(ids) => self
+                .conn()
+                .prepare_cached(
+                    "SELECT chunk_id, distance FROM chunks_vec
+                     WHERE embedding MATCH ?1 AND k = ?2
+                       AND chunk_id IN (SELECT value FROM json_each(?3))
+                     ORDER BY distance",
+                )?
+                .query_map(
+                    params![
+                        blob,
+                        k as i64,
+                        serde_json::to_string(ids).unwrap_or_default()
+                    ],
+                    to_hit,
+                )?
+                .collect::<rusqlite::Result<_>>()?,
+        };
+        Ok(hits)
     }
 
     // --- reindex: new vectors are staged beside the old ones, then swapped.
@@ -366,10 +342,10 @@ mod tests {
         };
         db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
         let q = vec![1.0, 0.0, 0.0, 0.0];
-        let all = db.vector_knn(&q, 3).unwrap();
+        let all = db.vector_knn(&q, 3, None).unwrap();
         assert_eq!(all[0].chunk_id, 1);
         assert!((all[0].cosine - 1.0).abs() < 1e-5);
-        let some = db.vector_knn_among(&q, 3, &[2, 3, 6]).unwrap();
+        let some = db.vector_knn(&q, 3, Some(&[2, 3, 6])).unwrap();
         assert!(
             some.iter().all(|h| [2, 3, 6].contains(&h.chunk_id)),
             "{some:?}"

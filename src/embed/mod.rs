@@ -36,11 +36,7 @@ pub fn find_in_hf_cache(spec: &ModelSpec) -> Option<ModelFiles> {
     for _ in 0..depth {
         dir.pop();
     }
-    Some(ModelFiles {
-        dir,
-        onnx,
-        tokenizer,
-    })
+    Some(ModelFiles::new(dir, onnx, tokenizer))
 }
 
 /// Downloads a model's files from the Hugging Face hub into its cache.
@@ -114,6 +110,39 @@ pub fn binding_for(embedder: &Embedder) -> Result<ModelBinding> {
         model_fingerprint: embedder.files().fingerprint()?,
         model_dir: Some(embedder.files().dir.display().to_string()),
     })
+}
+
+/// Whether binding found the model already in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindOutcome {
+    Bound,
+    AlreadyBound,
+}
+
+/// Binds a knowledge base to a loaded model (`kb init`). The same model
+/// again only records where its files are now; another model is refused
+/// once chunks exist, since that is `kb reindex`'s job.
+pub fn bind(db: &Database, embedder: &Embedder) -> Result<BindOutcome> {
+    let binding = binding_for(embedder)?;
+    match db.model_binding()? {
+        Some(existing)
+            if existing.model_name == binding.model_name
+                && existing.model_fingerprint == binding.model_fingerprint =>
+        {
+            if let Some(dir) = &binding.model_dir {
+                db.set_config("model_dir", dir)?;
+            }
+            Ok(BindOutcome::AlreadyBound)
+        }
+        Some(existing) if db.chunk_count()? > 0 => Err(KbError::ModelMismatch(format!(
+            "this knowledge base is built with {} ({} dimensions); to switch to {} run `kb reindex --model {}`",
+            existing.model_name, existing.embedding_dim, binding.model_name, binding.model_name
+        ))),
+        _ => {
+            db.bind_model(&binding)?;
+            Ok(BindOutcome::Bound)
+        }
+    }
 }
 
 /// Finds the files of the model a knowledge base is bound to, refusing a

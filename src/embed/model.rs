@@ -23,9 +23,21 @@ pub struct ModelFiles {
     pub dir: PathBuf,
     pub onnx: PathBuf,
     pub tokenizer: PathBuf,
+    /// Computed on first use: the binding check and the optimised-graph
+    /// cache both need it, and it costs a read of 2 MiB.
+    fingerprint: std::sync::OnceLock<String>,
 }
 
 impl ModelFiles {
+    pub fn new(dir: PathBuf, onnx: PathBuf, tokenizer: PathBuf) -> ModelFiles {
+        ModelFiles {
+            dir,
+            onnx,
+            tokenizer,
+            fingerprint: std::sync::OnceLock::new(),
+        }
+    }
+
     /// Finds a model's files in a directory: the ONNX file at the repo's
     /// path, or `model.onnx` at the top or under `onnx/`.
     pub fn in_dir(dir: &Path, spec: &ModelSpec) -> Result<ModelFiles> {
@@ -39,11 +51,9 @@ impl ModelFiles {
             .into_iter()
             .find(|p| p.is_file());
         match (onnx, tokenizer) {
-            (Some(onnx), Some(tokenizer)) => Ok(ModelFiles {
-                dir: dir.to_path_buf(),
-                onnx,
-                tokenizer,
-            }),
+            (Some(onnx), Some(tokenizer)) => {
+                Ok(ModelFiles::new(dir.to_path_buf(), onnx, tokenizer))
+            }
             (onnx, tok) => {
                 let mut missing = Vec::new();
                 if onnx.is_none() {
@@ -65,6 +75,14 @@ impl ModelFiles {
     /// and last MiB), so every process can check the binding without hashing
     /// the whole model.
     pub fn fingerprint(&self) -> Result<String> {
+        if let Some(f) = self.fingerprint.get() {
+            return Ok(f.clone());
+        }
+        let f = self.compute_fingerprint()?;
+        Ok(self.fingerprint.get_or_init(|| f).clone())
+    }
+
+    fn compute_fingerprint(&self) -> Result<String> {
         use sha2::{Digest, Sha256};
         use std::io::{Read, Seek, SeekFrom};
         let mut f = std::fs::File::open(&self.onnx).map_err(|e| KbError::io(&self.onnx, e))?;

@@ -44,6 +44,15 @@ impl Chunk {
         }
     }
 
+    /// The chunk as the database stores it.
+    pub fn to_new_chunk(&self) -> crate::db::NewChunk {
+        crate::db::NewChunk {
+            text: self.text.clone(),
+            token_count: self.token_count,
+            metadata: self.metadata_json(),
+        }
+    }
+
     /// The JSON stored in `chunks.metadata`.
     pub fn metadata_json(&self) -> String {
         let mut m = self.extra.clone();

@@ -95,9 +95,43 @@ enum FileOutcome {
     Failed(String),
 }
 
-struct ReadyDocument {
-    document: NewDocument,
-    chunks: Vec<NewChunk>,
+/// A parsed and chunked document waiting to be embedded and written.
+pub struct ReadyDocument {
+    pub document: NewDocument,
+    pub chunks: Vec<NewChunk>,
+}
+
+/// Embeds the chunks of a group of documents in one call (so small
+/// documents still fill the model's batches), then writes each document
+/// with its chunks and vectors in its own transaction. Returns each
+/// document's outcome and chunk count, in order.
+pub fn embed_and_write(
+    db: &Database,
+    embedder: Option<&Embedder>,
+    group: Vec<ReadyDocument>,
+) -> Result<Vec<(WriteOutcome, usize)>> {
+    if group.is_empty() {
+        return Ok(Vec::new());
+    }
+    let vectors = match embedder {
+        Some(e) => {
+            let texts: Vec<&str> = group
+                .iter()
+                .flat_map(|d| d.chunks.iter().map(|c| c.text.as_str()))
+                .collect();
+            Some(e.embed_passages(&texts)?)
+        }
+        None => None,
+    };
+    let mut offset = 0;
+    let mut outcomes = Vec::with_capacity(group.len());
+    for doc in group {
+        let n = doc.chunks.len();
+        let vecs = vectors.as_ref().map(|v| &v[offset..offset + n]);
+        offset += n;
+        outcomes.push((db.write_document(&doc.document, &doc.chunks, vecs)?, n));
+    }
+    Ok(outcomes)
 }
 
 /// Chunks gathered from several documents before one embedding call, so
@@ -195,48 +229,40 @@ impl<'a> Ingester<'a> {
     /// Keeps the index in step with the folders: documents whose file under
     /// one of `paths` no longer exists are removed.
     fn prune_deleted(&self, paths: &[PathBuf]) -> Result<usize> {
-        let mut gone = Vec::new();
-        for root in paths.iter().filter(|p| p.is_dir()) {
-            let mut prefix = absolute(root).to_string_lossy().into_owned();
-            if !prefix.ends_with('/') {
-                prefix.push('/');
-            }
-            for (id, path, _, _) in self.db.document_files()? {
-                if path.starts_with(&prefix) && std::fs::symlink_metadata(&path).is_err() {
-                    gone.push(id);
+        let prefixes: Vec<String> = paths
+            .iter()
+            .filter(|p| p.is_dir())
+            .map(|root| {
+                let mut prefix = absolute(root).to_string_lossy().into_owned();
+                if !prefix.ends_with('/') {
+                    prefix.push('/');
                 }
-            }
+                prefix
+            })
+            .collect();
+        if prefixes.is_empty() {
+            return Ok(0);
         }
-        gone.sort_unstable();
-        gone.dedup();
+        let gone: Vec<i64> = self
+            .db
+            .document_files()?
+            .into_iter()
+            .filter(|(_, path, _, _)| {
+                prefixes.iter().any(|p| path.starts_with(p.as_str()))
+                    && std::fs::symlink_metadata(path).is_err()
+            })
+            .map(|(id, _, _, _)| id)
+            .collect();
         if gone.is_empty() {
             return Ok(0);
         }
         self.db.remove_documents(&gone)
     }
 
-    /// Embeds the chunks of a group of documents in one call, then writes
-    /// each document with its chunks and vectors in its own transaction.
+    /// Embeds and writes a group, counting the outcomes.
     fn write_group(&self, group: Vec<ReadyDocument>, summary: &mut IngestSummary) -> Result<()> {
-        if group.is_empty() {
-            return Ok(());
-        }
-        let vectors = match self.embedder {
-            Some(e) => {
-                let texts: Vec<&str> = group
-                    .iter()
-                    .flat_map(|d| d.chunks.iter().map(|c| c.text.as_str()))
-                    .collect();
-                Some(e.embed_passages(&texts)?)
-            }
-            None => None,
-        };
-        let mut offset = 0;
-        for doc in group {
-            let n = doc.chunks.len();
-            let vecs = vectors.as_ref().map(|v| &v[offset..offset + n]);
-            offset += n;
-            match self.db.write_document(&doc.document, &doc.chunks, vecs)? {
+        for (outcome, n) in embed_and_write(self.db, self.embedder, group)? {
+            match outcome {
                 WriteOutcome::Added(_) => summary.added += 1,
                 WriteOutcome::Replaced(_) => summary.updated += 1,
             }
@@ -379,15 +405,7 @@ impl<'a> Ingester<'a> {
             tags: normalize_tags(all_tags),
             content: Some(doc.content.clone()),
         };
-        let chunks: Vec<NewChunk> = doc
-            .chunks
-            .iter()
-            .map(|c| NewChunk {
-                text: c.text.clone(),
-                token_count: c.token_count,
-                metadata: c.metadata_json(),
-            })
-            .collect();
+        let chunks: Vec<NewChunk> = doc.chunks.iter().map(|c| c.to_new_chunk()).collect();
         Ok(FileOutcome::Ready(Box::new(ReadyDocument {
             document: new_doc,
             chunks,

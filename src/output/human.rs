@@ -2,20 +2,6 @@
 
 use super::{SearchJson, StatusJson, TagJson};
 
-/// A one-line preview of chunk text, about `max` characters.
-pub fn preview(text: &str, max: usize) -> String {
-    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        return flat;
-    }
-    let cut: String = flat.chars().take(max).collect();
-    let cut = match cut.rfind(' ') {
-        Some(i) if i > max / 2 => cut[..i].to_string(),
-        _ => cut,
-    };
-    format!("{cut}...")
-}
-
 /// ```text
 /// Search: "install git" (47 matches, showing top 10)
 ///
@@ -124,16 +110,4 @@ pub fn tags_human(tags: &[TagJson]) -> String {
     tags.iter()
         .map(|t| format!("{:<width$}  {}\n", t.name, t.count))
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn preview_cuts_at_word() {
-        assert_eq!(preview("a  b\nc", 10), "a b c");
-        let p = preview(&"word ".repeat(100), 20);
-        assert!(p.ends_with("...") && p.len() <= 24, "{p}");
-    }
 }

@@ -82,17 +82,18 @@ pub struct SearchResponse {
 /// Keyword hits for a request, plus the total number of keyword matches.
 fn keyword_side(
     db: &Database,
-    req: &SearchRequest,
+    fts: Option<&str>,
+    filters: &Filters,
     limit: usize,
 ) -> Result<(Vec<(i64, f64)>, usize)> {
-    let Some(q) = query::fts_query(&req.query) else {
+    let Some(q) = fts else {
         return Ok((Vec::new(), 0));
     };
-    let hits = db.keyword_search(&q, &req.filters, limit)?;
+    let hits = db.keyword_search(q, filters, limit)?;
     let total = if hits.len() < limit {
         hits.len()
     } else {
-        db.keyword_count(&q, &req.filters)?
+        db.keyword_count(q, filters)?
     };
     Ok((
         hits.into_iter().map(|h| (h.chunk_id, h.bm25)).collect(),
@@ -115,6 +116,7 @@ where
         return Err(KbError::EmptyQuery);
     }
     let k = req.candidates();
+    let fts = query::fts_query(&req.query);
     let keyword_limit = if req.mode == Mode::Keyword {
         req.top
     } else {
@@ -136,7 +138,12 @@ where
             None
         };
         let keyword = if req.mode.uses_keyword() {
-            Some(keyword_side(db, req, keyword_limit)?)
+            Some(keyword_side(
+                db,
+                fts.as_deref(),
+                &req.filters,
+                keyword_limit,
+            )?)
         } else {
             None
         };
@@ -174,8 +181,8 @@ where
     let total_matches = match (&keyword, &vector_hits) {
         (Some((_, kw_total)), Some(vh)) => {
             let ids: Vec<i64> = vh.iter().map(|h| h.chunk_id).collect();
-            let already = match query::fts_query(&req.query) {
-                Some(q) => db.keyword_matches_among(&q, &ids)?,
+            let already = match &fts {
+                Some(q) => db.keyword_matches_among(q, &ids)?,
                 None => 0,
             };
             kw_total + ids.len() - already
@@ -197,7 +204,6 @@ where
     let ids: Vec<i64> = fused.iter().map(|f| f.chunk_id).collect();
     let details = db.chunk_details(&ids)?;
     let by_id: HashMap<i64, ChunkDetails> = details.into_iter().map(|d| (d.chunk_id, d)).collect();
-    let fts = query::fts_query(&req.query);
     let mut hits = Vec::with_capacity(fused.len());
     for f in fused {
         let Some(chunk) = by_id.get(&f.chunk_id).cloned() else {

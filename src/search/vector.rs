@@ -13,13 +13,13 @@ use crate::error::Result;
 
 pub fn search(db: &Database, query: &[f32], filters: &Filters, k: usize) -> Result<Vec<VectorHit>> {
     if filters.is_empty() {
-        return db.vector_knn(query, k);
+        return db.vector_knn(query, k, None);
     }
     let allowed = db.filtered_chunk_ids(filters)?;
     if allowed.is_empty() {
         return Ok(Vec::new());
     }
-    db.vector_knn_among(query, k, &allowed)
+    db.vector_knn(query, k, Some(&allowed))
 }
 
 /// Ranks every stored vector in memory (all of them, or those in `allowed`).

@@ -59,7 +59,21 @@ impl Kb {
 
     /// `kb --data-dir <tmp>` with a clean environment.
     pub fn cmd(&self) -> Command {
-        let mut c = Command::cargo_bin("kb").unwrap();
+        Command::from_std(self.std_cmd())
+    }
+
+    /// `kb ARGS` started in the background, output captured.
+    pub fn spawn(&self, args: &[&str]) -> std::process::Child {
+        self.std_cmd()
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    fn std_cmd(&self) -> std::process::Command {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("kb"));
         c.arg("--data-dir").arg(self.data_dir());
         for (k, _) in std::env::vars() {
             if k.starts_with("KB_") && k != "KB_CACHE_DIR" {
@@ -122,6 +136,13 @@ impl Kb {
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         self.json(&refs)
     }
+}
+
+/// The JSON error object on the last line of a command's stderr.
+pub fn stderr_json(out: &std::process::Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stderr);
+    let last = text.lines().last().unwrap_or("");
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
 
 pub fn write(path: &Path, text: &str) {
