@@ -1,13 +1,15 @@
 //! Turning a file into a document and its chunks.
 //!
 //! `detect` decides a file's type; each format module (`markdown`, `note`,
-//! and later PDF and code) exposes the same `parse(path, bytes, ctx)` that
+//! `pdf`, `code`) exposes the same `parse(path, bytes, ctx)` that
 //! returns a [`ParsedDocument`]; `split` holds the size-bounded splitting
 //! they share; `pipeline` walks folders and writes documents to the database.
 
+pub mod code;
 pub mod detect;
 pub mod markdown;
 pub mod note;
+pub mod pdf;
 pub mod pipeline;
 pub mod split;
 
@@ -126,9 +128,8 @@ pub fn parse(
     let mut doc = match doc_type {
         DocType::Markdown => markdown::parse(path, bytes, ctx)?,
         DocType::Note => note::parse(path, bytes, ctx)?,
-        DocType::Pdf | DocType::Code => {
-            return Err(format!("{} files are not supported yet", doc_type.as_str()))
-        }
+        DocType::Pdf => pdf::parse(path, bytes, ctx)?,
+        DocType::Code => code::parse(path, bytes, ctx)?,
     };
     doc.doc_type = Some(doc_type);
     Ok(doc)

@@ -306,7 +306,7 @@ impl<'a> Ingester<'a> {
                     continue;
                 }
                 let path = entry.into_path();
-                match detect::detect_by_extension(&path) {
+                match detect::detect_by_extension(&path).or_else(|| sniff(&path)) {
                     Some(t) => files.push((absolute(&path), t)),
                     None => summary.unsupported += 1,
                 }
@@ -439,6 +439,20 @@ fn document_metadata(doc: &ParsedDocument) -> String {
         );
     }
     serde_json::Value::Object(m).to_string()
+}
+
+/// The type of a file whose extension says nothing, from its first bytes.
+/// A file that cannot be read here is counted as unsupported: nothing says
+/// it is a document.
+fn sniff(path: &Path) -> Option<DocType> {
+    use std::io::Read as _;
+    let mut head = Vec::with_capacity(detect::SNIFF_BYTES);
+    std::fs::File::open(path)
+        .ok()?
+        .take(detect::SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    detect::detect_by_content(&head)
 }
 
 fn absolute(p: &Path) -> PathBuf {
