@@ -11,7 +11,7 @@ use crate::config::{CliOverrides, Config, OutputFormat};
 use crate::db::{normalize_tags, Database, Filters, ListFilters, OpenMode, SearchLogEntry};
 use crate::embed::{self, Embedder, ModelFiles};
 use crate::error::{KbError, Result};
-use crate::ingest::pipeline::{progress_bar, IngestOptions, Ingester};
+use crate::ingest::pipeline::{progress_bar, IngestOptions, Ingester, ModelSource};
 use crate::ingest::DocType;
 use crate::inspect;
 use crate::output;
@@ -639,9 +639,16 @@ fn embed_missing_vectors(db: &Database, embedder: &Embedder, quiet: bool) -> Res
 
 /// The model for `kb add`: the bound one, or on a new knowledge base the
 /// configured model when its files can be found without a download.
-fn embedder_for_add(db: &Database, config: &Config) -> Result<Embedder> {
+/// The model `kb add` embeds with. A knowledge base already bound to a
+/// model is checked now and loads it only when a file needs indexing, so
+/// re-adding an unchanged folder is quick; a new one loads and binds the
+/// configured model.
+fn model_for_add<'a>(db: &Database, config: &'a Config) -> Result<ModelSource<'a>> {
     if db.model_binding()?.is_some() {
-        return embed::load_bound(db, config);
+        let (spec, files, binding) = embed::resolve_bound(db, config)?;
+        return Ok(ModelSource::Lazy(Box::new(move || {
+            embed::load_checked(&spec, &files, &binding, config, embed::ModelUse::Passages)
+        })));
     }
     let spec = embed::model_spec(&config.embedding.model)?;
     let files = embed::locate(&spec, config, None).map_err(|_| {
@@ -655,7 +662,7 @@ fn embedder_for_add(db: &Database, config: &Config) -> Result<Embedder> {
     let embedder = Embedder::load(&spec, &files, config)?;
     db.bind_model(&embed::binding_for(&embedder)?)?;
     eprintln!("kb: using {} from {}", spec.name, files.dir.display());
-    Ok(embedder)
+    Ok(ModelSource::Owned(Box::new(embedder)))
 }
 
 fn cmd_add(config: &Config, args: &AddArgs, format: OutputFormat, quiet: bool) -> Result<()> {
@@ -671,8 +678,8 @@ fn cmd_add(config: &Config, args: &AddArgs, format: OutputFormat, quiet: bool) -
         ));
     }
     let db = Database::open(&config.db_path(), OpenMode::Create)?;
-    let embedder = embedder_for_add(&db, config)?;
-    let ingester = Ingester::new(config, &db, Some(&embedder));
+    let model = model_for_add(&db, config)?;
+    let ingester = Ingester::new(config, &db, model);
     let summary = ingester.run(
         &args.paths,
         &IngestOptions {

@@ -86,7 +86,16 @@ fn ctrl_c_keeps_committed_work() {
         );
     }
     let child = kb.spawn(&["add", "--format", "json", "--quiet", docs.to_str().unwrap()]);
-    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // Interrupt once the first documents are committed.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while kb.json(&["status"])["total_documents"]
+        .as_u64()
+        .unwrap_or(0)
+        == 0
+    {
+        assert!(std::time::Instant::now() < deadline, "nothing was written");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     let pid = child.id().to_string();
     assert!(std::process::Command::new("kill")
         .args(["-INT", &pid])

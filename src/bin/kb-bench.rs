@@ -4,6 +4,8 @@
 //! kb-bench embed  --model-dir DIR                    model load time, chunks/s at 64 and 256 tokens
 //! kb-bench build  --data-dir DIR --model-dir DIR --corpus corpus.jsonl [--chunks 20000]
 //!                                                    a kb.db of >= N chunks from real text; ingest vs raw model time
+//! kb-bench model  --data-dir DIR --model-dir DIR     the model alone on every chunk of a kb.db (what
+//!                                                    `kb add` of the same files costs at best)
 //! kb-bench vector --data-dir DIR --model-dir DIR     vector search alone (Rust scan, sqlite-vec vec0)
 //! kb-bench cli    --data-dir DIR [--runs 30]         `kb search` per process, keyword-only and hybrid (p50/p95)
 //! ```
@@ -64,6 +66,7 @@ fn main() {
     let result = match args.cmd.as_str() {
         "embed" => bench_embed(&args),
         "build" => bench_build(&args),
+        "model" => bench_model(&args),
         "vector" => bench_vector(&args),
         "cli" => bench_cli(&args),
         other => Err(KbError::Usage(format!("unknown benchmark {other}"))),
@@ -327,6 +330,36 @@ fn bench_build(a: &Args) -> Result<()> {
         db.path().display(),
         written as f64 / wall,
         (wall / embed_s - 1.0) * 100.0
+    );
+    Ok(())
+}
+
+/// Embeds every chunk of a knowledge base again, in id order and in the
+/// groups `kb add` uses, timing only the model: the floor for an ingest of
+/// the same files.
+fn bench_model(a: &Args) -> Result<()> {
+    let data_dir = need(&a.data_dir, "--data-dir")?;
+    let config = config(Some(data_dir))?;
+    let (embedder, load) = load_model(need(&a.model_dir, "--model-dir")?, &config)?;
+    let db = Database::open(&config.db_path(), OpenMode::Existing)?;
+    let (mut after, mut chunks, mut model_s) = (0i64, 0usize, 0f64);
+    loop {
+        let page = db.chunk_texts(after, 256)?;
+        let Some((last, _)) = page.last() else { break };
+        after = *last;
+        let texts: Vec<&str> = page.iter().map(|(_, t)| t.as_str()).collect();
+        let t = Instant::now();
+        embedder.embed_passages(&texts)?;
+        model_s += t.elapsed().as_secs_f64();
+        chunks += texts.len();
+        eprint!("\r{chunks} chunks, {:.1} chunks/s", chunks as f64 / model_s);
+    }
+    eprintln!();
+    println!(
+        "model alone: {chunks} chunks in {:.1} s ({:.1} chunks/s), plus {:.2} s to load the model",
+        model_s,
+        chunks as f64 / model_s.max(1e-9),
+        load.as_secs_f64()
     );
     Ok(())
 }

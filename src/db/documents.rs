@@ -62,6 +62,27 @@ where
 }
 
 impl Database {
+    /// Every indexed file by path, read once at the start of `kb add` so the
+    /// parallel parsers can decide skip or re-index without the database.
+    pub fn indexed_files(&self) -> Result<std::collections::HashMap<String, IndexedFile>> {
+        let mut stmt = self.conn().prepare(
+            "SELECT source_path, id, content_hash, file_size, file_mtime FROM documents
+             WHERE source_path IS NOT NULL",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                IndexedFile {
+                    id: r.get(1)?,
+                    content_hash: r.get(2)?,
+                    file_size: r.get::<_, Option<i64>>(3)?.map(|v| v as u64),
+                    file_mtime: r.get(4)?,
+                },
+            ))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     pub fn find_document_by_path(&self, source_path: &str) -> Result<Option<IndexedFile>> {
         Ok(self
             .conn()

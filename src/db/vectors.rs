@@ -127,6 +127,18 @@ impl Database {
         Ok(())
     }
 
+    /// Chunk texts in id order, a page at a time (for benchmarks that
+    /// re-embed what an ingest wrote).
+    pub fn chunk_texts(&self, after_id: i64, limit: usize) -> Result<Vec<(i64, String)>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT id, text FROM chunks WHERE id > ?1 ORDER BY id LIMIT ?2")?;
+        let rows = stmt.query_map(params![after_id, limit as i64], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Chunks that have no vector (written before a model was bound).
     pub fn chunks_without_vectors(&self, limit: usize) -> Result<Vec<(i64, String)>> {
         let mut stmt = self.conn().prepare(

@@ -1,20 +1,34 @@
-//! `kb add`: walks the given paths, skips what is already indexed, parses
-//! and chunks the rest, embeds the chunks and writes each document with its
-//! chunks (and vectors) in one transaction. A file that fails is logged to
-//! `ingest-errors.log` and the run goes on.
+//! `kb add`: walks the given paths, skips what is already indexed, and runs
+//! three stages at once so the model is never idle while files are parsed:
+//!
+//! 1. parsers (a rayon pool of `ingestion.workers` threads) read, hash, parse
+//!    and chunk files and push documents into a bounded queue;
+//! 2. one embedding thread takes documents from that queue and embeds their
+//!    chunks in large cross-document groups;
+//! 3. the calling thread, the only one touching the database, writes each
+//!    document with its chunks and vectors in one transaction.
+//!
+//! The queues are bounded, so memory stays flat whatever the folder size. A
+//! file that fails is logged to `ingest-errors.log` and the run goes on; a
+//! database or model failure stops it. Ctrl-C stops it after the current
+//! write: every committed document is complete, and re-running continues.
 
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::UNIX_EPOCH;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant, UNIX_EPOCH};
 
+use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::{detect, parse, ChunkContext, DocType, ParsedDocument};
 use crate::config::Config;
-use crate::db::{normalize_tags, Database, NewChunk, NewDocument, WriteOutcome};
-use crate::embed::{Embedder, TokenCounter};
+use crate::db::{normalize_tags, Database, IndexedFile, NewChunk, NewDocument, WriteOutcome};
+use crate::embed::Embedder;
 use crate::error::{KbError, Result};
 
 /// What a run did, printed as the summary.
@@ -36,9 +50,37 @@ pub struct IngestSummary {
     pub removed: usize,
     /// Chunks written.
     pub chunks: usize,
+    /// PDF pages without extractable text (scanned pages; OCR is not done).
+    pub pages_without_text: u64,
+    /// Directories or links the walk could not enter (unreadable, loops).
+    pub walk_errors: usize,
     /// True when the run was stopped by Ctrl-C before the end.
     pub interrupted: bool,
     pub errors_log: Option<PathBuf>,
+    /// Documents and chunks written, by document type.
+    pub by_type: BTreeMap<String, TypeCounts>,
+    /// Where the time went.
+    pub seconds: Timings,
+}
+
+#[derive(Debug, Default, Clone, Serialize, PartialEq)]
+pub struct TypeCounts {
+    pub documents: usize,
+    pub chunks: usize,
+    /// Time spent reading, parsing and chunking these files, summed over
+    /// the parser threads.
+    pub parse_seconds: f64,
+}
+
+/// Seconds spent per stage. The stages overlap, so they add up to more than
+/// `total`; `parse` is summed over the parser threads.
+#[derive(Debug, Default, Clone, Serialize, PartialEq)]
+pub struct Timings {
+    pub total: f64,
+    pub walk: f64,
+    pub parse: f64,
+    pub embed: f64,
+    pub write: f64,
 }
 
 impl IngestSummary {
@@ -62,13 +104,25 @@ impl IngestSummary {
         if self.empty > 0 {
             s.push_str(&format!(" {} empty files skipped.", self.empty));
         }
+        if self.pages_without_text > 0 {
+            s.push_str(&format!(
+                " {} PDF pages had no extractable text (scanned? OCR is not supported).",
+                self.pages_without_text
+            ));
+        }
+        if self.walk_errors > 0 {
+            s.push_str(&format!(
+                " {} folders or links could not be read.",
+                self.walk_errors
+            ));
+        }
         if self.removed > 0 {
             s.push_str(&format!(
                 " Removed {} documents whose files are gone.",
                 self.removed
             ));
         }
-        if self.failed > 0 || self.empty > 0 {
+        if self.failed > 0 || self.empty > 0 || self.walk_errors > 0 {
             if let Some(p) = &self.errors_log {
                 s.push_str(&format!(" Reasons in {}.", p.display()));
             }
@@ -87,12 +141,12 @@ pub struct IngestOptions<'a> {
     pub cancel: &'a AtomicBool,
 }
 
-enum FileOutcome {
-    /// Parsed and chunked, waiting to be embedded and written.
-    Ready(Box<ReadyDocument>),
-    Unchanged,
-    Empty(String),
-    Failed(String),
+/// Where the embedding model comes from: already loaded, or loaded by the
+/// first file that needs chunking (so re-adding an unchanged folder never
+/// pays for the model).
+pub enum ModelSource<'a> {
+    Owned(Box<Embedder>),
+    Lazy(Box<dyn Fn() -> Result<Embedder> + Send + Sync + 'a>),
 }
 
 /// A parsed and chunked document waiting to be embedded and written.
@@ -102,68 +156,124 @@ pub struct ReadyDocument {
 }
 
 /// Embeds the chunks of a group of documents in one call (so small
-/// documents still fill the model's batches), then writes each document
-/// with its chunks and vectors in its own transaction. Returns each
-/// document's outcome and chunk count, in order.
-pub fn embed_and_write(
+/// documents still fill the model's batches).
+pub fn embed_group(embedder: &Embedder, group: &[ReadyDocument]) -> Result<Vec<Vec<f32>>> {
+    let texts: Vec<&str> = group
+        .iter()
+        .flat_map(|d| d.chunks.iter().map(|c| c.text.as_str()))
+        .collect();
+    embedder.embed_passages(&texts)
+}
+
+/// Writes each document of a group with its chunks and (when given) their
+/// vectors, in order, each in its own transaction. Returns each document's
+/// outcome and chunk count.
+pub fn write_group(
     db: &Database,
-    embedder: Option<&Embedder>,
-    group: Vec<ReadyDocument>,
+    group: &[ReadyDocument],
+    vectors: Option<&[Vec<f32>]>,
 ) -> Result<Vec<(WriteOutcome, usize)>> {
-    if group.is_empty() {
-        return Ok(Vec::new());
-    }
-    let vectors = match embedder {
-        Some(e) => {
-            let texts: Vec<&str> = group
-                .iter()
-                .flat_map(|d| d.chunks.iter().map(|c| c.text.as_str()))
-                .collect();
-            Some(e.embed_passages(&texts)?)
-        }
-        None => None,
-    };
     let mut offset = 0;
     let mut outcomes = Vec::with_capacity(group.len());
     for doc in group {
         let n = doc.chunks.len();
-        let vecs = vectors.as_ref().map(|v| &v[offset..offset + n]);
+        let vecs = vectors.map(|v| &v[offset..offset + n]);
         offset += n;
         outcomes.push((db.write_document(&doc.document, &doc.chunks, vecs)?, n));
     }
     Ok(outcomes)
 }
 
+/// [`embed_group`] then [`write_group`], for callers without a pipeline.
+pub fn embed_and_write(
+    db: &Database,
+    embedder: Option<&Embedder>,
+    group: Vec<ReadyDocument>,
+) -> Result<Vec<(WriteOutcome, usize)>> {
+    let vectors = match embedder {
+        Some(e) => Some(embed_group(e, &group)?),
+        None => None,
+    };
+    write_group(db, &group, vectors.as_deref())
+}
+
 /// Chunks gathered from several documents before one embedding call, so
 /// small documents still fill the model's batches.
 const EMBED_GROUP_CHUNKS: usize = 256;
 
+/// What a parser thread makes of one file.
+enum FileOutcome {
+    Ready(Box<ReadyDocument>, Option<u64>),
+    Unchanged,
+    /// Same content as indexed under a new mtime (touched, copied back).
+    Touched {
+        id: i64,
+        size: u64,
+        mtime: i64,
+    },
+    Empty(String),
+    Failed(String),
+}
+
+/// Messages to the writer, the only thread with the database.
+enum Event {
+    Skipped,
+    Touched {
+        id: i64,
+        size: u64,
+        mtime: i64,
+    },
+    Empty(PathBuf, String),
+    Failed(PathBuf, String),
+    Warning(PathBuf, String),
+    /// Documents with their vectors, and their PDF pages without text.
+    Embedded(Vec<ReadyDocument>, Vec<Vec<f32>>, u64),
+    /// A model or system failure: stop the run.
+    Fatal(KbError),
+}
+
+/// A parsed document on its way to the embedding thread.
+struct Parsed {
+    doc: ReadyDocument,
+    pages_without_text: u64,
+}
+
 pub struct Ingester<'a> {
     config: &'a Config,
     db: &'a Database,
-    embedder: Option<&'a Embedder>,
-    tokens: TokenCounter,
-    model_max_tokens: Option<usize>,
+    parser: Parser<'a>,
     errors_log: PathBuf,
 }
 
+/// Everything the parser and embedding threads need; no database in here.
+struct Parser<'a> {
+    config: &'a Config,
+    source: ModelSource<'a>,
+    lazy: OnceLock<Embedder>,
+    loading: Mutex<()>,
+    parse_nanos: AtomicU64,
+    embed_nanos: AtomicU64,
+}
+
 impl<'a> Ingester<'a> {
-    pub fn new(config: &'a Config, db: &'a Database, embedder: Option<&'a Embedder>) -> Self {
-        let (tokens, model_max_tokens) = match embedder {
-            Some(e) => (e.token_counter(), Some(e.max_chunk_tokens())),
-            None => (TokenCounter::Whitespace, None),
-        };
+    pub fn new(config: &'a Config, db: &'a Database, model: ModelSource<'a>) -> Self {
         Ingester {
             config,
             db,
-            embedder,
-            tokens,
-            model_max_tokens,
+            parser: Parser {
+                config,
+                source: model,
+                lazy: OnceLock::new(),
+                loading: Mutex::new(()),
+                parse_nanos: AtomicU64::new(0),
+                embed_nanos: AtomicU64::new(0),
+            },
             errors_log: config.errors_log_path(),
         }
     }
 
     pub fn run(&self, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
+        let started = Instant::now();
         for p in paths {
             if std::fs::symlink_metadata(p).is_err() {
                 return Err(KbError::PathNotFound(p.clone()));
@@ -175,55 +285,195 @@ impl<'a> Ingester<'a> {
             ..Default::default()
         };
         let files = self.collect_files(paths, &mut summary);
+        let indexed = self.db.indexed_files()?;
+        summary.seconds.walk = started.elapsed().as_secs_f64();
 
         let bar = progress_bar(files.len() as u64, opts.show_progress);
-        let mut pending: Vec<ReadyDocument> = Vec::new();
-        let mut pending_chunks = 0usize;
-        for (path, doc_type) in files {
-            if opts.cancel.load(Ordering::SeqCst) {
-                summary.interrupted = true;
-                break;
-            }
-            bar.set_message(path.display().to_string());
-            match self.prepare_file(&path, doc_type, &tags) {
-                Ok(FileOutcome::Ready(doc)) => {
-                    pending_chunks += doc.chunks.len();
-                    pending.push(*doc);
-                    if pending_chunks >= EMBED_GROUP_CHUNKS
-                        || pending.len() >= self.config.ingestion.batch_size
-                    {
-                        if let Err(e) = self.write_group(std::mem::take(&mut pending), &mut summary)
-                        {
-                            bar.finish_and_clear();
-                            return Err(e);
-                        }
-                        pending_chunks = 0;
-                    }
-                }
-                Ok(FileOutcome::Unchanged) => summary.skipped += 1,
-                Ok(FileOutcome::Empty(reason)) => {
-                    summary.empty += 1;
-                    self.log_error(&path, &reason);
-                }
-                Ok(FileOutcome::Failed(reason)) => {
-                    summary.failed += 1;
-                    self.log_error(&path, &reason);
-                }
-                // A database or model failure is not the file's fault: stop.
-                Err(e) => {
-                    bar.finish_and_clear();
-                    return Err(e);
-                }
-            }
-            bar.inc(1);
-        }
-        let written = self.write_group(pending, &mut summary);
+        let outcome = self.run_stages(&files, &indexed, &tags, opts.cancel, &bar, &mut summary);
         bar.finish_and_clear();
-        written?;
+        outcome?;
+        if opts.cancel.load(Ordering::SeqCst) {
+            summary.interrupted = true;
+        }
         if !summary.interrupted {
             summary.removed = self.prune_deleted(paths)?;
         }
+        summary.seconds.parse = self.parser.parse_nanos.load(Ordering::Relaxed) as f64 / 1e9;
+        summary.seconds.embed = self.parser.embed_nanos.load(Ordering::Relaxed) as f64 / 1e9;
+        summary.seconds.total = started.elapsed().as_secs_f64();
         Ok(summary)
+    }
+
+    /// Parsers, embedder and writer, running at once over bounded queues.
+    fn run_stages(
+        &self,
+        files: &[(PathBuf, DocType)],
+        indexed: &HashMap<String, IndexedFile>,
+        tags: &[String],
+        cancel: &AtomicBool,
+        bar: &indicatif::ProgressBar,
+        summary: &mut IngestSummary,
+    ) -> Result<()> {
+        let workers = match self.config.ingestion.workers {
+            0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+            n => n,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .thread_name(|i| format!("kb-parse-{i}"))
+            .build()
+            .map_err(|e| {
+                KbError::io(
+                    &self.config.data_dir,
+                    std::io::Error::other(format!("cannot start parser threads: {e}")),
+                )
+            })?;
+        // Set when the writer gives up, so the other stages stop early.
+        let stop = AtomicBool::new(false);
+        let halt = || stop.load(Ordering::Relaxed) || cancel.load(Ordering::SeqCst);
+        let (parsed_tx, parsed_rx) = sync_channel::<Parsed>(workers * 4);
+        let (event_tx, event_rx) = sync_channel::<Event>(64);
+        let parser = &self.parser;
+        let by_type: Mutex<BTreeMap<&'static str, f64>> = Mutex::new(BTreeMap::new());
+
+        std::thread::scope(|s| {
+            let parse_events = event_tx.clone();
+            let by_type = &by_type;
+            s.spawn(move || {
+                pool.install(|| {
+                    files.par_iter().for_each_with(
+                        (parsed_tx, parse_events),
+                        |(parsed_tx, events), (path, doc_type)| {
+                            if halt() {
+                                return;
+                            }
+                            let key = path.to_string_lossy();
+                            let (outcome, spent) =
+                                parser.prepare_file(path, *doc_type, indexed.get(&*key), tags);
+                            parser
+                                .parse_nanos
+                                .fetch_add(spent.as_nanos() as u64, Ordering::Relaxed);
+                            if let Ok(mut m) = by_type.lock() {
+                                *m.entry(doc_type.as_str()).or_default() += spent.as_secs_f64();
+                            }
+                            let event = match outcome {
+                                Ok((FileOutcome::Ready(doc, pages_without_text), warnings)) => {
+                                    for w in warnings {
+                                        let _ = events.send(Event::Warning(path.clone(), w));
+                                    }
+                                    let _ = parsed_tx.send(Parsed {
+                                        doc: *doc,
+                                        pages_without_text: pages_without_text.unwrap_or(0),
+                                    });
+                                    return;
+                                }
+                                Ok((FileOutcome::Unchanged, _)) => Event::Skipped,
+                                Ok((FileOutcome::Touched { id, size, mtime }, _)) => {
+                                    Event::Touched { id, size, mtime }
+                                }
+                                Ok((FileOutcome::Empty(r), _)) => Event::Empty(path.clone(), r),
+                                Ok((FileOutcome::Failed(r), _)) => Event::Failed(path.clone(), r),
+                                Err(e) => Event::Fatal(e),
+                            };
+                            let _ = events.send(event);
+                        },
+                    )
+                });
+            });
+            s.spawn(move || parser.embed_stage(parsed_rx, event_tx, &halt));
+            let written = self.write_stage(&event_rx, tags, cancel, bar, summary);
+            if written.is_err() || cancel.load(Ordering::SeqCst) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            // Dropping the receiver unblocks any stage waiting to send.
+            drop(event_rx);
+            written
+        })?;
+        for (t, secs) in by_type.into_inner().unwrap_or_default() {
+            summary
+                .by_type
+                .entry(t.to_string())
+                .or_default()
+                .parse_seconds = secs;
+        }
+        Ok(())
+    }
+
+    /// The writer: applies every event to the database and the summary.
+    fn write_stage(
+        &self,
+        events: &Receiver<Event>,
+        tags: &[String],
+        cancel: &AtomicBool,
+        bar: &indicatif::ProgressBar,
+        summary: &mut IngestSummary,
+    ) -> Result<()> {
+        let started = Instant::now();
+        let mut write_time = Duration::ZERO;
+        while let Ok(event) = events.recv() {
+            let t = Instant::now();
+            let files_done = match event {
+                Event::Skipped => {
+                    summary.skipped += 1;
+                    1
+                }
+                Event::Touched { id, size, mtime } => {
+                    self.db.touch_document(id, size, mtime)?;
+                    if !tags.is_empty() {
+                        self.db.add_tags(id, tags)?;
+                    }
+                    summary.skipped += 1;
+                    1
+                }
+                Event::Empty(path, reason) => {
+                    summary.empty += 1;
+                    self.log_error(&path, &reason);
+                    1
+                }
+                Event::Failed(path, reason) => {
+                    summary.failed += 1;
+                    self.log_error(&path, &reason);
+                    1
+                }
+                Event::Warning(path, reason) => {
+                    self.log_error(&path, &format!("warning: {reason}"));
+                    0
+                }
+                Event::Embedded(group, vectors, pages_without_text) => {
+                    summary.pages_without_text += pages_without_text;
+                    let outcomes = write_group(self.db, &group, Some(&vectors))?;
+                    for ((outcome, n), doc) in outcomes.into_iter().zip(&group) {
+                        match outcome {
+                            WriteOutcome::Added(_) => summary.added += 1,
+                            WriteOutcome::Replaced(_) => summary.updated += 1,
+                        }
+                        summary.chunks += n;
+                        let counts = summary
+                            .by_type
+                            .entry(doc.document.doc_type.clone())
+                            .or_default();
+                        counts.documents += 1;
+                        counts.chunks += n;
+                    }
+                    group.len() as u64
+                }
+                Event::Fatal(e) => return Err(e),
+            };
+            write_time += t.elapsed();
+            bar.inc(files_done);
+            let secs = started.elapsed().as_secs_f64().max(0.001);
+            bar.set_message(format!(
+                "{} chunks, {:.1} chunks/s",
+                summary.chunks,
+                summary.chunks as f64 / secs
+            ));
+            if cancel.load(Ordering::SeqCst) {
+                summary.interrupted = true;
+                break;
+            }
+        }
+        summary.seconds.write = write_time.as_secs_f64();
+        Ok(())
     }
 
     /// Keeps the index in step with the folders: documents whose file under
@@ -249,7 +499,7 @@ impl<'a> Ingester<'a> {
             .into_iter()
             .filter(|(_, path, _, _)| {
                 prefixes.iter().any(|p| path.starts_with(p.as_str()))
-                    && std::fs::symlink_metadata(path).is_err()
+                    && std::fs::metadata(path).is_err()
             })
             .map(|(id, _, _, _)| id)
             .collect();
@@ -259,20 +509,9 @@ impl<'a> Ingester<'a> {
         self.db.remove_documents(&gone)
     }
 
-    /// Embeds and writes a group, counting the outcomes.
-    fn write_group(&self, group: Vec<ReadyDocument>, summary: &mut IngestSummary) -> Result<()> {
-        for (outcome, n) in embed_and_write(self.db, self.embedder, group)? {
-            match outcome {
-                WriteOutcome::Added(_) => summary.added += 1,
-                WriteOutcome::Replaced(_) => summary.updated += 1,
-            }
-            summary.chunks += n;
-        }
-        Ok(())
-    }
-
     /// Lists the supported files under `paths` (hidden and git-ignored
-    /// entries skipped), counting the unsupported ones.
+    /// entries skipped, symbolic links followed), counting the unsupported
+    /// ones. Loops and unreadable folders are logged and skipped.
     fn collect_files(
         &self,
         paths: &[PathBuf],
@@ -286,23 +525,19 @@ impl<'a> Ingester<'a> {
                 .git_exclude(true)
                 .git_global(false)
                 .require_git(false)
-                .follow_links(false)
+                .follow_links(true)
                 .build();
             for entry in walker {
                 let entry = match entry {
                     Ok(e) => e,
                     Err(e) => {
-                        // An unreadable directory or a broken entry: note it
-                        // and keep walking.
-                        summary.failed += 1;
-                        self.log_error(root, &format!("could not walk: {e}"));
+                        summary.walk_errors += 1;
+                        self.log_error(root, &format!("skipped while walking: {e}"));
                         continue;
                     }
                 };
-                let Some(ft) = entry.file_type() else {
-                    continue;
-                };
-                if !ft.is_file() {
+                // Directories, FIFOs, sockets and devices are not documents.
+                if !entry.file_type().is_some_and(|ft| ft.is_file()) {
                     continue;
                 }
                 let path = entry.into_path();
@@ -315,101 +550,6 @@ impl<'a> Ingester<'a> {
         files.sort();
         files.dedup();
         files
-    }
-
-    fn prepare_file(&self, path: &Path, doc_type: DocType, tags: &[String]) -> Result<FileOutcome> {
-        let source_path = path.to_string_lossy().into_owned();
-        let meta = match std::fs::metadata(path) {
-            Ok(m) => m,
-            Err(e) => return Ok(FileOutcome::Failed(format!("cannot read: {e}"))),
-        };
-        let size = meta.len();
-        let mtime = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map(|d| d.as_secs() as i64)
-            .unwrap_or(0);
-        let existing = self.db.find_document_by_path(&source_path)?;
-        if let Some(e) = &existing {
-            if e.file_size == Some(size) && e.file_mtime == Some(mtime) && tags.is_empty() {
-                return Ok(FileOutcome::Unchanged);
-            }
-        }
-        if size == 0 {
-            return Ok(FileOutcome::Empty("empty file: nothing to index".into()));
-        }
-        let max_bytes = self
-            .config
-            .ingestion
-            .max_file_mb
-            .saturating_mul(1024 * 1024);
-        if size > max_bytes {
-            return Ok(FileOutcome::Failed(format!(
-                "file is {:.1} MB, over ingestion.max_file_mb ({} MB); raise it to index this file",
-                size as f64 / 1_048_576.0,
-                self.config.ingestion.max_file_mb
-            )));
-        }
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) => return Ok(FileOutcome::Failed(format!("cannot read: {e}"))),
-        };
-        let hash = hex::encode(Sha256::digest(&bytes));
-        if let Some(e) = &existing {
-            if e.content_hash == hash {
-                // Same content (touched or copied back): remember the new
-                // mtime and apply any new tags, nothing to re-index.
-                self.db.touch_document(e.id, size, mtime)?;
-                if !tags.is_empty() {
-                    self.db.add_tags(e.id, tags)?;
-                }
-                return Ok(FileOutcome::Unchanged);
-            }
-        }
-        let ctx = ChunkContext {
-            config: &self.config.chunking,
-            tokens: &self.tokens,
-            model_max_tokens: self.model_max_tokens,
-        };
-        // A parser bug must cost one file, not the batch.
-        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            parse(doc_type, path, &bytes, &ctx)
-        }));
-        let doc: ParsedDocument = match parsed {
-            Ok(Ok(d)) => d,
-            Ok(Err(reason)) if reason.starts_with("empty file") => {
-                return Ok(FileOutcome::Empty(reason))
-            }
-            Ok(Err(reason)) => return Ok(FileOutcome::Failed(reason)),
-            Err(_) => {
-                return Ok(FileOutcome::Failed(
-                    "the parser crashed on this file".into(),
-                ))
-            }
-        };
-        for w in &doc.warnings {
-            self.log_error(path, &format!("warning: {w}"));
-        }
-        let mut all_tags = tags.to_vec();
-        all_tags.extend(normalize_tags(&doc.tags));
-        let new_doc = NewDocument {
-            title: doc.title.clone(),
-            source_path,
-            content_hash: hash,
-            doc_type: doc_type.as_str().to_string(),
-            language: doc.language.clone(),
-            file_size: size,
-            file_mtime: mtime,
-            metadata: document_metadata(&doc),
-            tags: normalize_tags(all_tags),
-            content: Some(doc.content.clone()),
-        };
-        let chunks: Vec<NewChunk> = doc.chunks.iter().map(|c| c.to_new_chunk()).collect();
-        Ok(FileOutcome::Ready(Box::new(ReadyDocument {
-            document: new_doc,
-            chunks,
-        })))
     }
 
     fn log_error(&self, path: &Path, reason: &str) {
@@ -428,6 +568,223 @@ impl<'a> Ingester<'a> {
             eprintln!("kb: {}: {}", path.display(), reason);
         }
     }
+}
+
+impl Parser<'_> {
+    /// The embedding model, loading it on first use.
+    fn embedder(&self) -> Result<&Embedder> {
+        match &self.source {
+            ModelSource::Owned(e) => Ok(e),
+            ModelSource::Lazy(load) => {
+                if let Some(e) = self.lazy.get() {
+                    return Ok(e);
+                }
+                let _one_loader = self.loading.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(e) = self.lazy.get() {
+                    return Ok(e);
+                }
+                let e = load()?;
+                Ok(self.lazy.get_or_init(|| e))
+            }
+        }
+    }
+
+    /// The embedding thread: gathers parsed documents into groups of at
+    /// least [`EMBED_GROUP_CHUNKS`] chunks while the parsers keep up, or
+    /// embeds what it has as soon as they fall behind, so the model is busy
+    /// whenever there is work.
+    fn embed_stage(
+        &self,
+        parsed: Receiver<Parsed>,
+        events: SyncSender<Event>,
+        halt: &(dyn Fn() -> bool + Sync),
+    ) {
+        let min_batch = self.config.embedding.batch_size.max(1);
+        let mut group: Vec<ReadyDocument> = Vec::new();
+        let mut chunks = 0usize;
+        let mut pages_without_text = 0u64;
+        loop {
+            let next = if chunks >= min_batch {
+                match parsed.try_recv() {
+                    Ok(p) => Some(p),
+                    Err(TryRecvError::Empty) => None,
+                    Err(TryRecvError::Disconnected) => None,
+                }
+            } else {
+                parsed.recv().ok()
+            };
+            let finished = next.is_none() && chunks < min_batch;
+            if let Some(p) = next {
+                chunks += p.doc.chunks.len();
+                pages_without_text += p.pages_without_text;
+                group.push(p.doc);
+                if chunks < EMBED_GROUP_CHUNKS
+                    && group.len() < self.config.ingestion.batch_size.max(1)
+                {
+                    continue;
+                }
+            }
+            if halt() {
+                return;
+            }
+            if !group.is_empty() {
+                let t = Instant::now();
+                let embedded = self.embedder().and_then(|e| embed_group(e, &group));
+                self.embed_nanos
+                    .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                let event = match embedded {
+                    Ok(vectors) => Event::Embedded(
+                        std::mem::take(&mut group),
+                        vectors,
+                        std::mem::take(&mut pages_without_text),
+                    ),
+                    Err(e) => Event::Fatal(e),
+                };
+                let fatal = matches!(event, Event::Fatal(_));
+                if events.send(event).is_err() || fatal {
+                    return;
+                }
+                chunks = 0;
+            }
+            if finished {
+                break;
+            }
+        }
+    }
+
+    /// Reads, hashes, parses and chunks one file. Returns the outcome with
+    /// the parser's warnings (an `Err` is a model or system failure) and the
+    /// time it took, not counting a wait for the model to load.
+    fn prepare_file(
+        &self,
+        path: &Path,
+        doc_type: DocType,
+        existing: Option<&IndexedFile>,
+        tags: &[String],
+    ) -> (Result<(FileOutcome, Vec<String>)>, Duration) {
+        let started = Instant::now();
+        let mut loading = Duration::ZERO;
+        let outcome = self.prepare(path, doc_type, existing, tags, &mut loading);
+        (outcome, started.elapsed().saturating_sub(loading))
+    }
+
+    fn prepare(
+        &self,
+        path: &Path,
+        doc_type: DocType,
+        existing: Option<&IndexedFile>,
+        tags: &[String],
+        loading: &mut Duration,
+    ) -> Result<(FileOutcome, Vec<String>)> {
+        let plain = |o: FileOutcome| Ok((o, Vec::new()));
+        let source_path = path.to_string_lossy().into_owned();
+        let meta = match std::fs::metadata(path) {
+            Ok(m) => m,
+            Err(e) => return plain(FileOutcome::Failed(format!("cannot read: {e}"))),
+        };
+        let size = meta.len();
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        if let Some(e) = existing {
+            if e.file_size == Some(size) && e.file_mtime == Some(mtime) && tags.is_empty() {
+                return plain(FileOutcome::Unchanged);
+            }
+        }
+        if size == 0 {
+            return plain(FileOutcome::Empty("empty file: nothing to index".into()));
+        }
+        let max_mb = self.config.ingestion.max_file_mb;
+        if size > max_mb.saturating_mul(1024 * 1024) {
+            return plain(FileOutcome::Failed(format!(
+                "file is {:.1} MB, over ingestion.max_file_mb ({max_mb} MB); raise it to index this file",
+                size as f64 / 1_048_576.0,
+            )));
+        }
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => return plain(FileOutcome::Failed(format!("cannot read: {e}"))),
+        };
+        let hash = hex::encode(Sha256::digest(&bytes));
+        if let Some(e) = existing {
+            if e.content_hash == hash {
+                // Same content (touched or copied back): remember the new
+                // mtime and apply any new tags, nothing to re-index.
+                return plain(FileOutcome::Touched {
+                    id: e.id,
+                    size,
+                    mtime,
+                });
+            }
+        }
+        let t = Instant::now();
+        let embedder = self.embedder()?;
+        *loading = t.elapsed();
+        let tokens = embedder.token_counter();
+        let ctx = ChunkContext {
+            config: &self.config.chunking,
+            tokens: &tokens,
+            model_max_tokens: Some(embedder.max_chunk_tokens()),
+        };
+        // A parser bug must cost one file, not the batch.
+        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            parse(doc_type, path, &bytes, &ctx)
+        }));
+        let doc: ParsedDocument = match parsed {
+            Ok(Ok(d)) => d,
+            Ok(Err(reason)) if reason.starts_with("empty file") => {
+                return plain(FileOutcome::Empty(reason))
+            }
+            Ok(Err(reason)) => return plain(FileOutcome::Failed(reason)),
+            Err(panic) => {
+                return plain(FileOutcome::Failed(format!(
+                    "the {} parser crashed on this file ({})",
+                    doc_type.as_str(),
+                    panic_message(panic.as_ref())
+                )))
+            }
+        };
+        let mut all_tags = tags.to_vec();
+        all_tags.extend(normalize_tags(&doc.tags));
+        let pages_without_text = doc
+            .metadata
+            .get("pages_without_text")
+            .and_then(|v| v.as_u64());
+        let new_doc = NewDocument {
+            title: doc.title.clone(),
+            source_path,
+            content_hash: hash,
+            doc_type: doc_type.as_str().to_string(),
+            language: doc.language.clone(),
+            file_size: size,
+            file_mtime: mtime,
+            metadata: document_metadata(&doc),
+            tags: normalize_tags(all_tags),
+            content: Some(doc.content.clone()),
+        };
+        let chunks: Vec<NewChunk> = doc.chunks.iter().map(|c| c.to_new_chunk()).collect();
+        Ok((
+            FileOutcome::Ready(
+                Box::new(ReadyDocument {
+                    document: new_doc,
+                    chunks,
+                }),
+                pages_without_text,
+            ),
+            doc.warnings,
+        ))
+    }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into())
 }
 
 fn document_metadata(doc: &ParsedDocument) -> String {
@@ -459,6 +816,8 @@ fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
+/// The progress bar of long commands, on stderr; hidden when stderr is not
+/// a terminal or with `--quiet`.
 pub fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
     if !show || !std::io::stderr().is_terminal() {
@@ -467,9 +826,10 @@ pub fn progress_bar(len: u64, show: bool) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
-            "{bar:30.cyan/blue} {pos}/{len} files {per_sec} ETA {eta} {wide_msg}",
+            "{bar:30.cyan/blue} {pos}/{len} files · {msg} · {elapsed} elapsed, ETA {eta}",
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
+    bar.enable_steady_tick(Duration::from_millis(250));
     bar
 }

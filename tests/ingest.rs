@@ -1,0 +1,269 @@
+//! `kb add` on real folders: hostile files, interruption by kill -9, and
+//! keeping the index in step with a folder that changes.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::{write, Kb};
+
+/// Path → chunk count of every indexed document.
+fn indexed(kb: &Kb) -> BTreeMap<String, u64> {
+    let v = kb.json(&["list"]);
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["chunk_count"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn error_log(kb: &Kb) -> String {
+    std::fs::read_to_string(kb.data_dir().join("ingest-errors.log")).unwrap_or_default()
+}
+
+fn assert_logged(log: &str, file: &str, reason: &str) {
+    assert!(
+        log.lines().any(|l| l.contains(file) && l.contains(reason)),
+        "{file} not logged with \"{reason}\":\n{log}"
+    );
+}
+
+#[test]
+fn hostile_files_are_logged_and_the_good_ones_indexed() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let kb = Kb::new();
+    let root = kb.home.path().join("hostile");
+    write(
+        &root.join("good.md"),
+        "# Lighthouses\n\nThe keeper trimmed the lamp wick every evening at dusk.\n",
+    );
+    write(
+        &root.join("good.txt"),
+        "Shopping list: flour, yeast, sea salt and olive oil for the focaccia.\n",
+    );
+    // Binary content behind text extensions.
+    std::fs::write(
+        root.join("photo.md"),
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("archive.txt"),
+        b"PK\x03\x04\x14\x00\x00\x00\x08\x00",
+    )
+    .unwrap();
+    // Invalid UTF-8 is indexed with a warning.
+    std::fs::write(
+        root.join("legacy.txt"),
+        b"ni\xf1o pe\xf1a jalape\xf1o salsa\n",
+    )
+    .unwrap();
+    // A 100 MB text file (sparse, so the test stays cheap) is over the limit.
+    let huge = std::fs::File::create(root.join("huge.txt")).unwrap();
+    huge.set_len(100 * 1024 * 1024).unwrap();
+    // Deeply nested directories.
+    let mut deep = root.join("deep");
+    for i in 0..40 {
+        deep = deep.join(format!("level{i}"));
+    }
+    write(
+        &deep.join("bottom.md"),
+        "# Bottom\n\nThe submarine reached the trench floor at eleven kilometres.\n",
+    );
+    // A symlink loop and a dangling link.
+    std::fs::create_dir_all(root.join("loop")).unwrap();
+    symlink(&root, root.join("loop/back-to-root")).unwrap();
+    symlink(root.join("nowhere.md"), root.join("dangling.md")).unwrap();
+    // A FIFO with a document's name must not block the walk.
+    assert!(std::process::Command::new("mkfifo")
+        .arg(root.join("pipe.md"))
+        .status()
+        .unwrap()
+        .success());
+    // An unreadable file (root reads it anyway; then it is simply indexed).
+    let locked = root.join("locked.md");
+    write(&locked, "# Locked\n\nprivate words about the garden shed\n");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let locked_readable = std::fs::read(&locked).is_ok();
+    // An unsupported file.
+    write(&root.join("table.csv"), "a,b\n1,2\n");
+
+    let s = kb.add(&[&root]);
+    let good = 4 + usize::from(locked_readable); // good.md, good.txt, legacy.txt, bottom.md
+    assert_eq!(s["added"], good, "{s}");
+    assert_eq!(
+        s["failed"],
+        3 + usize::from(!locked_readable),
+        "photo.md, archive.txt, huge.txt: {s}"
+    );
+    assert!(
+        s["walk_errors"].as_u64().unwrap() >= 2,
+        "loop + dangling: {s}"
+    );
+    assert_eq!(s["unsupported"], 1, "{s}");
+    let log = error_log(&kb);
+    assert_logged(&log, "photo.md", "binary");
+    assert_logged(&log, "archive.txt", "binary");
+    assert_logged(&log, "huge.txt", "max_file_mb");
+    assert_logged(&log, "legacy.txt", "invalid UTF-8");
+    assert_logged(&log, "back-to-root", "loop");
+    assert_logged(&log, "dangling.md", "skipped while walking");
+    if !locked_readable {
+        assert_logged(&log, "locked.md", "cannot read");
+    }
+    let hits = kb.json(&["search", "submarine trench", "--fts-only"]);
+    assert!(hits["results"][0]["source"]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("level39/bottom.md"));
+    // The loop did not index anything twice.
+    assert_eq!(indexed(&kb).len(), good);
+}
+
+fn write_notes(dir: &Path, n: usize) {
+    for i in 0..n {
+        write(
+            &dir.join(format!("part{}/note{i:03}.md", i % 7)),
+            &format!(
+                "# Note {i}\n\nEntry {i} of the river survey: water level, bridges, ferries.\n\n\
+                 ## Details\n\n{}\n",
+                format!("Measurement {i} taken at the old mill weir after the rains. ").repeat(8)
+            ),
+        );
+    }
+}
+
+#[test]
+fn kill_9_midway_then_rerun_matches_an_uninterrupted_run() {
+    let interrupted = Kb::new();
+    let reference = Kb::new();
+    let docs = interrupted.home.path().join("survey");
+    write_notes(&docs, 240);
+
+    let mut child = interrupted.spawn(&["add", "--quiet", docs.to_str().unwrap()]);
+    // Wait until some documents are committed, then kill without warning.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let n = interrupted.json(&["status"])["total_documents"]
+            .as_u64()
+            .unwrap_or(0);
+        if n > 0 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "nothing was written");
+    }
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "the run finished before it was killed");
+    let partial = indexed(&interrupted).len();
+    assert!(partial > 0 && partial < 240, "killed midway: {partial}");
+
+    let rerun = interrupted.add(&[&docs]);
+    assert_eq!(
+        rerun["skipped"].as_u64().unwrap() as usize,
+        partial,
+        "{rerun}"
+    );
+    let full = reference.add(&[&docs]);
+    assert_eq!(full["added"], 240);
+
+    let after_kill = indexed(&interrupted);
+    let uninterrupted = indexed(&reference);
+    assert_eq!(after_kill, uninterrupted);
+    let (a, b) = (interrupted.json(&["status"]), reference.json(&["status"]));
+    assert_eq!(a["total_chunks"], b["total_chunks"]);
+    assert_eq!(a["total_documents"], b["total_documents"]);
+}
+
+#[test]
+fn readding_a_changed_folder_leaves_exactly_its_current_files() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("changing");
+    write_notes(&docs, 12);
+    write(
+        &docs.join("extra/keep.txt"),
+        "Remember the spare key under the flowerpot.\n",
+    );
+    let first = kb.add(&[&docs]);
+    assert_eq!(first["added"], 13, "{first}");
+
+    // Delete two files and a whole folder, edit one, add one.
+    std::fs::remove_file(docs.join("part0/note000.md")).unwrap();
+    std::fs::remove_file(docs.join("part1/note001.md")).unwrap();
+    std::fs::remove_dir_all(docs.join("extra")).unwrap();
+    write(
+        &docs.join("part2/note002.md"),
+        "# Note 2, rewritten\n\nThe survey moved upstream to the gravel pits.\n",
+    );
+    write(
+        &docs.join("part3/new.md"),
+        "# New\n\nA heron nests by the weir.\n",
+    );
+    let second = kb.add(&[&docs]);
+    assert_eq!(second["removed"], 3, "{second}");
+    assert_eq!(second["updated"], 1, "{second}");
+    assert_eq!(second["added"], 1, "{second}");
+
+    let mut on_disk: Vec<String> = walk(&docs);
+    on_disk.sort();
+    let in_index: Vec<String> = indexed(&kb).into_keys().collect();
+    assert_eq!(in_index, on_disk);
+    let hits = kb.json(&["search", "gravel pits", "--fts-only"]);
+    assert!(hits["results"][0]["source"]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("note002.md"));
+    assert_eq!(
+        kb.json(&["search", "mill weir rains", "--fts-only", "--top", "50"])["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["source"]["path"]
+                .as_str()
+                .unwrap()
+                .ends_with("note000.md"))
+            .count(),
+        0,
+        "deleted files are gone from the index"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(std::path::absolute(&p).unwrap().display().to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn tags_of_a_run_apply_to_unchanged_documents_too() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("tagged");
+    write_notes(&docs, 3);
+    kb.add(&[&docs]);
+    let out = kb.json(&[
+        "add",
+        docs.to_str().unwrap(),
+        "--tags",
+        "survey",
+        "--format",
+        "json",
+        "--quiet",
+    ]);
+    assert_eq!(out["skipped"], 3, "{out}");
+    let v = kb.json(&["list", "--tag", "survey"]);
+    assert_eq!(v.as_array().unwrap().len(), 3, "{v}");
+}
