@@ -152,7 +152,7 @@ pub enum OcrMode {
 pub struct IngestionConfig {
     /// Files parsed in parallel; 0 means one per core.
     pub workers: usize,
-    /// Documents per database commit.
+    /// Most documents in one embedding group; each is committed on its own.
     pub batch_size: usize,
     /// OCR is not implemented; pages without text are counted and reported.
     pub enable_ocr: OcrMode,
