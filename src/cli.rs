@@ -81,9 +81,15 @@ pub struct ListArgs {
     /// Only documents carrying this tag
     #[arg(long)]
     pub tag: Option<String>,
-    /// Case-insensitive substring of the title or path
+    /// Case-insensitive substring of the title, the path or a skill's description
     #[arg(long, value_name = "TEXT")]
     pub search: Option<String>,
+    /// Only skills declaring this capability (exact match); repeat to require several
+    #[arg(long = "capability", value_name = "CAP")]
+    pub capabilities: Vec<String>,
+    /// Only skills (SKILL.md files with frontmatter)
+    #[arg(long)]
+    pub skills: bool,
 }
 
 #[derive(Debug, Args)]
@@ -360,11 +366,23 @@ fn open_existing(config: &Config) -> Result<Database> {
 }
 
 fn cmd_list(config: &Config, args: &ListArgs, format: OutputFormat) -> Result<()> {
+    let capabilities: Vec<String> = args
+        .capabilities
+        .iter()
+        .map(|c| c.trim().to_string())
+        .collect();
+    if capabilities.iter().any(String::is_empty) {
+        return Err(KbError::Usage(
+            "--capability needs a non-empty value".into(),
+        ));
+    }
     let db = open_existing(config)?;
     let docs = db.list_documents(&ListFilters {
         doc_type: args.doc_type.map(|t| t.as_str().to_string()),
         tag: args.tag.clone(),
         search: args.search.clone(),
+        capabilities,
+        skills_only: args.skills,
     })?;
     emit(format, &docs, || output::list_human(&docs))
 }

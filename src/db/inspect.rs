@@ -3,18 +3,35 @@
 
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, OptionalExtension, Row};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::Database;
 use crate::error::Result;
 
-/// Filters of `kb list`; all given ones must hold.
+/// Filters of `kb list` (and the MCP `list` tool); all given ones must hold.
 #[derive(Debug, Clone, Default)]
 pub struct ListFilters {
     pub doc_type: Option<String>,
     pub tag: Option<String>,
-    /// Case-insensitive substring of the title or path.
+    /// Case-insensitive substring of the title, the path or a skill's
+    /// description.
     pub search: Option<String>,
+    /// Skills declaring every one of these capabilities (exact,
+    /// case-sensitive membership).
+    pub capabilities: Vec<String>,
+    /// Only skills (SKILL.md files whose frontmatter was read).
+    pub skills_only: bool,
+}
+
+/// What a SKILL.md declares in its frontmatter, stored as
+/// `documents.metadata.skill`; its presence marks the document as a skill.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SkillInfo {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub version: Option<String>,
+    #[serde(default)]
+    pub capabilities: Vec<String>,
 }
 
 /// One line of `kb list`.
@@ -29,6 +46,10 @@ pub struct DocumentSummary {
     pub created_at: String,
     pub path: Option<String>,
     pub updated_at: String,
+    /// Set for skills: name, description, version, capabilities appear as
+    /// fields of their own; other documents print none of them.
+    #[serde(flatten)]
+    pub skill: Option<SkillInfo>,
 }
 
 /// Everything stored about one document.
@@ -72,10 +93,12 @@ pub struct SearchLogEntry {
 const SUMMARY_COLUMNS: &str = "d.id, d.title, d.doc_type, d.created_at, d.source_path, d.updated_at,
     (SELECT count(*) FROM chunks c WHERE c.document_id = d.id),
     (SELECT json_group_array(name) FROM (SELECT t.name FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
-        WHERE dt.document_id = d.id ORDER BY t.name))";
+        WHERE dt.document_id = d.id ORDER BY t.name)),
+    json_extract(d.metadata, '$.skill')";
 
 fn summary_from(r: &Row) -> rusqlite::Result<DocumentSummary> {
     let tags: String = r.get(7)?;
+    let skill: Option<String> = r.get(8)?;
     Ok(DocumentSummary {
         id: r.get(0)?,
         title: r.get(1)?,
@@ -85,6 +108,7 @@ fn summary_from(r: &Row) -> rusqlite::Result<DocumentSummary> {
         updated_at: r.get(5)?,
         chunk_count: r.get(6)?,
         tags: serde_json::from_str(&tags).unwrap_or_default(),
+        skill: skill.and_then(|s| serde_json::from_str(&s).ok()),
     })
 }
 
@@ -108,8 +132,20 @@ impl Database {
             p.push(SqlValue::Text(format!("%{}%", s.to_lowercase())));
             let n = p.len();
             sql.push_str(&format!(
-                " AND (lower(d.title) LIKE ?{n} OR lower(coalesce(d.source_path, '')) LIKE ?{n})"
+                " AND (lower(d.title) LIKE ?{n} OR lower(coalesce(d.source_path, '')) LIKE ?{n}
+                   OR lower(coalesce(json_extract(d.metadata, '$.skill.description'), '')) LIKE ?{n})"
             ));
+        }
+        for cap in &f.capabilities {
+            p.push(SqlValue::Text(cap.clone()));
+            sql.push_str(&format!(
+                " AND EXISTS (SELECT 1 FROM json_each(d.metadata, '$.skill.capabilities') cap
+                   WHERE cap.value = ?{})",
+                p.len()
+            ));
+        }
+        if f.skills_only {
+            sql.push_str(" AND json_type(d.metadata, '$.skill') = 'object'");
         }
         sql.push_str(" ORDER BY d.id");
         let mut stmt = self.conn().prepare(&sql)?;
@@ -137,15 +173,15 @@ impl Database {
         Ok(self
             .conn()
             .query_row(&sql, [id], |r| {
-                let metadata: String = r.get(12)?;
+                let metadata: String = r.get(13)?;
                 Ok(DocumentRecord {
                     summary: summary_from(r)?,
-                    language: r.get(8)?,
-                    content_hash: r.get(9)?,
-                    file_size: r.get::<_, Option<i64>>(10)?.map(|v| v as u64),
-                    file_mtime: r.get(11)?,
+                    language: r.get(9)?,
+                    content_hash: r.get(10)?,
+                    file_size: r.get::<_, Option<i64>>(11)?.map(|v| v as u64),
+                    file_mtime: r.get(12)?,
                     metadata: serde_json::from_str(&metadata).unwrap_or_default(),
-                    content: r.get(13)?,
+                    content: r.get(14)?,
                 })
             })
             .optional()?)

@@ -8,37 +8,60 @@ use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
 use super::split::split_text;
-use super::{decode_text, file_title, Chunk, ChunkContext, Heading, ParsedDocument};
+use super::{decode_text, file_title, skill, Chunk, ChunkContext, Heading, ParsedDocument};
 use crate::config::MarkdownStrategy;
 
 pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, String> {
     let mut doc = ParsedDocument::default();
     let text = decode_text(bytes, &mut doc.warnings)?;
     doc.content = text.clone();
+    let is_skill = skill::is_skill_file(path);
     let (front, body, body_line) = split_frontmatter(&text);
-    let mut body = body;
-    let mut body_line = body_line;
-    if let Some(yaml) = front {
-        match parse_frontmatter(yaml) {
-            Ok(fm) => apply_frontmatter(&fm, path, &mut doc),
+    // Frontmatter that is not YAML is kept as ordinary text ahead of the
+    // body: nothing the author wrote is lost from search, and it is not
+    // handed to the Markdown parser, which would read `---` as a heading
+    // underline.
+    let mut unparsed_front = None;
+    match front {
+        Some(yaml) => match parse_frontmatter(yaml) {
+            Ok(fm) => {
+                doc.warnings.extend(fm.repairs);
+                apply_frontmatter(&fm.map, &mut doc);
+                if is_skill {
+                    skill::apply(&fm.map, yaml, &mut doc);
+                }
+            }
             Err(e) => {
                 doc.warnings.push(format!(
-                    "invalid YAML frontmatter ({e}); indexed as plain Markdown"
+                    "invalid YAML frontmatter ({e}); indexed as plain Markdown{}",
+                    if is_skill { ", not as a skill" } else { "" }
                 ));
-                body = &text;
-                body_line = 1;
+                unparsed_front = Some(yaml.trim());
             }
-        }
+        },
+        None if is_skill => doc.warnings.push(skill::missing_frontmatter(&text)),
+        None => {}
     }
 
-    let sections = sections(body, body_line);
+    let mut sections = sections(body, body_line);
     doc.headings = sections.iter().filter_map(|s| s.heading.clone()).collect();
+    if let Some(t) = unparsed_front.filter(|t| !t.is_empty()) {
+        sections.insert(
+            0,
+            Section {
+                heading: None,
+                label: None,
+                text: t.to_string(),
+            },
+        );
+    }
     if doc.title.is_empty() {
         doc.title = doc
             .headings
             .iter()
             .find(|h| h.level == 1)
             .map(|h| h.text.clone())
+            .or_else(|| is_skill.then(|| skill::folder_title(path)).flatten())
             .unwrap_or_else(|| file_title(path));
     }
 
@@ -46,7 +69,12 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     let max = ctx.cap(cfg.max_tokens);
     let overlap = ctx.overlap(max);
     if cfg.strategy == MarkdownStrategy::Fixed {
-        for p in split_text(body, max, overlap, ctx.tokens) {
+        let indexed = if unparsed_front.is_some() {
+            &text
+        } else {
+            body
+        };
+        for p in split_text(indexed, max, overlap, ctx.tokens) {
             doc.chunks.push(Chunk::new(p.text, p.tokens, None));
         }
     } else {
@@ -66,9 +94,13 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
 /// Splits `---`-fenced YAML frontmatter from the body. Returns the YAML, the
 /// body, and the 1-based line where the body starts.
 pub fn split_frontmatter(text: &str) -> (Option<&str>, &str, usize) {
-    let Some(rest) = text.strip_prefix("---\n") else {
+    let Some(first) = text.split_inclusive('\n').next() else {
         return (None, text, 1);
     };
+    if first.trim_end() != "---" || !first.ends_with('\n') {
+        return (None, text, 1);
+    }
+    let rest = &text[first.len()..];
     let mut offset = 0;
     for (i, line) in rest.split_inclusive('\n').enumerate() {
         let t = line.trim_end();
@@ -82,8 +114,67 @@ pub fn split_frontmatter(text: &str) -> (Option<&str>, &str, usize) {
     (None, text, 1)
 }
 
-pub fn parse_frontmatter(yaml: &str) -> Result<Map<String, Value>, String> {
-    let v: serde_yaml::Value = serde_yaml::from_str(yaml).map_err(|e| e.to_string())?;
+/// Parsed frontmatter, and what had to be repaired to read it.
+#[derive(Debug, Default)]
+pub struct Frontmatter {
+    pub map: Map<String, Value>,
+    /// Warnings: each repair made before the YAML parsed.
+    pub repairs: Vec<String>,
+}
+
+/// Parses frontmatter as YAML. The one repair: when the parser stops at a
+/// `key: value` line whose unquoted value contains `: ` (invalid YAML, and
+/// the most common mistake in real SKILL.md descriptions), such values are
+/// quoted and the text parsed again, with a warning saying so. Nothing else
+/// is relaxed: tabs used for indentation, unclosed quotes and bad
+/// indentation stay errors, as in any YAML parser.
+pub fn parse_frontmatter(yaml: &str) -> Result<Frontmatter, String> {
+    let first = match yaml_mapping(yaml) {
+        Ok(map) => {
+            return Ok(Frontmatter {
+                map,
+                repairs: Vec::new(),
+            })
+        }
+        Err(e) => e,
+    };
+    if first.starts_with("mapping values are not allowed") {
+        if let Some((fixed, lines)) = quote_colon_values(yaml) {
+            if let Ok(map) = yaml_mapping(&fixed) {
+                let lines = lines
+                    .iter()
+                    .map(|(line, key)| format!("`{key}` (line {line})"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Ok(Frontmatter {
+                    map,
+                    repairs: vec![format!(
+                        "frontmatter is not valid YAML ({first}); read it after quoting the \
+                         value of {lines}, which contains ': '; quote it in the file"
+                    )],
+                });
+            }
+        }
+        return Err(format!(
+            "{first}; a value containing ': ' must be quoted, and the keys of one mapping \
+             indented alike"
+        ));
+    }
+    if yaml
+        .lines()
+        .any(|l| l.trim_start_matches(' ').starts_with('\t'))
+    {
+        return Err(format!("{first}; YAML does not allow tabs for indentation"));
+    }
+    Err(first)
+}
+
+/// Parses YAML that must be a mapping (or empty).
+fn yaml_mapping(yaml: &str) -> Result<Map<String, Value>, String> {
+    // The opening fence goes in too, as YAML's document marker, so that the
+    // parser's line numbers are the file's.
+    let v: serde_yaml::Value =
+        serde_yaml::from_str(&format!("---\n{yaml}")).map_err(|e| e.to_string())?;
     match v {
         serde_yaml::Value::Null => Ok(Map::new()),
         serde_yaml::Value::Mapping(_) => match serde_json::to_value(v) {
@@ -95,16 +186,63 @@ pub fn parse_frontmatter(yaml: &str) -> Result<Map<String, Value>, String> {
     }
 }
 
-fn apply_frontmatter(fm: &Map<String, Value>, path: &Path, doc: &mut ParsedDocument) {
-    let is_skill = path
-        .file_name()
-        .map(|n| n.eq_ignore_ascii_case("SKILL.md"))
-        .unwrap_or(false);
-    let string = |key: &str| fm.get(key).and_then(Value::as_str).map(str::trim);
-    if let Some(t) = string("title").filter(|t| !t.is_empty()) {
+/// Quotes the plain values that contain `: ` (or end in `:`), which YAML
+/// rejects in a block mapping: `description: Use when: asked` becomes
+/// `description: 'Use when: asked'`. A YAML comment (` #...`) after the
+/// value is dropped, as YAML would drop it. Returns the new text and the
+/// (file line, key) of each quoted value, or None when no line qualifies.
+fn quote_colon_values(yaml: &str) -> Option<(String, Vec<(usize, String)>)> {
+    let mut out = String::with_capacity(yaml.len() + 16);
+    let mut changed = Vec::new();
+    for (i, line) in yaml.split_inclusive('\n').enumerate() {
+        match colon_value(line) {
+            Some((indent, key, value)) => {
+                out.push_str(&format!("{indent}{key}: '{}'\n", value.replace('\'', "''")));
+                // +2: the file's line numbers start at the opening fence.
+                changed.push((i + 2, key.to_string()));
+            }
+            None => out.push_str(line),
+        }
+    }
+    (!changed.is_empty()).then_some((out, changed))
+}
+
+/// Splits `  key: value` when the value is a plain scalar YAML cannot read
+/// because of a colon in it.
+fn colon_value(line: &str) -> Option<(&str, &str, &str)> {
+    let body = line.trim_start_matches(' ');
+    let indent = &line[..line.len() - body.len()];
+    let key_len = body
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .unwrap_or(body.len());
+    let (key, rest) = body.split_at(key_len);
+    if key.is_empty() || key.starts_with('-') {
+        return None;
+    }
+    let rest = rest.strip_prefix(':')?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let mut value = rest.trim();
+    if let Some(c) = value.find(" #").or_else(|| value.find("\t#")) {
+        value = value[..c].trim_end();
+    }
+    let plain = value
+        .chars()
+        .next()
+        .is_some_and(|c| !"'\"[]{}|>&*!%@`#,?-".contains(c));
+    let bad_colon = value.contains(": ") || value.contains(":\t") || value.ends_with(':');
+    (plain && bad_colon).then_some((indent, key, value))
+}
+
+fn apply_frontmatter(fm: &Map<String, Value>, doc: &mut ParsedDocument) {
+    if let Some(t) = fm
+        .get("title")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
         doc.title = t.to_string();
-    } else if let Some(n) = string("name").filter(|n| is_skill && !n.is_empty()) {
-        doc.title = n.to_string();
     }
     match fm.get("tags") {
         Some(Value::Array(items)) => doc.tags.extend(items.iter().filter_map(|v| match v {
@@ -328,6 +466,97 @@ mod tests {
         let doc = parse(Path::new("g.md"), md.as_bytes(), &ctx(&c)).unwrap();
         assert_eq!(doc.warnings.len(), 1);
         assert!(doc.chunks[0].text.contains("Body words"));
+    }
+
+    #[test]
+    fn unquoted_colon_values_are_quoted_with_a_warning() {
+        let fm =
+            parse_frontmatter("name: x\ndescription: Use when: the user asks # why\n").unwrap();
+        assert_eq!(fm.map["description"], "Use when: the user asks");
+        assert_eq!(fm.repairs.len(), 1);
+        assert!(
+            fm.repairs[0].contains("`description` (line 3)")
+                && fm.repairs[0].contains("mapping values are not allowed"),
+            "{:?}",
+            fm.repairs
+        );
+        let fm = parse_frontmatter("description: it's ok: really\n").unwrap();
+        assert_eq!(fm.map["description"], "it's ok: really");
+        // Valid YAML is never touched.
+        let fm = parse_frontmatter("description: 'quoted: fine'\nurl: http://x\n").unwrap();
+        assert!(fm.repairs.is_empty());
+        assert_eq!(fm.map["description"], "quoted: fine");
+    }
+
+    #[test]
+    fn what_yaml_rejects_stays_rejected() {
+        for bad in [
+            "capabilities:\n\t- a\n",             // tab indentation
+            "description: \"unclosed\nname: x\n", // unclosed quote
+            "name: bad\n description: x\n",       // bad indentation
+            "description: Use when:\n  the user asks\n",
+            "a: 1\na: 2\n",
+            "- a list\n",
+        ] {
+            assert!(parse_frontmatter(bad).is_err(), "{bad:?}");
+        }
+        // Error line numbers are the file's (the opening --- is line 1).
+        let e = parse_frontmatter("name: x\ncapabilities:\n\t- a\n").unwrap_err();
+        assert!(
+            e.contains("line 4") && e.contains("tabs for indentation"),
+            "{e}"
+        );
+        // A tab after the colon is a separator, which YAML allows.
+        assert_eq!(parse_frontmatter("name:\tx\n").unwrap().map["name"], "x");
+    }
+
+    #[test]
+    fn skill_files_record_their_frontmatter() {
+        let md =
+            "---\nname: pdf-tools\ntitle: Ignored\ndescription: >\n  Fill and\n  merge PDFs.\n\
+                  capabilities: [pdf, forms]\n---\n# PDF tools\n\nBody.\n";
+        let c = ChunkingConfig::default();
+        let doc = parse(Path::new("/s/pdf/SKILL.md"), md.as_bytes(), &ctx(&c)).unwrap();
+        assert_eq!(doc.title, "pdf-tools");
+        assert_eq!(doc.metadata["skill"]["description"], "Fill and merge PDFs.");
+        assert_eq!(
+            doc.metadata["skill"]["capabilities"],
+            serde_json::json!(["pdf", "forms"])
+        );
+        assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
+        // The same frontmatter in another file is not a skill.
+        let doc = parse(Path::new("/s/pdf/README.md"), md.as_bytes(), &ctx(&c)).unwrap();
+        assert_eq!(doc.title, "Ignored");
+        assert!(doc.metadata.get("skill").is_none());
+    }
+
+    #[test]
+    fn broken_skill_frontmatter_stays_as_text_not_as_a_heading() {
+        let md = "---\nname: broken\ndescription: \"unclosed\n---\nBody words.\n";
+        let c = ChunkingConfig::default();
+        let doc = parse(Path::new("/s/broken/SKILL.md"), md.as_bytes(), &ctx(&c)).unwrap();
+        assert!(doc.metadata.get("skill").is_none());
+        assert_eq!(doc.title, "broken/SKILL.md");
+        assert!(doc.headings.is_empty(), "{:?}", doc.headings);
+        assert!(doc.chunks[0].text.contains("name: broken"));
+        assert!(doc.chunks[0].text.contains("Body words"));
+        assert!(
+            doc.warnings[0].contains("not as a skill"),
+            "{:?}",
+            doc.warnings
+        );
+        let doc = parse(
+            Path::new("/s/x/SKILL.md"),
+            b"# Plain\n\nNo frontmatter.\n",
+            &ctx(&c),
+        )
+        .unwrap();
+        assert_eq!(doc.title, "Plain");
+        assert!(
+            doc.warnings[0].contains("no YAML frontmatter"),
+            "{:?}",
+            doc.warnings
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod markdown;
 pub mod note;
 pub mod pdf;
 pub mod pipeline;
+pub mod skill;
 pub mod split;
 
 use std::path::Path;

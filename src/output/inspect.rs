@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::db::{ChunkDetails, ChunkSummary, DocumentRecord, DocumentSummary};
+use crate::db::{ChunkDetails, ChunkSummary, DocumentRecord, DocumentSummary, SkillInfo};
 use crate::inspect::{FileStatus, OutlineItem, Section};
 
 /// How a document is named in every inspection result.
@@ -72,7 +72,7 @@ pub fn info_json(d: &DocumentRecord, status: Option<FileStatus>, chunks: &[Chunk
         .get("pages_without_text")
         .cloned()
         .unwrap_or(json!(0));
-    json!({
+    let mut v = json!({
         "id": d.summary.id,
         "title": d.summary.title,
         "type": d.summary.doc_type,
@@ -89,7 +89,14 @@ pub fn info_json(d: &DocumentRecord, status: Option<FileStatus>, chunks: &[Chunk
         "ocr": "not supported: pages without extractable text are counted, not read",
         "metadata": d.metadata.get("frontmatter").cloned().unwrap_or(json!({})),
         "chunks": chunks,
-    })
+    });
+    // Skills only, so other documents' JSON is unchanged.
+    if let (Some(skill), Some(obj)) = (&d.summary.skill, v.as_object_mut()) {
+        if let Ok(Value::Object(fields)) = serde_json::to_value(skill) {
+            obj.extend(fields);
+        }
+    }
+    v
 }
 
 pub fn outline_json(d: &DocumentRecord, items: &[OutlineItem]) -> Value {
@@ -143,8 +150,26 @@ pub fn list_human(docs: &[DocumentSummary]) -> String {
             d.chunk_count,
             d.path.as_deref().unwrap_or("")
         ));
+        if let Some(s) = &d.skill {
+            out.push_str(&format!("       skill: {}\n", skill_line(s)));
+        }
     }
     out
+}
+
+/// `v1.2 [read, write] first line of the description`, for human output.
+fn skill_line(s: &SkillInfo) -> String {
+    let mut parts = Vec::new();
+    if let Some(v) = &s.version {
+        parts.push(format!("v{v}"));
+    }
+    if !s.capabilities.is_empty() {
+        parts.push(format!("[{}]", s.capabilities.join(", ")));
+    }
+    if let Some(d) = &s.description {
+        parts.push(d.lines().next().unwrap_or("").to_string());
+    }
+    parts.join(" ")
 }
 
 pub fn info_human(v: &Value) -> String {
@@ -167,6 +192,19 @@ pub fn info_human(v: &Value) -> String {
         v["created_at"].as_str().unwrap_or(""),
         v["updated_at"].as_str().unwrap_or(""),
     );
+    if let Some(caps) = v.get("capabilities").and_then(Value::as_array) {
+        let text = |k: &str| v[k].as_str().unwrap_or("").to_string();
+        out.push_str(&format!(
+            "Skill: {} (version {})\nCapabilities: {}\nDescription: {}\n",
+            text("name"),
+            v["version"].as_str().unwrap_or("none"),
+            caps.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(", "),
+            text("description")
+        ));
+    }
     if v["pages_without_text"].as_u64().unwrap_or(0) > 0 {
         out.push_str(&format!(
             "Pages without text: {} (no OCR)\n",
