@@ -69,6 +69,88 @@ fn push_units(block: &str, max: usize, tokens: &TokenCounter, out: &mut Vec<Piec
     }
 }
 
+/// A window of whole lines, with the 0-based indexes of its first and last
+/// line in the text it was cut from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineWindow {
+    pub text: String,
+    pub tokens: usize,
+    pub first_line: usize,
+    pub last_line: usize,
+}
+
+/// Cuts `text` into windows of whole lines of at most `max` tokens, each
+/// window starting with the last lines of the previous one that add up to
+/// at most `overlap` tokens. Lines keep their indentation (code); a single
+/// line longer than `max` falls back to word windows. Blank lines at the
+/// edges of a window are dropped, and so are windows with nothing else.
+pub fn line_windows(
+    text: &str,
+    max: usize,
+    overlap: usize,
+    tokens: &TokenCounter,
+) -> Vec<LineWindow> {
+    let max = max.max(1);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let counts: Vec<usize> = lines.iter().map(|l| tokens.count(l)).collect();
+    let blank = |i: usize| lines[i].trim().is_empty();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < lines.len() {
+        while start < lines.len() && blank(start) {
+            start += 1;
+        }
+        if start == lines.len() {
+            break;
+        }
+        if counts[start] > max {
+            let mut pieces = Vec::new();
+            word_windows(lines[start], max, tokens, &mut pieces);
+            out.extend(pieces.into_iter().map(|p| LineWindow {
+                text: p.text,
+                tokens: p.tokens,
+                first_line: start,
+                last_line: start,
+            }));
+            start += 1;
+            continue;
+        }
+        let mut end = start;
+        let mut n = 0;
+        while end < lines.len() && n + counts[end] <= max {
+            n += counts[end];
+            end += 1;
+        }
+        let mut last = end - 1;
+        while blank(last) {
+            last -= 1;
+        }
+        let window = lines[start..=last].join("\n");
+        out.push(LineWindow {
+            tokens: tokens.count(&window),
+            text: window,
+            first_line: start,
+            last_line: last,
+        });
+        if end == lines.len() {
+            break;
+        }
+        // Step back over the trailing lines that fit the overlap, always
+        // moving forward, and only when the next line still fits after them.
+        let mut next = end;
+        let mut carried = 0;
+        while next > start + 1 && carried + counts[next - 1] <= overlap {
+            carried += counts[next - 1];
+            next -= 1;
+        }
+        if carried + counts[end] > max {
+            next = end;
+        }
+        start = next;
+    }
+    out
+}
+
 /// Last resort: consecutive words up to `max` tokens.
 fn word_windows(text: &str, max: usize, tokens: &TokenCounter, out: &mut Vec<Piece>) {
     let mut cur = String::new();
@@ -281,6 +363,41 @@ mod tests {
         let p = paragraphs("text\n\n```\ncode\n\nmore code\n```\n\nafter");
         assert_eq!(p.len(), 3);
         assert!(p[1].contains("more code"));
+    }
+
+    #[test]
+    fn line_windows_keep_lines_and_overlap() {
+        let text = (1..=40)
+            .map(|i| format!("    line{i} a b"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let w = line_windows(&text, 30, 6, &W);
+        assert!(w.len() >= 5, "{w:?}");
+        for win in &w {
+            assert!(win.tokens <= 30);
+            assert!(win.text.starts_with("    line"), "indentation kept");
+        }
+        assert_eq!(w[0].first_line, 0);
+        assert_eq!(w[0].last_line, 9);
+        // Two lines (6 tokens) carried into the next window.
+        assert_eq!(w[1].first_line, 8);
+        assert_eq!(w.last().unwrap().last_line, 39);
+        // Without overlap the windows tile the text.
+        let w = line_windows(&text, 30, 0, &W);
+        for pair in w.windows(2) {
+            assert_eq!(pair[1].first_line, pair[0].last_line + 1);
+        }
+    }
+
+    #[test]
+    fn line_windows_cut_a_long_line_and_skip_blanks() {
+        let text = format!("\n\nshort\n\n{}\n\n\n", vec!["w"; 25].join(" "));
+        let w = line_windows(&text, 10, 3, &W);
+        assert_eq!(w[0].text, "short");
+        assert_eq!(w[0].first_line, 2);
+        assert!(w[1..].iter().all(|p| p.first_line == 4 && p.tokens <= 10));
+        assert_eq!(w.iter().map(|p| p.tokens).sum::<usize>(), 26);
+        assert!(line_windows(" \n\n", 10, 3, &W).is_empty());
     }
 
     #[test]

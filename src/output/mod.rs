@@ -65,6 +65,18 @@ pub struct SourceJson {
     pub section: Option<String>,
     /// Programming language of a code document (additive).
     pub language: Option<String>,
+    /// Code chunks only (additive, absent otherwise): the symbol the chunk
+    /// holds (`parse_config`, `Foo.bar`, `Server.Start`), its kind
+    /// (function, method, class, type, module) and its 1-based inclusive
+    /// line range in the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol_kind: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_start: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_end: Option<u64>,
 }
 
 fn round(x: f64, digits: i32) -> f64 {
@@ -111,8 +123,16 @@ fn result_json(h: &SearchHit) -> ResultJson {
                 .and_then(Value::as_str)
                 .map(str::to_string),
             language: c.language.clone(),
+            symbol_name: meta_str(&c.metadata, "symbol_name"),
+            symbol_kind: meta_str(&c.metadata, "symbol_kind"),
+            line_start: c.metadata.get("line_start").and_then(Value::as_u64),
+            line_end: c.metadata.get("line_end").and_then(Value::as_u64),
         },
     }
+}
+
+fn meta_str(m: &Value, key: &str) -> Option<String> {
+    m.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
 #[derive(Debug, Serialize)]
