@@ -153,6 +153,7 @@ impl<'a> Ingester<'a> {
             Some(e) => (e.token_counter(), Some(e.max_chunk_tokens())),
             None => (TokenCounter::Whitespace, None),
         };
+        super::pdf::set_timeout_secs(config.ingestion.pdf_timeout_secs);
         Ingester {
             config,
             db,
