@@ -12,7 +12,7 @@ use crate::db::{normalize_tags, Database, Filters, ListFilters, OpenMode, Search
 use crate::embed::{self, Embedder, ModelFiles};
 use crate::error::{KbError, Result};
 use crate::ingest::pipeline::{progress_bar, IngestOptions, Ingester, ModelSource};
-use crate::ingest::DocType;
+use crate::ingest::{pdf, DocType};
 use crate::inspect;
 use crate::output;
 use crate::search::{self, Mode, SearchRequest};
@@ -71,6 +71,15 @@ pub enum Command {
     Stats(StatsArgs),
     /// Print SKILL.md, the instructions for LLM tools (kb skill > ~/.claude/skills/kb/SKILL.md)
     Skill,
+    /// Internal: extract a PDF's pages as JSON on stdout (kb runs this in a
+    /// child process so a hostile PDF cannot crash or exhaust kb itself)
+    #[command(name = "__extract-pdf", hide = true)]
+    ExtractPdf(ExtractPdfArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExtractPdfArgs {
+    pub path: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -264,6 +273,11 @@ pub fn run() -> i32 {
             return 1;
         }
     };
+    if let Command::ExtractPdf(a) = &cli.command {
+        // No configuration, no Ctrl-C handler: the parent owns both.
+        return pdf::child_main(&a.path);
+    }
+    pdf::extract_in_child_processes();
     let _ = ctrlc::set_handler(|| {
         if CANCEL.swap(true, Ordering::SeqCst) {
             // Second Ctrl-C: stop now. SQLite rolls back the open transaction.
@@ -305,7 +319,7 @@ fn effective_format(cli: &Cli, config: &Config) -> OutputFormat {
         | Command::Outline(_)
         | Command::Open(_)
         | Command::Stats(_) => config.search.default_format,
-        Command::Skill => OutputFormat::Human,
+        Command::Skill | Command::ExtractPdf(_) => OutputFormat::Human,
         Command::Add(_) | Command::Init(_) | Command::Reindex(_) => OutputFormat::Human,
     }
 }
@@ -343,6 +357,13 @@ fn dispatch(cli: &Cli, config: &Config, format: OutputFormat) -> Result<()> {
         Command::Open(a) => cmd_open(config, a, format),
         Command::Stats(a) => cmd_stats(config, a, format),
         Command::Skill => print_stdout(SKILL_MD),
+        Command::ExtractPdf(a) => match pdf::child_main(&a.path) {
+            0 => Ok(()),
+            _ => Err(KbError::io(
+                &a.path,
+                std::io::Error::other("could not write the extracted text"),
+            )),
+        },
     }
 }
 

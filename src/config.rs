@@ -158,6 +158,9 @@ pub struct IngestionConfig {
     pub enable_ocr: OcrMode,
     /// Files larger than this are skipped with a logged reason.
     pub max_file_mb: u64,
+    /// Seconds a PDF's text extraction may spend loading the file or on any
+    /// one page before it is abandoned.
+    pub pdf_timeout_secs: u64,
 }
 
 impl Default for Config {
@@ -259,6 +262,7 @@ impl Default for IngestionConfig {
             batch_size: 50,
             enable_ocr: OcrMode::Auto,
             max_file_mb: 20,
+            pdf_timeout_secs: 60,
         }
     }
 }
@@ -355,6 +359,9 @@ impl Config {
         }
         if self.ingestion.batch_size == 0 {
             return bad("ingestion.batch_size", "must be at least 1");
+        }
+        if self.ingestion.pdf_timeout_secs == 0 {
+            return bad("ingestion.pdf_timeout_secs", "must be at least 1");
         }
         let c = &self.chunking;
         for (key, v) in [

@@ -126,8 +126,8 @@ pub struct OutlineItem {
     pub page: Option<u64>,
 }
 
-/// The document's structure in order: Markdown headings (down to
-/// `max_level`), PDF pages, code symbols.
+/// The document's structure in order: headings (down to `max_level`;
+/// for PDFs with their page), else PDF pages or code symbols.
 pub fn outline(
     db: &Database,
     doc: &DocumentRecord,
@@ -135,17 +135,27 @@ pub fn outline(
 ) -> Result<Vec<OutlineItem>> {
     let mut items = Vec::new();
     if let Some(hs) = doc.metadata.get("headings").and_then(|h| h.as_array()) {
+        // A PDF's indexed text has a form-feed line between pages.
+        let pages = doc
+            .content
+            .as_deref()
+            .filter(|_| doc.summary.doc_type == "pdf")
+            .map(crate::ingest::pdf::PageIndex::new);
         for h in hs {
             let level = h["level"].as_u64().unwrap_or(1) as u8;
             if max_level.is_some_and(|m| level > m) {
                 continue;
             }
+            let line = h["line"].as_u64();
             items.push(OutlineItem {
                 kind: "heading".into(),
                 level,
                 text: h["text"].as_str().unwrap_or("").to_string(),
-                line: h["line"].as_u64(),
-                page: None,
+                line,
+                page: pages
+                    .as_ref()
+                    .zip(line)
+                    .map(|(p, l)| u64::from(p.page(l as usize))),
             });
         }
         return Ok(items);

@@ -257,6 +257,7 @@ struct Parser<'a> {
 
 impl<'a> Ingester<'a> {
     pub fn new(config: &'a Config, db: &'a Database, model: ModelSource<'a>) -> Self {
+        super::pdf::set_timeout_secs(config.ingestion.pdf_timeout_secs);
         Ingester {
             config,
             db,

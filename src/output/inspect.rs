@@ -85,6 +85,7 @@ pub fn info_json(d: &DocumentRecord, status: Option<FileStatus>, chunks: &[Chunk
         "content_hash": d.content_hash,
         "file_size": d.file_size,
         "file_status": status,
+        "pages": d.metadata.get("pages").cloned().unwrap_or(Value::Null),
         "pages_without_text": pages_without_text,
         "ocr": "not supported: pages without extractable text are counted, not read",
         "metadata": d.metadata.get("frontmatter").cloned().unwrap_or(json!({})),
@@ -205,11 +206,17 @@ pub fn info_human(v: &Value) -> String {
             text("description")
         ));
     }
-    if v["pages_without_text"].as_u64().unwrap_or(0) > 0 {
-        out.push_str(&format!(
-            "Pages without text: {} (no OCR)\n",
-            v["pages_without_text"]
-        ));
+    let without = v["pages_without_text"].as_u64().unwrap_or(0);
+    if let Some(pages) = v["pages"].as_u64() {
+        out.push_str(&format!("Pages: {pages}"));
+        if without > 0 {
+            out.push_str(&format!(
+                " ({without} without extractable text; OCR is not supported)"
+            ));
+        }
+        out.push('\n');
+    } else if without > 0 {
+        out.push_str(&format!("Pages without text: {without} (no OCR)\n"));
     }
     for c in v["chunks"].as_array().into_iter().flatten() {
         let place = c["section"]
@@ -268,10 +275,14 @@ pub fn outline_human(v: &Value) -> String {
         let text = i["text"].as_str().unwrap_or("");
         match i["kind"].as_str() {
             Some("heading") => out.push_str(&format!(
-                "{}{} {}\n",
+                "{}{} {}{}\n",
                 "  ".repeat(level.saturating_sub(1) + 1),
                 "#".repeat(level),
-                text
+                text,
+                i["page"]
+                    .as_u64()
+                    .map(|p| format!(" (p.{p})"))
+                    .unwrap_or_default()
             )),
             Some("page") => out.push_str(&format!("  p.{} {}\n", i["page"], text)),
             _ => out.push_str(&format!("  {text}\n")),

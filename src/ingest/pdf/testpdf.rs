@@ -1,0 +1,324 @@
+//! Small PDFs written with lopdf, for the unit and integration tests: no
+//! binary fixtures in the repository. kb itself never writes PDFs.
+
+use lopdf::content::{Content, Operation};
+use lopdf::{dictionary, Document, Object, Stream};
+
+/// One element of a page, laid out top to bottom.
+#[derive(Debug, Clone)]
+pub enum Block {
+    /// A line in bold at this font size, with space around it.
+    Heading(String, f32),
+    /// Body text at 11 pt, wrapped at about 80 characters.
+    Para(String),
+    /// One paragraph given line by line (to place hyphens at line ends).
+    Lines(Vec<String>),
+}
+
+pub fn heading(text: &str, size: f32) -> Block {
+    Block::Heading(text.to_string(), size)
+}
+
+pub fn para(text: &str) -> Block {
+    Block::Para(text.to_string())
+}
+
+pub fn lines(lines: &[&str]) -> Block {
+    Block::Lines(lines.iter().map(|s| s.to_string()).collect())
+}
+
+/// A PDF under construction: pages of blocks, an optional Info title and
+/// an optional footer on every page ("Page N").
+#[derive(Debug, Clone, Default)]
+pub struct TestPdf {
+    pub title: Option<String>,
+    pub pages: Vec<Vec<Block>>,
+    pub footer: bool,
+}
+
+const BODY: f32 = 11.0;
+const LEADING: f32 = 14.0;
+const LEFT: f32 = 72.0;
+const TOP: f32 = 720.0;
+const WRAP: usize = 80;
+
+impl TestPdf {
+    pub fn new() -> TestPdf {
+        TestPdf::default()
+    }
+
+    pub fn title(mut self, t: &str) -> TestPdf {
+        self.title = Some(t.to_string());
+        self
+    }
+
+    pub fn footer(mut self) -> TestPdf {
+        self.footer = true;
+        self
+    }
+
+    pub fn page(mut self, blocks: Vec<Block>) -> TestPdf {
+        self.pages.push(blocks);
+        self
+    }
+
+    /// The PDF's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut doc = self.document();
+        let mut out = Vec::new();
+        doc.save_to(&mut out).expect("writing a PDF to memory");
+        out
+    }
+
+    /// The PDF encrypted (RC4, 128 bit) with this user password; "" makes
+    /// a file any reader opens without asking.
+    pub fn encrypted(&self, user_password: &str) -> Vec<u8> {
+        use lopdf::encryption::{EncryptionState, EncryptionVersion, Permissions};
+        let mut doc = self.document();
+        doc.trailer.set(
+            "ID",
+            vec![
+                Object::string_literal(b"kb-test-id-00001".to_vec()),
+                Object::string_literal(b"kb-test-id-00001".to_vec()),
+            ],
+        );
+        let version = EncryptionVersion::V2 {
+            document: &doc,
+            owner_password: "owner",
+            user_password,
+            key_length: 128,
+            permissions: Permissions::all(),
+        };
+        let state = EncryptionState::try_from(version).expect("encryption state");
+        doc.encrypt(&state).expect("encrypting");
+        let mut out = Vec::new();
+        doc.save_to(&mut out).expect("writing a PDF to memory");
+        out
+    }
+
+    fn document(&self) -> Document {
+        let mut doc = Document::with_version("1.5");
+        let pages_id = doc.new_object_id();
+        let body = doc.add_object(dictionary! {
+            "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+        });
+        let bold = doc.add_object(dictionary! {
+            "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica-Bold",
+        });
+        let resources = doc.add_object(dictionary! {
+            "Font" => dictionary! { "F1" => body, "F2" => bold },
+        });
+        let mut kids = Vec::new();
+        for (i, blocks) in self.pages.iter().enumerate() {
+            let mut ops = Vec::new();
+            let mut y = TOP;
+            let text_line = |ops: &mut Vec<Operation>, font: &str, size: f32, y: f32, s: &str| {
+                ops.push(Operation::new("BT", vec![]));
+                ops.push(Operation::new("Tf", vec![font.into(), size.into()]));
+                ops.push(Operation::new("Td", vec![LEFT.into(), y.into()]));
+                ops.push(Operation::new("Tj", vec![Object::string_literal(s)]));
+                ops.push(Operation::new("ET", vec![]));
+            };
+            for (j, b) in blocks.iter().enumerate() {
+                match b {
+                    Block::Heading(t, size) => {
+                        if j > 0 {
+                            y -= 12.0;
+                        }
+                        text_line(&mut ops, "F2", *size, y, t);
+                        y -= size * 1.2 + 10.0;
+                    }
+                    Block::Para(t) => {
+                        for l in wrap(t) {
+                            text_line(&mut ops, "F1", BODY, y, &l);
+                            y -= LEADING;
+                        }
+                        y -= 10.0;
+                    }
+                    Block::Lines(ls) => {
+                        for l in ls {
+                            text_line(&mut ops, "F1", BODY, y, l);
+                            y -= LEADING;
+                        }
+                        y -= 10.0;
+                    }
+                }
+            }
+            if self.footer {
+                text_line(&mut ops, "F1", 9.0, 40.0, &format!("Page {}", i + 1));
+            }
+            let content = Content { operations: ops };
+            let content_id = doc.add_object(Stream::new(
+                dictionary! {},
+                content.encode().expect("encoding a content stream"),
+            ));
+            let page = doc.add_object(dictionary! {
+                "Type" => "Page",
+                "Parent" => pages_id,
+                "Contents" => content_id,
+            });
+            kids.push(Object::from(page));
+        }
+        let count = kids.len() as i64;
+        doc.objects.insert(
+            pages_id,
+            Object::Dictionary(dictionary! {
+                "Type" => "Pages",
+                "Kids" => kids,
+                "Count" => count,
+                "Resources" => resources,
+                "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+            }),
+        );
+        let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+        doc.trailer.set("Root", catalog);
+        if let Some(t) = &self.title {
+            let info =
+                doc.add_object(dictionary! { "Title" => Object::string_literal(t.as_str()) });
+            doc.trailer.set("Info", info);
+        }
+        doc
+    }
+}
+
+fn wrap(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for w in text.split_whitespace() {
+        if !cur.is_empty() && cur.len() + 1 + w.len() > WRAP {
+            out.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(w);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// A one-page PDF whose content stream is `inflated` zero bytes behind
+/// FlateDecode: about 1 KB per MB inflated (2 GB from about 2 MB).
+pub fn decompression_bomb(inflated: u64) -> Vec<u8> {
+    use flate2::{Compress, Compression, FlushCompress};
+    const PIECE: usize = 1 << 20;
+    // A full flush ends every piece byte-aligned with no reference outside
+    // it, so the same compressed piece can be repeated.
+    let mut c = Compress::new(Compression::best(), false);
+    let mut piece = Vec::with_capacity(PIECE / 256);
+    c.compress_vec(&vec![0u8; PIECE], &mut piece, FlushCompress::Full)
+        .expect("deflate");
+    let n = inflated.div_ceil(PIECE as u64);
+    let mut data = vec![0x78, 0xDA];
+    for _ in 0..n {
+        data.extend_from_slice(&piece);
+    }
+    // The final, empty stored block, then the Adler-32 of n MB of zeros.
+    data.extend_from_slice(&[0x01, 0x00, 0x00, 0xFF, 0xFF]);
+    let total = n * PIECE as u64;
+    let adler = (((total % 65521) as u32) << 16) | 1;
+    data.extend_from_slice(&adler.to_be_bytes());
+
+    let mut doc = Document::with_version("1.5");
+    let pages_id = doc.new_object_id();
+    let content_id = doc.add_object(Stream::new(dictionary! { "Filter" => "FlateDecode" }, data));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page",
+        "Parent" => pages_id,
+        "Contents" => content_id,
+    });
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages",
+            "Kids" => vec![Object::from(page)],
+            "Count" => 1,
+            "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+        }),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog);
+    let mut out = Vec::new();
+    doc.save_to(&mut out).expect("writing a PDF to memory");
+    out
+}
+
+/// A one-page PDF drawing Form XObjects: with `self_reference` the form
+/// draws itself (endless recursion); otherwise `depth` levels of forms
+/// each drawing the next twice (2^depth draws: endless work, no memory).
+pub fn form_bomb(depth: usize, self_reference: bool) -> Vec<u8> {
+    let mut doc = Document::with_version("1.5");
+    let pages_id = doc.new_object_id();
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let leaf = Content {
+        operations: vec![
+            Operation::new("BT", vec![]),
+            Operation::new("Tf", vec!["F1".into(), 10.into()]),
+            Operation::new("Td", vec![72.into(), 700.into()]),
+            Operation::new("Tj", vec![Object::string_literal("deep")]),
+            Operation::new("ET", vec![]),
+        ],
+    };
+    let form = |doc: &mut Document, content: Vec<u8>, next: Option<lopdf::ObjectId>| {
+        let mut resources = dictionary! { "Font" => dictionary! { "F1" => font } };
+        if let Some(n) = next {
+            resources.set("XObject", dictionary! { "X" => n });
+        }
+        doc.add_object(Stream::new(
+            dictionary! {
+                "Type" => "XObject", "Subtype" => "Form",
+                "BBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+                "Resources" => resources,
+            },
+            content,
+        ))
+    };
+    let draw_twice = b"/X Do /X Do".to_vec();
+    let top = if self_reference {
+        let id = doc.new_object_id();
+        let resources = dictionary! { "XObject" => dictionary! { "X" => id } };
+        doc.objects.insert(
+            id,
+            Object::Stream(Stream::new(
+                dictionary! {
+                    "Type" => "XObject", "Subtype" => "Form",
+                    "BBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+                    "Resources" => resources,
+                },
+                b"/X Do".to_vec(),
+            )),
+        );
+        id
+    } else {
+        let mut next = form(&mut doc, leaf.encode().expect("content"), None);
+        for _ in 0..depth {
+            next = form(&mut doc, draw_twice.clone(), Some(next));
+        }
+        next
+    };
+    let content_id = doc.add_object(Stream::new(dictionary! {}, b"/X Do".to_vec()));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page",
+        "Parent" => pages_id,
+        "Contents" => content_id,
+        "Resources" => dictionary! { "XObject" => dictionary! { "X" => top } },
+    });
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages",
+            "Kids" => vec![Object::from(page)],
+            "Count" => 1,
+            "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+        }),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog);
+    let mut out = Vec::new();
+    doc.save_to(&mut out).expect("writing a PDF to memory");
+    out
+}

@@ -1,0 +1,364 @@
+use super::testpdf::{heading, lines, para, TestPdf};
+use super::*;
+use crate::config::ChunkingConfig;
+use crate::embed::TokenCounter;
+
+fn ctx(config: &ChunkingConfig) -> ChunkContext<'_> {
+    ChunkContext {
+        config,
+        tokens: &TokenCounter::Whitespace,
+        model_max_tokens: None,
+    }
+}
+
+fn words(n: usize, w: &str) -> String {
+    vec![w; n].join(" ")
+}
+
+fn body(text: &str, y: f32, gap: bool) -> Line {
+    Line {
+        text: text.into(),
+        size: 11.0,
+        x: 72.0,
+        end: 540.0,
+        y,
+        gap,
+    }
+}
+
+fn page(lines: Vec<Line>) -> Page {
+    Page { lines, error: None }
+}
+
+fn three_pages() -> TestPdf {
+    TestPdf::new()
+        .footer()
+        .page(vec![
+            heading("Orchard Handbook", 20.0),
+            heading("1 Planting", 14.0),
+            para(&format!(
+                "Plant apple trees in early spring when the soil is workable. {}",
+                words(40, "soil")
+            )),
+            heading("1.1 Spacing", 12.0),
+            para("Leave four metres between standard trees and two between dwarf trees."),
+        ])
+        .page(vec![
+            heading("2 Pruning", 14.0),
+            para(&format!(
+                "Prune in late winter while the trees are dormant. {}",
+                words(30, "branch")
+            )),
+        ])
+        .page(vec![
+            heading("3 Harvest", 14.0),
+            para("Pick the xylocarp fruit when it twists off the spur with a gentle lift."),
+        ])
+}
+
+#[test]
+fn three_page_pdf_end_to_end() {
+    let bytes = three_pages().title("The Orchard Handbook").to_bytes();
+    let ex = extract_bytes(&bytes).unwrap();
+    assert_eq!(ex.pages.len(), 3);
+    assert_eq!(ex.title.as_deref(), Some("The Orchard Handbook"));
+    let c = ChunkingConfig::default();
+    let doc = build(Path::new("orchard.pdf"), &ex, &ctx(&c)).unwrap();
+    assert_eq!(doc.title, "The Orchard Handbook");
+    assert_eq!(doc.metadata["pages"], 3);
+    assert_eq!(doc.metadata["pages_without_text"], 0);
+
+    let harvest = doc
+        .chunks
+        .iter()
+        .find(|c| c.text.contains("xylocarp"))
+        .unwrap();
+    assert_eq!(harvest.page, Some(3));
+    assert_eq!(
+        harvest.section.as_deref(),
+        Some("Orchard Handbook > 3 Harvest")
+    );
+    let pruning = doc
+        .chunks
+        .iter()
+        .find(|c| c.text.contains("dormant"))
+        .unwrap();
+    assert_eq!(pruning.page, Some(2));
+    assert!(
+        doc.chunks.iter().all(|c| !c.text.contains("Page ")),
+        "footers dropped"
+    );
+
+    let texts: Vec<(u8, &str)> = doc
+        .headings
+        .iter()
+        .map(|h| (h.level, h.text.as_str()))
+        .collect();
+    assert_eq!(
+        texts,
+        vec![
+            (1, "Orchard Handbook"),
+            (2, "1 Planting"),
+            (4, "1.1 Spacing"),
+            (2, "2 Pruning"),
+            (2, "3 Harvest")
+        ]
+    );
+    // Heading lines point into content, and the form feeds give the page.
+    let lines: Vec<&str> = doc.content.lines().collect();
+    for h in &doc.headings {
+        assert_eq!(lines[h.line - 1], h.text);
+    }
+    let harvest_h = doc.headings.iter().find(|h| h.text == "3 Harvest").unwrap();
+    let index = PageIndex::new(&doc.content);
+    assert_eq!(index.page(harvest_h.line), 3);
+    assert_eq!(index.page(1), 1);
+    assert_eq!(doc.content.matches('\u{c}').count(), 2);
+}
+
+#[test]
+fn title_falls_back_to_largest_heading_then_file_name() {
+    let c = ChunkingConfig::default();
+    let ex = extract_bytes(&three_pages().title("Microsoft Word - draft.doc").to_bytes()).unwrap();
+    let doc = build(Path::new("o.pdf"), &ex, &ctx(&c)).unwrap();
+    assert_eq!(doc.title, "Orchard Handbook");
+
+    let plain = Extracted {
+        pages: vec![page(vec![body(
+            "only body text here, nothing like a heading at all.",
+            100.0,
+            false,
+        )])],
+        ..Default::default()
+    };
+    let doc = build(Path::new("/x/notes.pdf"), &plain, &ctx(&c)).unwrap();
+    assert_eq!(doc.title, "notes.pdf");
+}
+
+#[test]
+fn paragraph_continuing_on_next_page_stays_whole() {
+    let ex = Extracted {
+        pages: vec![
+            page(vec![
+                body("Results", 80.0, false),
+                body(
+                    "The experiment ran for three weeks and the measurements",
+                    100.0,
+                    true,
+                ),
+                body(
+                    "showed that the hypothesis holds for all com-",
+                    114.0,
+                    false,
+                ),
+            ]),
+            page(vec![
+                body(
+                    "binations we tried, including the hardest one.",
+                    80.0,
+                    false,
+                ),
+                body(
+                    "A new paragraph starts here on the second page.",
+                    120.0,
+                    true,
+                ),
+            ]),
+        ],
+        ..Default::default()
+    };
+    let c = ChunkingConfig::default();
+    let doc = build(Path::new("r.pdf"), &ex, &ctx(&c)).unwrap();
+    assert_eq!(doc.chunks.len(), 2, "{:#?}", doc.chunks);
+    let first = &doc.chunks[0];
+    assert!(
+        first.text.contains("all combinations we tried"),
+        "{}",
+        first.text
+    );
+    assert_eq!(first.page, Some(1));
+    assert_eq!(first.extra["page_end"], 2);
+    assert_eq!(first.section.as_deref(), Some("Results"));
+    assert_eq!(doc.chunks[1].page, Some(2));
+    assert!(doc.chunks[1].extra.get("page_end").is_none());
+    // content keeps the layout: the paragraph is cut by the page break.
+    assert!(doc.content.contains("com-\n") || doc.content.contains("com-\n\u{c}"));
+}
+
+#[test]
+fn chunks_respect_max_tokens_sections_and_pages() {
+    let mut c = ChunkingConfig::default();
+    c.pdf.max_tokens = 100;
+    let long = words(60, "alpha") + ".";
+    let ex = Extracted {
+        pages: vec![
+            page(vec![
+                body("Introduction", 60.0, false),
+                body(&long, 80.0, true),
+                body(&long, 120.0, true),
+                body(&(words(250, "gamma") + "."), 160.0, true),
+            ]),
+            page(vec![body("Short tail on page two.", 60.0, false)]),
+        ],
+        ..Default::default()
+    };
+    let doc = build(Path::new("m.pdf"), &ex, &ctx(&c)).unwrap();
+    assert!(
+        doc.chunks.iter().all(|c| c.token_count <= 100),
+        "{:#?}",
+        doc.chunks
+    );
+    // Two 61-token paragraphs do not fit together; the 250-word one is split.
+    assert!(doc.chunks.len() >= 5, "{}", doc.chunks.len());
+    assert!(doc.chunks[0].text.starts_with("Introduction"));
+    let last = doc.chunks.last().unwrap();
+    assert_eq!(last.page, Some(2));
+    assert_eq!(last.text, "Short tail on page two.");
+    assert!(doc.chunks[..doc.chunks.len() - 1]
+        .iter()
+        .all(|c| c.page == Some(1) && c.section.as_deref() == Some("Introduction")));
+}
+
+#[test]
+fn small_sections_share_a_chunk_labelled_by_the_larger() {
+    let ex = Extracted {
+        pages: vec![page(vec![
+            body("Overview", 60.0, false),
+            body("Tiny intro.", 80.0, true),
+            body("Details", 100.0, true),
+            body(&(words(80, "detail") + "."), 120.0, true),
+        ])],
+        ..Default::default()
+    };
+    let c = ChunkingConfig::default();
+    let doc = build(Path::new("s.pdf"), &ex, &ctx(&c)).unwrap();
+    assert_eq!(doc.chunks.len(), 1);
+    // Both headings are Title Case lines at body size: siblings.
+    assert_eq!(doc.chunks[0].section.as_deref(), Some("Details"));
+    assert_eq!(doc.headings.len(), 2);
+}
+
+#[test]
+fn fixed_strategy_windows_each_page() {
+    let mut c = ChunkingConfig::default();
+    c.pdf.strategy = crate::config::PdfStrategy::Fixed;
+    c.pdf.max_tokens = 50;
+    let ex = Extracted {
+        pages: vec![
+            page(vec![body(&words(120, "one"), 60.0, false)]),
+            page(vec![body("two words", 60.0, false)]),
+        ],
+        ..Default::default()
+    };
+    let doc = build(Path::new("f.pdf"), &ex, &ctx(&c)).unwrap();
+    let pages: Vec<Option<u32>> = doc.chunks.iter().map(|c| c.page).collect();
+    assert!(pages.len() >= 4, "{pages:?}");
+    assert_eq!(pages.last(), Some(&Some(2)));
+    assert!(pages[..pages.len() - 1].iter().all(|p| *p == Some(1)));
+    assert!(doc
+        .chunks
+        .iter()
+        .all(|c| c.section.is_none() && c.token_count <= 50));
+    // Overlap: the second window starts with words from the first.
+    assert!(doc.chunks[1].text.starts_with("one"));
+}
+
+#[test]
+fn pages_without_text_are_counted_and_all_empty_is_an_error() {
+    let c = ChunkingConfig::default();
+    let ex = Extracted {
+        pages: vec![
+            page(vec![body("Some real text on the first page.", 60.0, false)]),
+            page(vec![]),
+            page(vec![body("·", 60.0, false)]),
+        ],
+        ..Default::default()
+    };
+    let doc = build(Path::new("p.pdf"), &ex, &ctx(&c)).unwrap();
+    assert_eq!(doc.metadata["pages"], 3);
+    assert_eq!(doc.metadata["pages_without_text"], 2);
+    assert_eq!(
+        doc.metadata["pages_without_text_list"],
+        serde_json::json!([2, 3])
+    );
+    assert!(doc
+        .warnings
+        .iter()
+        .any(|w| w.contains("OCR is not supported")));
+
+    let scanned = Extracted {
+        pages: vec![page(vec![]), page(vec![])],
+        ..Default::default()
+    };
+    let err = build(Path::new("scan.pdf"), &scanned, &ctx(&c)).unwrap_err();
+    assert_eq!(
+        err,
+        "no extractable text on any of 2 pages (scanned PDF? OCR is not supported)"
+    );
+
+    let broken = Extracted {
+        pages: vec![Page {
+            lines: vec![],
+            error: Some("PDF error: missing xref entry".into()),
+        }],
+        ..Default::default()
+    };
+    let err = build(Path::new("b.pdf"), &broken, &ctx(&c)).unwrap_err();
+    assert!(
+        err.contains("could not extract text") && err.contains("missing xref"),
+        "{err}"
+    );
+}
+
+#[test]
+fn hyphenated_lines_in_a_real_pdf_are_joined() {
+    let bytes = TestPdf::new()
+        .page(vec![lines(&[
+            "Search quality depends on the extrac-",
+            "tion of clean text from every document.",
+        ])])
+        .to_bytes();
+    let ex = extract_bytes(&bytes).unwrap();
+    let c = ChunkingConfig::default();
+    let doc = build(Path::new("h.pdf"), &ex, &ctx(&c)).unwrap();
+    assert_eq!(
+        doc.chunks[0].text,
+        "Search quality depends on the extraction of clean text from every document."
+    );
+}
+
+#[test]
+fn hostile_files_give_named_errors() {
+    let good = three_pages().to_bytes();
+    let err = extract_bytes(&good[..good.len() * 6 / 10]).unwrap_err();
+    assert!(err.starts_with("truncated or malformed PDF"), "{err}");
+    let err = extract_bytes(b"%PDF-1.4\nthis is not really a pdf at all").unwrap_err();
+    assert!(err.starts_with("truncated or malformed PDF"), "{err}");
+    let err = extract_bytes(b"").unwrap_err();
+    assert!(err.starts_with("truncated or malformed PDF"), "{err}");
+
+    let locked = three_pages().encrypted("secret");
+    let err = extract_bytes(&locked).unwrap_err();
+    assert!(err.starts_with("encrypted PDF"), "{err}");
+
+    // Encrypted with an empty user password: readers open it silently.
+    let open = three_pages().encrypted("");
+    let ex = extract_bytes(&open).unwrap();
+    assert!(ex.encrypted);
+    let text: String = ex.pages[2].lines.iter().map(|l| l.text.as_str()).collect();
+    assert!(text.contains("xylocarp"), "{text}");
+}
+
+#[test]
+fn thread_extraction_has_a_timeout() {
+    let big = TestPdf::new().page(vec![para(&words(2000, "slow"))]);
+    let mut pdf = big.clone();
+    for _ in 0..50 {
+        pdf.pages.push(big.pages[0].clone());
+    }
+    let err = extract::extract_on_thread(pdf.to_bytes(), std::time::Duration::ZERO).unwrap_err();
+    assert!(
+        err.starts_with("PDF extraction timed out after 0 s"),
+        "{err}"
+    );
+}
