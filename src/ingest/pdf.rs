@@ -61,8 +61,13 @@ pub fn build(path: &Path, ex: &Extracted, ctx: &ChunkContext) -> Result<ParsedDo
                 "could not extract text from any of {total} pages (page {page}: {e})"
             ));
         }
+        let pages = if total == 1 {
+            "its only page".to_string()
+        } else {
+            format!("any of {total} pages")
+        };
         return Err(format!(
-            "no extractable text on any of {total} pages (scanned PDF? OCR is not supported)"
+            "no extractable text on {pages} (scanned PDF? OCR is not supported)"
         ));
     }
 
