@@ -44,10 +44,7 @@ pub fn build(path: &Path, ex: &Extracted, ctx: &ChunkContext) -> Result<ParsedDo
         .iter()
         .enumerate()
         .filter(|(_, p)| p.without_text())
-        .map(|(i, p)| {
-            let _ = p;
-            i as u32 + 1
-        })
+        .map(|(i, _)| i as u32 + 1)
         .collect();
     let failed: Vec<(usize, &str)> = ex
         .pages
