@@ -655,6 +655,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("search.default_top"), "{err}");
+
+        let err = Config::load_from(&cli, &env(&[("KB_INGESTION_PDF_TIMEOUT_SECS", "0")]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("ingestion.pdf_timeout_secs"), "{err}");
     }
 
     #[test]

@@ -44,10 +44,7 @@ pub fn build(path: &Path, ex: &Extracted, ctx: &ChunkContext) -> Result<ParsedDo
         .iter()
         .enumerate()
         .filter(|(_, p)| p.without_text())
-        .map(|(i, p)| {
-            let _ = p;
-            i as u32 + 1
-        })
+        .map(|(i, _)| i as u32 + 1)
         .collect();
     let failed: Vec<(usize, &str)> = ex
         .pages
@@ -61,8 +58,13 @@ pub fn build(path: &Path, ex: &Extracted, ctx: &ChunkContext) -> Result<ParsedDo
                 "could not extract text from any of {total} pages (page {page}: {e})"
             ));
         }
+        let pages = if total == 1 {
+            "its only page".to_string()
+        } else {
+            format!("any of {total} pages")
+        };
         return Err(format!(
-            "no extractable text on any of {total} pages (scanned PDF? OCR is not supported)"
+            "no extractable text on {pages} (scanned PDF? OCR is not supported)"
         ));
     }
 
