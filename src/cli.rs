@@ -43,7 +43,14 @@ pub struct Cli {
 pub enum Command {
     /// Set up the embedding model (download it, or use a local copy) and bind the knowledge base to it
     Init(InitArgs),
-    /// Index files and folders (Markdown, text notes); unchanged files are skipped
+    /// Index files and folders (PDF, Markdown, text notes, Python/Bash/Go code)
+    ///
+    /// Unchanged files are skipped, changed ones re-indexed, and documents whose
+    /// files vanished from an added folder are removed. Files are parsed in
+    /// parallel (ingestion.workers) while the model embeds; a progress bar shows
+    /// files, chunks, rate and ETA. Files that cannot be indexed are logged to
+    /// <data_dir>/ingest-errors.log and the run goes on. Ctrl-C (or a crash)
+    /// keeps every committed document; run the same command again to continue.
     Add(AddArgs),
     /// Search: keyword (BM25) and semantic (embeddings) fused with Reciprocal Rank Fusion
     Search(SearchArgs),
