@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use common::{write, Kb};
+use kb::ingest::pdf::testpdf::{self, heading, para, TestPdf};
 
 /// Path → chunk count of every indexed document.
 fn indexed(kb: &Kb) -> BTreeMap<String, u64> {
@@ -93,14 +94,58 @@ fn hostile_files_are_logged_and_the_good_ones_indexed() {
     let locked_readable = std::fs::read(&locked).is_ok();
     // An unsupported file.
     write(&root.join("table.csv"), "a,b\n1,2\n");
+    // PDFs: a good one, then truncated, password-encrypted, and a
+    // decompression bomb (4 GB of zeros in about 4 MB).
+    let good_pdf = TestPdf::new()
+        .page(vec![
+            heading("Tide Tables", 18.0),
+            para("High water at the harbour mouth comes fifty minutes later each day."),
+        ])
+        .page(vec![para("Spring tides follow the full and the new moon.")])
+        .to_bytes();
+    std::fs::create_dir_all(root.join("pdf")).unwrap();
+    std::fs::write(root.join("pdf/tides.pdf"), &good_pdf).unwrap();
+    std::fs::write(
+        root.join("pdf/truncated.pdf"),
+        &good_pdf[..good_pdf.len() / 2],
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("pdf/locked.pdf"),
+        TestPdf::new()
+            .page(vec![para("secret")])
+            .encrypted("hunter2"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("pdf/bomb.pdf"),
+        testpdf::decompression_bomb(4 << 30),
+    )
+    .unwrap();
+    // Code: a good module, one with syntax errors (still indexed), and an
+    // extensionless shell script recognised by its shebang.
+    write(
+        &root.join("code/ok.py"),
+        "def moon_phase(day):\n    \"\"\"Phase of the moon on a day.\"\"\"\n    return day % 29.5\n",
+    );
+    write(
+        &root.join("code/broken.py"),
+        "def tide_height(:\n    return 3 +\n\nclass Harbour:\n    pass\n",
+    );
+    write(
+        &root.join("code/ring-bell"),
+        "#!/bin/sh\n# Rings the harbour bell.\nring() {\n  echo ding\n}\nring\n",
+    );
 
     let s = kb.add(&[&root]);
-    let good = 4 + usize::from(locked_readable); // good.md, good.txt, legacy.txt, bottom.md
+    // good.md, good.txt, legacy.txt, bottom.md, tides.pdf, ok.py, broken.py,
+    // ring-bell
+    let good = 8 + usize::from(locked_readable);
     assert_eq!(s["added"], good, "{s}");
     assert_eq!(
         s["failed"],
-        3 + usize::from(!locked_readable),
-        "photo.md, archive.txt, huge.txt: {s}"
+        6 + usize::from(!locked_readable),
+        "photo.md, archive.txt, huge.txt, truncated.pdf, locked.pdf, bomb.pdf: {s}"
     );
     assert!(
         s["walk_errors"].as_u64().unwrap() >= 2,
@@ -114,6 +159,10 @@ fn hostile_files_are_logged_and_the_good_ones_indexed() {
     assert_logged(&log, "legacy.txt", "invalid UTF-8");
     assert_logged(&log, "back-to-root", "loop");
     assert_logged(&log, "dangling.md", "skipped while walking");
+    assert_logged(&log, "truncated.pdf", "truncated or malformed PDF");
+    assert_logged(&log, "locked.pdf", "encrypted PDF");
+    assert_logged(&log, "bomb.pdf", "ran out of memory");
+    assert_logged(&log, "broken.py", "syntax error");
     if !locked_readable {
         assert_logged(&log, "locked.md", "cannot read");
     }
@@ -122,6 +171,13 @@ fn hostile_files_are_logged_and_the_good_ones_indexed() {
         .as_str()
         .unwrap()
         .ends_with("level39/bottom.md"));
+    let hits = kb.json(&["search", "spring tides full moon", "--fts-only"]);
+    assert_eq!(hits["results"][0]["source"]["page"], 2, "{hits}");
+    let hits = kb.json(&["search", "harbour bell", "--fts-only", "--type", "code"]);
+    assert!(hits["results"][0]["source"]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("ring-bell"));
     // The loop did not index anything twice.
     assert_eq!(indexed(&kb).len(), good);
 }
