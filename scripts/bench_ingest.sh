@@ -17,16 +17,17 @@ cache="${KB_CACHE_DIR:-$HOME/.cache/kb}"
 src="$cache/bench-src"
 corpus="$cache/bench-corpus"
 data="${KB_BENCH_DATA:-$cache/bench-ingest}"
-pdfs="${KB_BENCH_PDFS:-150}"
-markdown="${KB_BENCH_MARKDOWN:-600}"
-python="${KB_BENCH_PYTHON:-800}"
-go="${KB_BENCH_GO:-1000}"
-bash_files="${KB_BENCH_BASH:-450}"
+pdfs="${KB_BENCH_PDFS:-300}"
+markdown="${KB_BENCH_MARKDOWN:-585}"
+python="${KB_BENCH_PYTHON:-300}"
+go="${KB_BENCH_GO:-1650}"
+bash_files="${KB_BENCH_BASH:-350}"
 
 say() { printf '[bench_ingest] %s\n' "$*" >&2; }
 
 # 1. The corpus: real files from Debian packages, picked deterministically
-#    (sorted paths, the first N of each kind).
+#    (sorted paths, the first N of each kind; small and mid-sized files so
+#    that about 3,000 files make a corpus the model embeds in minutes).
 packages=(texlive-science-doc golang-1.19-src libpython3.11-stdlib bash-completion
   docker-doc jc npm nodejs-doc ansible)
 if [ ! -f "$corpus/.complete" ]; then
@@ -43,16 +44,16 @@ if [ ! -f "$corpus/.complete" ]; then
       [ "$i" -gt "$n" ] || cp "$f" "$corpus/$dest/$(printf '%04d' "$i")-$(basename "$f")$suffix"
     done
   }
-  find "$src/tree" -name '*.pdf' -size -3M | sort | pick pdf "$pdfs"
-  find "$src/tree" -name '*.md' -size +1k | sort | pick markdown "$markdown"
-  find "$src/tree/usr/lib/python3.11" -name '*.py' -size +1k | sort | pick python "$python"
-  find "$src/tree/usr/share/go-1.19/src" -name '*.go' -not -path '*/testdata/*' -size +1k |
+  find "$src/tree" -name '*.pdf' -size -300k | sort | pick pdf "$pdfs"
+  find "$src/tree" -name '*.md' -size +1k -size -8k | sort | pick markdown "$markdown"
+  find "$src/tree/usr/lib/python3.11" -name '*.py' -size +1k -size -24k | sort | pick python "$python"
+  find "$src/tree/usr/share/go-1.19/src" -name '*.go' -not -path '*/testdata/*' -size +1k -size -6k |
     sort | pick go "$go"
   # Completion scripts carry no extension or shebang: name them .bash; the
   # Go tree's own scripts come as they are.
   {
     find "$src/tree/usr/share/go-1.19" \( -name '*.bash' -o -name '*.sh' \) | sort
-    find "$src/tree/usr/share/bash-completion/completions" -type f -size +1k | sort
+    find "$src/tree/usr/share/bash-completion/completions" -type f | sort
   } | pick bash "$bash_files" .bash
   touch "$corpus/.complete"
 fi

@@ -1032,14 +1032,7 @@ mod tests {
     use crate::config::ChunkingConfig;
     use crate::embed::TokenCounter;
 
-    fn ctx(config: &ChunkingConfig) -> ChunkContext<'_> {
-        ChunkContext {
-            config,
-            tokens: &TokenCounter::Whitespace,
-            model_max_tokens: None,
-        }
-    }
-
+    use crate::ingest::test_support::ctx;
     fn config(max: usize) -> ChunkingConfig {
         let mut c = ChunkingConfig::default();
         c.code.max_tokens = max;

@@ -378,20 +378,8 @@ fn merge_small(sections: Vec<Section>, min: usize, max: usize, ctx: &ChunkContex
 mod tests {
     use super::*;
     use crate::config::ChunkingConfig;
-    use crate::embed::TokenCounter;
 
-    fn ctx(config: &ChunkingConfig) -> ChunkContext<'_> {
-        ChunkContext {
-            config,
-            tokens: &TokenCounter::Whitespace,
-            model_max_tokens: None,
-        }
-    }
-
-    fn words(n: usize, w: &str) -> String {
-        vec![w; n].join(" ")
-    }
-
+    use crate::ingest::test_support::{ctx, words};
     #[test]
     fn sections_carry_heading_chain() {
         let md = format!(

@@ -168,3 +168,24 @@ pub fn file_title(path: &Path) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
 }
+
+/// What the format modules' unit tests share: a context that counts
+/// whitespace-separated words, and filler text.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::ChunkContext;
+    use crate::config::ChunkingConfig;
+    use crate::embed::TokenCounter;
+
+    pub fn ctx(config: &ChunkingConfig) -> ChunkContext<'_> {
+        ChunkContext {
+            config,
+            tokens: &TokenCounter::Whitespace,
+            model_max_tokens: None,
+        }
+    }
+
+    pub fn words(n: usize, w: &str) -> String {
+        vec![w; n].join(" ")
+    }
+}

@@ -1,20 +1,8 @@
 use super::testpdf::{heading, lines, para, TestPdf};
 use super::*;
 use crate::config::ChunkingConfig;
-use crate::embed::TokenCounter;
 
-fn ctx(config: &ChunkingConfig) -> ChunkContext<'_> {
-    ChunkContext {
-        config,
-        tokens: &TokenCounter::Whitespace,
-        model_max_tokens: None,
-    }
-}
-
-fn words(n: usize, w: &str) -> String {
-    vec![w; n].join(" ")
-}
-
+use crate::ingest::test_support::{ctx, words};
 fn body(text: &str, y: f32, gap: bool) -> Line {
     Line {
         text: text.into(),
