@@ -249,6 +249,21 @@ fn session_searches_widens_and_reports_errors() {
     assert_eq!(r["_meta"]["kb/vector_loads"], 1, "{r}");
     let git: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(git["results"][0]["source"]["title"], "Git Admin Guide");
+    // The same ranking as `kb search` (cosines can differ in the last digit:
+    // the CLI builds its one-shot model session without weight prepacking).
+    let cli: Value =
+        serde_json::from_str(&cli_stdout(&kb, &["search", "canoe", "--top", "3"])).unwrap();
+    let (_, mcp) = s.ok("search", json!({"query": "canoe", "top": 3}));
+    let ids = |v: &Value| -> Vec<i64> {
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["chunk_id"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(ids(&mcp), ids(&cli));
+    assert_eq!(mcp["total_matches"], cli["total_matches"]);
     let (_, kw) = s.ok("search", json!({"query": "canoe", "mode": "keyword"}));
     assert_eq!(kw["mode"], "keyword");
     assert!(kw["results"][0]["score_breakdown"]["cosine"].is_null());
@@ -362,7 +377,8 @@ fn session_searches_widens_and_reports_errors() {
 
     // Searches are logged like the CLI's, marked as coming from the server.
     let stats = kb.json(&["stats"]);
-    assert_eq!(stats["searches_by_source"]["mcp"], 5, "{stats}");
+    assert_eq!(stats["searches_by_source"]["mcp"], 6, "{stats}");
+    assert_eq!(stats["searches_by_source"]["cli"], 1, "{stats}");
 }
 
 #[test]
