@@ -333,7 +333,9 @@ impl Engine {
             }
         }
         drop(snapshot);
-        self.wrote = false;
+        if vectors {
+            self.wrote = false;
+        }
         Ok(())
     }
 
