@@ -1,17 +1,17 @@
 //! Command-line parsing and dispatch: one function per command.
 
-use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::commands::{self, SearchOptions};
 use crate::config::{CliOverrides, Config, OutputFormat};
-use crate::db::{normalize_tags, Database, Filters, ListFilters, OpenMode, SearchLogEntry};
+use crate::db::{normalize_tags, Database, ListFilters, OpenMode};
 use crate::embed::{self, Embedder, ModelFiles};
 use crate::error::{KbError, Result};
-use crate::ingest::pipeline::{progress_bar, IngestOptions, Ingester, ModelSource};
+use crate::ingest::pipeline::progress_bar;
 use crate::ingest::{pdf, DocType};
 use crate::inspect;
 use crate::output;
@@ -78,6 +78,8 @@ pub enum Command {
     Stats(StatsArgs),
     /// Print SKILL.md, the instructions for LLM tools (kb skill > ~/.claude/skills/kb/SKILL.md)
     Skill,
+    /// Serve the knowledge base to LLM tools over stdio (Model Context Protocol)
+    Mcp(McpArgs),
     /// Internal: extract a PDF's pages as JSON on stdout (kb runs this in a
     /// child process so a hostile PDF cannot crash or exhaust kb itself)
     #[command(name = "__extract-pdf", hide = true)]
@@ -90,9 +92,20 @@ pub struct ExtractPdfArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Also offer the tools that change the knowledge base: add and remove
+    #[arg(long)]
+    pub allow_write: bool,
+}
+
+/// The filters of `kb list`, also the arguments of the MCP `list` tool: a
+/// field added here is a new flag and a new tool argument at once.
+#[derive(Debug, Default, Args, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ListArgs {
     /// Only documents of this type
     #[arg(long = "type", value_enum, value_name = "TYPE")]
+    #[serde(rename = "type")]
     pub doc_type: Option<DocType>,
     /// Only documents carrying this tag
     #[arg(long)]
@@ -106,6 +119,30 @@ pub struct ListArgs {
     /// Only skills (SKILL.md files with frontmatter)
     #[arg(long)]
     pub skills: bool,
+}
+
+impl ListArgs {
+    /// The database filters these arguments ask for (the CLI and the MCP
+    /// `list` tool share them).
+    pub fn filters(&self) -> Result<ListFilters> {
+        let capabilities: Vec<String> = self
+            .capabilities
+            .iter()
+            .map(|c| c.trim().to_string())
+            .collect();
+        if capabilities.iter().any(String::is_empty) {
+            return Err(KbError::Usage(
+                "--capability needs a non-empty value".into(),
+            ));
+        }
+        Ok(ListFilters {
+            doc_type: self.doc_type.map(|t| t.as_str().to_string()),
+            tag: self.tag.clone(),
+            search: self.search.clone(),
+            capabilities,
+            skills_only: self.skills,
+        })
+    }
 }
 
 #[derive(Debug, Args)]
@@ -285,13 +322,17 @@ pub fn run() -> i32 {
         return pdf::child_main(&a.path);
     }
     pdf::extract_in_child_processes();
-    let _ = ctrlc::set_handler(|| {
-        if CANCEL.swap(true, Ordering::SeqCst) {
-            // Second Ctrl-C: stop now. SQLite rolls back the open transaction.
-            std::process::exit(130);
-        }
-        eprintln!("\nkb: stopping after the current document (Ctrl-C again to stop now)");
-    });
+    // The MCP server handles its own signals (it shuts down on the first).
+    let serving = matches!(cli.command, Command::Mcp(_));
+    if !serving {
+        let _ = ctrlc::set_handler(|| {
+            if CANCEL.swap(true, Ordering::SeqCst) {
+                // Second Ctrl-C: stop now. SQLite rolls back the open transaction.
+                std::process::exit(130);
+            }
+            eprintln!("\nkb: stopping after the current document (Ctrl-C again to stop now)");
+        });
+    }
 
     let overrides = CliOverrides {
         data_dir: cli.data_dir.clone(),
@@ -326,7 +367,7 @@ fn effective_format(cli: &Cli, config: &Config) -> OutputFormat {
         | Command::Outline(_)
         | Command::Open(_)
         | Command::Stats(_) => config.search.default_format,
-        Command::Skill | Command::ExtractPdf(_) => OutputFormat::Human,
+        Command::Skill | Command::Mcp(_) | Command::ExtractPdf(_) => OutputFormat::Human,
         Command::Add(_) | Command::Init(_) | Command::Reindex(_) => OutputFormat::Human,
     }
 }
@@ -364,6 +405,7 @@ fn dispatch(cli: &Cli, config: &Config, format: OutputFormat) -> Result<()> {
         Command::Open(a) => cmd_open(config, a, format),
         Command::Stats(a) => cmd_stats(config, a, format),
         Command::Skill => print_stdout(SKILL_MD),
+        Command::Mcp(a) => run_mcp(config, a),
         Command::ExtractPdf(a) => match pdf::child_main(&a.path) {
             0 => Ok(()),
             _ => Err(KbError::io(
@@ -394,24 +436,9 @@ fn open_existing(config: &Config) -> Result<Database> {
 }
 
 fn cmd_list(config: &Config, args: &ListArgs, format: OutputFormat) -> Result<()> {
-    let capabilities: Vec<String> = args
-        .capabilities
-        .iter()
-        .map(|c| c.trim().to_string())
-        .collect();
-    if capabilities.iter().any(String::is_empty) {
-        return Err(KbError::Usage(
-            "--capability needs a non-empty value".into(),
-        ));
-    }
+    let filters = args.filters()?;
     let db = open_existing(config)?;
-    let docs = db.list_documents(&ListFilters {
-        doc_type: args.doc_type.map(|t| t.as_str().to_string()),
-        tag: args.tag.clone(),
-        search: args.search.clone(),
-        capabilities,
-        skills_only: args.skills,
-    })?;
+    let docs = db.list_documents(&filters)?;
     emit(format, &docs, || output::list_human(&docs))
 }
 
@@ -451,31 +478,14 @@ fn cmd_info(config: &Config, args: &DocArg, format: OutputFormat) -> Result<()> 
 
 fn cmd_remove(config: &Config, args: &RemoveArgs, format: OutputFormat) -> Result<()> {
     let db = open_existing(config)?;
-    let mut docs = Vec::new();
-    if args.missing {
-        for (id, path, _, _) in db.document_files()? {
-            if std::fs::symlink_metadata(&path).is_err() {
-                if let Some(d) = db.document(id)? {
-                    docs.push(d);
-                }
-            }
-        }
-    } else {
-        for a in &args.docs {
-            docs.push(inspect::resolve_document(&db, a)?);
-        }
-    }
-    let ids: Vec<i64> = docs.iter().map(|d| d.summary.id).collect();
-    let removed = db.remove_documents(&ids)?;
-    let refs: Vec<output::DocumentRef> = docs.iter().map(output::document_ref).collect();
-    let v = serde_json::json!({ "removed": removed, "documents": refs });
-    emit(format, &v, || {
-        let mut out = format!("Removed {removed} documents.\n");
-        for r in &refs {
+    let r = commands::remove(&db, &args.docs, args.missing)?;
+    emit(format, &r.json(), || {
+        let mut out = format!("Removed {} documents.\n", r.removed);
+        for d in &r.documents {
             out.push_str(&format!(
                 "  {} {}\n",
-                r.id,
-                r.path.as_deref().unwrap_or(&r.title)
+                d.id,
+                d.path.as_deref().unwrap_or(&d.title)
             ));
         }
         out
@@ -485,17 +495,14 @@ fn cmd_remove(config: &Config, args: &RemoveArgs, format: OutputFormat) -> Resul
 fn cmd_show(config: &Config, args: &ShowArgs, format: OutputFormat) -> Result<()> {
     let db = open_existing(config)?;
     if let Some(section) = &args.section {
-        let doc = inspect::resolve_document(&db, &args.target)?;
-        let s = inspect::find_section(&doc, section)?;
+        let s = commands::show_section(&db, &args.target, section, args.max_lines)?;
         if s.other_matches > 0 {
             eprintln!(
                 "warning: multiple matches for \"{}\"; showing first",
                 section.trim()
             );
         }
-        let (content, more) = inspect::truncate_lines(&s.content, args.max_lines);
-        let v = output::section_json(&doc, &s, &content, more);
-        return emit(format, &v, || format!("{content}\n"));
+        return emit(format, &s.json, || format!("{}\n", s.content));
     }
     let chunk_id: i64 = args.target.trim().parse().map_err(|_| {
         KbError::Usage(format!(
@@ -503,45 +510,20 @@ fn cmd_show(config: &Config, args: &ShowArgs, format: OutputFormat) -> Result<()
             args.target
         ))
     })?;
-    let window = db.chunk_window(chunk_id, args.context)?.ok_or_else(|| {
-        KbError::NotFound(format!(
-            "no chunk with id {chunk_id}; chunk ids come from `kb search` results"
-        ))
-    })?;
-    let details = db.chunk_details(&window)?;
-    let pos = details
-        .iter()
-        .position(|c| c.chunk_id == chunk_id)
-        .ok_or_else(|| KbError::NotFound(format!("no chunk with id {chunk_id}")))?;
-    let doc = db
-        .document(details[pos].document_id)?
-        .ok_or_else(|| KbError::NotFound(format!("the document of chunk {chunk_id} is gone")))?;
-    let v = output::ShowJson {
-        document: output::document_ref(&doc),
-        chunk: output::chunk_json(&details[pos]),
-        before: details[..pos].iter().map(output::chunk_json).collect(),
-        after: details[pos + 1..].iter().map(output::chunk_json).collect(),
-    };
+    let v = commands::show_chunk(&db, chunk_id, args.context)?;
     emit(format, &v, || output::show_human(&v))
 }
 
 fn cmd_outline(config: &Config, args: &OutlineArgs, format: OutputFormat) -> Result<()> {
     let db = open_existing(config)?;
-    let doc = inspect::resolve_document(&db, &args.doc)?;
-    let items = inspect::outline(&db, &doc, args.level)?;
-    let v = output::outline_json(&doc, &items);
+    let v = commands::outline(&db, &args.doc, args.level)?;
     emit(format, &v, || output::outline_human(&v))
 }
 
 fn cmd_open(config: &Config, args: &OpenArgs, format: OutputFormat) -> Result<()> {
     let db = open_existing(config)?;
-    let doc = inspect::resolve_document(&db, &args.doc)?;
-    let status = inspect::document_file_status(&doc);
-    let text = doc.content.clone().unwrap_or_default();
-    let total = text.lines().count();
-    let (content, more) = inspect::truncate_lines(&text, args.max_lines);
-    let v = output::open_json(&doc, status, &content, total, more);
-    emit(format, &v, || format!("{content}\n"))
+    let o = commands::open(&db, &args.doc, args.max_lines)?;
+    emit(format, &o.json, || format!("{}\n", o.content))
 }
 
 fn cmd_stats(config: &Config, args: &StatsArgs, format: OutputFormat) -> Result<()> {
@@ -573,6 +555,7 @@ fn cmd_stats(config: &Config, args: &StatsArgs, format: OutputFormat) -> Result<
         "top_queries": list(db.frequent_queries(false, args.limit)?),
         "zero_result_queries": list(db.frequent_queries(true, args.limit)?),
         "logging": config.search.log,
+        "searches_by_source": db.search_log_sources()?.into_iter().collect::<serde_json::Map<_, _>>(),
     });
     emit(format, &v, || output::stats_human(&v))
 }
@@ -683,57 +666,11 @@ fn embed_missing_vectors(db: &Database, embedder: &Embedder, quiet: bool) -> Res
     Ok(done)
 }
 
-/// The model for `kb add`: the bound one, or on a new knowledge base the
-/// configured model when its files can be found without a download.
-/// The model `kb add` embeds with. A knowledge base already bound to a
-/// model is checked now and loads it only when a file needs indexing, so
-/// re-adding an unchanged folder is quick; a new one loads and binds the
-/// configured model.
-fn model_for_add<'a>(db: &Database, config: &'a Config) -> Result<ModelSource<'a>> {
-    if db.model_binding()?.is_some() {
-        let (spec, files, binding) = embed::resolve_bound(db, config)?;
-        return Ok(ModelSource::Lazy(Box::new(move || {
-            embed::load_checked(&spec, &files, &binding, config, embed::ModelUse::Passages)
-        })));
-    }
-    let spec = embed::model_spec(&config.embedding.model)?;
-    let files = embed::locate(&spec, config, None).map_err(|_| {
-        KbError::ModelMissing(format!(
-            "no embedding model is set up for {}; run `kb init` first (it downloads {}), \
-             or `kb init --model-dir DIR` with a local copy",
-            db.path().display(),
-            spec.name
-        ))
-    })?;
-    let embedder = Embedder::load(&spec, &files, config)?;
-    db.bind_model(&embed::binding_for(&embedder)?)?;
-    eprintln!("kb: using {} from {}", spec.name, files.dir.display());
-    Ok(ModelSource::Owned(Box::new(embedder)))
-}
-
 fn cmd_add(config: &Config, args: &AddArgs, format: OutputFormat, quiet: bool) -> Result<()> {
-    for p in &args.paths {
-        if std::fs::symlink_metadata(p).is_err() {
-            return Err(KbError::PathNotFound(p.clone()));
-        }
-    }
-    let tags = normalize_tags(&args.tags);
-    if args.tags.iter().any(|t| t.trim().is_empty()) && tags.is_empty() {
-        return Err(KbError::Usage(
-            "--tags: empty tag names are not allowed".into(),
-        ));
-    }
+    let tags = commands::check_add_args(&args.paths, &args.tags)?;
     let db = Database::open(&config.db_path(), OpenMode::Create)?;
-    let model = model_for_add(&db, config)?;
-    let ingester = Ingester::new(config, &db, model);
-    let summary = ingester.run(
-        &args.paths,
-        &IngestOptions {
-            tags,
-            show_progress: !quiet,
-            cancel: &CANCEL,
-        },
-    )?;
+    let model = commands::model_for_add(&db, config)?;
+    let summary = commands::add(config, &db, model, &args.paths, tags, !quiet, &CANCEL)?;
     eprintln!("{}", summary.line());
     if format == OutputFormat::Json {
         print_stdout(&output::to_json(&summary))?;
@@ -745,13 +682,6 @@ fn cmd_add(config: &Config, args: &AddArgs, format: OutputFormat, quiet: bool) -
 }
 
 fn cmd_search(config: &Config, args: &SearchArgs, format: OutputFormat) -> Result<()> {
-    if args.query.trim().is_empty() {
-        return Err(KbError::EmptyQuery);
-    }
-    let top = args.top.unwrap_or(config.search.default_top);
-    if top == 0 {
-        return Err(KbError::Usage("--top must be at least 1".into()));
-    }
     let mode = if args.fts_only {
         Mode::Keyword
     } else if args.vec_only {
@@ -759,23 +689,26 @@ fn cmd_search(config: &Config, args: &SearchArgs, format: OutputFormat) -> Resul
     } else {
         Mode::Hybrid
     };
+    let req = commands::search_request(
+        config,
+        &SearchOptions {
+            query: args.query.clone(),
+            top: args.top,
+            tags: args.tags.clone(),
+            doc_type: args.doc_type,
+            mode,
+            threshold: args.threshold,
+        },
+    )?;
     let db = Database::open(&config.db_path(), OpenMode::Existing)?;
     let started = std::time::Instant::now();
-    let req = SearchRequest {
-        query: args.query.clone(),
-        top,
-        filters: Filters {
-            tags: normalize_tags(&args.tags),
-            doc_type: args.doc_type.map(|t| t.as_str().to_string()),
-        },
-        mode,
-        threshold: args.threshold,
-        rrf_k: config.search.rrf_k,
-        snippets: true,
-    };
     let result = run_search(&db, config, &req);
     if config.search.log {
-        log_search(&db, &req, &result, started.elapsed());
+        // Logging never fails a search: if the database is busy or
+        // read-only the entry is dropped.
+        let entry = commands::search_log_entry("cli", &req, &result, started.elapsed());
+        let _ = db.set_busy_timeout(std::time::Duration::from_millis(500));
+        let _ = db.log_search(&entry);
     }
     let json = output::search_json(&result?);
     match format {
@@ -801,36 +734,6 @@ fn run_search(
     } else {
         search::search(db, req, None::<fn(&str) -> Result<Vec<f32>>>)
     }
-}
-
-/// Records a search in the log. Logging never fails a search: if the
-/// database is busy or read-only the entry is dropped.
-fn log_search(
-    db: &Database,
-    req: &SearchRequest,
-    result: &Result<search::SearchResponse>,
-    took: std::time::Duration,
-) {
-    let filters = serde_json::json!({
-        "top": req.top,
-        "tags": req.filters.tags,
-        "type": req.filters.doc_type,
-        "threshold": req.threshold,
-    });
-    let entry = SearchLogEntry {
-        source: "cli".into(),
-        query: req.query.clone(),
-        mode: serde_json::to_value(req.mode)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default(),
-        filters: filters.to_string(),
-        result_count: result.as_ref().map(|r| r.hits.len()).unwrap_or(0),
-        duration_ms: took.as_secs_f64() * 1000.0,
-        error: result.as_ref().err().map(|e| e.to_string()),
-    };
-    let _ = db.set_busy_timeout(std::time::Duration::from_millis(500));
-    let _ = db.log_search(&entry);
 }
 
 fn cmd_reindex(
@@ -903,38 +806,7 @@ fn cmd_reindex(
 
 fn cmd_status(config: &Config, format: OutputFormat) -> Result<()> {
     let db = Database::open(&config.db_path(), OpenMode::Existing)?;
-    let mut documents: BTreeMap<String, i64> = [
-        DocType::Pdf,
-        DocType::Markdown,
-        DocType::Code,
-        DocType::Note,
-    ]
-    .iter()
-    .map(|t| (t.as_str().to_string(), 0))
-    .collect();
-    for (t, n) in db.documents_by_type()? {
-        documents.insert(t, n);
-    }
-    let binding = db.model_binding()?;
-    let stale_documents = db
-        .document_files()?
-        .into_iter()
-        .filter(|(_, path, size, mtime)| {
-            inspect::file_status(path, *size, *mtime, None) != inspect::FileStatus::Unchanged
-        })
-        .count();
-    let status = output::StatusJson {
-        stale_documents,
-        total_documents: documents.values().sum(),
-        documents,
-        total_chunks: db.chunk_count()?,
-        db_size_bytes: db.size_bytes(),
-        model_name: binding.as_ref().map(|b| b.model_name.clone()),
-        embedding_dim: binding.as_ref().map(|b| b.embedding_dim),
-        schema_version: db.schema_version()?,
-        last_ingest_at: db.last_ingest_at()?,
-        db_path: db.path().display().to_string(),
-    };
+    let status = commands::status(&db)?;
     match format {
         OutputFormat::Json => print_stdout(&output::to_json(&status)),
         OutputFormat::Human => print_stdout(&output::status_human(&status)),
@@ -943,13 +815,21 @@ fn cmd_status(config: &Config, format: OutputFormat) -> Result<()> {
 
 fn cmd_tags(config: &Config, format: OutputFormat) -> Result<()> {
     let db = Database::open(&config.db_path(), OpenMode::Existing)?;
-    let tags: Vec<output::TagJson> = db
-        .tag_counts()?
-        .into_iter()
-        .map(|(name, count)| output::TagJson { name, count })
-        .collect();
+    let tags = commands::tags(&db)?;
     match format {
         OutputFormat::Json => print_stdout(&output::to_json(&tags)),
         OutputFormat::Human => print_stdout(&output::tags_human(&tags)),
     }
+}
+
+/// `kb mcp`: serves the knowledge base over stdio until stdin closes or a
+/// signal arrives. Only protocol messages go to stdout.
+fn run_mcp(config: &Config, args: &McpArgs) -> Result<()> {
+    crate::mcp::serve(
+        config.clone(),
+        crate::mcp::ServeOptions {
+            allow_write: args.allow_write,
+            cancel: &CANCEL,
+        },
+    )
 }

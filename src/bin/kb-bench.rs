@@ -8,6 +8,7 @@
 //!                                                    `kb add` of the same files costs at best)
 //! kb-bench vector --data-dir DIR --model-dir DIR     vector search alone (Rust scan, sqlite-vec vec0)
 //! kb-bench cli    --data-dir DIR [--runs 30]         `kb search` per process, keyword-only and hybrid (p50/p95)
+//! kb-bench mcp    --data-dir DIR [--runs 30]         warm `tools/call search` round trips through `kb mcp` (p50/p95)
 //! ```
 //! Every figure is a median (and p95 where it says) over repeated runs.
 
@@ -32,7 +33,7 @@ fn parse_args() -> std::result::Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let cmd = it
         .next()
-        .ok_or("usage: kb-bench embed|build|vector|cli [options]")?;
+        .ok_or("usage: kb-bench embed|build|vector|cli|mcp [options]")?;
     let mut a = Args {
         cmd,
         data_dir: None,
@@ -69,6 +70,7 @@ fn main() {
         "model" => bench_model(&args),
         "vector" => bench_vector(&args),
         "cli" => bench_cli(&args),
+        "mcp" => bench_mcp(&args),
         other => Err(KbError::Usage(format!("unknown benchmark {other}"))),
     };
     if let Err(e) = result {
@@ -374,6 +376,30 @@ fn bench_vector(a: &Args) -> Result<()> {
         .map(|q| embedder.embed_query(q))
         .collect::<Result<_>>()?;
     let n = db.chunk_count()?;
+    let mut embed_ms = Vec::new();
+    for i in 0..a.runs.max(5) {
+        let t = Instant::now();
+        embedder.embed_query(QUERIES[i % QUERIES.len()])?;
+        embed_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    let t = Instant::now();
+    let index = kb::search::vector::VectorIndex::load(&db)?;
+    let load_ms = t.elapsed().as_secs_f64() * 1000.0;
+    let mut memory = Vec::new();
+    for i in 0..a.runs.max(5) {
+        let t = Instant::now();
+        index.search(&qvecs[i % qvecs.len()], None, 30);
+        memory.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    println!(
+        "query embedding (warm session, short query): median {:.2} ms (p95 {:.2}); \
+         in-memory index of {} vectors: load {load_ms:.0} ms, top-30 scan median {:.2} ms (p95 {:.2})",
+        median(embed_ms.clone()),
+        p95(embed_ms),
+        index.len(),
+        median(memory.clone()),
+        p95(memory)
+    );
     let (mut scan, mut knn) = (Vec::new(), Vec::new());
     for i in 0..a.runs.max(5) {
         let q = &qvecs[i % qvecs.len()];
@@ -435,6 +461,135 @@ fn bench_cli(a: &Args) -> Result<()> {
             p95(times.clone()),
             times.len()
         );
+    }
+    Ok(())
+}
+
+/// One line of JSON-RPC to the server and the response with the same id.
+struct McpClient {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    next_id: u64,
+}
+
+impl McpClient {
+    fn send(&mut self, msg: &serde_json::Value) -> Result<()> {
+        use std::io::Write;
+        let mut line = msg.to_string();
+        line.push('\n');
+        self.stdin
+            .write_all(line.as_bytes())
+            .and_then(|_| self.stdin.flush())
+            .map_err(|e| KbError::io("kb mcp stdin", e))
+    }
+
+    fn request(&mut self, method: &str, params: serde_json::Value) -> Result<serde_json::Value> {
+        use std::io::BufRead;
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(
+            &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        )?;
+        loop {
+            let mut line = String::new();
+            let n = self
+                .stdout
+                .read_line(&mut line)
+                .map_err(|e| KbError::io("kb mcp stdout", e))?;
+            if n == 0 {
+                return Err(KbError::Usage("kb mcp closed stdout".into()));
+            }
+            let v: serde_json::Value = serde_json::from_str(&line).map_err(|e| {
+                KbError::Usage(format!("kb mcp printed a non-JSON line ({e}): {line}"))
+            })?;
+            if v["id"] == id {
+                return Ok(v);
+            }
+        }
+    }
+}
+
+fn bench_mcp(a: &Args) -> Result<()> {
+    let data_dir = need(&a.data_dir, "--data-dir")?;
+    // The server writes its search log into kb.db: work on a copy so the
+    // benchmark database stays as it was.
+    let tmp = std::env::temp_dir().join(format!("kb-bench-mcp-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).map_err(|e| KbError::io(&tmp, e))?;
+    let src = data_dir.join("kb.db");
+    std::fs::copy(&src, tmp.join("kb.db")).map_err(|e| KbError::io(&src, e))?;
+    let exe = std::env::current_exe().map_err(|e| KbError::io("kb-bench", e))?;
+    let kb = exe.with_file_name("kb");
+    let mut child = std::process::Command::new(&kb)
+        .arg("--data-dir")
+        .arg(&tmp)
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .map_err(|e| KbError::io(&kb, e))?;
+    let stdin = child.stdin.take().expect("piped");
+    let stdout = std::io::BufReader::new(child.stdout.take().expect("piped"));
+    let mut c = McpClient {
+        child,
+        stdin,
+        stdout,
+        next_id: 0,
+    };
+    let t = Instant::now();
+    let init = c.request(
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "kb-bench", "version": "0"}}),
+    )?;
+    let init_ms = t.elapsed().as_secs_f64() * 1000.0;
+    c.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+    let search = |c: &mut McpClient, query: &str, mode: &str| -> Result<(f64, f64)> {
+        let t = Instant::now();
+        let r = c.request(
+            "tools/call",
+            serde_json::json!({"name": "search", "arguments": {"query": query, "mode": mode}}),
+        )?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        if r["result"]["isError"] == true || r.get("error").is_some() {
+            return Err(KbError::Usage(format!("search failed: {r}")));
+        }
+        Ok((
+            ms,
+            r["result"]["_meta"]["kb/took_ms"]
+                .as_f64()
+                .unwrap_or(f64::NAN),
+        ))
+    };
+    let (first, _) = search(&mut c, QUERIES[0], "hybrid")?;
+    println!(
+        "kb mcp on {} chunks (protocol {}): initialize {init_ms:.1} ms; first hybrid search (loads the model and the vectors) {first:.0} ms",
+        Database::open(&tmp.join("kb.db"), OpenMode::Existing)?.chunk_count()?,
+        init["result"]["protocolVersion"]
+    );
+    for mode in ["hybrid", "keyword", "vector"] {
+        let (mut round_trip, mut server) = (Vec::new(), Vec::new());
+        for i in 0..a.runs + 3 {
+            let (ms, took) = search(&mut c, QUERIES[(i + 1) % QUERIES.len()], mode)?;
+            if i >= 3 {
+                round_trip.push(ms);
+                server.push(took);
+            }
+        }
+        println!(
+            "warm {mode} search through kb mcp: round trip p50 {:.1} ms, p95 {:.1} ms (in the server p50 {:.1} ms) over {} calls",
+            median(round_trip.clone()),
+            p95(round_trip),
+            median(server),
+            a.runs
+        );
+    }
+    drop(c.stdin);
+    let status = c.child.wait().map_err(|e| KbError::io(&kb, e))?;
+    let _ = std::fs::remove_dir_all(&tmp);
+    if !status.success() {
+        return Err(KbError::Usage(format!("kb mcp exited with {status}")));
     }
     Ok(())
 }

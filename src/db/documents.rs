@@ -237,6 +237,23 @@ impl Database {
             .query_row("SELECT count(*) FROM documents", [], |r| r.get(0))?)
     }
 
+    /// Every chunk id, ascending.
+    pub fn chunk_ids(&self) -> Result<Vec<i64>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT id FROM chunks ORDER BY id")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// SQLite's `PRAGMA data_version`: changes whenever another connection
+    /// commits to the database (this connection's own writes do not count).
+    pub fn data_version(&self) -> Result<i64> {
+        Ok(self
+            .conn()
+            .query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    }
+
     pub fn chunk_count(&self) -> Result<i64> {
         Ok(self
             .conn()

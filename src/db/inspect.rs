@@ -344,6 +344,20 @@ impl Database {
         Ok((durations, total, zero, failed))
     }
 
+    /// Logged searches per source (cli, mcp).
+    pub fn search_log_sources(&self) -> Result<Vec<(String, serde_json::Value)>> {
+        let mut stmt = self
+            .conn()
+            .prepare("SELECT source, count(*) FROM search_log GROUP BY source ORDER BY source")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                serde_json::json!(r.get::<_, i64>(1)?),
+            ))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     pub fn clear_search_log(&self) -> Result<usize> {
         Ok(self.conn().execute("DELETE FROM search_log", [])?)
     }

@@ -34,6 +34,9 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].0;
 
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
+/// How long a statement waits for another process's write lock.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Whether opening may create a new database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpenMode {
@@ -84,7 +87,7 @@ impl Database {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_URI;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| open_error(path, e))?;
-        conn.busy_timeout(Duration::from_secs(10))
+        conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| open_error(path, e))?;
         let db = Database {
             conn,

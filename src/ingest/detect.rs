@@ -16,6 +16,7 @@ use std::path::Path;
     serde::Serialize,
     serde::Deserialize,
     clap::ValueEnum,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum DocType {

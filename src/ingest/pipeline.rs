@@ -145,6 +145,7 @@ pub struct IngestOptions<'a> {
 /// first file that needs chunking (so re-adding an unchanged folder never
 /// pays for the model).
 pub enum ModelSource<'a> {
+    Borrowed(&'a Embedder),
     Owned(Box<Embedder>),
     Lazy(Box<dyn Fn() -> Result<Embedder> + Send + Sync + 'a>),
 }
@@ -575,6 +576,7 @@ impl Parser<'_> {
     /// The embedding model, loading it on first use.
     fn embedder(&self) -> Result<&Embedder> {
         match &self.source {
+            ModelSource::Borrowed(e) => Ok(e),
             ModelSource::Owned(e) => Ok(e),
             ModelSource::Lazy(load) => {
                 if let Some(e) = self.lazy.get() {

@@ -13,7 +13,9 @@ use crate::error::{KbError, Result};
 
 pub use fusion::{rrf, Fused};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     Hybrid,
@@ -112,6 +114,20 @@ pub fn search<F>(
 where
     F: FnOnce(&str) -> Result<Vec<f32>> + Send,
 {
+    search_with(db, req, embed_query, None)
+}
+
+/// [`search`] with the vector ranker scanning `vectors` in memory instead of
+/// asking sqlite-vec, when given.
+pub fn search_with<F>(
+    db: &Database,
+    req: &SearchRequest,
+    embed_query: Option<F>,
+    vectors: Option<&vector::VectorIndex>,
+) -> Result<SearchResponse>
+where
+    F: FnOnce(&str) -> Result<Vec<f32>> + Send,
+{
     if req.query.trim().is_empty() {
         return Err(KbError::EmptyQuery);
     }
@@ -159,7 +175,10 @@ where
     })?;
 
     let vector_hits = match &query_vec {
-        Some(qv) => Some(vector::search(db, qv, &req.filters, k)?),
+        Some(qv) => Some(match vectors {
+            Some(index) => vector::search_in(index, db, qv, &req.filters, k)?,
+            None => vector::search(db, qv, &req.filters, k)?,
+        }),
         None => None,
     };
 

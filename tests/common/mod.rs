@@ -72,7 +72,8 @@ impl Kb {
             .unwrap()
     }
 
-    fn std_cmd(&self) -> std::process::Command {
+    /// `kb --data-dir <tmp>` as a plain `std::process::Command`.
+    pub fn std_cmd(&self) -> std::process::Command {
         let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("kb"));
         c.arg("--data-dir").arg(self.data_dir());
         for (k, _) in std::env::vars() {

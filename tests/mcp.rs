@@ -1,0 +1,553 @@
+//! `kb mcp`: the real binary as an MCP server over stdio, driven the way an
+//! MCP client drives it (newline-delimited JSON-RPC 2.0), with the real model.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use common::{fixture_tree, write, Kb};
+use serde_json::{json, Value};
+
+/// A running `kb mcp` and a minimal MCP client for it.
+struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    /// Every line the server printed on stdout, in order.
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+    stderr: std::thread::JoinHandle<String>,
+    next_id: u64,
+}
+
+impl Session {
+    fn start(kb: &Kb, extra: &[&str]) -> Session {
+        let mut child = kb
+            .std_cmd()
+            .arg("mcp")
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut stderr = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = stderr.read_to_string(&mut s);
+            s
+        });
+        Session {
+            stdin: child.stdin.take(),
+            child,
+            lines: rx,
+            seen: Vec::new(),
+            stderr,
+            next_id: 0,
+        }
+    }
+
+    fn send(&mut self, msg: Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a request and waits for the response with its id.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(120))
+                .unwrap_or_else(|e| {
+                    panic!(
+                        "no response to {method} ({e}); stdout so far: {:?}",
+                        self.seen
+                    )
+                });
+            self.seen.push(line.clone());
+            let v: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+            if v["id"] == id {
+                return v;
+            }
+        }
+    }
+
+    /// initialize + notifications/initialized; returns the initialize result.
+    fn handshake(&mut self) -> Value {
+        let r = self.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "kb-tests", "version": "0"}
+            }),
+        );
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        r["result"].clone()
+    }
+
+    /// tools/call; returns the whole result (content, isError, _meta).
+    fn call(&mut self, tool: &str, args: Value) -> Value {
+        let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        assert!(r.get("error").is_none(), "{tool}: JSON-RPC error {r}");
+        r["result"].clone()
+    }
+
+    /// A successful call's JSON text, as text and parsed.
+    fn ok(&mut self, tool: &str, args: Value) -> (String, Value) {
+        let r = self.call(tool, args.clone());
+        assert_ne!(r["isError"], true, "{tool} {args}: {r}");
+        let text = r["content"][0]["text"].as_str().unwrap().to_string();
+        let v = serde_json::from_str(&text).unwrap();
+        (text, v)
+    }
+
+    /// A failed call's error object (`{"code": ..., "message": ...}`).
+    fn err(&mut self, tool: &str, args: Value) -> Value {
+        let r = self.call(tool, args.clone());
+        assert_eq!(r["isError"], true, "{tool} {args} should fail: {r}");
+        let v: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(v["ok"], false, "{v}");
+        v["error"].clone()
+    }
+
+    /// Closes stdin and expects a clean exit; returns stdout lines and stderr.
+    fn finish(mut self) -> (Vec<String>, String) {
+        drop(self.stdin.take());
+        let status = wait_with_timeout(&mut self.child, Duration::from_secs(30));
+        assert!(status.success(), "kb mcp exited with {status}");
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            self.seen.push(line);
+        }
+        let stderr = self.stderr.join().unwrap();
+        for line in &self.seen {
+            let v: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line}"));
+            assert_eq!(v["jsonrpc"], "2.0", "{line}");
+        }
+        (self.seen, stderr)
+    }
+}
+
+fn wait_with_timeout(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("kb mcp did not exit within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn corpus(kb: &Kb) -> std::path::PathBuf {
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    let para = |topic: &str| {
+        format!("{topic} ").repeat(5)
+            + &"This paragraph describes the topic in enough words to stand alone as a chunk. "
+                .repeat(12)
+    };
+    write(
+        &docs.join("long.md"),
+        &format!(
+            "# Long guide\n\n## Kayaks\n\n{}\n\n## Canoes\n\n{}\n\n## Paddles\n\n{}\n",
+            para("kayak"),
+            para("canoe"),
+            para("paddle")
+        ),
+    );
+    kb.add(&[&docs]);
+    docs
+}
+
+/// What `kb ARGS --format json` prints, for comparing with a tool result.
+fn cli_stdout(kb: &Kb, args: &[&str]) -> String {
+    let out = kb
+        .cmd()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn session_searches_widens_and_reports_errors() {
+    let kb = Kb::new();
+    corpus(&kb);
+    let mut s = Session::start(&kb, &[]);
+
+    let init = s.handshake();
+    assert_eq!(init["protocolVersion"], "2025-06-18");
+    assert_eq!(init["serverInfo"]["name"], "kb");
+    assert!(init["capabilities"]["tools"].is_object(), "{init}");
+
+    let tools = s.request("tools/list", json!({}))["result"]["tools"].clone();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["search", "show", "outline", "open", "list", "tags", "status"]
+    );
+    for t in tools.as_array().unwrap() {
+        assert_eq!(t["inputSchema"]["type"], "object", "{t}");
+        assert!(t["description"].as_str().is_some_and(|d| d.len() > 20));
+    }
+    let search_schema = &tools[0]["inputSchema"];
+    assert_eq!(search_schema["required"], json!(["query"]));
+    assert!(search_schema["properties"]["top"].is_object());
+
+    // Two searches: the model loads on the first and is reused.
+    let r = s.call("search", json!({"query": "canoe", "top": 1}));
+    assert_eq!(r["_meta"]["kb/model_loads"], 1, "{r}");
+    let (_, first) = s.ok("search", json!({"query": "canoe", "top": 1}));
+    let hit = &first["results"][0];
+    assert!(
+        hit["snippet"].as_str().unwrap().contains("[MATCH]canoe"),
+        "{hit}"
+    );
+    assert_eq!(hit["source"]["section"], "Long guide > Canoes");
+    assert!(hit["score_breakdown"]["cosine"].is_number(), "{hit}");
+    let r = s.call(
+        "search",
+        json!({"query": "how do I install git?", "top": 3, "tags": ["git"]}),
+    );
+    assert_eq!(
+        r["_meta"]["kb/model_loads"], 1,
+        "the second search reloaded the model: {r}"
+    );
+    assert_eq!(r["_meta"]["kb/vector_loads"], 1, "{r}");
+    let git: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(git["results"][0]["source"]["title"], "Git Admin Guide");
+    // The same ranking as `kb search` (cosines can differ in the last digit:
+    // the CLI builds its one-shot model session without weight prepacking).
+    let cli: Value =
+        serde_json::from_str(&cli_stdout(&kb, &["search", "canoe", "--top", "3"])).unwrap();
+    let (_, mcp) = s.ok("search", json!({"query": "canoe", "top": 3}));
+    let ids = |v: &Value| -> Vec<i64> {
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["chunk_id"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(ids(&mcp), ids(&cli));
+    assert_eq!(mcp["total_matches"], cli["total_matches"]);
+    let (_, kw) = s.ok("search", json!({"query": "canoe", "mode": "keyword"}));
+    assert_eq!(kw["mode"], "keyword");
+    assert!(kw["results"][0]["score_breakdown"]["cosine"].is_null());
+
+    // Widening a hit: the same JSON, byte for byte, as the CLI prints.
+    let chunk = hit["chunk_id"].as_i64().unwrap();
+    let (text, show) = s.ok("show", json!({"chunk_id": chunk, "context": 1}));
+    assert_eq!(show["before"].as_array().unwrap().len(), 1, "{show}");
+    assert_eq!(show["after"].as_array().unwrap().len(), 1, "{show}");
+    assert_eq!(
+        text,
+        cli_stdout(&kb, &["show", &chunk.to_string(), "--context", "1"])
+    );
+    let doc = git["results"][0]["source"]["document_id"].as_i64().unwrap();
+    let (text, outline) = s.ok("outline", json!({"document": doc}));
+    assert_eq!(text, cli_stdout(&kb, &["outline", &doc.to_string()]));
+    assert!(outline["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["text"] == "Installation"));
+    let (text, section) = s.ok(
+        "show",
+        json!({"document": doc.to_string(), "section": "installation"}),
+    );
+    assert!(
+        section["content"].as_str().unwrap().contains("./configure"),
+        "{section}"
+    );
+    assert_eq!(
+        text,
+        cli_stdout(
+            &kb,
+            &["show", &doc.to_string(), "--section", "installation"]
+        )
+    );
+    let path = git["results"][0]["source"]["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, opened) = s.ok("open", json!({"document": path, "max_lines": 2}));
+    assert_eq!(opened["document"]["id"], doc);
+    let (text, _) = s.ok("list", json!({"tag": "git"}));
+    assert_eq!(text, cli_stdout(&kb, &["list", "--tag", "git"]));
+    let (text, _) = s.ok("tags", json!({}));
+    assert_eq!(text, cli_stdout(&kb, &["tags"]));
+    let (_, status) = s.ok("status", json!({}));
+    assert_eq!(status["model_name"], "all-MiniLM-L6-v2");
+
+    // Invalid input: every problem named, the server carries on.
+    let e = s.err("search", json!({"top": "ten"}));
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    let issues = e["details"]["issues"].as_array().unwrap();
+    let fields: Vec<&str> = issues
+        .iter()
+        .map(|i| i["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["query", "top"], "{e}");
+    assert!(
+        issues[1]["message"].as_str().unwrap().contains("integer"),
+        "{e}"
+    );
+    let e = s.err("search", json!({"query": "x", "k": 3, "type": "movie"}));
+    assert_eq!(e["code"], "INVALID_PARAMS");
+    assert_eq!(e["details"]["issues"].as_array().unwrap().len(), 2, "{e}");
+    let e = s.err("search", json!({"query": "   "}));
+    assert_eq!(e["details"]["issues"][0]["field"], "query", "{e}");
+    let e = s.err("show", json!({"section": "Installation"}));
+    assert_eq!(e["code"], "INVALID_PARAMS");
+    assert_eq!(e["details"]["issues"][0]["field"], "document", "{e}");
+
+    // Failures inside a tool carry kb's error code.
+    let e = s.err("outline", json!({"document": 99999}));
+    assert_eq!(e["code"], "HANDLER_ERROR", "{e}");
+    assert_eq!(e["kb_code"], "E_NOT_FOUND");
+    assert!(e["message"].as_str().unwrap().contains("99999"));
+    let e = s.err(
+        "show",
+        json!({"document": doc, "section": "no such heading"}),
+    );
+    assert_eq!(e["kb_code"], "E_SECTION_NOT_FOUND", "{e}");
+    let e = s.err(
+        "show",
+        json!({"document": "../../etc/passwd", "section": "x"}),
+    );
+    assert_eq!(e["code"], "HANDLER_ERROR");
+
+    // Unknown tools (add is absent without --allow-write) are protocol errors.
+    let r = s.request(
+        "tools/call",
+        json!({"name": "add", "arguments": {"paths": ["/tmp"]}}),
+    );
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("--allow-write"));
+    let r = s.request("tools/call", json!({"name": "frobnicate", "arguments": {}}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(s.request("ping", json!({}))["result"], json!({}));
+
+    // Still serving after all that.
+    let (_, again) = s.ok("search", json!({"query": "dentist appointment", "top": 1}));
+    assert!(again["results"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("dentist"));
+
+    let (_, stderr) = s.finish();
+    assert_eq!(stderr.matches("(model load ").count(), 1, "{stderr}");
+
+    // Searches are logged like the CLI's, marked as coming from the server.
+    let stats = kb.json(&["stats"]);
+    assert_eq!(stats["searches_by_source"]["mcp"], 6, "{stats}");
+    assert_eq!(stats["searches_by_source"]["cli"], 1, "{stats}");
+}
+
+#[test]
+fn writes_and_other_processes_are_seen() {
+    let kb = Kb::new();
+    let docs = corpus(&kb);
+    let mut s = Session::start(&kb, &["--allow-write"]);
+    s.handshake();
+    let tools = s.request("tools/list", json!({}))["result"]["tools"].clone();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"add") && names.contains(&"remove"),
+        "{names:?}"
+    );
+
+    let (_, before) = s.ok(
+        "search",
+        json!({"query": "zebra migration across the savanna"}),
+    );
+    assert!(!before.to_string().contains("wildebeest"));
+
+    // Another process adds a document while the server runs.
+    let zebra = kb.home.path().join("more/zebra.md");
+    write(
+        &zebra,
+        "# Zebras\n\nZebra herds follow the wildebeest migration across the Serengeti savanna \
+         every year, crossing rivers full of crocodiles.\n",
+    );
+    kb.add(&[&zebra]);
+    let r = s.call(
+        "search",
+        json!({"query": "zebra migration across the savanna", "top": 1}),
+    );
+    let found: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
+    let top = &found["results"][0];
+    assert!(
+        top["text"].as_str().unwrap().contains("wildebeest"),
+        "{found}"
+    );
+    assert!(
+        top["score_breakdown"]["cosine"].as_f64().unwrap() > 0.3,
+        "the new chunk's vector is not in the server's index: {top}"
+    );
+    assert_eq!(r["_meta"]["kb/model_loads"], 1);
+    assert_eq!(r["_meta"]["kb/vector_loads"], 1, "{r}");
+    assert!(
+        r["_meta"]["kb/vector_refreshes"].as_u64().unwrap() >= 1,
+        "{r}"
+    );
+
+    // The server's own writes.
+    let owl = kb.home.path().join("more/owl.md");
+    write(
+        &owl,
+        "# Owls\n\nBarn owls hunt voles at night by sound alone, gliding silently over meadows.\n",
+    );
+    let (_, added) = s.ok(
+        "add",
+        json!({"paths": [owl.display().to_string()], "tags": ["birds"]}),
+    );
+    assert_eq!(added["added"], 1, "{added}");
+    let (_, hits) = s.ok(
+        "search",
+        json!({"query": "nocturnal bird hunting rodents", "top": 1}),
+    );
+    let owl_hit = &hits["results"][0];
+    assert!(
+        owl_hit["text"].as_str().unwrap().contains("Barn owls"),
+        "{hits}"
+    );
+    assert!(owl_hit["score_breakdown"]["cosine"].is_number());
+    assert_eq!(owl_hit["source"]["tags"], json!(["birds"]));
+    let owl_doc = owl_hit["source"]["document_id"].clone();
+
+    let e = s.err("remove", json!({}));
+    assert_eq!(e["code"], "INVALID_PARAMS");
+    let e = s.err(
+        "add",
+        json!({"paths": [docs.join("nope.md").display().to_string()]}),
+    );
+    assert_eq!(e["kb_code"], "E_PATH_NOT_FOUND", "{e}");
+    let (_, removed) = s.ok("remove", json!({"documents": [owl_doc]}));
+    assert_eq!(removed["removed"], 1);
+    let (_, hits) = s.ok("search", json!({"query": "nocturnal bird hunting rodents"}));
+    assert!(!hits.to_string().contains("Barn owls"), "{hits}");
+    s.finish();
+}
+
+/// A copy of the model directory whose ONNX file has a different
+/// fingerprint but the same weights: an unknown protobuf field (number
+/// 1000, skipped by parsers) is appended, so `kb reindex --model-dir` to it
+/// rebinds the knowledge base without a second model being available.
+fn model_copy(dest: &std::path::Path) -> std::path::PathBuf {
+    let src = common::model_dir();
+    std::fs::create_dir_all(dest).unwrap();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), dest.join(entry.file_name())).unwrap();
+        }
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dest.join("model.onnx"))
+        .unwrap();
+    // Tag (1000 << 3 | 2) as a varint, a length of 4, then 4 bytes.
+    f.write_all(&[0xC2, 0x3E, 0x04, b'k', b'b', b'm', b'c'])
+        .unwrap();
+    dest.to_path_buf()
+}
+
+#[test]
+fn a_rebinding_reindex_reloads_the_model() {
+    let kb = Kb::new();
+    corpus(&kb);
+    let mut s = Session::start(&kb, &[]);
+    s.handshake();
+    let r = s.call("search", json!({"query": "canoe", "top": 1}));
+    assert_eq!(r["_meta"]["kb/model_loads"], 1);
+
+    let copy = model_copy(&kb.home.path().join("model-copy"));
+    let out = kb
+        .cmd()
+        .args(["reindex", "--quiet", "--model-dir"])
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let r = s.call("search", json!({"query": "canoe", "top": 1}));
+    assert_ne!(r["isError"], true, "{r}");
+    assert_eq!(
+        r["_meta"]["kb/model_loads"], 2,
+        "the rebinding went unnoticed: {r}"
+    );
+    assert_eq!(r["_meta"]["kb/vector_loads"], 2, "{r}");
+    let (_, stderr) = s.finish();
+    assert!(stderr.contains("(model load 2)"), "{stderr}");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_and_eof_end_the_server_cleanly() {
+    let kb = Kb::new();
+    corpus(&kb);
+    // EOF before any message.
+    let s = Session::start(&kb, &[]);
+    let (lines, _) = s.finish();
+    assert!(lines.is_empty(), "{lines:?}");
+
+    // SIGINT while idle after a handshake.
+    let mut s = Session::start(&kb, &[]);
+    s.handshake();
+    let (_, _) = s.ok("status", json!({}));
+    // SAFETY: sends a signal to our own child process.
+    unsafe {
+        libc::kill(s.child.id() as i32, libc::SIGINT);
+    }
+    let status = wait_with_timeout(&mut s.child, Duration::from_secs(30));
+    assert!(status.success(), "SIGINT: exit {status}");
+    let stderr = s.stderr.join().unwrap();
+    assert!(stderr.contains("signal received"), "{stderr}");
+}
