@@ -265,9 +265,8 @@ impl Engine {
             let (spec, files, bound) = embed::resolve_bound(db, config)?;
             let started = Instant::now();
             let (model, loaded) = std::thread::scope(|s| {
-                let job = s.spawn(|| {
-                    embed::load_checked(&spec, &files, &bound, config, ModelUse::Passages)
-                });
+                let job = s
+                    .spawn(|| embed::load_checked(&spec, &files, &bound, config, ModelUse::Server));
                 let loaded = match vector_state {
                     VectorState::Missing => Some(load_vectors(db)),
                     _ => None,
