@@ -101,7 +101,7 @@ pub struct McpArgs {
 /// The filters of `kb list`, also the arguments of the MCP `list` tool: a
 /// field added here is a new flag and a new tool argument at once.
 #[derive(Debug, Default, Args, serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct ListArgs {
     /// Only documents of this type
     #[arg(long = "type", value_enum, value_name = "TYPE")]
@@ -115,6 +115,7 @@ pub struct ListArgs {
     pub search: Option<String>,
     /// Only skills declaring this capability (exact match); repeat to require several
     #[arg(long = "capability", value_name = "CAP")]
+    #[serde(rename = "capability")]
     pub capabilities: Vec<String>,
     /// Only skills (SKILL.md files with frontmatter)
     #[arg(long)]

@@ -421,5 +421,11 @@ mod tests {
         );
         let a: crate::cli::ListArgs = def.parse(&json!({"type": "note"})).unwrap();
         assert_eq!(a.filters().unwrap().doc_type.as_deref(), Some("note"));
+        let a: crate::cli::ListArgs = def
+            .parse(&json!({"capability": ["pdf", "forms"], "skills": true}))
+            .unwrap();
+        let f = a.filters().unwrap();
+        assert_eq!(f.capabilities, ["pdf", "forms"]);
+        assert!(f.skills_only);
     }
 }
