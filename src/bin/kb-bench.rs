@@ -33,7 +33,7 @@ fn parse_args() -> std::result::Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let cmd = it
         .next()
-        .ok_or("usage: kb-bench embed|build|vector|cli|mcp [options]")?;
+        .ok_or("usage: kb-bench embed|build|model|vector|cli|mcp [options]")?;
     let mut a = Args {
         cmd,
         data_dir: None,
