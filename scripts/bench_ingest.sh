@@ -5,6 +5,8 @@
 #   scripts/bench_ingest.sh            build the corpus if needed, then measure
 #   scripts/bench_ingest.sh --corpus   only build the corpus (prints its path)
 #   KB_BENCH_PDFS=150 KB_BENCH_GO=1000 ... override the per-type file counts
+#   KB_BENCH_SKIP_MODEL=1              skip the model-alone pass (it re-embeds
+#                                      every chunk: as long as the ingest)
 #
 # Prints: the ingest summary (files and chunks per type, time per stage),
 # wall time and peak RSS of `kb add` (GNU time), the model alone on the same
@@ -99,7 +101,9 @@ EOF
 echo "DB size: $(du -h "$data/kb.db" | cut -f1)"
 
 # 4. The model alone on the same chunks: the floor for the ingest.
-target/release/kb-bench model --data-dir "$data" --model-dir "$KB_MODEL_DIR"
+if [ "${KB_BENCH_SKIP_MODEL:-0}" != 1 ]; then
+  target/release/kb-bench model --data-dir "$data" --model-dir "$KB_MODEL_DIR"
+fi
 
 # 5. Re-adding the unchanged folder.
 times=()
