@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{fixture_tree, write, Kb};
+use common::{fixture_tree, long_guide, write, Kb};
 use serde_json::Value;
 
 fn setup() -> (Kb, std::path::PathBuf) {
@@ -15,20 +15,7 @@ fn setup() -> (Kb, std::path::PathBuf) {
         "# Manual\n\nIntro text.\n\n## Install\n\nRun the installer.\nThen reboot.\n\n\
          ### Linux\n\nUse the package.\n\n## Usage\n\nType commands.\n\n## Install\n\nSecond install section.\n",
     );
-    let para = |topic: &str| {
-        format!("{topic} ").repeat(5)
-            + &"This paragraph describes the topic in enough words to stand alone as a chunk. "
-                .repeat(12)
-    };
-    write(
-        &docs.join("long.md"),
-        &format!(
-            "# Long guide\n\n## Kayaks\n\n{}\n\n## Canoes\n\n{}\n\n## Paddles\n\n{}\n",
-            para("kayak"),
-            para("canoe"),
-            para("paddle")
-        ),
-    );
+    long_guide(&docs);
     kb.add(&[&docs]);
     (kb, docs)
 }

@@ -8,7 +8,7 @@ use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{fixture_tree, write, Kb};
+use common::{fixture_tree, long_guide, stdout_of, write, Kb};
 use serde_json::{json, Value};
 
 /// A running `kb mcp` and a minimal MCP client for it.
@@ -163,38 +163,14 @@ fn wait_with_timeout(child: &mut Child, limit: Duration) -> std::process::ExitSt
 fn corpus(kb: &Kb) -> std::path::PathBuf {
     let docs = kb.home.path().join("docs");
     fixture_tree(&docs);
-    let para = |topic: &str| {
-        format!("{topic} ").repeat(5)
-            + &"This paragraph describes the topic in enough words to stand alone as a chunk. "
-                .repeat(12)
-    };
-    write(
-        &docs.join("long.md"),
-        &format!(
-            "# Long guide\n\n## Kayaks\n\n{}\n\n## Canoes\n\n{}\n\n## Paddles\n\n{}\n",
-            para("kayak"),
-            para("canoe"),
-            para("paddle")
-        ),
-    );
+    long_guide(&docs);
     kb.add(&[&docs]);
     docs
 }
 
 /// What `kb ARGS --format json` prints, for comparing with a tool result.
 fn cli_stdout(kb: &Kb, args: &[&str]) -> String {
-    let out = kb
-        .cmd()
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    String::from_utf8(stdout_of(kb.cmd().args(args).args(["--format", "json"]))).unwrap()
 }
 
 #[test]

@@ -177,18 +177,12 @@ fn hostile_pdfs_fail_alone_with_their_reason() {
     .unwrap();
 
     let add = |path: &std::path::Path, timeout: &str| {
-        let out = kb
-            .cmd()
-            .env("KB_INGESTION_PDF_TIMEOUT_SECS", timeout)
-            .args(["add", path.to_str().unwrap(), "--format", "json", "--quiet"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let stdout = stdout_of(
+            kb.cmd()
+                .env("KB_INGESTION_PDF_TIMEOUT_SECS", timeout)
+                .args(["add", path.to_str().unwrap(), "--format", "json", "--quiet"]),
         );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+        serde_json::from_slice::<serde_json::Value>(&stdout).unwrap()
     };
     let started = std::time::Instant::now();
     let s = add(&dir, "3");

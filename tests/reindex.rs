@@ -52,17 +52,7 @@ fn killed_reindex_leaves_old_index_and_rerun_completes() {
     assert_eq!(status["model_name"], "all-MiniLM-L6-v2");
 
     // A re-run continues and completes.
-    let out = kb
-        .cmd()
-        .args(["reindex", "--format", "json", "--quiet"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = kb.json(&["reindex", "--format", "json", "--quiet"]);
     assert_eq!(r["chunks"], 600);
     let again = kb.json(&["search", "telescope and planets"]);
     assert_eq!(

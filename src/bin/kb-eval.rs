@@ -425,11 +425,7 @@ fn ingest_corpus(
     reuse: bool,
 ) -> Result<()> {
     let tokens = embedder.token_counter();
-    let ctx = ChunkContext {
-        config: &config.chunking,
-        tokens: &tokens,
-        model_max_tokens: Some(embedder.max_chunk_tokens()),
-    };
+    let ctx = ChunkContext::for_run(config, &tokens, embedder.max_chunk_tokens());
     let mut progress = IngestProgress {
         started: Instant::now(),
         written: 0,

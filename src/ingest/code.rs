@@ -1539,9 +1539,8 @@ func New(addr string) *Server {
     fn model_limit_caps_chunks() {
         let c = config(1024);
         let cx = ChunkContext {
-            config: &c,
-            tokens: &TokenCounter::Whitespace,
             model_max_tokens: Some(30),
+            ..ctx(&c)
         };
         let doc = parse(Path::new("inventory.py"), PY.as_bytes(), &cx).unwrap();
         check_invariants(PY, &doc, 30);

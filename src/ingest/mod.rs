@@ -15,10 +15,11 @@ pub mod skill;
 pub mod split;
 
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::config::ChunkingConfig;
+use crate::config::{ChunkingConfig, Config};
 use crate::embed::TokenCounter;
 
 pub use detect::DocType;
@@ -103,9 +104,23 @@ pub struct ChunkContext<'a> {
     pub tokens: &'a TokenCounter,
     /// The most tokens a chunk may have so the model does not truncate it.
     pub model_max_tokens: Option<usize>,
+    /// How long PDF extraction may stall on loading the file or on one page
+    /// (`ingestion.pdf_timeout_secs`).
+    pub pdf_timeout: Duration,
 }
 
-impl ChunkContext<'_> {
+impl<'a> ChunkContext<'a> {
+    /// The context of a run: the configured chunking and PDF limits, and
+    /// the embedding model's token counter and limit.
+    pub fn for_run(config: &'a Config, tokens: &'a TokenCounter, model_max_tokens: usize) -> Self {
+        ChunkContext {
+            config: &config.chunking,
+            tokens,
+            model_max_tokens: Some(model_max_tokens),
+            pdf_timeout: Duration::from_secs(config.ingestion.pdf_timeout_secs),
+        }
+    }
+
     /// A configured maximum, capped by the model's limit.
     pub fn cap(&self, configured: usize) -> usize {
         match self.model_max_tokens {
@@ -182,6 +197,7 @@ pub(crate) mod test_support {
             config,
             tokens: &TokenCounter::Whitespace,
             model_max_tokens: None,
+            pdf_timeout: std::time::Duration::from_secs(60),
         }
     }
 

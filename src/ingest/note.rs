@@ -22,16 +22,11 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
 mod tests {
     use super::*;
     use crate::config::ChunkingConfig;
-    use crate::embed::TokenCounter;
 
     #[test]
     fn short_note_is_one_chunk_long_note_splits() {
         let c = ChunkingConfig::default();
-        let ctx = ChunkContext {
-            config: &c,
-            tokens: &TokenCounter::Whitespace,
-            model_max_tokens: None,
-        };
+        let ctx = crate::ingest::test_support::ctx(&c);
         let doc = parse(Path::new("n.txt"), b"buy milk\nand eggs", &ctx).unwrap();
         assert_eq!(doc.chunks.len(), 1);
         assert_eq!(doc.title, "n.txt");

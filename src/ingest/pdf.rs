@@ -17,8 +17,8 @@ use super::{file_title, Chunk, ChunkContext, Heading, ParsedDocument};
 use crate::config::PdfStrategy;
 
 pub use extract::{
-    child_main, extract_bytes, extract_in_child_processes, set_timeout_secs, Extracted, Line, Page,
-    CHILD_COMMAND, MEMORY_LIMIT_BYTES,
+    child_main, extract_bytes, extract_in_child_processes, Extracted, Line, Page, CHILD_COMMAND,
+    MEMORY_LIMIT_BYTES,
 };
 pub use layout::Block;
 
@@ -31,7 +31,7 @@ pub const PAGE_SEPARATOR: &str = "\u{c}";
 const MIN_SECTION_TOKENS: usize = 50;
 
 pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, String> {
-    let extracted = extract::extract(path, bytes)?;
+    let extracted = extract::extract(path, bytes, ctx.pdf_timeout)?;
     build(path, &extracted, ctx)
 }
 

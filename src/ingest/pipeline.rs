@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
@@ -258,7 +258,6 @@ struct Parser<'a> {
 
 impl<'a> Ingester<'a> {
     pub fn new(config: &'a Config, db: &'a Database, model: ModelSource<'a>) -> Self {
-        super::pdf::set_timeout_secs(config.ingestion.pdf_timeout_secs);
         Ingester {
             config,
             db,
@@ -608,11 +607,7 @@ impl Parser<'_> {
         let mut pages_without_text = 0u64;
         loop {
             let next = if chunks >= min_batch {
-                match parsed.try_recv() {
-                    Ok(p) => Some(p),
-                    Err(TryRecvError::Empty) => None,
-                    Err(TryRecvError::Disconnected) => None,
-                }
+                parsed.try_recv().ok()
             } else {
                 parsed.recv().ok()
             };
@@ -727,11 +722,7 @@ impl Parser<'_> {
         let embedder = self.embedder()?;
         *loading = t.elapsed();
         let tokens = embedder.token_counter();
-        let ctx = ChunkContext {
-            config: &self.config.chunking,
-            tokens: &tokens,
-            model_max_tokens: Some(embedder.max_chunk_tokens()),
-        };
+        let ctx = ChunkContext::for_run(self.config, &tokens, embedder.max_chunk_tokens());
         // A parser bug must cost one file, not the batch.
         let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             parse(doc_type, path, &bytes, &ctx)

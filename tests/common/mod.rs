@@ -89,17 +89,11 @@ impl Kb {
 
     /// Runs kb with `args`, expects success and parses stdout as JSON.
     pub fn json(&self, args: &[&str]) -> Value {
-        let out = self.cmd().args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "kb {args:?} failed: {}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        let stdout = stdout_of(self.cmd().args(args));
+        serde_json::from_slice(&stdout).unwrap_or_else(|e| {
             panic!(
                 "kb {args:?} printed invalid JSON ({e}):\n{}",
-                String::from_utf8_lossy(&out.stdout)
+                String::from_utf8_lossy(&stdout)
             )
         })
     }
@@ -137,6 +131,18 @@ impl Kb {
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         self.json(&refs)
     }
+}
+
+/// Runs a command, expects success and returns its stdout.
+pub fn stdout_of(cmd: &mut Command) -> Vec<u8> {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
 }
 
 /// The JSON error object on the last line of a command's stderr.
@@ -187,4 +193,23 @@ pub fn fixture_tree(root: &Path) {
         "# Secret\n\nthis ignored xylophone file must never be indexed\n",
     );
     write(&root.join("data.csv"), "a,b\n1,2\n");
+}
+
+/// A Markdown guide with three sections long enough to be chunks of their
+/// own (kayaks, canoes, paddles), for tests that widen a hit.
+pub fn long_guide(docs: &Path) {
+    let para = |topic: &str| {
+        format!("{topic} ").repeat(5)
+            + &"This paragraph describes the topic in enough words to stand alone as a chunk. "
+                .repeat(12)
+    };
+    write(
+        &docs.join("long.md"),
+        &format!(
+            "# Long guide\n\n## Kayaks\n\n{}\n\n## Canoes\n\n{}\n\n## Paddles\n\n{}\n",
+            para("kayak"),
+            para("canoe"),
+            para("paddle")
+        ),
+    );
 }

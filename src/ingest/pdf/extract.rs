@@ -17,7 +17,7 @@ use std::io::{Read as _, Write as _};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -38,19 +38,7 @@ const MAX_CHILD_OUTPUT: u64 = 256 << 20;
 /// How a child reports a page done on stderr: `kb-pdf-progress DONE/TOTAL`.
 const PROGRESS_PREFIX: &str = "kb-pdf-progress ";
 
-static TIMEOUT_SECS: AtomicU64 = AtomicU64::new(60);
 static USE_CHILD: AtomicBool = AtomicBool::new(false);
-
-/// Sets the per-document time limit (`ingestion.pdf_timeout_secs`). A
-/// process-wide setting because the format modules only see the chunking
-/// settings.
-pub fn set_timeout_secs(secs: u64) {
-    TIMEOUT_SECS.store(secs.max(1), Ordering::Relaxed);
-}
-
-pub fn timeout() -> Duration {
-    Duration::from_secs(TIMEOUT_SECS.load(Ordering::Relaxed))
-}
 
 /// Called by the `kb` binary: this executable understands
 /// [`CHILD_COMMAND`], so PDFs are extracted in child processes.
@@ -159,8 +147,7 @@ impl Watch {
 
 /// Extracts with the strongest isolation available: a child process when
 /// this is the `kb` binary, a watched thread otherwise.
-pub fn extract(path: &Path, bytes: &[u8]) -> Result<Extracted, String> {
-    let limit = timeout();
+pub fn extract(path: &Path, bytes: &[u8], limit: Duration) -> Result<Extracted, String> {
     if USE_CHILD.load(Ordering::Relaxed) {
         if let Ok(exe) = std::env::current_exe() {
             match extract_in_child(&exe, path, limit) {
