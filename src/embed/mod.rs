@@ -2,15 +2,21 @@
 //! directory or the Hugging Face cache), ONNX Runtime, and the binding
 //! between a knowledge base and the model its vectors were made with.
 
+mod api;
 mod model;
 pub mod registry;
 pub mod runtime;
+#[cfg(test)]
+mod test_embedder;
 mod tokens;
 
 use std::path::PathBuf;
 
+pub use api::Embed;
 pub use model::{normalize, Embedder, ModelFiles, ModelUse};
 pub use registry::{all_models, model_spec, ModelSpec, Pooling};
+#[cfg(test)]
+pub use test_embedder::TestEmbedder;
 pub use tokens::TokenCounter;
 
 use crate::config::Config;
@@ -103,13 +109,7 @@ pub fn locate(spec: &ModelSpec, config: &Config, recorded_dir: Option<&str>) -> 
 
 /// The binding `kb init` records for a model and its files.
 pub fn binding_for(embedder: &Embedder) -> Result<ModelBinding> {
-    Ok(ModelBinding {
-        model_name: embedder.spec().name.clone(),
-        embedding_dim: embedder.dim(),
-        model_max_tokens: embedder.spec().max_tokens,
-        model_fingerprint: embedder.files().fingerprint()?,
-        model_dir: Some(embedder.files().dir.display().to_string()),
-    })
+    Embed::binding(embedder)
 }
 
 /// Whether binding found the model already in place.

@@ -487,6 +487,42 @@ fn optimized_cache_path(files: &ModelFiles) -> Option<PathBuf> {
     )
 }
 
+impl super::Embed for Embedder {
+    fn model_name(&self) -> &str {
+        &self.spec.name
+    }
+
+    fn dim(&self) -> usize {
+        self.spec.dim
+    }
+
+    fn max_chunk_tokens(&self) -> usize {
+        Embedder::max_chunk_tokens(self)
+    }
+
+    fn token_counter(&self) -> TokenCounter {
+        Embedder::token_counter(self)
+    }
+
+    fn embed_query(&self, query: &str) -> Result<Vec<f32>> {
+        Embedder::embed_query(self, query)
+    }
+
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        Embedder::embed_passages(self, texts)
+    }
+
+    fn binding(&self) -> Result<crate::db::ModelBinding> {
+        Ok(crate::db::ModelBinding {
+            model_name: self.spec.name.clone(),
+            embedding_dim: self.spec.dim,
+            model_max_tokens: self.spec.max_tokens,
+            model_fingerprint: self.files.fingerprint()?,
+            model_dir: Some(self.files.dir.display().to_string()),
+        })
+    }
+}
+
 pub fn normalize(v: &mut [f32]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if norm > 0.0 {
