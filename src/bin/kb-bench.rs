@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use kb::config::{CliOverrides, Config};
 use kb::db::{Database, NewChunk, NewDocument, OpenMode};
-use kb::embed::{binding_for, model_spec, Embedder, ModelFiles, TokenCounter};
+use kb::embed::{resolve, Embed, Embedder, ModelUse, TokenCounter};
 use kb::error::{KbError, Result};
 
 struct Args {
@@ -104,11 +104,12 @@ fn need<'a>(p: &'a Option<PathBuf>, flag: &str) -> Result<&'a Path> {
         .ok_or_else(|| KbError::Usage(format!("{flag} is required")))
 }
 
+/// The configured model (`KB_MODEL`, default all-MiniLM-L6-v2) from
+/// `model_dir`, chosen the way `kb init --model-dir` chooses it.
 fn load_model(model_dir: &Path, config: &Config) -> Result<(Embedder, Duration)> {
-    let spec = model_spec("all-MiniLM-L6-v2")?;
-    let files = ModelFiles::in_dir(model_dir, &spec)?;
+    let choice = resolve::for_init(config, None, Some(model_dir), None, false)?;
     let t = Instant::now();
-    let e = Embedder::load(&spec, &files, config)?;
+    let e = choice.load(config, ModelUse::Passages)?;
     Ok((e, t.elapsed()))
 }
 
@@ -237,7 +238,7 @@ fn bench_build(a: &Args) -> Result<()> {
         return Ok(());
     }
     if db.model_binding()?.is_none() {
-        db.bind_model(&binding_for(&embedder)?)?;
+        db.bind_model(&embedder.binding()?)?;
     }
     let text = std::fs::read_to_string(corpus).map_err(|e| KbError::io(corpus, e))?;
     let counter = embedder.token_counter();

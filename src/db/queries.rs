@@ -1,6 +1,7 @@
 //! The keyword ranker's SQL and the lookups that turn chunk ids into results.
 
 use rusqlite::types::Value;
+use rusqlite::{params, OptionalExtension};
 
 use super::Database;
 use crate::error::Result;
@@ -194,5 +195,18 @@ impl Database {
             }
         }
         Ok(out)
+    }
+
+    /// The FTS5 snippet of a chunk for a MATCH expression: about 32 tokens
+    /// around the best match, terms in [MATCH]...[/MATCH].
+    pub fn keyword_snippet(&self, fts_query: &str, chunk_id: i64) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .prepare_cached(
+                "SELECT snippet(chunks_fts, 0, '[MATCH]', '[/MATCH]', '...', 32)
+                 FROM chunks_fts WHERE chunks_fts MATCH ?1 AND rowid = ?2",
+            )?
+            .query_row(params![fts_query, chunk_id], |r| r.get(0))
+            .optional()?)
     }
 }

@@ -14,7 +14,15 @@ use crate::error::{KbError, Result};
 pub use fusion::{rrf, Fused};
 
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
@@ -24,6 +32,14 @@ pub enum Mode {
 }
 
 impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Hybrid => "hybrid",
+            Mode::Keyword => "keyword",
+            Mode::Vector => "vector",
+        }
+    }
+
     pub fn uses_keyword(self) -> bool {
         matches!(self, Mode::Hybrid | Mode::Keyword)
     }

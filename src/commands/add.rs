@@ -1,0 +1,254 @@
+//! `kb add PATH...`: indexes files and folders.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, CommandSpec, Mcp, Outcome, OutputKind};
+use crate::db::normalize_tags;
+use crate::embed::ModelUse;
+use crate::error::{KbError, Result};
+use crate::ingest::pipeline::{IngestOptions, IngestSummary, Ingester, ModelSource};
+use crate::output::{Render, Style};
+use crate::session::{Session, SessionKind};
+
+/// Index files and folders (PDF, Markdown, text notes, Python/Bash/Go code)
+///
+/// Unchanged files are skipped, changed ones re-indexed, and documents whose
+/// files vanished from an added folder are removed. Files are parsed in
+/// parallel (ingestion.workers) while the model embeds; a progress bar shows
+/// files, chunks, rate and ETA. Files that cannot be indexed are logged to
+/// <data_dir>/ingest-errors.log and the run goes on. Ctrl-C (or a crash)
+/// keeps every committed document; run the same command again to continue.
+#[derive(Debug, clap::Args, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddArgs {
+    /// Files or folders; folders are walked recursively, skipping hidden and .gitignored entries
+    /// (over MCP: absolute paths, or relative to the server's working directory)
+    #[arg(required = true, value_name = "PATH")]
+    #[schemars(length(min = 1))]
+    pub paths: Vec<PathBuf>,
+    /// Tags to put on every document of this run (comma-separated on the command line)
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+impl AddArgs {
+    /// Checks the paths and tags before anything is opened.
+    fn request(&self) -> Result<Vec<String>> {
+        for p in &self.paths {
+            if std::fs::symlink_metadata(p).is_err() {
+                return Err(KbError::PathNotFound(p.clone()));
+            }
+        }
+        let normalized = normalize_tags(&self.tags);
+        if self.tags.iter().any(|t| t.trim().is_empty()) && normalized.is_empty() {
+            return Err(KbError::invalid(
+                "tags",
+                "--tags: empty tag names are not allowed",
+            ));
+        }
+        Ok(normalized)
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Default, Serialize)]
+pub struct AddOutput {
+    /// New documents indexed.
+    pub added: usize,
+    /// Documents whose file changed and were re-indexed.
+    pub updated: usize,
+    /// Files that could not be indexed (see the errors log).
+    pub failed: usize,
+    /// Files already indexed and unchanged.
+    pub skipped: usize,
+    /// Files of a type kb does not index.
+    pub unsupported: usize,
+    /// Empty files.
+    pub empty: usize,
+    /// Documents removed because their file under an added folder is gone.
+    pub removed: usize,
+    /// Chunks written.
+    pub chunks: usize,
+    /// PDF pages without extractable text.
+    pub pages_without_text: u64,
+    /// Directories or links the walk could not enter (unreadable, loops).
+    pub walk_errors: usize,
+    /// True when the run was stopped by Ctrl-C before the end.
+    pub interrupted: bool,
+    pub errors_log: Option<PathBuf>,
+    /// Documents and chunks written, by document type.
+    pub by_type: BTreeMap<String, TypeCounts>,
+    /// Where the time went (the stages overlap; `parse` is summed over the
+    /// parser threads).
+    pub seconds: Seconds,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct TypeCounts {
+    pub documents: usize,
+    pub chunks: usize,
+    pub parse_seconds: f64,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Seconds {
+    pub total: f64,
+    pub walk: f64,
+    pub parse: f64,
+    pub embed: f64,
+    pub write: f64,
+}
+
+impl AddOutput {
+    fn of(s: IngestSummary) -> AddOutput {
+        AddOutput {
+            added: s.added,
+            updated: s.updated,
+            failed: s.failed,
+            skipped: s.skipped,
+            unsupported: s.unsupported,
+            empty: s.empty,
+            removed: s.removed,
+            chunks: s.chunks,
+            pages_without_text: s.pages_without_text,
+            walk_errors: s.walk_errors,
+            interrupted: s.interrupted,
+            errors_log: s.errors_log,
+            by_type: s
+                .by_type
+                .into_iter()
+                .map(|(t, c)| {
+                    (
+                        t,
+                        TypeCounts {
+                            documents: c.documents,
+                            chunks: c.chunks,
+                            parse_seconds: c.parse_seconds,
+                        },
+                    )
+                })
+                .collect(),
+            seconds: Seconds {
+                total: s.seconds.total,
+                walk: s.seconds.walk,
+                parse: s.seconds.parse,
+                embed: s.seconds.embed,
+                write: s.seconds.write,
+            },
+        }
+    }
+}
+
+impl Command for AddArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "add",
+        summary: "Index files and folders (Markdown, text, PDF, code); unchanged files are \
+                  skipped, changed ones re-indexed. Returns the JSON summary of `kb add`.",
+        output: OutputKind::Report,
+        mcp: Mcp::Write {
+            destructive: false,
+            idempotent: false,
+        },
+    };
+    type Output = AddOutput;
+
+    fn run(self, session: &mut Session) -> Result<AddOutput> {
+        let tags = self.request()?;
+        let db = session.db_or_create()?;
+        // A knowledge base bound to a model loads it only when a file needs
+        // embedding (re-adding an unchanged folder never does); a server
+        // keeps its model; a new knowledge base binds the configured model
+        // when it is on disk.
+        let kept;
+        let source = match db.model_binding()? {
+            Some(binding) if session.kind() == SessionKind::OneShot => {
+                ModelSource::Lazy(session.passage_model_loader(&binding)?)
+            }
+            Some(_) => {
+                kept = session.bound_model(ModelUse::Server)?;
+                ModelSource::Borrowed(kept.as_ref())
+            }
+            None => {
+                kept = session.bind_configured_model()?;
+                ModelSource::Borrowed(kept.as_ref())
+            }
+        };
+        session.mark_written();
+        let summary = Ingester::new(session.config(), db, source).run(
+            &self.paths,
+            &IngestOptions {
+                tags,
+                show_progress: session.show_progress(),
+                cancel: session.cancel_flag(),
+            },
+        )?;
+        Ok(AddOutput::of(summary))
+    }
+}
+
+impl Outcome for AddOutput {
+    fn to_json(&self) -> Result<String> {
+        crate::output::to_json(self)
+    }
+
+    fn failure(&self) -> Option<KbError> {
+        self.interrupted.then_some(KbError::Interrupted)
+    }
+}
+
+impl Render for AddOutput {
+    /// The design's summary line, with the extra counts when non-zero.
+    fn human(&self, _style: &Style) -> String {
+        let mut s = format!(
+            "Added {} documents. {} failed. {} skipped (already indexed).",
+            self.added + self.updated,
+            self.failed,
+            self.skipped
+        );
+        if self.updated > 0 {
+            s.push_str(&format!(
+                " {} of the added were re-indexed after a change.",
+                self.updated
+            ));
+        }
+        if self.unsupported > 0 {
+            s.push_str(&format!(" {} unsupported files skipped.", self.unsupported));
+        }
+        if self.empty > 0 {
+            s.push_str(&format!(" {} empty files skipped.", self.empty));
+        }
+        if self.pages_without_text > 0 {
+            s.push_str(&format!(
+                " {} PDF pages had no extractable text (scanned? OCR is not supported).",
+                self.pages_without_text
+            ));
+        }
+        if self.walk_errors > 0 {
+            s.push_str(&format!(
+                " {} folders or links could not be read.",
+                self.walk_errors
+            ));
+        }
+        if self.removed > 0 {
+            s.push_str(&format!(
+                " Removed {} documents whose files are gone.",
+                self.removed
+            ));
+        }
+        if self.failed > 0 || self.empty > 0 || self.walk_errors > 0 {
+            if let Some(p) = &self.errors_log {
+                s.push_str(&format!(" Reasons in {}.", p.display()));
+            }
+        }
+        if self.interrupted {
+            s.push_str(" Interrupted: re-run the same command to continue.");
+        }
+        s.push('\n');
+        s
+    }
+}
