@@ -9,4 +9,4 @@ eval "$(python3 scripts/prepare_model.py)"
 export ORT_DYLIB_PATH="$KB_ORT_LIB"
 export KB_TEST_MODEL_DIR="$KB_MODEL_DIR"
 
-cargo test --locked "$@"
+cargo test --locked --features e2e,dev-tools "$@"
