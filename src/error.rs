@@ -29,7 +29,7 @@ macro_rules! error_codes {
                 match self { $(ErrorCode::$name => $code,)* }
             }
 
-            /// 1 for a user error, 2 for a system error.
+            /// 1 for a user error, 2 for a system error, 130 for Ctrl-C.
             pub fn exit_code(self) -> i32 {
                 match self { $(ErrorCode::$name => $exit,)* }
             }
@@ -54,7 +54,7 @@ error_codes! {
     ModelMissing = "E_MODEL_MISSING", 1, "no embedding model set up; run `kb init`";
     ModelMismatch = "E_MODEL_MISMATCH", 1, "the configured model is not the one the index was built with; run `kb reindex`";
     UnknownModel = "E_UNKNOWN_MODEL", 1, "the model name is not in models.toml";
-    Interrupted = "E_INTERRUPTED", 1, "interrupted (Ctrl-C); committed work is kept, re-run to continue";
+    Interrupted = "E_INTERRUPTED", 130, "interrupted (Ctrl-C); committed work is kept, re-run to continue (exit 130, as shells expect)";
     DbCorrupt = "E_DB_CORRUPT", 2, "kb.db is not a readable SQLite database (garbage, empty, truncated) — never silently re-created";
     DbTooNew = "E_DB_TOO_NEW", 2, "kb.db was written by a newer kb";
     Db = "E_DB", 2, "a database operation failed";
@@ -62,6 +62,7 @@ error_codes! {
     RuntimeMissing = "E_RUNTIME_MISSING", 2, "ONNX Runtime could not be loaded (the message lists where kb looked)";
     Model = "E_MODEL", 2, "the embedding model failed to load or run";
     Download = "E_DOWNLOAD", 2, "downloading the model failed";
+    Unhealthy = "E_UNHEALTHY", 2, "`kb doctor` found a fault (each check says how to fix it)";
     Internal = "E_INTERNAL", 2, "a bug in kb (please report it with the message)";
 }
 
@@ -108,8 +109,12 @@ pub enum KbError {
     #[error("{0}")]
     NotFound(String),
 
-    #[error("{0}")]
-    SectionNotFound(String),
+    /// `suggestions` are headings close to the one asked for.
+    #[error("{message}")]
+    SectionNotFound {
+        message: String,
+        suggestions: Vec<String>,
+    },
 
     #[error("{0}")]
     PathEscape(String),
@@ -156,6 +161,9 @@ pub enum KbError {
     #[error("download failed: {0}")]
     Download(String),
 
+    #[error("{0}")]
+    Unhealthy(String),
+
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -170,7 +178,7 @@ impl KbError {
             KbError::Config(_) => ErrorCode::Config,
             KbError::NoIndex(_) => ErrorCode::NoIndex,
             KbError::NotFound(_) => ErrorCode::NotFound,
-            KbError::SectionNotFound(_) => ErrorCode::SectionNotFound,
+            KbError::SectionNotFound { .. } => ErrorCode::SectionNotFound,
             KbError::PathEscape(_) => ErrorCode::PathEscape,
             KbError::ModelMissing(_) => ErrorCode::ModelMissing,
             KbError::ModelMismatch(_) => ErrorCode::ModelMismatch,
@@ -183,6 +191,7 @@ impl KbError {
             KbError::RuntimeMissing(_) => ErrorCode::RuntimeMissing,
             KbError::Model(_) => ErrorCode::Model,
             KbError::Download(_) => ErrorCode::Download,
+            KbError::Unhealthy(_) => ErrorCode::Unhealthy,
             KbError::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -192,7 +201,15 @@ impl KbError {
         self.error_code().as_str()
     }
 
-    /// 1 for user errors, 2 for system errors.
+    /// What the user may have meant (headings close to a missing section).
+    pub fn suggestions(&self) -> &[String] {
+        match self {
+            KbError::SectionNotFound { suggestions, .. } => suggestions,
+            _ => &[],
+        }
+    }
+
+    /// 1 for user errors, 2 for system errors, 130 for Ctrl-C.
     pub fn exit_code(&self) -> i32 {
         self.error_code().exit_code()
     }
@@ -275,7 +292,7 @@ mod tests {
         for code in ErrorCode::ALL {
             assert!(seen.insert(code.as_str()), "duplicate {}", code.as_str());
             assert!(code.as_str().starts_with("E_"));
-            assert!(matches!(code.exit_code(), 1 | 2));
+            assert!(matches!(code.exit_code(), 1 | 2 | 130));
             assert!(!code.meaning().is_empty());
         }
         assert_eq!(KbError::EmptyQuery.exit_code(), 1);

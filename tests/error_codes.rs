@@ -103,9 +103,10 @@ fn ctrl_c_keeps_committed_work() {
         .unwrap()
         .success());
     let out = child.wait_with_output().unwrap();
+    // 130, as shells expect of a program stopped by Ctrl-C.
     assert_eq!(
         out.status.code(),
-        Some(1),
+        Some(130),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

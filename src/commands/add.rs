@@ -34,6 +34,11 @@ pub struct AddArgs {
     #[arg(long, value_delimiter = ',', value_name = "TAGS")]
     #[serde(default)]
     pub tags: Vec<String>,
+    /// No progress bar
+    #[arg(long, short)]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub quiet: bool,
 }
 
 impl AddArgs {
@@ -158,6 +163,7 @@ impl Command for AddArgs {
     type Output = AddOutput;
 
     fn run(self, session: &mut Session) -> Result<AddOutput> {
+        let progress = session.show_progress() && !self.quiet;
         let tags = self.request()?;
         let db = session.db_or_create()?;
         // A knowledge base bound to a model loads it only when a file needs
@@ -183,7 +189,7 @@ impl Command for AddArgs {
             &self.paths,
             &IngestOptions {
                 tags,
-                show_progress: session.show_progress(),
+                show_progress: progress,
                 cancel: session.cancel_flag(),
             },
         )?;

@@ -24,6 +24,11 @@ pub struct InitArgs {
     /// Use a local directory holding the model's ONNX file, tokenizer.json and config.json instead of downloading
     #[arg(long, value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
+    /// No progress bar
+    #[arg(long, short)]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -50,6 +55,7 @@ impl Command for InitArgs {
     type Output = InitOutput;
 
     fn run(self, session: &mut Session) -> Result<InitOutput> {
+        let progress = session.show_progress() && !self.quiet;
         // A knowledge base may not exist yet: init creates it.
         let current = if session.config().db_path().exists() {
             session.db()?.model_binding()?
@@ -62,7 +68,7 @@ impl Command for InitArgs {
                 self.model.as_deref(),
                 self.model_dir.as_deref(),
                 current.as_ref(),
-                session.show_progress(),
+                progress,
             )
         })?;
         let probe = model.embed_query("kb init probe")?;
@@ -80,7 +86,7 @@ impl Command for InitArgs {
             BindOutcome::Bound => "initialised",
             BindOutcome::AlreadyBound => "already initialised",
         };
-        let bar = progress_bar(0, session.show_progress());
+        let bar = progress_bar(0, progress);
         let embedded = reembed(
             db,
             model.as_ref(),

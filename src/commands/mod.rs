@@ -198,6 +198,8 @@ registry! {
     Info(info::InfoArgs),
     Stats(stats::StatsArgs),
     Skill(skill::SkillArgs),
+    Config(config::ConfigArgs),
+    Doctor(doctor::DoctorArgs),
 }
 
 #[cfg(test)]

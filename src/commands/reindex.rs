@@ -24,6 +24,11 @@ pub struct ReindexArgs {
     /// Use a local directory holding the model's files instead of the Hugging Face cache
     #[arg(long, value_name = "DIR")]
     pub model_dir: Option<PathBuf>,
+    /// No progress bar
+    #[arg(long, short)]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -47,6 +52,7 @@ impl Command for ReindexArgs {
     /// transaction, so an interrupted reindex leaves the old index whole
     /// and a re-run continues where it stopped.
     fn run(self, session: &mut Session) -> Result<ReindexOutput> {
+        let progress = session.show_progress() && !self.quiet;
         let db = session.db()?;
         let current = db.model_binding()?;
         let (model, _) = session.load_chosen(|config| {
@@ -55,13 +61,13 @@ impl Command for ReindexArgs {
                 current.as_ref(),
                 self.model.as_deref(),
                 self.model_dir.as_deref(),
-                session.show_progress(),
+                progress,
             )
         })?;
         let target = model.binding()?;
         db.begin_reindex(&target)?;
         let (done_before, total) = db.reindex_counts()?;
-        let bar = progress_bar(total as u64, session.show_progress());
+        let bar = progress_bar(total as u64, progress);
         bar.set_position(done_before as u64);
         let embedded = reembed(
             db,

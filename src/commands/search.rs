@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::document::{file_status, FileStatus};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::{normalize_tags, Filters, SearchLogEntry};
 use crate::error::{KbError, Result};
@@ -19,9 +20,12 @@ use crate::session::{Session, SessionKind, VectorRanker};
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// What to look for, in plain words (quote it in the shell)
-    #[arg(allow_hyphen_values = true)]
-    pub query: String,
+    /// What to look for, in plain words; `-` reads the query from stdin
+    /// (a query that starts with `-` goes after `--`: kb search -- -v flag)
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+    #[serde(deserialize_with = "query_words")]
+    #[schemars(with = "String")]
+    pub query: Vec<String>,
     /// Number of results (default: search.default_top from the configuration, 10)
     #[arg(long, short = 'n', value_name = "N")]
     #[schemars(range(min = 1))]
@@ -50,7 +54,30 @@ pub struct SearchArgs {
     pub threshold: Option<f64>,
 }
 
+/// The MCP tool's `query` is one string: the words of the command line.
+fn query_words<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<String>, D::Error> {
+    Ok(vec![String::deserialize(d)?])
+}
+
 impl SearchArgs {
+    /// The query as one string: the command line's words joined.
+    pub fn query_text(&self) -> String {
+        self.query.join(" ")
+    }
+
+    /// `kb search -`: the query is what `input` (stdin) holds.
+    pub fn read_query_from(&mut self, input: &mut dyn std::io::Read) -> Result<()> {
+        if self.query != ["-"] {
+            return Ok(());
+        }
+        let mut text = String::new();
+        input
+            .read_to_string(&mut text)
+            .map_err(|e| KbError::io("stdin", e))?;
+        self.query = vec![text.trim().to_string()];
+        Ok(())
+    }
+
     /// The ranking asked for; the mode options must agree.
     fn mode(&self) -> Result<Mode> {
         let flag = match (self.fts_only, self.vec_only) {
@@ -84,7 +111,8 @@ impl SearchArgs {
     /// Checks the arguments and turns them into a request.
     pub fn request(self, config: &crate::config::Config) -> Result<SearchRequest> {
         let mode = self.mode()?;
-        if self.query.trim().is_empty() {
+        let query = self.query_text();
+        if query.trim().is_empty() {
             return Err(KbError::EmptyQuery);
         }
         let top = self.top.unwrap_or(config.search.default_top);
@@ -92,7 +120,7 @@ impl SearchArgs {
             return Err(KbError::invalid("top", "--top must be at least 1"));
         }
         Ok(SearchRequest {
-            query: self.query,
+            query,
             top,
             filters: Filters {
                 tags: normalize_tags(&self.tags),
@@ -240,11 +268,33 @@ pub struct Source {
     pub line_start: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line_end: Option<u64>,
+    /// The last page of a PDF chunk that runs onto the next page (absent
+    /// otherwise): cite `page`–`page_end`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_end: Option<u64>,
+    /// True when the document's file changed or is gone since it was
+    /// indexed: the text is what kb indexed, not what the file says now.
+    pub stale: bool,
 }
 
 impl SearchOutput {
     pub fn of(resp: &SearchResponse) -> SearchOutput {
-        let results: Vec<SearchResult> = resp.hits.iter().map(SearchResult::of).collect();
+        // Each document's file is checked once, however many of its chunks hit.
+        let mut stale: std::collections::HashMap<i64, bool> = Default::default();
+        let results: Vec<SearchResult> = resp
+            .hits
+            .iter()
+            .map(|h| {
+                let c = &h.chunk;
+                let is_stale = *stale.entry(c.document_id).or_insert_with(|| {
+                    c.path.as_deref().is_some_and(|p| {
+                        file_status(p, c.file_size, c.file_mtime, Some(&c.content_hash))
+                            != FileStatus::Unchanged
+                    })
+                });
+                SearchResult::of(h, is_stale)
+            })
+            .collect();
         SearchOutput {
             query: resp.query.clone(),
             returned: results.len(),
@@ -256,7 +306,7 @@ impl SearchOutput {
 }
 
 impl SearchResult {
-    fn of(h: &SearchHit) -> SearchResult {
+    fn of(h: &SearchHit, stale: bool) -> SearchResult {
         let c = &h.chunk;
         let meta_str = |key: &str| c.metadata.get(key).and_then(Value::as_str).map(str::to_string);
         let meta_u64 = |key: &str| c.metadata.get(key).and_then(Value::as_u64);
@@ -286,6 +336,8 @@ impl SearchResult {
                 symbol_kind: meta_str("symbol_kind"),
                 line_start: meta_u64("line_start"),
                 line_end: meta_u64("line_end"),
+                page_end: meta_u64("page_end"),
+                stale,
             },
         }
     }

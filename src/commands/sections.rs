@@ -140,20 +140,20 @@ pub fn find_section(doc: &DocumentRecord, query: &str) -> Result<Section> {
             })
             .take(5)
             .collect();
-        let mut msg = format!(
+        let mut message = format!(
             "section not found: '{}' in {}",
             query.trim(),
             doc.summary.title
         );
         if !suggestions.is_empty() {
-            msg.push_str("\n\nDid you mean one of these?\n");
-            for s in suggestions {
-                msg.push_str(&format!("  - {s}\n"));
-            }
+            message.push_str(&format!(". Did you mean: {}?", suggestions.join(", ")));
         } else if !headings.is_empty() {
-            msg.push_str("; `kb outline DOC` lists its headings");
+            message.push_str("; `kb outline DOC` lists its headings");
         }
-        return Err(KbError::SectionNotFound(msg.trim_end().to_string()));
+        return Err(KbError::SectionNotFound {
+            message,
+            suggestions: suggestions.into_iter().map(str::to_string).collect(),
+        });
     };
     let h = &headings[first];
     let end_line = headings[first + 1..]

@@ -207,6 +207,12 @@ fn every_command_has_a_pinned_json_shape() {
     golden("reindex", &f.json(&["reindex"]));
     let skill = f.run(&["skill"]).unwrap();
     assert!(skill.human(&Style::PLAIN).contains("name: kb"));
+    golden("config", &f.json(&["config"]));
+    let doctor = f.run(&["doctor"]).unwrap();
+    golden(
+        "doctor",
+        &serde_json::from_str(&doctor.to_json().unwrap()).unwrap(),
+    );
     golden("remove", &f.json(&["remove", &doc]));
     golden("stats-clear", &f.json(&["stats", "--clear"]));
 }

@@ -4,12 +4,14 @@
 //! the inspection commands in `lookups`, the search log in `search_log`).
 
 mod documents;
+mod health;
 mod lookups;
 mod queries;
 mod search_log;
 mod vectors;
 
 pub use documents::*;
+pub use health::*;
 pub use lookups::*;
 pub use queries::*;
 pub use search_log::*;

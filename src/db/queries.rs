@@ -67,6 +67,10 @@ pub struct ChunkDetails {
     pub language: Option<String>,
     pub total_chunks: i64,
     pub tags: Vec<String>,
+    /// What was recorded of the document's file, to tell whether it changed.
+    pub file_size: Option<u64>,
+    pub file_mtime: Option<i64>,
+    pub content_hash: String,
 }
 
 impl Database {
@@ -163,7 +167,8 @@ impl Database {
                     (SELECT count(*) FROM chunks c2 WHERE c2.document_id = d.id),
                     (SELECT json_group_array(t.name) FROM (
                         SELECT t.name FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
-                        WHERE dt.document_id = d.id ORDER BY t.name) t)
+                        WHERE dt.document_id = d.id ORDER BY t.name) t),
+                    d.file_size, d.file_mtime, d.content_hash
              FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?1",
         )?;
         let mut out = Vec::with_capacity(ids.len());
@@ -184,6 +189,9 @@ impl Database {
                     language: r.get(9)?,
                     total_chunks: r.get(10)?,
                     tags: serde_json::from_str(&tags).unwrap_or_default(),
+                    file_size: r.get::<_, Option<i64>>(12)?.map(|v| v as u64),
+                    file_mtime: r.get(13)?,
+                    content_hash: r.get(14)?,
                 })
             });
             match row {

@@ -173,11 +173,11 @@ pub fn parse_frontmatter(yaml: &str) -> Result<Frontmatter, String> {
 fn yaml_mapping(yaml: &str) -> Result<Map<String, Value>, String> {
     // The opening fence goes in too, as YAML's document marker, so that the
     // parser's line numbers are the file's.
-    let v: serde_yaml::Value =
-        serde_yaml::from_str(&format!("---\n{yaml}")).map_err(|e| e.to_string())?;
+    let v: serde_norway::Value =
+        serde_norway::from_str(&format!("---\n{yaml}")).map_err(|e| e.to_string())?;
     match v {
-        serde_yaml::Value::Null => Ok(Map::new()),
-        serde_yaml::Value::Mapping(_) => match serde_json::to_value(v) {
+        serde_norway::Value::Null => Ok(Map::new()),
+        serde_norway::Value::Mapping(_) => match serde_json::to_value(v) {
             Ok(Value::Object(m)) => Ok(m),
             Ok(_) => Err("frontmatter is not a mapping".into()),
             Err(e) => Err(e.to_string()),

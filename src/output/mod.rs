@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::error::{KbError, Result};
 
 pub use style::Style;
-pub use text::{highlight, plural};
+pub use text::{display_path, highlight, plural};
 
 /// How a command's output is shown to a person.
 pub trait Render {
@@ -34,14 +34,18 @@ pub fn to_json<T: Serialize + ?Sized>(v: &T) -> Result<String> {
     Ok(s)
 }
 
-/// The JSON object printed on stderr for an error.
+/// The JSON object printed on stderr for an error; `suggestions` when kb
+/// has some (headings close to a missing section).
 pub fn error_json(e: &KbError) -> String {
-    let mut s = serde_json::json!({
+    let mut v = serde_json::json!({
         "error": e.to_string(),
         "code": e.code(),
         "exit_code": e.exit_code(),
-    })
-    .to_string();
+    });
+    if !e.suggestions().is_empty() {
+        v["suggestions"] = serde_json::json!(e.suggestions());
+    }
+    let mut s = v.to_string();
     s.push('\n');
     s
 }

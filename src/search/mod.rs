@@ -213,7 +213,10 @@ where
         fused.retain(|f| f.score >= t);
     }
 
+    // With a positive threshold only the fused candidates can pass it (a
+    // chunk outside both rankers' lists scores 0), so they are the count.
     let total_matches = match (&keyword, &vector_hits) {
+        _ if req.threshold.is_some_and(|t| t > 0.0) => fused.len(),
         (Some((_, kw_total)), Some(vh)) => {
             let ids: Vec<i64> = vh.iter().map(|h| h.chunk_id).collect();
             let already = match &fts {
