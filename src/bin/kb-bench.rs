@@ -57,6 +57,7 @@ fn parse_args() -> std::result::Result<Args, String> {
 }
 
 fn main() {
+    kb::embed::runtime::disable_telemetry();
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {

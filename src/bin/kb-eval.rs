@@ -83,6 +83,7 @@ struct BeirArgs {
 }
 
 fn main() -> ExitCode {
+    kb::embed::runtime::disable_telemetry();
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Beir(args) => run_beir(args),

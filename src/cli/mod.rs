@@ -104,6 +104,7 @@ impl Cli {
 
 /// Parses the command line, runs the command and returns the exit code.
 pub fn run() -> i32 {
+    crate::embed::runtime::disable_telemetry();
     let args = query_words_last(std::env::args_os().collect());
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,

@@ -11,7 +11,7 @@ use crate::db::normalize_tags;
 use crate::embed::ModelUse;
 use crate::error::{KbError, Result};
 use crate::ingest::pipeline::{IngestOptions, IngestSummary, Ingester, ModelSource};
-use crate::output::{Render, Style};
+use crate::output::{plural, Render, Style};
 use crate::session::{Session, SessionKind};
 
 /// Index files and folders (PDF, Markdown, text notes, Python/Bash/Go code)
@@ -165,13 +165,20 @@ impl Command for AddArgs {
     fn run(self, session: &mut Session) -> Result<AddOutput> {
         let progress = session.show_progress() && !self.quiet;
         let tags = self.request()?;
-        let db = session.db_or_create()?;
         // A knowledge base bound to a model loads it only when a file needs
         // embedding (re-adding an unchanged folder never does); a server
         // keeps its model; a new knowledge base binds the configured model
-        // when it is on disk.
+        // when it is on disk (and is not created when it is not).
+        let binding = if session.config().db_path().exists() {
+            session.db()?.model_binding()?
+        } else {
+            // A data directory that cannot exist is the first thing to say.
+            let dir = &session.config().data_dir;
+            std::fs::create_dir_all(dir).map_err(|e| KbError::io(dir, e))?;
+            None
+        };
         let kept;
-        let source = match db.model_binding()? {
+        let source = match binding {
             Some(binding) if session.kind() == SessionKind::OneShot => {
                 ModelSource::Lazy(session.passage_model_loader(&binding)?)
             }
@@ -184,6 +191,7 @@ impl Command for AddArgs {
                 ModelSource::Borrowed(kept.as_ref())
             }
         };
+        let db = session.db_or_create()?;
         session.mark_written();
         let summary = Ingester::new(session.config(), db, source).run(
             &self.paths,
@@ -211,8 +219,8 @@ impl Render for AddOutput {
     /// The design's summary line, with the extra counts when non-zero.
     fn human(&self, _style: &Style) -> String {
         let mut s = format!(
-            "Added {} documents. {} failed. {} skipped (already indexed).",
-            self.added + self.updated,
+            "Added {}. {} failed. {} skipped (already indexed).",
+            plural((self.added + self.updated) as u64, "document", "documents"),
             self.failed,
             self.skipped
         );
@@ -223,10 +231,16 @@ impl Render for AddOutput {
             ));
         }
         if self.unsupported > 0 {
-            s.push_str(&format!(" {} unsupported files skipped.", self.unsupported));
+            s.push_str(&format!(
+                " {} skipped.",
+                plural(self.unsupported as u64, "unsupported file", "unsupported files")
+            ));
         }
         if self.empty > 0 {
-            s.push_str(&format!(" {} empty files skipped.", self.empty));
+            s.push_str(&format!(
+                " {} skipped.",
+                plural(self.empty as u64, "empty file", "empty files")
+            ));
         }
         if self.pages_without_text > 0 {
             s.push_str(&format!(

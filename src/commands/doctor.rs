@@ -78,7 +78,7 @@ impl Command for DoctorArgs {
                 "runtime",
                 Status::Fault,
                 e.to_string(),
-                Some("install ONNX Runtime (./setup.sh, or pip install onnxruntime) and point ORT_DYLIB_PATH or embedding.onnxruntime at libonnxruntime"),
+                Some("pip install onnxruntime, then point ORT_DYLIB_PATH (or embedding.onnxruntime) at its libonnxruntime.so; in kb's source tree ./setup.sh does both"),
             ),
         });
         let db = match session.db() {

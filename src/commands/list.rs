@@ -7,7 +7,7 @@ use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::{DocumentSummary, ListFilters, SkillInfo};
 use crate::error::{KbError, Result};
 use crate::ingest::DocType;
-use crate::output::{Render, Style};
+use crate::output::{display_path, plural, Render, Style};
 use crate::session::Session;
 
 /// List indexed documents (filters combine with AND)
@@ -161,13 +161,13 @@ impl Render for ListOutput {
                 format!(" [{}]", d.tags.join(", "))
             };
             out.push_str(&format!(
-                "{:>5}  {} [{}]{} ({} chunks)\n       {}\n",
+                "{:>5}  {} [{}]{} ({})\n       {}\n",
                 d.id,
                 d.title,
                 d.doc_type,
                 tags,
-                d.chunk_count,
-                d.path.as_deref().unwrap_or("")
+                plural(d.chunk_count as u64, "chunk", "chunks"),
+                d.path.as_deref().map(display_path).unwrap_or_default()
             ));
             if let Some(s) = &d.skill {
                 out.push_str(&format!("       skill: {}\n", s.line()));

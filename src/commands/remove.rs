@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::document::{DocRef, DocumentRef};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::error::{KbError, Result};
-use crate::output::{Render, Style};
+use crate::output::{plural, Render, Style};
 use crate::session::Session;
 
 /// Remove documents (with their chunks, vectors and tag links)
@@ -91,7 +91,10 @@ plain_outcome!(RemoveOutput);
 
 impl Render for RemoveOutput {
     fn human(&self, _style: &Style) -> String {
-        let mut out = format!("Removed {} documents.\n", self.removed);
+        let mut out = format!(
+            "Removed {}.\n",
+            plural(self.removed as u64, "document", "documents")
+        );
         for d in &self.documents {
             out.push_str(&format!("  {} {}\n", d.id, d.label()));
         }

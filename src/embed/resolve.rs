@@ -84,6 +84,7 @@ fn locate(
     flag_dir: Option<&Path>,
     recorded_dir: Option<&Path>,
     download: Download,
+    command: &str,
 ) -> Result<ModelChoice> {
     let choice = |files, origin| ModelChoice {
         spec: spec.clone(),
@@ -130,14 +131,14 @@ fn locate(
         }
         Download::Allowed { .. } => Err(KbError::ModelMissing(format!(
             "{} is not on this machine and HF_HUB_OFFLINE is set, so kb cannot download it. \
-             kb looked in: {}. Give a directory holding the model's ONNX file, tokenizer.json \
-             and config.json with --model-dir DIR",
+             kb looked in: {}. Run `{command} --model-dir DIR` with a directory holding the \
+             model's ONNX file, tokenizer.json and config.json",
             spec.name,
             looked.join("; ")
         ))),
         Download::Never => Err(KbError::ModelMissing(format!(
-            "embedding model {} not found; kb looked in: {}. Run `kb init` to set it up \
-             (or `kb init --model-dir DIR` with a local copy)",
+            "embedding model {} not found; kb looked in: {}. Run `kb init` to download it \
+             (offline: `kb init --model-dir DIR` with a copy of the model)",
             spec.name,
             looked.join("; ")
         ))),
@@ -161,6 +162,7 @@ pub fn for_init(
         dir,
         recorded.as_deref(),
         Download::Allowed { progress },
+        "kb init",
     )
 }
 
@@ -190,6 +192,7 @@ pub fn for_reindex(
         dir,
         recorded.as_deref(),
         Download::Allowed { progress },
+        &format!("kb reindex --model {}", spec.name),
     )
 }
 
@@ -207,7 +210,14 @@ pub fn for_binding(config: &Config, binding: &ModelBinding) -> Result<ModelChoic
     }
     let spec = model_spec(&binding.model_name)?;
     let recorded = binding.model_dir.as_deref().map(PathBuf::from);
-    let choice = locate(&spec, config, None, recorded.as_deref(), Download::Never)?;
+    let choice = locate(
+        &spec,
+        config,
+        None,
+        recorded.as_deref(),
+        Download::Never,
+        "kb init",
+    )?;
     let fingerprint = choice.files.fingerprint()?;
     if !binding.model_fingerprint.is_empty() && fingerprint != binding.model_fingerprint {
         return Err(KbError::ModelMismatch(format!(
@@ -226,7 +236,7 @@ pub fn for_binding(config: &Config, binding: &ModelBinding) -> Result<ModelChoic
 /// configured model, when its files are already on disk (no download).
 pub fn for_new_index(config: &Config, db_path: &Path) -> Result<ModelChoice> {
     let spec = model_spec(&config.embedding.model)?;
-    locate(&spec, config, None, None, Download::Never).map_err(|e| match e {
+    locate(&spec, config, None, None, Download::Never, "kb init").map_err(|e| match e {
         KbError::ModelMissing(why) => KbError::ModelMissing(format!(
             "no embedding model is set up for {}: {why}",
             db_path.display()

@@ -170,10 +170,11 @@ impl Session {
     /// A knowledge base without a model, on its first `kb add`: binds the
     /// configured model when its files are already on disk.
     pub fn bind_configured_model(&self) -> Result<Arc<dyn Embed>> {
-        let db = self.db_or_create()?;
+        // The model first: a knowledge base is only created once it can be
+        // used, so a first `kb add` without a model leaves nothing behind.
         let model: Arc<dyn Embed> = match &self.models.provider {
             ModelProvider::Resolve => {
-                let choice = resolve::for_new_index(&self.config, db.path())?;
+                let choice = resolve::for_new_index(&self.config, &self.config.db_path())?;
                 let m = choice.load(&self.config, ModelUse::Passages)?;
                 self.note(&format!(
                     "using {} from {}",
@@ -184,7 +185,7 @@ impl Session {
             }
             ModelProvider::Fixed(m) => m.clone(),
         };
-        embed::bind(db, model.as_ref())?;
+        embed::bind(self.db_or_create()?, model.as_ref())?;
         let binding = self.binding()?;
         self.keep_model(&binding, model.clone());
         Ok(model)
