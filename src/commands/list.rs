@@ -31,6 +31,19 @@ pub struct ListArgs {
     /// Only skills (SKILL.md files with frontmatter)
     #[arg(long)]
     pub skills: bool,
+    /// At most N documents (over MCP 100 unless given); with --offset to page
+    #[arg(long, value_name = "N")]
+    #[serde(default = "mcp_limit")]
+    pub limit: Option<usize>,
+    /// Skip the first N documents (in id order)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: usize,
+}
+
+/// Documents one MCP call lists unless it asks for more: a knowledge base
+/// of thousands of files would flood an agent's context.
+fn mcp_limit() -> Option<usize> {
+    Some(100)
 }
 
 impl ListArgs {
@@ -133,7 +146,9 @@ pub struct ListOutput(pub Vec<ListedDocument>);
 impl Command for ListArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "list",
-        summary: "List indexed documents; filters combine with AND. Returns the JSON of `kb list`.",
+        summary: "List indexed documents in id order; filters combine with AND. At most 100 \
+                  per call unless limit says otherwise; offset pages on. Returns the JSON of \
+                  `kb list`.",
         output: OutputKind::Query,
         mcp: Mcp::Read,
     };
@@ -142,7 +157,13 @@ impl Command for ListArgs {
     fn run(self, session: &mut Session) -> Result<ListOutput> {
         let filters = self.filters()?;
         let docs = session.db()?.list_documents(&filters)?;
-        Ok(ListOutput(docs.into_iter().map(ListedDocument::of).collect()))
+        Ok(ListOutput(
+            docs.into_iter()
+                .skip(self.offset)
+                .take(self.limit.unwrap_or(usize::MAX))
+                .map(ListedDocument::of)
+                .collect(),
+        ))
     }
 }
 

@@ -118,17 +118,73 @@ pub fn normalize_heading_query(q: &str) -> String {
     q.trim().to_lowercase()
 }
 
+/// The symbol a code section names, whichever way it is written: the
+/// search result's section (`class TextWrapper > def _handle_long_word`,
+/// `func (s *Server) Start`), the outline's name (`TextWrapper._handle_long_word`)
+/// or the bare name, all become `textwrapper._handle_long_word` (or
+/// `server.start`), lower-cased.
+pub fn symbol_key(text: &str) -> String {
+    text.split('>')
+        .filter_map(|part| {
+            let mut p = part.trim();
+            for keyword in ["async ", "def ", "class ", "func ", "function ", "type "] {
+                if let Some(rest) = p.strip_prefix(keyword) {
+                    p = rest.trim_start();
+                }
+            }
+            // A Go method: `(s *Server) Start` is Server.Start.
+            let owned;
+            if let Some(rest) = p.strip_prefix('(') {
+                if let Some((receiver, name)) = rest.split_once(')') {
+                    let ty = receiver
+                        .split_whitespace()
+                        .last()
+                        .unwrap_or("")
+                        .trim_start_matches('*');
+                    owned = format!("{ty}.{}", name.trim());
+                    p = &owned;
+                }
+            }
+            // Parameter lists and a trailing colon are not part of the name.
+            let name = p.split(['(', ':', ' ']).next().unwrap_or("").trim();
+            (!name.is_empty()).then(|| name.to_lowercase())
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
 /// Finds a heading (case-insensitive) and returns its content: from the
-/// heading line to the next heading of the same or a higher level.
+/// heading line to the next heading of the same or a higher level. For code,
+/// a symbol matches however it is written (see [`symbol_key`]).
 pub fn find_section(doc: &DocumentRecord, query: &str) -> Result<Section> {
     let wanted = normalize_heading_query(query);
     let headings = headings(doc).unwrap_or_default();
-    let matches: Vec<usize> = headings
+    let mut matches: Vec<usize> = headings
         .iter()
         .enumerate()
         .filter(|(_, h)| h.text.trim().to_lowercase() == wanted)
         .map(|(i, _)| i)
         .collect();
+    if matches.is_empty() && doc.summary.doc_type == "code" {
+        let key = symbol_key(query);
+        // The whole dotted name, else its last part (a method asked for by
+        // its own name).
+        for exact in [true, false] {
+            matches = headings
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| {
+                    let k = symbol_key(&h.text);
+                    !key.is_empty()
+                        && (k == key || (!exact && k.rsplit('.').next() == Some(key.as_str())))
+                })
+                .map(|(i, _)| i)
+                .collect();
+            if !matches.is_empty() {
+                break;
+            }
+        }
+    }
     let Some(&first) = matches.first() else {
         let suggestions: Vec<&str> = headings
             .iter()
@@ -206,6 +262,23 @@ mod tests {
             "install"
         );
         assert_eq!(normalize_heading_query("API Reference"), "api reference");
+    }
+
+    #[test]
+    fn code_sections_are_found_by_any_of_their_names() {
+        assert_eq!(symbol_key("def split"), "split");
+        assert_eq!(
+            symbol_key("class TextWrapper > def _handle_long_word"),
+            "textwrapper._handle_long_word"
+        );
+        assert_eq!(
+            symbol_key("TextWrapper._handle_long_word"),
+            "textwrapper._handle_long_word"
+        );
+        assert_eq!(symbol_key("func (s *Server) Start"), "server.start");
+        assert_eq!(symbol_key("Server.Start"), "server.start");
+        assert_eq!(symbol_key("async def fetch(url):"), "fetch");
+        assert_eq!(symbol_key("function backup_db"), "backup_db");
     }
 
     #[test]

@@ -326,6 +326,60 @@ fn a_server_sees_another_process_add_and_remove() {
 }
 
 #[test]
+fn a_code_hit_s_section_opens_with_show_section() {
+    let f = Fixture::indexed();
+    let v = f.json(&["search", "prune old backups", "--type", "code"]);
+    let hit = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["source"]["symbol_kind"] == "function")
+        .unwrap_or_else(|| panic!("no function hit: {v}"));
+    let doc = hit["source"]["document_id"].to_string();
+    let symbol = hit["source"]["symbol_name"].as_str().unwrap();
+    // The section as search shows it, its last part, and the symbol name.
+    let section = hit["source"]["section"].as_str().unwrap();
+    let last = section.rsplit(" > ").next().unwrap();
+    for asked in [section, last, symbol] {
+        let s = f.json(&["show", &doc, "--section", asked]);
+        assert!(
+            s["content"]
+                .as_str()
+                .unwrap()
+                .contains(symbol.rsplit('.').next().unwrap()),
+            "{asked}: {s}"
+        );
+    }
+}
+
+#[test]
+fn list_and_open_page_through_long_results() {
+    let f = Fixture::indexed();
+    let all = f.json(&["list"]);
+    let n = all.as_array().unwrap().len();
+    assert!(n > 5);
+    let page = f.json(&["list", "--limit", "2", "--offset", "1"]);
+    assert_eq!(page.as_array().unwrap().len(), 2);
+    assert_eq!(page[0]["id"], all[1]["id"]);
+    let doc = all[0]["id"].to_string();
+    let whole = f.json(&["open", &doc]);
+    let part = f.json(&["open", &doc, "--lines", "2:3"]);
+    let lines: Vec<&str> = whole["content"].as_str().unwrap().lines().collect();
+    assert_eq!(part["content"], lines[1..3].join("\n"));
+    assert_eq!(
+        (part["first_line"].as_u64(), part["last_line"].as_u64()),
+        (Some(2), Some(3))
+    );
+    let err = f.run(&["open", &doc, "--pages", "1"]).err().unwrap();
+    assert_eq!(err.field(), Some("pages"), "pages are for PDFs");
+    // Over MCP a call returns a bounded amount unless it asks for more.
+    let mut server = f.session(SessionKind::Server);
+    let out = run_json("list", json!({}), &mut server).unwrap().unwrap();
+    let listed: Value = serde_json::from_str(&out.to_json().unwrap()).unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), n.min(100));
+}
+
+#[test]
 fn inspection_errors_have_their_codes() {
     let f = Fixture::indexed();
     assert_eq!(
