@@ -10,7 +10,7 @@ use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::embed::reembed::{reembed, Pending};
 use crate::embed::{bind, resolve, BindOutcome};
 use crate::error::{KbError, Result};
-use crate::ingest::pipeline::progress_bar;
+use crate::output::progress::{Progress, Work};
 use crate::output::{Render, Style};
 use crate::session::Session;
 
@@ -86,15 +86,17 @@ impl Command for InitArgs {
             BindOutcome::Bound => "initialised",
             BindOutcome::AlreadyBound => "already initialised",
         };
-        let bar = progress_bar(0, progress);
+        let bar = Progress::new(Work::Backfill, progress);
+        bar.chunks_found(db.index_counts()?.chunks_without_vectors.unwrap_or(0) as u64);
         let embedded = reembed(
             db,
             model.as_ref(),
             Pending::WithoutVectors,
+            session.config().embedding.batch_size,
             session.cancel_flag(),
-            |n| bar.inc(n as u64),
+            |n| bar.chunks_done(n as u64),
         );
-        bar.finish_and_clear();
+        bar.finish();
         Ok(InitOutput {
             status,
             model_name: binding.model_name,

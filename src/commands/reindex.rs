@@ -10,7 +10,7 @@ use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::embed::reembed::{reembed, Pending};
 use crate::embed::resolve;
 use crate::error::Result;
-use crate::ingest::pipeline::progress_bar;
+use crate::output::progress::{Progress, Work};
 use crate::output::{Render, Style};
 use crate::session::Session;
 
@@ -55,6 +55,8 @@ impl Command for ReindexArgs {
         let progress = session.show_progress() && !self.quiet;
         let db = session.db()?;
         let current = db.model_binding()?;
+        let bar = Progress::new(Work::Reindex, progress);
+        bar.loading_model(true);
         let (model, _) = session.load_chosen(|config| {
             resolve::for_reindex(
                 config,
@@ -67,16 +69,18 @@ impl Command for ReindexArgs {
         let target = model.binding()?;
         db.begin_reindex(&target)?;
         let (done_before, total) = db.reindex_counts()?;
-        let bar = progress_bar(total as u64, progress);
-        bar.set_position(done_before as u64);
+        bar.loading_model(false);
+        bar.chunks_found(total as u64);
+        bar.already_done(done_before as u64);
         let embedded = reembed(
             db,
             model.as_ref(),
             Pending::Reindex,
+            session.config().embedding.batch_size,
             session.cancel_flag(),
-            |n| bar.inc(n as u64),
+            |n| bar.chunks_done(n as u64),
         );
-        bar.finish_and_clear();
+        bar.finish();
         embedded?;
         db.finish_reindex(&target)?;
         Ok(ReindexOutput {

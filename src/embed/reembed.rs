@@ -17,17 +17,20 @@ pub enum Pending {
     Reindex,
 }
 
-/// Chunks read and embedded per step: enough to fill the model's batches,
-/// few enough that Ctrl-C is honoured soon.
+/// Chunks read per step, and sorted by length so each model batch pads
+/// little.
 pub const GROUP: usize = 256;
 
-/// Embeds the pending chunks group by group, reporting each group's size to
-/// `on_progress`; stops with `E_INTERRUPTED` (keeping every group written)
-/// when `cancel` is set. Returns how many chunks it embedded.
+/// Embeds the pending chunks a model batch (`batch` chunks) at a time,
+/// storing each batch as it is done and reporting its size to
+/// `on_progress`; stops with `E_INTERRUPTED` (keeping every batch stored)
+/// when `cancel` is set, so Ctrl-C waits for one model batch at most.
+/// Returns how many chunks it embedded.
 pub fn reembed(
     db: &Database,
     embedder: &dyn Embed,
     pending: Pending,
+    batch: usize,
     cancel: &AtomicBool,
     mut on_progress: impl FnMut(usize),
 ) -> Result<usize> {
@@ -37,25 +40,31 @@ pub fn reembed(
         if cancel.load(Ordering::SeqCst) {
             return Err(KbError::Interrupted);
         }
-        let batch = match pending {
+        let mut group = match pending {
             Pending::WithoutVectors => db.chunks_without_vectors(GROUP)?,
             Pending::Reindex => db.reindex_pending(after, GROUP)?,
         };
-        let Some(last) = batch.last() else { break };
+        let Some(last) = group.last() else { break };
         after = last.0;
-        let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
-        let vectors = embedder.embed_passages(&texts)?;
-        let ids: Vec<i64> = batch.iter().map(|(id, _)| *id).collect();
-        match pending {
-            Pending::WithoutVectors => {
-                let tx = db.begin()?;
-                db.insert_vectors(&ids, &vectors)?;
-                tx.commit()?;
+        group.sort_by_key(|(_, text)| text.len());
+        for part in group.chunks(batch.max(1)) {
+            let texts: Vec<&str> = part.iter().map(|(_, t)| t.as_str()).collect();
+            let vectors = embedder.embed_passages(&texts)?;
+            let ids: Vec<i64> = part.iter().map(|(id, _)| *id).collect();
+            match pending {
+                Pending::WithoutVectors => {
+                    let tx = db.begin()?;
+                    db.insert_vectors(&ids, &vectors)?;
+                    tx.commit()?;
+                }
+                Pending::Reindex => db.stage_vectors(&ids, &vectors)?,
             }
-            Pending::Reindex => db.stage_vectors(&ids, &vectors)?,
+            done += part.len();
+            on_progress(part.len());
+            if cancel.load(Ordering::SeqCst) {
+                return Err(KbError::Interrupted);
+            }
         }
-        done += batch.len();
-        on_progress(batch.len());
     }
     Ok(done)
 }
