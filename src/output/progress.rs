@@ -178,11 +178,9 @@ fn line(work: Work, s: &State, now: Instant) -> String {
     }
     .max(s.chunks_done);
     let cells = 20usize;
-    let filled = if estimated_total == 0 {
-        0
-    } else {
-        (s.chunks_done * cells as u64 / estimated_total) as usize
-    };
+    let filled = (s.chunks_done * cells as u64)
+        .checked_div(estimated_total)
+        .unwrap_or(0) as usize;
     let bar = format!("[{}{}]", "#".repeat(filled), " ".repeat(cells - filled));
     let verb = match work {
         Work::Ingest => "chunks",
