@@ -29,6 +29,14 @@ pub struct InfoChunk {
     pub section: Option<String>,
     pub page: Option<u64>,
     pub symbol_name: Option<String>,
+    /// 1-based lines in the file (absent where kb does not know them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_start: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_end: Option<u64>,
+    /// The last page of a PDF chunk that runs onto the next page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_end: Option<u64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -82,6 +90,9 @@ impl Command for InfoArgs {
                 section: c.section,
                 page: c.page,
                 symbol_name: c.symbol_name,
+                line_start: c.line_start,
+                line_end: c.line_end,
+                page_end: c.page_end,
             })
             .collect();
         Ok(InfoOutput {

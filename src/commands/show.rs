@@ -10,6 +10,7 @@ use super::sections::{find_section, truncate_lines};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::ChunkDetails;
 use crate::error::{KbError, Result};
+use crate::ingest::pdf::PageIndex;
 use crate::output::{display_path, Render, Style};
 use crate::session::Session;
 
@@ -116,6 +117,14 @@ pub struct ChunkView {
     pub page: Option<u64>,
     pub token_count: Option<i64>,
     pub text: String,
+    /// 1-based lines in the file (absent where kb does not know them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_start: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_end: Option<u64>,
+    /// The last page of a PDF chunk that runs onto the next page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_end: Option<u64>,
 }
 
 impl ChunkView {
@@ -131,6 +140,9 @@ impl ChunkView {
             page: c.metadata.get("page").and_then(Value::as_u64),
             token_count: c.token_count,
             text: c.text.clone(),
+            line_start: c.metadata.get("line_start").and_then(Value::as_u64),
+            line_end: c.metadata.get("line_end").and_then(Value::as_u64),
+            page_end: c.metadata.get("page_end").and_then(Value::as_u64),
         }
     }
 }
@@ -151,6 +163,10 @@ pub struct SectionOutput {
     pub heading: String,
     pub level: u8,
     pub line: u64,
+    /// The section's last line (before any --max-lines cut).
+    pub line_end: u64,
+    /// The PDF page the heading is on (null for other documents).
+    pub page: Option<u64>,
     pub content: String,
     pub truncated_lines: usize,
     /// How the section was asked for and how many other headings matched
@@ -212,11 +228,18 @@ impl Command for ShowArgs {
                 let doc = document.resolve(db)?;
                 let s = find_section(&doc, &heading)?;
                 let (content, more) = truncate_lines(&s.content, max_lines);
+                let page = doc
+                    .content
+                    .as_deref()
+                    .filter(|_| doc.summary.doc_type == "pdf")
+                    .map(|text| u64::from(PageIndex::new(text).page(s.line as usize)));
                 Ok(ShowOutput::Section(SectionOutput {
                     document: DocumentRef::of(&doc),
                     heading: s.heading,
                     level: s.level,
                     line: s.line,
+                    line_end: s.line + (s.content.lines().count() as u64).saturating_sub(1),
+                    page,
                     content,
                     truncated_lines: more,
                     asked: heading.trim().to_string(),

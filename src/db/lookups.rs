@@ -73,6 +73,9 @@ pub struct ChunkSummary {
     pub section: Option<String>,
     pub page: Option<u64>,
     pub symbol_name: Option<String>,
+    pub line_start: Option<u64>,
+    pub line_end: Option<u64>,
+    pub page_end: Option<u64>,
 }
 
 /// An indexed file: document id, path, size and mtime when indexed.
@@ -179,7 +182,9 @@ impl Database {
         let mut stmt = self.conn().prepare(
             "SELECT id, chunk_index, token_count,
                     json_extract(metadata, '$.section'), json_extract(metadata, '$.page'),
-                    json_extract(metadata, '$.symbol_name')
+                    json_extract(metadata, '$.symbol_name'),
+                    json_extract(metadata, '$.line_start'), json_extract(metadata, '$.line_end'),
+                    json_extract(metadata, '$.page_end')
              FROM chunks WHERE document_id = ?1 ORDER BY chunk_index",
         )?;
         let rows = stmt.query_map([document_id], |r| {
@@ -190,6 +195,9 @@ impl Database {
                 section: r.get(3)?,
                 page: r.get::<_, Option<i64>>(4)?.map(|p| p as u64),
                 symbol_name: r.get(5)?,
+                line_start: r.get::<_, Option<i64>>(6)?.map(|v| v as u64),
+                line_end: r.get::<_, Option<i64>>(7)?.map(|v| v as u64),
+                page_end: r.get::<_, Option<i64>>(8)?.map(|v| v as u64),
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

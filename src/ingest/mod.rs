@@ -7,6 +7,7 @@
 
 pub mod code;
 pub mod detect;
+mod lines;
 pub mod markdown;
 pub mod note;
 pub mod pdf;
@@ -147,6 +148,9 @@ pub fn parse(
         DocType::Pdf => pdf::parse(path, bytes, ctx)?,
         DocType::Code => code::parse(path, bytes, ctx)?,
     };
+    if matches!(doc_type, DocType::Markdown | DocType::Note) {
+        lines::annotate(&mut doc);
+    }
     doc.doc_type = Some(doc_type);
     Ok(doc)
 }
