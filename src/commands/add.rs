@@ -180,7 +180,7 @@ impl Command for AddArgs {
         let kept;
         let source = match binding {
             Some(binding) if session.kind() == SessionKind::OneShot => {
-                ModelSource::Lazy(session.passage_model_loader(&binding)?)
+                ModelSource::Lazy(session.model_loader(&binding, ModelUse::Passages)?)
             }
             Some(_) => {
                 kept = session.bound_model(ModelUse::Server)?;

@@ -17,11 +17,10 @@ pub enum ModelProvider {
     Fixed(Arc<dyn Embed>),
 }
 
-/// A model load deferred to whoever calls it (another thread, maybe).
-pub type ModelLoader = Box<dyn FnOnce() -> Result<Arc<dyn Embed>> + Send>;
-
-/// A model load the ingest pipeline's threads may call (once, lazily).
-pub type SharedModelLoader = Box<dyn Fn() -> Result<Arc<dyn Embed>> + Send + Sync>;
+/// A model load deferred to whoever calls it: another thread (a one-shot
+/// search loads the model beside its keyword ranker), or the first ingest
+/// thread that needs it.
+pub type ModelLoader = Box<dyn Fn() -> Result<Arc<dyn Embed>> + Send + Sync>;
 
 /// What a model and its vectors were made with; a change means reload.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,7 +107,7 @@ impl Session {
                 return Ok(m.clone());
             }
         }
-        let model = self.query_model_loader(binding, model_use)?()?;
+        let model = self.model_loader(binding, model_use)?()?;
         self.keep_model(binding, model.clone());
         Ok(model)
     }
@@ -119,14 +118,8 @@ impl Session {
     }
 
     /// Checks now (cheaply: no model load) that the bound model's files are
-    /// there and match, and returns the load itself to run later, on
-    /// another thread if the caller likes (a one-shot search loads the
-    /// model beside its keyword ranker).
-    pub fn query_model_loader(
-        &self,
-        binding: &ModelBinding,
-        model_use: ModelUse,
-    ) -> Result<ModelLoader> {
+    /// there and match, and returns the load itself, to run later.
+    pub fn model_loader(&self, binding: &ModelBinding, model_use: ModelUse) -> Result<ModelLoader> {
         match &self.models.provider {
             ModelProvider::Resolve => {
                 let choice = resolve::for_binding(&self.config, binding)?;
@@ -134,28 +127,6 @@ impl Session {
                 let binding = binding.clone();
                 Ok(Box::new(move || {
                     let m = choice.load_for_binding(&config, model_use, &binding)?;
-                    Ok(Arc::new(m) as Arc<dyn Embed>)
-                }))
-            }
-            ModelProvider::Fixed(m) => {
-                check_fixed(m.as_ref(), binding)?;
-                let m = m.clone();
-                Ok(Box::new(move || Ok(m)))
-            }
-        }
-    }
-
-    /// The bound model for `kb add`, loaded only when a file needs it (so
-    /// re-adding an unchanged folder never loads it), by whichever pipeline
-    /// thread gets there first.
-    pub fn passage_model_loader(&self, binding: &ModelBinding) -> Result<SharedModelLoader> {
-        match &self.models.provider {
-            ModelProvider::Resolve => {
-                let choice = resolve::for_binding(&self.config, binding)?;
-                let config = self.config.clone();
-                let binding = binding.clone();
-                Ok(Box::new(move || {
-                    let m = choice.load_for_binding(&config, ModelUse::Passages, &binding)?;
                     Ok(Arc::new(m) as Arc<dyn Embed>)
                 }))
             }

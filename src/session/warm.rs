@@ -54,7 +54,7 @@ impl Session {
             SessionKind::OneShot => {
                 let binding = self.binding()?;
                 Ok(VectorRanker::Cold(
-                    self.query_model_loader(&binding, ModelUse::Queries)?,
+                    self.model_loader(&binding, ModelUse::Queries)?,
                 ))
             }
             SessionKind::Server => self.prepare_warm(),
@@ -86,7 +86,7 @@ impl Session {
         if !self.has_model_for(&binding) {
             // The files are checked against the binding here (cheap); the
             // load itself runs beside the vector load.
-            let loader = self.query_model_loader(&binding, ModelUse::Server)?;
+            let loader = self.model_loader(&binding, ModelUse::Server)?;
             let started = Instant::now();
             let (model, loaded) = std::thread::scope(|s| {
                 let job = s.spawn(loader);
