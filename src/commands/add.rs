@@ -14,6 +14,11 @@ use crate::ingest::pipeline::{IngestOptions, IngestSummary, Ingester, ModelSourc
 use crate::output::{plural, Render, Style};
 use crate::session::{Session, SessionKind};
 
+const EXAMPLES: &str = "Examples:
+  kb add ~/notes ~/docs/handbook --tags work     index two folders (again: only what changed)
+  kb add report.pdf                              one file
+  kb add ~/notes --format json                   the summary as JSON on stdout";
+
 /// Index files and folders (PDF, Markdown, text notes, Python/Bash/Go code)
 ///
 /// Unchanged files are skipped, changed ones re-indexed, and documents whose
@@ -23,6 +28,7 @@ use crate::session::{Session, SessionKind};
 /// <data_dir>/ingest-errors.log and the run goes on. Ctrl-C (or a crash)
 /// keeps every committed document; run the same command again to continue.
 #[derive(Debug, clap::Args, Deserialize, JsonSchema)]
+#[command(after_help = EXAMPLES)]
 #[serde(deny_unknown_fields)]
 pub struct AddArgs {
     /// Files or folders; folders are walked recursively, skipping hidden and .gitignored entries
