@@ -250,6 +250,7 @@ pub fn model_for_add<'a>(db: &Database, config: &'a Config) -> Result<ModelSourc
         let (spec, files, binding) = embed::resolve_bound(db, config)?;
         return Ok(ModelSource::Lazy(Box::new(move || {
             embed::load_checked(&spec, &files, &binding, config, embed::ModelUse::Passages)
+                .map(|e| Box::new(e) as Box<dyn embed::Embed>)
         })));
     }
     Ok(ModelSource::Owned(Box::new(embedder_for_add(db, config)?)))

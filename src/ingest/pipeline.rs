@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 use super::{detect, parse, ChunkContext, DocType, ParsedDocument};
 use crate::config::Config;
 use crate::db::{normalize_tags, Database, IndexedFile, NewChunk, NewDocument, WriteOutcome};
-use crate::embed::Embedder;
+use crate::embed::Embed;
 use crate::error::{KbError, Result};
 
 /// What a run did, printed as the summary.
@@ -145,9 +145,9 @@ pub struct IngestOptions<'a> {
 /// first file that needs chunking (so re-adding an unchanged folder never
 /// pays for the model).
 pub enum ModelSource<'a> {
-    Borrowed(&'a Embedder),
-    Owned(Box<Embedder>),
-    Lazy(Box<dyn Fn() -> Result<Embedder> + Send + Sync + 'a>),
+    Borrowed(&'a dyn Embed),
+    Owned(Box<dyn Embed>),
+    Lazy(Box<dyn Fn() -> Result<Box<dyn Embed>> + Send + Sync + 'a>),
 }
 
 /// A parsed and chunked document waiting to be embedded and written.
@@ -158,7 +158,7 @@ pub struct ReadyDocument {
 
 /// Embeds the chunks of a group of documents in one call (so small
 /// documents still fill the model's batches).
-pub fn embed_group(embedder: &Embedder, group: &[ReadyDocument]) -> Result<Vec<Vec<f32>>> {
+pub fn embed_group(embedder: &dyn Embed, group: &[ReadyDocument]) -> Result<Vec<Vec<f32>>> {
     let texts: Vec<&str> = group
         .iter()
         .flat_map(|d| d.chunks.iter().map(|c| c.text.as_str()))
@@ -188,7 +188,7 @@ pub fn write_group(
 /// [`embed_group`] then [`write_group`], for callers without a pipeline.
 pub fn embed_and_write(
     db: &Database,
-    embedder: Option<&Embedder>,
+    embedder: Option<&dyn Embed>,
     group: Vec<ReadyDocument>,
 ) -> Result<Vec<(WriteOutcome, usize)>> {
     let vectors = match embedder {
@@ -250,7 +250,7 @@ pub struct Ingester<'a> {
 struct Parser<'a> {
     config: &'a Config,
     source: ModelSource<'a>,
-    lazy: OnceLock<Embedder>,
+    lazy: OnceLock<Box<dyn Embed>>,
     loading: Mutex<()>,
     parse_nanos: AtomicU64,
     embed_nanos: AtomicU64,
@@ -573,20 +573,20 @@ impl<'a> Ingester<'a> {
 
 impl Parser<'_> {
     /// The embedding model, loading it on first use.
-    fn embedder(&self) -> Result<&Embedder> {
+    fn embedder(&self) -> Result<&dyn Embed> {
         match &self.source {
-            ModelSource::Borrowed(e) => Ok(e),
-            ModelSource::Owned(e) => Ok(e),
+            ModelSource::Borrowed(e) => Ok(*e),
+            ModelSource::Owned(e) => Ok(e.as_ref()),
             ModelSource::Lazy(load) => {
                 if let Some(e) = self.lazy.get() {
-                    return Ok(e);
+                    return Ok(e.as_ref());
                 }
                 let _one_loader = self.loading.lock().unwrap_or_else(|p| p.into_inner());
                 if let Some(e) = self.lazy.get() {
-                    return Ok(e);
+                    return Ok(e.as_ref());
                 }
                 let e = load()?;
-                Ok(self.lazy.get_or_init(|| e))
+                Ok(self.lazy.get_or_init(|| e).as_ref())
             }
         }
     }
