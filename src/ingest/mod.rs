@@ -3,8 +3,10 @@
 //! `detect` decides a file's type; each format module (`markdown`, `note`,
 //! `pdf`, `code`) exposes the same `parse(path, bytes, ctx)` that
 //! returns a [`ParsedDocument`]; `split` holds the size-bounded splitting
-//! they share; `pipeline` walks folders and writes documents to the database.
+//! they share; `change` tells whether a file changed since it was indexed;
+//! `pipeline` walks folders and writes documents to the database.
 
+pub mod change;
 pub mod code;
 pub mod detect;
 pub mod markdown;
