@@ -25,12 +25,12 @@ use std::path::Path;
 
 use tree_sitter::{Parser, Tree};
 
-use super::{decode_text, detect, file_title, ChunkContext, ParsedDocument};
+use super::{decode_text, detect, file_title, ChunkContext, IngestError, ParsedDocument};
 use crate::config::CodeStrategy;
 use definitions::{first_error_line, Walker};
 use pack::Chunker;
 
-pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, String> {
+pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
     let mut doc = ParsedDocument::default();
     let text = decode_text(bytes, &mut doc.warnings)?;
     doc.title = file_title(path);
@@ -65,7 +65,7 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     doc.chunks = chunker.finish();
     doc.content = text;
     if doc.chunks.is_empty() {
-        return Err("no code to index".into());
+        return Err(IngestError::failed("no code to index"));
     }
     Ok(doc)
 }

@@ -9,7 +9,7 @@ use super::stages::Workers;
 use crate::db::{normalize_tags, IndexedFile, NewChunk, NewDocument};
 use crate::error::Result;
 use crate::ingest::change::{content_hash, FileStamp};
-use crate::ingest::{parse, ChunkContext, DocType, ParsedDocument};
+use crate::ingest::{parse, ChunkContext, DocType, IngestError, ParsedDocument};
 
 /// What a parser thread makes of one file.
 pub(super) enum FileOutcome {
@@ -22,8 +22,8 @@ pub(super) enum FileOutcome {
         size: u64,
         mtime: i64,
     },
-    Empty(String),
-    Failed(String),
+    /// Not indexed, and why (empty, unsupported content, failed).
+    NotIndexed(IngestError),
 }
 
 impl Workers<'_> {
@@ -52,10 +52,11 @@ impl Workers<'_> {
         loading: &mut Duration,
     ) -> Result<(FileOutcome, Vec<String>)> {
         let plain = |o: FileOutcome| Ok((o, Vec::new()));
+        let not_indexed = |e: IngestError| plain(FileOutcome::NotIndexed(e));
         let source_path = path.to_string_lossy().into_owned();
         let meta = match std::fs::metadata(path) {
             Ok(m) => m,
-            Err(e) => return plain(FileOutcome::Failed(format!("cannot read: {e}"))),
+            Err(e) => return not_indexed(IngestError::Failed(format!("cannot read: {e}"))),
         };
         let stamp = FileStamp::of(&meta);
         let FileStamp { size, mtime } = stamp;
@@ -65,18 +66,18 @@ impl Workers<'_> {
             }
         }
         if size == 0 {
-            return plain(FileOutcome::Empty("empty file: nothing to index".into()));
+            return not_indexed(IngestError::Empty);
         }
         let max_mb = self.config.ingestion.max_file_mb;
         if size > max_mb.saturating_mul(1024 * 1024) {
-            return plain(FileOutcome::Failed(format!(
+            return not_indexed(IngestError::Failed(format!(
                 "file is {:.1} MB, over ingestion.max_file_mb ({max_mb} MB); raise it to index this file",
                 size as f64 / 1_048_576.0,
             )));
         }
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
-            Err(e) => return plain(FileOutcome::Failed(format!("cannot read: {e}"))),
+            Err(e) => return not_indexed(IngestError::Failed(format!("cannot read: {e}"))),
         };
         let hash = content_hash(&bytes);
         if let Some(e) = existing {
@@ -101,12 +102,9 @@ impl Workers<'_> {
         }));
         let doc: ParsedDocument = match parsed {
             Ok(Ok(d)) => d,
-            Ok(Err(reason)) if reason.starts_with("empty file") => {
-                return plain(FileOutcome::Empty(reason))
-            }
-            Ok(Err(reason)) => return plain(FileOutcome::Failed(reason)),
+            Ok(Err(e)) => return not_indexed(e),
             Err(panic) => {
-                return plain(FileOutcome::Failed(format!(
+                return not_indexed(IngestError::Failed(format!(
                     "the {} parser crashed on this file ({})",
                     doc_type.as_str(),
                     panic_message(panic.as_ref())

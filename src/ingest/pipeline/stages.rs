@@ -18,7 +18,7 @@ use super::{IngestSummary, Ingester};
 use crate::config::Config;
 use crate::db::{IndexedFile, WriteOutcome};
 use crate::error::{KbError, Result};
-use crate::ingest::DocType;
+use crate::ingest::{DocType, IngestError};
 
 /// What the parser and embedding threads share: the settings, the model
 /// and their clocks. No database in here: only the writer has it.
@@ -38,8 +38,7 @@ enum Event {
         size: u64,
         mtime: i64,
     },
-    Empty(PathBuf, String),
-    Failed(PathBuf, String),
+    NotIndexed(PathBuf, IngestError),
     Warning(PathBuf, String),
     /// Documents with their vectors, and their PDF pages without text.
     Embedded(Vec<ReadyDocument>, Vec<Vec<f32>>, u64),
@@ -121,8 +120,9 @@ impl Ingester<'_> {
                                 Ok((FileOutcome::Touched { id, size, mtime }, _)) => {
                                     Event::Touched { id, size, mtime }
                                 }
-                                Ok((FileOutcome::Empty(r), _)) => Event::Empty(path.clone(), r),
-                                Ok((FileOutcome::Failed(r), _)) => Event::Failed(path.clone(), r),
+                                Ok((FileOutcome::NotIndexed(e), _)) => {
+                                    Event::NotIndexed(path.clone(), e)
+                                }
                                 Err(e) => Event::Fatal(e),
                             };
                             let _ = events.send(event);
@@ -175,14 +175,14 @@ impl Ingester<'_> {
                     summary.skipped += 1;
                     1
                 }
-                Event::Empty(path, reason) => {
-                    summary.empty += 1;
-                    self.errors_log.record(&path, &reason);
-                    1
-                }
-                Event::Failed(path, reason) => {
-                    summary.failed += 1;
-                    self.errors_log.record(&path, &reason);
+                Event::NotIndexed(path, e) => {
+                    match e {
+                        IngestError::Empty => summary.empty += 1,
+                        // Unreadable content counts as a failure: the
+                        // file claims a type kb indexes.
+                        IngestError::Unsupported(_) | IngestError::Failed(_) => summary.failed += 1,
+                    }
+                    self.errors_log.record(&path, &e.to_string());
                     1
                 }
                 Event::Warning(path, reason) => {
