@@ -15,13 +15,10 @@ use crate::ingest::{parse, ChunkContext, DocType, IngestError, ParsedDocument};
 pub(super) enum FileOutcome {
     /// A document to embed, with its PDF pages without text.
     Ready(Box<ReadyDocument>, Option<u64>),
-    Unchanged,
+    /// Same size and mtime as indexed: not even read.
+    Unchanged { id: i64 },
     /// Same content as indexed under a new mtime (touched, copied back).
-    Touched {
-        id: i64,
-        size: u64,
-        mtime: i64,
-    },
+    Touched { id: i64, size: u64, mtime: i64 },
     /// Not indexed, and why (empty, unsupported content, failed).
     NotIndexed(IngestError),
 }
@@ -61,8 +58,8 @@ impl Workers<'_> {
         let stamp = FileStamp::of(&meta);
         let FileStamp { size, mtime } = stamp;
         if let Some(e) = existing {
-            if stamp.matches(e.file_size, e.file_mtime) && tags.is_empty() {
-                return plain(FileOutcome::Unchanged);
+            if stamp.matches(e.file_size, e.file_mtime) {
+                return plain(FileOutcome::Unchanged { id: e.id });
             }
         }
         if size == 0 {

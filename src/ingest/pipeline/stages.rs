@@ -32,7 +32,10 @@ pub(super) struct Workers<'a> {
 
 /// Messages to the writer, the only thread with the database.
 enum Event {
-    Skipped,
+    /// Unchanged since it was indexed.
+    Skipped {
+        id: i64,
+    },
     Touched {
         id: i64,
         size: u64,
@@ -116,7 +119,7 @@ impl Ingester<'_> {
                                     });
                                     return;
                                 }
-                                Ok((FileOutcome::Unchanged, _)) => Event::Skipped,
+                                Ok((FileOutcome::Unchanged { id }, _)) => Event::Skipped { id },
                                 Ok((FileOutcome::Touched { id, size, mtime }, _)) => {
                                     Event::Touched { id, size, mtime }
                                 }
@@ -163,7 +166,11 @@ impl Ingester<'_> {
         while let Ok(event) = events.recv() {
             let t = Instant::now();
             let files_done = match event {
-                Event::Skipped => {
+                Event::Skipped { id } => {
+                    // `kb add --tags` reaches the documents already indexed.
+                    if !tags.is_empty() {
+                        self.db.add_tags(id, tags)?;
+                    }
                     summary.skipped += 1;
                     1
                 }
