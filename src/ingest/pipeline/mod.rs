@@ -110,3 +110,6 @@ impl<'a> Ingester<'a> {
         Ok(summary)
     }
 }
+
+#[cfg(test)]
+mod tests;

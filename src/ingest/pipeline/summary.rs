@@ -108,3 +108,35 @@ impl IngestSummary {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_line_names_only_what_happened() {
+        let quiet = IngestSummary {
+            added: 2,
+            skipped: 5,
+            errors_log: Some(PathBuf::from("/kb/ingest-errors.log")),
+            ..Default::default()
+        };
+        assert_eq!(
+            quiet.line(),
+            "Added 2 documents. 0 failed. 5 skipped (already indexed)."
+        );
+        let busy = IngestSummary {
+            updated: 1,
+            failed: 1,
+            empty: 2,
+            unsupported: 3,
+            ..quiet
+        };
+        assert_eq!(
+            busy.line(),
+            "Added 3 documents. 1 failed. 5 skipped (already indexed). \
+             1 of the added were re-indexed after a change. 3 unsupported files skipped. \
+             2 empty files skipped. Reasons in /kb/ingest-errors.log."
+        );
+    }
+}

@@ -74,3 +74,52 @@ fn sniff(path: &Path) -> Option<DocType> {
 pub(super) fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walk_skips_hidden_and_ignored_counts_unsupported_and_sniffs() {
+        let home = tempfile::Builder::new()
+            .prefix("kb-walk")
+            .tempdir()
+            .unwrap();
+        let root = home.path().join("docs");
+        let put = |name: &str, content: &[u8]| {
+            let p = root.join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, content).unwrap();
+        };
+        put("a.md", b"# A\n");
+        put("notes/b.txt", b"b");
+        put("run-me", b"#!/usr/bin/env python3\nprint(1)\n");
+        put("photo.jpg", b"\xff\xd8\xff");
+        put(".hidden/c.md", b"# C\n");
+        put("build/d.md", b"# D\n");
+        put(".gitignore", b"build/\n");
+        let log = ErrorsLog::new(home.path().join("errors.log"));
+        let walked = collect_files(std::slice::from_ref(&root), &log);
+        let found: Vec<(String, DocType)> = walked
+            .files
+            .iter()
+            .map(|(p, t)| {
+                assert!(p.is_absolute(), "{}", p.display());
+                let rel = p.strip_prefix(std::path::absolute(&root).unwrap());
+                (rel.unwrap().to_string_lossy().into_owned(), *t)
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("a.md".to_string(), DocType::Markdown),
+                ("notes/b.txt".to_string(), DocType::Note),
+                ("run-me".to_string(), DocType::Code),
+            ]
+        );
+        assert_eq!((walked.unsupported, walked.errors), (1, 0));
+        // A folder given twice yields its files once.
+        let twice = collect_files(&[root.clone(), root.join("notes")], &log);
+        assert_eq!(twice.files, walked.files);
+    }
+}
