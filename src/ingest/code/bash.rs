@@ -64,13 +64,8 @@ done
         let doc = parse(Path::new("deploy.sh"), SH.as_bytes(), &ctx(&config(1024))).unwrap();
         check_invariants(SH, &doc, 1024);
         assert_eq!(doc.language.as_deref(), Some("bash"));
-        let sections: Vec<_> = doc
-            .chunks
-            .iter()
-            .map(|c| c.section.clone().unwrap())
-            .collect();
         assert_eq!(
-            sections,
+            sections(&doc),
             [
                 "script deploy",
                 "function deploy",

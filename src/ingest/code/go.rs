@@ -143,13 +143,8 @@ func New(addr string) *Server {
         let doc = parse(Path::new("server.go"), GO.as_bytes(), &ctx(&config(1024))).unwrap();
         check_invariants(GO, &doc, 1024);
         assert_eq!(doc.language.as_deref(), Some("go"));
-        let sections: Vec<_> = doc
-            .chunks
-            .iter()
-            .map(|c| c.section.clone().unwrap())
-            .collect();
         assert_eq!(
-            sections,
+            sections(&doc),
             [
                 "package server",
                 "type Server",

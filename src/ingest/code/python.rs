@@ -194,13 +194,8 @@ mod tests {
         assert_eq!(doc.language.as_deref(), Some("python"));
         assert_eq!(doc.title, "inventory.py");
         assert_eq!(doc.content, PY);
-        let sections: Vec<_> = doc
-            .chunks
-            .iter()
-            .map(|c| c.section.clone().unwrap())
-            .collect();
         assert_eq!(
-            sections,
+            sections(&doc),
             [
                 "module inventory",
                 "def load_stock",

@@ -18,6 +18,14 @@ pub(super) fn meta<'c>(c: &'c Chunk, key: &str) -> &'c Value {
     c.extra.get(key).unwrap_or(&Value::Null)
 }
 
+/// Each chunk's section label, in order.
+pub(super) fn sections(doc: &ParsedDocument) -> Vec<String> {
+    doc.chunks
+        .iter()
+        .map(|c| c.section.clone().unwrap_or_default())
+        .collect()
+}
+
 pub(super) fn by_symbol<'d>(doc: &'d ParsedDocument, name: &str) -> Vec<&'d Chunk> {
     doc.chunks
         .iter()
