@@ -232,8 +232,9 @@ impl Render for AddOutput {
         );
         if self.updated > 0 {
             s.push_str(&format!(
-                " {} of the added were re-indexed after a change.",
-                self.updated
+                " {} of the added {} re-indexed after a change.",
+                self.updated,
+                if self.updated == 1 { "was" } else { "were" }
             ));
         }
         if self.unsupported > 0 {
@@ -256,14 +257,19 @@ impl Render for AddOutput {
         }
         if self.walk_errors > 0 {
             s.push_str(&format!(
-                " {} folders or links could not be read.",
-                self.walk_errors
+                " {} could not be read.",
+                plural(self.walk_errors as u64, "folder or link", "folders or links")
             ));
         }
         if self.removed > 0 {
             s.push_str(&format!(
-                " Removed {} documents whose files are gone.",
-                self.removed
+                " Removed {} {} gone.",
+                plural(self.removed as u64, "document", "documents"),
+                if self.removed == 1 {
+                    "whose file is"
+                } else {
+                    "whose files are"
+                }
             ));
         }
         if self.failed > 0 || self.empty > 0 || self.walk_errors > 0 {
@@ -276,5 +282,44 @@ impl Render for AddOutput {
         }
         s.push('\n');
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_names_only_what_happened() {
+        let quiet = AddOutput {
+            added: 1,
+            skipped: 5,
+            errors_log: Some(PathBuf::from("/kb/ingest-errors.log")),
+            ..Default::default()
+        };
+        assert_eq!(
+            quiet.human(&Style::PLAIN),
+            "Added 1 document. 0 failed. 5 skipped (already indexed).\n"
+        );
+        let busy = AddOutput {
+            updated: 1,
+            failed: 1,
+            empty: 2,
+            unsupported: 1,
+            removed: 1,
+            interrupted: true,
+            errors_log: quiet.errors_log.clone(),
+            skipped: 5,
+            added: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            busy.human(&Style::PLAIN),
+            "Added 2 documents. 1 failed. 5 skipped (already indexed). \
+             1 of the added was re-indexed after a change. 1 unsupported file skipped. \
+             2 empty files skipped. Removed 1 document whose file is gone. \
+             Reasons in /kb/ingest-errors.log. Interrupted: re-run the same command to continue.\n"
+        );
+        assert!(busy.failure().is_some() && quiet.failure().is_none());
     }
 }
