@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -11,6 +12,7 @@ use crate::db::normalize_tags;
 use crate::embed::ModelUse;
 use crate::error::{KbError, Result};
 use crate::ingest::pipeline::{IngestOptions, IngestSummary, Ingester, ModelSource};
+use crate::output::progress::{Progress, Work};
 use crate::output::{plural, Render, Style};
 use crate::session::{Session, SessionKind};
 
@@ -40,6 +42,11 @@ pub struct AddArgs {
     #[arg(long, value_delimiter = ',', value_name = "TAGS")]
     #[serde(default)]
     pub tags: Vec<String>,
+    /// Leave out files and folders matching this glob (as in a .gitignore; repeat it).
+    /// A .kbignore file in a folder does the same for that folder
+    #[arg(long, value_name = "GLOB")]
+    #[serde(default)]
+    pub exclude: Vec<String>,
     /// No progress bar
     #[arg(long, short)]
     #[serde(skip)]
@@ -183,18 +190,17 @@ impl Command for AddArgs {
             std::fs::create_dir_all(dir).map_err(|e| KbError::io(dir, e))?;
             None
         };
-        let kept;
+        let bar = Arc::new(Progress::new(Work::Ingest, progress));
         let source = match binding {
             Some(binding) if session.kind() == SessionKind::OneShot => {
                 ModelSource::Lazy(session.model_loader(&binding, ModelUse::Passages)?)
             }
-            Some(_) => {
-                kept = session.bound_model(ModelUse::Server)?;
-                ModelSource::Borrowed(kept.as_ref())
-            }
+            Some(_) => ModelSource::Ready(session.bound_model(ModelUse::Server)?),
             None => {
-                kept = session.bind_configured_model()?;
-                ModelSource::Borrowed(kept.as_ref())
+                bar.loading_model(true);
+                let model = session.bind_configured_model()?;
+                bar.loading_model(false);
+                ModelSource::Ready(model)
             }
         };
         let db = session.db_or_create()?;
@@ -203,8 +209,9 @@ impl Command for AddArgs {
             &self.paths,
             &IngestOptions {
                 tags,
-                show_progress: progress,
-                cancel: session.cancel_flag(),
+                exclude: self.exclude.clone(),
+                progress: bar,
+                cancel: session.cancel_arc(),
             },
         )?;
         Ok(AddOutput::of(summary))

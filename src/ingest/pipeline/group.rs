@@ -44,6 +44,37 @@ pub fn write_group(
     Ok(outcomes)
 }
 
+/// [`embed_group`] a model batch (`batch` chunks, the shortest first so
+/// each batch pads little) at a time, telling `done` after each; `None`
+/// when `halt` says stop between two batches, so Ctrl-C waits for one model
+/// call at most.
+pub(super) fn embed_group_in_batches(
+    embedder: &dyn Embed,
+    group: &[ReadyDocument],
+    batch: usize,
+    halt: &dyn Fn() -> bool,
+    done: &dyn Fn(usize),
+) -> Result<Option<Vec<Vec<f32>>>> {
+    let texts: Vec<&str> = group
+        .iter()
+        .flat_map(|d| d.chunks.iter().map(|c| c.text.as_str()))
+        .collect();
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| texts[i].len());
+    let mut vectors: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+    for part in order.chunks(batch.max(1)) {
+        if halt() {
+            return Ok(None);
+        }
+        let batch_texts: Vec<&str> = part.iter().map(|&i| texts[i]).collect();
+        for (&i, v) in part.iter().zip(embedder.embed_passages(&batch_texts)?) {
+            vectors[i] = v;
+        }
+        done(part.len());
+    }
+    Ok(Some(vectors))
+}
+
 /// [`embed_group`] then [`write_group`], for callers without a pipeline.
 pub fn embed_and_write(
     db: &Database,

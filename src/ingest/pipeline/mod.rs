@@ -22,60 +22,61 @@ mod errors_log;
 mod group;
 mod model_source;
 mod prepare;
-mod progress;
 mod prune;
 mod stages;
 mod summary;
 mod walk;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::config::Config;
 use crate::db::{normalize_tags, Database};
 use crate::error::{KbError, Result};
+use crate::output::progress::Progress;
 
 pub use group::{embed_and_write, embed_group, write_group, ReadyDocument};
-pub use model_source::ModelSource;
-pub use progress::progress_bar;
+pub use model_source::{LoadModel, ModelSource};
 pub use summary::{IngestSummary, Timings, TypeCounts};
 
 use errors_log::ErrorsLog;
 use model_source::SharedModel;
-use stages::Workers;
+use stages::{Workers, Writer};
 
 /// Options of one `kb add` run.
-pub struct IngestOptions<'a> {
+pub struct IngestOptions {
     pub tags: Vec<String>,
-    pub show_progress: bool,
-    pub cancel: &'a AtomicBool,
+    /// Glob patterns of files and folders to leave out (as in a
+    /// `.gitignore`, which is honoured too, like a `.kbignore`).
+    pub exclude: Vec<String>,
+    /// The progress line (hidden when nobody watches).
+    pub progress: Arc<Progress>,
+    /// Set by Ctrl-C: the run stops at once, keeping what it committed.
+    pub cancel: Arc<AtomicBool>,
 }
 
 /// One knowledge base's `kb add`: its settings, database, model and log.
 pub struct Ingester<'a> {
     config: &'a Config,
     db: &'a Database,
-    workers: Workers<'a>,
+    model: ModelSource,
     errors_log: ErrorsLog,
 }
 
 impl<'a> Ingester<'a> {
-    pub fn new(config: &'a Config, db: &'a Database, model: ModelSource<'a>) -> Self {
+    pub fn new(config: &'a Config, db: &'a Database, model: ModelSource) -> Self {
         Ingester {
             config,
             db,
-            workers: Workers {
-                config,
-                model: SharedModel::new(model),
-                parse_nanos: AtomicU64::new(0),
-                embed_nanos: AtomicU64::new(0),
-            },
+            model,
             errors_log: ErrorsLog::new(config.errors_log_path()),
         }
     }
 
-    pub fn run(&self, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
+    pub fn run(self, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
         let started = Instant::now();
         for p in paths {
             if std::fs::symlink_metadata(p).is_err() {
@@ -83,7 +84,7 @@ impl<'a> Ingester<'a> {
             }
         }
         let tags = normalize_tags(&opts.tags);
-        let walked = walk::collect_files(paths, &self.errors_log);
+        let walked = walk::collect_files(paths, &opts.exclude, &self.errors_log)?;
         let mut summary = IngestSummary {
             errors_log: Some(self.errors_log.path().to_path_buf()),
             unsupported: walked.unsupported,
@@ -93,10 +94,23 @@ impl<'a> Ingester<'a> {
         let files = walked.files;
         let indexed = self.db.indexed_files()?;
         summary.seconds.walk = started.elapsed().as_secs_f64();
+        opts.progress.files(files.len() as u64);
 
-        let bar = progress_bar(files.len() as u64, opts.show_progress);
-        let outcome = self.run_stages(&files, &indexed, &tags, opts.cancel, &bar, &mut summary);
-        bar.finish_and_clear();
+        let workers = Arc::new(Workers {
+            config: self.config.clone(),
+            model: SharedModel::new(self.model),
+            progress: opts.progress.clone(),
+            parse_nanos: AtomicU64::new(0),
+            embed_nanos: AtomicU64::new(0),
+            parse_by_type: Mutex::new(BTreeMap::new()),
+        });
+        let writer = Writer {
+            db: self.db,
+            errors_log: &self.errors_log,
+        };
+        let outcome =
+            writer.run_stages(&workers, files, indexed, &tags, &opts.cancel, &mut summary);
+        opts.progress.finish();
         outcome?;
         if opts.cancel.load(Ordering::SeqCst) {
             summary.interrupted = true;
@@ -104,8 +118,17 @@ impl<'a> Ingester<'a> {
         if !summary.interrupted {
             summary.removed = prune::prune_deleted(self.db, paths)?;
         }
-        summary.seconds.parse = self.workers.parse_nanos.load(Ordering::Relaxed) as f64 / 1e9;
-        summary.seconds.embed = self.workers.embed_nanos.load(Ordering::Relaxed) as f64 / 1e9;
+        summary.seconds.parse = workers.parse_nanos.load(Ordering::Relaxed) as f64 / 1e9;
+        summary.seconds.embed = workers.embed_nanos.load(Ordering::Relaxed) as f64 / 1e9;
+        if let Ok(by_type) = workers.parse_by_type.lock() {
+            for (t, secs) in by_type.iter() {
+                summary
+                    .by_type
+                    .entry(t.to_string())
+                    .or_default()
+                    .parse_seconds = *secs;
+            }
+        }
         summary.seconds.total = started.elapsed().as_secs_f64();
         Ok(summary)
     }

@@ -23,7 +23,7 @@ pub(super) enum FileOutcome {
     NotIndexed(IngestError),
 }
 
-impl Workers<'_> {
+impl Workers {
     /// Reads, hashes, parses and chunks one file. Returns the outcome with
     /// the parser's warnings (an `Err` is a model or system failure) and the
     /// time it took, not counting a wait for the model to load.
@@ -89,10 +89,10 @@ impl Workers<'_> {
             }
         }
         let t = Instant::now();
-        let embedder = self.model.get()?;
+        let embedder = self.model()?;
         *loading = t.elapsed();
         let tokens = embedder.token_counter();
-        let ctx = ChunkContext::for_run(self.config, &tokens, embedder.max_chunk_tokens());
+        let ctx = ChunkContext::for_run(&self.config, &tokens, embedder.max_chunk_tokens());
         // A parser bug must cost one file, not the batch.
         let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             parse(doc_type, path, &bytes, &ctx)

@@ -1,33 +1,45 @@
 //! The three stages of `kb add`, running at once over bounded queues:
 //! parser threads → one embedding thread → the writer (the calling thread,
 //! the only one with the database).
+//!
+//! The parser and embedding threads own what they use, so the writer never
+//! has to wait for them to stop: on Ctrl-C it finishes the document it is
+//! writing and returns, and they notice and stop on their own (each after
+//! its current file or model batch). Everything committed is complete.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::Mutex;
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::group::{embed_group, write_group, ReadyDocument, EMBED_GROUP_CHUNKS};
+use super::errors_log::ErrorsLog;
+use super::group::{embed_group_in_batches, write_group, ReadyDocument, EMBED_GROUP_CHUNKS};
 use super::model_source::SharedModel;
 use super::prepare::FileOutcome;
-use super::{IngestSummary, Ingester};
+use super::IngestSummary;
 use crate::config::Config;
-use crate::db::{IndexedFile, WriteOutcome};
+use crate::db::{Database, IndexedFile, WriteOutcome};
+use crate::embed::Embed;
 use crate::error::{KbError, Result};
 use crate::ingest::{DocType, IngestError};
+use crate::output::progress::Progress;
 
-/// What the parser and embedding threads share: the settings, the model
-/// and their clocks. No database in here: only the writer has it.
-pub(super) struct Workers<'a> {
-    pub(super) config: &'a Config,
-    pub(super) model: SharedModel<'a>,
+/// What the parser and embedding threads share: the settings, the model,
+/// the progress line and their clocks. No database in here: only the
+/// writer has it.
+pub(super) struct Workers {
+    pub(super) config: Config,
+    pub(super) model: SharedModel,
+    pub(super) progress: Arc<Progress>,
     /// Time spent parsing, summed over the parser threads.
     pub(super) parse_nanos: AtomicU64,
     pub(super) embed_nanos: AtomicU64,
+    /// Parse time by document type.
+    pub(super) parse_by_type: Mutex<BTreeMap<&'static str, f64>>,
 }
 
 /// Messages to the writer, the only thread with the database.
@@ -55,124 +67,148 @@ struct Parsed {
     pages_without_text: u64,
 }
 
-impl Ingester<'_> {
+/// How long the writer waits for an event before looking at the cancel
+/// flag again.
+const POLL: Duration = Duration::from_millis(50);
+
+impl Workers {
+    /// The model, saying on the progress line while it loads.
+    pub(super) fn model(&self) -> Result<Arc<dyn Embed>> {
+        if self.model.is_ready() {
+            return self.model.get();
+        }
+        self.progress.loading_model(true);
+        let model = self.model.get();
+        self.progress.loading_model(false);
+        model
+    }
+}
+
+/// The stage that owns the database: the calling thread.
+pub(super) struct Writer<'a> {
+    pub(super) db: &'a Database,
+    pub(super) errors_log: &'a ErrorsLog,
+}
+
+impl Writer<'_> {
     /// Parsers, embedder and writer, running at once over bounded queues.
     pub(super) fn run_stages(
         &self,
-        files: &[(PathBuf, DocType)],
-        indexed: &HashMap<String, IndexedFile>,
+        workers: &Arc<Workers>,
+        files: Vec<(PathBuf, DocType)>,
+        indexed: HashMap<String, IndexedFile>,
         tags: &[String],
-        cancel: &AtomicBool,
-        bar: &indicatif::ProgressBar,
+        cancel: &Arc<AtomicBool>,
         summary: &mut IngestSummary,
     ) -> Result<()> {
-        let workers = match self.config.ingestion.workers {
+        let threads = match workers.config.ingestion.workers {
             0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
             n => n,
         };
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(workers)
+            .num_threads(threads)
             .thread_name(|i| format!("kb-parse-{i}"))
             .build()
             .map_err(|e| {
                 KbError::io(
-                    &self.config.data_dir,
+                    &workers.config.data_dir,
                     std::io::Error::other(format!("cannot start parser threads: {e}")),
                 )
             })?;
-        // Set when the writer gives up, so the other stages stop early.
-        let stop = AtomicBool::new(false);
-        let halt = || stop.load(Ordering::Relaxed) || cancel.load(Ordering::SeqCst);
-        let (parsed_tx, parsed_rx) = sync_channel::<Parsed>(workers * 4);
+        // Set when the writer stops early, so the other stages stop too.
+        let stop = Arc::new(AtomicBool::new(false));
+        let halt = {
+            let (stop, cancel) = (stop.clone(), cancel.clone());
+            Arc::new(move || stop.load(Ordering::Relaxed) || cancel.load(Ordering::SeqCst))
+        };
+        let (parsed_tx, parsed_rx) = sync_channel::<Parsed>(threads * 4);
         let (event_tx, event_rx) = sync_channel::<Event>(64);
-        let shared = &self.workers;
-        let by_type: Mutex<BTreeMap<&'static str, f64>> = Mutex::new(BTreeMap::new());
 
-        std::thread::scope(|s| {
-            let parse_events = event_tx.clone();
-            let by_type = &by_type;
-            s.spawn(move || {
-                pool.install(|| {
-                    files.par_iter().for_each_with(
-                        (parsed_tx, parse_events),
-                        |(parsed_tx, events), (path, doc_type)| {
-                            if halt() {
-                                return;
-                            }
-                            let key = path.to_string_lossy();
-                            let (outcome, spent) =
-                                shared.prepare_file(path, *doc_type, indexed.get(&*key), tags);
-                            shared
-                                .parse_nanos
-                                .fetch_add(spent.as_nanos() as u64, Ordering::Relaxed);
-                            if let Ok(mut m) = by_type.lock() {
-                                *m.entry(doc_type.as_str()).or_default() += spent.as_secs_f64();
-                            }
-                            let event = match outcome {
-                                Ok((FileOutcome::Ready(doc, pages_without_text), warnings)) => {
-                                    for w in warnings {
-                                        let _ = events.send(Event::Warning(path.clone(), w));
-                                    }
-                                    let _ = parsed_tx.send(Parsed {
-                                        doc: *doc,
-                                        pages_without_text: pages_without_text.unwrap_or(0),
-                                    });
+        let parsers = {
+            let (workers, halt, events) = (workers.clone(), halt.clone(), event_tx.clone());
+            let tags = tags.to_vec();
+            std::thread::Builder::new()
+                .name("kb-parsers".into())
+                .spawn(move || {
+                    pool.install(|| {
+                        files.par_iter().for_each_with(
+                            (parsed_tx, events),
+                            |(parsed_tx, events), (path, doc_type)| {
+                                if halt() {
                                     return;
                                 }
-                                Ok((FileOutcome::Unchanged { id }, _)) => Event::Skipped { id },
-                                Ok((FileOutcome::Touched { id, size, mtime }, _)) => {
-                                    Event::Touched { id, size, mtime }
+                                let key = path.to_string_lossy();
+                                let event = workers.parse_one(
+                                    path,
+                                    *doc_type,
+                                    indexed.get(&*key),
+                                    &tags,
+                                    parsed_tx,
+                                    events,
+                                );
+                                if let Some(event) = event {
+                                    let _ = events.send(event);
                                 }
-                                Ok((FileOutcome::NotIndexed(e), _)) => {
-                                    Event::NotIndexed(path.clone(), e)
-                                }
-                                Err(e) => Event::Fatal(e),
-                            };
-                            let _ = events.send(event);
-                        },
-                    )
-                });
-            });
-            s.spawn(move || shared.embed_stage(parsed_rx, event_tx, &halt));
-            let written = self.write_stage(&event_rx, tags, cancel, bar, summary);
-            if written.is_err() || cancel.load(Ordering::SeqCst) {
-                stop.store(true, Ordering::Relaxed);
-            }
-            // Dropping the receiver unblocks any stage waiting to send.
-            drop(event_rx);
-            written
-        })?;
-        for (t, secs) in by_type.into_inner().unwrap_or_default() {
-            summary
-                .by_type
-                .entry(t.to_string())
-                .or_default()
-                .parse_seconds = secs;
+                            },
+                        )
+                    })
+                })
+                .map_err(|e| KbError::io("parser threads", e))?
+        };
+        let embedder = {
+            let (workers, halt) = (workers.clone(), halt.clone());
+            std::thread::Builder::new()
+                .name("kb-embed".into())
+                .spawn(move || workers.embed_stage(parsed_rx, event_tx, &*halt))
+                .map_err(|e| KbError::io("embedding thread", e))?
+        };
+        let written = self.write_stage(&event_rx, tags, cancel, &workers.progress, summary);
+        if written.is_err() || summary.interrupted {
+            // The other stages stop on their own after their current file
+            // or model batch; nothing of theirs is waited for.
+            stop.store(true, Ordering::Relaxed);
+            return written;
         }
-        Ok(())
+        // Every event arrived, so both stages are done; a panic in either
+        // must not pass for a complete run.
+        for (name, handle) in [("parser", parsers), ("embedding", embedder)] {
+            if handle.join().is_err() {
+                return Err(KbError::Internal(format!("the {name} thread crashed")));
+            }
+        }
+        written
     }
 
-    /// The writer: applies every event to the database and the summary.
+    /// The writer: applies every event to the database and the summary,
+    /// until the other stages are done or Ctrl-C.
     fn write_stage(
         &self,
         events: &Receiver<Event>,
         tags: &[String],
         cancel: &AtomicBool,
-        bar: &indicatif::ProgressBar,
+        progress: &Progress,
         summary: &mut IngestSummary,
     ) -> Result<()> {
-        let started = Instant::now();
         let mut write_time = Duration::ZERO;
-        while let Ok(event) = events.recv() {
+        loop {
+            if cancel.load(Ordering::SeqCst) {
+                summary.interrupted = true;
+                break;
+            }
+            let event = match events.recv_timeout(POLL) {
+                Ok(e) => e,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => break,
+            };
             let t = Instant::now();
-            let files_done = match event {
+            match event {
                 Event::Skipped { id } => {
                     // `kb add --tags` reaches the documents already indexed.
                     if !tags.is_empty() {
                         self.db.add_tags(id, tags)?;
                     }
                     summary.skipped += 1;
-                    1
+                    progress.file_done();
                 }
                 Event::Touched { id, size, mtime } => {
                     self.db.touch_document(id, size, mtime)?;
@@ -180,7 +216,7 @@ impl Ingester<'_> {
                         self.db.add_tags(id, tags)?;
                     }
                     summary.skipped += 1;
-                    1
+                    progress.file_done();
                 }
                 Event::NotIndexed(path, e) => {
                     match e {
@@ -190,11 +226,10 @@ impl Ingester<'_> {
                         IngestError::Unsupported(_) | IngestError::Failed(_) => summary.failed += 1,
                     }
                     self.errors_log.record(&path, &e.to_string());
-                    1
+                    progress.file_done();
                 }
                 Event::Warning(path, reason) => {
                     self.errors_log.record(&path, &format!("warning: {reason}"));
-                    0
                 }
                 Event::Embedded(group, vectors, pages_without_text) => {
                     summary.pages_without_text += pages_without_text;
@@ -211,39 +246,65 @@ impl Ingester<'_> {
                             .or_default();
                         counts.documents += 1;
                         counts.chunks += n;
+                        progress.file_done();
                     }
-                    group.len() as u64
                 }
                 Event::Fatal(e) => return Err(e),
-            };
-            write_time += t.elapsed();
-            bar.inc(files_done);
-            let secs = started.elapsed().as_secs_f64().max(0.001);
-            bar.set_message(format!(
-                "{} chunks, {:.1} chunks/s",
-                summary.chunks,
-                summary.chunks as f64 / secs
-            ));
-            if cancel.load(Ordering::SeqCst) {
-                summary.interrupted = true;
-                break;
             }
+            write_time += t.elapsed();
         }
         summary.seconds.write = write_time.as_secs_f64();
         Ok(())
     }
 }
 
-impl Workers<'_> {
+impl Workers {
+    /// Prepares one file on a parser thread: a document goes to the
+    /// embedding thread, anything else becomes the writer's event.
+    fn parse_one(
+        &self,
+        path: &std::path::Path,
+        doc_type: DocType,
+        existing: Option<&IndexedFile>,
+        tags: &[String],
+        parsed: &SyncSender<Parsed>,
+        events: &SyncSender<Event>,
+    ) -> Option<Event> {
+        let (outcome, spent) = self.prepare_file(path, doc_type, existing, tags);
+        self.parse_nanos
+            .fetch_add(spent.as_nanos() as u64, Ordering::Relaxed);
+        if let Ok(mut m) = self.parse_by_type.lock() {
+            *m.entry(doc_type.as_str()).or_default() += spent.as_secs_f64();
+        }
+        Some(match outcome {
+            Ok((FileOutcome::Ready(doc, pages_without_text), warnings)) => {
+                for w in warnings {
+                    let _ = events.send(Event::Warning(path.to_path_buf(), w));
+                }
+                self.progress.chunks_found(doc.chunks.len() as u64);
+                let _ = parsed.send(Parsed {
+                    doc: *doc,
+                    pages_without_text: pages_without_text.unwrap_or(0),
+                });
+                return None;
+            }
+            Ok((FileOutcome::Unchanged { id }, _)) => Event::Skipped { id },
+            Ok((FileOutcome::Touched { id, size, mtime }, _)) => Event::Touched { id, size, mtime },
+            Ok((FileOutcome::NotIndexed(e), _)) => Event::NotIndexed(path.to_path_buf(), e),
+            Err(e) => Event::Fatal(e),
+        })
+    }
+
     /// The embedding thread: gathers parsed documents into groups of at
     /// least [`EMBED_GROUP_CHUNKS`] chunks while the parsers keep up, or
     /// embeds what it has as soon as they fall behind, so the model is busy
-    /// whenever there is work.
+    /// whenever there is work. It embeds a model batch at a time, so it
+    /// stops soon after the writer does.
     fn embed_stage(
         &self,
         parsed: Receiver<Parsed>,
         events: SyncSender<Event>,
-        halt: &(dyn Fn() -> bool + Sync),
+        halt: &(dyn Fn() -> bool + Send + Sync),
     ) {
         let min_batch = self.config.embedding.batch_size.max(1);
         let mut group: Vec<ReadyDocument> = Vec::new();
@@ -271,15 +332,21 @@ impl Workers<'_> {
             }
             if !group.is_empty() {
                 let t = Instant::now();
-                let embedded = self.model.get().and_then(|e| embed_group(e, &group));
+                let progress = &self.progress;
+                let embedded = self.model().and_then(|e| {
+                    embed_group_in_batches(e.as_ref(), &group, min_batch, halt, &|n| {
+                        progress.chunks_done(n as u64)
+                    })
+                });
                 self.embed_nanos
                     .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
                 let event = match embedded {
-                    Ok(vectors) => Event::Embedded(
+                    Ok(Some(vectors)) => Event::Embedded(
                         std::mem::take(&mut group),
                         vectors,
                         std::mem::take(&mut pages_without_text),
                     ),
+                    Ok(None) => return,
                     Err(e) => Event::Fatal(e),
                 };
                 let fatal = matches!(event, Event::Fatal(_));

@@ -6,11 +6,23 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
+use std::sync::Arc;
+
 use super::{IngestOptions, IngestSummary, Ingester, ModelSource};
 use crate::config::Config;
 use crate::db::{Database, OpenMode};
 use crate::embed::{Embed, TestEmbedder};
 use crate::error::{KbError, Result};
+use crate::output::progress::{Progress, Work};
+
+fn options(tags: &[&str], cancel: bool) -> IngestOptions {
+    IngestOptions {
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        exclude: Vec::new(),
+        progress: Arc::new(Progress::hidden(Work::Ingest)),
+        cancel: Arc::new(AtomicBool::new(cancel)),
+    }
+}
 
 /// A knowledge base in a temporary folder, bound to the test embedder,
 /// and a folder of documents to add.
@@ -19,7 +31,7 @@ struct Kb {
     docs: PathBuf,
     config: Config,
     db: Database,
-    embedder: TestEmbedder,
+    embedder: Arc<TestEmbedder>,
 }
 
 impl Kb {
@@ -37,7 +49,7 @@ impl Kb {
         };
         config.ingestion.workers = 2;
         let db = Database::open(&config.db_path(), OpenMode::Create).unwrap();
-        let embedder = TestEmbedder::default();
+        let embedder = Arc::new(TestEmbedder::default());
         db.bind_model(&embedder.binding().unwrap()).unwrap();
         Kb {
             _home: home,
@@ -56,15 +68,8 @@ impl Kb {
     }
 
     fn run(&self, model: ModelSource, tags: &[&str], cancel: bool) -> Result<IngestSummary> {
-        let cancel = AtomicBool::new(cancel);
-        Ingester::new(&self.config, &self.db, model).run(
-            std::slice::from_ref(&self.docs),
-            &IngestOptions {
-                tags: tags.iter().map(|t| t.to_string()).collect(),
-                show_progress: false,
-                cancel: &cancel,
-            },
-        )
+        Ingester::new(&self.config, &self.db, model)
+            .run(std::slice::from_ref(&self.docs), &options(tags, cancel))
     }
 
     fn add(&self) -> IngestSummary {
@@ -72,7 +77,7 @@ impl Kb {
     }
 
     fn add_tagged(&self, tags: &[&str]) -> IngestSummary {
-        self.run(ModelSource::Borrowed(&self.embedder), tags, false)
+        self.run(ModelSource::Ready(self.embedder.clone()), tags, false)
             .unwrap()
     }
 
@@ -249,7 +254,7 @@ fn cancel_before_start_stops_with_interrupted() {
     let kb = Kb::new();
     mixed_folder(&kb);
     let s = kb
-        .run(ModelSource::Borrowed(&kb.embedder), &[], true)
+        .run(ModelSource::Ready(kb.embedder.clone()), &[], true)
         .unwrap();
     assert!(s.interrupted, "{s:?}");
     assert_eq!((s.added, s.chunks, s.removed), (0, 0, 0));
@@ -260,9 +265,10 @@ fn cancel_before_start_stops_with_interrupted() {
 fn a_lazy_model_loads_once_and_only_when_a_file_needs_it() {
     let kb = Kb::new();
     mixed_folder(&kb);
-    let loads = AtomicUsize::new(0);
+    let loads = Arc::new(AtomicUsize::new(0));
     let lazy = || {
-        ModelSource::Lazy(Box::new(|| {
+        let loads = loads.clone();
+        ModelSource::Lazy(Box::new(move || {
             loads.fetch_add(1, Ordering::SeqCst);
             Ok(std::sync::Arc::new(TestEmbedder::default()) as std::sync::Arc<dyn Embed>)
         }))
@@ -293,17 +299,74 @@ fn a_model_failure_stops_the_run() {
 #[test]
 fn a_missing_path_is_refused_before_anything_runs() {
     let kb = Kb::new();
-    let cancel = AtomicBool::new(false);
     let gone = Path::new("/nonexistent/kb-pipeline-test");
-    let err = Ingester::new(&kb.config, &kb.db, ModelSource::Borrowed(&kb.embedder))
-        .run(
-            &[gone.to_path_buf()],
-            &IngestOptions {
-                tags: Vec::new(),
-                show_progress: false,
-                cancel: &cancel,
-            },
-        )
+    let err = Ingester::new(&kb.config, &kb.db, ModelSource::Ready(kb.embedder.clone()))
+        .run(&[gone.to_path_buf()], &options(&[], false))
         .unwrap_err();
     assert!(matches!(err, KbError::PathNotFound(p) if p == gone));
+}
+
+/// An embedder that takes its time, like a real model on a busy machine.
+struct SlowEmbedder(TestEmbedder);
+
+impl Embed for SlowEmbedder {
+    fn model_name(&self) -> &str {
+        self.0.model_name()
+    }
+    fn dim(&self) -> usize {
+        self.0.dim()
+    }
+    fn max_chunk_tokens(&self) -> usize {
+        self.0.max_chunk_tokens()
+    }
+    fn token_counter(&self) -> crate::embed::TokenCounter {
+        self.0.token_counter()
+    }
+    fn embed_query(&self, query: &str) -> Result<Vec<f32>> {
+        self.0.embed_query(query)
+    }
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        std::thread::sleep(Duration::from_millis(400));
+        self.0.embed_passages(texts)
+    }
+    fn binding(&self) -> Result<crate::db::ModelBinding> {
+        self.0.binding()
+    }
+}
+
+#[test]
+fn cancel_returns_at_once_keeping_what_was_committed() {
+    let kb = Kb::new();
+    for i in 0..120 {
+        kb.write(
+            &format!("n{i:03}.txt"),
+            format!("Note {i} about rivers and bridges, entry {i}."),
+        );
+    }
+    let mut config = kb.config.clone();
+    config.embedding.batch_size = 8;
+    let opts = options(&[], false);
+    let cancel = opts.cancel.clone();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1200));
+        cancel.store(true, Ordering::SeqCst);
+        std::time::Instant::now()
+    });
+    let model = ModelSource::Ready(Arc::new(SlowEmbedder(TestEmbedder::default())));
+    let s = Ingester::new(&config, &kb.db, model)
+        .run(std::slice::from_ref(&kb.docs), &opts)
+        .unwrap();
+    let returned = std::time::Instant::now();
+    let cancelled_at = stopper.join().unwrap();
+    assert!(s.interrupted, "{s:?}");
+    assert!(
+        returned.duration_since(cancelled_at) < Duration::from_millis(300),
+        "the writer waited {:?} after Ctrl-C",
+        returned.duration_since(cancelled_at)
+    );
+    assert!(s.added > 0 && s.added < 120, "{s:?}");
+    assert_eq!(kb.db.document_count().unwrap() as usize, s.added);
+    // A re-run finishes the job.
+    let again = kb.add();
+    assert_eq!(again.added + s.added, 120);
 }

@@ -3,7 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use super::errors_log::ErrorsLog;
+use crate::error::{KbError, Result};
 use crate::ingest::{detect, DocType};
+
+/// The file that lists, like a `.gitignore`, what `kb add` leaves out of
+/// the folder it sits in (and below).
+pub const IGNORE_FILE: &str = ".kbignore";
 
 /// What the walk found.
 #[derive(Debug, Default)]
@@ -16,12 +21,29 @@ pub(super) struct Walked {
     pub errors: usize,
 }
 
-/// Lists the supported files under `paths` (hidden and git-ignored
-/// entries skipped, symbolic links followed), counting the unsupported
-/// ones. Loops and unreadable folders are logged and skipped.
-pub(super) fn collect_files(paths: &[PathBuf], log: &ErrorsLog) -> Walked {
+/// Lists the supported files under `paths` (hidden entries, what a
+/// `.gitignore` or `.kbignore` names and what matches an `exclude` glob
+/// skipped; symbolic links followed), counting the unsupported ones. Loops
+/// and unreadable folders are logged and skipped. A bad glob is an error.
+pub(super) fn collect_files(
+    paths: &[PathBuf],
+    exclude: &[String],
+    log: &ErrorsLog,
+) -> Result<Walked> {
     let mut walked = Walked::default();
     for root in paths {
+        let mut overrides = ignore::overrides::OverrideBuilder::new(root);
+        for glob in exclude {
+            overrides.add(&format!("!{glob}")).map_err(|e| {
+                KbError::invalid(
+                    "exclude",
+                    format!("--exclude {glob}: not a glob pattern ({e})"),
+                )
+            })?;
+        }
+        let overrides = overrides
+            .build()
+            .map_err(|e| KbError::invalid("exclude", format!("--exclude: {e}")))?;
         let walker = ignore::WalkBuilder::new(root)
             .hidden(true)
             .git_ignore(true)
@@ -29,6 +51,8 @@ pub(super) fn collect_files(paths: &[PathBuf], log: &ErrorsLog) -> Walked {
             .git_global(false)
             .require_git(false)
             .follow_links(true)
+            .add_custom_ignore_filename(IGNORE_FILE)
+            .overrides(overrides)
             .build();
         for entry in walker {
             let entry = match entry {
@@ -52,7 +76,7 @@ pub(super) fn collect_files(paths: &[PathBuf], log: &ErrorsLog) -> Walked {
     }
     walked.files.sort();
     walked.files.dedup();
-    walked
+    Ok(walked)
 }
 
 /// The type of a file whose extension says nothing, from its first bytes.
@@ -99,7 +123,7 @@ mod tests {
         put("build/d.md", b"# D\n");
         put(".gitignore", b"build/\n");
         let log = ErrorsLog::new(home.path().join("errors.log"));
-        let walked = collect_files(std::slice::from_ref(&root), &log);
+        let walked = collect_files(std::slice::from_ref(&root), &[], &log).unwrap();
         let found: Vec<(String, DocType)> = walked
             .files
             .iter()
@@ -119,7 +143,20 @@ mod tests {
         );
         assert_eq!((walked.unsupported, walked.errors), (1, 0));
         // A folder given twice yields its files once.
-        let twice = collect_files(&[root.clone(), root.join("notes")], &log);
+        let twice = collect_files(&[root.clone(), root.join("notes")], &[], &log).unwrap();
         assert_eq!(twice.files, walked.files);
+        // --exclude globs and a .kbignore file leave things out.
+        put("drafts/e.md", b"# E\n");
+        put("notes/old.txt", b"old");
+        put(".kbignore", b"drafts/\n");
+        let some = collect_files(std::slice::from_ref(&root), &["*.txt".into()], &log).unwrap();
+        let names: Vec<String> = some
+            .files
+            .iter()
+            .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["a.md", "run-me"]);
+        let bad = collect_files(std::slice::from_ref(&root), &["[".into()], &log);
+        assert_eq!(bad.unwrap_err().field(), Some("exclude"));
     }
 }
