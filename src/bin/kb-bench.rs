@@ -291,6 +291,7 @@ fn bench_build(a: &Args) -> Result<()> {
                     text: w.clone(),
                     token_count: counter.count(w),
                     metadata: "{}".into(),
+                    ..Default::default()
                 })
                 .collect();
             let doc = NewDocument {
@@ -349,9 +350,10 @@ fn bench_model(a: &Args) -> Result<()> {
     let (mut after, mut chunks, mut model_s) = (0i64, 0usize, 0f64);
     loop {
         let page = db.chunk_texts(after, 256)?;
-        let Some((last, _)) = page.last() else { break };
-        after = *last;
-        let texts: Vec<&str> = page.iter().map(|(_, t)| t.as_str()).collect();
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        let inputs: Vec<_> = page.iter().map(|c| c.input()).collect();
+        let texts: Vec<&str> = inputs.iter().map(|t| t.as_ref()).collect();
         let t = Instant::now();
         embedder.embed_passages(&texts)?;
         model_s += t.elapsed().as_secs_f64();

@@ -9,11 +9,11 @@ use serde_json::Value;
 
 use super::document::{file_status, FileStatus};
 use super::{Command, CommandSpec, Mcp, OutputKind};
-use crate::db::{normalize_tags, Filters, SearchLogEntry};
+use crate::db::{normalize_tags, ColumnWeights, Filters, SearchLogEntry};
 use crate::error::{KbError, Result};
 use crate::ingest::DocType;
 use crate::output::{display_path, highlight, plural, round, Render, Style};
-use crate::search::{self, Mode, SearchHit, SearchRequest, SearchResponse};
+use crate::search::{self, FusionSettings, Mode, SearchHit, SearchRequest, SearchResponse};
 use crate::session::{Session, SessionKind, VectorRanker};
 
 const EXAMPLES: &str = "Examples:
@@ -59,6 +59,9 @@ pub struct SearchArgs {
     /// Drop results whose fused score is below this
     #[arg(long, value_name = "SCORE")]
     pub threshold: Option<f64>,
+    /// At most N chunks of one document; the next best documents fill the freed places (0: no limit; default: search.max_per_document)
+    #[arg(long, value_name = "N")]
+    pub max_per_document: Option<usize>,
 }
 
 /// The MCP tool's `query` is one string: the words of the command line.
@@ -135,7 +138,17 @@ impl SearchArgs {
             },
             mode,
             threshold: self.threshold,
-            rrf_k: config.search.rrf_k,
+            fusion: FusionSettings {
+                method: config.search.fusion,
+                keyword_weight: config.search.weights.keyword,
+                vector_weight: config.search.weights.vector,
+                rrf_k: config.search.rrf_k,
+            },
+            columns: ColumnWeights::default(),
+            max_per_document: self
+                .max_per_document
+                .unwrap_or(config.search.max_per_document),
+            expand: true,
             snippets: true,
         })
     }

@@ -1,0 +1,116 @@
+//! A parsed document's chunks as the database stores them: each with the
+//! header it is embedded with (`text::header`), its document title and
+//! section for the keyword index's own columns, and the extra searchable
+//! forms of its numbers, identifiers and CJK text (`text::terms`).
+
+use std::path::Path;
+
+use super::{file_title, ParsedDocument};
+use crate::db::{Database, NewChunk};
+use crate::embed::TokenCounter;
+use crate::error::Result;
+use crate::text::header::{chunk_header, file_name_words, fit_header, HEADER_TOKENS};
+use crate::text::terms::index_terms;
+
+/// The title a document is searched and embedded by: its own title, or
+/// its file name as words when it has none (the parsers fall back to the
+/// file name).
+pub fn search_title(title: &str, path: &Path) -> String {
+    if title.is_empty() || title == file_title(path) {
+        file_name_words(&file_title(path))
+    } else {
+        title.to_string()
+    }
+}
+
+/// The chunks to store. With `headers` off, only a code chunk's own
+/// context lines are embedded before its text.
+pub fn stored_chunks(
+    doc: &ParsedDocument,
+    path: &Path,
+    headers: bool,
+    tokens: &TokenCounter,
+) -> Vec<NewChunk> {
+    let title = search_title(&doc.title, path);
+    doc.chunks
+        .iter()
+        .map(|c| {
+            let context = if headers {
+                let h = chunk_header(&title, c.section.as_deref(), c.context.as_deref(), &c.text);
+                fit_header(h, HEADER_TOKENS, |s| tokens.count(s))
+            } else {
+                c.context.clone().unwrap_or_default()
+            };
+            NewChunk {
+                text: c.text.clone(),
+                token_count: c.token_count,
+                metadata: c.metadata_json(),
+                context,
+                doc_title: title.clone(),
+                section: c.section.clone().unwrap_or_default(),
+                terms: index_terms(&c.text),
+            }
+        })
+        .collect()
+}
+
+/// Fills the headers, search titles and extra terms of chunks stored before
+/// schema 4 (for `kb reindex`, which then re-embeds them). Returns how many
+/// chunks it filled. Chunks whose header comes out empty are filled again
+/// on a re-run, which changes nothing.
+pub fn fill_missing_headers(db: &Database, tokens: &TokenCounter) -> Result<usize> {
+    let mut after = 0;
+    let mut filled = 0;
+    loop {
+        let page = db.chunks_without_headers(after, 512)?;
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        let tx = db.begin()?;
+        for c in &page {
+            let title = search_title(&c.title, Path::new(&c.path));
+            let section = (!c.section.is_empty()).then_some(c.section.as_str());
+            let header = chunk_header(&title, section, None, &c.text);
+            let header = fit_header(header, HEADER_TOKENS, |s| tokens.count(s));
+            db.set_chunk_header(c.id, &header, &title, &index_terms(&c.text))?;
+            filled += 1;
+        }
+        tx.commit()?;
+    }
+    Ok(filled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::Chunk;
+
+    #[test]
+    fn chunks_carry_header_title_section_and_terms() {
+        let mut doc = ParsedDocument {
+            title: "3M_2018_10K.pdf".into(),
+            ..Default::default()
+        };
+        let mut c = Chunk::new(
+            "Net sales rose in FY2018.".into(),
+            5,
+            Some("Results".into()),
+        );
+        c.page = Some(40);
+        doc.chunks.push(c);
+        let path = Path::new("/x/3M_2018_10K.pdf");
+        let stored = stored_chunks(&doc, path, true, &TokenCounter::Whitespace);
+        assert_eq!(stored[0].context, "3M 2018 10K — Results");
+        assert_eq!(stored[0].doc_title, "3M 2018 10K");
+        assert_eq!(stored[0].section, "Results");
+        assert_eq!(stored[0].terms, "fy 2018");
+        assert_eq!(stored[0].text, "Net sales rose in FY2018.");
+        let plain = stored_chunks(&doc, path, false, &TokenCounter::Whitespace);
+        assert_eq!(plain[0].context, "");
+    }
+
+    #[test]
+    fn real_titles_are_kept() {
+        assert_eq!(search_title("SSH keys", Path::new("a/ssh.md")), "SSH keys");
+        assert_eq!(search_title("ssh.md", Path::new("a/ssh.md")), "ssh");
+    }
+}
