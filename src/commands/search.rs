@@ -171,6 +171,12 @@ impl Command for SearchArgs {
 
     fn run(self, session: &mut Session) -> Result<SearchOutput> {
         let req = self.request(session.config())?;
+        if req.mode.uses_vector() && session.db()?.headers_pending()? {
+            session.note(
+                "this knowledge base was embedded before chunks carried their document's title and \
+                 section; run `kb reindex` once for better results",
+            );
+        }
         let started = Instant::now();
         let result = rank(session, &req);
         session.log_search(log_entry(session.kind(), &req, &result, started.elapsed()));

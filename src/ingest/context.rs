@@ -108,6 +108,52 @@ mod tests {
         assert_eq!(plain[0].context, "");
     }
 
+    /// A knowledge base from before schema 4 is upgraded: its keyword
+    /// index gains the title and section columns at once, it is marked for
+    /// `kb reindex`, and the headers are filled from what it stored.
+    #[test]
+    fn an_old_knowledge_base_is_upgraded_and_marked_for_reindex() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kb.db");
+        {
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            conn.execute_batch(include_str!("../../migrations/001_initial.sql"))
+                .unwrap();
+            conn.execute_batch(include_str!(
+                "../../migrations/002_content_and_search_log.sql"
+            ))
+            .unwrap();
+            conn.execute_batch(
+                "INSERT INTO config VALUES ('schema_version', '2');
+                 INSERT INTO documents (title, source_path, content_hash, doc_type)
+                     VALUES ('3M_2018_10K.pdf', '/d/3M_2018_10K.pdf', 'h', 'pdf');
+                 INSERT INTO chunks (document_id, chunk_index, text, metadata)
+                     VALUES (1, 0, 'Net sales rose in FY2018.', '{\"section\":\"Results\"}');",
+            )
+            .unwrap();
+        }
+        let db = Database::open(&path, crate::db::OpenMode::Existing).unwrap();
+        assert!(db.headers_pending().unwrap() && db.headers_to_fill().unwrap());
+        let title_hits = db
+            .keyword_search("\"10k\"", &Default::default(), &Default::default(), 10)
+            .unwrap();
+        assert_eq!(title_hits.len(), 1, "the title column is indexed at once");
+        assert_eq!(
+            fill_missing_headers(&db, &TokenCounter::Whitespace).unwrap(),
+            1
+        );
+        let c = &db.chunk_texts(0, 10).unwrap()[0];
+        assert_eq!(c.context, "3M 2018 10K — Results");
+        assert_eq!(
+            c.input(),
+            "3M 2018 10K — Results\n\nNet sales rose in FY2018."
+        );
+        let year_hits = db
+            .keyword_search("\"2018\"", &Default::default(), &Default::default(), 10)
+            .unwrap();
+        assert_eq!(year_hits.len(), 1, "terms filled");
+    }
+
     #[test]
     fn real_titles_are_kept() {
         assert_eq!(search_title("SSH keys", Path::new("a/ssh.md")), "SSH keys");
