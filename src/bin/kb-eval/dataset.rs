@@ -198,6 +198,10 @@ pub(crate) fn judged_queries<'a>(
 mod tests {
     use super::*;
 
+    fn qrels(pairs: &[(&str, i64)]) -> HashMap<String, i64> {
+        pairs.iter().map(|(d, g)| (d.to_string(), *g)).collect()
+    }
+
     #[test]
     fn dataset_files_parse_and_errors_name_the_line() {
         let dir = tempfile::tempdir().unwrap();
