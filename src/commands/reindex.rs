@@ -73,7 +73,7 @@ impl Command for ReindexArgs {
             // drop vectors a reindex staged without them (once: a re-run
             // after Ctrl-C keeps what this one staged).
             db.discard_staged_vectors()?;
-            fill_missing_headers(db, &model.token_counter())?;
+            fill_missing_headers(db, &model.token_counter(), model.max_chunk_tokens())?;
             db.set_config("headers_pending", "filled")?;
         }
         db.begin_reindex(&target)?;

@@ -9,7 +9,7 @@ use super::{file_title, ParsedDocument};
 use crate::db::{Database, NewChunk};
 use crate::embed::TokenCounter;
 use crate::error::Result;
-use crate::text::header::{chunk_header, file_name_words, fit_header, HEADER_TOKENS};
+use crate::text::header::{compose, document_line, file_name_words, fit_header, HEADER_TOKENS};
 use crate::text::terms::index_terms;
 
 /// The title a document is searched and embedded by: its own title, or
@@ -23,21 +23,50 @@ pub fn search_title(title: &str, path: &Path) -> String {
     }
 }
 
+/// A chunk's header: its document line, cut to fit [`HEADER_TOKENS`] and
+/// the room the chunk and its code context leave under `max_tokens` (the
+/// model's limit), then the code context.
+fn header(
+    title: &str,
+    section: Option<&str>,
+    code_context: Option<&str>,
+    text: &str,
+    text_tokens: usize,
+    max_tokens: usize,
+    tokens: &TokenCounter,
+) -> String {
+    let code_tokens = code_context.map_or(0, |c| tokens.count(c));
+    // Two tokens of slack for the separators the tokenizer may count.
+    let room = max_tokens.saturating_sub(text_tokens + code_tokens + 2);
+    let line = document_line(title, section, text);
+    let line = fit_header(line, HEADER_TOKENS.min(room), |s| tokens.count(s));
+    compose(&line, code_context)
+}
+
 /// The chunks to store. With `headers` off, only a code chunk's own
-/// context lines are embedded before its text.
+/// context lines are embedded before its text. `max_tokens` is the most
+/// the model reads of one chunk.
 pub fn stored_chunks(
     doc: &ParsedDocument,
     path: &Path,
     headers: bool,
     tokens: &TokenCounter,
+    max_tokens: usize,
 ) -> Vec<NewChunk> {
     let title = search_title(&doc.title, path);
     doc.chunks
         .iter()
         .map(|c| {
             let context = if headers {
-                let h = chunk_header(&title, c.section.as_deref(), c.context.as_deref(), &c.text);
-                fit_header(h, HEADER_TOKENS, |s| tokens.count(s))
+                header(
+                    &title,
+                    c.section.as_deref(),
+                    c.context.as_deref(),
+                    &c.text,
+                    c.token_count,
+                    max_tokens,
+                    tokens,
+                )
             } else {
                 c.context.clone().unwrap_or_default()
             };
@@ -58,7 +87,11 @@ pub fn stored_chunks(
 /// schema 4 (for `kb reindex`, which then re-embeds them). Returns how many
 /// chunks it filled. Chunks whose header comes out empty are filled again
 /// on a re-run, which changes nothing.
-pub fn fill_missing_headers(db: &Database, tokens: &TokenCounter) -> Result<usize> {
+pub fn fill_missing_headers(
+    db: &Database,
+    tokens: &TokenCounter,
+    max_tokens: usize,
+) -> Result<usize> {
     let mut after = 0;
     let mut filled = 0;
     loop {
@@ -69,8 +102,16 @@ pub fn fill_missing_headers(db: &Database, tokens: &TokenCounter) -> Result<usiz
         for c in &page {
             let title = search_title(&c.title, Path::new(&c.path));
             let section = (!c.section.is_empty()).then_some(c.section.as_str());
-            let header = chunk_header(&title, section, None, &c.text);
-            let header = fit_header(header, HEADER_TOKENS, |s| tokens.count(s));
+            let text_tokens = tokens.count(&c.text);
+            let header = header(
+                &title,
+                section,
+                None,
+                &c.text,
+                text_tokens,
+                max_tokens,
+                tokens,
+            );
             db.set_chunk_header(c.id, &header, &title, &index_terms(&c.text))?;
             filled += 1;
         }
@@ -98,13 +139,13 @@ mod tests {
         c.page = Some(40);
         doc.chunks.push(c);
         let path = Path::new("/x/3M_2018_10K.pdf");
-        let stored = stored_chunks(&doc, path, true, &TokenCounter::Whitespace);
+        let stored = stored_chunks(&doc, path, true, &TokenCounter::Whitespace, 100);
         assert_eq!(stored[0].context, "3M 2018 10K — Results");
         assert_eq!(stored[0].doc_title, "3M 2018 10K");
         assert_eq!(stored[0].section, "Results");
         assert_eq!(stored[0].terms, "fy 2018");
         assert_eq!(stored[0].text, "Net sales rose in FY2018.");
-        let plain = stored_chunks(&doc, path, false, &TokenCounter::Whitespace);
+        let plain = stored_chunks(&doc, path, false, &TokenCounter::Whitespace, 100);
         assert_eq!(plain[0].context, "");
     }
 
@@ -139,7 +180,7 @@ mod tests {
             .unwrap();
         assert_eq!(title_hits.len(), 1, "the title column is indexed at once");
         assert_eq!(
-            fill_missing_headers(&db, &TokenCounter::Whitespace).unwrap(),
+            fill_missing_headers(&db, &TokenCounter::Whitespace, 100).unwrap(),
             1
         );
         let c = &db.chunk_texts(0, 10).unwrap()[0];
@@ -152,6 +193,27 @@ mod tests {
             .keyword_search("\"2018\"", &Default::default(), &Default::default(), 10)
             .unwrap();
         assert_eq!(year_hits.len(), 1, "terms filled");
+    }
+
+    #[test]
+    fn headers_fit_the_room_a_chunk_leaves() {
+        let mut doc = ParsedDocument {
+            title: "Annual report of the cooperative".into(),
+            ..Default::default()
+        };
+        let text = vec!["word"; 95].join(" ");
+        doc.chunks.push(Chunk::new(text.clone(), 95, None));
+        doc.chunks.push(Chunk::new("short".into(), 1, None));
+        let stored = stored_chunks(
+            &doc,
+            Path::new("r.md"),
+            true,
+            &TokenCounter::Whitespace,
+            100,
+        );
+        // 100 - 95 - 2 of slack leaves three words of the title.
+        assert_eq!(stored[0].context, "Annual report of");
+        assert_eq!(stored[1].context, "Annual report of the cooperative");
     }
 
     #[test]

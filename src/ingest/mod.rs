@@ -114,11 +114,11 @@ pub struct ChunkContext<'a> {
 impl<'a> ChunkContext<'a> {
     /// The context of a run: the configured chunking and PDF limits, and
     /// the embedding model's token counter and limit.
-    /// With context headers on, chunks leave room for the header under the
-    /// model's limit.
+    /// With context headers on, chunks leave `HEADER_RESERVE` tokens for the
+    /// header under the model's limit.
     pub fn for_run(config: &'a Config, tokens: &'a TokenCounter, model_max_tokens: usize) -> Self {
         let reserve = if config.chunking.context_header {
-            crate::text::header::HEADER_TOKENS
+            crate::text::header::HEADER_RESERVE
         } else {
             0
         };

@@ -112,7 +112,7 @@ struct BeirArgs {
     #[arg(long)]
     vector_weight: Option<f64>,
     /// BM25 weights of the keyword index's columns: text,title,section,terms
-    #[arg(long, value_delimiter = ',', num_args = 4)]
+    #[arg(long, value_delimiter = ',', value_name = "W,W,W,W")]
     column_weights: Option<Vec<f64>>,
     /// Do not expand queries with the extra forms of numbers, identifiers and CJK
     #[arg(long)]
@@ -131,17 +131,23 @@ struct Settings {
 }
 
 impl Settings {
-    fn of(args: &BeirArgs, config: &Config) -> Settings {
+    fn of(args: &BeirArgs, config: &Config) -> Result<Settings> {
         let columns = match args.column_weights.as_deref() {
+            None => ColumnWeights::default(),
             Some([text, title, section, terms]) => ColumnWeights {
                 text: *text,
                 title: *title,
                 section: *section,
                 terms: *terms,
             },
-            _ => ColumnWeights::default(),
+            Some(other) => {
+                return Err(KbError::Usage(format!(
+                    "--column-weights takes 4 numbers (text,title,section,terms), not {}",
+                    other.len()
+                )))
+            }
         };
-        Settings {
+        Ok(Settings {
             fusion: FusionSettings {
                 method: args.fusion.unwrap_or(config.search.fusion),
                 keyword_weight: args.keyword_weight.unwrap_or(config.search.weights.keyword),
@@ -153,7 +159,7 @@ impl Settings {
             max_per_document: args
                 .max_per_document
                 .unwrap_or(config.search.max_per_document),
-        }
+        })
     }
 
     fn describe(&self) -> String {
@@ -213,7 +219,7 @@ fn run_beir(args: &BeirArgs) -> Result<()> {
         model: None,
     })?;
     config.chunking.context_header = !args.no_context_header;
-    let settings = Settings::of(args, &config);
+    let settings = Settings::of(args, &config)?;
     let embedder = load_model(&config, args.model_dir.as_deref())?;
     let db = Database::open(&config.db_path(), OpenMode::Create)?;
     kb::embed::bind(&db, &embedder)?;
@@ -385,7 +391,12 @@ fn ingest_corpus(
         );
     }
     for doc in &todo {
-        match prepare_document(doc, &ctx, config.chunking.context_header) {
+        match prepare_document(
+            doc,
+            &ctx,
+            config.chunking.context_header,
+            embedder.max_chunk_tokens(),
+        ) {
             Ok(ready) => {
                 pending_chunks += ready.chunks.len();
                 pending.push(ready);
@@ -418,6 +429,7 @@ fn prepare_document(
     doc: &CorpusDoc,
     ctx: &ChunkContext,
     headers: bool,
+    model_max: usize,
 ) -> std::result::Result<ReadyDocument, String> {
     let text = format!("{}\n\n{}", doc.title, doc.text);
     let bytes = text.as_bytes();
@@ -440,7 +452,7 @@ fn prepare_document(
         tags: Vec::new(),
         content: None,
     };
-    let chunks = stored_chunks(&parsed, &path, headers, ctx.tokens);
+    let chunks = stored_chunks(&parsed, &path, headers, ctx.tokens, model_max);
     Ok(ReadyDocument { document, chunks })
 }
 

@@ -127,8 +127,13 @@ impl Workers {
             tags: normalize_tags(all_tags),
             content: Some(doc.content.clone()),
         };
-        let chunks: Vec<NewChunk> =
-            stored_chunks(&doc, path, self.config.chunking.context_header, &tokens);
+        let chunks: Vec<NewChunk> = stored_chunks(
+            &doc,
+            path,
+            self.config.chunking.context_header,
+            &tokens,
+            embedder.max_chunk_tokens(),
+        );
         Ok((
             FileOutcome::Ready(
                 Box::new(ReadyDocument {
