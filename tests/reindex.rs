@@ -63,7 +63,7 @@ fn killed_reindex_leaves_old_index_and_rerun_completes() {
     assert_eq!(s["total_chunks"], 600);
 }
 
-/// A knowledge base from before context headers (as migration 004 leaves
+/// A knowledge base from before context headers (as migration 006 leaves
 /// it: headers empty, marked) is never mixed: `kb add` asks for `kb
 /// reindex`, which fills the headers and re-embeds, and then adds work.
 #[test]

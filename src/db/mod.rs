@@ -32,10 +32,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
         2,
         include_str!("../../migrations/002_content_and_search_log.sql"),
     ),
-    (
-        4,
-        include_str!("../../migrations/004_contextual_chunks.sql"),
-    ),
+    (6, include_str!("../../migrations/006_contextual_chunks.sql")),
 ];
 
 /// The newest schema this binary knows.

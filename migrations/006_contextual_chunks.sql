@@ -1,4 +1,4 @@
--- 004: contextual chunks. Each chunk keeps the header it is embedded with
+-- 006: contextual chunks. Each chunk keeps the header it is embedded with
 -- (context: document title or file name as words, section chain, code
 -- context lines), its document title and section as keyword-index columns
 -- of their own (weighted in BM25), and extra searchable forms of its numbers,
