@@ -46,7 +46,11 @@ MAX_LENGTH = 256
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_PATH = REPO_ROOT / "tests" / "fixtures" / "reference_embeddings.json"
 
-_T0 = float(os.environ.get("KB_PREPARE_T0") or time.time())  # carried across the venv re-exec
+_T0 = float(os.environ.get("KB_PREPARE_T0") or time.time())
+# ONNX Runtime >= 1.29 starts a telemetry uploader when it is imported (DNS
+# look-ups, a queue under ~/.cache/Microsoft); only this variable, set before
+# the import, stops it.
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"  # carried across the venv re-exec
 
 
 def log(msg: str) -> None:

@@ -17,7 +17,9 @@ use std::time::{Duration, Instant};
 
 use kb::config::{CliOverrides, Config};
 use kb::db::{Database, NewChunk, NewDocument, OpenMode};
-use kb::embed::{binding_for, model_spec, Embedder, ModelFiles, TokenCounter};
+use kb::embed::{
+    binding_for, model_spec, Embedder, GraphFormat, ModelFiles, ModelUse, TokenCounter,
+};
 use kb::error::{KbError, Result};
 
 struct Args {
@@ -27,6 +29,12 @@ struct Args {
     corpus: Option<PathBuf>,
     chunks: usize,
     runs: usize,
+    /// A models.toml name (default all-MiniLM-L6-v2).
+    model: String,
+    /// ort | onnx: the cached graph format (embed).
+    format: kb::embed::GraphFormat,
+    /// Inference threads (0 = all cores).
+    threads: Option<usize>,
 }
 
 fn parse_args() -> std::result::Result<Args, String> {
@@ -41,6 +49,9 @@ fn parse_args() -> std::result::Result<Args, String> {
         corpus: None,
         chunks: 20_000,
         runs: 30,
+        model: "all-MiniLM-L6-v2".into(),
+        format: kb::embed::GraphFormat::Ort,
+        threads: None,
     };
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
@@ -50,6 +61,17 @@ fn parse_args() -> std::result::Result<Args, String> {
             "--corpus" => a.corpus = Some(value()?.into()),
             "--chunks" => a.chunks = value()?.parse().map_err(|e| format!("--chunks: {e}"))?,
             "--runs" => a.runs = value()?.parse().map_err(|e| format!("--runs: {e}"))?,
+            "--model" => a.model = value()?,
+            "--threads" => {
+                a.threads = Some(value()?.parse().map_err(|e| format!("--threads: {e}"))?)
+            }
+            "--format" => {
+                a.format = match value()?.as_str() {
+                    "ort" => kb::embed::GraphFormat::Ort,
+                    "onnx" => kb::embed::GraphFormat::Onnx,
+                    other => return Err(format!("--format: ort or onnx, not {other}")),
+                }
+            }
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -105,11 +127,36 @@ fn need<'a>(p: &'a Option<PathBuf>, flag: &str) -> Result<&'a Path> {
 }
 
 fn load_model(model_dir: &Path, config: &Config) -> Result<(Embedder, Duration)> {
-    let spec = model_spec("all-MiniLM-L6-v2")?;
+    load_model_as(
+        "all-MiniLM-L6-v2",
+        model_dir,
+        config,
+        ModelUse::Passages,
+        GraphFormat::Ort,
+    )
+}
+
+fn load_model_as(
+    name: &str,
+    model_dir: &Path,
+    config: &Config,
+    model_use: ModelUse,
+    format: GraphFormat,
+) -> Result<(Embedder, Duration)> {
+    let spec = model_spec(name)?;
     let files = ModelFiles::in_dir(model_dir, &spec)?;
     let t = Instant::now();
-    let e = Embedder::load(&spec, &files, config)?;
+    let e = Embedder::load_as(&spec, &files, config, model_use, format)?;
     Ok((e, t.elapsed()))
+}
+
+/// CPU seconds this process has used (user + system, all threads).
+fn cpu_seconds() -> f64 {
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage only writes into the struct we pass.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(u.ru_utime) + tv(u.ru_stime)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -173,8 +220,14 @@ fn texts_of(tokens: usize, n: usize, words: &[String], counter: &TokenCounter) -
     out
 }
 
+/// Loads, first query and throughput of one model in one graph format.
+/// Session creation is timed twice: for a one-shot search (no weight
+/// prepacking) and for ingest; each figure is a fresh session.
 fn bench_embed(a: &Args) -> Result<()> {
-    let config = config(None)?;
+    let mut config = config(None)?;
+    if let Some(t) = a.threads {
+        config.embedding.threads = t;
+    }
     let model_dir = need(&a.model_dir, "--model-dir")?;
     let t = Instant::now();
     kb::embed::runtime::ensure_loaded(&config)?;
@@ -182,24 +235,45 @@ fn bench_embed(a: &Args) -> Result<()> {
         "ONNX Runtime library load: {:.0} ms",
         t.elapsed().as_secs_f64() * 1000.0
     );
+    let spec = model_spec(&a.model)?;
+    let files = ModelFiles::in_dir(model_dir, &spec)?;
     let t = Instant::now();
-    let _tok = tokenizers::Tokenizer::from_file(model_dir.join("tokenizer.json"))
+    let _tok = tokenizers::Tokenizer::from_file(&files.tokenizer)
         .map_err(|e| KbError::Model(e.to_string()))?;
     println!(
         "tokenizer.json load: {:.0} ms",
         t.elapsed().as_secs_f64() * 1000.0
     );
-    let (embedder, first_load) = load_model(model_dir, &config)?;
-    let mut loads = vec![first_load.as_secs_f64() * 1000.0];
-    for _ in 0..4 {
-        loads.push(load_model(model_dir, &config)?.1.as_secs_f64() * 1000.0);
-    }
+    // The first load may optimise the graph and write the cache.
+    let (_, first) = load_model_as(&a.model, model_dir, &config, ModelUse::Passages, a.format)?;
     println!(
-        "model load (session creation, {} threads): median {:.0} ms over {} loads",
-        config.embedding.threads,
-        median(loads.clone()),
-        loads.len()
+        "{} ({:?}): first load in this process {:.0} ms",
+        a.model,
+        a.format,
+        first.as_secs_f64() * 1000.0
     );
+    for model_use in [ModelUse::Queries, ModelUse::Passages] {
+        let (mut loads, mut firsts, mut cpu) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..a.runs.clamp(3, 10) {
+            let c = cpu_seconds();
+            let (e, load) = load_model_as(&a.model, model_dir, &config, model_use, a.format)?;
+            let t = Instant::now();
+            e.embed_query(QUERIES[0])?;
+            firsts.push(t.elapsed().as_secs_f64() * 1000.0);
+            loads.push(load.as_secs_f64() * 1000.0);
+            cpu.push((cpu_seconds() - c) * 1000.0);
+        }
+        println!(
+            "  {model_use:?}: session creation median {:.0} ms (p95 {:.0}), first query embedding {:.1} ms, \
+             CPU for both {:.0} ms, over {} loads",
+            median(loads.clone()),
+            p95(loads),
+            median(firsts),
+            median(cpu),
+            a.runs.clamp(3, 10)
+        );
+    }
+    let (embedder, _) = load_model_as(&a.model, model_dir, &config, ModelUse::Passages, a.format)?;
     let words = sample_words();
     let counter = embedder.token_counter();
     for tokens in [64usize, 256] {
@@ -207,16 +281,19 @@ fn bench_embed(a: &Args) -> Result<()> {
         let texts = texts_of(tokens, n, &words, &counter);
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         embedder.embed_passages(&refs[..32])?; // warm-up
-        let mut rates = Vec::new();
+        let (mut rates, mut cpu) = (Vec::new(), Vec::new());
         for _ in 0..3 {
-            let t = Instant::now();
+            let (t, c) = (Instant::now(), cpu_seconds());
             embedder.embed_passages(&refs)?;
             rates.push(n as f64 / t.elapsed().as_secs_f64());
+            cpu.push((cpu_seconds() - c) * 1000.0 / n as f64);
         }
         println!(
-            "embedding throughput at {tokens} tokens (batch {}): median {:.1} chunks/s over 3 runs of {n}",
+            "  throughput at {tokens} tokens (batch {}, {} threads): median {:.1} chunks/s, {:.1} ms CPU per chunk, over 3 runs of {n}",
             config.embedding.batch_size,
-            median(rates)
+            config.embedding.threads,
+            median(rates),
+            median(cpu)
         );
     }
     Ok(())

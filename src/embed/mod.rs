@@ -13,7 +13,7 @@ mod tokens;
 use std::path::PathBuf;
 
 pub use api::Embed;
-pub use model::{normalize, Embedder, ModelFiles, ModelUse};
+pub use model::{normalize, Embedder, GraphFormat, ModelFiles, ModelUse};
 pub use registry::{all_models, model_spec, ModelSpec, Pooling};
 #[cfg(test)]
 pub use test_embedder::TestEmbedder;

@@ -75,7 +75,23 @@ pub fn loaded_path() -> Option<PathBuf> {
     }
 }
 
+/// Switches ONNX Runtime's telemetry off before the library starts. Since
+/// 1.29 the Linux and macOS builds start an uploader (1DS) when the library
+/// initialises: with 1.31.1 here it looked up its collector in DNS and kept
+/// a queue in ~/.cache/Microsoft/DeveloperTools/.onnxruntime, even with
+/// `DisableTelemetryEvents` called on the environment, which comes too late.
+/// Only `ORT_DISABLE_TELEMETRY=1` in the process environment before the
+/// library loads stops it (checked with strace: no socket at all). Call it
+/// before other threads start (main does); [`ensure_loaded`] calls it again
+/// in case it was not.
+pub fn disable_telemetry() {
+    if std::env::var_os("ORT_DISABLE_TELEMETRY").is_none_or(|v| v != "1") {
+        std::env::set_var("ORT_DISABLE_TELEMETRY", "1");
+    }
+}
+
 fn load(config: &Config) -> std::result::Result<(PathBuf, ort::environment::Environment), String> {
+    disable_telemetry();
     let candidates = candidates(config);
     let mut tried = Vec::new();
     for path in &candidates {
@@ -84,11 +100,17 @@ fn load(config: &Config) -> std::result::Result<(PathBuf, ort::environment::Envi
             continue;
         }
         // A library of the wrong version or architecture can make the loader
-        // panic; that must become an error, not a crash.
+        // panic; that must become an error, not a crash. Telemetry events
+        // off as well (the environment variable above does the real work).
         let attempt = std::panic::catch_unwind(|| {
             ort::init_from(path)
                 .map_err(|e| e.to_string())
-                .and_then(|b| b.with_name("kb").build().map_err(|e| e.to_string()))
+                .and_then(|b| {
+                    b.with_name("kb")
+                        .with_telemetry(false)
+                        .build()
+                        .map_err(|e| e.to_string())
+                })
         });
         match attempt {
             Ok(Ok(env)) => return Ok((path.clone(), env)),
