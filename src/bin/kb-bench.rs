@@ -164,6 +164,10 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+fn min(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
 fn p95(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[((v.len() as f64) * 0.95).ceil() as usize - 1]
@@ -254,7 +258,7 @@ fn bench_embed(a: &Args) -> Result<()> {
     );
     for model_use in [ModelUse::Queries, ModelUse::Passages] {
         let (mut loads, mut firsts, mut cpu) = (Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..a.runs.clamp(3, 10) {
+        for _ in 0..a.runs.clamp(3, 20) {
             let c = cpu_seconds();
             let (e, load) = load_model_as(&a.model, model_dir, &config, model_use, a.format)?;
             let t = Instant::now();
@@ -263,14 +267,18 @@ fn bench_embed(a: &Args) -> Result<()> {
             loads.push(load.as_secs_f64() * 1000.0);
             cpu.push((cpu_seconds() - c) * 1000.0);
         }
+        let both: Vec<f64> = loads.iter().zip(&firsts).map(|(a, b)| a + b).collect();
         println!(
-            "  {model_use:?}: session creation median {:.0} ms (p95 {:.0}), first query embedding {:.1} ms, \
-             CPU for both {:.0} ms, over {} loads",
+            "  {model_use:?}: session creation median {:.0} ms (min {:.0}), first query embedding {:.1} ms \
+             (min {:.1}); both: median {:.0} ms (min {:.0}), CPU {:.0} ms; over {} loads",
             median(loads.clone()),
-            p95(loads),
-            median(firsts),
+            min(&loads),
+            median(firsts.clone()),
+            min(&firsts),
+            median(both.clone()),
+            min(&both),
             median(cpu),
-            a.runs.clamp(3, 10)
+            a.runs.clamp(3, 20)
         );
     }
     let (embedder, _) = load_model_as(&a.model, model_dir, &config, ModelUse::Passages, a.format)?;

@@ -514,7 +514,10 @@ fn load_cached(
             // SAFETY: cache files are only ever replaced by rename, never
             // written in place, so the mapping cannot change under us; a
             // file removed while mapped stays readable until unmapped.
-            let bytes = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| e.to_string())?;
+            // populate: the whole graph is touched by the first inference anyway;
+            // faulting it in up front in one pass is cheaper than page by page.
+            let bytes = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
+                .map_err(|e| e.to_string())?;
             for key in [
                 "session.use_ort_model_bytes_directly",
                 "session.use_ort_model_bytes_for_initializers",
