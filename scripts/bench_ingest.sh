@@ -69,7 +69,7 @@ if [ "${1:-}" = "--corpus" ]; then
 fi
 
 # 2. The tools, built in release mode, and the model.
-cargo build --release --locked --bin kb --bin kb-bench >&2
+cargo build --release --locked --features dev-tools --bin kb --bin kb-bench >&2
 eval "$(python3 scripts/prepare_model.py)"
 export ORT_DYLIB_PATH="$KB_ORT_LIB"
 kb=target/release/kb

@@ -12,6 +12,6 @@ cd "$(dirname "$0")/.."
 eval "$(python3 scripts/prepare_model.py)"
 export ORT_DYLIB_PATH="$KB_ORT_LIB"
 
-cargo run --release --bin kb-eval -- beir "${1:-../shared/eval/nfcorpus}" \
+cargo run --release --features dev-tools --bin kb-eval -- beir "${1:-../shared/eval/nfcorpus}" \
     --data-dir "${KB_EVAL_DIR:-$HOME/.cache/kb/eval-nfcorpus}" \
     --model-dir "$KB_MODEL_DIR" --reuse

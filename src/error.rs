@@ -1,81 +1,98 @@
 //! The one error type of kb, its stable error codes and exit codes.
 //!
-//! Every failure a user can see is a [`KbError`]. Each variant maps to a
-//! stable `code` (documented in the README, printed in JSON errors) and an
-//! exit code: 1 for a user error (something the user can fix by changing
-//! what they typed or their files), 2 for a system error (a broken database,
-//! a missing runtime, a failed model).
+//! Every failure a user can see is a [`KbError`]. Each variant maps to one
+//! [`ErrorCode`]: a stable `E_` code (printed in JSON errors, documented in
+//! the README) and an exit code: 1 for a user error (something the user can
+//! fix by changing what they typed or their files), 2 for a system error (a
+//! broken database, a missing runtime, a failed model). The registry below is
+//! the only place codes are written; the README's table is generated from it
+//! (a test checks they match).
 
 use std::path::PathBuf;
 
-/// The registry of error codes: `(code, exit code, what it means)`.
-/// The README's table is generated from the same list by hand; keep them in step.
-pub const ERROR_CODES: &[(&str, i32, &str)] = &[
-    ("E_USAGE", 1, "bad command-line arguments"),
-    (
-        "E_EMPTY_QUERY",
-        1,
-        "the search query is empty or only whitespace",
-    ),
-    ("E_PATH_NOT_FOUND", 1, "a path given to kb does not exist"),
-    (
-        "E_CONFIG",
-        1,
-        "config.yaml or an environment variable has a bad key or value",
-    ),
-    (
-        "E_NO_INDEX",
-        1,
-        "there is no knowledge base yet in the data directory",
-    ),
-    (
-        "E_NOT_FOUND",
-        1,
-        "no document or chunk with that id or path",
-    ),
-    (
-        "E_SECTION_NOT_FOUND",
-        1,
-        "no section with that heading in the document",
-    ),
-    (
-        "E_PATH_ESCAPE",
-        1,
-        "a path resolves outside the indexed documents",
-    ),
-    (
-        "E_MODEL_MISSING",
-        1,
-        "no embedding model is set up; run `kb init`",
-    ),
-    (
-        "E_MODEL_MISMATCH",
-        1,
-        "the loaded model is not the model the index was built with",
-    ),
-    ("E_UNKNOWN_MODEL", 1, "the model name is not in models.toml"),
-    (
-        "E_INTERRUPTED",
-        1,
-        "the command was interrupted (Ctrl-C); committed work is kept",
-    ),
-    ("E_DB_CORRUPT", 2, "kb.db is not a readable SQLite database"),
-    ("E_DB_TOO_NEW", 2, "kb.db was written by a newer kb"),
-    ("E_DB", 2, "a database operation failed"),
-    ("E_IO", 2, "reading or writing a file failed"),
-    (
-        "E_RUNTIME_MISSING",
-        2,
-        "the ONNX Runtime library could not be loaded",
-    ),
-    ("E_MODEL", 2, "the embedding model failed to load or run"),
-    ("E_DOWNLOAD", 2, "downloading the model failed"),
-];
+/// Writes the registry once: the enum, its code strings, exit codes and
+/// meanings all come from the same rows.
+macro_rules! error_codes {
+    ($( $(#[$doc:meta])* $name:ident = $code:literal, $exit:literal, $meaning:literal; )*) => {
+        /// A stable error code with its exit code and meaning.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $( $(#[$doc])* $name, )*
+        }
+
+        impl ErrorCode {
+            /// Every code, in the README's order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$name,)*];
+
+            /// The code printed in JSON errors, e.g. `E_USAGE`.
+            pub fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$name => $code,)* }
+            }
+
+            /// 1 for a user error, 2 for a system error, 130 for Ctrl-C.
+            pub fn exit_code(self) -> i32 {
+                match self { $(ErrorCode::$name => $exit,)* }
+            }
+
+            /// One line saying what the code means.
+            pub fn meaning(self) -> &'static str {
+                match self { $(ErrorCode::$name => $meaning,)* }
+            }
+        }
+    };
+}
+
+error_codes! {
+    Usage = "E_USAGE", 1, "bad command-line arguments (or tool arguments over MCP)";
+    EmptyQuery = "E_EMPTY_QUERY", 1, "the search query is empty or only whitespace";
+    PathNotFound = "E_PATH_NOT_FOUND", 1, "a path given to kb does not exist";
+    Config = "E_CONFIG", 1, "config.yaml or an environment variable has a bad key or value (the message names both)";
+    NoIndex = "E_NO_INDEX", 1, "no knowledge base yet in the data directory";
+    NotFound = "E_NOT_FOUND", 1, "no document or chunk with that id or path";
+    SectionNotFound = "E_SECTION_NOT_FOUND", 1, "no section with that heading";
+    PathEscape = "E_PATH_ESCAPE", 1, "a path resolves outside the indexed documents";
+    ModelMissing = "E_MODEL_MISSING", 1, "no embedding model set up; run `kb init`";
+    ModelMismatch = "E_MODEL_MISMATCH", 1, "the configured model is not the one the index was built with; run `kb reindex`";
+    UnknownModel = "E_UNKNOWN_MODEL", 1, "the model name is not in models.toml";
+    Interrupted = "E_INTERRUPTED", 130, "interrupted (Ctrl-C); committed work is kept, re-run to continue (exit 130, as shells expect)";
+    DbCorrupt = "E_DB_CORRUPT", 2, "kb.db is not a readable SQLite database (garbage, empty, truncated) — never silently re-created";
+    DbTooNew = "E_DB_TOO_NEW", 2, "kb.db was written by a newer kb";
+    Db = "E_DB", 2, "a database operation failed";
+    Io = "E_IO", 2, "reading or writing a file failed";
+    RuntimeMissing = "E_RUNTIME_MISSING", 2, "ONNX Runtime could not be loaded (the message lists where kb looked)";
+    Model = "E_MODEL", 2, "the embedding model failed to load or run";
+    Download = "E_DOWNLOAD", 2, "downloading the model failed";
+    Unhealthy = "E_UNHEALTHY", 2, "`kb doctor` found a fault (each check says how to fix it)";
+    Internal = "E_INTERNAL", 2, "a bug in kb (please report it with the message)";
+}
+
+impl ErrorCode {
+    /// The README's table of codes, generated from the registry.
+    pub fn markdown_table() -> String {
+        let mut out = String::from("| code | exit | meaning |\n|---|---|---|\n");
+        for c in Self::ALL {
+            out.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                c.as_str(),
+                c.exit_code(),
+                c.meaning()
+            ));
+        }
+        out
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum KbError {
     #[error("{0}")]
     Usage(String),
+
+    /// A bad argument, named so the MCP server can point at the field.
+    #[error("{message}")]
+    InvalidArgument {
+        field: &'static str,
+        message: String,
+    },
 
     #[error("the search query is empty; give some words to search for, e.g. kb search \"how to install git\"")]
     EmptyQuery,
@@ -92,8 +109,12 @@ pub enum KbError {
     #[error("{0}")]
     NotFound(String),
 
-    #[error("{0}")]
-    SectionNotFound(String),
+    /// `suggestions` are headings close to the one asked for.
+    #[error("{message}")]
+    SectionNotFound {
+        message: String,
+        suggestions: Vec<String>,
+    },
 
     #[error("{0}")]
     PathEscape(String),
@@ -110,7 +131,9 @@ pub enum KbError {
     #[error("interrupted; everything committed before the interrupt is kept, re-run the command to continue")]
     Interrupted,
 
-    #[error("{}: the database is corrupt or not a kb database ({reason}); restore it from a backup or move it away to start a new one", path.display())]
+    /// `path` is empty until the database that failed attaches its own
+    /// path (see [`KbError::at_db`]).
+    #[error("{}: the database is corrupt or not a kb database ({reason}); restore it from a backup or move it away to start a new one", path_or_db(path))]
     DbCorrupt { path: PathBuf, reason: String },
 
     #[error("{}: the database has schema version {found}, but this kb understands up to {supported}; upgrade kb", path.display())]
@@ -137,42 +160,67 @@ pub enum KbError {
 
     #[error("download failed: {0}")]
     Download(String),
+
+    #[error("{0}")]
+    Unhealthy(String),
+
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl KbError {
-    /// The stable code printed in JSON errors.
-    pub fn code(&self) -> &'static str {
+    /// The registry entry of this error.
+    pub fn error_code(&self) -> ErrorCode {
         match self {
-            KbError::Usage(_) => "E_USAGE",
-            KbError::EmptyQuery => "E_EMPTY_QUERY",
-            KbError::PathNotFound(_) => "E_PATH_NOT_FOUND",
-            KbError::Config(_) => "E_CONFIG",
-            KbError::NoIndex(_) => "E_NO_INDEX",
-            KbError::NotFound(_) => "E_NOT_FOUND",
-            KbError::SectionNotFound(_) => "E_SECTION_NOT_FOUND",
-            KbError::PathEscape(_) => "E_PATH_ESCAPE",
-            KbError::ModelMissing(_) => "E_MODEL_MISSING",
-            KbError::ModelMismatch(_) => "E_MODEL_MISMATCH",
-            KbError::UnknownModel(_) => "E_UNKNOWN_MODEL",
-            KbError::Interrupted => "E_INTERRUPTED",
-            KbError::DbCorrupt { .. } => "E_DB_CORRUPT",
-            KbError::DbTooNew { .. } => "E_DB_TOO_NEW",
-            KbError::Db(_) => "E_DB",
-            KbError::Io { .. } => "E_IO",
-            KbError::RuntimeMissing(_) => "E_RUNTIME_MISSING",
-            KbError::Model(_) => "E_MODEL",
-            KbError::Download(_) => "E_DOWNLOAD",
+            KbError::Usage(_) | KbError::InvalidArgument { .. } => ErrorCode::Usage,
+            KbError::EmptyQuery => ErrorCode::EmptyQuery,
+            KbError::PathNotFound(_) => ErrorCode::PathNotFound,
+            KbError::Config(_) => ErrorCode::Config,
+            KbError::NoIndex(_) => ErrorCode::NoIndex,
+            KbError::NotFound(_) => ErrorCode::NotFound,
+            KbError::SectionNotFound { .. } => ErrorCode::SectionNotFound,
+            KbError::PathEscape(_) => ErrorCode::PathEscape,
+            KbError::ModelMissing(_) => ErrorCode::ModelMissing,
+            KbError::ModelMismatch(_) => ErrorCode::ModelMismatch,
+            KbError::UnknownModel(_) => ErrorCode::UnknownModel,
+            KbError::Interrupted => ErrorCode::Interrupted,
+            KbError::DbCorrupt { .. } => ErrorCode::DbCorrupt,
+            KbError::DbTooNew { .. } => ErrorCode::DbTooNew,
+            KbError::Db(_) => ErrorCode::Db,
+            KbError::Io { .. } => ErrorCode::Io,
+            KbError::RuntimeMissing(_) => ErrorCode::RuntimeMissing,
+            KbError::Model(_) => ErrorCode::Model,
+            KbError::Download(_) => ErrorCode::Download,
+            KbError::Unhealthy(_) => ErrorCode::Unhealthy,
+            KbError::Internal(_) => ErrorCode::Internal,
         }
     }
 
-    /// 1 for user errors, 2 for system errors.
+    /// The stable code printed in JSON errors.
+    pub fn code(&self) -> &'static str {
+        self.error_code().as_str()
+    }
+
+    /// What the user may have meant (headings close to a missing section).
+    pub fn suggestions(&self) -> &[String] {
+        match self {
+            KbError::SectionNotFound { suggestions, .. } => suggestions,
+            _ => &[],
+        }
+    }
+
+    /// 1 for user errors, 2 for system errors, 130 for Ctrl-C.
     pub fn exit_code(&self) -> i32 {
-        let code = self.code();
-        ERROR_CODES
-            .iter()
-            .find(|(c, _, _)| *c == code)
-            .map(|(_, exit, _)| *exit)
-            .unwrap_or(2)
+        self.error_code().exit_code()
+    }
+
+    /// The argument at fault, when the error is about one argument.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            KbError::InvalidArgument { field, .. } => Some(field),
+            KbError::EmptyQuery => Some("query"),
+            _ => None,
+        }
     }
 
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
@@ -181,31 +229,54 @@ impl KbError {
             source,
         }
     }
+
+    pub fn invalid(field: &'static str, message: impl Into<String>) -> Self {
+        KbError::InvalidArgument {
+            field,
+            message: message.into(),
+        }
+    }
 }
 
-/// The database file this process opened, so that a corruption detected deep
-/// inside any query can name the file at fault. kb opens one database per process.
-static DB_PATH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-
-pub(crate) fn remember_db_path(path: &std::path::Path) {
-    let _ = DB_PATH.set(path.to_path_buf());
-}
-
+/// SQLite's errors become kb's: corruption is `E_DB_CORRUPT`, anything
+/// else `E_DB`. The file is named by [`KbError::at_db`], called by the one
+/// owner of each open database (`Database::open`, the command session).
 impl From<rusqlite::Error> for KbError {
     fn from(err: rusqlite::Error) -> Self {
         use rusqlite::ErrorCode;
         match err.sqlite_error_code() {
             Some(ErrorCode::NotADatabase) | Some(ErrorCode::DatabaseCorrupt) => {
                 KbError::DbCorrupt {
-                    path: DB_PATH
-                        .get()
-                        .cloned()
-                        .unwrap_or_else(|| PathBuf::from("kb.db")),
+                    path: PathBuf::new(),
                     reason: err.to_string(),
                 }
             }
             _ => KbError::Db(err.to_string()),
         }
+    }
+}
+
+impl KbError {
+    /// Names the database file in a corruption error that does not name
+    /// one yet.
+    pub fn at_db(self, db_path: &std::path::Path) -> KbError {
+        match self {
+            KbError::DbCorrupt { path, reason } if path.as_os_str().is_empty() => {
+                KbError::DbCorrupt {
+                    path: db_path.to_path_buf(),
+                    reason,
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+fn path_or_db(p: &std::path::Path) -> String {
+    if p.as_os_str().is_empty() {
+        "kb.db".into()
+    } else {
+        p.display().to_string()
     }
 }
 
@@ -216,23 +287,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_code_is_registered_once() {
+    fn every_code_is_registered_once_with_a_valid_exit_code() {
         let mut seen = std::collections::HashSet::new();
-        for (code, exit, _) in ERROR_CODES {
-            assert!(seen.insert(*code), "duplicate code {code}");
-            assert!(*exit == 1 || *exit == 2);
-        }
-        let samples = [
-            KbError::EmptyQuery,
-            KbError::Usage("x".into()),
-            KbError::Db("x".into()),
-            KbError::Model("x".into()),
-            KbError::Interrupted,
-        ];
-        for e in samples {
-            assert!(seen.contains(e.code()));
+        for code in ErrorCode::ALL {
+            assert!(seen.insert(code.as_str()), "duplicate {}", code.as_str());
+            assert!(code.as_str().starts_with("E_"));
+            assert!(matches!(code.exit_code(), 1 | 2 | 130));
+            assert!(!code.meaning().is_empty());
         }
         assert_eq!(KbError::EmptyQuery.exit_code(), 1);
         assert_eq!(KbError::Db("x".into()).exit_code(), 2);
+        assert_eq!(KbError::Internal("x".into()).code(), "E_INTERNAL");
+        assert_eq!(KbError::invalid("top", "bad").code(), "E_USAGE");
+    }
+
+    #[test]
+    fn readme_table_is_the_registry() {
+        let readme = include_str!("../README.md");
+        let table = ErrorCode::markdown_table();
+        assert!(
+            readme.contains(&table),
+            "README.md's error table differs from src/error.rs; replace it with:\n{table}"
+        );
     }
 }

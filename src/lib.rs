@@ -1,11 +1,13 @@
 //! kb: a local knowledge base in one SQLite file, with hybrid keyword and
 //! semantic search.
 //!
-//! Data flows one way: `cli` parses and dispatches, and `mcp` serves the same
-//! commands to LLM tools, both through `commands`; `ingest` turns files into
-//! chunks; `embed` turns text into vectors; `search` ranks; `output` renders.
-//! Underneath them all, `config` resolves settings once and `db` owns the
-//! schema and every SQL statement; `error` is the one error type.
+//! Data flows one way. The front ends, `cli` (parse, run, render) and `mcp`
+//! (protocol glue), run the same `commands`, one file each, in a `session`
+//! (configuration, database, model). Below them: `ingest` turns files into
+//! chunks, `embed` turns text into vectors (its resolver decides which model
+//! and where), `search` ranks, `output` renders typed results as JSON or
+//! text. Underneath them all, `config` resolves settings once and `db` owns
+//! the schema and every SQL statement; `error` is the one error type.
 
 pub mod cli;
 pub mod commands;
@@ -14,7 +16,7 @@ pub mod db;
 pub mod embed;
 pub mod error;
 pub mod ingest;
-pub mod inspect;
 pub mod mcp;
 pub mod output;
 pub mod search;
+pub mod session;

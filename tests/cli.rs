@@ -66,10 +66,19 @@ fn add_then_search_with_the_json_contract() {
     let first = &v["results"][0];
     assert_eq!(first["source"]["tags"], serde_json::json!(["admin", "git"]));
     assert_eq!(first["source"]["type"], "markdown");
-    assert!(first["source"]["section"]
-        .as_str()
-        .unwrap()
-        .contains("Installation"));
+    // The guide's small sections share one chunk, labelled with the heading
+    // they share (never one section's name for another's text), and cited
+    // by its lines in the file.
+    assert_eq!(first["source"]["section"], "Git Admin Guide");
+    assert!(first["text"].as_str().unwrap().contains("## Installation"));
+    let (start, end) = (
+        first["source"]["line_start"].as_u64().unwrap(),
+        first["source"]["line_end"].as_u64().unwrap(),
+    );
+    let file = std::fs::read_to_string(docs.join("git.md")).unwrap();
+    let lines: Vec<&str> = file.lines().collect();
+    assert_eq!(lines[start as usize - 1], "# Git Admin Guide");
+    assert!(lines[end as usize - 1].contains("git co instead of git checkout"));
 
     // Hidden and git-ignored files are never indexed.
     let v = kb.json(&["search", "xylophone", "--fts-only"]);
@@ -450,7 +459,11 @@ fn human_search_layout() {
     assert!(text.contains("showing top 2"), "{text}");
     assert!(text.contains("1. ["), "{text}");
     assert!(
-        text.contains("git.md §Git Admin Guide > Installation [markdown] [admin, git]"),
+        text.contains("git.md:5-17 §Git Admin Guide [markdown] [admin, git]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("chunk ") && text.contains("document "),
         "{text}"
     );
 }

@@ -97,15 +97,24 @@ fn ctrl_c_keeps_committed_work() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let pid = child.id().to_string();
+    let interrupted = std::time::Instant::now();
     assert!(std::process::Command::new("kill")
         .args(["-INT", &pid])
         .status()
         .unwrap()
         .success());
     let out = child.wait_with_output().unwrap();
+    // It stops within 2 s (it finishes the document it is writing, not the
+    // model's work in flight).
+    let took = interrupted.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(2),
+        "Ctrl-C took {took:?}"
+    );
+    // 130, as shells expect of a program stopped by Ctrl-C.
     assert_eq!(
         out.status.code(),
-        Some(1),
+        Some(130),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -151,4 +160,34 @@ fn a_damaged_schema_is_a_database_error() {
     let e = kb.error(&["tags"], 2);
     assert_eq!(e["code"], "E_DB");
     assert!(e["error"].as_str().unwrap().contains("tags"));
+}
+
+#[test]
+fn a_runtime_path_the_user_named_is_used_or_is_the_error() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    // ORT_DYLIB_PATH (set by ./test.sh) points at a good copy; the
+    // configured path must still win, and not loading it is the error.
+    let out = kb
+        .cmd()
+        .env("KB_EMBEDDING_ONNXRUNTIME", "/nonexistent/libonnxruntime.so")
+        .args(["search", "git", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr_json(&out);
+    assert_eq!(e["code"], "E_RUNTIME_MISSING");
+    let msg = e["error"].as_str().unwrap();
+    assert!(msg.contains("/nonexistent/libonnxruntime.so"), "{msg}");
+    assert!(msg.contains("embedding.onnxruntime"), "{msg}");
+    // Keyword search needs no runtime.
+    let out = kb
+        .cmd()
+        .env("KB_EMBEDDING_ONNXRUNTIME", "/nonexistent/libonnxruntime.so")
+        .args(["search", "git", "--fts-only"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
 }

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use kb::config::{CliOverrides, Config};
 use kb::db::{Database, NewChunk, NewDocument, OpenMode};
 use kb::embed::{
-    binding_for, model_spec, Embedder, GraphFormat, ModelFiles, ModelUse, TokenCounter,
+    model_spec, resolve, Embed, Embedder, GraphFormat, ModelFiles, ModelUse, TokenCounter,
 };
 use kb::error::{KbError, Result};
 
@@ -32,7 +32,7 @@ struct Args {
     /// A models.toml name (default all-MiniLM-L6-v2).
     model: String,
     /// ort | onnx: the cached graph format (embed).
-    format: kb::embed::GraphFormat,
+    format: GraphFormat,
     /// Inference threads (0 = all cores).
     threads: Option<usize>,
 }
@@ -50,7 +50,7 @@ fn parse_args() -> std::result::Result<Args, String> {
         chunks: 20_000,
         runs: 30,
         model: "all-MiniLM-L6-v2".into(),
-        format: kb::embed::GraphFormat::Ort,
+        format: GraphFormat::Ort,
         threads: None,
     };
     while let Some(flag) = it.next() {
@@ -67,8 +67,8 @@ fn parse_args() -> std::result::Result<Args, String> {
             }
             "--format" => {
                 a.format = match value()?.as_str() {
-                    "ort" => kb::embed::GraphFormat::Ort,
-                    "onnx" => kb::embed::GraphFormat::Onnx,
+                    "ort" => GraphFormat::Ort,
+                    "onnx" => GraphFormat::Onnx,
                     other => return Err(format!("--format: ort or onnx, not {other}")),
                 }
             }
@@ -79,6 +79,7 @@ fn parse_args() -> std::result::Result<Args, String> {
 }
 
 fn main() {
+    kb::embed::runtime::disable_telemetry();
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {
@@ -126,16 +127,17 @@ fn need<'a>(p: &'a Option<PathBuf>, flag: &str) -> Result<&'a Path> {
         .ok_or_else(|| KbError::Usage(format!("{flag} is required")))
 }
 
+/// The configured model (`KB_MODEL`, default all-MiniLM-L6-v2) from
+/// `model_dir`, chosen the way `kb init --model-dir` chooses it.
 fn load_model(model_dir: &Path, config: &Config) -> Result<(Embedder, Duration)> {
-    load_model_as(
-        "all-MiniLM-L6-v2",
-        model_dir,
-        config,
-        ModelUse::Passages,
-        GraphFormat::Ort,
-    )
+    let choice = resolve::for_init(config, None, Some(model_dir), None, false)?;
+    let t = Instant::now();
+    let e = choice.load(config, ModelUse::Passages)?;
+    Ok((e, t.elapsed()))
 }
 
+/// A models.toml model from `model_dir`, for one use, with the cached graph
+/// in `format` (the embed benchmark compares them).
 fn load_model_as(
     name: &str,
     model_dir: &Path,
@@ -322,7 +324,7 @@ fn bench_build(a: &Args) -> Result<()> {
         return Ok(());
     }
     if db.model_binding()?.is_none() {
-        db.bind_model(&binding_for(&embedder)?)?;
+        db.bind_model(&embedder.binding()?)?;
     }
     let text = std::fs::read_to_string(corpus).map_err(|e| KbError::io(corpus, e))?;
     let counter = embedder.token_counter();

@@ -29,7 +29,7 @@ use sha2::{Digest, Sha256};
 
 use kb::config::{CliOverrides, Config};
 use kb::db::{Database, Filters, NewDocument, OpenMode};
-use kb::embed::{self, Embedder, ModelFiles};
+use kb::embed::{resolve, Embedder, ModelUse};
 use kb::error::{KbError, Result};
 use kb::ingest::pipeline::{embed_and_write, ReadyDocument};
 use kb::ingest::{self, ChunkContext, DocType};
@@ -83,6 +83,7 @@ struct BeirArgs {
 }
 
 fn main() -> ExitCode {
+    kb::embed::runtime::disable_telemetry();
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Beir(args) => run_beir(args),
@@ -119,7 +120,7 @@ fn run_beir(args: &BeirArgs) -> Result<()> {
     })?;
     let embedder = load_model(&config, args.model_dir.as_deref())?;
     let db = Database::open(&config.db_path(), OpenMode::Create)?;
-    embed::bind(&db, &embedder)?;
+    kb::embed::bind(&db, &embedder)?;
 
     let have = db.document_count()?;
     let ingest_time = if args.reuse && have == corpus.len() as i64 {
@@ -369,19 +370,14 @@ fn judged_queries<'a>(
 // Indexing
 // ---------------------------------------------------------------------------
 
-/// Loads the embedding model the way `kb init --model-dir` does.
+/// Chooses and loads the configured model the way `kb init` does.
 fn load_model(config: &Config, model_dir: Option<&Path>) -> Result<Embedder> {
-    let spec = embed::model_spec(&config.embedding.model)?;
-    let files = match model_dir {
-        Some(dir) if !dir.is_dir() => return Err(KbError::PathNotFound(dir.to_path_buf())),
-        Some(dir) => ModelFiles::in_dir(dir, &spec)?,
-        None => embed::locate(&spec, config, None)?,
-    };
-    let embedder = Embedder::load(&spec, &files, config)?;
+    let choice = resolve::for_init(config, None, model_dir, None, false)?;
+    let embedder = choice.load(config, ModelUse::Passages)?;
     eprintln!(
         "kb-eval: model {} from {}",
-        spec.name,
-        embedder.files().onnx.display()
+        choice.spec.name,
+        choice.files.onnx.display()
     );
     Ok(embedder)
 }
@@ -495,7 +491,8 @@ fn prepare_document(
         Path::new(&format!("{}.txt", doc.id)),
         bytes,
         ctx,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let document = NewDocument {
         title: doc.id.clone(),
         source_path: source_path(&doc.id),

@@ -1,15 +1,20 @@
 //! The one SQLite file, kb.db: opening it, its schema and migrations, and
 //! every SQL statement kb runs (documents and chunks in `documents`, the
-//! rankers' queries in `queries`, the vector table in `vectors`).
+//! rankers' queries in `queries`, the vector table in `vectors`, reads for
+//! the inspection commands in `lookups`, the search log in `search_log`).
 
 mod documents;
-mod inspect;
+mod health;
+mod lookups;
 mod queries;
+mod search_log;
 mod vectors;
 
 pub use documents::*;
-pub use inspect::*;
+pub use health::*;
+pub use lookups::*;
 pub use queries::*;
+pub use search_log::*;
 pub use vectors::*;
 
 use std::path::{Path, PathBuf};
@@ -68,8 +73,13 @@ fn register_sqlite_vec() {
 }
 
 impl Database {
+    /// Opens (or with `OpenMode::Create` creates) the database at `path`
+    /// and brings its schema up to date. Errors name the file.
     pub fn open(path: &Path, mode: OpenMode) -> Result<Database> {
-        crate::error::remember_db_path(path);
+        Self::open_inner(path, mode).map_err(|e| e.at_db(path))
+    }
+
+    fn open_inner(path: &Path, mode: OpenMode) -> Result<Database> {
         register_sqlite_vec();
         let exists = path.exists();
         if exists {
@@ -111,6 +121,11 @@ impl Database {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Names this database in an error that came from it.
+    pub fn name_in(&self, e: KbError) -> KbError {
+        e.at_db(&self.path)
     }
 
     pub(crate) fn conn(&self) -> &Connection {

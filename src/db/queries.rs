@@ -1,6 +1,7 @@
 //! The keyword ranker's SQL and the lookups that turn chunk ids into results.
 
 use rusqlite::types::Value;
+use rusqlite::{params, OptionalExtension};
 
 use super::Database;
 use crate::error::Result;
@@ -66,6 +67,10 @@ pub struct ChunkDetails {
     pub language: Option<String>,
     pub total_chunks: i64,
     pub tags: Vec<String>,
+    /// What was recorded of the document's file, to tell whether it changed.
+    pub file_size: Option<u64>,
+    pub file_mtime: Option<i64>,
+    pub content_hash: String,
 }
 
 impl Database {
@@ -162,7 +167,8 @@ impl Database {
                     (SELECT count(*) FROM chunks c2 WHERE c2.document_id = d.id),
                     (SELECT json_group_array(t.name) FROM (
                         SELECT t.name FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
-                        WHERE dt.document_id = d.id ORDER BY t.name) t)
+                        WHERE dt.document_id = d.id ORDER BY t.name) t),
+                    d.file_size, d.file_mtime, d.content_hash
              FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?1",
         )?;
         let mut out = Vec::with_capacity(ids.len());
@@ -183,6 +189,9 @@ impl Database {
                     language: r.get(9)?,
                     total_chunks: r.get(10)?,
                     tags: serde_json::from_str(&tags).unwrap_or_default(),
+                    file_size: r.get::<_, Option<i64>>(12)?.map(|v| v as u64),
+                    file_mtime: r.get(13)?,
+                    content_hash: r.get(14)?,
                 })
             });
             match row {
@@ -194,5 +203,18 @@ impl Database {
             }
         }
         Ok(out)
+    }
+
+    /// The FTS5 snippet of a chunk for a MATCH expression: about 32 tokens
+    /// around the best match, terms in [MATCH]...[/MATCH].
+    pub fn keyword_snippet(&self, fts_query: &str, chunk_id: i64) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .prepare_cached(
+                "SELECT snippet(chunks_fts, 0, '[MATCH]', '[/MATCH]', '...', 32)
+                 FROM chunks_fts WHERE chunks_fts MATCH ?1 AND rowid = ?2",
+            )?
+            .query_row(params![fts_query, chunk_id], |r| r.get(0))
+            .optional()?)
     }
 }

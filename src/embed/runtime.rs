@@ -30,15 +30,28 @@ pub fn cache_dir() -> PathBuf {
         .join("kb")
 }
 
-/// Where kb looks for the library, in order.
+/// Keeps ONNX Runtime from writing its telemetry (a device id and an event
+/// queue under `~/.cache/Microsoft/DeveloperTools/.onnxruntime/`): on
+/// Linux it starts them while creating its environment, before the API's
+/// `DisableTelemetryEvents` can run, unless `ORT_DISABLE_TELEMETRY` is set.
+/// Call it first thing in `main`, before any thread starts (setting the
+/// environment races with threads that read it).
+pub fn disable_telemetry() {
+    std::env::set_var("ORT_DISABLE_TELEMETRY", "1");
+}
+
+/// Where kb looks for the library, in order. A path the user named
+/// (`embedding.onnxruntime`, else `ORT_DYLIB_PATH`) is the only place: if
+/// it does not load, that is the error, rather than quietly using another
+/// copy.
 pub fn candidates(config: &Config) -> Vec<PathBuf> {
-    let mut out = Vec::new();
     if let Some(p) = &config.embedding.onnxruntime {
-        out.push(p.clone());
+        return vec![p.clone()];
     }
     if let Some(p) = std::env::var_os("ORT_DYLIB_PATH") {
-        out.push(PathBuf::from(p));
+        return vec![PathBuf::from(p)];
     }
+    let mut out = Vec::new();
     out.push(config.data_dir.join("lib").join(LIB_NAME));
     out.push(cache_dir().join("onnxruntime").join(LIB_NAME));
     if let Ok(exe) = std::env::current_exe() {
@@ -75,23 +88,7 @@ pub fn loaded_path() -> Option<PathBuf> {
     }
 }
 
-/// Switches ONNX Runtime's telemetry off before the library starts. Since
-/// 1.29 the Linux and macOS builds start an uploader (1DS) when the library
-/// initialises: with 1.31.1 here it looked up its collector in DNS and kept
-/// a queue in ~/.cache/Microsoft/DeveloperTools/.onnxruntime, even with
-/// `DisableTelemetryEvents` called on the environment, which comes too late.
-/// Only `ORT_DISABLE_TELEMETRY=1` in the process environment before the
-/// library loads stops it (checked with strace: no socket at all). Call it
-/// before other threads start (main does); [`ensure_loaded`] calls it again
-/// in case it was not.
-pub fn disable_telemetry() {
-    if std::env::var_os("ORT_DISABLE_TELEMETRY").is_none_or(|v| v != "1") {
-        std::env::set_var("ORT_DISABLE_TELEMETRY", "1");
-    }
-}
-
 fn load(config: &Config) -> std::result::Result<(PathBuf, ort::environment::Environment), String> {
-    disable_telemetry();
     let candidates = candidates(config);
     let mut tried = Vec::new();
     for path in &candidates {
@@ -106,6 +103,8 @@ fn load(config: &Config) -> std::result::Result<(PathBuf, ort::environment::Envi
             ort::init_from(path)
                 .map_err(|e| e.to_string())
                 .and_then(|b| {
+                    // kb is local and offline: ONNX Runtime's telemetry
+                    // (an event queue under ~/.cache/Microsoft) stays off.
                     b.with_name("kb")
                         .with_telemetry(false)
                         .build()
@@ -121,10 +120,18 @@ fn load(config: &Config) -> std::result::Result<(PathBuf, ort::environment::Envi
             )),
         }
     }
+    let named = if config.embedding.onnxruntime.is_some() {
+        " (the path embedding.onnxruntime names; fix or unset it)"
+    } else if std::env::var_os("ORT_DYLIB_PATH").is_some() {
+        " (the path ORT_DYLIB_PATH names; fix or unset it)"
+    } else {
+        ""
+    };
     Err(format!(
-        "could not load the ONNX Runtime library ({LIB_NAME}, version 1.19 or newer). kb looked in:\n{}\n\
-         Get it with ./setup.sh, or `pip install onnxruntime` and point ORT_DYLIB_PATH (or \
-         embedding.onnxruntime in config.yaml) at site-packages/onnxruntime/capi/libonnxruntime.so.*",
+        "could not load the ONNX Runtime library ({LIB_NAME}, version 1.19 or newer). kb looked \
+         in{named}:\n{}\n`pip install onnxruntime` and point ORT_DYLIB_PATH (or \
+         embedding.onnxruntime in config.yaml) at site-packages/onnxruntime/capi/libonnxruntime.so.* \
+         (from kb's source tree, ./setup.sh does this)",
         tried.join("\n")
     ))
 }

@@ -8,10 +8,12 @@ use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
 use super::split::split_text;
-use super::{decode_text, file_title, skill, Chunk, ChunkContext, Heading, ParsedDocument};
+use super::{
+    decode_text, file_title, skill, Chunk, ChunkContext, Heading, IngestError, ParsedDocument,
+};
 use crate::config::MarkdownStrategy;
 
-pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, String> {
+pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
     let mut doc = ParsedDocument::default();
     let text = decode_text(bytes, &mut doc.warnings)?;
     doc.content = text.clone();
@@ -86,7 +88,9 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
         }
     }
     if doc.chunks.is_empty() {
-        return Err("no text to index (only frontmatter or markup)".into());
+        return Err(IngestError::failed(
+            "no text to index (only frontmatter or markup)",
+        ));
     }
     Ok(doc)
 }
@@ -173,11 +177,11 @@ pub fn parse_frontmatter(yaml: &str) -> Result<Frontmatter, String> {
 fn yaml_mapping(yaml: &str) -> Result<Map<String, Value>, String> {
     // The opening fence goes in too, as YAML's document marker, so that the
     // parser's line numbers are the file's.
-    let v: serde_yaml::Value =
-        serde_yaml::from_str(&format!("---\n{yaml}")).map_err(|e| e.to_string())?;
+    let v: serde_norway::Value =
+        serde_norway::from_str(&format!("---\n{yaml}")).map_err(|e| e.to_string())?;
     match v {
-        serde_yaml::Value::Null => Ok(Map::new()),
-        serde_yaml::Value::Mapping(_) => match serde_json::to_value(v) {
+        serde_norway::Value::Null => Ok(Map::new()),
+        serde_norway::Value::Mapping(_) => match serde_json::to_value(v) {
             Ok(Value::Object(m)) => Ok(m),
             Ok(_) => Err("frontmatter is not a mapping".into()),
             Err(e) => Err(e.to_string()),
@@ -339,12 +343,26 @@ struct Merged {
     label: Option<String>,
     text: String,
     tokens: usize,
-    /// Tokens of the section whose label the merged chunk carries.
-    label_tokens: usize,
+}
+
+/// The heading chain two labels share (`SSH keys > Rotating keys` and
+/// `SSH keys > Using ssh-agent` share `SSH keys`).
+fn common_chain(a: Option<&str>, b: Option<&str>) -> Option<String> {
+    let (a, b) = (a?, b?);
+    let shared: Vec<&str> = a
+        .split(" > ")
+        .zip(b.split(" > "))
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x)
+        .collect();
+    (!shared.is_empty()).then(|| shared.join(" > "))
 }
 
 /// Merges sections smaller than `min` tokens with a neighbour, as long as the
-/// result fits in `max`. A merged chunk is labelled by its largest section.
+/// result fits in `max` and the two share a heading chain (or one is the
+/// text before the first heading). A merged chunk is labelled with the
+/// chain its sections share, so a citation (and `kb show --section`) names a
+/// section that holds all of its text.
 fn merge_small(sections: Vec<Section>, min: usize, max: usize, ctx: &ChunkContext) -> Vec<Merged> {
     let mut out: Vec<Merged> = Vec::new();
     for s in sections {
@@ -353,22 +371,25 @@ fn merge_small(sections: Vec<Section>, min: usize, max: usize, ctx: &ChunkContex
         }
         let n = ctx.tokens.count(&s.text);
         if let Some(last) = out.last_mut() {
-            if (last.tokens < min || n < min) && last.tokens + n <= max {
-                last.text.push_str("\n\n");
-                last.text.push_str(&s.text);
-                last.tokens += n;
-                if n > last.label_tokens {
-                    last.label = s.label;
-                    last.label_tokens = n;
+            let shared = match (&last.label, &s.label) {
+                (Some(a), Some(b)) => common_chain(Some(a), Some(b)).map(Some),
+                // The text before the first heading belongs to no section.
+                _ => Some(None),
+            };
+            if let Some(label) = shared {
+                if (last.tokens < min || n < min) && last.tokens + n <= max {
+                    last.text.push_str("\n\n");
+                    last.text.push_str(&s.text);
+                    last.tokens += n;
+                    last.label = label;
+                    continue;
                 }
-                continue;
             }
         }
         out.push(Merged {
             label: s.label,
             text: s.text,
             tokens: n,
-            label_tokens: n,
         });
     }
     out
@@ -412,6 +433,19 @@ mod tests {
     }
 
     #[test]
+    fn merged_sections_are_labelled_by_the_heading_they_share() {
+        let md = "# SSH keys\n\n## Generating a key\n\nRun ssh-keygen -t ed25519.\n\n\
+                  ## Rotating keys\n\nReplace keys yearly.\n\n## Using ssh-agent\n\n\
+                  Start the agent and add the key.\n";
+        let mut c = ChunkingConfig::default();
+        c.markdown.min_tokens = 50;
+        let doc = parse(Path::new("ssh.md"), md.as_bytes(), &ctx(&c)).unwrap();
+        assert_eq!(doc.chunks.len(), 1);
+        assert!(doc.chunks[0].text.contains("ssh-agent"));
+        assert_eq!(doc.chunks[0].section.as_deref(), Some("SSH keys"));
+    }
+
+    #[test]
     fn small_sections_merge_and_large_split() {
         let md = format!(
             "# A\n\ntiny\n\n# B\n\n{}\n\n# C\n\n{}\n\n{}\n",
@@ -423,9 +457,11 @@ mod tests {
         c.markdown.min_tokens = 20;
         c.markdown.max_tokens = 400;
         let doc = parse(Path::new("x.md"), md.as_bytes(), &ctx(&c)).unwrap();
-        // A merges into B (B is larger so the chunk is labelled B).
-        assert!(doc.chunks[0].text.contains("tiny") && doc.chunks[0].text.contains("bee"));
-        assert_eq!(doc.chunks[0].section.as_deref(), Some("B"));
+        // A and B share no heading: tiny A stays alone rather than letting
+        // B's text be cited as A (or A's as B).
+        assert_eq!(doc.chunks[0].text, "# A\n\ntiny");
+        assert_eq!(doc.chunks[0].section.as_deref(), Some("A"));
+        assert_eq!(doc.chunks[1].section.as_deref(), Some("B"));
         // C is split, every piece within the limit and labelled C.
         let c_chunks: Vec<_> = doc
             .chunks

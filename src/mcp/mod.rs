@@ -1,14 +1,13 @@
 //! `kb mcp`: the knowledge base as a Model Context Protocol server over
 //! stdio, built on the official Rust SDK (`rmcp`). The tools map onto the
 //! `kb` commands and return their JSON; the model and the vectors stay
-//! loaded between calls (see `engine`).
+//! loaded between calls in one server session (see `session`).
 //!
 //! Errors follow the envelope of the Colibri tool contract: a tool result
 //! with `isError: true` whose text is
 //! `{"ok": false, "error": {"code": "INVALID_PARAMS" | "HANDLER_ERROR", ...}}`.
 //! Neither ends the server; an unknown tool is a JSON-RPC error.
 
-mod engine;
 mod tools;
 mod validate;
 
@@ -25,20 +24,13 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde_json::{json, Map, Value};
 
+use crate::commands::{self, CallError};
 use crate::config::Config;
 use crate::error::{KbError, Result};
-use engine::{Engine, ToolError};
-use tools::{ToolDef, ToolName};
+use crate::session::{Session, SessionKind};
+use tools::ToolDef;
 
 pub use validate::Issue;
-
-/// How `kb mcp` was started.
-pub struct ServeOptions {
-    /// Offer `add` and `remove`.
-    pub allow_write: bool,
-    /// Set on Ctrl-C or SIGTERM; a running `add` stops after its document.
-    pub cancel: &'static AtomicBool,
-}
 
 const INSTRUCTIONS: &str =
     "kb is a local knowledge base of the user's documents. Use search first \
@@ -49,15 +41,42 @@ say so rather than guess.";
 
 #[derive(Clone)]
 struct KbServer {
-    engine: Arc<Mutex<Engine>>,
+    session: Arc<Mutex<Session>>,
     tools: Arc<Vec<ToolDef>>,
     allow_write: bool,
 }
 
-fn lock(engine: &Mutex<Engine>) -> MutexGuard<'_, Engine> {
+fn lock(session: &Mutex<Session>) -> MutexGuard<'_, Session> {
     // A panic inside a tool is reported as that call's error; the state it
     // left is still usable (every load is replaced wholesale).
-    engine.lock().unwrap_or_else(|p| p.into_inner())
+    session.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Why a call did not produce its result, in the tool contract's terms.
+enum ToolError {
+    /// The arguments are wrong: each issue names its field.
+    Invalid(Vec<Issue>),
+    /// The tool ran and failed.
+    Failed(KbError),
+}
+
+impl From<CallError> for ToolError {
+    fn from(e: CallError) -> ToolError {
+        match e {
+            CallError::Invalid(issues) => ToolError::Invalid(
+                issues
+                    .into_iter()
+                    .map(|(field, message)| Issue::new(field, message))
+                    .collect(),
+            ),
+            // A meaning check on one argument (an empty query, a section
+            // without its document) is the caller's to fix: name the field.
+            CallError::Failed(e) => match e.field() {
+                Some(field) => ToolError::Invalid(vec![Issue::new(field, e.to_string())]),
+                None => ToolError::Failed(e),
+            },
+        }
+    }
 }
 
 /// The text of an error result, in the envelope of the tool contract.
@@ -91,9 +110,16 @@ fn tool_error_result(tool: &str, e: ToolError) -> CallToolResult {
     )])
 }
 
+/// Runs one tool call in the session; returns the JSON text of its result.
+fn call(session: &mut Session, name: &str, args: Value) -> Result<String, ToolError> {
+    let outcome = commands::run_json(name, args, session)
+        .ok_or_else(|| ToolError::Failed(KbError::Internal(format!("no command {name}"))))??;
+    outcome.to_json().map_err(ToolError::Failed)
+}
+
 impl KbServer {
     fn find(&self, name: &str) -> Option<&ToolDef> {
-        self.tools.iter().find(|t| t.name.as_str() == name)
+        self.tools.iter().find(|t| t.name() == name)
     }
 }
 
@@ -124,40 +150,39 @@ impl ServerHandler for KbServer {
     ) -> std::result::Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
         let Some(def) = self.find(&name).cloned() else {
-            let hint = match ToolName::parse(&name) {
-                Some(t) if t.writes() && !self.allow_write => {
-                    "; it changes the knowledge base and is offered only by `kb mcp --allow-write`"
-                }
-                _ => "",
+            let hint = if tools::writes(&name) && !self.allow_write {
+                "; it changes the knowledge base and is offered only by `kb mcp --allow-write`"
+            } else {
+                ""
             };
-            let known: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
+            let known: Vec<&str> = self.tools.iter().map(|t| t.name()).collect();
             return Err(McpError::invalid_params(
                 format!("unknown tool: {name}{hint}"),
                 Some(json!({ "tools": known })),
             ));
         };
-        let tool = def.name;
         let args = Value::Object(request.arguments.unwrap_or_default());
         let started = Instant::now();
         // Malformed arguments are answered at once, without waiting for a
-        // call that holds the engine (a first search loading the model).
+        // call that holds the session (a first search loading the model).
         let issues = def.check(&args);
         if !issues.is_empty() {
             return Ok(tool_error_result(&name, ToolError::Invalid(issues)).into());
         }
-        let engine = self.engine.clone();
+        let session = self.session.clone();
+        let tool = name.clone();
         // SQLite and ONNX Runtime block: run the call on the blocking pool.
         let outcome = tokio::task::spawn_blocking(move || {
-            let mut e = lock(&engine);
-            let result = e.call(&def, &args);
-            (result, e.counters())
+            let mut s = lock(&session);
+            let result = call(&mut s, &tool, args);
+            (result, s.counters())
         })
         .await;
         let (result, counters) = match outcome {
             Ok(x) => x,
             Err(join) => {
                 eprintln!("kb mcp: {name} crashed: {join}");
-                let e = KbError::Model(format!("internal error in {name}: {join}"));
+                let e = KbError::Internal(format!("{name} crashed: {join}"));
                 return Ok(tool_error_result(&name, ToolError::Failed(e)).into());
             }
         };
@@ -180,11 +205,9 @@ impl ServerHandler for KbServer {
             json!(counters.vector_refreshes),
         );
         result.meta = Some(MetaObject(meta));
-        if tool == ToolName::Search {
-            // The search log is written after the answer is on its way.
-            let engine = self.engine.clone();
-            tokio::task::spawn_blocking(move || lock(&engine).flush_log());
-        }
+        // The search log is written after the answer is on its way.
+        let session = self.session.clone();
+        tokio::task::spawn_blocking(move || lock(&session).flush_log());
         Ok(result.into())
     }
 }
@@ -242,34 +265,32 @@ async fn shutdown_signal() {
 }
 
 /// Serves until stdin closes or a signal arrives; both are a clean exit.
-pub fn serve(config: Config, opts: ServeOptions) -> Result<()> {
-    let tools: Vec<ToolDef> = ToolName::ALL
-        .into_iter()
-        .filter(|t| opts.allow_write || !t.writes())
-        .map(ToolDef::new)
-        .collect();
-    let engine = Engine::new(config, opts.cancel);
+/// `cancel` is set on a signal, so a running `add` stops after its document.
+pub fn serve(config: Config, allow_write: bool, cancel: Arc<AtomicBool>) -> Result<()> {
+    let tools = ToolDef::all(allow_write);
+    let db_path = config.db_path();
+    let session = Session::new(config, SessionKind::Server, cancel.clone())
+        .with_notes(Arc::new(|note| eprintln!("kb mcp: {note}")));
     eprintln!(
         "kb mcp: serving {} over stdio; tools: {}",
-        engine.db_path().display(),
+        db_path.display(),
         tools
             .iter()
-            .map(|t| t.name.as_str())
+            .map(|t| t.name())
             .collect::<Vec<_>>()
             .join(", ")
     );
     let server = KbServer {
-        engine: Arc::new(Mutex::new(engine)),
+        session: Arc::new(Mutex::new(session)),
         tools: Arc::new(tools),
-        allow_write: opts.allow_write,
+        allow_write,
     };
     let out = protocol_output()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| KbError::io("tokio runtime", e))?;
-    let cancel = opts.cancel;
-    let engine = server.engine.clone();
+    let session = server.session.clone();
     runtime.block_on(async move {
         let transport = (tokio::io::stdin(), out);
         let running = tokio::select! {
@@ -301,7 +322,7 @@ pub fn serve(config: Config, opts: ServeOptions) -> Result<()> {
     });
     // Waits for a call still running (an interrupted add stops after its
     // document), then writes what the search log still holds.
-    lock(&engine).flush_log();
+    lock(&session).flush_log();
     // stdin's reader thread may still be blocked in read(2): do not wait.
     runtime.shutdown_background();
     Ok(())

@@ -14,7 +14,15 @@ use crate::error::{KbError, Result};
 pub use fusion::{rrf, Fused};
 
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
@@ -24,6 +32,14 @@ pub enum Mode {
 }
 
 impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Hybrid => "hybrid",
+            Mode::Keyword => "keyword",
+            Mode::Vector => "vector",
+        }
+    }
+
     pub fn uses_keyword(self) -> bool {
         matches!(self, Mode::Hybrid | Mode::Keyword)
     }
@@ -197,7 +213,10 @@ where
         fused.retain(|f| f.score >= t);
     }
 
+    // With a positive threshold only the fused candidates can pass it (a
+    // chunk outside both rankers' lists scores 0), so they are the count.
     let total_matches = match (&keyword, &vector_hits) {
+        _ if req.threshold.is_some_and(|t| t > 0.0) => fused.len(),
         (Some((_, kw_total)), Some(vh)) => {
             let ids: Vec<i64> = vh.iter().map(|h| h.chunk_id).collect();
             let already = match &fts {

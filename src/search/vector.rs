@@ -47,7 +47,7 @@ pub fn search_in(
 /// here); the int8 copy is a quarter of that. The int8 scores pick the
 /// candidates, the floats give their exact cosines, so results and scores
 /// are those of an exact scan.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct VectorIndex {
     dim: usize,
     ids: Vec<i64>,

@@ -1,5 +1,5 @@
-//! Lookups for the inspection commands (list, info, show, outline, open,
-//! remove, tag) and the search log.
+//! Reading documents and chunks for the inspection commands (list, info,
+//! show, outline, open) and removing or re-tagging documents.
 
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, OptionalExtension, Row};
@@ -73,22 +73,13 @@ pub struct ChunkSummary {
     pub section: Option<String>,
     pub page: Option<u64>,
     pub symbol_name: Option<String>,
+    pub line_start: Option<u64>,
+    pub line_end: Option<u64>,
+    pub page_end: Option<u64>,
 }
 
 /// An indexed file: document id, path, size and mtime when indexed.
 pub type DocumentFile = (i64, String, Option<u64>, Option<i64>);
-
-/// One row of the search log.
-#[derive(Debug, Clone, Default)]
-pub struct SearchLogEntry {
-    pub source: String,
-    pub query: String,
-    pub mode: String,
-    pub filters: String,
-    pub result_count: usize,
-    pub duration_ms: f64,
-    pub error: Option<String>,
-}
 
 const SUMMARY_COLUMNS: &str = "d.id, d.title, d.doc_type, d.created_at, d.source_path, d.updated_at,
     (SELECT count(*) FROM chunks c WHERE c.document_id = d.id),
@@ -191,7 +182,9 @@ impl Database {
         let mut stmt = self.conn().prepare(
             "SELECT id, chunk_index, token_count,
                     json_extract(metadata, '$.section'), json_extract(metadata, '$.page'),
-                    json_extract(metadata, '$.symbol_name')
+                    json_extract(metadata, '$.symbol_name'),
+                    json_extract(metadata, '$.line_start'), json_extract(metadata, '$.line_end'),
+                    json_extract(metadata, '$.page_end')
              FROM chunks WHERE document_id = ?1 ORDER BY chunk_index",
         )?;
         let rows = stmt.query_map([document_id], |r| {
@@ -202,6 +195,9 @@ impl Database {
                 section: r.get(3)?,
                 page: r.get::<_, Option<i64>>(4)?.map(|p| p as u64),
                 symbol_name: r.get(5)?,
+                line_start: r.get::<_, Option<i64>>(6)?.map(|v| v as u64),
+                line_end: r.get::<_, Option<i64>>(7)?.map(|v| v as u64),
+                page_end: r.get::<_, Option<i64>>(8)?.map(|v| v as u64),
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -284,94 +280,5 @@ impl Database {
         )?;
         tx.commit()?;
         Ok(())
-    }
-
-    // --- the search log
-
-    pub fn log_search(&self, e: &SearchLogEntry) -> Result<()> {
-        self.conn().execute(
-            "INSERT INTO search_log (source, query, mode, filters, result_count, duration_ms, error)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![
-                e.source,
-                e.query,
-                e.mode,
-                e.filters,
-                e.result_count as i64,
-                e.duration_ms,
-                e.error
-            ],
-        )?;
-        Ok(())
-    }
-
-    /// Queries with how often they were searched, most frequent first.
-    pub fn frequent_queries(
-        &self,
-        zero_results_only: bool,
-        limit: usize,
-    ) -> Result<Vec<(String, i64)>> {
-        let cond = if zero_results_only {
-            "WHERE result_count = 0 AND error IS NULL"
-        } else {
-            ""
-        };
-        let sql = format!(
-            "SELECT query, count(*) AS n FROM search_log {cond}
-             GROUP BY query ORDER BY n DESC, max(ts) DESC LIMIT ?1"
-        );
-        let mut stmt = self.conn().prepare(&sql)?;
-        let rows = stmt.query_map([limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    /// Durations of logged searches (ms), and counts: total, zero-result, failed.
-    pub fn search_log_summary(&self) -> Result<(Vec<f64>, i64, i64, i64)> {
-        let mut stmt = self
-            .conn()
-            .prepare("SELECT duration_ms FROM search_log WHERE error IS NULL")?;
-        let durations = stmt
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<f64>>>()?;
-        let (total, zero, failed) = self.conn().query_row(
-            "SELECT count(*),
-                    coalesce(sum(result_count = 0 AND error IS NULL), 0),
-                    coalesce(sum(error IS NOT NULL), 0)
-             FROM search_log",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )?;
-        Ok((durations, total, zero, failed))
-    }
-
-    /// Logged searches per source (cli, mcp).
-    pub fn search_log_sources(&self) -> Result<Vec<(String, serde_json::Value)>> {
-        let mut stmt = self
-            .conn()
-            .prepare("SELECT source, count(*) FROM search_log GROUP BY source ORDER BY source")?;
-        let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                serde_json::json!(r.get::<_, i64>(1)?),
-            ))
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    pub fn clear_search_log(&self) -> Result<usize> {
-        Ok(self.conn().execute("DELETE FROM search_log", [])?)
-    }
-
-    /// The FTS5 snippet of a chunk for a MATCH expression: about 32 tokens
-    /// around the best match, terms in [MATCH]...[/MATCH].
-    pub fn keyword_snippet(&self, fts_query: &str, chunk_id: i64) -> Result<Option<String>> {
-        Ok(self
-            .conn()
-            .prepare_cached(
-                "SELECT snippet(chunks_fts, 0, '[MATCH]', '[/MATCH]', '...', 32)
-                 FROM chunks_fts WHERE chunks_fts MATCH ?1 AND rowid = ?2",
-            )?
-            .query_row(params![fts_query, chunk_id], |r| r.get(0))
-            .optional()?)
     }
 }

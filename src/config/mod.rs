@@ -3,16 +3,20 @@
 //! Precedence, lowest to highest: built-in defaults < `<data_dir>/config.yaml`
 //! < environment (`KB_DATA_DIR`, `KB_MODEL`, `KB_DEFAULT_TOP`, and `KB_` + the
 //! upper-snake-case key path for every other key, e.g.
-//! `KB_CHUNKING_MARKDOWN_MAX_TOKENS`) < command-line flags.
+//! `KB_CHUNKING_MARKDOWN_MAX_TOKENS`) < command-line flags. The types and
+//! defaults are here; `load` resolves them and remembers where each value
+//! came from.
+
+mod load;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use figment::providers::{Format as _, Serialized, Yaml};
-use figment::Figment;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{KbError, Result};
+
+pub use load::{env_name, expand_tilde, key_paths, CliOverrides, Source};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -34,6 +38,13 @@ pub struct Config {
     /// different model bound to the index count as a mismatch.
     #[serde(skip)]
     pub model_explicit: bool,
+    /// Where each key's value came from (see [`Config::source_of`]).
+    #[serde(skip)]
+    pub sources: BTreeMap<String, Source>,
+    /// Things worth a warning that do not stop kb (a mistyped `KB_*`
+    /// variable).
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -172,6 +183,8 @@ impl Default for Config {
             chunking: ChunkingConfig::default(),
             ingestion: IngestionConfig::default(),
             model_explicit: false,
+            sources: BTreeMap::new(),
+            warnings: Vec::new(),
         }
     }
 }
@@ -267,19 +280,6 @@ impl Default for IngestionConfig {
     }
 }
 
-/// Flags from the command line that override every other source.
-#[derive(Debug, Default, Clone)]
-pub struct CliOverrides {
-    pub data_dir: Option<PathBuf>,
-    pub model: Option<String>,
-}
-
-/// Environment variable names with a short alias, mapped to their key path.
-const ENV_ALIASES: &[(&str, &str)] = &[
-    ("KB_MODEL", "embedding.model"),
-    ("KB_DEFAULT_TOP", "search.default_top"),
-];
-
 impl Config {
     pub fn db_path(&self) -> PathBuf {
         self.data_dir.join("kb.db")
@@ -289,64 +289,28 @@ impl Config {
         self.data_dir.join("ingest-errors.log")
     }
 
-    /// Resolves the configuration from every source, reading the process
-    /// environment.
-    pub fn load(cli: &CliOverrides) -> Result<Config> {
-        let env: BTreeMap<String, String> = std::env::vars().collect();
-        Self::load_from(cli, &env)
+    pub fn config_file(&self) -> PathBuf {
+        self.data_dir.join("config.yaml")
     }
 
-    /// Resolves the configuration with an explicit environment (for tests).
-    pub fn load_from(cli: &CliOverrides, env: &BTreeMap<String, String>) -> Result<Config> {
-        let home = dirs::home_dir();
-        // The data dir decides where config.yaml is, so it is resolved first
-        // from the flag, then the environment, then the default.
-        let data_dir_raw = cli
-            .data_dir
-            .clone()
-            .or_else(|| env.get("KB_DATA_DIR").map(PathBuf::from))
-            .unwrap_or_else(|| PathBuf::from("~/.kb"));
-        let data_dir = expand_tilde(&data_dir_raw, home.as_deref());
-        let config_file = data_dir.join("config.yaml");
-
-        let mut figment = Figment::from(Serialized::defaults(Config::default()));
-        let mut model_in_file = false;
-        if config_file.exists() {
-            model_in_file = check_yaml_file(&config_file)?;
-            figment = figment.merge(Yaml::file_exact(&config_file));
-        }
-        figment = figment.merge(Serialized::defaults(env_overrides(env)?));
-        if let Some(model) = &cli.model {
-            figment = figment.merge(Serialized::default("embedding.model", model));
-        }
-
-        let mut config: Config = figment
-            .extract()
-            .map_err(|e| config_error(e, &config_file))?;
-        // The flag and KB_DATA_DIR win over a data_dir key in config.yaml.
-        if cli.data_dir.is_some() || env.contains_key("KB_DATA_DIR") {
-            config.data_dir = data_dir;
-        } else {
-            config.data_dir = expand_tilde(&config.data_dir, home.as_deref());
-        }
-        if let Some(p) = &config.embedding.model_dir {
-            config.embedding.model_dir = Some(expand_tilde(p, home.as_deref()));
-        }
-        config.model_explicit = cli.model.is_some()
-            || env.contains_key("KB_MODEL")
-            || env.contains_key("KB_EMBEDDING_MODEL")
-            || model_in_file;
-        config.validate(&config_file)?;
-        Ok(config)
+    /// Where the value of `key` (a dotted path) came from.
+    pub fn source_of(&self, key: &str) -> Source {
+        self.sources.get(key).cloned().unwrap_or(Source::Default)
     }
 
-    fn validate(&self, file: &Path) -> Result<()> {
+    /// Checks what the types cannot say; the error names the key and where
+    /// its value came from.
+    fn validate(&self) -> Result<()> {
         let bad = |key: &str, why: &str| {
-            Err(KbError::Config(format!(
-                "key `{key}` {why} (set in {} or the environment variable {})",
-                file.display(),
-                env_name(key)
-            )))
+            let from = match self.source_of(key) {
+                Source::Default => format!(
+                    "set it in {} or with the environment variable {}",
+                    self.config_file().display(),
+                    env_name(key)
+                ),
+                other => format!("from {other}"),
+            };
+            Err(KbError::Config(format!("key `{key}` {why} ({from})")))
         };
         if self.search.default_top == 0 {
             return bad("search.default_top", "must be at least 1");
@@ -390,148 +354,10 @@ impl Config {
     }
 }
 
-/// The environment variable that sets a key path.
-pub fn env_name(key: &str) -> String {
-    format!("KB_{}", key.replace('.', "_").to_uppercase())
-}
-
-/// Every leaf key path of the configuration, e.g. `chunking.pdf.max_tokens`.
-pub fn key_paths() -> Vec<String> {
-    fn walk(prefix: &str, v: &serde_json::Value, out: &mut Vec<String>) {
-        match v {
-            serde_json::Value::Object(map) => {
-                for (k, v) in map {
-                    let p = if prefix.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{prefix}.{k}")
-                    };
-                    walk(&p, v, out);
-                }
-            }
-            _ => out.push(prefix.to_string()),
-        }
-    }
-    let mut out = Vec::new();
-    let v = serde_json::to_value(Config::default()).expect("config serialises");
-    walk("", &v, &mut out);
-    out
-}
-
-/// Builds a nested map of the values set through `KB_*` variables.
-/// Unrelated `KB_*` variables are ignored; each value is parsed as YAML so
-/// `KB_DEFAULT_TOP=5` is a number and `KB_SEARCH_LOG=false` a boolean.
-fn env_overrides(env: &BTreeMap<String, String>) -> Result<serde_json::Value> {
-    let mut root = serde_json::Map::new();
-    let mut names: Vec<(String, String)> = key_paths()
-        .into_iter()
-        .filter(|k| k != "data_dir")
-        .map(|k| (env_name(&k), k))
-        .collect();
-    names.extend(
-        ENV_ALIASES
-            .iter()
-            .map(|(n, k)| (n.to_string(), k.to_string())),
-    );
-    for (name, key) in names {
-        let Some(raw) = env.get(&name) else { continue };
-        let value: serde_json::Value = if raw.trim().is_empty() {
-            serde_json::Value::String(raw.clone())
-        } else {
-            match serde_yaml::from_str::<serde_yaml::Value>(raw) {
-                Ok(serde_yaml::Value::String(s)) => serde_json::Value::String(s),
-                Ok(v @ (serde_yaml::Value::Number(_) | serde_yaml::Value::Bool(_))) => {
-                    serde_json::to_value(v).unwrap_or(serde_json::Value::String(raw.clone()))
-                }
-                _ => serde_json::Value::String(raw.clone()),
-            }
-        };
-        let parts: Vec<&str> = key.split('.').collect();
-        let mut node = &mut root;
-        for p in &parts[..parts.len() - 1] {
-            node = node
-                .entry(p.to_string())
-                .or_insert_with(|| serde_json::Value::Object(Default::default()))
-                .as_object_mut()
-                .ok_or_else(|| KbError::Config(format!("bad environment variable {name}")))?;
-        }
-        node.insert(parts[parts.len() - 1].to_string(), value);
-    }
-    Ok(serde_json::Value::Object(root))
-}
-
-/// Parses the YAML file once on its own so a syntax error names the file
-/// and line rather than surfacing as a generic extraction failure. Returns
-/// whether the file sets `embedding.model`.
-fn check_yaml_file(path: &Path) -> Result<bool> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| KbError::Config(format!("cannot read {}: {e}", path.display())))?;
-    match serde_yaml::from_str::<serde_yaml::Value>(&text) {
-        Ok(v @ serde_yaml::Value::Mapping(_)) => {
-            Ok(v.get("embedding").and_then(|e| e.get("model")).is_some())
-        }
-        Ok(serde_yaml::Value::Null) => Ok(false),
-        Ok(_) => Err(KbError::Config(format!(
-            "{}: the file must be a YAML mapping of keys (see config.example.yaml)",
-            path.display()
-        ))),
-        Err(e) => Err(KbError::Config(format!(
-            "{}: invalid YAML: {e}",
-            path.display()
-        ))),
-    }
-}
-
-fn config_error(e: figment::Error, file: &Path) -> KbError {
-    let mut msgs = Vec::new();
-    for err in e {
-        let key = err.path.join(".");
-        let source = match &err.metadata {
-            Some(md) => match &md.source {
-                Some(figment::Source::File(p)) => p.display().to_string(),
-                Some(other) => other.to_string(),
-                None => md.name.to_string(),
-            },
-            None => file.display().to_string(),
-        };
-        let what = match &err.kind {
-            figment::error::Kind::UnknownField(field, _) => {
-                let full = if key.is_empty() {
-                    field.to_string()
-                } else {
-                    format!("{key}.{field}")
-                };
-                format!("unknown key `{full}`")
-            }
-            kind => {
-                if key.is_empty() {
-                    kind.to_string()
-                } else {
-                    format!("key `{key}`: {kind}")
-                }
-            }
-        };
-        msgs.push(format!("{what} (from {source})"));
-    }
-    KbError::Config(msgs.join("; "))
-}
-
-pub fn expand_tilde(path: &Path, home: Option<&Path>) -> PathBuf {
-    let s = path.to_string_lossy();
-    if let Some(home) = home {
-        if s == "~" {
-            return home.to_path_buf();
-        }
-        if let Some(rest) = s.strip_prefix("~/") {
-            return home.join(rest);
-        }
-    }
-    path.to_path_buf()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
@@ -664,7 +490,7 @@ mod tests {
 
     #[test]
     fn every_key_has_an_env_name_and_an_example_entry() {
-        let example = include_str!("../config.example.yaml");
+        let example = include_str!("../../config.example.yaml");
         for key in key_paths() {
             let leaf = key.rsplit('.').next().unwrap();
             assert!(
@@ -673,5 +499,68 @@ mod tests {
             );
             assert!(env_name(&key).starts_with("KB_"));
         }
+    }
+
+    #[test]
+    fn errors_name_the_source_once_and_suggest_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("config.yaml");
+        let cli = CliOverrides {
+            data_dir: Some(dir.path().into()),
+            ..Default::default()
+        };
+        std::fs::write(&f, "search:\n  default_topp: 5\n").unwrap();
+        let err = Config::load_from(&cli, &env(&[])).unwrap_err().to_string();
+        assert!(err.contains("unknown key `search.default_topp`;"), "{err}");
+        assert!(!err.contains("default_topp.default_topp"), "{err}");
+        assert!(err.contains("did you mean `search.default_top`?"), "{err}");
+        std::fs::write(&f, "").unwrap();
+
+        let err = Config::load_from(&cli, &env(&[("KB_SEARCH_DEFAULT_TOP", "abc")]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("KB_SEARCH_DEFAULT_TOP"), "{err}");
+        assert!(!err.contains(".rs:"), "cites a Rust source location: {err}");
+
+        let err = Config::load_from(&cli, &env(&[("KB_DEFAULT_TOP", "0")]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("the environment variable KB_DEFAULT_TOP"),
+            "{err}"
+        );
+        assert!(!err.contains("config.yaml"), "{err}");
+    }
+
+    #[test]
+    fn mistyped_variables_are_warned_about_and_sources_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("config.yaml"), "search:\n  rrf_k: 20\n").unwrap();
+        let cli = CliOverrides {
+            data_dir: Some(dir.path().into()),
+            ..Default::default()
+        };
+        let c = Config::load_from(
+            &cli,
+            &env(&[
+                ("KB_SERCH_LOG", "false"),
+                ("KB_DEFAULT_TOP", "4"),
+                ("KB_CACHE_DIR", "/tmp/x"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+        assert!(c.warnings[0].contains("did you mean KB_SEARCH_LOG?"));
+        assert!(c.search.log, "the typo changed nothing");
+        assert_eq!(
+            c.source_of("search.rrf_k"),
+            Source::File(dir.path().join("config.yaml"))
+        );
+        assert_eq!(
+            c.source_of("search.default_top"),
+            Source::Environment("KB_DEFAULT_TOP".into())
+        );
+        assert_eq!(c.source_of("search.log"), Source::Default);
+        assert_eq!(c.source_of("data_dir"), Source::Flag("--data-dir".into()));
     }
 }

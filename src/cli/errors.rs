@@ -1,0 +1,222 @@
+//! How errors reach the user: as JSON (`{"error", "code", "exit_code",
+//! ...}` on stderr) whenever the command's output would have been JSON, so
+//! an agent can always parse them, and as text for a person at a terminal.
+
+use std::ffi::OsString;
+use std::io::IsTerminal;
+
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use serde_json::json;
+
+use crate::commands::{self, OutputKind};
+use crate::config::OutputFormat;
+
+/// Errors follow an explicit `--format`/`--json`; else a terminal gets
+/// text, and a pipe gets the format the output would have had.
+pub fn error_format(explicit: Option<OutputFormat>, output: OutputFormat) -> OutputFormat {
+    match explicit {
+        Some(f) => f,
+        None if std::io::stderr().is_terminal() => OutputFormat::Human,
+        None => output,
+    }
+}
+
+/// What a command line that did not parse was probably asking for: an
+/// explicit format, and the kind of command (for its default format).
+fn intent(args: &[OsString]) -> (Option<OutputFormat>, OutputKind) {
+    let mut explicit = None;
+    let mut kind = None;
+    let mut it = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned());
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--json" => explicit = Some(OutputFormat::Json),
+            "--format" => explicit = it.next().and_then(|v| parse_format(&v)).or(explicit),
+            "--data-dir" => {
+                it.next();
+            }
+            "--" => break,
+            a if a.starts_with("--format=") => {
+                explicit = parse_format(&a["--format=".len()..]).or(explicit)
+            }
+            a if a.starts_with('-') => {}
+            name if kind.is_none() => {
+                kind = Some(match commands::spec(name) {
+                    Some(spec) => spec.output,
+                    // An unknown (mistyped) command: answer as a query would.
+                    None if name == "mcp" => OutputKind::Text,
+                    None => OutputKind::Query,
+                });
+            }
+            _ => {}
+        }
+    }
+    (explicit, kind.unwrap_or(OutputKind::Query))
+}
+
+fn parse_format(v: &str) -> Option<OutputFormat> {
+    match v {
+        "json" => Some(OutputFormat::Json),
+        "human" => Some(OutputFormat::Human),
+        _ => None,
+    }
+}
+
+/// A command line clap could not parse, shown in the format the command
+/// would have used; help and version are not errors.
+pub fn usage_error(e: clap::Error, args: &[OsString]) -> i32 {
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return 0;
+    }
+    let (explicit, kind) = intent(args);
+    let output = match kind {
+        OutputKind::Query => OutputFormat::Json,
+        OutputKind::Report | OutputKind::Text => OutputFormat::Human,
+    };
+    match error_format(explicit, output) {
+        OutputFormat::Json => eprintln!("{}", usage_json(&e)),
+        OutputFormat::Human => {
+            let _ = e.print();
+        }
+    }
+    1
+}
+
+/// clap's whole message (without the `error: ` prefix) with its
+/// suggestions and the accepted values as arrays.
+fn usage_json(e: &clap::Error) -> serde_json::Value {
+    let rendered = e.render().to_string();
+    let message = rendered.trim().trim_start_matches("error: ").to_string();
+    let strings = |kind: ContextKind| -> Vec<String> {
+        match e.get(kind) {
+            Some(ContextValue::String(s)) => vec![s.clone()],
+            Some(ContextValue::Strings(v)) => v.clone(),
+            Some(ContextValue::StyledStr(s)) => vec![s.to_string()],
+            Some(ContextValue::StyledStrs(v)) => v.iter().map(|s| s.to_string()).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut suggestions = Vec::new();
+    for kind in [
+        ContextKind::SuggestedArg,
+        ContextKind::SuggestedSubcommand,
+        ContextKind::SuggestedValue,
+    ] {
+        suggestions.extend(strings(kind));
+    }
+    let mut v = json!({
+        "error": message,
+        "code": "E_USAGE",
+        "exit_code": 1,
+        "suggestions": suggestions,
+    });
+    let valid = strings(ContextKind::ValidValue);
+    if !valid.is_empty() {
+        v["valid_values"] = json!(valid);
+    }
+    if let Some(invalid) = strings(ContextKind::InvalidValue).pop() {
+        v["invalid_value"] = json!(invalid);
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(a: &[&str]) -> Vec<OsString> {
+        a.iter().map(OsString::from).collect()
+    }
+
+    fn parse_err(a: &[&str]) -> serde_json::Value {
+        let e = super::super::Cli::try_parse_from(args(a)).unwrap_err();
+        usage_json(&e)
+    }
+
+    #[test]
+    fn intent_reads_the_command_and_the_format() {
+        assert_eq!(
+            intent(&args(&["kb", "--data-dir", "x", "search", "--fts-onyl"])),
+            (None, OutputKind::Query)
+        );
+        assert_eq!(
+            intent(&args(&["kb", "add", "--format", "json", "--bogus"])),
+            (Some(OutputFormat::Json), OutputKind::Report)
+        );
+        assert_eq!(
+            intent(&args(&["kb", "add", "--json"])).0,
+            Some(OutputFormat::Json)
+        );
+    }
+
+    #[test]
+    fn usage_errors_carry_the_whole_message_and_suggestions() {
+        let e = parse_err(&["kb", "search", "--fts-onyl", "ssh"]);
+        assert_eq!(e["code"], "E_USAGE");
+        assert!(e["error"].as_str().unwrap().contains("--fts-onyl"), "{e}");
+        assert_eq!(e["suggestions"], json!(["--fts-only"]), "{e}");
+
+        let e = parse_err(&["kb", "search"]);
+        assert!(e["error"].as_str().unwrap().contains("<QUERY>"), "{e}");
+
+        let e = parse_err(&["kb", "search", "q", "--type", "md"]);
+        assert_eq!(e["invalid_value"], "md", "{e}");
+        assert!(e["valid_values"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("markdown")));
+
+        let e = parse_err(&["kb", "serch", "q"]);
+        assert_eq!(e["suggestions"], json!(["search"]), "{e}");
+    }
+
+    #[test]
+    fn flags_are_never_taken_for_the_query() {
+        use super::super::CliCommand;
+        let e = super::super::Cli::try_parse_from(args(&["kb", "search", "--json"]));
+        assert!(e.is_err(), "--json is a flag, so the query is missing");
+        let cli = super::super::Cli::try_parse_from(args(&["kb", "search", "foo", "bar"])).unwrap();
+        match cli.command {
+            CliCommand::Kb(commands::CommandArgs::Search(s)) => {
+                assert_eq!(s.query_text(), "foo bar")
+            }
+            other => panic!("{other:?}"),
+        }
+        let cli =
+            super::super::Cli::try_parse_from(args(&["kb", "search", "--", "-v", "flag"])).unwrap();
+        match cli.command {
+            CliCommand::Kb(commands::CommandArgs::Search(s)) => {
+                assert_eq!(s.query_text(), "-v flag")
+            }
+            other => panic!("{other:?}"),
+        }
+        // Words that only look like short options are query words; real
+        // options stay options wherever they are.
+        let line = super::super::query_words_last(args(&[
+            "kb",
+            "--data-dir",
+            "d",
+            "search",
+            "-git",
+            "-n",
+            "3",
+            "rebase",
+            "--fts-only",
+        ]));
+        let cli = super::super::Cli::try_parse_from(line).unwrap();
+        match cli.command {
+            CliCommand::Kb(commands::CommandArgs::Search(s)) => {
+                assert_eq!(s.query_text(), "-git rebase");
+                assert_eq!(s.top, Some(3));
+                assert!(s.fts_only);
+            }
+            other => panic!("{other:?}"),
+        }
+        let line = super::super::query_words_last(args(&["kb", "search", "--fts-onyl", "ssh"]));
+        assert!(super::super::Cli::try_parse_from(line).is_err());
+    }
+}

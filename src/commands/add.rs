@@ -1,0 +1,332 @@
+//! `kb add PATH...`: indexes files and folders.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, CommandSpec, Mcp, Outcome, OutputKind};
+use crate::db::normalize_tags;
+use crate::embed::ModelUse;
+use crate::error::{KbError, Result};
+use crate::ingest::pipeline::{IngestOptions, IngestSummary, Ingester, ModelSource};
+use crate::output::progress::{Progress, Work};
+use crate::output::{plural, Render, Style};
+use crate::session::{Session, SessionKind};
+
+const EXAMPLES: &str = "Examples:
+  kb add ~/notes ~/docs/handbook --tags work     index two folders (again: only what changed)
+  kb add report.pdf                              one file
+  kb add ~/notes --format json                   the summary as JSON on stdout";
+
+/// Index files and folders (PDF, Markdown, text notes, Python/Bash/Go code)
+///
+/// Unchanged files are skipped, changed ones re-indexed, and documents whose
+/// files vanished from an added folder are removed. Files are parsed in
+/// parallel (ingestion.workers) while the model embeds; a progress bar shows
+/// files, chunks, rate and ETA. Files that cannot be indexed are logged to
+/// <data_dir>/ingest-errors.log and the run goes on. Ctrl-C (or a crash)
+/// keeps every committed document; run the same command again to continue.
+#[derive(Debug, clap::Args, Deserialize, JsonSchema)]
+#[command(after_help = EXAMPLES)]
+#[serde(deny_unknown_fields)]
+pub struct AddArgs {
+    /// Files or folders; folders are walked recursively, skipping hidden and .gitignored entries
+    /// (over MCP: absolute paths, or relative to the server's working directory)
+    #[arg(required = true, value_name = "PATH")]
+    #[schemars(length(min = 1))]
+    pub paths: Vec<PathBuf>,
+    /// Tags to put on every document of this run (comma-separated on the command line)
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Leave out files and folders matching this glob (as in a .gitignore; repeat it).
+    /// A .kbignore file in a folder does the same for that folder
+    #[arg(long, value_name = "GLOB")]
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// No progress bar
+    #[arg(long, short)]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub quiet: bool,
+}
+
+impl AddArgs {
+    /// Checks the paths and tags before anything is opened.
+    fn request(&self) -> Result<Vec<String>> {
+        for p in &self.paths {
+            if std::fs::symlink_metadata(p).is_err() {
+                return Err(KbError::PathNotFound(p.clone()));
+            }
+        }
+        let normalized = normalize_tags(&self.tags);
+        if self.tags.iter().any(|t| t.trim().is_empty()) && normalized.is_empty() {
+            return Err(KbError::invalid(
+                "tags",
+                "--tags: empty tag names are not allowed",
+            ));
+        }
+        Ok(normalized)
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Default, Serialize)]
+pub struct AddOutput {
+    /// New documents indexed.
+    pub added: usize,
+    /// Documents whose file changed and were re-indexed.
+    pub updated: usize,
+    /// Files that could not be indexed (see the errors log).
+    pub failed: usize,
+    /// Files already indexed and unchanged.
+    pub skipped: usize,
+    /// Files of a type kb does not index.
+    pub unsupported: usize,
+    /// Empty files.
+    pub empty: usize,
+    /// Documents removed because their file under an added folder is gone.
+    pub removed: usize,
+    /// Chunks written.
+    pub chunks: usize,
+    /// PDF pages without extractable text.
+    pub pages_without_text: u64,
+    /// Directories or links the walk could not enter (unreadable, loops).
+    pub walk_errors: usize,
+    /// True when the run was stopped by Ctrl-C before the end.
+    pub interrupted: bool,
+    pub errors_log: Option<PathBuf>,
+    /// Documents and chunks written, by document type.
+    pub by_type: BTreeMap<String, TypeCounts>,
+    /// Where the time went (the stages overlap; `parse` is summed over the
+    /// parser threads).
+    pub seconds: Seconds,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct TypeCounts {
+    pub documents: usize,
+    pub chunks: usize,
+    pub parse_seconds: f64,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Seconds {
+    pub total: f64,
+    pub walk: f64,
+    pub parse: f64,
+    pub embed: f64,
+    pub write: f64,
+}
+
+impl AddOutput {
+    fn of(s: IngestSummary) -> AddOutput {
+        AddOutput {
+            added: s.added,
+            updated: s.updated,
+            failed: s.failed,
+            skipped: s.skipped,
+            unsupported: s.unsupported,
+            empty: s.empty,
+            removed: s.removed,
+            chunks: s.chunks,
+            pages_without_text: s.pages_without_text,
+            walk_errors: s.walk_errors,
+            interrupted: s.interrupted,
+            errors_log: s.errors_log,
+            by_type: s
+                .by_type
+                .into_iter()
+                .map(|(t, c)| {
+                    (
+                        t,
+                        TypeCounts {
+                            documents: c.documents,
+                            chunks: c.chunks,
+                            parse_seconds: c.parse_seconds,
+                        },
+                    )
+                })
+                .collect(),
+            seconds: Seconds {
+                total: s.seconds.total,
+                walk: s.seconds.walk,
+                parse: s.seconds.parse,
+                embed: s.seconds.embed,
+                write: s.seconds.write,
+            },
+        }
+    }
+}
+
+impl Command for AddArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "add",
+        summary: "Index files and folders (Markdown, text, PDF, code); unchanged files are \
+                  skipped, changed ones re-indexed. Returns the JSON summary of `kb add`.",
+        output: OutputKind::Report,
+        mcp: Mcp::Write {
+            destructive: false,
+            idempotent: false,
+        },
+    };
+    type Output = AddOutput;
+
+    fn run(self, session: &mut Session) -> Result<AddOutput> {
+        let progress = session.show_progress() && !self.quiet;
+        let tags = self.request()?;
+        // A knowledge base bound to a model loads it only when a file needs
+        // embedding (re-adding an unchanged folder never does); a server
+        // keeps its model; a new knowledge base binds the configured model
+        // when it is on disk (and is not created when it is not).
+        let binding = if session.config().db_path().exists() {
+            session.db()?.model_binding()?
+        } else {
+            // A data directory that cannot exist is the first thing to say.
+            let dir = &session.config().data_dir;
+            std::fs::create_dir_all(dir).map_err(|e| KbError::io(dir, e))?;
+            None
+        };
+        let bar = Arc::new(Progress::new(Work::Ingest, progress));
+        let source = match binding {
+            Some(binding) if session.kind() == SessionKind::OneShot => {
+                ModelSource::Lazy(session.model_loader(&binding, ModelUse::Passages)?)
+            }
+            Some(_) => ModelSource::Ready(session.bound_model(ModelUse::Server)?),
+            None => {
+                bar.loading_model(true);
+                let model = session.bind_configured_model()?;
+                bar.loading_model(false);
+                ModelSource::Ready(model)
+            }
+        };
+        let db = session.db_or_create()?;
+        session.mark_written();
+        let summary = Ingester::new(session.config(), db, source).run(
+            &self.paths,
+            &IngestOptions {
+                tags,
+                exclude: self.exclude.clone(),
+                progress: bar,
+                cancel: session.cancel_arc(),
+            },
+        )?;
+        Ok(AddOutput::of(summary))
+    }
+}
+
+impl Outcome for AddOutput {
+    fn to_json(&self) -> Result<String> {
+        crate::output::to_json(self)
+    }
+
+    fn failure(&self) -> Option<KbError> {
+        self.interrupted.then_some(KbError::Interrupted)
+    }
+}
+
+impl Render for AddOutput {
+    /// The design's summary line, with the extra counts when non-zero.
+    fn human(&self, _style: &Style) -> String {
+        let mut s = format!(
+            "Added {}. {} failed. {} skipped (already indexed).",
+            plural((self.added + self.updated) as u64, "document", "documents"),
+            self.failed,
+            self.skipped
+        );
+        if self.updated > 0 {
+            s.push_str(&format!(
+                " {} of the added {} re-indexed after a change.",
+                self.updated,
+                if self.updated == 1 { "was" } else { "were" }
+            ));
+        }
+        if self.unsupported > 0 {
+            s.push_str(&format!(
+                " {} skipped.",
+                plural(self.unsupported as u64, "unsupported file", "unsupported files")
+            ));
+        }
+        if self.empty > 0 {
+            s.push_str(&format!(
+                " {} skipped.",
+                plural(self.empty as u64, "empty file", "empty files")
+            ));
+        }
+        if self.pages_without_text > 0 {
+            s.push_str(&format!(
+                " {} PDF pages had no extractable text (scanned? OCR is not supported).",
+                self.pages_without_text
+            ));
+        }
+        if self.walk_errors > 0 {
+            s.push_str(&format!(
+                " {} could not be read.",
+                plural(self.walk_errors as u64, "folder or link", "folders or links")
+            ));
+        }
+        if self.removed > 0 {
+            s.push_str(&format!(
+                " Removed {} {} gone.",
+                plural(self.removed as u64, "document", "documents"),
+                if self.removed == 1 {
+                    "whose file is"
+                } else {
+                    "whose files are"
+                }
+            ));
+        }
+        if self.failed > 0 || self.empty > 0 || self.walk_errors > 0 {
+            if let Some(p) = &self.errors_log {
+                s.push_str(&format!(" Reasons in {}.", p.display()));
+            }
+        }
+        if self.interrupted {
+            s.push_str(" Interrupted: re-run the same command to continue.");
+        }
+        s.push('\n');
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_names_only_what_happened() {
+        let quiet = AddOutput {
+            added: 1,
+            skipped: 5,
+            errors_log: Some(PathBuf::from("/kb/ingest-errors.log")),
+            ..Default::default()
+        };
+        assert_eq!(
+            quiet.human(&Style::PLAIN),
+            "Added 1 document. 0 failed. 5 skipped (already indexed).\n"
+        );
+        let busy = AddOutput {
+            updated: 1,
+            failed: 1,
+            empty: 2,
+            unsupported: 1,
+            removed: 1,
+            interrupted: true,
+            errors_log: quiet.errors_log.clone(),
+            skipped: 5,
+            added: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            busy.human(&Style::PLAIN),
+            "Added 2 documents. 1 failed. 5 skipped (already indexed). \
+             1 of the added was re-indexed after a change. 1 unsupported file skipped. \
+             2 empty files skipped. Removed 1 document whose file is gone. \
+             Reasons in /kb/ingest-errors.log. Interrupted: re-run the same command to continue.\n"
+        );
+        assert!(busy.failure().is_some() && quiet.failure().is_none());
+    }
+}

@@ -1,0 +1,107 @@
+//! `kb config`: the effective configuration, each value with where it came
+//! from (default, config file, environment variable, flag).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::config::{key_paths, Source};
+use crate::error::{KbError, Result};
+use crate::output::{Render, Style};
+use crate::session::Session;
+
+/// The effective configuration: every setting, its value and where it came from
+#[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigArgs {}
+
+#[derive(Debug, Serialize)]
+pub struct Setting {
+    /// The key path, as in config.yaml (`search.default_top`).
+    pub key: String,
+    pub value: Value,
+    /// default, file, environment or flag
+    pub source: &'static str,
+    /// The file, variable or flag that set it (null for defaults).
+    pub from: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ConfigOutput {
+    pub config_file: String,
+    pub config_file_exists: bool,
+    pub settings: Vec<Setting>,
+}
+
+impl Command for ConfigArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "config",
+        summary: "The effective configuration with the source of each value.",
+        output: OutputKind::Query,
+        mcp: Mcp::Hidden,
+    };
+    type Output = ConfigOutput;
+
+    fn run(self, session: &mut Session) -> Result<ConfigOutput> {
+        let config = session.config();
+        let values = serde_json::to_value(config)
+            .map_err(|e| KbError::Internal(format!("configuration: {e}")))?;
+        let settings = key_paths()
+            .into_iter()
+            .map(|key| {
+                let value = key
+                    .split('.')
+                    .fold(&values, |v, part| &v[part])
+                    .clone();
+                let (source, from) = match config.source_of(&key) {
+                    Source::Default => ("default", None),
+                    Source::File(p) => ("file", Some(p.display().to_string())),
+                    Source::Environment(v) => ("environment", Some(v)),
+                    Source::Flag(f) => ("flag", Some(f)),
+                };
+                Setting {
+                    key,
+                    value,
+                    source,
+                    from,
+                }
+            })
+            .collect();
+        let file = config.config_file();
+        Ok(ConfigOutput {
+            config_file_exists: file.is_file(),
+            config_file: file.display().to_string(),
+            settings,
+        })
+    }
+}
+
+plain_outcome!(ConfigOutput);
+
+impl Render for ConfigOutput {
+    fn human(&self, _style: &Style) -> String {
+        let mut out = format!(
+            "Configuration file: {}{}\n\n",
+            self.config_file,
+            if self.config_file_exists {
+                ""
+            } else {
+                " (none; defaults apply)"
+            }
+        );
+        let width = self.settings.iter().map(|s| s.key.len()).max().unwrap_or(0);
+        for s in &self.settings {
+            let value = match &s.value {
+                Value::String(v) => v.clone(),
+                other => other.to_string(),
+            };
+            let origin = match &s.from {
+                Some(from) => format!("{} {from}", s.source),
+                None => s.source.to_string(),
+            };
+            out.push_str(&format!("{:<width$} = {value}  ({origin})\n", s.key));
+        }
+        out
+    }
+}

@@ -1,0 +1,279 @@
+//! `kb doctor`: checks what kb needs to work, each finding with a fix.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::document::{file_status, FileStatus};
+use super::{Command, CommandSpec, Mcp, Outcome, OutputKind};
+use crate::embed::{runtime, ModelUse};
+use crate::error::{KbError, Result};
+use crate::output::{plural, Render, Style};
+use crate::session::Session;
+
+/// Check the ONNX Runtime library, the model files and their fingerprint, the database's
+/// integrity, the keyword and vector indexes, and stale files; each problem comes with a fix
+#[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DoctorArgs {}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    /// Works, but worth attention.
+    Warning,
+    /// Broken: kb cannot do part of its job.
+    Fault,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Check {
+    pub name: &'static str,
+    pub status: Status,
+    pub detail: String,
+    /// What to do about a warning or fault.
+    pub fix: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DoctorOutput {
+    /// No check found a fault.
+    pub healthy: bool,
+    pub checks: Vec<Check>,
+}
+
+fn check(name: &'static str, status: Status, detail: impl Into<String>, fix: Option<&str>) -> Check {
+    Check {
+        name,
+        status,
+        detail: detail.into(),
+        fix: fix.map(str::to_string),
+    }
+}
+
+impl Command for DoctorArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "doctor",
+        summary: "Checks the runtime, the model, the database and its indexes.",
+        output: OutputKind::Query,
+        mcp: Mcp::Hidden,
+    };
+    type Output = DoctorOutput;
+
+    fn run(self, session: &mut Session) -> Result<DoctorOutput> {
+        let mut checks = Vec::new();
+        checks.push(match runtime::ensure_loaded(session.config()) {
+            Ok(_) => check(
+                "runtime",
+                Status::Ok,
+                format!(
+                    "ONNX Runtime loaded from {}",
+                    runtime::loaded_path()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default()
+                ),
+                None,
+            ),
+            Err(e) => check(
+                "runtime",
+                Status::Fault,
+                e.to_string(),
+                Some("pip install onnxruntime, then point ORT_DYLIB_PATH (or embedding.onnxruntime) at its libonnxruntime.so; in kb's source tree ./setup.sh does both"),
+            ),
+        });
+        let db = match session.db() {
+            Ok(db) => db,
+            Err(e @ KbError::NoIndex(_)) => {
+                checks.push(check(
+                    "database",
+                    Status::Warning,
+                    e.to_string(),
+                    Some("kb add PATH creates the knowledge base"),
+                ));
+                return Ok(DoctorOutput::of(checks));
+            }
+            Err(e) => {
+                checks.push(check(
+                    "database",
+                    Status::Fault,
+                    e.to_string(),
+                    Some("restore kb.db from a backup, or move it away and run kb add again"),
+                ));
+                return Ok(DoctorOutput::of(checks));
+            }
+        };
+        let problems = db.quick_check()?;
+        checks.push(if problems == ["ok"] {
+            check(
+                "database",
+                Status::Ok,
+                format!("{}: integrity ok", db.path().display()),
+                None,
+            )
+        } else {
+            check(
+                "database",
+                Status::Fault,
+                format!("{}: {}", db.path().display(), problems.join("; ")),
+                Some("restore kb.db from a backup, or move it away and run kb add again"),
+            )
+        });
+        let counts = db.index_counts()?;
+        checks.push(if counts.keyword_rows == counts.chunks {
+            check(
+                "keyword index",
+                Status::Ok,
+                format!("{} chunks indexed", counts.chunks),
+                None,
+            )
+        } else {
+            check(
+                "keyword index",
+                Status::Fault,
+                format!(
+                    "{} chunks but {} rows in the keyword index",
+                    counts.chunks, counts.keyword_rows
+                ),
+                Some("remove and add again the documents concerned (kb remove, kb add)"),
+            )
+        });
+        match db.model_binding()? {
+            None => checks.push(check(
+                "model",
+                Status::Warning,
+                "no embedding model bound: keyword search only",
+                Some("kb init binds the default model"),
+            )),
+            Some(binding) => {
+                checks.push(match session.bound_model(ModelUse::Queries) {
+                    Ok(model) => match model.embed_query("kb doctor") {
+                        Ok(v) if v.len() == binding.embedding_dim => check(
+                            "model",
+                            Status::Ok,
+                            format!(
+                                "{} ({} dimensions){}",
+                                binding.model_name,
+                                binding.embedding_dim,
+                                binding
+                                    .model_dir
+                                    .as_deref()
+                                    .map(|d| format!(" from {d}"))
+                                    .unwrap_or_default()
+                            ),
+                            None,
+                        ),
+                        Ok(v) => check(
+                            "model",
+                            Status::Fault,
+                            format!(
+                                "{} made {}-dimensional vectors, the index holds {}",
+                                binding.model_name,
+                                v.len(),
+                                binding.embedding_dim
+                            ),
+                            Some("kb reindex"),
+                        ),
+                        Err(e) => check("model", Status::Fault, e.to_string(), Some("kb init")),
+                    },
+                    Err(e) => check(
+                        "model",
+                        Status::Fault,
+                        e.to_string(),
+                        Some(match e {
+                            KbError::ModelMismatch(_) => "kb reindex",
+                            _ => "kb init (offline: kb init --model-dir DIR)",
+                        }),
+                    ),
+                });
+                let missing = counts.chunks_without_vectors.unwrap_or(0);
+                checks.push(if missing == 0 {
+                    check(
+                        "vectors",
+                        Status::Ok,
+                        format!("{} vectors", counts.vector_rows.unwrap_or(0)),
+                        None,
+                    )
+                } else {
+                    check(
+                        "vectors",
+                        Status::Fault,
+                        format!("{} have no vector", plural(missing as u64, "chunk", "chunks")),
+                        Some("kb reindex"),
+                    )
+                });
+            }
+        }
+        if let Some(target) = db.unfinished_reindex()? {
+            checks.push(check(
+                "reindex",
+                Status::Warning,
+                format!("a reindex to {target} was interrupted; the old index is in use"),
+                Some("kb reindex (it continues where it stopped)"),
+            ));
+        }
+        let stale = db
+            .document_files()?
+            .into_iter()
+            .filter(|(_, path, size, mtime)| {
+                file_status(path, *size, *mtime, None) != FileStatus::Unchanged
+            })
+            .count();
+        checks.push(if stale == 0 {
+            check("files", Status::Ok, "every indexed file is unchanged", None)
+        } else {
+            check(
+                "files",
+                Status::Warning,
+                format!(
+                    "{} changed or gone since indexing",
+                    plural(stale as u64, "document's file", "documents' files")
+                ),
+                Some("kb add FOLDER refreshes them; kb remove --missing drops the gone ones"),
+            )
+        });
+        Ok(DoctorOutput::of(checks))
+    }
+}
+
+impl DoctorOutput {
+    fn of(checks: Vec<Check>) -> DoctorOutput {
+        DoctorOutput {
+            healthy: checks.iter().all(|c| c.status != Status::Fault),
+            checks,
+        }
+    }
+}
+
+impl Outcome for DoctorOutput {
+    fn to_json(&self) -> Result<String> {
+        crate::output::to_json(self)
+    }
+
+    fn failure(&self) -> Option<KbError> {
+        let faults: Vec<String> = self
+            .checks
+            .iter()
+            .filter(|c| c.status == Status::Fault)
+            .map(|c| format!("{}: {}", c.name, c.detail))
+            .collect();
+        (!faults.is_empty()).then(|| KbError::Unhealthy(faults.join("; ")))
+    }
+}
+
+impl Render for DoctorOutput {
+    fn human(&self, _style: &Style) -> String {
+        let mut out = String::new();
+        for c in &self.checks {
+            let status = match c.status {
+                Status::Ok => "ok",
+                Status::Warning => "warning",
+                Status::Fault => "FAULT",
+            };
+            out.push_str(&format!("{status:<8} {:<14} {}\n", c.name, c.detail));
+            if let Some(fix) = &c.fix {
+                out.push_str(&format!("{:<23} fix: {fix}\n", ""));
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,194 @@
+//! Naming a document: by id (as search results give it) or by the path of
+//! an indexed file, safely; and how every result names a document.
+
+use std::borrow::Cow;
+use std::path::{Component, Path, PathBuf};
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Serialize};
+
+use crate::db::{Database, DocumentRecord};
+use crate::error::{KbError, Result};
+
+/// A document named by its id (`source.document_id` in search results) or
+/// by the path of an indexed file.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum DocRef {
+    Id(i64),
+    Path(String),
+}
+
+impl std::str::FromStr for DocRef {
+    type Err = std::convert::Infallible;
+
+    fn from_str(s: &str) -> std::result::Result<DocRef, Self::Err> {
+        Ok(match s.trim().parse::<i64>() {
+            Ok(id) if s.trim().chars().all(|c| c.is_ascii_digit()) => DocRef::Id(id),
+            _ => DocRef::Path(s.to_string()),
+        })
+    }
+}
+
+impl std::fmt::Display for DocRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DocRef::Id(id) => write!(f, "{id}"),
+            DocRef::Path(p) => f.write_str(p),
+        }
+    }
+}
+
+impl JsonSchema for DocRef {
+    fn schema_name() -> Cow<'static, str> {
+        "DocRef".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": ["integer", "string"],
+            "description": "A document id (source.document_id in search results) or the path of an indexed file"
+        })
+    }
+}
+
+impl DocRef {
+    /// The indexed document this names. A path must resolve to an indexed
+    /// document: one that climbs out with `..`, or a symlink to a file that
+    /// is not indexed, is refused with `E_PATH_ESCAPE`.
+    pub fn resolve(&self, db: &Database) -> Result<DocumentRecord> {
+        let arg = self.to_string();
+        let arg = arg.trim();
+        // "12" given as a string (MCP clients do) is an id too.
+        if !arg.is_empty() && arg.chars().all(|c| c.is_ascii_digit()) {
+            let id: i64 = arg
+                .parse()
+                .map_err(|_| KbError::NotFound(format!("no document with id {arg}")))?;
+            return db.document(id)?.ok_or_else(|| {
+                KbError::NotFound(format!(
+                    "no document with id {id}; `kb list` shows the indexed documents"
+                ))
+            });
+        }
+        let raw = Path::new(arg);
+        let lexical = normalize(&std::path::absolute(raw).unwrap_or_else(|_| raw.to_path_buf()));
+        if let Some(id) = db.document_id_by_path(&lexical.to_string_lossy())? {
+            return db
+                .document(id)?
+                .ok_or_else(|| KbError::NotFound(format!("no document at {}", lexical.display())));
+        }
+        let canonical = std::fs::canonicalize(raw).ok();
+        if let Some(c) = &canonical {
+            if let Some(id) = db.document_id_by_path(&c.to_string_lossy())? {
+                return db
+                    .document(id)?
+                    .ok_or_else(|| KbError::NotFound(format!("no document at {}", c.display())));
+            }
+        }
+        let climbs = raw.components().any(|c| c == Component::ParentDir);
+        let redirected = canonical.as_ref().is_some_and(|c| *c != lexical);
+        if climbs || redirected {
+            return Err(KbError::PathEscape(format!(
+                "{arg}: resolves to {}, which is not an indexed document; kb only opens files it has indexed",
+                canonical.as_ref().unwrap_or(&lexical).display()
+            )));
+        }
+        Err(KbError::NotFound(format!(
+            "{arg}: not an indexed document; `kb list --search NAME` finds documents by path"
+        )))
+    }
+}
+
+/// Removes `.` and resolves `..` without touching the filesystem.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+pub use crate::ingest::change::{file_status, FileStatus};
+
+/// The state of a document's file, or none for a document without one.
+pub fn document_file_status(doc: &DocumentRecord) -> Option<FileStatus> {
+    doc.summary.path.as_deref().map(|p| {
+        file_status(
+            p,
+            doc.file_size,
+            doc.file_mtime,
+            Some(doc.content_hash.as_str()),
+        )
+    })
+}
+
+/// How a document is named in every inspection result.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocumentRef {
+    pub id: i64,
+    pub title: String,
+    pub path: Option<String>,
+    #[serde(rename = "type")]
+    pub doc_type: String,
+    pub tags: Vec<String>,
+    pub total_chunks: i64,
+}
+
+impl DocumentRef {
+    pub fn of(d: &DocumentRecord) -> DocumentRef {
+        DocumentRef {
+            id: d.summary.id,
+            title: d.summary.title.clone(),
+            path: d.summary.path.clone(),
+            doc_type: d.summary.doc_type.clone(),
+            tags: d.summary.tags.clone(),
+            total_chunks: d.summary.chunk_count,
+        }
+    }
+
+    /// The path, else the title: what people recognise a document by.
+    pub fn label(&self) -> &str {
+        self.path.as_deref().unwrap_or(&self.title)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_paths() {
+        assert_eq!("12".parse::<DocRef>().unwrap(), DocRef::Id(12));
+        assert_eq!(
+            "notes/a.md".parse::<DocRef>().unwrap(),
+            DocRef::Path("notes/a.md".into())
+        );
+        assert_eq!(
+            "-3".parse::<DocRef>().unwrap(),
+            DocRef::Path("-3".into()),
+            "only plain digits are ids"
+        );
+        let v: DocRef = serde_json::from_str("7").unwrap();
+        assert_eq!(v, DocRef::Id(7));
+        let v: DocRef = serde_json::from_str("\"/x/y.md\"").unwrap();
+        assert_eq!(v.to_string(), "/x/y.md");
+    }
+
+    #[test]
+    fn lexical_normalisation() {
+        assert_eq!(
+            normalize(Path::new("/a/b/../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
+    }
+}

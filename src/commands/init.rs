@@ -1,0 +1,131 @@
+//! `kb init [--model NAME] [--model-dir DIR]`: sets up the embedding model
+//! and binds the knowledge base to it.
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::embed::reembed::{reembed, Pending};
+use crate::embed::{bind, resolve, BindOutcome};
+use crate::error::{KbError, Result};
+use crate::output::progress::{Progress, Work};
+use crate::output::{Render, Style};
+use crate::session::Session;
+
+/// Set up the embedding model (download it, or use a local copy) and bind the knowledge base to it
+#[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InitArgs {
+    /// Model name from models.toml [env: KB_MODEL] [default: all-MiniLM-L6-v2]
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Use a local directory holding the model's ONNX file, tokenizer.json and config.json instead of downloading
+    #[arg(long, value_name = "DIR")]
+    pub model_dir: Option<PathBuf>,
+    /// No progress bar
+    #[arg(long, short)]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct InitOutput {
+    /// initialised, or already initialised
+    pub status: &'static str,
+    pub model_name: String,
+    pub embedding_dim: usize,
+    pub model_max_tokens: usize,
+    pub model_dir: Option<String>,
+    pub onnx_file: Option<String>,
+    pub db_path: String,
+    /// Chunks indexed before a model was bound, embedded now.
+    pub embedded_chunks: usize,
+}
+
+impl Command for InitArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "init",
+        summary: "Set up the embedding model and bind the knowledge base to it.",
+        output: OutputKind::Report,
+        mcp: Mcp::Hidden,
+    };
+    type Output = InitOutput;
+
+    fn run(self, session: &mut Session) -> Result<InitOutput> {
+        let progress = session.show_progress() && !self.quiet;
+        // A knowledge base may not exist yet: init creates it.
+        let current = if session.config().db_path().exists() {
+            session.db()?.model_binding()?
+        } else {
+            None
+        };
+        let (model, choice) = session.load_chosen(|config| {
+            resolve::for_init(
+                config,
+                self.model.as_deref(),
+                self.model_dir.as_deref(),
+                current.as_ref(),
+                progress,
+            )
+        })?;
+        let probe = model.embed_query("kb init probe")?;
+        if probe.len() != model.dim() {
+            return Err(KbError::Model(format!(
+                "{} produced {}-dimensional vectors, models.toml says {}",
+                model.model_name(),
+                probe.len(),
+                model.dim()
+            )));
+        }
+        let binding = model.binding()?;
+        let db = session.db_or_create()?;
+        let status = match bind(db, model.as_ref())? {
+            BindOutcome::Bound => "initialised",
+            BindOutcome::AlreadyBound => "already initialised",
+        };
+        let bar = Progress::new(Work::Backfill, progress);
+        bar.chunks_found(db.index_counts()?.chunks_without_vectors.unwrap_or(0) as u64);
+        let embedded = reembed(
+            db,
+            model.as_ref(),
+            Pending::WithoutVectors,
+            session.config().embedding.batch_size,
+            session.cancel_flag(),
+            |n| bar.chunks_done(n as u64),
+        );
+        bar.finish();
+        Ok(InitOutput {
+            status,
+            model_name: binding.model_name,
+            embedding_dim: binding.embedding_dim,
+            model_max_tokens: binding.model_max_tokens,
+            model_dir: binding.model_dir,
+            onnx_file: choice.map(|c| c.files.onnx.display().to_string()),
+            db_path: db.path().display().to_string(),
+            embedded_chunks: embedded?,
+        })
+    }
+}
+
+plain_outcome!(InitOutput);
+
+impl Render for InitOutput {
+    fn human(&self, _style: &Style) -> String {
+        format!(
+            "kb: {}: {} ({} dimensions) from {}; database {}{}\n",
+            self.status,
+            self.model_name,
+            self.embedding_dim,
+            self.model_dir.as_deref().unwrap_or("(built in)"),
+            self.db_path,
+            if self.embedded_chunks > 0 {
+                format!("; embedded {} chunks", self.embedded_chunks)
+            } else {
+                String::new()
+            }
+        )
+    }
+}

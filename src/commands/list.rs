@@ -1,0 +1,199 @@
+//! `kb list`: the indexed documents, filtered.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::db::{DocumentSummary, ListFilters, SkillInfo};
+use crate::error::{KbError, Result};
+use crate::ingest::DocType;
+use crate::output::{display_path, plural, Render, Style};
+use crate::session::Session;
+
+/// List indexed documents (filters combine with AND)
+#[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct ListArgs {
+    /// Only documents of this type
+    #[arg(long = "type", value_enum, value_name = "TYPE")]
+    #[serde(rename = "type")]
+    pub doc_type: Option<DocType>,
+    /// Only documents carrying this tag
+    #[arg(long)]
+    pub tag: Option<String>,
+    /// Case-insensitive substring of the title, the path or a skill's description
+    #[arg(long, value_name = "TEXT")]
+    pub search: Option<String>,
+    /// Only skills declaring this capability (exact match); repeat to require several
+    #[arg(long = "capability", value_name = "CAP")]
+    #[serde(rename = "capability")]
+    pub capabilities: Vec<String>,
+    /// Only skills (SKILL.md files with frontmatter)
+    #[arg(long)]
+    pub skills: bool,
+    /// At most N documents (over MCP 100 unless given); with --offset to page
+    #[arg(long, value_name = "N")]
+    #[serde(default = "mcp_limit")]
+    pub limit: Option<usize>,
+    /// Skip the first N documents (in id order)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: usize,
+}
+
+/// Documents one MCP call lists unless it asks for more: a knowledge base
+/// of thousands of files would flood an agent's context.
+fn mcp_limit() -> Option<usize> {
+    Some(100)
+}
+
+impl ListArgs {
+    /// The database filters these arguments ask for.
+    fn filters(&self) -> Result<ListFilters> {
+        let capabilities: Vec<String> = self
+            .capabilities
+            .iter()
+            .map(|c| c.trim().to_string())
+            .collect();
+        if capabilities.iter().any(String::is_empty) {
+            return Err(KbError::invalid(
+                "capability",
+                "--capability needs a non-empty value",
+            ));
+        }
+        Ok(ListFilters {
+            doc_type: self.doc_type.map(|t| t.as_str().to_string()),
+            tag: self.tag.clone(),
+            search: self.search.clone(),
+            capabilities,
+            skills_only: self.skills,
+        })
+    }
+}
+
+/// A skill's frontmatter, as `kb list` and `kb info` show it (for skills
+/// only; other documents have none of these fields).
+#[derive(Debug, Clone, Serialize)]
+pub struct SkillFields {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub version: Option<String>,
+    pub capabilities: Vec<String>,
+}
+
+impl SkillFields {
+    pub fn of(s: &SkillInfo) -> SkillFields {
+        SkillFields {
+            name: s.name.clone(),
+            description: s.description.clone(),
+            version: s.version.clone(),
+            capabilities: s.capabilities.clone(),
+        }
+    }
+
+    /// `v1.2 [read, write] first line of the description`.
+    pub fn line(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(v) = &self.version {
+            parts.push(format!("v{v}"));
+        }
+        if !self.capabilities.is_empty() {
+            parts.push(format!("[{}]", self.capabilities.join(", ")));
+        }
+        if let Some(d) = &self.description {
+            parts.push(d.lines().next().unwrap_or("").to_string());
+        }
+        parts.join(" ")
+    }
+}
+
+/// One listed document.
+#[derive(Debug, Serialize)]
+pub struct ListedDocument {
+    pub id: i64,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub doc_type: String,
+    pub tags: Vec<String>,
+    pub chunk_count: i64,
+    pub created_at: String,
+    pub path: Option<String>,
+    pub updated_at: String,
+    #[serde(flatten)]
+    pub skill: Option<SkillFields>,
+}
+
+impl ListedDocument {
+    fn of(d: DocumentSummary) -> ListedDocument {
+        ListedDocument {
+            id: d.id,
+            title: d.title,
+            doc_type: d.doc_type,
+            tags: d.tags,
+            chunk_count: d.chunk_count,
+            created_at: d.created_at,
+            path: d.path,
+            updated_at: d.updated_at,
+            skill: d.skill.as_ref().map(SkillFields::of),
+        }
+    }
+}
+
+/// Ordered by id.
+#[derive(Debug, Serialize)]
+#[serde(transparent)]
+pub struct ListOutput(pub Vec<ListedDocument>);
+
+impl Command for ListArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "list",
+        summary: "List indexed documents in id order; filters combine with AND. At most 100 \
+                  per call unless limit says otherwise; offset pages on. Returns the JSON of \
+                  `kb list`.",
+        output: OutputKind::Query,
+        mcp: Mcp::Read,
+    };
+    type Output = ListOutput;
+
+    fn run(self, session: &mut Session) -> Result<ListOutput> {
+        let filters = self.filters()?;
+        let docs = session.db()?.list_documents(&filters)?;
+        Ok(ListOutput(
+            docs.into_iter()
+                .skip(self.offset)
+                .take(self.limit.unwrap_or(usize::MAX))
+                .map(ListedDocument::of)
+                .collect(),
+        ))
+    }
+}
+
+plain_outcome!(ListOutput);
+
+impl Render for ListOutput {
+    fn human(&self, _style: &Style) -> String {
+        if self.0.is_empty() {
+            return "No documents.\n".into();
+        }
+        let mut out = String::new();
+        for d in &self.0 {
+            let tags = if d.tags.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", d.tags.join(", "))
+            };
+            out.push_str(&format!(
+                "{:>5}  {} [{}]{} ({})\n       {}\n",
+                d.id,
+                d.title,
+                d.doc_type,
+                tags,
+                plural(d.chunk_count as u64, "chunk", "chunks"),
+                d.path.as_deref().map(display_path).unwrap_or_default()
+            ));
+            if let Some(s) = &d.skill {
+                out.push_str(&format!("       skill: {}\n", s.line()));
+            }
+        }
+        out
+    }
+}

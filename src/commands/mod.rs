@@ -1,0 +1,211 @@
+//! Every kb command, one file each. A command file holds:
+//! - its arguments, one struct that is at once the clap arguments, the serde
+//!   form of the MCP tool's arguments and their JSON Schema, so one doc
+//!   comment is both the `--help` line and the schema's description;
+//! - the typed request those arguments mean, checked once;
+//! - `run(self, &mut Session)`, which returns a typed output and never prints;
+//! - the output type (its serde form is the JSON contract) and its rendering
+//!   for people.
+//!
+//! The registry at the end lists each command once; it generates the CLI's
+//! subcommands and dispatch, and the MCP tool list and calls, so the two
+//! front ends cannot drift apart. Adding a command: a file here with a type
+//! implementing [`Command`], and one registry row.
+
+pub mod document;
+pub mod sections;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::error::{KbError, Result};
+use crate::output::Render;
+use crate::session::Session;
+
+/// A command: its arguments type implements this.
+pub trait Command: Sized {
+    /// What the registry knows about the command.
+    const SPEC: CommandSpec;
+    /// The command's result; its JSON is the output contract.
+    type Output: Serialize + Outcome + 'static;
+    /// Checks the arguments, runs the command and returns its result.
+    fn run(self, session: &mut Session) -> Result<Self::Output>;
+}
+
+/// Facts about a command that front ends act on.
+#[derive(Debug, Clone, Copy)]
+pub struct CommandSpec {
+    /// The subcommand and MCP tool name.
+    pub name: &'static str,
+    /// The MCP tool's description (the CLI's help comes from doc comments).
+    pub summary: &'static str,
+    pub output: OutputKind,
+    pub mcp: Mcp,
+}
+
+/// How a command's result is shown by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    /// A query: JSON on stdout unless `--format human` (or
+    /// `search.default_format: human`).
+    Query,
+    /// Work (add, init, reindex): a summary for people on stderr, and JSON
+    /// on stdout with `--format json`.
+    Report,
+    /// Text for people (kb skill), whatever the format.
+    Text,
+}
+
+/// Whether and how a command is offered as an MCP tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mcp {
+    /// Not a tool.
+    Hidden,
+    /// A read-only tool.
+    Read,
+    /// A tool that changes the knowledge base (offered with --allow-write).
+    Write { destructive: bool, idempotent: bool },
+}
+
+/// A command's result, whatever the command: JSON for the contract, text
+/// for people, and whether the command ended in an error after all (an
+/// interrupted `kb add` still reports what it did).
+pub trait Outcome: Render {
+    fn to_json(&self) -> Result<String>;
+    fn failure(&self) -> Option<KbError> {
+        None
+    }
+}
+
+/// Outputs that always succeed get [`Outcome`] from this.
+macro_rules! plain_outcome {
+    ($($t:ty),* $(,)?) => {
+        $(impl $crate::commands::Outcome for $t {
+            fn to_json(&self) -> $crate::error::Result<String> {
+                $crate::output::to_json(self)
+            }
+        })*
+    };
+}
+
+/// Why a call over MCP failed before or while running.
+#[derive(Debug)]
+pub enum CallError {
+    /// The arguments do not parse (every problem, each with its field).
+    Invalid(Vec<(String, String)>),
+    /// The command ran and failed.
+    Failed(KbError),
+}
+
+/// The JSON Schema of an arguments type, inlined (MCP clients want no
+/// `$ref`s).
+pub fn schema_of<T: JsonSchema>() -> serde_json::Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator();
+    let mut v = generator.into_root_schema_for::<T>().to_value();
+    if let Some(o) = v.as_object_mut() {
+        // The Rust type name and its doc comment say nothing to a client;
+        // the tool description does.
+        o.remove("title");
+        o.remove("description");
+        o.entry("properties")
+            .or_insert_with(|| serde_json::Value::Object(Default::default()));
+    }
+    v
+}
+
+fn call<A>(args: serde_json::Value, session: &mut Session) -> Result<Box<dyn Outcome>, CallError>
+where
+    A: Command + DeserializeOwned,
+{
+    let parsed: A = serde_json::from_value(args)
+        .map_err(|e| CallError::Invalid(vec![(String::new(), e.to_string())]))?;
+    match parsed.run(session) {
+        Ok(out) => Ok(Box::new(out)),
+        Err(e) => Err(CallError::Failed(session.name_db_in(e))),
+    }
+}
+
+/// The registry: one row per command, in the order of `kb --help` and of
+/// the MCP tool list.
+macro_rules! registry {
+    ($( $variant:ident($module:ident :: $args:ident) ),* $(,)?) => {
+        $(pub mod $module;)*
+
+        /// The command of a parsed command line.
+        #[derive(Debug, clap::Subcommand)]
+        pub enum CommandArgs {
+            $( $variant($module::$args), )*
+        }
+
+        impl CommandArgs {
+            pub fn spec(&self) -> &'static CommandSpec {
+                match self {
+                    $( CommandArgs::$variant(_) => &<$module::$args as Command>::SPEC, )*
+                }
+            }
+
+            /// Runs the command; errors name the session's database.
+            pub fn run(self, session: &mut Session) -> Result<Box<dyn Outcome>> {
+                let out: Result<Box<dyn Outcome>> = match self {
+                    $( CommandArgs::$variant(a) => a.run(session).map(|o| Box::new(o) as Box<dyn Outcome>), )*
+                };
+                out.map_err(|e| session.name_db_in(e))
+            }
+        }
+
+        /// Every command's registry facts, in order.
+        pub const SPECS: &[CommandSpec] = &[ $( <$module::$args as Command>::SPEC, )* ];
+
+        /// The JSON Schema of a command's arguments (the MCP input schema).
+        pub fn args_schema(name: &str) -> Option<serde_json::Value> {
+            $( if name == <$module::$args as Command>::SPEC.name {
+                return Some(schema_of::<$module::$args>());
+            } )*
+            None
+        }
+
+        /// Runs a command from JSON arguments (an MCP call); `None` for an
+        /// unknown name.
+        pub fn run_json(
+            name: &str,
+            args: serde_json::Value,
+            session: &mut Session,
+        ) -> Option<Result<Box<dyn Outcome>, CallError>> {
+            $( if name == <$module::$args as Command>::SPEC.name {
+                return Some(call::<$module::$args>(args, session));
+            } )*
+            None
+        }
+    };
+}
+
+registry! {
+    Search(search::SearchArgs),
+    Show(show::ShowArgs),
+    Outline(outline::OutlineArgs),
+    Open(open::OpenArgs),
+    List(list::ListArgs),
+    Tags(tags::TagsArgs),
+    Status(status::StatusArgs),
+    Add(add::AddArgs),
+    Remove(remove::RemoveArgs),
+    Init(init::InitArgs),
+    Reindex(reindex::ReindexArgs),
+    Tag(tag::TagArgs),
+    Info(info::InfoArgs),
+    Stats(stats::StatsArgs),
+    Skill(skill::SkillArgs),
+    Config(config::ConfigArgs),
+    Doctor(doctor::DoctorArgs),
+}
+
+#[cfg(test)]
+mod tests;
+
+/// The registry facts of the command named `name`.
+pub fn spec(name: &str) -> Option<&'static CommandSpec> {
+    SPECS.iter().find(|s| s.name == name)
+}

@@ -1,0 +1,203 @@
+//! `kb open DOC [--lines A:B | --pages A:B] [--max-lines N]`: the text of
+//! a document as indexed, whole or in part.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::document::{document_file_status, DocRef, DocumentRef, FileStatus};
+use super::sections::truncate_lines;
+use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::error::{KbError, Result};
+use crate::ingest::pdf::PageIndex;
+use crate::output::{Render, Style};
+use crate::session::Session;
+
+/// Lines one MCP call returns when it asks for no range: an agent pages
+/// through a long document rather than pulling it whole.
+const MCP_MAX_LINES: usize = 400;
+
+fn mcp_max_lines() -> Option<usize> {
+    Some(MCP_MAX_LINES)
+}
+
+const EXAMPLES: &str = "Examples:
+  kb open 6 --lines 40:120                       some lines of a document
+  kb open report.pdf --pages 3:4                 some pages of a PDF
+  kb open 6 --max-lines 200                      at most 200 lines";
+
+/// The whole text of a document as indexed, or some of its lines or pages
+#[derive(Debug, clap::Args, Deserialize, JsonSchema)]
+#[command(after_help = EXAMPLES)]
+#[serde(deny_unknown_fields)]
+pub struct OpenArgs {
+    /// Document id or path
+    #[arg(value_name = "DOC")]
+    pub document: DocRef,
+    /// Only these lines, 1-based and inclusive: 40:80, 40: (to the end), :80, 12
+    #[arg(long, value_name = "FROM:TO", conflicts_with = "pages")]
+    pub lines: Option<Range>,
+    /// Only these pages of a PDF: 3:5, 3, 7:
+    #[arg(long, value_name = "FROM:TO")]
+    pub pages: Option<Range>,
+    /// Show at most N lines (over MCP 400 unless given)
+    #[arg(long, value_name = "N")]
+    #[serde(default = "mcp_max_lines")]
+    pub max_lines: Option<usize>,
+}
+
+/// A 1-based inclusive range, `FROM:TO` with either end left open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(try_from = "String")]
+#[schemars(with = "String")]
+pub struct Range {
+    pub from: usize,
+    pub to: Option<usize>,
+}
+
+impl std::str::FromStr for Range {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Range, String> {
+        let bad = || format!("`{s}` is not a range: give FROM:TO, FROM:, :TO or N (1-based)");
+        let num = |t: &str| -> std::result::Result<Option<usize>, String> {
+            let t = t.trim();
+            if t.is_empty() {
+                return Ok(None);
+            }
+            match t.parse::<usize>() {
+                Ok(0) | Err(_) => Err(bad()),
+                Ok(n) => Ok(Some(n)),
+            }
+        };
+        let (from, to) = match s.split_once(':') {
+            Some((a, b)) => (num(a)?.unwrap_or(1), num(b)?),
+            None => {
+                let n = num(s)?.ok_or_else(bad)?;
+                (n, Some(n))
+            }
+        };
+        if to.is_some_and(|t| t < from) {
+            return Err(bad());
+        }
+        Ok(Range { from, to })
+    }
+}
+
+impl TryFrom<String> for Range {
+    type Error = String;
+    fn try_from(s: String) -> std::result::Result<Range, String> {
+        s.parse()
+    }
+}
+
+impl Range {
+    fn contains(&self, n: usize) -> bool {
+        n >= self.from && self.to.is_none_or(|t| n <= t)
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct OpenOutput {
+    pub document: DocumentRef,
+    pub file_status: Option<FileStatus>,
+    pub total_lines: usize,
+    pub truncated_lines: usize,
+    pub content: String,
+    /// The 1-based lines of the document `content` holds (before any
+    /// truncation); 0 and 0 for an empty selection.
+    pub first_line: usize,
+    pub last_line: usize,
+}
+
+impl Command for OpenArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "open",
+        summary: "The text of a document as indexed: lines (\"40:80\") or PDF pages (\"3:5\"), \
+                  at most 400 lines per call unless max_lines says otherwise; truncated_lines \
+                  and last_line tell where to continue. Returns the JSON of `kb open`.",
+        output: OutputKind::Query,
+        mcp: Mcp::Read,
+    };
+    type Output = OpenOutput;
+
+    fn run(self, session: &mut Session) -> Result<OpenOutput> {
+        let db = session.db()?;
+        let doc = self.document.resolve(db)?;
+        let text = doc.content.clone().unwrap_or_default();
+        let all: Vec<&str> = text.lines().collect();
+        let selected: Vec<(usize, &str)> = match (self.lines, self.pages) {
+            (Some(r), _) => all
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (i + 1, *l))
+                .filter(|(n, _)| r.contains(*n))
+                .collect(),
+            (None, Some(r)) => {
+                if doc.summary.doc_type != "pdf" {
+                    return Err(KbError::invalid(
+                        "pages",
+                        format!(
+                            "{} is not a PDF; give lines instead of pages",
+                            doc.summary.title
+                        ),
+                    ));
+                }
+                let pages = PageIndex::new(&text);
+                all.iter()
+                    .enumerate()
+                    .map(|(i, l)| (i + 1, *l))
+                    .filter(|(n, _)| r.contains(pages.page(*n) as usize))
+                    .collect()
+            }
+            (None, None) => all.iter().enumerate().map(|(i, l)| (i + 1, *l)).collect(),
+        };
+        let first_line = selected.first().map(|s| s.0).unwrap_or(0);
+        let last_line = selected.last().map(|s| s.0).unwrap_or(0);
+        let body = selected.iter().map(|s| s.1).collect::<Vec<_>>().join("\n");
+        let (content, more) = truncate_lines(&body, self.max_lines);
+        Ok(OpenOutput {
+            document: DocumentRef::of(&doc),
+            file_status: document_file_status(&doc),
+            total_lines: all.len(),
+            truncated_lines: more,
+            first_line,
+            last_line: if more > 0 {
+                selected[selected.len() - 1 - more].0
+            } else {
+                last_line
+            },
+            content,
+        })
+    }
+}
+
+plain_outcome!(OpenOutput);
+
+impl Render for OpenOutput {
+    fn human(&self, _style: &Style) -> String {
+        format!("{}\n", self.content)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges() {
+        let r: Range = "40:80".parse().unwrap();
+        assert_eq!((r.from, r.to), (40, Some(80)));
+        assert!(r.contains(40) && r.contains(80) && !r.contains(81));
+        let r: Range = "7:".parse().unwrap();
+        assert!(r.contains(10_000));
+        let r: Range = ":3".parse().unwrap();
+        assert_eq!(r.from, 1);
+        let r: Range = "12".parse().unwrap();
+        assert_eq!((r.from, r.to), (12, Some(12)));
+        for bad in ["0:3", "5:2", "a:b", "", "3-5"] {
+            assert!(bad.parse::<Range>().is_err(), "{bad}");
+        }
+        let r: Range = serde_json::from_str("\"2:4\"").unwrap();
+        assert_eq!(r.to, Some(4));
+    }
+}

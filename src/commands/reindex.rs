@@ -1,0 +1,104 @@
+//! `kb reindex [--model NAME] [--model-dir DIR]`: embeds every chunk again,
+//! optionally with another model, without ever leaving a mixed index.
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::embed::reembed::{reembed, Pending};
+use crate::embed::resolve;
+use crate::error::Result;
+use crate::output::progress::{Progress, Work};
+use crate::output::{Render, Style};
+use crate::session::Session;
+
+/// Re-embed every chunk, optionally with another model; the old index stays usable until it finishes
+#[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReindexArgs {
+    /// Switch to this model from models.toml (default: the model the index uses)
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Use a local directory holding the model's files instead of the Hugging Face cache
+    #[arg(long, value_name = "DIR")]
+    pub model_dir: Option<PathBuf>,
+    /// No progress bar
+    #[arg(long, short)]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ReindexOutput {
+    pub model_name: String,
+    pub embedding_dim: usize,
+    pub previous_model: Option<String>,
+    pub chunks: usize,
+}
+
+impl Command for ReindexArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "reindex",
+        summary: "Re-embed every chunk, optionally with another model.",
+        output: OutputKind::Report,
+        mcp: Mcp::Hidden,
+    };
+    type Output = ReindexOutput;
+
+    /// New vectors are staged beside the old ones and swapped in one
+    /// transaction, so an interrupted reindex leaves the old index whole
+    /// and a re-run continues where it stopped.
+    fn run(self, session: &mut Session) -> Result<ReindexOutput> {
+        let progress = session.show_progress() && !self.quiet;
+        let db = session.db()?;
+        let current = db.model_binding()?;
+        let bar = Progress::new(Work::Reindex, progress);
+        bar.loading_model(true);
+        let (model, _) = session.load_chosen(|config| {
+            resolve::for_reindex(
+                config,
+                current.as_ref(),
+                self.model.as_deref(),
+                self.model_dir.as_deref(),
+                progress,
+            )
+        })?;
+        let target = model.binding()?;
+        db.begin_reindex(&target)?;
+        let (done_before, total) = db.reindex_counts()?;
+        bar.loading_model(false);
+        bar.chunks_found(total as u64);
+        bar.already_done(done_before as u64);
+        let embedded = reembed(
+            db,
+            model.as_ref(),
+            Pending::Reindex,
+            session.config().embedding.batch_size,
+            session.cancel_flag(),
+            |n| bar.chunks_done(n as u64),
+        );
+        bar.finish();
+        embedded?;
+        db.finish_reindex(&target)?;
+        Ok(ReindexOutput {
+            model_name: target.model_name,
+            embedding_dim: target.embedding_dim,
+            previous_model: current.map(|b| b.model_name),
+            chunks: total,
+        })
+    }
+}
+
+plain_outcome!(ReindexOutput);
+
+impl Render for ReindexOutput {
+    fn human(&self, _style: &Style) -> String {
+        format!(
+            "kb: reindexed {} chunks with {} ({} dimensions)\n",
+            self.chunks, self.model_name, self.embedding_dim
+        )
+    }
+}

@@ -1,0 +1,103 @@
+//! `kb remove DOC... | --missing`: deletes documents with their chunks,
+//! vectors and tag links.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::document::{DocRef, DocumentRef};
+use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::error::{KbError, Result};
+use crate::output::{plural, Render, Style};
+use crate::session::Session;
+
+/// Remove documents (with their chunks, vectors and tag links)
+#[derive(Debug, clap::Args, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RemoveArgs {
+    /// Documents to remove (ids or paths)
+    #[arg(required_unless_present = "missing", value_name = "DOC")]
+    #[serde(default)]
+    pub documents: Vec<DocRef>,
+    /// Remove every document whose source file is gone
+    #[arg(long, conflicts_with = "documents")]
+    #[serde(default)]
+    pub missing: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RemoveOutput {
+    pub removed: usize,
+    pub documents: Vec<DocumentRef>,
+}
+
+impl Command for RemoveArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "remove",
+        summary: "Remove documents (by id or path) or, with missing: true, every document whose \
+                  file is gone. Returns the JSON of `kb remove`.",
+        output: OutputKind::Query,
+        mcp: Mcp::Write {
+            destructive: true,
+            idempotent: true,
+        },
+    };
+    type Output = RemoveOutput;
+
+    /// Every named document is resolved before anything is deleted, so one
+    /// bad name removes nothing.
+    fn run(self, session: &mut Session) -> Result<RemoveOutput> {
+        match (self.documents.is_empty(), self.missing) {
+            (true, false) => {
+                return Err(KbError::invalid(
+                    "documents",
+                    "give the documents to remove (ids or paths), or missing: true",
+                ))
+            }
+            (false, true) => {
+                return Err(KbError::invalid(
+                    "missing",
+                    "missing removes every document whose file is gone; do not combine it with \
+                     documents",
+                ))
+            }
+            _ => {}
+        }
+        let db = session.db()?;
+        let mut found = Vec::new();
+        if self.missing {
+            for (id, path, _, _) in db.document_files()? {
+                if std::fs::symlink_metadata(&path).is_err() {
+                    if let Some(d) = db.document(id)? {
+                        found.push(d);
+                    }
+                }
+            }
+        } else {
+            for d in &self.documents {
+                found.push(d.resolve(db)?);
+            }
+        }
+        let ids: Vec<i64> = found.iter().map(|d| d.summary.id).collect();
+        let removed = db.remove_documents(&ids)?;
+        session.mark_written();
+        Ok(RemoveOutput {
+            removed,
+            documents: found.iter().map(DocumentRef::of).collect(),
+        })
+    }
+}
+
+plain_outcome!(RemoveOutput);
+
+impl Render for RemoveOutput {
+    fn human(&self, _style: &Style) -> String {
+        let mut out = format!(
+            "Removed {}.\n",
+            plural(self.removed as u64, "document", "documents")
+        );
+        for d in &self.documents {
+            out.push_str(&format!("  {} {}\n", d.id, d.label()));
+        }
+        out
+    }
+}

@@ -1,0 +1,436 @@
+//! `kb search QUERY`: keyword (BM25) and semantic (embedding) rankings
+//! fused with Reciprocal Rank Fusion.
+
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::document::{file_status, FileStatus};
+use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::db::{normalize_tags, Filters, SearchLogEntry};
+use crate::error::{KbError, Result};
+use crate::ingest::DocType;
+use crate::output::{display_path, highlight, plural, round, Render, Style};
+use crate::search::{self, Mode, SearchHit, SearchRequest, SearchResponse};
+use crate::session::{Session, SessionKind, VectorRanker};
+
+const EXAMPLES: &str = "Examples:
+  kb search how do I rotate my ssh keys          JSON for agents (quoting is optional)
+  kb search \"WAL checkpoint\" --fts-only --top 3  exact words only
+  kb search backup strategy --tags work --type markdown --format human
+  echo \"rotate keys\" | kb search -               the query from stdin";
+
+/// Search: keyword (BM25) and semantic (embeddings) fused with Reciprocal Rank Fusion
+#[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
+#[command(after_help = EXAMPLES)]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    /// What to look for, in plain words; `-` reads the query from stdin
+    /// (a query that starts with `-` goes after `--`: kb search -- -v flag)
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+    #[serde(deserialize_with = "query_words")]
+    #[schemars(with = "String")]
+    pub query: Vec<String>,
+    /// Number of results (default: search.default_top from the configuration, 10)
+    #[arg(long, short = 'n', value_name = "N")]
+    #[schemars(range(min = 1))]
+    pub top: Option<usize>,
+    /// Only documents carrying all of these tags (comma-separated on the command line)
+    #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Only documents of this type
+    #[arg(long = "type", value_enum, value_name = "TYPE")]
+    #[serde(rename = "type")]
+    pub doc_type: Option<DocType>,
+    /// Ranking: hybrid (default; keyword and semantic fused), keyword (BM25 only), vector (embeddings only)
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub mode: Option<Mode>,
+    /// Keyword (BM25) ranking only; no model needed (same as mode keyword)
+    #[arg(long, conflicts_with = "vec_only")]
+    #[serde(default)]
+    pub fts_only: bool,
+    /// Embedding ranking only (same as mode vector)
+    #[arg(long)]
+    #[serde(default)]
+    pub vec_only: bool,
+    /// Drop results whose fused score is below this
+    #[arg(long, value_name = "SCORE")]
+    pub threshold: Option<f64>,
+}
+
+/// The MCP tool's `query` is one string: the words of the command line.
+fn query_words<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<String>, D::Error> {
+    Ok(vec![String::deserialize(d)?])
+}
+
+impl SearchArgs {
+    /// The query as one string: the command line's words joined.
+    pub fn query_text(&self) -> String {
+        self.query.join(" ")
+    }
+
+    /// `kb search -`: the query is what `input` (stdin) holds.
+    pub fn read_query_from(&mut self, input: &mut dyn std::io::Read) -> Result<()> {
+        if self.query != ["-"] {
+            return Ok(());
+        }
+        let mut text = String::new();
+        input
+            .read_to_string(&mut text)
+            .map_err(|e| KbError::io("stdin", e))?;
+        self.query = vec![text.trim().to_string()];
+        Ok(())
+    }
+
+    /// The ranking asked for; the mode options must agree.
+    fn mode(&self) -> Result<Mode> {
+        let flag = match (self.fts_only, self.vec_only) {
+            (true, true) => {
+                return Err(KbError::invalid(
+                    "vec_only",
+                    "fts_only and vec_only exclude each other; use mode",
+                ))
+            }
+            (true, false) => Some(Mode::Keyword),
+            (false, true) => Some(Mode::Vector),
+            (false, false) => None,
+        };
+        match (self.mode, flag) {
+            (Some(m), Some(f)) if m != f => Err(KbError::invalid(
+                "mode",
+                format!(
+                    "mode {} contradicts {}",
+                    m.as_str(),
+                    if f == Mode::Keyword {
+                        "fts_only"
+                    } else {
+                        "vec_only"
+                    }
+                ),
+            )),
+            (m, f) => Ok(m.or(f).unwrap_or(Mode::Hybrid)),
+        }
+    }
+
+    /// Checks the arguments and turns them into a request.
+    pub fn request(self, config: &crate::config::Config) -> Result<SearchRequest> {
+        let mode = self.mode()?;
+        let query = self.query_text();
+        if query.trim().is_empty() {
+            return Err(KbError::EmptyQuery);
+        }
+        let top = self.top.unwrap_or(config.search.default_top);
+        if top == 0 {
+            return Err(KbError::invalid("top", "--top must be at least 1"));
+        }
+        Ok(SearchRequest {
+            query,
+            top,
+            filters: Filters {
+                tags: normalize_tags(&self.tags),
+                doc_type: self.doc_type.map(|t| t.as_str().to_string()),
+            },
+            mode,
+            threshold: self.threshold,
+            rrf_k: config.search.rrf_k,
+            snippets: true,
+        })
+    }
+}
+
+impl Command for SearchArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "search",
+        summary: "Search the knowledge base: keyword (BM25) and semantic (embedding) rankings \
+                  fused with Reciprocal Rank Fusion. Returns the JSON of `kb search`: results \
+                  with chunk_id, score (fused, for ordering only), score_breakdown (bm25 and \
+                  cosine are absolute: cosine below about 0.35 means a weak match), snippet \
+                  ([MATCH] marks query words), text and source (document_id, title, path, \
+                  section, page). Widen a hit with show (chunk_id, context) or outline + show \
+                  (document, section).",
+        output: OutputKind::Query,
+        mcp: Mcp::Read,
+    };
+    type Output = SearchOutput;
+
+    fn run(self, session: &mut Session) -> Result<SearchOutput> {
+        let req = self.request(session.config())?;
+        let started = Instant::now();
+        let result = rank(session, &req);
+        session.log_search(log_entry(session.kind(), &req, &result, started.elapsed()));
+        Ok(SearchOutput::of(&result?))
+    }
+}
+
+/// Runs both rankers; the vector side as the session provides it.
+fn rank(session: &Session, req: &SearchRequest) -> Result<SearchResponse> {
+    let no_vectors = None::<fn(&str) -> Result<Vec<f32>>>;
+    if !req.mode.uses_vector() {
+        return search::search_with(session.db()?, req, no_vectors, None);
+    }
+    let db = session.db()?;
+    match session.vector_ranker()? {
+        VectorRanker::Cold(load) => {
+            search::search_with(db, req, Some(move |q: &str| load()?.embed_query(q)), None)
+        }
+        VectorRanker::Warm { model, index } => search::search_with(
+            db,
+            req,
+            Some(|q: &str| model.embed_query(q)),
+            Some(&index),
+        ),
+    }
+}
+
+/// The search log's record of a search.
+fn log_entry(
+    kind: SessionKind,
+    req: &SearchRequest,
+    result: &Result<SearchResponse>,
+    took: Duration,
+) -> SearchLogEntry {
+    let filters = serde_json::json!({
+        "top": req.top,
+        "tags": req.filters.tags,
+        "type": req.filters.doc_type,
+        "threshold": req.threshold,
+    });
+    SearchLogEntry {
+        source: match kind {
+            SessionKind::OneShot => "cli",
+            SessionKind::Server => "mcp",
+        }
+        .into(),
+        query: req.query.clone(),
+        mode: req.mode.as_str().into(),
+        filters: filters.to_string(),
+        result_count: result.as_ref().map(|r| r.hits.len()).unwrap_or(0),
+        duration_ms: took.as_secs_f64() * 1000.0,
+        error: result.as_ref().err().map(|e| e.to_string()),
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct SearchOutput {
+    pub query: String,
+    pub results: Vec<SearchResult>,
+    pub total_matches: usize,
+    pub returned: usize,
+    /// hybrid, keyword or vector.
+    pub mode: Mode,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SearchResult {
+    pub chunk_id: i64,
+    pub score: f64,
+    pub score_breakdown: ScoreBreakdown,
+    pub text: String,
+    pub source: Source,
+    /// The best-matching passage, about 32 tokens, query words wrapped in
+    /// [MATCH]...[/MATCH], "..." at cut ends.
+    pub snippet: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ScoreBreakdown {
+    /// The keyword ranker's RRF contribution; null when it did not run.
+    pub fts: Option<f64>,
+    /// The vector ranker's RRF contribution; null when it did not run.
+    pub vector: Option<f64>,
+    /// Absolute BM25 relevance (higher is better); null when the chunk did
+    /// not match by keyword.
+    pub bm25: Option<f64>,
+    /// Cosine similarity of the chunk to the query; null when the vector
+    /// ranker did not score it.
+    pub cosine: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Source {
+    pub document_id: i64,
+    pub title: String,
+    pub path: Option<String>,
+    #[serde(rename = "type")]
+    pub doc_type: String,
+    pub page: Option<u64>,
+    pub chunk_index: i64,
+    pub total_chunks: i64,
+    pub tags: Vec<String>,
+    /// The heading chain the chunk sits under.
+    pub section: Option<String>,
+    /// Programming language of a code document.
+    pub language: Option<String>,
+    /// Code chunks only (absent otherwise): the symbol the chunk holds
+    /// (`parse_config`, `Foo.bar`, `Server.Start`), its kind (function,
+    /// method, class, type, module) and its 1-based inclusive line range.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbol_kind: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_start: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_end: Option<u64>,
+    /// The last page of a PDF chunk that runs onto the next page (absent
+    /// otherwise): cite `page`–`page_end`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_end: Option<u64>,
+    /// True when the document's file changed or is gone since it was
+    /// indexed: the text is what kb indexed, not what the file says now.
+    pub stale: bool,
+}
+
+impl SearchOutput {
+    pub fn of(resp: &SearchResponse) -> SearchOutput {
+        // Each document's file is checked once, however many of its chunks hit.
+        let mut stale: std::collections::HashMap<i64, bool> = Default::default();
+        let results: Vec<SearchResult> = resp
+            .hits
+            .iter()
+            .map(|h| {
+                let c = &h.chunk;
+                let is_stale = *stale.entry(c.document_id).or_insert_with(|| {
+                    c.path.as_deref().is_some_and(|p| {
+                        file_status(p, c.file_size, c.file_mtime, Some(&c.content_hash))
+                            != FileStatus::Unchanged
+                    })
+                });
+                SearchResult::of(h, is_stale)
+            })
+            .collect();
+        SearchOutput {
+            query: resp.query.clone(),
+            returned: results.len(),
+            results,
+            total_matches: resp.total_matches,
+            mode: resp.mode,
+        }
+    }
+}
+
+impl SearchResult {
+    fn of(h: &SearchHit, stale: bool) -> SearchResult {
+        let c = &h.chunk;
+        let meta_str = |key: &str| c.metadata.get(key).and_then(Value::as_str).map(str::to_string);
+        let meta_u64 = |key: &str| c.metadata.get(key).and_then(Value::as_u64);
+        SearchResult {
+            chunk_id: c.chunk_id,
+            score: round(h.score, 6),
+            score_breakdown: ScoreBreakdown {
+                fts: h.fts.map(|x| round(x, 6)),
+                vector: h.vector.map(|x| round(x, 6)),
+                bm25: h.bm25.map(|x| round(x, 4)),
+                cosine: h.cosine.map(|x| round(x as f64, 4)),
+            },
+            text: c.text.clone(),
+            snippet: h.snippet.clone(),
+            source: Source {
+                document_id: c.document_id,
+                title: c.title.clone(),
+                path: c.path.clone(),
+                doc_type: c.doc_type.clone(),
+                page: meta_u64("page"),
+                chunk_index: c.chunk_index,
+                total_chunks: c.total_chunks,
+                tags: c.tags.clone(),
+                section: meta_str("section"),
+                language: c.language.clone(),
+                symbol_name: meta_str("symbol_name"),
+                symbol_kind: meta_str("symbol_kind"),
+                line_start: meta_u64("line_start"),
+                line_end: meta_u64("line_end"),
+                page_end: meta_u64("page_end"),
+                stale,
+            },
+        }
+    }
+}
+
+plain_outcome!(SearchOutput);
+
+impl Render for SearchOutput {
+    /// ```text
+    /// Search: "install git" (47 matches, showing top 10)
+    ///
+    /// 1. [0.031] docs/git.md §Git Admin Guide > Installation [markdown] [admin, git]
+    ///    chunk 41 · document 6 · cosine 0.64
+    ///    To install the latest version of git from source...
+    /// ```
+    /// Code cites `path:first-last symbol (kind)`, PDFs `Title (p.N)` with
+    /// the file on the second line; the ids are what `kb show`, `kb outline`
+    /// and `kb open` take.
+    fn human(&self, style: &Style) -> String {
+        let mut out = format!(
+            "Search: \"{}\" ({}, showing top {})\n",
+            self.query,
+            plural(self.total_matches as u64, "match", "matches"),
+            self.returned
+        );
+        if self.results.is_empty() {
+            out.push_str("\nNo results.\n");
+        }
+        for (i, r) in self.results.iter().enumerate() {
+            let src = &r.source;
+            let path = src.path.as_deref().map(display_path);
+            let mut details = vec![
+                format!("chunk {}", r.chunk_id),
+                format!("document {}", src.document_id),
+            ];
+            let mut label = if src.doc_type == "pdf" {
+                let mut l = src.title.clone();
+                if let Some(p) = src.page {
+                    match src.page_end {
+                        Some(e) if e != p => l.push_str(&format!(" (p.{p}-{e})")),
+                        _ => l.push_str(&format!(" (p.{p})")),
+                    }
+                }
+                if let Some(p) = &path {
+                    details.insert(0, p.clone());
+                }
+                l
+            } else {
+                let mut l = path.clone().unwrap_or_else(|| src.title.clone());
+                if let (Some(a), Some(b)) = (src.line_start, src.line_end) {
+                    l.push_str(&format!(":{a}-{b}"));
+                }
+                l
+            };
+            match (&src.symbol_name, &src.section) {
+                (Some(sym), _) => {
+                    label.push_str(&format!(" {sym}"));
+                    if let Some(kind) = &src.symbol_kind {
+                        label.push_str(&format!(" ({kind})"));
+                    }
+                }
+                (None, Some(sec)) => label.push_str(&format!(" §{sec}")),
+                (None, None) => {}
+            }
+            if let Some(c) = r.score_breakdown.cosine {
+                details.push(format!("cosine {c:.2}"));
+            }
+            if src.stale {
+                details.push("file changed since indexing".into());
+            }
+            let tags = if src.tags.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", src.tags.join(", "))
+            };
+            out.push_str(&format!(
+                "\n{}. [{:.3}] {} [{}]{}\n   {}\n   {}\n",
+                i + 1,
+                r.score,
+                label,
+                src.doc_type,
+                tags,
+                details.join(" · "),
+                style.wrap(&highlight(&r.snippet, style), 3)
+            ));
+        }
+        out
+    }
+}

@@ -1,0 +1,350 @@
+//! `kb show CHUNK [--context N]` widens a search hit with its neighbours;
+//! `kb show DOC --section HEADING` prints one section of a document.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::document::{DocRef, DocumentRef};
+use super::sections::{find_section, truncate_lines};
+use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::db::ChunkDetails;
+use crate::error::{KbError, Result};
+use crate::ingest::pdf::PageIndex;
+use crate::output::{display_path, Render, Style};
+use crate::session::Session;
+
+const EXAMPLES: &str = "Examples:
+  kb show 41 --context 1                         a search hit with one chunk either side
+  kb show 6 --section \"Using ssh-agent\"          one section (a heading from kb outline)
+  kb show shlex.py --section \"def split\"         a code symbol, as search results name it";
+
+/// Show a chunk with N neighbours, or with --section a section of a document
+#[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
+#[command(after_help = EXAMPLES)]
+#[serde(deny_unknown_fields)]
+pub struct ShowArgs {
+    /// A chunk id (from search results), or with --section a document id or path
+    #[arg(required = true, value_name = "TARGET")]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub target: Option<String>,
+    /// A chunk id from search results (chunk_id); shows that chunk
+    #[arg(skip)]
+    pub chunk_id: Option<i64>,
+    /// Neighbouring chunks to show before and after the chunk (default 0)
+    #[arg(long, short = 'C', value_name = "N")]
+    pub context: Option<usize>,
+    /// With section: the document whose section to show
+    #[arg(skip)]
+    pub document: Option<DocRef>,
+    /// Show this section (a heading of the document as outline lists it; case-insensitive)
+    #[arg(long, value_name = "HEADING")]
+    pub section: Option<String>,
+    /// With section: show at most this many lines
+    #[arg(long, value_name = "N")]
+    pub max_lines: Option<usize>,
+}
+
+/// What `kb show` was asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ShowRequest {
+    Chunk {
+        id: i64,
+        context: usize,
+    },
+    Section {
+        document: DocRef,
+        heading: String,
+        max_lines: Option<usize>,
+    },
+}
+
+impl ShowArgs {
+    /// The request, from the command line's `TARGET [--section H]` or the
+    /// MCP tool's `chunk_id` / `document` + `section`.
+    pub fn request(self) -> Result<ShowRequest> {
+        let context = self.context.unwrap_or(0);
+        if let Some(target) = self.target {
+            return match self.section {
+                Some(heading) => Ok(ShowRequest::Section {
+                    document: target.parse().unwrap_or(DocRef::Path(target)),
+                    heading,
+                    max_lines: self.max_lines,
+                }),
+                None => {
+                    let id = target.trim().parse().map_err(|_| {
+                        KbError::Usage(format!(
+                            "`{target}` is not a chunk id; use --section HEADING to show a section of a document"
+                        ))
+                    })?;
+                    Ok(ShowRequest::Chunk { id, context })
+                }
+            };
+        }
+        match (self.chunk_id, self.document, self.section) {
+            (Some(id), None, None) => Ok(ShowRequest::Chunk { id, context }),
+            (None, Some(document), Some(heading)) => Ok(ShowRequest::Section {
+                document,
+                heading,
+                max_lines: self.max_lines,
+            }),
+            (Some(_), _, Some(_)) => Err(KbError::invalid(
+                "chunk_id",
+                "give either chunk_id (a chunk) or document with section (a section)",
+            )),
+            (_, None, Some(_)) => Err(KbError::invalid(
+                "document",
+                "is required with section: the document id or path (search results carry \
+                 source.document_id)",
+            )),
+            (Some(_), Some(_), None) => Err(KbError::invalid(
+                "document",
+                "goes with section; to show a chunk give chunk_id alone",
+            )),
+            (None, Some(_), None) => Err(KbError::invalid(
+                "section",
+                "is required with document: a heading from outline (use open for the whole text)",
+            )),
+            (None, None, None) => Err(KbError::invalid(
+                "chunk_id",
+                "give chunk_id (from search results), or document with section",
+            )),
+        }
+    }
+}
+
+/// A chunk as `kb show` prints it.
+#[derive(Debug, Serialize)]
+pub struct ChunkView {
+    pub chunk_id: i64,
+    pub chunk_index: i64,
+    pub section: Option<String>,
+    pub page: Option<u64>,
+    pub token_count: Option<i64>,
+    pub text: String,
+    /// 1-based lines in the file (absent where kb does not know them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_start: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_end: Option<u64>,
+    /// The last page of a PDF chunk that runs onto the next page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_end: Option<u64>,
+}
+
+impl ChunkView {
+    fn of(c: &ChunkDetails) -> ChunkView {
+        ChunkView {
+            chunk_id: c.chunk_id,
+            chunk_index: c.chunk_index,
+            section: c
+                .metadata
+                .get("section")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            page: c.metadata.get("page").and_then(Value::as_u64),
+            token_count: c.token_count,
+            text: c.text.clone(),
+            line_start: c.metadata.get("line_start").and_then(Value::as_u64),
+            line_end: c.metadata.get("line_end").and_then(Value::as_u64),
+            page_end: c.metadata.get("page_end").and_then(Value::as_u64),
+        }
+    }
+}
+
+/// A chunk with its neighbours.
+#[derive(Debug, Serialize)]
+pub struct ChunkWithContext {
+    pub document: DocumentRef,
+    pub chunk: ChunkView,
+    pub before: Vec<ChunkView>,
+    pub after: Vec<ChunkView>,
+}
+
+/// One section of a document.
+#[derive(Debug, Serialize)]
+pub struct SectionOutput {
+    pub document: DocumentRef,
+    pub heading: String,
+    pub level: u8,
+    pub line: u64,
+    /// The section's last line (before any --max-lines cut).
+    pub line_end: u64,
+    /// The PDF page the heading is on (null for other documents).
+    pub page: Option<u64>,
+    pub content: String,
+    pub truncated_lines: usize,
+    /// How the section was asked for and how many other headings matched
+    /// (for the warning; not part of the JSON).
+    #[serde(skip)]
+    asked: String,
+    #[serde(skip)]
+    other_matches: usize,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum ShowOutput {
+    Chunk(ChunkWithContext),
+    Section(SectionOutput),
+}
+
+impl Command for ShowArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "show",
+        summary: "Show a chunk with its neighbours (chunk_id, context: N chunks before and after), \
+                  or a section of a document (document, section: a heading from outline). \
+                  Returns the JSON of `kb show`.",
+        output: OutputKind::Query,
+        mcp: Mcp::Read,
+    };
+    type Output = ShowOutput;
+
+    fn run(self, session: &mut Session) -> Result<ShowOutput> {
+        let request = self.request()?;
+        let db = session.db()?;
+        match request {
+            ShowRequest::Chunk { id, context } => {
+                let window = db.chunk_window(id, context)?.ok_or_else(|| {
+                    KbError::NotFound(format!(
+                        "no chunk with id {id}; chunk ids come from `kb search` results"
+                    ))
+                })?;
+                let details = db.chunk_details(&window)?;
+                let pos = details
+                    .iter()
+                    .position(|c| c.chunk_id == id)
+                    .ok_or_else(|| KbError::NotFound(format!("no chunk with id {id}")))?;
+                let doc = db.document(details[pos].document_id)?.ok_or_else(|| {
+                    KbError::NotFound(format!("the document of chunk {id} is gone"))
+                })?;
+                Ok(ShowOutput::Chunk(ChunkWithContext {
+                    document: DocumentRef::of(&doc),
+                    chunk: ChunkView::of(&details[pos]),
+                    before: details[..pos].iter().map(ChunkView::of).collect(),
+                    after: details[pos + 1..].iter().map(ChunkView::of).collect(),
+                }))
+            }
+            ShowRequest::Section {
+                document,
+                heading,
+                max_lines,
+            } => {
+                let doc = document.resolve(db)?;
+                let s = find_section(&doc, &heading)?;
+                let (content, more) = truncate_lines(&s.content, max_lines);
+                let page = doc
+                    .content
+                    .as_deref()
+                    .filter(|_| doc.summary.doc_type == "pdf")
+                    .map(|text| u64::from(PageIndex::new(text).page(s.line as usize)));
+                Ok(ShowOutput::Section(SectionOutput {
+                    document: DocumentRef::of(&doc),
+                    heading: s.heading,
+                    level: s.level,
+                    line: s.line,
+                    line_end: s.line + (s.content.lines().count() as u64).saturating_sub(1),
+                    page,
+                    content,
+                    truncated_lines: more,
+                    asked: heading.trim().to_string(),
+                    other_matches: s.other_matches,
+                }))
+            }
+        }
+    }
+}
+
+plain_outcome!(ShowOutput);
+
+impl Render for ShowOutput {
+    fn human(&self, _style: &Style) -> String {
+        match self {
+            ShowOutput::Section(s) => format!("{}\n", s.content),
+            ShowOutput::Chunk(s) => {
+                // Chunks are numbered from 1, as people count them.
+                let total = s.document.total_chunks;
+                let mut out = format!(
+                    "{} ({}) document {}\n",
+                    s.document.title,
+                    s.document.path.as_deref().map(display_path).unwrap_or_default(),
+                    s.document.id,
+                );
+                for (c, marker) in s
+                    .before
+                    .iter()
+                    .map(|c| (c, " "))
+                    .chain(std::iter::once((&s.chunk, ">")))
+                    .chain(s.after.iter().map(|c| (c, " ")))
+                {
+                    let place = c
+                        .section
+                        .as_deref()
+                        .map(|x| format!(" §{x}"))
+                        .or_else(|| c.page.map(|p| format!(" p.{p}")))
+                        .unwrap_or_default();
+                    out.push_str(&format!(
+                        "\n{marker} [chunk {} · {} of {total}]{place}\n{}\n",
+                        c.chunk_id,
+                        c.chunk_index + 1,
+                        c.text
+                    ));
+                }
+                out
+            }
+        }
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        match self {
+            ShowOutput::Section(s) if s.other_matches > 0 => vec![format!(
+                "warning: multiple matches for \"{}\"; showing first",
+                s.asked
+            )],
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_from_either_front_end() {
+        let cli = ShowArgs {
+            target: Some("41".into()),
+            context: Some(1),
+            ..Default::default()
+        };
+        assert_eq!(
+            cli.request().unwrap(),
+            ShowRequest::Chunk { id: 41, context: 1 }
+        );
+        let cli = ShowArgs {
+            target: Some("notes/a.md".into()),
+            section: Some("Setup".into()),
+            ..Default::default()
+        };
+        assert!(matches!(
+            cli.request().unwrap(),
+            ShowRequest::Section { document: DocRef::Path(_), .. }
+        ));
+        let bad = ShowArgs {
+            target: Some("notes/a.md".into()),
+            ..Default::default()
+        };
+        assert_eq!(bad.request().unwrap_err().code(), "E_USAGE");
+        let mcp: ShowArgs =
+            serde_json::from_value(serde_json::json!({"section": "Setup"})).unwrap();
+        assert_eq!(mcp.request().unwrap_err().field(), Some("document"));
+        let mcp: ShowArgs =
+            serde_json::from_value(serde_json::json!({"document": 3, "section": "Setup"}))
+                .unwrap();
+        assert!(matches!(
+            mcp.request().unwrap(),
+            ShowRequest::Section { document: DocRef::Id(3), .. }
+        ));
+    }
+}

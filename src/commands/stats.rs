@@ -1,0 +1,170 @@
+//! `kb stats [--clear] [--limit N]`: what the search log says.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::error::Result;
+use crate::output::{Render, Style};
+use crate::session::Session;
+
+/// Search log: frequent queries, queries without results, latency percentiles
+#[derive(Debug, clap::Args, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatsArgs {
+    /// Empty the search log
+    #[arg(long)]
+    #[serde(default)]
+    pub clear: bool,
+    /// How many queries to list
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    #[serde(default = "default_limit")]
+    pub limit: usize,
+}
+
+fn default_limit() -> usize {
+    10
+}
+
+#[derive(Debug, Serialize)]
+pub struct Latency {
+    pub p50: Option<f64>,
+    pub p95: Option<f64>,
+    pub p99: Option<f64>,
+    pub max: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct QueryCount {
+    pub query: String,
+    pub count: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct StatsSummary {
+    pub total_searches: i64,
+    pub zero_result_searches: i64,
+    pub failed_searches: i64,
+    pub latency_ms: Latency,
+    pub top_queries: Vec<QueryCount>,
+    pub zero_result_queries: Vec<QueryCount>,
+    /// Whether searches are being logged (`search.log`).
+    pub logging: bool,
+    /// Logged searches by where they came from: cli or mcp.
+    pub searches_by_source: BTreeMap<String, i64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Cleared {
+    pub cleared: usize,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum StatsOutput {
+    Summary(StatsSummary),
+    Cleared(Cleared),
+}
+
+/// The value at percentile `p` (nearest rank), to 0.1 ms.
+fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let i = ((sorted.len() as f64) * p).ceil() as usize;
+    Some((sorted[i.clamp(1, sorted.len()) - 1] * 10.0).round() / 10.0)
+}
+
+impl Command for StatsArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "stats",
+        summary: "The search log: most frequent queries, queries with no results, latency \
+                  percentiles (`kb stats`).",
+        output: OutputKind::Query,
+        mcp: Mcp::Hidden,
+    };
+    type Output = StatsOutput;
+
+    fn run(self, session: &mut Session) -> Result<StatsOutput> {
+        let db = session.db()?;
+        if self.clear {
+            return Ok(StatsOutput::Cleared(Cleared {
+                cleared: db.clear_search_log()?,
+            }));
+        }
+        let (mut durations, total, zero, failed) = db.search_log_summary()?;
+        durations.sort_by(|a, b| a.total_cmp(b));
+        let counts = |v: Vec<(String, i64)>| -> Vec<QueryCount> {
+            v.into_iter()
+                .map(|(query, count)| QueryCount { query, count })
+                .collect()
+        };
+        Ok(StatsOutput::Summary(StatsSummary {
+            total_searches: total,
+            zero_result_searches: zero,
+            failed_searches: failed,
+            latency_ms: Latency {
+                p50: percentile(&durations, 0.5),
+                p95: percentile(&durations, 0.95),
+                p99: percentile(&durations, 0.99),
+                max: durations.last().copied(),
+            },
+            top_queries: counts(db.frequent_queries(false, self.limit)?),
+            zero_result_queries: counts(db.frequent_queries(true, self.limit)?),
+            logging: session.config().search.log,
+            searches_by_source: db.search_log_sources()?.into_iter().collect(),
+        }))
+    }
+}
+
+plain_outcome!(StatsOutput);
+
+impl Render for StatsOutput {
+    fn human(&self, _style: &Style) -> String {
+        let s = match self {
+            StatsOutput::Cleared(c) => {
+                return format!("Cleared {} logged searches.\n", c.cleared);
+            }
+            StatsOutput::Summary(s) => s,
+        };
+        let ms = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_else(|| "null".into());
+        let mut out = format!(
+            "Searches: {} ({} with no results, {} failed)\nLatency: p50 {} ms, p95 {} ms, p99 {} ms\n",
+            s.total_searches,
+            s.zero_result_searches,
+            s.failed_searches,
+            ms(s.latency_ms.p50),
+            ms(s.latency_ms.p95),
+            ms(s.latency_ms.p99),
+        );
+        for (list, title) in [
+            (&s.top_queries, "Most frequent"),
+            (&s.zero_result_queries, "No results"),
+        ] {
+            if list.is_empty() {
+                continue;
+            }
+            out.push_str(&format!("\n{title}:\n"));
+            for q in list {
+                out.push_str(&format!("  {:>4}  {}\n", q.count, q.query));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&v, 0.5), Some(50.0));
+        assert_eq!(percentile(&v, 0.95), Some(95.0));
+        assert_eq!(percentile(&[], 0.5), None);
+        assert_eq!(percentile(&[4.26], 0.99), Some(4.3));
+    }
+}

@@ -1,0 +1,113 @@
+//! `kb status`: what the knowledge base holds.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::document::{file_status, FileStatus};
+use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::error::Result;
+use crate::ingest::DocType;
+use crate::output::{Render, Style};
+use crate::session::Session;
+
+/// Counts of documents and chunks, database size, model and schema version
+#[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatusArgs {}
+
+#[derive(Debug, Serialize)]
+pub struct StatusOutput {
+    /// Document counts by type (every type listed, zeros included).
+    pub documents: BTreeMap<String, i64>,
+    pub total_documents: i64,
+    pub total_chunks: i64,
+    pub db_size_bytes: u64,
+    pub model_name: Option<String>,
+    pub embedding_dim: Option<usize>,
+    pub schema_version: i64,
+    pub last_ingest_at: Option<String>,
+    /// Indexed documents whose source file changed or vanished since.
+    pub stale_documents: usize,
+    pub db_path: String,
+}
+
+impl Command for StatusArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "status",
+        summary: "Counts of documents and chunks, database size, embedding model, schema version, \
+                  last ingest, stale documents (`kb status`).",
+        output: OutputKind::Query,
+        mcp: Mcp::Read,
+    };
+    type Output = StatusOutput;
+
+    fn run(self, session: &mut Session) -> Result<StatusOutput> {
+        let db = session.db()?;
+        let mut documents: BTreeMap<String, i64> = [DocType::Pdf, DocType::Markdown, DocType::Code, DocType::Note]
+            .iter()
+            .map(|t| (t.as_str().to_string(), 0))
+            .collect();
+        for (t, n) in db.documents_by_type()? {
+            documents.insert(t, n);
+        }
+        let binding = db.model_binding()?;
+        let stale_documents = db
+            .document_files()?
+            .into_iter()
+            .filter(|(_, path, size, mtime)| {
+                file_status(path, *size, *mtime, None) != FileStatus::Unchanged
+            })
+            .count();
+        Ok(StatusOutput {
+            stale_documents,
+            total_documents: documents.values().sum(),
+            documents,
+            total_chunks: db.chunk_count()?,
+            db_size_bytes: db.size_bytes(),
+            model_name: binding.as_ref().map(|b| b.model_name.clone()),
+            embedding_dim: binding.as_ref().map(|b| b.embedding_dim),
+            schema_version: db.schema_version()?,
+            last_ingest_at: db.last_ingest_at()?,
+            db_path: db.path().display().to_string(),
+        })
+    }
+}
+
+plain_outcome!(StatusOutput);
+
+impl Render for StatusOutput {
+    fn human(&self, _style: &Style) -> String {
+        let mut out = format!("Knowledge base: {}\n", self.db_path);
+        out.push_str(&format!(
+            "Documents: {} ({})\n",
+            self.total_documents,
+            self.documents
+                .iter()
+                .map(|(t, n)| format!("{t} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        out.push_str(&format!("Chunks: {}\n", self.total_chunks));
+        out.push_str(&format!(
+            "Size: {:.1} MB\n",
+            self.db_size_bytes as f64 / 1_048_576.0
+        ));
+        match (&self.model_name, self.embedding_dim) {
+            (Some(m), Some(d)) => out.push_str(&format!("Model: {m} ({d} dimensions)\n")),
+            _ => out.push_str("Model: none (run `kb init`)\n"),
+        }
+        out.push_str(&format!("Schema version: {}\n", self.schema_version));
+        if let Some(t) = &self.last_ingest_at {
+            out.push_str(&format!("Last ingest: {t}\n"));
+        }
+        if self.stale_documents > 0 {
+            out.push_str(&format!(
+                "Stale: {} documents changed or missing since indexing (kb add to refresh, kb remove --missing to drop)\n",
+                self.stale_documents
+            ));
+        }
+        out
+    }
+}

@@ -1,0 +1,61 @@
+//! `kb tags`: every tag with its document count.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::error::Result;
+use crate::output::{Render, Style};
+use crate::session::Session;
+
+/// Every tag with the number of documents carrying it
+#[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TagsArgs {}
+
+#[derive(Debug, Serialize)]
+pub struct TagCount {
+    pub name: String,
+    pub count: i64,
+}
+
+/// Most used first.
+#[derive(Debug, Serialize)]
+#[serde(transparent)]
+pub struct TagsOutput(pub Vec<TagCount>);
+
+impl Command for TagsArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "tags",
+        summary: "Every tag with the number of documents carrying it (`kb tags`).",
+        output: OutputKind::Query,
+        mcp: Mcp::Read,
+    };
+    type Output = TagsOutput;
+
+    fn run(self, session: &mut Session) -> Result<TagsOutput> {
+        Ok(TagsOutput(
+            session
+                .db()?
+                .tag_counts()?
+                .into_iter()
+                .map(|(name, count)| TagCount { name, count })
+                .collect(),
+        ))
+    }
+}
+
+plain_outcome!(TagsOutput);
+
+impl Render for TagsOutput {
+    fn human(&self, _style: &Style) -> String {
+        if self.0.is_empty() {
+            return "No tags.\n".into();
+        }
+        let width = self.0.iter().map(|t| t.name.len()).max().unwrap_or(0);
+        self.0
+            .iter()
+            .map(|t| format!("{:<width$}  {}\n", t.name, t.count))
+            .collect()
+    }
+}

@@ -1,0 +1,430 @@
+//! Unit tests of the commands through a session with the deterministic
+//! test embedder (no model files): each command's JSON shape is pinned by a
+//! golden file under src/commands/golden/ (field names and types; values
+//! vary), and the commands behave as the front ends rely on.
+//!
+//! `KB_UPDATE_GOLDEN=1 cargo test --lib commands::` rewrites the golden
+//! files after a deliberate, additive change to the contract.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use super::{run_json, CommandArgs, Outcome};
+use crate::config::{CliOverrides, Config};
+use crate::embed::TestEmbedder;
+use crate::output::Style;
+use crate::session::{ModelProvider, Session, SessionKind};
+
+/// A knowledge base in a temporary folder, with a copy of the example
+/// corpus to index.
+struct Fixture {
+    dir: tempfile::TempDir,
+    embedder: Arc<TestEmbedder>,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/corpus");
+        copy_dir(&corpus, &dir.path().join("corpus"));
+        Fixture {
+            dir,
+            embedder: Arc::new(TestEmbedder::default()),
+        }
+    }
+
+    fn corpus(&self) -> PathBuf {
+        self.dir.path().join("corpus")
+    }
+
+    fn config(&self) -> Config {
+        let cli = CliOverrides {
+            data_dir: Some(self.dir.path().join("data")),
+            model: None,
+        };
+        let mut config = Config::load_from(&cli, &Default::default()).unwrap();
+        // Unit tests never load ONNX Runtime (kb doctor would): the test
+        // embedder needs none.
+        config.embedding.onnxruntime = Some(self.dir.path().join("no-runtime.so"));
+        config
+    }
+
+    fn session(&self, kind: SessionKind) -> Session {
+        Session::new(self.config(), kind, Arc::new(AtomicBool::new(false)))
+            .with_models(ModelProvider::Fixed(self.embedder.clone()))
+    }
+
+    /// Runs a command line (without `kb`) in a one-shot session.
+    fn run(&self, args: &[&str]) -> crate::error::Result<Box<dyn Outcome>> {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Line {
+            #[command(subcommand)]
+            command: CommandArgs,
+        }
+        let line = Line::try_parse_from(std::iter::once("kb").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        line.command.run(&mut self.session(SessionKind::OneShot))
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let out = self
+            .run(args)
+            .unwrap_or_else(|e| panic!("kb {args:?}: {e}"));
+        serde_json::from_str(&out.to_json().unwrap()).unwrap()
+    }
+
+    /// A knowledge base bound to the test embedder, with the corpus added.
+    fn indexed() -> Fixture {
+        let f = Fixture::new();
+        f.json(&["init"]);
+        f.json(&["add", f.corpus().to_str().unwrap(), "--tags", "example"]);
+        f
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The shape of a JSON value: field names with their types; an array's
+/// element shape merges every element (a field that is sometimes null
+/// reads `string|null`).
+fn shape(v: &Value) -> Value {
+    match v {
+        Value::Null => json!("null"),
+        Value::Bool(_) => json!("boolean"),
+        Value::Number(n) if n.is_i64() || n.is_u64() => json!("integer"),
+        Value::Number(_) => json!("number"),
+        Value::String(_) => json!("string"),
+        Value::Array(items) => {
+            let merged = items.iter().map(shape).reduce(|a, b| merge(&a, &b));
+            json!([merged.unwrap_or(json!("unknown"))])
+        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), shape(v)))
+                .collect::<Map<_, _>>(),
+        ),
+    }
+}
+
+fn merge(a: &Value, b: &Value) -> Value {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut out = x.clone();
+            for (k, v) in y {
+                let merged = match x.get(k) {
+                    Some(prev) => merge(prev, v),
+                    None => v.clone(),
+                };
+                out.insert(k.clone(), merged);
+            }
+            Value::Object(out)
+        }
+        (Value::Array(x), Value::Array(y)) => json!([merge(&x[0], &y[0])]),
+        (Value::String(x), Value::String(y)) => {
+            let mut kinds: Vec<&str> = x.split('|').chain(y.split('|')).collect();
+            kinds.sort();
+            kinds.dedup();
+            // "integer" is also a "number"; keep the wider one.
+            if kinds.contains(&"number") {
+                kinds.retain(|k| *k != "integer");
+            }
+            json!(kinds.join("|"))
+        }
+        (x, _) => x.clone(),
+    }
+}
+
+/// Compares a command's JSON shape with its golden file.
+fn golden(name: &str, v: &Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src/commands/golden")
+        .join(format!("{name}.json"));
+    let got = shape(v);
+    let text = serde_json::to_string_pretty(&got).unwrap() + "\n";
+    if std::env::var_os("KB_UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &text).unwrap();
+        return;
+    }
+    let want: Value = serde_json::from_str(
+        &std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (KB_UPDATE_GOLDEN=1 writes it)", path.display())),
+    )
+    .unwrap();
+    assert_eq!(
+        got,
+        want,
+        "the JSON of `kb {name}` changed shape; fields may be added, never removed or renamed.\nnow:\n{text}"
+    );
+}
+
+#[test]
+fn every_command_has_a_pinned_json_shape() {
+    let f = Fixture::new();
+    golden("init", &f.json(&["init"]));
+    let corpus = f.corpus();
+    golden(
+        "add",
+        &f.json(&["add", corpus.to_str().unwrap(), "--tags", "example"]),
+    );
+    let search = f.json(&["search", "how do I rotate my ssh keys", "--top", "5"]);
+    golden("search", &search);
+    let code = f.json(&["search", "prune old backups", "--type", "code"]);
+    assert!(
+        code["results"][0]["source"]["symbol_name"].is_string(),
+        "{code}"
+    );
+    golden("search-code", &code);
+    let hit = &search["results"][0];
+    let chunk = hit["chunk_id"].to_string();
+    let doc = hit["source"]["document_id"].to_string();
+    golden("show", &f.json(&["show", &chunk, "--context", "1"]));
+    let outline = f.json(&["outline", &doc]);
+    golden("outline", &outline);
+    let heading = outline["items"][1]["text"].as_str().unwrap().to_string();
+    golden(
+        "show-section",
+        &f.json(&["show", &doc, "--section", &heading]),
+    );
+    golden("open", &f.json(&["open", &doc, "--max-lines", "3"]));
+    golden("list", &f.json(&["list"]));
+    golden("tags", &f.json(&["tags"]));
+    golden("tag", &f.json(&["tag", &doc, "--add", "keys"]));
+    golden("info", &f.json(&["info", &doc]));
+    golden("status", &f.json(&["status"]));
+    golden("stats", &f.json(&["stats"]));
+    golden("reindex", &f.json(&["reindex"]));
+    let skill = f.run(&["skill"]).unwrap();
+    assert!(skill.human(&Style::PLAIN).contains("name: kb"));
+    golden("config", &f.json(&["config"]));
+    let doctor = f.run(&["doctor"]).unwrap();
+    golden(
+        "doctor",
+        &serde_json::from_str(&doctor.to_json().unwrap()).unwrap(),
+    );
+    golden("remove", &f.json(&["remove", &doc]));
+    golden("stats-clear", &f.json(&["stats", "--clear"]));
+}
+
+#[test]
+fn search_finds_by_keyword_and_by_vector_and_logs() {
+    let f = Fixture::indexed();
+    for mode in ["hybrid", "keyword", "vector"] {
+        let v = f.json(&["search", "ssh keys", "--mode", mode]);
+        assert_eq!(v["mode"], mode);
+        assert!(v["returned"].as_u64().unwrap() > 0, "{mode}: {v}");
+        assert!(v["results"][0]["source"]["tags"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("example")));
+    }
+    let kw = f.json(&["search", "sourdough", "--fts-only"]);
+    assert!(kw["results"][0]["score_breakdown"]["cosine"].is_null());
+    assert!(kw["results"][0]["snippet"]
+        .as_str()
+        .unwrap()
+        .contains("[MATCH]"));
+    let stats = f.json(&["stats"]);
+    assert_eq!(stats["searches_by_source"]["cli"], 4, "{stats}");
+    let err = f.run(&["search", "   "]).err().unwrap();
+    assert_eq!(err.code(), "E_EMPTY_QUERY");
+}
+
+#[test]
+fn mcp_arguments_run_the_same_commands() {
+    let f = Fixture::indexed();
+    let mut server = f.session(SessionKind::Server);
+    let call = |s: &mut Session, name: &str, args: Value| -> Value {
+        let out = run_json(name, args, s)
+            .unwrap()
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        serde_json::from_str(&out.to_json().unwrap()).unwrap()
+    };
+    let cli = f.json(&["search", "ssh keys", "--top", "3"]);
+    let mcp = call(
+        &mut server,
+        "search",
+        json!({"query": "ssh keys", "top": 3}),
+    );
+    assert_eq!(mcp["results"], cli["results"]);
+    let doc = cli["results"][0]["source"]["document_id"].clone();
+    let outline = call(&mut server, "outline", json!({"document": doc}));
+    assert_eq!(outline, f.json(&["outline", &doc.to_string()]));
+    // Meaning checks name the argument at fault.
+    let err = run_json("show", json!({"section": "x"}), &mut server)
+        .unwrap()
+        .err()
+        .unwrap();
+    match err {
+        super::CallError::Failed(e) => assert_eq!(e.field(), Some("document")),
+        other => panic!("{other:?}"),
+    }
+    assert!(run_json("frobnicate", json!({}), &mut server).is_none());
+    // The warm model loaded once; a second search reuses it.
+    call(&mut server, "search", json!({"query": "backups"}));
+    assert_eq!(server.counters().model_loads, 1);
+    assert_eq!(server.counters().vector_loads, 1);
+}
+
+#[test]
+fn a_server_sees_another_process_add_and_remove() {
+    let f = Fixture::indexed();
+    let mut server = f.session(SessionKind::Server);
+    let call = |s: &mut Session, args: Value| -> Value {
+        let out = run_json("search", args, s).unwrap().unwrap();
+        serde_json::from_str(&out.to_json().unwrap()).unwrap()
+    };
+    let before = call(
+        &mut server,
+        json!({"query": "zeppelin mooring", "mode": "vector"}),
+    );
+    assert!(!before["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["text"].as_str().unwrap().contains("zeppelin")));
+    let new = f.corpus().join("airships.txt");
+    std::fs::write(&new, "Zeppelin mooring masts held airships at Lakehurst.").unwrap();
+    f.json(&["add", new.to_str().unwrap()]);
+    let after = call(
+        &mut server,
+        json!({"query": "zeppelin mooring", "mode": "vector"}),
+    );
+    assert!(
+        after["results"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Zeppelin"),
+        "{after}"
+    );
+    assert_eq!(server.counters().vector_refreshes, 1);
+    f.json(&["remove", new.to_str().unwrap()]);
+    let gone = call(
+        &mut server,
+        json!({"query": "zeppelin mooring", "mode": "vector"}),
+    );
+    assert!(!gone["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["text"].as_str().unwrap().contains("Zeppelin")));
+}
+
+#[test]
+fn a_code_hit_s_section_opens_with_show_section() {
+    let f = Fixture::indexed();
+    let v = f.json(&["search", "prune old backups", "--type", "code"]);
+    let hit = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["source"]["symbol_kind"] == "function")
+        .unwrap_or_else(|| panic!("no function hit: {v}"));
+    let doc = hit["source"]["document_id"].to_string();
+    let symbol = hit["source"]["symbol_name"].as_str().unwrap();
+    // The section as search shows it, its last part, and the symbol name.
+    let section = hit["source"]["section"].as_str().unwrap();
+    let last = section.rsplit(" > ").next().unwrap();
+    for asked in [section, last, symbol] {
+        let s = f.json(&["show", &doc, "--section", asked]);
+        assert!(
+            s["content"]
+                .as_str()
+                .unwrap()
+                .contains(symbol.rsplit('.').next().unwrap()),
+            "{asked}: {s}"
+        );
+    }
+}
+
+#[test]
+fn list_and_open_page_through_long_results() {
+    let f = Fixture::indexed();
+    let all = f.json(&["list"]);
+    let n = all.as_array().unwrap().len();
+    assert!(n > 5);
+    let page = f.json(&["list", "--limit", "2", "--offset", "1"]);
+    assert_eq!(page.as_array().unwrap().len(), 2);
+    assert_eq!(page[0]["id"], all[1]["id"]);
+    let doc = all[0]["id"].to_string();
+    let whole = f.json(&["open", &doc]);
+    let part = f.json(&["open", &doc, "--lines", "2:3"]);
+    let lines: Vec<&str> = whole["content"].as_str().unwrap().lines().collect();
+    assert_eq!(part["content"], lines[1..3].join("\n"));
+    assert_eq!(
+        (part["first_line"].as_u64(), part["last_line"].as_u64()),
+        (Some(2), Some(3))
+    );
+    let err = f.run(&["open", &doc, "--pages", "1"]).err().unwrap();
+    assert_eq!(err.field(), Some("pages"), "pages are for PDFs");
+    // Over MCP a call returns a bounded amount unless it asks for more.
+    let mut server = f.session(SessionKind::Server);
+    let out = run_json("list", json!({}), &mut server).unwrap().unwrap();
+    let listed: Value = serde_json::from_str(&out.to_json().unwrap()).unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), n.min(100));
+}
+
+#[test]
+fn inspection_errors_have_their_codes() {
+    let f = Fixture::indexed();
+    assert_eq!(
+        f.run(&["show", "999999"]).err().unwrap().code(),
+        "E_NOT_FOUND"
+    );
+    assert_eq!(
+        f.run(&["show", "notes", "--section", "x"])
+            .err()
+            .unwrap()
+            .code(),
+        "E_NOT_FOUND"
+    );
+    assert_eq!(
+        f.run(&["open", "../../etc/passwd"]).err().unwrap().code(),
+        "E_PATH_ESCAPE"
+    );
+    assert_eq!(
+        f.run(&["tag", "1"]).err().unwrap().code(),
+        "E_USAGE",
+        "tag needs --add or --remove"
+    );
+    let empty = Fixture::new();
+    assert_eq!(empty.run(&["status"]).err().unwrap().code(), "E_NO_INDEX");
+    assert_eq!(
+        empty
+            .run(&["search", "x", "--fts-only"])
+            .err()
+            .unwrap()
+            .code(),
+        "E_NO_INDEX"
+    );
+}
+
+#[test]
+fn human_renderings_say_what_the_json_says() {
+    let f = Fixture::indexed();
+    let text = |args: &[&str]| f.run(args).unwrap().human(&Style::PLAIN);
+    let search = text(&["search", "ssh keys", "--top", "2"]);
+    assert!(search.starts_with("Search: \"ssh keys\""), "{search}");
+    assert!(search.contains("1. ["), "{search}");
+    assert!(!search.contains("[MATCH]"), "{search}");
+    assert!(text(&["status"]).contains("Model: kb-test-embedder (64 dimensions)"));
+    assert!(text(&["tags"]).starts_with("example"));
+    assert!(text(&["list"]).contains("[markdown] [example]"));
+    let add = text(&["add", f.corpus().to_str().unwrap()]);
+    assert!(add.starts_with("Added 0 documents. 0 failed."), "{add}");
+}

@@ -1,0 +1,360 @@
+//! Resolving the configuration from its sources with figment, remembering
+//! where each value came from, so errors name the file or the environment
+//! variable at fault and `kb config` can show it.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use figment::providers::{Format as _, Serialized, Yaml};
+use figment::value::{Dict, Map};
+use figment::{Figment, Metadata, Profile, Provider};
+use serde::Serialize;
+
+use super::Config;
+use crate::error::{KbError, Result};
+
+/// Flags from the command line that override every other source.
+#[derive(Debug, Default, Clone)]
+pub struct CliOverrides {
+    pub data_dir: Option<PathBuf>,
+    pub model: Option<String>,
+}
+
+/// Where a setting's value came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase", tag = "kind", content = "name")]
+pub enum Source {
+    /// kb's built-in default.
+    Default,
+    /// The configuration file (its path).
+    File(PathBuf),
+    /// An environment variable (its name).
+    Environment(String),
+    /// A command-line flag (its name).
+    Flag(String),
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Default => f.write_str("the default"),
+            Source::File(p) => write!(f, "{}", p.display()),
+            Source::Environment(v) => write!(f, "the environment variable {v}"),
+            Source::Flag(flag) => write!(f, "the flag {flag}"),
+        }
+    }
+}
+
+/// Environment variables with a short alias, mapped to their key path.
+const ENV_ALIASES: &[(&str, &str)] = &[
+    ("KB_MODEL", "embedding.model"),
+    ("KB_DEFAULT_TOP", "search.default_top"),
+];
+
+/// `KB_*` variables kb reads that are not settings (or belong to its test
+/// and benchmark tools): never reported as unknown.
+const OTHER_VARIABLES: &[&str] = &["KB_DATA_DIR", "KB_CACHE_DIR", "KB_UPDATE_GOLDEN"];
+const OTHER_PREFIXES: &[&str] = &[
+    "KB_TEST_",
+    "KB_BENCH_",
+    "KB_REQUIRE_",
+    "KB_ORT_",
+    "KB_MODEL_",
+];
+
+/// The environment variable that sets a key path.
+pub fn env_name(key: &str) -> String {
+    format!("KB_{}", key.replace('.', "_").to_uppercase())
+}
+
+/// Every leaf key path of the configuration, e.g. `chunking.pdf.max_tokens`.
+pub fn key_paths() -> Vec<String> {
+    fn walk(prefix: &str, v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    let p = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    walk(&p, v, out);
+                }
+            }
+            _ => out.push(prefix.to_string()),
+        }
+    }
+    let mut out = Vec::new();
+    let v = serde_json::to_value(Config::default()).expect("config serialises");
+    walk("", &v, &mut out);
+    out
+}
+
+/// The closest of `candidates` to `wanted`, if it is close enough to be a
+/// typo of it.
+fn did_you_mean<'a>(
+    wanted: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(wanted, c), c))
+        .filter(|(score, _)| *score > 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+/// One setting from one source that figment can name: an environment
+/// variable or a flag.
+struct Named {
+    metadata: Metadata,
+    key: String,
+    value: serde_json::Value,
+}
+
+impl Provider for Named {
+    fn metadata(&self) -> Metadata {
+        self.metadata.clone()
+    }
+
+    fn data(&self) -> figment::Result<Map<Profile, Dict>> {
+        Serialized::default(&self.key, &self.value).data()
+    }
+}
+
+const ENV_SOURCE: &str = "environment variable ";
+const FLAG_SOURCE: &str = "flag ";
+
+impl Named {
+    fn env(name: &str, key: &str, value: serde_json::Value) -> Named {
+        Named {
+            metadata: Metadata::named(format!("{ENV_SOURCE}{name}"))
+                .source(figment::Source::Custom(format!("{ENV_SOURCE}{name}"))),
+            key: key.into(),
+            value,
+        }
+    }
+
+    fn flag(flag: &str, key: &str, value: serde_json::Value) -> Named {
+        Named {
+            metadata: Metadata::named(format!("{FLAG_SOURCE}{flag}"))
+                .source(figment::Source::Custom(format!("{FLAG_SOURCE}{flag}"))),
+            key: key.into(),
+            value,
+        }
+    }
+}
+
+/// The source figment recorded for a value.
+fn source_of(md: Option<&Metadata>) -> Source {
+    let Some(md) = md else {
+        return Source::Default;
+    };
+    match &md.source {
+        Some(figment::Source::File(p)) => Source::File(p.clone()),
+        Some(figment::Source::Custom(c)) => {
+            if let Some(v) = c.strip_prefix(ENV_SOURCE) {
+                Source::Environment(v.to_string())
+            } else if let Some(f) = c.strip_prefix(FLAG_SOURCE) {
+                Source::Flag(f.to_string())
+            } else {
+                Source::Default
+            }
+        }
+        _ => Source::Default,
+    }
+}
+
+impl Config {
+    /// Resolves the configuration from every source, reading the process
+    /// environment. A `KB_*` variable that is not valid UTF-8 is an error
+    /// naming it; other variables are not kb's business.
+    pub fn load(cli: &CliOverrides) -> Result<Config> {
+        let mut env = BTreeMap::new();
+        for (name, value) in std::env::vars_os() {
+            let Some(name) = name.to_str() else { continue };
+            if !name.starts_with("KB_") {
+                continue;
+            }
+            let value = value.into_string().map_err(|raw: OsString| {
+                KbError::Config(format!(
+                    "the environment variable {name} is not valid UTF-8 ({:?})",
+                    raw
+                ))
+            })?;
+            env.insert(name.to_string(), value);
+        }
+        Self::load_from(cli, &env)
+    }
+
+    /// Resolves the configuration with an explicit environment (for tests).
+    pub fn load_from(cli: &CliOverrides, env: &BTreeMap<String, String>) -> Result<Config> {
+        let home = dirs::home_dir();
+        // The data dir decides where config.yaml is, so it is resolved first
+        // from the flag, then the environment, then the default.
+        let (data_dir_raw, data_dir_source) = match (&cli.data_dir, env.get("KB_DATA_DIR")) {
+            (Some(d), _) => (d.clone(), Source::Flag("--data-dir".into())),
+            (None, Some(d)) => (PathBuf::from(d), Source::Environment("KB_DATA_DIR".into())),
+            (None, None) => (PathBuf::from("~/.kb"), Source::Default),
+        };
+        let data_dir = expand_tilde(&data_dir_raw, home.as_deref());
+        let config_file = data_dir.join("config.yaml");
+
+        let mut figment = Figment::from(Serialized::defaults(Config::default()));
+        if config_file.exists() {
+            check_yaml_file(&config_file)?;
+            figment = figment.merge(Yaml::file_exact(&config_file));
+        }
+        let (settings, warnings) = env_settings(env)?;
+        for s in settings {
+            figment = figment.merge(s);
+        }
+        if let Some(model) = &cli.model {
+            figment = figment.merge(Named::flag(
+                "--model",
+                "embedding.model",
+                serde_json::Value::String(model.clone()),
+            ));
+        }
+
+        let mut config: Config = figment.extract().map_err(config_error)?;
+        config.sources = key_paths()
+            .into_iter()
+            .map(|k| {
+                let s = source_of(figment.find_metadata(&k));
+                (k, s)
+            })
+            .collect();
+        // The flag and KB_DATA_DIR win over a data_dir key in config.yaml.
+        if data_dir_source != Source::Default {
+            config.data_dir = data_dir;
+            config.sources.insert("data_dir".into(), data_dir_source);
+        } else {
+            config.data_dir = expand_tilde(&config.data_dir, home.as_deref());
+        }
+        if let Some(p) = &config.embedding.model_dir {
+            config.embedding.model_dir = Some(expand_tilde(p, home.as_deref()));
+        }
+        config.model_explicit = config.source_of("embedding.model") != Source::Default;
+        config.warnings = warnings;
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+/// The settings made through `KB_*` variables, one named provider each,
+/// and warnings for `KB_*` variables that are no setting (a typo goes
+/// noticed). Each value is parsed as YAML so `KB_DEFAULT_TOP=5` is a number
+/// and `KB_SEARCH_LOG=false` a boolean.
+fn env_settings(env: &BTreeMap<String, String>) -> Result<(Vec<Named>, Vec<String>)> {
+    let mut names: Vec<(String, String)> = key_paths()
+        .into_iter()
+        .filter(|k| k != "data_dir")
+        .map(|k| (env_name(&k), k))
+        .collect();
+    names.extend(
+        ENV_ALIASES
+            .iter()
+            .map(|(n, k)| (n.to_string(), k.to_string())),
+    );
+    let mut settings = Vec::new();
+    for (name, key) in &names {
+        let Some(raw) = env.get(name) else { continue };
+        let value: serde_json::Value = if raw.trim().is_empty() {
+            serde_json::Value::String(raw.clone())
+        } else {
+            match serde_norway::from_str::<serde_norway::Value>(raw) {
+                Ok(serde_norway::Value::String(s)) => serde_json::Value::String(s),
+                Ok(v @ (serde_norway::Value::Number(_) | serde_norway::Value::Bool(_))) => {
+                    serde_json::to_value(v).unwrap_or(serde_json::Value::String(raw.clone()))
+                }
+                _ => serde_json::Value::String(raw.clone()),
+            }
+        };
+        settings.push(Named::env(name, key, value));
+    }
+    let mut warnings = Vec::new();
+    for name in env.keys() {
+        let known = names.iter().any(|(n, _)| n == name)
+            || OTHER_VARIABLES.contains(&name.as_str())
+            || OTHER_PREFIXES.iter().any(|p| name.starts_with(p));
+        if known || !name.starts_with("KB_") {
+            continue;
+        }
+        let hint = did_you_mean(name, names.iter().map(|(n, _)| n.as_str()))
+            .map(|n| format!("; did you mean {n}?"))
+            .unwrap_or_else(|| "; `kb config` lists the settings".into());
+        warnings.push(format!(
+            "the environment variable {name} is not a kb setting and is ignored{hint}"
+        ));
+    }
+    Ok((settings, warnings))
+}
+
+/// Parses the YAML file once on its own so a syntax error names the file
+/// and line rather than surfacing as a generic extraction failure.
+fn check_yaml_file(path: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| KbError::Config(format!("cannot read {}: {e}", path.display())))?;
+    match serde_norway::from_str::<serde_norway::Value>(&text) {
+        Ok(serde_norway::Value::Mapping(_) | serde_norway::Value::Null) => Ok(()),
+        Ok(_) => Err(KbError::Config(format!(
+            "{}: the file must be a YAML mapping of keys (see config.example.yaml)",
+            path.display()
+        ))),
+        Err(e) => Err(KbError::Config(format!(
+            "{}: invalid YAML: {e}",
+            path.display()
+        ))),
+    }
+}
+
+/// Names every bad key with where its value came from, and suggests the
+/// key that was probably meant.
+fn config_error(e: figment::Error) -> KbError {
+    let keys = key_paths();
+    let mut msgs = Vec::new();
+    for err in e {
+        let from = source_of(err.metadata.as_ref());
+        let key = err.path.join(".");
+        let what = match &err.kind {
+            figment::error::Kind::UnknownField(field, _) => {
+                // figment's path already ends with the unknown field.
+                let full = if key.is_empty() {
+                    field.to_string()
+                } else if key == *field || key.ends_with(&format!(".{field}")) {
+                    key.clone()
+                } else {
+                    format!("{key}.{field}")
+                };
+                let hint = did_you_mean(&full, keys.iter().map(String::as_str))
+                    .map(|k| format!("; did you mean `{k}`?"))
+                    .unwrap_or_default();
+                format!("unknown key `{full}`{hint}")
+            }
+            kind => {
+                if key.is_empty() {
+                    kind.to_string()
+                } else {
+                    format!("key `{key}`: {kind}")
+                }
+            }
+        };
+        msgs.push(format!("{what} (from {from})"));
+    }
+    KbError::Config(msgs.join("; "))
+}
+
+pub fn expand_tilde(path: &Path, home: Option<&Path>) -> PathBuf {
+    let s = path.to_string_lossy();
+    if let Some(home) = home {
+        if s == "~" {
+            return home.to_path_buf();
+        }
+        if let Some(rest) = s.strip_prefix("~/") {
+            return home.join(rest);
+        }
+    }
+    path.to_path_buf()
+}

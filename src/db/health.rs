@@ -1,0 +1,115 @@
+//! What `kb doctor` asks the database: SQLite's own integrity check and
+//! whether the keyword and vector indexes cover every chunk.
+
+use rusqlite::OptionalExtension;
+
+use super::Database;
+use crate::error::Result;
+
+/// Row counts of the chunks and of the indexes over them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexCounts {
+    pub chunks: i64,
+    /// Rows in the FTS5 keyword index.
+    pub keyword_rows: i64,
+    /// Rows in the vector table (None before a model is bound).
+    pub vector_rows: Option<i64>,
+    /// Chunks without a vector (None before a model is bound).
+    pub chunks_without_vectors: Option<i64>,
+}
+
+impl Database {
+    /// SQLite's `PRAGMA quick_check`: `["ok"]` for a sound file, else the
+    /// problems it found (at most 20).
+    pub fn quick_check(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn().prepare("PRAGMA quick_check(20)")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn index_counts(&self) -> Result<IndexCounts> {
+        let chunks = self.chunk_count()?;
+        // The FTS5 table keeps one docsize row per indexed chunk.
+        let keyword_rows: i64 =
+            self.conn()
+                .query_row("SELECT count(*) FROM chunks_fts_docsize", [], |r| r.get(0))?;
+        let (vector_rows, chunks_without_vectors) = if self.has_vector_table()? {
+            let rows: i64 = self
+                .conn()
+                .query_row("SELECT count(*) FROM chunks_vec", [], |r| r.get(0))?;
+            let missing: i64 = self.conn().query_row(
+                "SELECT count(*) FROM chunks c
+                 WHERE NOT EXISTS (SELECT 1 FROM chunks_vec v WHERE v.chunk_id = c.id)",
+                [],
+                |r| r.get(0),
+            )?;
+            (Some(rows), Some(missing))
+        } else {
+            (None, None)
+        };
+        Ok(IndexCounts {
+            chunks,
+            keyword_rows,
+            vector_rows,
+            chunks_without_vectors,
+        })
+    }
+
+    /// The model an interrupted `kb reindex` was switching to, if any.
+    pub fn unfinished_reindex(&self) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT value FROM config WHERE key = 'reindex_target'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::{ModelBinding, NewChunk, NewDocument, OpenMode};
+
+    #[test]
+    fn counts_see_missing_vectors_and_a_sound_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(&dir.path().join("kb.db"), OpenMode::Create).unwrap();
+        assert_eq!(db.quick_check().unwrap(), ["ok"]);
+        db.bind_model(&ModelBinding {
+            model_name: "m".into(),
+            embedding_dim: 2,
+            model_max_tokens: 8,
+            model_fingerprint: "f".into(),
+            model_dir: None,
+        })
+        .unwrap();
+        let doc = NewDocument {
+            title: "t".into(),
+            source_path: "/t".into(),
+            content_hash: "h".into(),
+            doc_type: "note".into(),
+            language: None,
+            file_size: 1,
+            file_mtime: 1,
+            metadata: "{}".into(),
+            tags: vec![],
+            content: None,
+        };
+        let chunk = |t: &str| NewChunk {
+            text: t.into(),
+            token_count: 1,
+            metadata: "{}".into(),
+        };
+        db.write_document(&doc, &[chunk("a b"), chunk("c d")], None)
+            .unwrap();
+        let c = db.index_counts().unwrap();
+        assert_eq!(c.chunks, 2);
+        assert_eq!(c.keyword_rows, 2);
+        assert_eq!(c.vector_rows, Some(0));
+        assert_eq!(c.chunks_without_vectors, Some(2));
+        assert_eq!(db.unfinished_reindex().unwrap(), None);
+    }
+}

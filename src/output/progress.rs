@@ -1,0 +1,298 @@
+//! The progress line of long work (`kb add`, `kb reindex`, the back-fill of
+//! `kb init`), on stderr when it is a terminal. It counts chunks, the unit
+//! the model works in, moves with every model batch, says what it is doing
+//! while the model loads, shows an ETA only once there is real progress to
+//! go by, and fits an 80-column terminal.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// What the work is, for its wording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// `kb add`: files parsed into chunks, chunks embedded and written.
+    Ingest,
+    /// `kb reindex`: every chunk embedded again.
+    Reindex,
+    /// `kb init`: chunks written before a model was bound get vectors.
+    Backfill,
+}
+
+#[derive(Debug)]
+struct State {
+    loading_model: bool,
+    files_total: u64,
+    files_done: u64,
+    chunks_known: u64,
+    chunks_done: u64,
+    /// When the first chunk was embedded: rates and ETAs start there, so a
+    /// model load does not count as slowness.
+    first_done: Option<(Instant, u64)>,
+}
+
+/// A progress line; hidden (every call a no-op) when not shown.
+pub struct Progress {
+    work: Work,
+    bar: indicatif::ProgressBar,
+    state: Mutex<State>,
+}
+
+/// Seconds of embedding before an ETA is worth showing.
+const ETA_AFTER: Duration = Duration::from_secs(5);
+/// Columns the line may take: an 80-column terminal without wrapping.
+pub const MAX_WIDTH: usize = 79;
+
+impl Progress {
+    /// A progress line on stderr when `show` and stderr is a terminal.
+    pub fn new(work: Work, show: bool) -> Progress {
+        use std::io::IsTerminal;
+        let bar = if show && std::io::stderr().is_terminal() {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{msg}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            );
+            bar.enable_steady_tick(Duration::from_millis(250));
+            bar
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        Progress {
+            work,
+            bar,
+            state: Mutex::new(State {
+                loading_model: false,
+                files_total: 0,
+                files_done: 0,
+                chunks_known: 0,
+                chunks_done: 0,
+                first_done: None,
+            }),
+        }
+    }
+
+    /// A line that shows nothing (MCP calls, `--quiet`, tests).
+    pub fn hidden(work: Work) -> Progress {
+        Progress::new(work, false)
+    }
+
+    fn update(&self, f: impl FnOnce(&mut State)) {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut s);
+        if !self.bar.is_hidden() {
+            self.bar.set_message(line(self.work, &s, Instant::now()));
+        }
+    }
+
+    pub fn loading_model(&self, loading: bool) {
+        self.update(|s| s.loading_model = loading);
+    }
+
+    /// Files to go through (`kb add`).
+    pub fn files(&self, total: u64) {
+        self.update(|s| s.files_total = total);
+    }
+
+    /// A file is done with (indexed, skipped or failed).
+    pub fn file_done(&self) {
+        self.update(|s| s.files_done += 1);
+    }
+
+    /// More chunks are known to need embedding (a file was parsed, or the
+    /// total of a reindex).
+    pub fn chunks_found(&self, n: u64) {
+        self.update(|s| s.chunks_known += n);
+    }
+
+    /// Chunks embedded (a model batch).
+    pub fn chunks_done(&self, n: u64) {
+        self.update(|s| {
+            let now = Instant::now();
+            if s.first_done.is_none() {
+                s.first_done = Some((now, s.chunks_done));
+            }
+            s.chunks_done += n;
+        });
+    }
+
+    /// Chunks already done before this run (a reindex that continues).
+    pub fn already_done(&self, n: u64) {
+        self.update(|s| s.chunks_done += n);
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Drop for Progress {
+    /// A line never outlives its work, even when the work fails.
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// `1,234`.
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn duration(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// The line for a state: a 20-cell bar, chunks done of those known, files
+/// (for an ingest), rate and ETA once measured.
+fn line(work: Work, s: &State, now: Instant) -> String {
+    if s.loading_model && s.chunks_done == 0 {
+        return match work {
+            Work::Ingest => format!(
+                "loading the embedding model… ({}/{} files read)",
+                thousands(s.files_done),
+                thousands(s.files_total)
+            ),
+            _ => "loading the embedding model…".to_string(),
+        };
+    }
+    // An ingest does not know every file's chunks yet: estimate the rest
+    // from the files parsed so far.
+    let parsed = s.files_done.max(1);
+    let estimated_total = match work {
+        Work::Ingest if s.files_total > s.files_done && s.chunks_known > 0 => {
+            s.chunks_known + (s.files_total - s.files_done) * s.chunks_known / parsed
+        }
+        _ => s.chunks_known,
+    }
+    .max(s.chunks_done);
+    let cells = 20usize;
+    let filled = (s.chunks_done * cells as u64)
+        .checked_div(estimated_total)
+        .unwrap_or(0) as usize;
+    let bar = format!("[{}{}]", "#".repeat(filled), " ".repeat(cells - filled));
+    let verb = match work {
+        Work::Ingest => "chunks",
+        Work::Reindex => "re-embedded",
+        Work::Backfill => "back-filled",
+    };
+    let mut out = format!(
+        "{bar} {}/{} {verb}",
+        thousands(s.chunks_done),
+        thousands(s.chunks_known.max(s.chunks_done))
+    );
+    if work == Work::Ingest {
+        out.push_str(&format!(
+            " · {}/{} files",
+            thousands(s.files_done),
+            thousands(s.files_total)
+        ));
+    }
+    if let Some((since, base)) = s.first_done {
+        let spent = now.saturating_duration_since(since);
+        let done = s.chunks_done - base;
+        if spent >= Duration::from_millis(500) && done > 0 {
+            let rate = done as f64 / spent.as_secs_f64();
+            out.push_str(&format!(" · {rate:.1}/s"));
+            let left = estimated_total.saturating_sub(s.chunks_done);
+            if spent >= ETA_AFTER && left > 0 {
+                out.push_str(&format!(
+                    " · ETA {}",
+                    duration(Duration::from_secs_f64(left as f64 / rate))
+                ));
+            }
+        }
+    }
+    if out.chars().count() > MAX_WIDTH {
+        out = out.chars().take(MAX_WIDTH).collect();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> State {
+        State {
+            loading_model: false,
+            files_total: 4612,
+            files_done: 0,
+            chunks_known: 0,
+            chunks_done: 0,
+            first_done: None,
+        }
+    }
+
+    #[test]
+    fn no_eta_while_the_model_loads_or_before_real_progress() {
+        let now = Instant::now();
+        let mut s = state();
+        s.loading_model = true;
+        s.files_done = 12;
+        let l = line(Work::Ingest, &s, now);
+        assert!(l.starts_with("loading the embedding model"), "{l}");
+        assert!(!l.contains("ETA"));
+        s.loading_model = false;
+        s.chunks_known = 300;
+        s.chunks_done = 32;
+        s.first_done = Some((now - Duration::from_secs(2), 0));
+        let l = line(Work::Ingest, &s, now);
+        assert!(l.contains("/s") && !l.contains("ETA"), "{l}");
+        s.first_done = Some((now - Duration::from_secs(10), 0));
+        let l = line(Work::Ingest, &s, now);
+        assert!(l.contains("ETA"), "{l}");
+    }
+
+    #[test]
+    fn the_eta_counts_the_files_not_parsed_yet() {
+        let now = Instant::now();
+        let mut s = state();
+        s.files_total = 100;
+        s.files_done = 10;
+        s.chunks_known = 20;
+        s.chunks_done = 20;
+        s.first_done = Some((now - Duration::from_secs(10), 0));
+        // 2 chunks/s, 10 files gave 20 chunks: 90 files to go ≈ 180 chunks.
+        let l = line(Work::Ingest, &s, now);
+        assert!(l.contains("ETA 1m30s"), "{l}");
+    }
+
+    #[test]
+    fn lines_fit_eighty_columns() {
+        let now = Instant::now();
+        let big = State {
+            loading_model: false,
+            files_total: 123_456_789,
+            files_done: 12_345_678,
+            chunks_known: 987_654_321,
+            chunks_done: 123_456_789,
+            first_done: Some((now - Duration::from_secs(3600), 0)),
+        };
+        for work in [Work::Ingest, Work::Reindex, Work::Backfill] {
+            let l = line(work, &big, now);
+            assert!(l.chars().count() <= MAX_WIDTH, "{} {l}", l.chars().count());
+        }
+        let mut s = state();
+        s.chunks_known = 6151;
+        s.chunks_done = 2000;
+        s.files_done = 1500;
+        s.first_done = Some((now - Duration::from_secs(200), 0));
+        let l = line(Work::Ingest, &s, now);
+        assert!(l.contains("2,000/6,151 chunks · 1,500/4,612 files"), "{l}");
+        assert!(l.chars().count() <= MAX_WIDTH, "{l}");
+        let r = line(Work::Reindex, &s, now);
+        assert!(r.contains("re-embedded") && !r.contains("files"), "{r}");
+    }
+}

@@ -1,0 +1,225 @@
+//! A command session: the resolved configuration, the database (opened on
+//! first use), the embedding model (loaded on first use, keyed by the
+//! knowledge base's binding), the cancel flag, where notes and the search
+//! log go. The CLI runs one command in a one-shot session; `kb mcp` keeps
+//! one server session alive across calls, with the model and every vector
+//! warm in memory (see `warm`).
+
+mod models;
+mod warm;
+
+use std::cell::{Cell, OnceCell, RefCell};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::config::Config;
+use crate::db::{Database, OpenMode, SearchLogEntry, BUSY_TIMEOUT};
+use crate::error::Result;
+
+pub use models::ModelProvider;
+pub use warm::VectorRanker;
+
+/// How long the session lives, which decides how models and vectors are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionKind {
+    /// One command in a fresh process: load what the command needs, once.
+    OneShot,
+    /// A long-running server (`kb mcp`): keep the model and the vectors.
+    Server,
+}
+
+/// What a server session has done so far (reported in MCP results' `_meta`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Counters {
+    /// Times the embedding model was loaded.
+    pub model_loads: u64,
+    /// Full loads of the vectors into memory.
+    pub vector_loads: u64,
+    /// Incremental updates after other processes changed the database.
+    pub vector_refreshes: u64,
+    pub searches: u64,
+}
+
+/// Where a session's notes (things worth telling the user that are not the
+/// command's result, like "using MODEL from DIR") go: the front end decides.
+pub type NoteSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Search log entries kept while the database is busy (server sessions).
+const MAX_PENDING_LOG: usize = 1000;
+
+pub struct Session {
+    config: Config,
+    kind: SessionKind,
+    cancel: Arc<AtomicBool>,
+    progress: bool,
+    notes: NoteSink,
+    db: OnceCell<Database>,
+    models: models::Models,
+    warm: RefCell<warm::Warm>,
+    /// This session wrote (add, remove): `PRAGMA data_version` does not
+    /// show a connection its own commits.
+    wrote: Cell<bool>,
+    pending_log: RefCell<Vec<SearchLogEntry>>,
+    counters: Cell<Counters>,
+}
+
+impl Session {
+    /// A session over `config`; `cancel` is set by Ctrl-C (or SIGTERM).
+    pub fn new(config: Config, kind: SessionKind, cancel: Arc<AtomicBool>) -> Session {
+        Session {
+            config,
+            kind,
+            cancel,
+            progress: false,
+            notes: Arc::new(|_| {}),
+            db: OnceCell::new(),
+            models: models::Models::new(ModelProvider::Resolve),
+            warm: RefCell::new(warm::Warm::default()),
+            wrote: Cell::new(false),
+            pending_log: RefCell::new(Vec::new()),
+            counters: Cell::new(Counters::default()),
+        }
+    }
+
+    /// Draw progress bars on stderr (a CLI at a terminal, not `--quiet`).
+    pub fn with_progress(mut self, show: bool) -> Session {
+        self.progress = show;
+        self
+    }
+
+    /// Where notes go (stderr for the CLI, the server log for `kb mcp`).
+    pub fn with_notes(mut self, sink: NoteSink) -> Session {
+        self.notes = sink;
+        self
+    }
+
+    /// Embeds with `provider` instead of resolving models from disk (unit
+    /// tests use the deterministic test embedder).
+    pub fn with_models(mut self, provider: ModelProvider) -> Session {
+        self.models = models::Models::new(provider);
+        self
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn kind(&self) -> SessionKind {
+        self.kind
+    }
+
+    pub fn show_progress(&self) -> bool {
+        self.progress
+    }
+
+    /// The flag Ctrl-C sets; long commands stop at the next safe point.
+    pub fn cancel_flag(&self) -> &AtomicBool {
+        &self.cancel
+    }
+
+    /// The cancel flag, shared with threads that outlive a borrow.
+    pub fn cancel_arc(&self) -> Arc<AtomicBool> {
+        self.cancel.clone()
+    }
+
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::SeqCst)
+    }
+
+    /// Tells the user something that is not the command's result.
+    pub fn note(&self, message: &str) {
+        (self.notes)(message)
+    }
+
+    pub fn counters(&self) -> Counters {
+        self.counters.get()
+    }
+
+    fn count(&self, f: impl FnOnce(&mut Counters)) {
+        let mut c = self.counters.get();
+        f(&mut c);
+        self.counters.set(c);
+    }
+
+    /// The knowledge base, opened on first use; `E_NO_INDEX` when there is
+    /// none yet (commands that only read never create one).
+    pub fn db(&self) -> Result<&Database> {
+        self.open_db(OpenMode::Existing)
+    }
+
+    /// The knowledge base, created if needed (commands that write).
+    pub fn db_or_create(&self) -> Result<&Database> {
+        self.open_db(OpenMode::Create)
+    }
+
+    /// The one place a session opens kb.db.
+    fn open_db(&self, mode: OpenMode) -> Result<&Database> {
+        if let Some(db) = self.db.get() {
+            return Ok(db);
+        }
+        let db = Database::open(&self.config.db_path(), mode)?;
+        Ok(self.db.get_or_init(|| db))
+    }
+
+    /// Names the session's database in a corruption error from it.
+    pub fn name_db_in(&self, e: crate::error::KbError) -> crate::error::KbError {
+        e.at_db(&self.config.db_path())
+    }
+
+    /// Remembers that this session changed the knowledge base, so a warm
+    /// server refreshes its vectors before the next search.
+    pub fn mark_written(&self) {
+        self.wrote.set(true);
+    }
+
+    /// Records a search in the log (unless `search.log: false`). A one-shot
+    /// session writes it at once and never fails the search for it; a server
+    /// queues it until [`Session::flush_log`], after the answer is sent.
+    pub fn log_search(&self, entry: SearchLogEntry) {
+        if !self.config.search.log {
+            return;
+        }
+        self.count(|c| c.searches += 1);
+        match self.kind {
+            SessionKind::OneShot => {
+                if let Some(db) = self.db.get() {
+                    // A busy or read-only database drops the entry.
+                    let _ = db.set_busy_timeout(Duration::from_millis(500));
+                    let _ = db.log_search(&entry);
+                    let _ = db.set_busy_timeout(BUSY_TIMEOUT);
+                }
+            }
+            SessionKind::Server => self.pending_log.borrow_mut().push(entry),
+        }
+    }
+
+    /// Writes the queued search log entries without waiting for another
+    /// writer: while `kb add` holds the write lock they stay queued.
+    pub fn flush_log(&self) {
+        let mut pending = self.pending_log.borrow_mut();
+        if pending.is_empty() {
+            return;
+        }
+        let Some(db) = self.db.get() else {
+            pending.clear();
+            return;
+        };
+        let _ = db.set_busy_timeout(Duration::ZERO);
+        let written = (|| -> Result<()> {
+            let tx = db.begin()?;
+            for e in pending.iter() {
+                db.log_search(e)?;
+            }
+            tx.commit()?;
+            Ok(())
+        })();
+        let _ = db.set_busy_timeout(BUSY_TIMEOUT);
+        if written.is_ok() {
+            pending.clear();
+        } else if pending.len() > MAX_PENDING_LOG {
+            let excess = pending.len() - MAX_PENDING_LOG;
+            pending.drain(..excess);
+        }
+    }
+}
