@@ -4,10 +4,14 @@
 //! kb-bench embed  --model-dir DIR                    model load time, chunks/s at 64 and 256 tokens
 //! kb-bench build  --data-dir DIR --model-dir DIR --corpus corpus.jsonl [--chunks 20000]
 //!                                                    a kb.db of >= N chunks from real text; ingest vs raw model time
+//!                 [--random-vectors]                 random unit vectors instead of the model's (synthetic)
 //! kb-bench model  --data-dir DIR --model-dir DIR     the model alone on every chunk of a kb.db (what
 //!                                                    `kb add` of the same files costs at best)
 //! kb-bench vector --data-dir DIR --model-dir DIR     vector search alone (Rust scan, sqlite-vec vec0)
 //! kb-bench cli    --data-dir DIR [--runs 30]         `kb search` per process, keyword-only and hybrid (p50/p95)
+//! kb-bench exact --data-dir DIR --queries queries.jsonl [--runs 100]
+//!                                                    `kb search` (hybrid, fresh process) against an exact
+//!                                                    float scan fused in-process: identical results?
 //! kb-bench mcp    --data-dir DIR [--runs 30]         warm `tools/call search` round trips through `kb mcp` (p50/p95)
 //! ```
 //! Every figure is a median (and p95 where it says) over repeated runs.
@@ -35,6 +39,9 @@ struct Args {
     format: GraphFormat,
     /// Inference threads (0 = all cores).
     threads: Option<usize>,
+    /// build: random unit vectors instead of the model's (synthetic, for
+    /// sizes the model would take hours to embed).
+    random_vectors: bool,
 }
 
 fn parse_args() -> std::result::Result<Args, String> {
@@ -52,16 +59,18 @@ fn parse_args() -> std::result::Result<Args, String> {
         model: "all-MiniLM-L6-v2".into(),
         format: GraphFormat::Ort,
         threads: None,
+        random_vectors: false,
     };
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
         match flag.as_str() {
             "--data-dir" => a.data_dir = Some(value()?.into()),
             "--model-dir" => a.model_dir = Some(value()?.into()),
-            "--corpus" => a.corpus = Some(value()?.into()),
+            "--corpus" | "--queries" => a.corpus = Some(value()?.into()),
             "--chunks" => a.chunks = value()?.parse().map_err(|e| format!("--chunks: {e}"))?,
             "--runs" => a.runs = value()?.parse().map_err(|e| format!("--runs: {e}"))?,
             "--model" => a.model = value()?,
+            "--random-vectors" => a.random_vectors = true,
             "--threads" => {
                 a.threads = Some(value()?.parse().map_err(|e| format!("--threads: {e}"))?)
             }
@@ -93,6 +102,7 @@ fn main() {
         "model" => bench_model(&args),
         "vector" => bench_vector(&args),
         "cli" => bench_cli(&args),
+        "exact" => bench_exact(&args),
         "mcp" => bench_mcp(&args),
         other => Err(KbError::Usage(format!("unknown benchmark {other}"))),
     };
@@ -309,6 +319,20 @@ fn bench_embed(a: &Args) -> Result<()> {
     Ok(())
 }
 
+/// A pseudo-random unit vector (an LCG and a Box-Muller-free sum of
+/// uniforms: isotropic enough for timing and exactness checks).
+fn random_unit_vector(seed: &mut u64, dim: usize) -> Vec<f32> {
+    let mut next = || {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((*seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+    };
+    let mut v: Vec<f32> = (0..dim).map(|_| next() + next() + next()).collect();
+    kb::embed::normalize(&mut v);
+    v
+}
+
 fn bench_build(a: &Args) -> Result<()> {
     let data_dir = need(&a.data_dir, "--data-dir")?;
     let corpus = need(&a.corpus, "--corpus")?;
@@ -352,19 +376,28 @@ fn bench_build(a: &Args) -> Result<()> {
         }
     }
     let (mut embed_s, mut write_s) = (0f64, 0f64);
+    let dim = embedder.dim();
+    let mut seed = 0x5eed_u64;
     let started = Instant::now();
     let mut group: Vec<(String, Vec<String>)> = Vec::new();
     let mut written = 0;
-    let flush = |group: &mut Vec<(String, Vec<String>)>,
-                 embed_s: &mut f64,
-                 write_s: &mut f64|
+    let mut flush = |group: &mut Vec<(String, Vec<String>)>,
+                     embed_s: &mut f64,
+                     write_s: &mut f64|
      -> Result<usize> {
         let texts: Vec<&str> = group
             .iter()
             .flat_map(|(_, w)| w.iter().map(String::as_str))
             .collect();
         let t = Instant::now();
-        let vectors = embedder.embed_passages(&texts)?;
+        let vectors = if a.random_vectors {
+            texts
+                .iter()
+                .map(|_| random_unit_vector(&mut seed, dim))
+                .collect()
+        } else {
+            embedder.embed_passages(&texts)?
+        };
         *embed_s += t.elapsed().as_secs_f64();
         let t = Instant::now();
         let mut off = 0;
@@ -504,8 +537,46 @@ fn bench_vector(a: &Args) -> Result<()> {
             }
         }
     }
+    let mut codes = Vec::new();
+    for i in 0..a.runs.max(5) {
+        let q = &qvecs[i % qvecs.len()];
+        let t = Instant::now();
+        let hits = kb::search::vector::search_codes(&db, q, None, 30)?;
+        codes.push(t.elapsed().as_secs_f64() * 1000.0);
+        if i < qvecs.len() && hits != kb::search::vector::scan(&db, q, None, 30)? {
+            return Err(KbError::Usage(format!(
+                "the codes scan differs from the exact scan for {:?}",
+                QUERIES[i]
+            )));
+        }
+    }
+    let mut read = Vec::new();
+    for _ in 0..a.runs.max(5) {
+        let t = Instant::now();
+        let mut count = 0usize;
+        db.for_each_code(|_, c| count += c.codes.len())?;
+        read.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    let ids: Vec<i64> = db.chunk_ids()?.into_iter().step_by(97).take(200).collect();
+    let mut by_id = Vec::new();
+    for _ in 0..a.runs.max(5) {
+        let t = Instant::now();
+        db.vectors_by_id(&ids, |_, _| {})?;
+        by_id.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
     println!(
-        "vector search over {n} chunks, top 30: sqlite-vec vec0 (what kb search uses) median {:.2} ms (p95 {:.2}); Rust scan streaming vectors out of vec0 median {:.2} ms (p95 {:.2})",
+        "  of which: reading every code {:.2} ms; 200 float vectors by id from vec0 {:.2} ms",
+        median(read),
+        median(by_id)
+    );
+    println!(
+        "vector search over {n} chunks, top 30: chunk_codes scan + exact re-score (what kb search uses) \
+         median {:.2} ms (p95 {:.2}), identical to the exact scan",
+        median(codes.clone()),
+        p95(codes)
+    );
+    println!(
+        "vector search over {n} chunks, top 30: sqlite-vec vec0 median {:.2} ms (p95 {:.2}); Rust scan streaming vectors out of vec0 median {:.2} ms (p95 {:.2})",
         median(knn.clone()),
         p95(knn),
         median(scan.clone()),
@@ -677,6 +748,127 @@ fn bench_mcp(a: &Args) -> Result<()> {
     let _ = std::fs::remove_dir_all(&tmp);
     if !status.success() {
         return Err(KbError::Usage(format!("kb mcp exited with {status}")));
+    }
+    Ok(())
+}
+
+/// `kb search` as an agent runs it (a fresh process, hybrid, top 10) on
+/// real queries, against the same search done exactly in this process: the
+/// keyword ranking from the database, the vector ranking from a full scan
+/// of every float vector, fused with the same RRF. Fails on any difference
+/// in chunks, order or cosine.
+fn bench_exact(a: &Args) -> Result<()> {
+    let data_dir = need(&a.data_dir, "--data-dir")?;
+    let queries_path = need(&a.corpus, "--queries")?;
+    let config = config(Some(data_dir))?;
+    let db = Database::open(&config.db_path(), OpenMode::Existing)?;
+    let binding = db
+        .model_binding()?
+        .ok_or_else(|| KbError::Usage("the knowledge base has no model".into()))?;
+    let embedder = resolve::for_binding(&config, &binding)?.load(&config, ModelUse::Queries)?;
+    let text = std::fs::read_to_string(queries_path).map_err(|e| KbError::io(queries_path, e))?;
+    let queries: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["text"].as_str().map(str::to_string))
+        .take(a.runs)
+        .collect();
+    let mut all: Vec<(i64, Vec<f32>)> = Vec::new();
+    db.for_each_vector(|id, v| all.push((id, v.to_vec())))?;
+    let exe = std::env::current_exe().map_err(|e| KbError::io("kb-bench", e))?;
+    let kb = exe.with_file_name("kb");
+    let top = 10;
+    let mut same = 0;
+    for q in &queries {
+        let out = std::process::Command::new(&kb)
+            .arg("--data-dir")
+            .arg(data_dir)
+            .args(["search", "--top", "10", "--"])
+            .arg(q)
+            .output()
+            .map_err(|e| KbError::io(&kb, e))?;
+        if !out.status.success() {
+            return Err(KbError::Usage(format!(
+                "kb search failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .map_err(|e| KbError::Usage(format!("kb search output: {e}")))?;
+        let got: Vec<(i64, Option<f64>)> = v["results"]
+            .as_array()
+            .map(|r| {
+                r.iter()
+                    .map(|h| {
+                        (
+                            h["chunk_id"].as_i64().unwrap_or(-1),
+                            h["score_breakdown"]["cosine"].as_f64(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        // The exact search.
+        let req = kb::search::SearchRequest {
+            query: q.clone(),
+            top,
+            filters: Default::default(),
+            mode: kb::search::Mode::Hybrid,
+            threshold: None,
+            rrf_k: config.search.rrf_k,
+            snippets: false,
+        };
+        let k = req.candidates();
+        let keyword = kb::search::search_with(
+            &db,
+            &kb::search::SearchRequest {
+                top: k,
+                mode: kb::search::Mode::Keyword,
+                ..req.clone()
+            },
+            None::<fn(&str) -> Result<Vec<f32>>>,
+            None,
+        )?;
+        let keyword_ids: Vec<i64> = keyword.hits.iter().map(|h| h.chunk.chunk_id).collect();
+        let qv = embedder.embed_query(q)?;
+        let exact = kb::search::vector::top_k(
+            all.iter()
+                .map(|(id, v)| kb::db::VectorHit {
+                    chunk_id: *id,
+                    cosine: kb::search::vector::dot(&qv, v),
+                })
+                .collect(),
+            k,
+        );
+        let vector_ids: Vec<i64> = exact.iter().map(|h| h.chunk_id).collect();
+        let cosine: std::collections::HashMap<i64, f32> =
+            exact.iter().map(|h| (h.chunk_id, h.cosine)).collect();
+        let mut fused =
+            kb::search::fusion::rrf(Some(&keyword_ids), Some(&vector_ids), config.search.rrf_k);
+        fused.truncate(top);
+        let want: Vec<(i64, Option<f64>)> = fused
+            .iter()
+            .map(|f| (f.chunk_id, cosine.get(&f.chunk_id).map(|c| *c as f64)))
+            .collect();
+        let ids = |v: &[(i64, Option<f64>)]| v.iter().map(|x| x.0).collect::<Vec<_>>();
+        let cos_ok = got.iter().zip(&want).all(|(g, w)| match (g.1, w.1) {
+            // kb search prints cosines to 4 decimals.
+            (Some(a), Some(b)) => (a - b).abs() <= 0.5e-4 + 1e-6,
+            (None, None) => true,
+            _ => false,
+        });
+        if ids(&got) == ids(&want) && cos_ok {
+            same += 1;
+        } else {
+            println!("DIFFERENT: {q:?}\n  kb search: {got:?}\n  exact:     {want:?}");
+        }
+    }
+    println!(
+        "{same} of {} hybrid queries: kb search (fresh process) identical to an exact scan",
+        queries.len()
+    );
+    if same != queries.len() {
+        return Err(KbError::Usage("results differ from the exact scan".into()));
     }
     Ok(())
 }
