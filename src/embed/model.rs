@@ -108,7 +108,8 @@ impl ModelFiles {
 pub enum ModelUse {
     /// Many chunks (ingest, reindex).
     Passages,
-    /// A few queries (a one-shot search).
+    /// A few queries (a one-shot search): one inference thread unless
+    /// `embedding.threads` says otherwise.
     Queries,
     /// One query at a time in a long-running process (`kb mcp`): weights
     /// prepacked, and the inference threads sleep between calls instead of
@@ -175,6 +176,11 @@ impl Embedder {
     ) -> Result<Embedder> {
         let env = super::runtime::ensure_loaded(config)?;
         let threads = match config.embedding.threads {
+            // One short query gains nothing from a thread pool: creating it
+            // and spinning it beside the keyword ranker cost more (hybrid
+            // `kb search` p50 104 ms with one thread, 115 ms with two, 2
+            // cores at load 4).
+            0 if model_use == ModelUse::Queries => 1,
             0 => std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
