@@ -138,12 +138,7 @@ impl SearchArgs {
             },
             mode,
             threshold: self.threshold,
-            fusion: FusionSettings {
-                method: config.search.fusion,
-                keyword_weight: config.search.weights.keyword,
-                vector_weight: config.search.weights.vector,
-                rrf_k: config.search.rrf_k,
-            },
+            fusion: FusionSettings::of(&config.search),
             columns: ColumnWeights::default(),
             max_per_document: self
                 .max_per_document

@@ -61,7 +61,8 @@ pub struct EmbeddingConfig {
     pub model_dir: Option<PathBuf>,
     /// Path to libonnxruntime; when unset kb searches the usual places.
     pub onnxruntime: Option<PathBuf>,
-    /// Intra-op threads for inference; 0 means all cores.
+    /// Intra-op threads for inference; 0 means all cores (one for the query
+    /// of a one-shot search).
     pub threads: usize,
     /// Chunks per inference batch.
     pub batch_size: usize,

@@ -3,6 +3,7 @@
 //! rankers' queries in `queries`, the vector table in `vectors`, reads for
 //! the inspection commands in `lookups`, the search log in `search_log`).
 
+mod codes;
 mod documents;
 mod health;
 mod lookups;
@@ -10,6 +11,7 @@ mod queries;
 mod search_log;
 mod vectors;
 
+pub use codes::*;
 pub use documents::*;
 pub use health::*;
 pub use lookups::*;
@@ -32,6 +34,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
         2,
         include_str!("../../migrations/002_content_and_search_log.sql"),
     ),
+    (5, include_str!("../../migrations/005_vector_codes.sql")),
     (6, include_str!("../../migrations/006_contextual_chunks.sql")),
 ];
 
@@ -151,6 +154,10 @@ impl Database {
              PRAGMA temp_store = MEMORY;
              PRAGMA cache_size = -65536;",
         )?;
+        // Reads through a memory map instead of one pread per page: a fresh
+        // `kb search` reads thousands of pages (the vector codes, vectors by
+        // id), and at 20,000 chunks this saves ~15 ms of system calls.
+        self.conn.execute_batch("PRAGMA mmap_size = 1073741824;")?;
         Ok(())
     }
 
@@ -205,6 +212,12 @@ impl Database {
             let tx = self.conn.unchecked_transaction()?;
             tx.execute_batch(sql)
                 .map_err(|e| KbError::Db(format!("migration {version} failed: {e}")))?;
+            if *version == 5 {
+                // The codes of the vectors already stored (SQL cannot
+                // quantise them): about 0.2 s per 20,000 vectors, once.
+                self.rebuild_codes()
+                    .map_err(|e| KbError::Db(format!("migration {version} failed: {e}")))?;
+            }
             tx.execute(
                 "INSERT INTO config(key, value) VALUES ('schema_version', ?1)
                  ON CONFLICT(key) DO UPDATE SET value = excluded.value",

@@ -127,7 +127,7 @@ impl Database {
         self.conn().execute_batch(
             "DROP TRIGGER IF EXISTS chunks_vec_ad; DROP TABLE IF EXISTS chunks_vec;",
         )?;
-        Ok(())
+        self.clear_codes()
     }
 
     /// Binds a model to an index that has no vectors yet (kb init on a new or
@@ -158,7 +158,7 @@ impl Database {
         for (id, v) in chunk_ids.iter().zip(vectors) {
             stmt.execute(params![id, vector_to_blob(v)])?;
         }
-        Ok(())
+        self.insert_codes(chunk_ids, vectors)
     }
 
     /// Chunks in id order, a page at a time (for benchmarks that re-embed
@@ -410,6 +410,7 @@ impl Database {
              SELECT r.chunk_id, r.embedding FROM reindex_vectors r JOIN chunks c ON c.id = r.chunk_id",
             [],
         )?;
+        self.rebuild_codes()?;
         self.conn().execute_batch("DROP TABLE reindex_vectors;")?;
         self.conn().execute(
             "DELETE FROM config WHERE key IN ('reindex_target', 'headers_pending')",

@@ -25,6 +25,16 @@ pub struct FusionSettings {
 }
 
 impl FusionSettings {
+    /// The fusion the configuration asks for.
+    pub fn of(search: &crate::config::SearchConfig) -> FusionSettings {
+        FusionSettings {
+            method: search.fusion,
+            keyword_weight: search.weights.keyword,
+            vector_weight: search.weights.vector,
+            rrf_k: search.rrf_k,
+        }
+    }
+
     /// Plain RRF with equal weights.
     pub fn rrf(k: f64) -> FusionSettings {
         FusionSettings {
