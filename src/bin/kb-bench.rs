@@ -849,15 +849,13 @@ fn bench_exact(a: &Args) -> Result<()> {
                 .collect(),
             k,
         );
-        let vector_ranked: Vec<(i64, f64)> =
-            exact.iter().map(|h| (h.chunk_id, h.cosine as f64)).collect();
+        let vector_ranked: Vec<(i64, f64)> = exact
+            .iter()
+            .map(|h| (h.chunk_id, h.cosine as f64))
+            .collect();
         let cosine: std::collections::HashMap<i64, f32> =
             exact.iter().map(|h| (h.chunk_id, h.cosine)).collect();
-        let mut fused = kb::search::fuse(
-            Some(&keyword_ranked),
-            Some(&vector_ranked),
-            &req.fusion,
-        );
+        let mut fused = kb::search::fuse(Some(&keyword_ranked), Some(&vector_ranked), &req.fusion);
         fused.truncate(top);
         let want: Vec<(i64, Option<f64>)> = fused
             .iter()

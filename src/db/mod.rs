@@ -35,7 +35,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../../migrations/002_content_and_search_log.sql"),
     ),
     (5, include_str!("../../migrations/005_vector_codes.sql")),
-    (6, include_str!("../../migrations/006_contextual_chunks.sql")),
+    (
+        6,
+        include_str!("../../migrations/006_contextual_chunks.sql"),
+    ),
 ];
 
 /// The newest schema this binary knows.
