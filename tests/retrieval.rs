@@ -112,7 +112,15 @@ fn chunks_are_found_by_their_document_title_and_quote_only_their_text() {
 
     // "Zanzibar" is only in the title, yet every chunk of the report is
     // found by it, and each quotes only its own text.
-    let v = kb.json(&["search", "zanzibar", "--fts-only", "--top", "50"]);
+    let v = kb.json(&[
+        "search",
+        "zanzibar",
+        "--fts-only",
+        "--top",
+        "50",
+        "--max-per-document",
+        "0",
+    ]);
     let results = v["results"].as_array().unwrap();
     let total = results[0]["source"]["total_chunks"].as_u64().unwrap();
     assert!(total >= 2, "{v}");
@@ -147,20 +155,18 @@ fn max_per_document_gives_places_to_other_documents() {
     );
     kb.add(&[&docs]);
 
-    let all = kb.json(&["search", "rinse kayak hull fresh water", "--top", "3"]);
+    let q = "rinse kayak hull fresh water";
+    let all = kb.json(&["search", q, "--top", "3", "--max-per-document", "0"]);
     assert!(paths(&all).iter().all(|p| p.ends_with("kayak.md")), "{all}");
-    let one = kb.json(&[
-        "search",
-        "rinse kayak hull fresh water",
-        "--top",
-        "3",
-        "--max-per-document",
-        "1",
-    ]);
-    let mut p = paths(&one);
-    assert_eq!(p.len(), 3, "{one}");
-    p.sort();
-    p.dedup();
-    assert_eq!(p.len(), 3, "three documents: {one}");
+    // One chunk per document is the default, in every mode.
+    for mode in [&[][..], &["--fts-only"][..]] {
+        let one = kb.json(&[&["search", q, "--top", "3"][..], mode].concat());
+        let mut p = paths(&one);
+        assert_eq!(p.len(), 3, "{one}");
+        p.sort();
+        p.dedup();
+        assert_eq!(p.len(), 3, "three documents: {one}");
+    }
+    let one = kb.json(&["search", q, "--top", "3", "--max-per-document", "1"]);
     assert_eq!(one["total_matches"], all["total_matches"], "same meaning");
 }

@@ -409,6 +409,10 @@ fn bench_build(a: &Args) -> Result<()> {
                     text: w.clone(),
                     token_count: counter.count(w),
                     metadata: "{}".into(),
+                    // What kb add stores beside the text, so the keyword
+                    // index has the columns a real knowledge base has.
+                    doc_title: id.clone(),
+                    terms: kb::text::terms::index_terms(w),
                     ..Default::default()
                 })
                 .collect();
@@ -785,6 +789,9 @@ fn bench_exact(a: &Args) -> Result<()> {
         let out = std::process::Command::new(&kb)
             .arg("--data-dir")
             .arg(data_dir)
+            // The exact scan checks the vector ranker, so the query is not
+            // refined (a refined query is ranked by the same code again).
+            .env("KB_SEARCH_FEEDBACK_CHUNKS", "0")
             .args(["search", "--top", "10", "--max-per-document", "0", "--"])
             .arg(q)
             .output()
@@ -820,6 +827,7 @@ fn bench_exact(a: &Args) -> Result<()> {
             fusion: kb::search::FusionSettings::of(&config.search),
             columns: Default::default(),
             max_per_document: 0,
+            feedback: kb::search::Feedback::OFF,
             expand: true,
             snippets: false,
         };
@@ -855,7 +863,15 @@ fn bench_exact(a: &Args) -> Result<()> {
             .collect();
         let cosine: std::collections::HashMap<i64, f32> =
             exact.iter().map(|h| (h.chunk_id, h.cosine)).collect();
-        let mut fused = kb::search::fuse(Some(&keyword_ranked), Some(&vector_ranked), &req.fusion);
+        let keyword_list = kb::search::Ranking {
+            hits: &keyword_ranked,
+            complete: keyword.total_matches <= keyword_ranked.len(),
+        };
+        let mut fused = kb::search::fuse(
+            Some(keyword_list),
+            Some(kb::search::Ranking::top(&vector_ranked)),
+            &req.fusion,
+        );
         fused.truncate(top);
         let want: Vec<(i64, Option<f64>)> = fused
             .iter()

@@ -12,6 +12,7 @@ use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::{normalize_tags, ColumnWeights, Filters, SearchLogEntry};
 use crate::error::{KbError, Result};
 use crate::ingest::DocType;
+use crate::search::Feedback;
 use crate::output::{display_path, highlight, plural, round, Render, Style};
 use crate::search::{self, FusionSettings, Mode, SearchHit, SearchRequest, SearchResponse};
 use crate::session::{Session, SessionKind, VectorRanker};
@@ -143,6 +144,10 @@ impl SearchArgs {
             max_per_document: self
                 .max_per_document
                 .unwrap_or(config.search.max_per_document),
+            feedback: Feedback {
+                chunks: config.search.feedback.chunks,
+                weight: config.search.feedback.weight,
+            },
             expand: true,
             snippets: true,
         })

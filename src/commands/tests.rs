@@ -328,7 +328,14 @@ fn a_server_sees_another_process_add_and_remove() {
 #[test]
 fn a_code_hit_s_section_opens_with_show_section() {
     let f = Fixture::indexed();
-    let v = f.json(&["search", "prune old backups", "--type", "code"]);
+    let v = f.json(&[
+        "search",
+        "prune old backups",
+        "--type",
+        "code",
+        "--max-per-document",
+        "0",
+    ]);
     let hit = v["results"]
         .as_array()
         .unwrap()

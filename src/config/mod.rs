@@ -81,6 +81,8 @@ pub struct SearchConfig {
     pub rrf_k: f64,
     /// Most chunks of one document in the results (0 = no limit).
     pub max_per_document: usize,
+    /// Query refinement from the best fused results (hybrid search).
+    pub feedback: FeedbackConfig,
     /// Record every search in the database's search log.
     pub log: bool,
 }
@@ -117,6 +119,22 @@ pub struct FusionWeights {
 impl Default for FusionWeights {
     fn default() -> Self {
         SearchConfig::default().weights
+    }
+}
+
+/// Pseudo-relevance feedback of hybrid search (see `search::Feedback`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FeedbackConfig {
+    /// Best fused results whose vectors refine the query (0 = off).
+    pub chunks: usize,
+    /// How far the query moves towards them.
+    pub weight: f32,
+}
+
+impl Default for FeedbackConfig {
+    fn default() -> Self {
+        SearchConfig::default().feedback
     }
 }
 
@@ -254,13 +272,17 @@ impl Default for SearchConfig {
         SearchConfig {
             default_top: 10,
             default_format: OutputFormat::Json,
-            fusion: Fusion::Rrf,
+            fusion: Fusion::Convex,
             weights: FusionWeights {
                 keyword: 1.0,
                 vector: 1.0,
             },
             rrf_k: 60.0,
-            max_per_document: 0,
+            max_per_document: 1,
+            feedback: FeedbackConfig {
+                chunks: 5,
+                weight: 1.0,
+            },
             log: true,
         }
     }
@@ -384,6 +406,16 @@ impl Config {
                 "search.weights.vector",
                 "and search.weights.keyword must not both be 0",
             );
+        }
+        if self.search.feedback.chunks > 100 {
+            return bad(
+                "search.feedback.chunks",
+                "must be at most 100 (0 turns feedback off)",
+            );
+        }
+        let w = self.search.feedback.weight;
+        if !(w.is_finite() && w >= 0.0) {
+            return bad("search.feedback.weight", "must be a number of at least 0");
         }
         if self.embedding.batch_size == 0 {
             return bad("embedding.batch_size", "must be at least 1");

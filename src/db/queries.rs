@@ -85,12 +85,15 @@ pub struct ColumnWeights {
 }
 
 impl Default for ColumnWeights {
-    /// Chosen on NFCorpus dev (README, Retrieval quality).
+    /// Chosen on NFCorpus dev (README, Retrieval quality): a title or
+    /// section word counts a quarter of a word of the text, so a title word
+    /// still reaches every chunk of its document but does not outrank the
+    /// chunks that discuss it (hybrid 0.3363 at 0.25 against 0.3348 at 0).
     fn default() -> Self {
         ColumnWeights {
             text: 1.0,
-            title: 1.0,
-            section: 1.0,
+            title: 0.25,
+            section: 0.25,
             terms: 1.0,
         }
     }

@@ -5,7 +5,11 @@
 //! - Convex: each ranker's scores are min-max normalised over its own
 //!   candidates (best 1, worst 0) and `score = w_kw * kw + w_vec * vec`;
 //!   how much better the best hit is than the rest survives, which ranks
-//!   alone throw away.
+//!   alone throw away. When a list holds every chunk its ranker matched
+//!   (a keyword query that matched only a few chunks), the bottom of the
+//!   scale is 0, what an unmatched chunk scores, not the list's last hit:
+//!   otherwise a chunk that matched a query word counts no more than one
+//!   that matched none.
 //!
 //! A chunk missing from one ranker's list gets 0 from it. Each side's
 //! contribution is kept for `score_breakdown`.
@@ -46,6 +50,25 @@ impl FusionSettings {
     }
 }
 
+/// One ranker's list of `(chunk id, score)`, best first.
+#[derive(Debug, Clone, Copy)]
+pub struct Ranking<'a> {
+    pub hits: &'a [(i64, f64)],
+    /// Every chunk the ranker matched is in `hits`, and a chunk outside it
+    /// scores 0 (a keyword list shorter than its limit).
+    pub complete: bool,
+}
+
+impl<'a> Ranking<'a> {
+    /// The best part of a longer ranking (a vector ranker's top k).
+    pub fn top(hits: &'a [(i64, f64)]) -> Ranking<'a> {
+        Ranking {
+            hits,
+            complete: false,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fused {
     pub chunk_id: i64,
@@ -56,13 +79,9 @@ pub struct Fused {
     pub vector: Option<f64>,
 }
 
-/// Fuses two ranked lists of `(chunk id, score)`, best first. Ties are
-/// broken by chunk id so results are stable.
-pub fn fuse(
-    keyword: Option<&[(i64, f64)]>,
-    vector: Option<&[(i64, f64)]>,
-    how: &FusionSettings,
-) -> Vec<Fused> {
+/// Fuses two ranked lists, best first. Ties are broken by chunk id so
+/// results are stable.
+pub fn fuse(keyword: Option<Ranking>, vector: Option<Ranking>, how: &FusionSettings) -> Vec<Fused> {
     let mut map: HashMap<i64, Fused> = HashMap::new();
     let mut order: Vec<i64> = Vec::new();
     let lists = [
@@ -70,10 +89,11 @@ pub fn fuse(
         (vector, false, how.vector_weight),
     ];
     for (list, is_keyword, weight) in lists {
-        let Some(list) = list else { continue };
+        let Some(ranking) = list else { continue };
+        let list = ranking.hits;
         let contributions = match how.method {
             Fusion::Rrf => reciprocal_ranks(list.len(), how.rrf_k),
-            Fusion::Convex => min_max(list),
+            Fusion::Convex => min_max(ranking),
         };
         for ((id, _), c) in list.iter().zip(contributions) {
             let contribution = weight * c;
@@ -109,13 +129,16 @@ fn reciprocal_ranks(n: usize, k: f64) -> Vec<f64> {
     (1..=n).map(|rank| 1.0 / (k + rank as f64)).collect()
 }
 
-/// Scores scaled to 0..1 over the list (all 1 when they are equal).
-fn min_max(list: &[(i64, f64)]) -> Vec<f64> {
+/// Scores scaled to 0..1 over the list (all 1 when they are equal); the
+/// bottom is 0 for a complete list.
+fn min_max(ranking: Ranking) -> Vec<f64> {
+    let list = ranking.hits;
     let (lo, hi) = list
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (_, s)| {
             (lo.min(*s), hi.max(*s))
         });
+    let lo = if ranking.complete { lo.min(0.0) } else { lo };
     list.iter()
         .map(|(_, s)| if hi > lo { (s - lo) / (hi - lo) } else { 1.0 })
         .collect()
@@ -124,6 +147,10 @@ fn min_max(list: &[(i64, f64)]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn top(list: &[(i64, f64)]) -> Option<Ranking<'_>> {
+        Some(Ranking::top(list))
+    }
 
     fn ranked(ids: &[i64]) -> Vec<(i64, f64)> {
         ids.iter()
@@ -135,8 +162,8 @@ mod tests {
     #[test]
     fn fuses_by_reciprocal_rank() {
         let f = fuse(
-            Some(&ranked(&[1, 2, 3])),
-            Some(&ranked(&[3, 1, 4])),
+            top(&ranked(&[1, 2, 3])),
+            top(&ranked(&[3, 1, 4])),
             &FusionSettings::rrf(60.0),
         );
         assert_eq!(f[0].chunk_id, 1); // 1/61 + 1/62
@@ -149,7 +176,7 @@ mod tests {
 
     #[test]
     fn one_sided_has_null_other_side() {
-        let f = fuse(Some(&ranked(&[7, 8])), None, &FusionSettings::rrf(60.0));
+        let f = fuse(top(&ranked(&[7, 8])), None, &FusionSettings::rrf(60.0));
         assert_eq!(f[0].vector, None);
         assert_eq!(f[0].fts, Some(1.0 / 61.0));
         assert_eq!(f[0].score, 1.0 / 61.0);
@@ -161,7 +188,7 @@ mod tests {
             vector_weight: 0.0,
             ..FusionSettings::rrf(10.0)
         };
-        let f = fuse(Some(&ranked(&[1, 2])), Some(&ranked(&[2, 1])), &how);
+        let f = fuse(top(&ranked(&[1, 2])), top(&ranked(&[2, 1])), &how);
         assert_eq!(f[0].chunk_id, 1);
         assert_eq!(f[0].vector, Some(0.0));
     }
@@ -175,13 +202,35 @@ mod tests {
             method: Fusion::Convex,
             ..FusionSettings::rrf(60.0)
         };
-        let f = fuse(Some(&kw), Some(&vec), &how);
+        let f = fuse(top(&kw), top(&vec), &how);
         // 1: 1.0 + 0.0; 2: ~0.053 + 0.9; 3: 0.0 + 1.0
         assert_eq!(f.iter().map(|x| x.chunk_id).collect::<Vec<_>>(), [1, 3, 2]);
         assert!((f[0].fts.unwrap() - 1.0).abs() < 1e-12);
         assert_eq!(f[0].vector, Some(0.0));
         // RRF puts the chunk both rankers hold second first.
-        let r = fuse(Some(&kw), Some(&vec), &FusionSettings::rrf(60.0));
+        let r = fuse(top(&kw), top(&vec), &FusionSettings::rrf(60.0));
         assert_eq!(r[0].chunk_id, 1);
+    }
+
+    #[test]
+    fn a_complete_keyword_list_is_scaled_from_zero() {
+        // Two keyword matches in all: the weaker one still counts, as
+        // against the vector side's chunk 3 that matched no query word.
+        let kw = [(1, 4.0), (2, 2.0)];
+        let vec = [(3, 0.60), (2, 0.58), (1, 0.40)];
+        let how = FusionSettings {
+            method: Fusion::Convex,
+            ..FusionSettings::rrf(60.0)
+        };
+        let complete = Ranking {
+            hits: &kw,
+            complete: true,
+        };
+        let f = fuse(Some(complete), top(&vec), &how);
+        assert_eq!(f[0].chunk_id, 2, "{f:?}");
+        assert!((f[0].fts.unwrap() - 0.5).abs() < 1e-12);
+        // Cut from a longer list, its last hit is the bottom.
+        let f = fuse(top(&kw), top(&vec), &how);
+        assert_eq!(f.iter().find(|x| x.chunk_id == 2).unwrap().fts, Some(0.0));
     }
 }

@@ -3,6 +3,7 @@
 //! vector ranker (cosine over the stored embeddings) and their fusion (RRF or
 //! convex, `fusion`), at most N chunks per document when asked.
 
+pub mod feedback;
 pub mod fusion;
 pub mod query;
 pub mod snippet;
@@ -13,7 +14,8 @@ use std::collections::HashMap;
 use crate::db::{ChunkDetails, ColumnWeights, Database, Filters};
 use crate::error::{KbError, Result};
 
-pub use fusion::{fuse, Fused, FusionSettings};
+pub use feedback::Feedback;
+pub use fusion::{fuse, Fused, FusionSettings, Ranking};
 
 #[derive(
     Debug,
@@ -63,6 +65,8 @@ pub struct SearchRequest {
     pub columns: ColumnWeights,
     /// At most this many chunks of one document (0: no limit).
     pub max_per_document: usize,
+    /// Query refinement from the best fused results (hybrid only).
+    pub feedback: Feedback,
     /// Also search the extra forms of the query's numbers, identifiers and
     /// CJK text (`text::terms`); always on in kb, off only to measure it.
     pub expand: bool,
@@ -135,6 +139,15 @@ fn keyword_side(
     ))
 }
 
+/// The keyword ranker's list for fusion: complete when it holds every
+/// matching chunk.
+fn keyword_ranking((hits, total): &(Vec<(i64, f64)>, usize)) -> Ranking<'_> {
+    Ranking {
+        hits,
+        complete: *total <= hits.len(),
+    }
+}
+
 /// Keeps at most `max` chunks of each document, in order, until `top` are
 /// kept: the next best documents fill the places freed.
 fn per_document(db: &Database, fused: Vec<Fused>, max: usize, top: usize) -> Result<Vec<Fused>> {
@@ -187,7 +200,9 @@ where
     }
     let k = req.candidates();
     let fts = query::fts_query(&req.query, req.expand);
-    let keyword_limit = if req.mode == Mode::Keyword {
+    // Keyword-only search needs only `top` chunks, unless chunks of
+    // documents already listed are to be skipped.
+    let keyword_limit = if req.mode == Mode::Keyword && req.max_per_document == 0 {
         req.top
     } else {
         k
@@ -223,20 +238,44 @@ where
         Ok((keyword, query_vec))
     })?;
 
+    // With feedback on, a fresh process's vector ranker keeps its nearest
+    // candidates' codes so the refined query is ranked among them without
+    // a second scan (see `feedback::CandidatePool`).
+    let pooled = vectors.is_none() && feedback::applies(req);
+    let mut pool = None;
     let vector_hits = match &query_vec {
         Some(qv) => Some(match vectors {
             Some(index) => vector::search_in(index, db, qv, &req.filters, k)?,
+            None if pooled => {
+                let (hits, p) = feedback::search_pooled(db, qv, &req.filters, k)?;
+                pool = Some(p);
+                hits
+            }
             None => vector::search(db, qv, &req.filters, k)?,
         }),
         None => None,
     };
 
-    let vector_ranked: Option<Vec<(i64, f64)>> = vector_hits
+    let mut vector_ranked: Option<Vec<(i64, f64)>> = vector_hits
         .as_ref()
         .map(|h| h.iter().map(|x| (x.chunk_id, x.cosine as f64)).collect());
+    // Pseudo-relevance feedback: the query moves towards the best fused
+    // chunks and the vector ranker runs again with it (see `Feedback`).
+    let mut refined: Option<Vec<f32>> = None;
+    if let (Some(kw), Some(vr), Some(qv)) = (&keyword, &vector_ranked, &query_vec) {
+        if let Some(q) = feedback::refine_query(db, qv, keyword_ranking(kw), vr, req)? {
+            let hits = match (vectors, &pool) {
+                (Some(index), _) => vector::search_in(index, db, &q, &req.filters, k)?,
+                (None, Some(pool)) => pool.rank(db, &q, k)?,
+                (None, None) => vector::search(db, &q, &req.filters, k)?,
+            };
+            vector_ranked = Some(hits.iter().map(|x| (x.chunk_id, x.cosine as f64)).collect());
+            refined = Some(q);
+        }
+    }
     let mut fused = fuse(
-        keyword.as_ref().map(|(h, _)| h.as_slice()),
-        vector_ranked.as_deref(),
+        keyword.as_ref().map(keyword_ranking),
+        vector_ranked.as_deref().map(Ranking::top),
         &req.fusion,
     );
     if let Some(t) = req.threshold {
@@ -245,10 +284,10 @@ where
 
     // With a positive threshold only the fused candidates can pass it (a
     // chunk outside both rankers' lists scores 0), so they are the count.
-    let total_matches = match (&keyword, &vector_hits) {
+    let total_matches = match (&keyword, &vector_ranked) {
         _ if req.threshold.is_some_and(|t| t > 0.0) => fused.len(),
-        (Some((_, kw_total)), Some(vh)) => {
-            let ids: Vec<i64> = vh.iter().map(|h| h.chunk_id).collect();
+        (Some((_, kw_total)), Some(vr)) => {
+            let ids: Vec<i64> = vr.iter().map(|h| h.0).collect();
             let already = match &fts {
                 Some(q) => db.keyword_matches_among(q, &ids)?,
                 None => 0,
@@ -256,7 +295,7 @@ where
             kw_total + ids.len() - already
         }
         (Some((_, kw_total)), None) => *kw_total,
-        (None, Some(vh)) => vh.len(),
+        (None, Some(vr)) => vr.len(),
         (None, None) => 0,
     };
 
@@ -268,11 +307,28 @@ where
         .as_ref()
         .map(|(h, _)| h.iter().cloned().collect())
         .unwrap_or_default();
-    let cosine: HashMap<i64, f32> = vector_hits
-        .as_ref()
-        .map(|h| h.iter().map(|x| (x.chunk_id, x.cosine)).collect())
-        .unwrap_or_default();
     let ids: Vec<i64> = fused.iter().map(|f| f.chunk_id).collect();
+    // The cosine shown is always to the query as asked: for the refined
+    // ranker's chunks it is computed from their vectors.
+    let cosine: HashMap<i64, f32> = match (&refined, &query_vec, &vector_ranked) {
+        (Some(_), Some(qv), Some(vr)) => {
+            let listed: std::collections::HashSet<i64> = vr.iter().map(|x| x.0).collect();
+            let wanted: Vec<i64> = ids
+                .iter()
+                .copied()
+                .filter(|id| listed.contains(id))
+                .collect();
+            let mut out = HashMap::with_capacity(wanted.len());
+            db.vectors_by_id(&wanted, |id, v| {
+                out.insert(id, vector::dot(qv, v));
+            })?;
+            out
+        }
+        _ => vector_hits
+            .as_ref()
+            .map(|h| h.iter().map(|x| (x.chunk_id, x.cosine)).collect())
+            .unwrap_or_default(),
+    };
     let details = db.chunk_details(&ids)?;
     let by_id: HashMap<i64, ChunkDetails> = details.into_iter().map(|d| (d.chunk_id, d)).collect();
     let mut hits = Vec::with_capacity(fused.len());

@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 
-use crate::db::{quantize, Database, Filters, VectorHit};
+use crate::db::{quantize, Database, Filters, VectorCode, VectorHit};
 use crate::error::Result;
 
 pub fn search(db: &Database, query: &[f32], filters: &Filters, k: usize) -> Result<Vec<VectorHit>> {
@@ -41,6 +41,18 @@ pub fn search_codes(
     allowed: Option<&HashSet<i64>>,
     k: usize,
 ) -> Result<Vec<VectorHit>> {
+    search_codes_with(db, query, allowed, k, |_, _, _| {})
+}
+
+/// [`search_codes`], calling `each` with every allowed chunk's approximate
+/// score and code as the scan passes it.
+pub fn search_codes_with(
+    db: &Database,
+    query: &[f32],
+    allowed: Option<&HashSet<i64>>,
+    k: usize,
+    mut each: impl FnMut(i64, f32, VectorCode<'_>),
+) -> Result<Vec<VectorHit>> {
     if k == 0 || query.is_empty() {
         return Ok(Vec::new());
     }
@@ -61,8 +73,21 @@ pub fn search_codes(
             approx,
             bound: q_error + q_hat_norm * code.error + 1e-5,
         });
+        each(id, approx, code);
     })?;
-    let candidates = (k * 4).max(200);
+    exact_top_k(db, query, scored, (k * 4).max(200), k)
+}
+
+/// The exact top `k` from approximate scores with error bounds: the best
+/// `candidates` are re-scored with their floats, then every vector whose
+/// upper bound could still reach the k-th exact score.
+pub(crate) fn exact_top_k(
+    db: &Database,
+    query: &[f32],
+    mut scored: Vec<Approx>,
+    candidates: usize,
+    k: usize,
+) -> Result<Vec<VectorHit>> {
     if scored.len() > candidates {
         scored.select_nth_unstable_by(candidates, |a, b| b.approx.total_cmp(&a.approx));
     }
@@ -90,10 +115,12 @@ pub fn search_codes(
     Ok(hits)
 }
 
-struct Approx {
-    id: i64,
-    approx: f32,
-    bound: f32,
+/// A vector's approximate score from its code and the most the exact
+/// score can exceed it.
+pub(crate) struct Approx {
+    pub id: i64,
+    pub approx: f32,
+    pub bound: f32,
 }
 
 /// Exact cosines of the chunks in `ids` (their float vectors by id).
@@ -150,7 +177,7 @@ pub struct RefreshStats {
     pub removed: usize,
 }
 
-fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+pub(crate) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     // Sixteen independent lanes let the compiler vectorise the loop.
     let mut acc = [0i32; 16];
     let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));

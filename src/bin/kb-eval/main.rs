@@ -39,7 +39,7 @@ use kb::error::{KbError, Result};
 use kb::ingest::context::stored_chunks;
 use kb::ingest::pipeline::{embed_and_write, ReadyDocument};
 use kb::ingest::{self, ChunkContext, DocType};
-use kb::search::{self, FusionSettings, Mode, SearchRequest};
+use kb::search::{self, Feedback, FusionSettings, Mode, SearchRequest};
 
 /// Documents ranked per query: the depth of Recall@100.
 const RANK_DEPTH: usize = 100;
@@ -120,6 +120,12 @@ struct BeirArgs {
     /// At most N chunks per document in each result list [default: search.max_per_document]
     #[arg(long)]
     max_per_document: Option<usize>,
+    /// Query refinement: best fused chunks whose vectors refine the query, 0 = off [default: search.feedback.chunks]
+    #[arg(long)]
+    feedback_chunks: Option<usize>,
+    /// Query refinement weight [default: search.feedback.weight]
+    #[arg(long)]
+    feedback_weight: Option<f32>,
 }
 
 /// How every query is searched, from the options and the configuration.
@@ -128,6 +134,7 @@ struct Settings {
     columns: ColumnWeights,
     expand: bool,
     max_per_document: usize,
+    feedback: Feedback,
 }
 
 impl Settings {
@@ -159,6 +166,14 @@ impl Settings {
             max_per_document: args
                 .max_per_document
                 .unwrap_or(config.search.max_per_document),
+            feedback: Feedback {
+                chunks: args
+                    .feedback_chunks
+                    .unwrap_or(config.search.feedback.chunks),
+                weight: args
+                    .feedback_weight
+                    .unwrap_or(config.search.feedback.weight),
+            },
         })
     }
 
@@ -167,7 +182,7 @@ impl Settings {
         let c = &self.columns;
         format!(
             "fusion {} (weights keyword {} vector {}{}); columns text {} title {} section {} terms {}; \
-             expansion {}; max_per_document {}",
+             expansion {}; max_per_document {}; feedback {} x {}",
             f.method.as_str(),
             f.keyword_weight,
             f.vector_weight,
@@ -177,7 +192,9 @@ impl Settings {
             c.section,
             c.terms,
             if self.expand { "on" } else { "off" },
-            self.max_per_document
+            self.max_per_document,
+            self.feedback.chunks,
+            self.feedback.weight
         )
     }
 }
@@ -603,6 +620,7 @@ fn search_documents(
         fusion: settings.fusion,
         columns: settings.columns,
         max_per_document,
+        feedback: settings.feedback,
         expand: settings.expand,
         snippets: false,
     };

@@ -1,0 +1,284 @@
+//! Pseudo-relevance feedback for hybrid search: the query is refined with
+//! the vectors of the best fused results and the vector ranker runs again.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashSet};
+
+use super::fusion::{fuse, Ranking};
+use super::vector::{dot_i8, exact_top_k, Approx};
+use super::{Mode, SearchRequest};
+use crate::db::{quantize, Database, Filters, VectorHit};
+use crate::error::Result;
+
+/// Pseudo-relevance feedback for hybrid search: the query vector moves
+/// towards the mean vector of the best `chunks` fused results by `weight`
+/// (`q' = q + weight * mean`, normalised) and the vector ranker runs again
+/// with it. The best results of both rankers together are usually on topic,
+/// so their vectors say what the question's words alone do not: on NFCorpus
+/// dev, 5 chunks at weight 1 lifted hybrid nDCG@10 from 0.336 to 0.345 and
+/// Recall@100 from 0.304 to 0.332 (README, Retrieval quality).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Feedback {
+    /// Fused results whose vectors refine the query (0: off).
+    pub chunks: usize,
+    pub weight: f32,
+}
+
+impl Feedback {
+    pub const OFF: Feedback = Feedback {
+        chunks: 0,
+        weight: 0.0,
+    };
+}
+
+/// The refined query vector, or `None` when feedback is off or nothing
+/// was found to learn from.
+pub fn refine_query(
+    db: &Database,
+    query: &[f32],
+    keyword: Ranking,
+    vector: &[(i64, f64)],
+    req: &SearchRequest,
+) -> Result<Option<Vec<f32>>> {
+    if !applies(req) {
+        return Ok(None);
+    }
+    let Feedback { chunks, weight } = req.feedback;
+    let best: Vec<i64> = fuse(Some(keyword), Some(Ranking::top(vector)), &req.fusion)
+        .iter()
+        .take(chunks)
+        .map(|f| f.chunk_id)
+        .collect();
+    let mut sum = vec![0f32; query.len()];
+    let mut n = 0usize;
+    db.vectors_by_id(&best, |_, v| {
+        for (s, x) in sum.iter_mut().zip(v) {
+            *s += x;
+        }
+        n += 1;
+    })?;
+    if n == 0 {
+        return Ok(None);
+    }
+    let scale = weight / n as f32;
+    let mut q: Vec<f32> = query.iter().zip(&sum).map(|(q, s)| q + scale * s).collect();
+    crate::embed::normalize(&mut q);
+    Ok(Some(q))
+}
+
+/// Whether a request refines its query.
+pub fn applies(req: &SearchRequest) -> bool {
+    req.mode == Mode::Hybrid && req.feedback.chunks > 0 && req.feedback.weight > 0.0
+}
+
+/// How many of the first query's nearest chunks (by int8 code) the refined
+/// query is ranked among: at least 4,000, and 10 per candidate asked for.
+/// A second full scan of the codes cost about 10 ms in a fresh process at
+/// 20,000 chunks; ranking this pool costs well under one. The refined query
+/// is a mix of the query and its best results, so its nearest chunks lie
+/// among the first query's nearest: on NFCorpus dev (9,190 chunks) the pool
+/// gives what the full second scan gave (README, Retrieval quality).
+pub fn pool_size(k: usize) -> usize {
+    (k * 10).max(4000)
+}
+
+/// The int8 codes of a first search's nearest candidates.
+pub struct CandidatePool {
+    entries: Vec<PoolEntry>,
+}
+
+struct PoolEntry {
+    approx: f32,
+    id: i64,
+    scale: f32,
+    error: f32,
+    codes: Vec<i8>,
+}
+
+impl PartialEq for PoolEntry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for PoolEntry {}
+impl PartialOrd for PoolEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for PoolEntry {
+    /// Reversed, so the heap's top is the weakest entry kept.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.approx.total_cmp(&self.approx)
+    }
+}
+
+impl CandidatePool {
+    /// The exact best `k` of the pool for `query`: ranked by the codes,
+    /// then re-scored with their floats as [`super::vector::search_codes`]
+    /// does, so the result is that of an exact scan of the pool.
+    pub fn rank(&self, db: &Database, query: &[f32], k: usize) -> Result<Vec<VectorHit>> {
+        if k == 0 {
+            return Ok(Vec::new());
+        }
+        let mut q_codes = Vec::with_capacity(query.len());
+        let (q_scale, q_error) = quantize(query, &mut q_codes);
+        let q_hat_norm =
+            (q_codes.iter().map(|c| (*c as f32).powi(2)).sum::<f32>()).sqrt() * q_scale;
+        let scored: Vec<Approx> = self
+            .entries
+            .iter()
+            .map(|e| Approx {
+                id: e.id,
+                approx: dot_i8(&q_codes, &e.codes) as f32 * q_scale * e.scale,
+                bound: q_error + q_hat_norm * e.error + 1e-5,
+            })
+            .collect();
+        // Only the k best are read first (the refined query's order is
+        // mostly settled by the codes); the bound adds any doubtful ones.
+        exact_top_k(db, query, scored, k, k)
+    }
+}
+
+/// [`super::vector::search`] that also keeps the [`pool_size`] nearest
+/// candidates' codes for a refined query.
+pub fn search_pooled(
+    db: &Database,
+    query: &[f32],
+    filters: &Filters,
+    k: usize,
+) -> Result<(Vec<VectorHit>, CandidatePool)> {
+    let allowed: Option<HashSet<i64>> = if filters.is_empty() {
+        None
+    } else {
+        Some(db.filtered_chunk_ids(filters)?.into_iter().collect())
+    };
+    let size = pool_size(k);
+    let mut heap: BinaryHeap<PoolEntry> = BinaryHeap::with_capacity(size + 1);
+    let hits =
+        super::vector::search_codes_with(db, query, allowed.as_ref(), k, |id, approx, code| {
+            if heap.len() == size && heap.peek().is_some_and(|weakest| approx <= weakest.approx) {
+                return;
+            }
+            heap.push(PoolEntry {
+                approx,
+                id,
+                scale: code.scale,
+                error: code.error,
+                codes: code.codes.to_vec(),
+            });
+            if heap.len() > size {
+                heap.pop();
+            }
+        })?;
+    Ok((
+        hits,
+        CandidatePool {
+            entries: heap.into_vec(),
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::ColumnWeights;
+    use crate::db::{ModelBinding, NewChunk, NewDocument, OpenMode};
+    use crate::search::FusionSettings;
+
+    fn request(feedback: Feedback) -> SearchRequest {
+        SearchRequest {
+            query: "q".into(),
+            top: 10,
+            filters: Filters::default(),
+            mode: Mode::Hybrid,
+            threshold: None,
+            fusion: FusionSettings::rrf(60.0),
+            columns: ColumnWeights::default(),
+            max_per_document: 0,
+            feedback,
+            expand: true,
+            snippets: false,
+        }
+    }
+
+    #[test]
+    fn feedback_moves_the_query_towards_the_best_fused_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(&dir.path().join("kb.db"), OpenMode::Create).unwrap();
+        db.bind_model(&ModelBinding {
+            model_name: "m".into(),
+            embedding_dim: 4,
+            model_max_tokens: 16,
+            model_fingerprint: "f".into(),
+            model_dir: None,
+        })
+        .unwrap();
+        let vectors = vec![
+            vec![1.0, 0.0, 0.0, 0.0],
+            vec![0.0, 1.0, 0.0, 0.0],
+            vec![0.0, 0.0, 1.0, 0.0],
+        ];
+        let chunks: Vec<NewChunk> = (0..3)
+            .map(|i| NewChunk {
+                text: format!("chunk {i}"),
+                token_count: 2,
+                metadata: "{}".into(),
+                ..Default::default()
+            })
+            .collect();
+        let doc = NewDocument {
+            title: "d".into(),
+            source_path: "/d".into(),
+            content_hash: "h".into(),
+            doc_type: "note".into(),
+            language: None,
+            file_size: 1,
+            file_mtime: 1,
+            metadata: "{}".into(),
+            tags: vec![],
+            content: None,
+        };
+        db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
+        let ids: Vec<i64> = db
+            .chunk_texts(0, 10)
+            .unwrap()
+            .iter()
+            .map(|c| c.id)
+            .collect();
+        let (a, b, c) = (ids[0], ids[1], ids[2]);
+        let query = [0.0, 0.0, 0.0, 1.0];
+        // Both rankers put a and b first; c is last.
+        let keyword = [(a, 3.0), (b, 2.0), (c, 1.0)];
+        let vector = [(b, 0.3), (a, 0.2), (c, 0.1)];
+        let on = request(Feedback {
+            chunks: 2,
+            weight: 1.0,
+        });
+        let q = refine_query(&db, &query, Ranking::top(&keyword), &vector, &on)
+            .unwrap()
+            .unwrap();
+        // q + 1.0 * mean(a, b) = (0.5, 0.5, 0, 1), normalised.
+        let n = (0.25f32 + 0.25 + 1.0).sqrt();
+        let want = [0.5 / n, 0.5 / n, 0.0, 1.0 / n];
+        for (got, want) in q.iter().zip(want) {
+            assert!((got - want).abs() < 1e-6, "{q:?}");
+        }
+        // Off, or outside hybrid search, the query stays as asked.
+        let off = request(Feedback::OFF);
+        assert!(
+            refine_query(&db, &query, Ranking::top(&keyword), &vector, &off)
+                .unwrap()
+                .is_none()
+        );
+        let keyword_only = SearchRequest {
+            mode: Mode::Keyword,
+            ..on
+        };
+        assert!(
+            refine_query(&db, &query, Ranking::top(&keyword), &vector, &keyword_only)
+                .unwrap()
+                .is_none()
+        );
+    }
+}
