@@ -104,6 +104,7 @@ impl Database {
     /// Records a new size and mtime for a file whose content is unchanged
     /// (touched or copied), so the next run can skip it without hashing.
     pub fn touch_document(&self, id: i64, file_size: u64, file_mtime: i64) -> Result<()> {
+        self.writable()?;
         self.conn().execute(
             "UPDATE documents SET file_size = ?2, file_mtime = ?3 WHERE id = ?1",
             params![id, file_size as i64, file_mtime],
@@ -119,7 +120,7 @@ impl Database {
         chunks: &[NewChunk],
         vectors: Option<&[Vec<f32>]>,
     ) -> Result<WriteOutcome> {
-        let tx = self.conn().unchecked_transaction()?;
+        let tx = self.begin_write()?;
         let outcome = self.write_document_in_tx(doc, chunks, vectors)?;
         tx.commit()?;
         Ok(outcome)
@@ -224,11 +225,6 @@ impl Database {
             link.execute(params![doc_id, t])?;
         }
         Ok(())
-    }
-
-    /// Begins a transaction the caller commits (for batched writes).
-    pub fn begin(&self) -> Result<rusqlite::Transaction<'_>> {
-        Ok(self.conn().unchecked_transaction()?)
     }
 
     pub fn document_count(&self) -> Result<i64> {

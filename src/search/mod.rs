@@ -13,6 +13,11 @@ use crate::error::{KbError, Result};
 
 pub use fusion::{rrf, Fused};
 
+/// The most results one search returns (`--top`). sqlite-vec answers at
+/// most [`vector::SQLITE_VEC_MAX_K`] = 4096 nearest neighbours per query, so
+/// up to this many the vector ranker can fill every place.
+pub const MAX_TOP: usize = 4096;
+
 #[derive(
     Debug,
     Clone,
@@ -64,9 +69,10 @@ pub struct SearchRequest {
 
 impl SearchRequest {
     /// Candidates each ranker contributes to the fusion: 3x the results
-    /// asked for, at least 30.
+    /// asked for, at least 30 (the vector ranker caps it at sqlite-vec's
+    /// limit).
     pub fn candidates(&self) -> usize {
-        (self.top * 3).max(30)
+        self.top.saturating_mul(3).max(30)
     }
 }
 

@@ -12,7 +12,12 @@ use std::collections::HashSet;
 use crate::db::{Database, Filters, VectorHit};
 use crate::error::Result;
 
+/// The most neighbours sqlite-vec 0.1.9 returns for one KNN query; a larger
+/// `k` is an error ("k value in knn query too large").
+pub const SQLITE_VEC_MAX_K: usize = 4096;
+
 pub fn search(db: &Database, query: &[f32], filters: &Filters, k: usize) -> Result<Vec<VectorHit>> {
+    let k = k.min(SQLITE_VEC_MAX_K);
     if filters.is_empty() {
         return db.vector_knn(query, k, None);
     }
