@@ -355,6 +355,28 @@ mod tests {
     }
 
     #[test]
+    fn a_writer_waits_for_another_writers_lock_instead_of_failing() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("kb.db");
+        let db = Database::open(&p, OpenMode::Create).unwrap();
+        let other = rusqlite::Connection::open(&p).unwrap();
+        other
+            .execute_batch("BEGIN IMMEDIATE; INSERT INTO config(key, value) VALUES ('x', '1');")
+            .unwrap();
+        let committer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            other.execute_batch("COMMIT").unwrap();
+        });
+        // write_document reads before it writes: in a deferred transaction
+        // SQLite would refuse the upgrade at once ("database is locked").
+        db.write_document(&doc("/a", "h1", &[]), &[chunk("alpha")], None)
+            .unwrap();
+        committer.join().unwrap();
+        assert_eq!(db.get_config("x").unwrap().as_deref(), Some("1"));
+        assert_eq!(db.chunk_count().unwrap(), 1);
+    }
+
+    #[test]
     fn tags_are_normalized() {
         assert_eq!(
             normalize_tags([" Git ", "git", "", "Admin"]),
