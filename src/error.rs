@@ -55,10 +55,10 @@ error_codes! {
     ModelMismatch = "E_MODEL_MISMATCH", 1, "the configured model is not the one the index was built with; run `kb reindex`";
     UnknownModel = "E_UNKNOWN_MODEL", 1, "the model name is not in models.toml";
     Interrupted = "E_INTERRUPTED", 130, "interrupted (Ctrl-C); committed work is kept, re-run to continue (exit 130, as shells expect)";
-    DbCorrupt = "E_DB_CORRUPT", 2, "kb.db is not a readable SQLite database (garbage, empty, truncated) — never silently re-created";
+    DbCorrupt = "E_DB_CORRUPT", 2, "SQLite reports kb.db corrupt or not a database (garbage, empty, truncated past what its write-ahead log holds) — never silently re-created";
     DbTooNew = "E_DB_TOO_NEW", 2, "kb.db was written by a newer kb";
     Db = "E_DB", 2, "a database operation failed";
-    Io = "E_IO", 2, "reading or writing a file failed";
+    Io = "E_IO", 2, "reading or writing a file failed (kb.db included: a full disk, a read-only directory, permissions; the message names the file and the reason)";
     RuntimeMissing = "E_RUNTIME_MISSING", 2, "ONNX Runtime could not be loaded (the message lists where kb looked)";
     Model = "E_MODEL", 2, "the embedding model failed to load or run";
     Download = "E_DOWNLOAD", 2, "downloading the model failed";
