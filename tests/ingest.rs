@@ -323,3 +323,34 @@ fn tags_of_a_run_apply_to_unchanged_documents_too() {
     let v = kb.json(&["list", "--tag", "survey"]);
     assert_eq!(v.as_array().unwrap().len(), 3, "{v}");
 }
+
+#[test]
+fn exclude_globs_and_kbignore_files_leave_things_out() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    common::write(
+        &docs.join("keep.md"),
+        "# Keep\n\nthe kept lighthouse note\n",
+    );
+    common::write(
+        &docs.join("drafts/draft.md"),
+        "# Draft\n\na drafted lighthouse note\n",
+    );
+    common::write(&docs.join("scratch.txt"), "a scratch lighthouse note\n");
+    common::write(&docs.join(".kbignore"), "drafts/\n");
+    let out = kb.json(&[
+        "add",
+        docs.to_str().unwrap(),
+        "--exclude",
+        "*.txt",
+        "--format",
+        "json",
+        "--quiet",
+    ]);
+    assert_eq!(out["added"], 1, "{out}");
+    let v = kb.json(&["search", "lighthouse", "--fts-only"]);
+    assert_eq!(v["returned"], 1, "{v}");
+    let e = kb.error(&["add", docs.to_str().unwrap(), "--exclude", "["], 1);
+    assert_eq!(e["code"], "E_USAGE");
+    assert!(e["error"].as_str().unwrap().contains("--exclude"), "{e}");
+}

@@ -491,7 +491,8 @@ fn prepare_document(
         Path::new(&format!("{}.txt", doc.id)),
         bytes,
         ctx,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let document = NewDocument {
         title: doc.id.clone(),
         source_path: source_path(&doc.id),

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -11,8 +12,14 @@ use crate::db::normalize_tags;
 use crate::embed::ModelUse;
 use crate::error::{KbError, Result};
 use crate::ingest::pipeline::{IngestOptions, IngestSummary, Ingester, ModelSource};
+use crate::output::progress::{Progress, Work};
 use crate::output::{plural, Render, Style};
 use crate::session::{Session, SessionKind};
+
+const EXAMPLES: &str = "Examples:
+  kb add ~/notes ~/docs/handbook --tags work     index two folders (again: only what changed)
+  kb add report.pdf                              one file
+  kb add ~/notes --format json                   the summary as JSON on stdout";
 
 /// Index files and folders (PDF, Markdown, text notes, Python/Bash/Go code)
 ///
@@ -23,6 +30,7 @@ use crate::session::{Session, SessionKind};
 /// <data_dir>/ingest-errors.log and the run goes on. Ctrl-C (or a crash)
 /// keeps every committed document; run the same command again to continue.
 #[derive(Debug, clap::Args, Deserialize, JsonSchema)]
+#[command(after_help = EXAMPLES)]
 #[serde(deny_unknown_fields)]
 pub struct AddArgs {
     /// Files or folders; folders are walked recursively, skipping hidden and .gitignored entries
@@ -34,6 +42,11 @@ pub struct AddArgs {
     #[arg(long, value_delimiter = ',', value_name = "TAGS")]
     #[serde(default)]
     pub tags: Vec<String>,
+    /// Leave out files and folders matching this glob (as in a .gitignore; repeat it).
+    /// A .kbignore file in a folder does the same for that folder
+    #[arg(long, value_name = "GLOB")]
+    #[serde(default)]
+    pub exclude: Vec<String>,
     /// No progress bar
     #[arg(long, short)]
     #[serde(skip)]
@@ -177,18 +190,17 @@ impl Command for AddArgs {
         } else {
             None
         };
-        let kept;
+        let bar = Arc::new(Progress::new(Work::Ingest, progress));
         let source = match binding {
             Some(binding) if session.kind() == SessionKind::OneShot => {
                 ModelSource::Lazy(session.model_loader(&binding, ModelUse::Passages)?)
             }
-            Some(_) => {
-                kept = session.bound_model(ModelUse::Server)?;
-                ModelSource::Borrowed(kept.as_ref())
-            }
+            Some(_) => ModelSource::Ready(session.bound_model(ModelUse::Server)?),
             None => {
-                kept = session.bind_configured_model()?;
-                ModelSource::Borrowed(kept.as_ref())
+                bar.loading_model(true);
+                let model = session.bind_configured_model()?;
+                bar.loading_model(false);
+                ModelSource::Ready(model)
             }
         };
         let db = session.db_or_create()?;
@@ -197,8 +209,9 @@ impl Command for AddArgs {
             &self.paths,
             &IngestOptions {
                 tags,
-                show_progress: progress,
-                cancel: session.cancel_flag(),
+                exclude: self.exclude.clone(),
+                progress: bar,
+                cancel: session.cancel_arc(),
             },
         )?;
         Ok(AddOutput::of(summary))
@@ -226,8 +239,9 @@ impl Render for AddOutput {
         );
         if self.updated > 0 {
             s.push_str(&format!(
-                " {} of the added were re-indexed after a change.",
-                self.updated
+                " {} of the added {} re-indexed after a change.",
+                self.updated,
+                if self.updated == 1 { "was" } else { "were" }
             ));
         }
         if self.unsupported > 0 {
@@ -250,14 +264,19 @@ impl Render for AddOutput {
         }
         if self.walk_errors > 0 {
             s.push_str(&format!(
-                " {} folders or links could not be read.",
-                self.walk_errors
+                " {} could not be read.",
+                plural(self.walk_errors as u64, "folder or link", "folders or links")
             ));
         }
         if self.removed > 0 {
             s.push_str(&format!(
-                " Removed {} documents whose files are gone.",
-                self.removed
+                " Removed {} {} gone.",
+                plural(self.removed as u64, "document", "documents"),
+                if self.removed == 1 {
+                    "whose file is"
+                } else {
+                    "whose files are"
+                }
             ));
         }
         if self.failed > 0 || self.empty > 0 || self.walk_errors > 0 {
@@ -270,5 +289,44 @@ impl Render for AddOutput {
         }
         s.push('\n');
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_names_only_what_happened() {
+        let quiet = AddOutput {
+            added: 1,
+            skipped: 5,
+            errors_log: Some(PathBuf::from("/kb/ingest-errors.log")),
+            ..Default::default()
+        };
+        assert_eq!(
+            quiet.human(&Style::PLAIN),
+            "Added 1 document. 0 failed. 5 skipped (already indexed).\n"
+        );
+        let busy = AddOutput {
+            updated: 1,
+            failed: 1,
+            empty: 2,
+            unsupported: 1,
+            removed: 1,
+            interrupted: true,
+            errors_log: quiet.errors_log.clone(),
+            skipped: 5,
+            added: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            busy.human(&Style::PLAIN),
+            "Added 2 documents. 1 failed. 5 skipped (already indexed). \
+             1 of the added was re-indexed after a change. 1 unsupported file skipped. \
+             2 empty files skipped. Removed 1 document whose file is gone. \
+             Reasons in /kb/ingest-errors.log. Interrupted: re-run the same command to continue.\n"
+        );
+        assert!(busy.failure().is_some() && quiet.failure().is_none());
     }
 }

@@ -118,40 +118,7 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
-/// Whether a document's source file still matches what was indexed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FileStatus {
-    Unchanged,
-    Changed,
-    Missing,
-}
-
-/// Compares a file with what was indexed: size and mtime first, the
-/// SHA-256 only when those differ.
-pub fn file_status(
-    path: &str,
-    size: Option<u64>,
-    mtime: Option<i64>,
-    content_hash: Option<&str>,
-) -> FileStatus {
-    use sha2::{Digest, Sha256};
-    let Ok(meta) = std::fs::metadata(path) else {
-        return FileStatus::Missing;
-    };
-    let now_mtime = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_secs() as i64);
-    if Some(meta.len()) == size && now_mtime == mtime {
-        return FileStatus::Unchanged;
-    }
-    match (content_hash, std::fs::read(path)) {
-        (Some(h), Ok(bytes)) if hex::encode(Sha256::digest(&bytes)) == h => FileStatus::Unchanged,
-        _ => FileStatus::Changed,
-    }
-}
+pub use crate::ingest::change::{file_status, FileStatus};
 
 /// The state of a document's file, or none for a document without one.
 pub fn document_file_status(doc: &DocumentRecord) -> Option<FileStatus> {

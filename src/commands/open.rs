@@ -20,8 +20,14 @@ fn mcp_max_lines() -> Option<usize> {
     Some(MCP_MAX_LINES)
 }
 
+const EXAMPLES: &str = "Examples:
+  kb open 6 --lines 40:120                       some lines of a document
+  kb open report.pdf --pages 3:4                 some pages of a PDF
+  kb open 6 --max-lines 200                      at most 200 lines";
+
 /// The whole text of a document as indexed, or some of its lines or pages
 #[derive(Debug, clap::Args, Deserialize, JsonSchema)]
+#[command(after_help = EXAMPLES)]
 #[serde(deny_unknown_fields)]
 pub struct OpenArgs {
     /// Document id or path

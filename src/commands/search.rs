@@ -16,8 +16,15 @@ use crate::output::{display_path, highlight, plural, round, Render, Style};
 use crate::search::{self, Mode, SearchHit, SearchRequest, SearchResponse};
 use crate::session::{Session, SessionKind, VectorRanker};
 
+const EXAMPLES: &str = "Examples:
+  kb search how do I rotate my ssh keys          JSON for agents (quoting is optional)
+  kb search \"WAL checkpoint\" --fts-only --top 3  exact words only
+  kb search backup strategy --tags work --type markdown --format human
+  echo \"rotate keys\" | kb search -               the query from stdin";
+
 /// Search: keyword (BM25) and semantic (embeddings) fused with Reciprocal Rank Fusion
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
+#[command(after_help = EXAMPLES)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
     /// What to look for, in plain words; `-` reads the query from stdin

@@ -14,8 +14,14 @@ use crate::ingest::pdf::PageIndex;
 use crate::output::{display_path, Render, Style};
 use crate::session::Session;
 
+const EXAMPLES: &str = "Examples:
+  kb show 41 --context 1                         a search hit with one chunk either side
+  kb show 6 --section \"Using ssh-agent\"          one section (a heading from kb outline)
+  kb show shlex.py --section \"def split\"         a code symbol, as search results name it";
+
 /// Show a chunk with N neighbours, or with --section a section of a document
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
+#[command(after_help = EXAMPLES)]
 #[serde(deny_unknown_fields)]
 pub struct ShowArgs {
     /// A chunk id (from search results), or with --section a document id or path

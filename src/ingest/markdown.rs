@@ -8,10 +8,12 @@ use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
 use super::split::split_text;
-use super::{decode_text, file_title, skill, Chunk, ChunkContext, Heading, ParsedDocument};
+use super::{
+    decode_text, file_title, skill, Chunk, ChunkContext, Heading, IngestError, ParsedDocument,
+};
 use crate::config::MarkdownStrategy;
 
-pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, String> {
+pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
     let mut doc = ParsedDocument::default();
     let text = decode_text(bytes, &mut doc.warnings)?;
     doc.content = text.clone();
@@ -86,7 +88,9 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
         }
     }
     if doc.chunks.is_empty() {
-        return Err("no text to index (only frontmatter or markup)".into());
+        return Err(IngestError::failed(
+            "no text to index (only frontmatter or markup)",
+        ));
     }
     Ok(doc)
 }

@@ -3,10 +3,13 @@
 //! `detect` decides a file's type; each format module (`markdown`, `note`,
 //! `pdf`, `code`) exposes the same `parse(path, bytes, ctx)` that
 //! returns a [`ParsedDocument`]; `split` holds the size-bounded splitting
-//! they share; `pipeline` walks folders and writes documents to the database.
+//! they share; `change` tells whether a file changed since it was indexed;
+//! `pipeline` walks folders and writes documents to the database.
 
+pub mod change;
 pub mod code;
 pub mod detect;
+mod error;
 mod lines;
 pub mod markdown;
 pub mod note;
@@ -24,6 +27,7 @@ use crate::config::{ChunkingConfig, Config};
 use crate::embed::TokenCounter;
 
 pub use detect::DocType;
+pub use error::IngestError;
 
 /// One piece of a document, sized for the embedding model.
 #[derive(Debug, Clone, PartialEq)]
@@ -141,7 +145,7 @@ pub fn parse(
     path: &Path,
     bytes: &[u8],
     ctx: &ChunkContext,
-) -> Result<ParsedDocument, String> {
+) -> Result<ParsedDocument, IngestError> {
     let mut doc = match doc_type {
         DocType::Markdown => markdown::parse(path, bytes, ctx)?,
         DocType::Note => note::parse(path, bytes, ctx)?,
@@ -157,9 +161,11 @@ pub fn parse(
 
 /// Decodes a text file: binary content is refused; invalid UTF-8 is
 /// replaced and reported as a warning rather than losing the file.
-pub fn decode_text(bytes: &[u8], warnings: &mut Vec<String>) -> Result<String, String> {
+pub fn decode_text(bytes: &[u8], warnings: &mut Vec<String>) -> Result<String, IngestError> {
     if detect::looks_binary(bytes) {
-        return Err("binary content (NUL bytes) in a text file".into());
+        return Err(IngestError::Unsupported(
+            "binary content (NUL bytes) in a text file".into(),
+        ));
     }
     let text = match std::str::from_utf8(bytes) {
         Ok(s) => s.to_string(),
@@ -176,7 +182,7 @@ pub fn decode_text(bytes: &[u8], warnings: &mut Vec<String>) -> Result<String, S
         .unwrap_or(&text)
         .replace("\r\n", "\n");
     if text.trim().is_empty() {
-        return Err("empty file: nothing to index".into());
+        return Err(IngestError::Empty);
     }
     Ok(text)
 }
@@ -207,5 +213,32 @@ pub(crate) mod test_support {
 
     pub fn words(n: usize, w: &str) -> String {
         vec![w; n].join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decoding_tells_empty_from_binary() {
+        let mut warnings = Vec::new();
+        assert_eq!(
+            decode_text(b" \n\t\n", &mut warnings),
+            Err(IngestError::Empty)
+        );
+        assert!(matches!(
+            decode_text(b"\x89PNG\r\n\x1a\n\x00\x00", &mut warnings),
+            Err(IngestError::Unsupported(m)) if m.contains("binary")
+        ));
+        assert_eq!(
+            decode_text(b"\xef\xbb\xbfcaf\xe9\r\n", &mut warnings).unwrap(),
+            "caf\u{fffd}\n"
+        );
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(
+            IngestError::Empty.to_string(),
+            "empty file: nothing to index"
+        );
     }
 }

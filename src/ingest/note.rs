@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use super::split::split_text;
-use super::{decode_text, file_title, Chunk, ChunkContext, ParsedDocument};
+use super::{decode_text, file_title, Chunk, ChunkContext, IngestError, ParsedDocument};
 
-pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, String> {
+pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
     let mut doc = ParsedDocument::default();
     let text = decode_text(bytes, &mut doc.warnings)?;
     doc.content = text.clone();

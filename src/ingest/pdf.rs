@@ -13,7 +13,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::split::split_text;
-use super::{file_title, Chunk, ChunkContext, Heading, ParsedDocument};
+use super::{file_title, Chunk, ChunkContext, Heading, IngestError, ParsedDocument};
 use crate::config::PdfStrategy;
 
 pub use extract::{
@@ -30,14 +30,18 @@ pub const PAGE_SEPARATOR: &str = "\u{c}";
 /// sections under `chunking.markdown.min_tokens` do).
 const MIN_SECTION_TOKENS: usize = 50;
 
-pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, String> {
-    let extracted = extract::extract(path, bytes, ctx.pdf_timeout)?;
+pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
+    let extracted = extract::extract(path, bytes, ctx.pdf_timeout).map_err(IngestError::Failed)?;
     build(path, &extracted, ctx)
 }
 
 /// Turns extracted pages into a document: content, headings, title,
 /// chunks and page counts.
-pub fn build(path: &Path, ex: &Extracted, ctx: &ChunkContext) -> Result<ParsedDocument, String> {
+pub fn build(
+    path: &Path,
+    ex: &Extracted,
+    ctx: &ChunkContext,
+) -> Result<ParsedDocument, IngestError> {
     let total = ex.pages.len();
     let without_text: Vec<u32> = ex
         .pages
@@ -54,18 +58,18 @@ pub fn build(path: &Path, ex: &Extracted, ctx: &ChunkContext) -> Result<ParsedDo
         .collect();
     if without_text.len() == total {
         if let Some((page, e)) = failed.first().filter(|_| failed.len() == total) {
-            return Err(format!(
+            return Err(IngestError::Failed(format!(
                 "could not extract text from any of {total} pages (page {page}: {e})"
-            ));
+            )));
         }
         let pages = if total == 1 {
             "its only page".to_string()
         } else {
             format!("any of {total} pages")
         };
-        return Err(format!(
+        return Err(IngestError::Failed(format!(
             "no extractable text on {pages} (scanned PDF? OCR is not supported)"
-        ));
+        )));
     }
 
     let mut doc = ParsedDocument::default();
@@ -81,9 +85,9 @@ pub fn build(path: &Path, ex: &Extracted, ctx: &ChunkContext) -> Result<ParsedDo
         PdfStrategy::Fixed => fixed(&blocks, max, ctx),
     };
     if doc.chunks.is_empty() {
-        return Err(format!(
+        return Err(IngestError::Failed(format!(
             "no text to index in {total} pages (only page numbers or running headers)"
-        ));
+        )));
     }
 
     doc.metadata.insert("pages".into(), Value::from(total));

@@ -118,6 +118,11 @@ impl Session {
         &self.cancel
     }
 
+    /// The cancel flag, shared with threads that outlive a borrow.
+    pub fn cancel_arc(&self) -> Arc<AtomicBool> {
+        self.cancel.clone()
+    }
+
     pub fn cancelled(&self) -> bool {
         self.cancel.load(Ordering::SeqCst)
     }

@@ -278,7 +278,9 @@ fn pages_without_text_are_counted_and_all_empty_is_an_error() {
         pages: vec![page(vec![]), page(vec![])],
         ..Default::default()
     };
-    let err = build(Path::new("scan.pdf"), &scanned, &ctx(&c)).unwrap_err();
+    let err = build(Path::new("scan.pdf"), &scanned, &ctx(&c))
+        .unwrap_err()
+        .to_string();
     assert_eq!(
         err,
         "no extractable text on any of 2 pages (scanned PDF? OCR is not supported)"
@@ -291,7 +293,9 @@ fn pages_without_text_are_counted_and_all_empty_is_an_error() {
         }],
         ..Default::default()
     };
-    let err = build(Path::new("b.pdf"), &broken, &ctx(&c)).unwrap_err();
+    let err = build(Path::new("b.pdf"), &broken, &ctx(&c))
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("could not extract text") && err.contains("missing xref"),
         "{err}"

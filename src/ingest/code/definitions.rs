@@ -1,0 +1,366 @@
+//! Walking a syntax tree into units, whatever the language: definitions
+//! (with the comment block right above them) and the code between them,
+//! in file order, tiling the file. What a definition is and what it is
+//! called is each language's part (`python`, `bash`, `go`).
+
+use std::ops::Range;
+
+use tree_sitter::Node;
+
+use super::pack::Chunker;
+use super::python::ClassCtx;
+use super::{Lang, Lines};
+use crate::ingest::Heading;
+
+/// What a chunk is about: the metadata every chunk of it carries.
+#[derive(Debug, Clone)]
+pub(super) struct Sym {
+    pub(super) name: String,
+    /// function | method | class | type | module
+    pub(super) kind: &'static str,
+    /// Readable label for `Chunk.section`, e.g. `class Foo > def bar`.
+    pub(super) label: String,
+    /// Extra metadata (class_name, receiver).
+    pub(super) extra: Vec<(&'static str, String)>,
+    /// Prepended to every chunk of the symbol (a method's class and its
+    /// docstring) so it embeds with that context.
+    pub(super) context: Option<String>,
+    /// Prepended to the parts after the first (the signature line).
+    pub(super) continuation: Option<String>,
+}
+
+/// A contiguous piece of the file, before sizing.
+#[derive(Debug)]
+pub(super) enum Unit {
+    /// Statements outside definitions; consecutive ones with the same owner
+    /// (an index into the owners: 0 is the module, others large classes)
+    /// pack into windows.
+    Code { range: Range<usize>, owner: usize },
+    /// A definition; `cuts` are the starts of its body statements, where it
+    /// may be split when too large.
+    Def {
+        range: Range<usize>,
+        sym: Sym,
+        cuts: Vec<usize>,
+    },
+}
+
+impl Unit {
+    pub(super) fn range_mut(&mut self) -> &mut Range<usize> {
+        match self {
+            Unit::Code { range, .. } | Unit::Def { range, .. } => range,
+        }
+    }
+}
+
+/// A sibling node of a definition list, after comments are attached.
+pub(super) struct Item<'t> {
+    pub(super) range: Range<usize>,
+    pub(super) node: Node<'t>,
+    pub(super) kind: ItemKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum ItemKind {
+    Def,
+    Comment,
+    Other,
+}
+
+/// Walks the syntax tree into units (in file order) and headings.
+pub(super) struct Walker<'a> {
+    pub(super) src: &'a str,
+    pub(super) lang: Lang,
+    pub(super) lines: &'a Lines,
+    pub(super) tokens: &'a crate::embed::TokenCounter,
+    pub(super) max: usize,
+    pub(super) include_context: bool,
+    pub(super) owners: Vec<Sym>,
+    pub(super) units: Vec<Unit>,
+    pub(super) headings: Vec<Heading>,
+}
+
+impl<'a> Walker<'a> {
+    pub(super) fn new(
+        src: &'a str,
+        lang: Lang,
+        c: &'a Chunker,
+        include_context: bool,
+    ) -> Walker<'a> {
+        Walker {
+            src,
+            lang,
+            lines: &c.lines,
+            tokens: c.ctx.tokens,
+            max: c.max,
+            include_context,
+            owners: vec![c.module.clone()],
+            units: Vec::new(),
+            headings: Vec::new(),
+        }
+    }
+
+    pub(super) fn text(&self, n: Node) -> &'a str {
+        &self.src[n.byte_range()]
+    }
+
+    pub(super) fn count(&self, s: &str) -> usize {
+        self.tokens.count(s)
+    }
+
+    pub(super) fn heading(&mut self, level: u8, text: &str, start: usize) {
+        self.headings.push(Heading {
+            level: level.min(6),
+            text: text.to_string(),
+            line: self.lines.line_of(start) + 1,
+        });
+    }
+
+    pub(super) fn collect_root(&mut self, root: Node<'a>) {
+        let items = self.items(flatten_errors(root));
+        for item in items {
+            match item.kind {
+                ItemKind::Def => self.definition(item.range, item.node, None),
+                _ => self.units.push(Unit::Code {
+                    range: item.range,
+                    owner: 0,
+                }),
+            }
+        }
+    }
+
+    /// Classifies sibling nodes; a comment on the line where the previous
+    /// node ends joins it, and a comment block right above a definition or
+    /// statement (no blank line between) becomes part of it.
+    pub(super) fn items(&self, nodes: Vec<Node<'a>>) -> Vec<Item<'a>> {
+        let mut items: Vec<Item> = Vec::new();
+        for n in nodes {
+            let kind = if n.kind() == "comment" {
+                ItemKind::Comment
+            } else if self.lang.is_definition(n.kind()) {
+                ItemKind::Def
+            } else {
+                ItemKind::Other
+            };
+            let range = n.byte_range();
+            if kind == ItemKind::Comment {
+                if let Some(prev) = items.last_mut() {
+                    if self.lines.line_of(range.start) == self.last_line(&prev.range) {
+                        prev.range.end = range.end;
+                        continue;
+                    }
+                }
+            }
+            let mut item = Item {
+                range,
+                node: n,
+                kind,
+            };
+            if kind != ItemKind::Comment {
+                while let Some(prev) = items.last() {
+                    let adjacent =
+                        self.last_line(&prev.range) + 1 == self.lines.line_of(item.range.start);
+                    let shebang = prev.range.start == 0 && self.src.starts_with("#!");
+                    if prev.kind != ItemKind::Comment || !adjacent || shebang {
+                        break;
+                    }
+                    item.range.start = prev.range.start;
+                    items.pop();
+                }
+            }
+            items.push(item);
+        }
+        items
+    }
+
+    pub(super) fn last_line(&self, r: &Range<usize>) -> usize {
+        self.lines.line_of(r.end.saturating_sub(1).max(r.start))
+    }
+
+    /// The starts of a body's statements (a comment block right above a
+    /// statement goes with it): the places a large definition may split.
+    pub(super) fn cuts(&self, body: Option<Node<'a>>) -> Vec<usize> {
+        let Some(mut body) = body else {
+            return Vec::new();
+        };
+        // Go wraps statements in a statement_list inside the block.
+        if body.named_child_count() == 1 {
+            if let Some(only) = body.named_child(0) {
+                if only.kind() == "statement_list" {
+                    body = only;
+                }
+            }
+        }
+        let mut cur = body.walk();
+        let nodes: Vec<Node> = body.named_children(&mut cur).collect();
+        let mut cuts = Vec::new();
+        let mut prev: Option<Node> = None;
+        for n in nodes {
+            let glued = prev.is_some_and(|p| {
+                p.kind() == "comment"
+                    && self.lines.line_of(p.end_byte().saturating_sub(1)) + 1
+                        >= self.lines.line_of(n.start_byte())
+            });
+            if !glued {
+                cuts.push(n.start_byte());
+            }
+            prev = Some(n);
+        }
+        cuts
+    }
+
+    /// The first line of a definition (from the start of its line), for the
+    /// parts after the first.
+    pub(super) fn signature(&self, n: Node) -> Option<String> {
+        if !self.include_context {
+            return None;
+        }
+        let start = self.lines.line_start(n.start_byte());
+        let line = self.src[start..].lines().next()?.trim_end();
+        (!line.trim().is_empty()).then(|| line.to_string())
+    }
+
+    pub(super) fn definition(
+        &mut self,
+        range: Range<usize>,
+        node: Node<'a>,
+        class: Option<&ClassCtx>,
+    ) {
+        match self.lang {
+            Lang::Python => self.python_def(range, node, class),
+            Lang::Bash => self.bash_def(range, node),
+            Lang::Go => self.go_def(range, node),
+        }
+    }
+
+    /// `node` is the definition itself, after the comments attached above.
+    pub(super) fn push_def(
+        &mut self,
+        range: Range<usize>,
+        node: Node,
+        sym: Sym,
+        body: Option<Node<'a>>,
+    ) {
+        // A long doc comment may part from the signature before statements do.
+        let mut cuts = vec![node.start_byte()];
+        cuts.extend(self.cuts(body));
+        self.units.push(Unit::Def { range, sym, cuts });
+    }
+
+    /// The units, made to tile the file: each starts at the beginning of
+    /// its line (so indentation is kept) unless the previous one ends on
+    /// that line, and anything between units that is not whitespace (never
+    /// expected) becomes module-level code.
+    pub(super) fn finish(self) -> (Vec<Unit>, Vec<Sym>) {
+        let mut out: Vec<Unit> = Vec::with_capacity(self.units.len());
+        let mut prev_end = 0;
+        for mut u in self.units {
+            let r = u.range_mut();
+            if r.end <= prev_end {
+                continue;
+            }
+            r.start = self.lines.line_start(r.start).max(prev_end);
+            if !self.src[prev_end..r.start].trim().is_empty() {
+                out.push(Unit::Code {
+                    range: prev_end..r.start,
+                    owner: 0,
+                });
+            }
+            prev_end = r.end;
+            out.push(u);
+        }
+        if !self.src[prev_end..].trim().is_empty() {
+            out.push(Unit::Code {
+                range: prev_end..self.src.len(),
+                owner: 0,
+            });
+        }
+        (out, self.owners)
+    }
+}
+
+/// The children of the root, with ERROR nodes replaced by their own
+/// children so definitions tree-sitter did recognise inside still count.
+/// The tree walks here are iterative: a deeply nested file must not
+/// overflow the stack, which would abort the whole run.
+fn flatten_errors(root: Node) -> Vec<Node> {
+    fn children(n: Node) -> Vec<Node> {
+        let mut cur = n.walk();
+        n.children(&mut cur).collect()
+    }
+    let mut stack: Vec<Node> = children(root);
+    stack.reverse();
+    let mut out = Vec::new();
+    while let Some(n) = stack.pop() {
+        if n.kind() == "ERROR" && n.child_count() > 0 {
+            stack.extend(children(n).into_iter().rev());
+        } else {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// The first node in pre-order below and including `root` that `hit`
+/// accepts, entering only the nodes `enter` accepts.
+fn find_node<'t>(
+    root: Node<'t>,
+    enter: impl Fn(Node<'t>) -> bool,
+    hit: impl Fn(Node<'t>) -> bool,
+) -> Option<Node<'t>> {
+    let mut cur = root.walk();
+    let mut depth = 0usize;
+    loop {
+        let n = cur.node();
+        if hit(n) {
+            return Some(n);
+        }
+        if enter(n) && cur.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if depth == 0 {
+                return None;
+            }
+            if cur.goto_next_sibling() {
+                break;
+            }
+            cur.goto_parent();
+            depth -= 1;
+        }
+    }
+}
+
+/// The 1-based line of the first syntax error, if any.
+pub(super) fn first_error_line(root: Node) -> Option<usize> {
+    if !root.has_error() {
+        return None;
+    }
+    let n = find_node(root, |n| n.has_error(), |n| n.is_error() || n.is_missing());
+    Some(n.unwrap_or(root).start_position().row + 1)
+}
+
+/// The first node of `kind` in a depth-first walk.
+pub(super) fn first_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    find_node(node, |_| true, |n| n.is_named() && n.kind() == kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::ingest::code::parse;
+    use crate::ingest::code::test_support::*;
+
+    #[test]
+    fn deeply_nested_input_does_not_overflow_the_stack() {
+        let n = 100_000;
+        let src = format!("x = {}1 +* 2{}\n", "[".repeat(n), "]".repeat(n));
+        let doc = parse(Path::new("deep.py"), src.as_bytes(), &ctx(&config(1024))).unwrap();
+        assert!(doc.chunks.iter().all(|c| c.token_count <= 1024));
+        let src = format!("type T {}int\n", "*[]".repeat(n));
+        let doc = parse(Path::new("deep.go"), src.as_bytes(), &ctx(&config(1024))).unwrap();
+        assert_eq!(meta(&doc.chunks[0], "symbol_name"), "T");
+    }
+}

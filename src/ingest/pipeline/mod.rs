@@ -1,0 +1,138 @@
+//! `kb add`: walks the given paths, skips what is already indexed, and runs
+//! three stages at once so the model is never idle while files are parsed:
+//!
+//! 1. parsers (a rayon pool of `ingestion.workers` threads) read, hash, parse
+//!    and chunk files and push documents into a bounded queue;
+//! 2. one embedding thread takes documents from that queue and embeds their
+//!    chunks in large cross-document groups;
+//! 3. the calling thread, the only one touching the database, writes each
+//!    document with its chunks and vectors in one transaction.
+//!
+//! The queues are bounded, so memory stays flat whatever the folder size. A
+//! file that fails is logged to `ingest-errors.log` and the run goes on; a
+//! database or model failure stops it. Ctrl-C stops it after the current
+//! write: every committed document is complete, and re-running continues.
+//!
+//! Here: the run as a whole. `walk` finds the files, `prepare` turns one
+//! into a document (or decides it is unchanged), `stages` runs the three
+//! stages, `group` embeds and writes, `prune` drops documents whose files
+//! are gone, `errors_log` and `progress` report, `summary` is the result.
+
+mod errors_log;
+mod group;
+mod model_source;
+mod prepare;
+mod prune;
+mod stages;
+mod summary;
+mod walk;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use crate::config::Config;
+use crate::db::{normalize_tags, Database};
+use crate::error::{KbError, Result};
+use crate::output::progress::Progress;
+
+pub use group::{embed_and_write, embed_group, write_group, ReadyDocument};
+pub use model_source::{LoadModel, ModelSource};
+pub use summary::{IngestSummary, Timings, TypeCounts};
+
+use errors_log::ErrorsLog;
+use model_source::SharedModel;
+use stages::{Workers, Writer};
+
+/// Options of one `kb add` run.
+pub struct IngestOptions {
+    pub tags: Vec<String>,
+    /// Glob patterns of files and folders to leave out (as in a
+    /// `.gitignore`, which is honoured too, like a `.kbignore`).
+    pub exclude: Vec<String>,
+    /// The progress line (hidden when nobody watches).
+    pub progress: Arc<Progress>,
+    /// Set by Ctrl-C: the run stops at once, keeping what it committed.
+    pub cancel: Arc<AtomicBool>,
+}
+
+/// One knowledge base's `kb add`: its settings, database, model and log.
+pub struct Ingester<'a> {
+    config: &'a Config,
+    db: &'a Database,
+    model: ModelSource,
+    errors_log: ErrorsLog,
+}
+
+impl<'a> Ingester<'a> {
+    pub fn new(config: &'a Config, db: &'a Database, model: ModelSource) -> Self {
+        Ingester {
+            config,
+            db,
+            model,
+            errors_log: ErrorsLog::new(config.errors_log_path()),
+        }
+    }
+
+    pub fn run(self, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
+        let started = Instant::now();
+        for p in paths {
+            if std::fs::symlink_metadata(p).is_err() {
+                return Err(KbError::PathNotFound(p.clone()));
+            }
+        }
+        let tags = normalize_tags(&opts.tags);
+        let walked = walk::collect_files(paths, &opts.exclude, &self.errors_log)?;
+        let mut summary = IngestSummary {
+            errors_log: Some(self.errors_log.path().to_path_buf()),
+            unsupported: walked.unsupported,
+            walk_errors: walked.errors,
+            ..Default::default()
+        };
+        let files = walked.files;
+        let indexed = self.db.indexed_files()?;
+        summary.seconds.walk = started.elapsed().as_secs_f64();
+        opts.progress.files(files.len() as u64);
+
+        let workers = Arc::new(Workers {
+            config: self.config.clone(),
+            model: SharedModel::new(self.model),
+            progress: opts.progress.clone(),
+            parse_nanos: AtomicU64::new(0),
+            embed_nanos: AtomicU64::new(0),
+            parse_by_type: Mutex::new(BTreeMap::new()),
+        });
+        let writer = Writer {
+            db: self.db,
+            errors_log: &self.errors_log,
+        };
+        let outcome =
+            writer.run_stages(&workers, files, indexed, &tags, &opts.cancel, &mut summary);
+        opts.progress.finish();
+        outcome?;
+        if opts.cancel.load(Ordering::SeqCst) {
+            summary.interrupted = true;
+        }
+        if !summary.interrupted {
+            summary.removed = prune::prune_deleted(self.db, paths)?;
+        }
+        summary.seconds.parse = workers.parse_nanos.load(Ordering::Relaxed) as f64 / 1e9;
+        summary.seconds.embed = workers.embed_nanos.load(Ordering::Relaxed) as f64 / 1e9;
+        if let Ok(by_type) = workers.parse_by_type.lock() {
+            for (t, secs) in by_type.iter() {
+                summary
+                    .by_type
+                    .entry(t.to_string())
+                    .or_default()
+                    .parse_seconds = *secs;
+            }
+        }
+        summary.seconds.total = started.elapsed().as_secs_f64();
+        Ok(summary)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,363 @@
+//! The three stages of `kb add`, running at once over bounded queues:
+//! parser threads → one embedding thread → the writer (the calling thread,
+//! the only one with the database).
+//!
+//! The parser and embedding threads own what they use, so the writer never
+//! has to wait for them to stop: on Ctrl-C it finishes the document it is
+//! writing and returns, and they notice and stop on their own (each after
+//! its current file or model batch). Everything committed is complete.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::errors_log::ErrorsLog;
+use super::group::{embed_group_in_batches, write_group, ReadyDocument, EMBED_GROUP_CHUNKS};
+use super::model_source::SharedModel;
+use super::prepare::FileOutcome;
+use super::IngestSummary;
+use crate::config::Config;
+use crate::db::{Database, IndexedFile, WriteOutcome};
+use crate::embed::Embed;
+use crate::error::{KbError, Result};
+use crate::ingest::{DocType, IngestError};
+use crate::output::progress::Progress;
+
+/// What the parser and embedding threads share: the settings, the model,
+/// the progress line and their clocks. No database in here: only the
+/// writer has it.
+pub(super) struct Workers {
+    pub(super) config: Config,
+    pub(super) model: SharedModel,
+    pub(super) progress: Arc<Progress>,
+    /// Time spent parsing, summed over the parser threads.
+    pub(super) parse_nanos: AtomicU64,
+    pub(super) embed_nanos: AtomicU64,
+    /// Parse time by document type.
+    pub(super) parse_by_type: Mutex<BTreeMap<&'static str, f64>>,
+}
+
+/// Messages to the writer, the only thread with the database.
+enum Event {
+    /// Unchanged since it was indexed.
+    Skipped {
+        id: i64,
+    },
+    Touched {
+        id: i64,
+        size: u64,
+        mtime: i64,
+    },
+    NotIndexed(PathBuf, IngestError),
+    Warning(PathBuf, String),
+    /// Documents with their vectors, and their PDF pages without text.
+    Embedded(Vec<ReadyDocument>, Vec<Vec<f32>>, u64),
+    /// A model or system failure: stop the run.
+    Fatal(KbError),
+}
+
+/// A parsed document on its way to the embedding thread.
+struct Parsed {
+    doc: ReadyDocument,
+    pages_without_text: u64,
+}
+
+/// How long the writer waits for an event before looking at the cancel
+/// flag again.
+const POLL: Duration = Duration::from_millis(50);
+
+impl Workers {
+    /// The model, saying on the progress line while it loads.
+    pub(super) fn model(&self) -> Result<Arc<dyn Embed>> {
+        if self.model.is_ready() {
+            return self.model.get();
+        }
+        self.progress.loading_model(true);
+        let model = self.model.get();
+        self.progress.loading_model(false);
+        model
+    }
+}
+
+/// The stage that owns the database: the calling thread.
+pub(super) struct Writer<'a> {
+    pub(super) db: &'a Database,
+    pub(super) errors_log: &'a ErrorsLog,
+}
+
+impl Writer<'_> {
+    /// Parsers, embedder and writer, running at once over bounded queues.
+    pub(super) fn run_stages(
+        &self,
+        workers: &Arc<Workers>,
+        files: Vec<(PathBuf, DocType)>,
+        indexed: HashMap<String, IndexedFile>,
+        tags: &[String],
+        cancel: &Arc<AtomicBool>,
+        summary: &mut IngestSummary,
+    ) -> Result<()> {
+        let threads = match workers.config.ingestion.workers {
+            0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+            n => n,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("kb-parse-{i}"))
+            .build()
+            .map_err(|e| {
+                KbError::io(
+                    &workers.config.data_dir,
+                    std::io::Error::other(format!("cannot start parser threads: {e}")),
+                )
+            })?;
+        // Set when the writer stops early, so the other stages stop too.
+        let stop = Arc::new(AtomicBool::new(false));
+        let halt = {
+            let (stop, cancel) = (stop.clone(), cancel.clone());
+            Arc::new(move || stop.load(Ordering::Relaxed) || cancel.load(Ordering::SeqCst))
+        };
+        let (parsed_tx, parsed_rx) = sync_channel::<Parsed>(threads * 4);
+        let (event_tx, event_rx) = sync_channel::<Event>(64);
+
+        let parsers = {
+            let (workers, halt, events) = (workers.clone(), halt.clone(), event_tx.clone());
+            let tags = tags.to_vec();
+            std::thread::Builder::new()
+                .name("kb-parsers".into())
+                .spawn(move || {
+                    pool.install(|| {
+                        files.par_iter().for_each_with(
+                            (parsed_tx, events),
+                            |(parsed_tx, events), (path, doc_type)| {
+                                if halt() {
+                                    return;
+                                }
+                                let key = path.to_string_lossy();
+                                let event = workers.parse_one(
+                                    path,
+                                    *doc_type,
+                                    indexed.get(&*key),
+                                    &tags,
+                                    parsed_tx,
+                                    events,
+                                );
+                                if let Some(event) = event {
+                                    let _ = events.send(event);
+                                }
+                            },
+                        )
+                    })
+                })
+                .map_err(|e| KbError::io("parser threads", e))?
+        };
+        let embedder = {
+            let (workers, halt) = (workers.clone(), halt.clone());
+            std::thread::Builder::new()
+                .name("kb-embed".into())
+                .spawn(move || workers.embed_stage(parsed_rx, event_tx, &*halt))
+                .map_err(|e| KbError::io("embedding thread", e))?
+        };
+        let written = self.write_stage(&event_rx, tags, cancel, &workers.progress, summary);
+        if written.is_err() || summary.interrupted {
+            // The other stages stop on their own after their current file
+            // or model batch; nothing of theirs is waited for.
+            stop.store(true, Ordering::Relaxed);
+            return written;
+        }
+        // Every event arrived, so both stages are done; a panic in either
+        // must not pass for a complete run.
+        for (name, handle) in [("parser", parsers), ("embedding", embedder)] {
+            if handle.join().is_err() {
+                return Err(KbError::Internal(format!("the {name} thread crashed")));
+            }
+        }
+        written
+    }
+
+    /// The writer: applies every event to the database and the summary,
+    /// until the other stages are done or Ctrl-C.
+    fn write_stage(
+        &self,
+        events: &Receiver<Event>,
+        tags: &[String],
+        cancel: &AtomicBool,
+        progress: &Progress,
+        summary: &mut IngestSummary,
+    ) -> Result<()> {
+        let mut write_time = Duration::ZERO;
+        loop {
+            if cancel.load(Ordering::SeqCst) {
+                summary.interrupted = true;
+                break;
+            }
+            let event = match events.recv_timeout(POLL) {
+                Ok(e) => e,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => break,
+            };
+            let t = Instant::now();
+            match event {
+                Event::Skipped { id } => {
+                    // `kb add --tags` reaches the documents already indexed.
+                    if !tags.is_empty() {
+                        self.db.add_tags(id, tags)?;
+                    }
+                    summary.skipped += 1;
+                    progress.file_done();
+                }
+                Event::Touched { id, size, mtime } => {
+                    self.db.touch_document(id, size, mtime)?;
+                    if !tags.is_empty() {
+                        self.db.add_tags(id, tags)?;
+                    }
+                    summary.skipped += 1;
+                    progress.file_done();
+                }
+                Event::NotIndexed(path, e) => {
+                    match e {
+                        IngestError::Empty => summary.empty += 1,
+                        // Unreadable content counts as a failure: the
+                        // file claims a type kb indexes.
+                        IngestError::Unsupported(_) | IngestError::Failed(_) => summary.failed += 1,
+                    }
+                    self.errors_log.record(&path, &e.to_string());
+                    progress.file_done();
+                }
+                Event::Warning(path, reason) => {
+                    self.errors_log.record(&path, &format!("warning: {reason}"));
+                }
+                Event::Embedded(group, vectors, pages_without_text) => {
+                    summary.pages_without_text += pages_without_text;
+                    let outcomes = write_group(self.db, &group, Some(&vectors))?;
+                    for ((outcome, n), doc) in outcomes.into_iter().zip(&group) {
+                        match outcome {
+                            WriteOutcome::Added(_) => summary.added += 1,
+                            WriteOutcome::Replaced(_) => summary.updated += 1,
+                        }
+                        summary.chunks += n;
+                        let counts = summary
+                            .by_type
+                            .entry(doc.document.doc_type.clone())
+                            .or_default();
+                        counts.documents += 1;
+                        counts.chunks += n;
+                        progress.file_done();
+                    }
+                }
+                Event::Fatal(e) => return Err(e),
+            }
+            write_time += t.elapsed();
+        }
+        summary.seconds.write = write_time.as_secs_f64();
+        Ok(())
+    }
+}
+
+impl Workers {
+    /// Prepares one file on a parser thread: a document goes to the
+    /// embedding thread, anything else becomes the writer's event.
+    fn parse_one(
+        &self,
+        path: &std::path::Path,
+        doc_type: DocType,
+        existing: Option<&IndexedFile>,
+        tags: &[String],
+        parsed: &SyncSender<Parsed>,
+        events: &SyncSender<Event>,
+    ) -> Option<Event> {
+        let (outcome, spent) = self.prepare_file(path, doc_type, existing, tags);
+        self.parse_nanos
+            .fetch_add(spent.as_nanos() as u64, Ordering::Relaxed);
+        if let Ok(mut m) = self.parse_by_type.lock() {
+            *m.entry(doc_type.as_str()).or_default() += spent.as_secs_f64();
+        }
+        Some(match outcome {
+            Ok((FileOutcome::Ready(doc, pages_without_text), warnings)) => {
+                for w in warnings {
+                    let _ = events.send(Event::Warning(path.to_path_buf(), w));
+                }
+                self.progress.chunks_found(doc.chunks.len() as u64);
+                let _ = parsed.send(Parsed {
+                    doc: *doc,
+                    pages_without_text: pages_without_text.unwrap_or(0),
+                });
+                return None;
+            }
+            Ok((FileOutcome::Unchanged { id }, _)) => Event::Skipped { id },
+            Ok((FileOutcome::Touched { id, size, mtime }, _)) => Event::Touched { id, size, mtime },
+            Ok((FileOutcome::NotIndexed(e), _)) => Event::NotIndexed(path.to_path_buf(), e),
+            Err(e) => Event::Fatal(e),
+        })
+    }
+
+    /// The embedding thread: gathers parsed documents into groups of at
+    /// least [`EMBED_GROUP_CHUNKS`] chunks while the parsers keep up, or
+    /// embeds what it has as soon as they fall behind, so the model is busy
+    /// whenever there is work. It embeds a model batch at a time, so it
+    /// stops soon after the writer does.
+    fn embed_stage(
+        &self,
+        parsed: Receiver<Parsed>,
+        events: SyncSender<Event>,
+        halt: &(dyn Fn() -> bool + Send + Sync),
+    ) {
+        let min_batch = self.config.embedding.batch_size.max(1);
+        let mut group: Vec<ReadyDocument> = Vec::new();
+        let mut chunks = 0usize;
+        let mut pages_without_text = 0u64;
+        loop {
+            let next = if chunks >= min_batch {
+                parsed.try_recv().ok()
+            } else {
+                parsed.recv().ok()
+            };
+            let finished = next.is_none() && chunks < min_batch;
+            if let Some(p) = next {
+                chunks += p.doc.chunks.len();
+                pages_without_text += p.pages_without_text;
+                group.push(p.doc);
+                if chunks < EMBED_GROUP_CHUNKS
+                    && group.len() < self.config.ingestion.batch_size.max(1)
+                {
+                    continue;
+                }
+            }
+            if halt() {
+                return;
+            }
+            if !group.is_empty() {
+                let t = Instant::now();
+                let progress = &self.progress;
+                let embedded = self.model().and_then(|e| {
+                    embed_group_in_batches(e.as_ref(), &group, min_batch, halt, &|n| {
+                        progress.chunks_done(n as u64)
+                    })
+                });
+                self.embed_nanos
+                    .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+                let event = match embedded {
+                    Ok(Some(vectors)) => Event::Embedded(
+                        std::mem::take(&mut group),
+                        vectors,
+                        std::mem::take(&mut pages_without_text),
+                    ),
+                    Ok(None) => return,
+                    Err(e) => Event::Fatal(e),
+                };
+                let fatal = matches!(event, Event::Fatal(_));
+                if events.send(event).is_err() || fatal {
+                    return;
+                }
+                chunks = 0;
+            }
+            if finished {
+                break;
+            }
+        }
+    }
+}

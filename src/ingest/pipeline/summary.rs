@@ -1,0 +1,59 @@
+//! What a `kb add` run did: the counts, the time per stage, and the
+//! one-line summary printed at the end. Its JSON is `kb add`'s output.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// What a run did, printed as the summary.
+#[derive(Debug, Default, Clone, Serialize, PartialEq)]
+pub struct IngestSummary {
+    /// New documents indexed.
+    pub added: usize,
+    /// Documents whose file changed and were re-indexed.
+    pub updated: usize,
+    /// Files that could not be indexed (see the errors log).
+    pub failed: usize,
+    /// Files already indexed and unchanged.
+    pub skipped: usize,
+    /// Files of a type kb does not index.
+    pub unsupported: usize,
+    /// Empty files.
+    pub empty: usize,
+    /// Documents removed because their file under an added folder is gone.
+    pub removed: usize,
+    /// Chunks written.
+    pub chunks: usize,
+    /// PDF pages without extractable text (scanned pages; OCR is not done).
+    pub pages_without_text: u64,
+    /// Directories or links the walk could not enter (unreadable, loops).
+    pub walk_errors: usize,
+    /// True when the run was stopped by Ctrl-C before the end.
+    pub interrupted: bool,
+    pub errors_log: Option<PathBuf>,
+    /// Documents and chunks written, by document type.
+    pub by_type: BTreeMap<String, TypeCounts>,
+    /// Where the time went.
+    pub seconds: Timings,
+}
+
+#[derive(Debug, Default, Clone, Serialize, PartialEq)]
+pub struct TypeCounts {
+    pub documents: usize,
+    pub chunks: usize,
+    /// Time spent reading, parsing and chunking these files, summed over
+    /// the parser threads.
+    pub parse_seconds: f64,
+}
+
+/// Seconds spent per stage. The stages overlap, so they add up to more than
+/// `total`; `parse` is summed over the parser threads.
+#[derive(Debug, Default, Clone, Serialize, PartialEq)]
+pub struct Timings {
+    pub total: f64,
+    pub walk: f64,
+    pub parse: f64,
+    pub embed: f64,
+    pub write: f64,
+}

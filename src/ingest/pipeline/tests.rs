@@ -1,0 +1,372 @@
+//! The whole `kb add` pipeline on a real database in a temporary folder,
+//! with the deterministic test embedder standing in for the model.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime};
+
+use std::sync::Arc;
+
+use super::{IngestOptions, IngestSummary, Ingester, ModelSource};
+use crate::config::Config;
+use crate::db::{Database, OpenMode};
+use crate::embed::{Embed, TestEmbedder};
+use crate::error::{KbError, Result};
+use crate::output::progress::{Progress, Work};
+
+fn options(tags: &[&str], cancel: bool) -> IngestOptions {
+    IngestOptions {
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        exclude: Vec::new(),
+        progress: Arc::new(Progress::hidden(Work::Ingest)),
+        cancel: Arc::new(AtomicBool::new(cancel)),
+    }
+}
+
+/// A knowledge base in a temporary folder, bound to the test embedder,
+/// and a folder of documents to add.
+struct Kb {
+    _home: tempfile::TempDir,
+    docs: PathBuf,
+    config: Config,
+    db: Database,
+    embedder: Arc<TestEmbedder>,
+}
+
+impl Kb {
+    fn new() -> Kb {
+        // Not a dot-name: the walk skips hidden entries.
+        let home = tempfile::Builder::new()
+            .prefix("kb-pipeline")
+            .tempdir()
+            .unwrap();
+        let docs = home.path().join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        let mut config = Config {
+            data_dir: home.path().join("data"),
+            ..Config::default()
+        };
+        config.ingestion.workers = 2;
+        let db = Database::open(&config.db_path(), OpenMode::Create).unwrap();
+        let embedder = Arc::new(TestEmbedder::default());
+        db.bind_model(&embedder.binding().unwrap()).unwrap();
+        Kb {
+            _home: home,
+            docs,
+            config,
+            db,
+            embedder,
+        }
+    }
+
+    fn write(&self, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.docs.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, content).unwrap();
+        path
+    }
+
+    fn run(&self, model: ModelSource, tags: &[&str], cancel: bool) -> Result<IngestSummary> {
+        Ingester::new(&self.config, &self.db, model)
+            .run(std::slice::from_ref(&self.docs), &options(tags, cancel))
+    }
+
+    fn add(&self) -> IngestSummary {
+        self.add_tagged(&[])
+    }
+
+    fn add_tagged(&self, tags: &[&str]) -> IngestSummary {
+        self.run(ModelSource::Ready(self.embedder.clone()), tags, false)
+            .unwrap()
+    }
+
+    /// Every chunk's text, by id.
+    fn chunks(&self) -> HashMap<i64, String> {
+        self.db
+            .chunk_texts(0, 10_000)
+            .unwrap()
+            .into_iter()
+            .collect()
+    }
+
+    fn document_id(&self, name: &str) -> Option<i64> {
+        let path = std::path::absolute(self.docs.join(name)).unwrap();
+        self.db
+            .document_id_by_path(&path.to_string_lossy())
+            .unwrap()
+    }
+
+    fn errors_log(&self) -> String {
+        std::fs::read_to_string(self.config.errors_log_path()).unwrap_or_default()
+    }
+}
+
+const GUIDE: &str = "---\ntags: [gardening]\n---\n# Tomatoes\n\nWater tomatoes at the root every morning.\n\n## Pests\n\nAphids gather under the leaves; rinse them off with soapy water.\n";
+const NOTE: &str = "Call the plumber about the kitchen sink on Tuesday.\n";
+const PYTHON: &str = "def harvest(plants):\n    \"\"\"Pick the ripe ones.\"\"\"\n    return [p for p in plants if p.ripe]\n\n\nclass Greenhouse:\n    def heat(self):\n        pass\n";
+const BASH: &str = "#!/bin/sh\n# Waters the garden.\nwater() {\n  echo splash\n}\nwater\n";
+
+fn mixed_folder(kb: &Kb) {
+    kb.write("guide.md", GUIDE);
+    kb.write("todo.txt", NOTE);
+    kb.write("src/garden.py", PYTHON);
+    kb.write("bin/water", BASH);
+}
+
+#[test]
+fn a_folder_becomes_documents_and_chunks_with_vectors() {
+    let kb = Kb::new();
+    mixed_folder(&kb);
+    let s = kb.add();
+    assert_eq!(
+        (s.added, s.failed, s.skipped, s.empty),
+        (4, 0, 0, 0),
+        "{s:?}"
+    );
+    assert!(!s.interrupted);
+    let by_type: Vec<(&str, usize)> = s
+        .by_type
+        .iter()
+        .map(|(t, c)| (t.as_str(), c.documents))
+        .collect();
+    assert_eq!(by_type, [("code", 2), ("markdown", 1), ("note", 1)]);
+    assert_eq!(kb.db.document_count().unwrap(), 4);
+    assert_eq!(kb.db.chunk_count().unwrap(), s.chunks as i64);
+    assert!(s.chunks >= 5, "{s:?}");
+
+    // Every chunk has the vector of its own text (groups span documents,
+    // so a slip in the offsets would pair a chunk with another's vector).
+    let chunks = kb.chunks();
+    let mut seen = 0;
+    kb.db
+        .for_each_vector(|id, v| {
+            let want = kb.embedder.embed_passages(&[chunks[&id].as_str()]).unwrap();
+            assert_eq!(v, want[0].as_slice(), "chunk {id}: {}", chunks[&id]);
+            seen += 1;
+        })
+        .unwrap();
+    assert_eq!(seen, chunks.len());
+    assert!(kb.db.chunks_without_vectors(10).unwrap().is_empty());
+
+    // What the parsers found reaches the documents.
+    let guide = kb.db.document(kb.document_id("guide.md").unwrap()).unwrap();
+    let guide = guide.unwrap();
+    assert_eq!(guide.summary.title, "Tomatoes");
+    assert_eq!(guide.summary.tags, ["gardening"]);
+    assert_eq!(guide.metadata["headings"][1]["text"], "Pests");
+    let script = kb.db.document(kb.document_id("bin/water").unwrap());
+    assert_eq!(script.unwrap().unwrap().language.as_deref(), Some("bash"));
+    assert!(chunks.values().any(|t| t.contains("def harvest")));
+}
+
+#[test]
+fn a_rerun_skips_unchanged_files_and_reindexes_edited_ones() {
+    let kb = Kb::new();
+    mixed_folder(&kb);
+    let first = kb.add();
+    let before = kb.chunks();
+
+    let again = kb.add();
+    assert_eq!((again.added, again.updated, again.skipped), (0, 0, 4));
+    assert_eq!(again.chunks, 0);
+    assert_eq!(kb.chunks(), before, "nothing rewritten");
+
+    // Touched (new mtime, same bytes): still skipped, the new mtime kept.
+    let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(kb.docs.join("guide.md"))
+        .unwrap()
+        .set_modified(hour_ago)
+        .unwrap();
+    let touched = kb.add();
+    assert_eq!((touched.added, touched.updated, touched.skipped), (0, 0, 4));
+    let guide = kb.db.document(kb.document_id("guide.md").unwrap());
+    let recorded = guide.unwrap().unwrap().file_mtime.unwrap();
+    let hour_ago_secs = hour_ago.duration_since(SystemTime::UNIX_EPOCH).unwrap();
+    assert_eq!(recorded, hour_ago_secs.as_secs() as i64);
+
+    // Edited: re-indexed under the same document, old text gone.
+    let id = kb.document_id("todo.txt").unwrap();
+    kb.write("todo.txt", "Book the dentist for the cracked molar.\n");
+    let edited = kb.add();
+    assert_eq!((edited.added, edited.updated, edited.skipped), (0, 1, 3));
+    assert_eq!(kb.document_id("todo.txt"), Some(id));
+    let texts = kb.chunks();
+    assert!(texts.values().any(|t| t.contains("dentist")));
+    assert!(!texts.values().any(|t| t.contains("plumber")));
+    assert_eq!(kb.db.document_count().unwrap(), first.added as i64);
+}
+
+#[test]
+fn a_deleted_file_is_pruned() {
+    let kb = Kb::new();
+    mixed_folder(&kb);
+    kb.add();
+    std::fs::remove_file(kb.docs.join("src/garden.py")).unwrap();
+    let s = kb.add();
+    assert_eq!((s.removed, s.skipped), (1, 3), "{s:?}");
+    assert_eq!(kb.document_id("src/garden.py"), None);
+    assert_eq!(kb.db.document_count().unwrap(), 3);
+    assert!(!kb.chunks().values().any(|t| t.contains("harvest")));
+}
+
+#[test]
+fn binary_and_empty_files_are_counted_and_logged() {
+    let kb = Kb::new();
+    kb.write("good.md", GUIDE);
+    kb.write("photo.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00");
+    kb.write("empty.txt", b"");
+    kb.write("blank.md", "  \n\n\t\n");
+    let s = kb.add();
+    assert_eq!((s.added, s.failed, s.empty), (1, 1, 2), "{s:?}");
+    let log = kb.errors_log();
+    for (file, reason) in [
+        ("photo.md", "binary content (NUL bytes) in a text file"),
+        ("empty.txt", "empty file: nothing to index"),
+        ("blank.md", "empty file: nothing to index"),
+    ] {
+        assert!(
+            log.lines().any(|l| l.contains(file) && l.ends_with(reason)),
+            "{file} not logged with {reason}:\n{log}"
+        );
+    }
+    // Not indexed means not remembered: the next run says so again.
+    let again = kb.add();
+    assert_eq!((again.skipped, again.failed, again.empty), (1, 1, 2));
+}
+
+#[test]
+fn tags_on_a_rerun_reach_unchanged_documents() {
+    let kb = Kb::new();
+    mixed_folder(&kb);
+    kb.add();
+    let s = kb.add_tagged(&["Project-X"]);
+    assert_eq!((s.added, s.updated, s.skipped), (0, 0, 4), "{s:?}");
+    let counts: HashMap<String, i64> = kb.db.tag_counts().unwrap().into_iter().collect();
+    assert_eq!(counts["project-x"], 4, "{counts:?}");
+    assert_eq!(counts["gardening"], 1, "frontmatter tags kept: {counts:?}");
+}
+
+#[test]
+fn cancel_before_start_stops_with_interrupted() {
+    let kb = Kb::new();
+    mixed_folder(&kb);
+    let s = kb
+        .run(ModelSource::Ready(kb.embedder.clone()), &[], true)
+        .unwrap();
+    assert!(s.interrupted, "{s:?}");
+    assert_eq!((s.added, s.chunks, s.removed), (0, 0, 0));
+    assert_eq!(kb.db.document_count().unwrap(), 0);
+}
+
+#[test]
+fn a_lazy_model_loads_once_and_only_when_a_file_needs_it() {
+    let kb = Kb::new();
+    mixed_folder(&kb);
+    let loads = Arc::new(AtomicUsize::new(0));
+    let lazy = || {
+        let loads = loads.clone();
+        ModelSource::Lazy(Box::new(move || {
+            loads.fetch_add(1, Ordering::SeqCst);
+            Ok(std::sync::Arc::new(TestEmbedder::default()) as std::sync::Arc<dyn Embed>)
+        }))
+    };
+    assert_eq!(kb.run(lazy(), &[], false).unwrap().added, 4);
+    assert_eq!(
+        loads.load(Ordering::SeqCst),
+        1,
+        "two parser threads, one load"
+    );
+    assert_eq!(kb.run(lazy(), &[], false).unwrap().skipped, 4);
+    assert_eq!(loads.load(Ordering::SeqCst), 1, "nothing to index, no load");
+}
+
+#[test]
+fn a_model_failure_stops_the_run() {
+    let kb = Kb::new();
+    mixed_folder(&kb);
+    let broken = ModelSource::Lazy(Box::new(|| Err(KbError::Model("no model here".into()))));
+    let err = kb.run(broken, &[], false).unwrap_err();
+    assert!(
+        matches!(&err, KbError::Model(m) if m == "no model here"),
+        "{err}"
+    );
+    assert_eq!(kb.db.document_count().unwrap(), 0);
+}
+
+#[test]
+fn a_missing_path_is_refused_before_anything_runs() {
+    let kb = Kb::new();
+    let gone = Path::new("/nonexistent/kb-pipeline-test");
+    let err = Ingester::new(&kb.config, &kb.db, ModelSource::Ready(kb.embedder.clone()))
+        .run(&[gone.to_path_buf()], &options(&[], false))
+        .unwrap_err();
+    assert!(matches!(err, KbError::PathNotFound(p) if p == gone));
+}
+
+/// An embedder that takes its time, like a real model on a busy machine.
+struct SlowEmbedder(TestEmbedder);
+
+impl Embed for SlowEmbedder {
+    fn model_name(&self) -> &str {
+        self.0.model_name()
+    }
+    fn dim(&self) -> usize {
+        self.0.dim()
+    }
+    fn max_chunk_tokens(&self) -> usize {
+        self.0.max_chunk_tokens()
+    }
+    fn token_counter(&self) -> crate::embed::TokenCounter {
+        self.0.token_counter()
+    }
+    fn embed_query(&self, query: &str) -> Result<Vec<f32>> {
+        self.0.embed_query(query)
+    }
+    fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        std::thread::sleep(Duration::from_millis(400));
+        self.0.embed_passages(texts)
+    }
+    fn binding(&self) -> Result<crate::db::ModelBinding> {
+        self.0.binding()
+    }
+}
+
+#[test]
+fn cancel_returns_at_once_keeping_what_was_committed() {
+    let kb = Kb::new();
+    for i in 0..120 {
+        kb.write(
+            &format!("n{i:03}.txt"),
+            format!("Note {i} about rivers and bridges, entry {i}."),
+        );
+    }
+    let mut config = kb.config.clone();
+    config.embedding.batch_size = 8;
+    let opts = options(&[], false);
+    let cancel = opts.cancel.clone();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1200));
+        cancel.store(true, Ordering::SeqCst);
+        std::time::Instant::now()
+    });
+    let model = ModelSource::Ready(Arc::new(SlowEmbedder(TestEmbedder::default())));
+    let s = Ingester::new(&config, &kb.db, model)
+        .run(std::slice::from_ref(&kb.docs), &opts)
+        .unwrap();
+    let returned = std::time::Instant::now();
+    let cancelled_at = stopper.join().unwrap();
+    assert!(s.interrupted, "{s:?}");
+    assert!(
+        returned.duration_since(cancelled_at) < Duration::from_millis(300),
+        "the writer waited {:?} after Ctrl-C",
+        returned.duration_since(cancelled_at)
+    );
+    assert!(s.added > 0 && s.added < 120, "{s:?}");
+    assert_eq!(kb.db.document_count().unwrap() as usize, s.added);
+    // A re-run finishes the job.
+    let again = kb.add();
+    assert_eq!(again.added + s.added, 120);
+}
