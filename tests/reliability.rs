@@ -530,3 +530,185 @@ fn human_output_never_carries_escape_sequences_from_documents() {
         }
     }
 }
+
+/// Chunk texts and token counts of the document at `path`, in order.
+fn chunks_of(kb: &Kb, path_suffix: &str) -> Vec<(String, i64)> {
+    let conn = rusqlite::Connection::open(kb.db_path()).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT c.text, c.token_count FROM chunks c JOIN documents d ON d.id = c.document_id
+             WHERE d.source_path LIKE '%' || ?1 ORDER BY c.chunk_index",
+        )
+        .unwrap();
+    stmt.query_map([path_suffix], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+}
+
+#[test]
+fn chinese_and_japanese_text_is_split_never_truncated() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    let ja_body = "京都の春は桜の季節として知られており毎年多くの旅行者が哲学の道を歩きながら満開の花を楽しむ\
+        川沿いの小道には古い茶屋が並び抹茶と和菓子を味わうことができる\
+        朝早く訪れると人が少なく鳥の声を聞きながら静かに散歩できる\
+        夕方になると提灯に明かりがともり昼とはまったく違う景色が広がる";
+    let ja_end = "最後に嵐山の竹林を抜けて渡月橋から夕日を眺めるのがおすすめです";
+    let ja = format!("{}{ja_end}", ja_body.repeat(6));
+    assert!(ja.chars().count() > 800, "{}", ja.chars().count());
+    write(&docs.join("kyoto.md"), &format!("# 京都の春\n\n{ja}\n"));
+    let zh_body = "我们的团队每周一上午开会讨论项目进度并安排本周的开发任务\
+        每个成员需要提前准备好上周完成的工作和遇到的问题\
+        会议结束后负责人会整理会议记录并发送给所有参与者";
+    let zh_end = "如果有紧急问题可以随时在聊天群里联系值班的工程师";
+    let zh = format!("{}{zh_end}", zh_body.repeat(8));
+    assert!(zh.chars().count() > 600, "{}", zh.chars().count());
+    write(&docs.join("meetings.txt"), &format!("{zh}\n"));
+    let s = kb.add(&[&docs]);
+    assert_eq!(s["added"], 2, "{s}");
+    for (file, text, end) in [("kyoto.md", &ja, ja_end), ("meetings.txt", &zh, zh_end)] {
+        let chunks = chunks_of(&kb, file);
+        assert!(chunks.len() > 1, "{file}: {chunks:?}");
+        for (_, tokens) in &chunks {
+            assert!(
+                *tokens <= 256,
+                "{file}: a chunk of {tokens} tokens would be truncated"
+            );
+        }
+        let joined: String = chunks.iter().map(|c| c.0.as_str()).collect();
+        let chars = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        assert!(
+            chars(&joined).contains(&chars(text)),
+            "{file}: text lost between the chunks"
+        );
+        let last = &chunks.last().unwrap().0;
+        assert!(
+            chars(last).contains(&chars(end)),
+            "{file}: its last words are not indexed"
+        );
+    }
+}
+
+#[test]
+fn a_file_name_that_is_not_utf8_is_one_document_found_again() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    let odd = docs.join(OsStr::from_bytes(b"caf\xe9-men\xfc.md"));
+    std::fs::write(
+        &odd,
+        "# Latin-1 menu\n\nThe quince tart and the chestnut soup are served on Fridays.\n",
+    )
+    .unwrap();
+    let first = kb.add(&[&docs]);
+    assert_eq!(
+        (first["added"].as_u64(), first["removed"].as_u64()),
+        (Some(4), Some(0)),
+        "{first}"
+    );
+    let again = kb.add(&[&docs]);
+    assert_eq!(again["added"], 0, "{again}");
+    assert_eq!(again["removed"], 0, "{again}");
+    assert_eq!(again["skipped"], 4, "{again}");
+    let hits = kb.json(&["search", "quince tart chestnut", "--fts-only"]);
+    let path = hits["results"][0]["source"]["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(path.ends_with("caf\\xE9-men\\xFC.md"), "{path}");
+    // The path as printed names the document; its file is there.
+    let info = kb.json(&["info", &path]);
+    assert_eq!(info["file_status"], "unchanged", "{info}");
+    std::fs::remove_file(&odd).unwrap();
+    let gone = kb.add(&[&docs]);
+    assert_eq!(gone["removed"], 1, "{gone}");
+}
+
+#[test]
+fn one_file_is_one_document_however_it_is_reached() {
+    let kb = Kb::new();
+    let home = kb.home.path();
+    let docs = home.join("dir");
+    long_guide(&docs);
+    write(
+        &docs.join("notes/dentist.txt"),
+        "Call the dentist on Monday about the crown.\n",
+    );
+    std::fs::create_dir_all(home.join("other")).unwrap();
+    std::os::unix::fs::symlink(&docs, home.join("link")).unwrap();
+    for p in [docs.clone(), home.join("other/../dir"), home.join("link")] {
+        kb.add(&[&p]);
+    }
+    assert_eq!(status(&kb)["total_documents"], 2);
+    let hits = kb.json(&["search", "kayak paddle canoe", "--top", "10"]);
+    let mut found: Vec<(String, i64)> = hits["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            let s = &h["source"];
+            (
+                s["path"].as_str().unwrap().to_string(),
+                s["chunk_index"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let n = found.len();
+    found.sort();
+    found.dedup();
+    assert_eq!(found.len(), n, "one chunk came back more than once: {hits}");
+    assert!(n >= 3, "{hits}");
+    // A file given through the link is the same document too.
+    let again = kb.add(&[&home.join("link/notes/dentist.txt")]);
+    assert_eq!(
+        (again["added"].as_u64(), again["skipped"].as_u64()),
+        (Some(0), Some(1)),
+        "{again}"
+    );
+}
+
+#[test]
+fn an_emptied_file_takes_its_old_text_out_of_the_index() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    assert_eq!(kb.json(&["search", "dentist", "--fts-only"])["returned"], 1);
+    std::fs::write(docs.join("notes/dentist.txt"), b"").unwrap();
+    let s = kb.add(&[&docs]);
+    assert_eq!(
+        (s["empty"].as_u64(), s["removed"].as_u64()),
+        (Some(1), Some(1)),
+        "{s}"
+    );
+    assert_eq!(kb.json(&["search", "dentist", "--fts-only"])["returned"], 0);
+    assert_eq!(status(&kb)["total_documents"], 2);
+}
+
+#[test]
+fn utf16_text_with_a_byte_order_mark_is_indexed() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let text = "Meeting notes\r\nThe greenhouse heater needs a new thermostat before winter.\r\n";
+    let le: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    std::fs::write(docs.join("windows-notes.txt"), le).unwrap();
+    let s = kb.add(&[&docs]);
+    assert_eq!(
+        (s["added"].as_u64(), s["failed"].as_u64()),
+        (Some(1), Some(0)),
+        "{s}"
+    );
+    let hits = kb.json(&["search", "greenhouse thermostat"]);
+    assert_eq!(hits["returned"], 1, "{hits}");
+    assert!(hits["results"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("greenhouse heater"));
+}

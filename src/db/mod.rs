@@ -36,6 +36,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
         2,
         include_str!("../../migrations/002_content_and_search_log.sql"),
     ),
+    (
+        7,
+        include_str!("../../migrations/007_escaped_source_paths.sql"),
+    ),
 ];
 
 /// The newest schema this binary knows.

@@ -92,6 +92,7 @@ impl<'a> Ingester<'a> {
             ..Default::default()
         };
         let files = walked.files;
+        let folders = walked.folders;
         let indexed = self.db.indexed_files()?;
         summary.seconds.walk = started.elapsed().as_secs_f64();
         opts.progress.files(files.len() as u64);
@@ -116,7 +117,7 @@ impl<'a> Ingester<'a> {
             summary.interrupted = true;
         }
         if !summary.interrupted {
-            summary.removed = prune::prune_deleted(self.db, paths)?;
+            summary.removed += prune::prune_deleted(self.db, &folders)?;
         }
         summary.seconds.parse = workers.parse_nanos.load(Ordering::Relaxed) as f64 / 1e9;
         summary.seconds.embed = workers.embed_nanos.load(Ordering::Relaxed) as f64 / 1e9;

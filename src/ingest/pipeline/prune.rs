@@ -3,19 +3,20 @@
 
 use std::path::PathBuf;
 
-use super::walk::absolute;
 use crate::db::Database;
 use crate::error::Result;
+use crate::ingest::source_path;
 
-/// Removes the documents whose file under one of the folders in `paths`
-/// no longer exists; returns how many. Files named directly are left
-/// alone (the user may add them again from elsewhere).
-pub(super) fn prune_deleted(db: &Database, paths: &[PathBuf]) -> Result<usize> {
-    let prefixes: Vec<String> = paths
+/// Removes the documents whose file under one of the folders in `folders`
+/// (the folders given to `kb add` and those their links lead to, as
+/// canonical paths) no longer exists; returns how many. Files named
+/// directly are left alone (the user may add them again from elsewhere).
+pub(super) fn prune_deleted(db: &Database, folders: &[PathBuf]) -> Result<usize> {
+    let prefixes: Vec<String> = folders
         .iter()
         .filter(|p| p.is_dir())
         .map(|root| {
-            let mut prefix = absolute(root).to_string_lossy().into_owned();
+            let mut prefix = source_path::encode(&source_path::canonical(root));
             if !prefix.ends_with('/') {
                 prefix.push('/');
             }
@@ -30,7 +31,7 @@ pub(super) fn prune_deleted(db: &Database, paths: &[PathBuf]) -> Result<usize> {
         .into_iter()
         .filter(|(_, path, _, _)| {
             prefixes.iter().any(|p| path.starts_with(p.as_str()))
-                && std::fs::metadata(path).is_err()
+                && std::fs::metadata(source_path::decode(path)).is_err()
         })
         .map(|(id, _, _, _)| id)
         .collect();
