@@ -8,5 +8,6 @@ cd "$(dirname "$0")"
 eval "$(python3 scripts/prepare_model.py)"
 export ORT_DYLIB_PATH="$KB_ORT_LIB"
 export KB_TEST_MODEL_DIR="$KB_MODEL_DIR"
+export KB_TEST_MODEL_DIR_INT8="$KB_MODEL_DIR_INT8"
 
 cargo test --locked --features e2e,dev-tools "$@"

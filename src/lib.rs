@@ -20,3 +20,4 @@ pub mod mcp;
 pub mod output;
 pub mod search;
 pub mod session;
+pub mod text;

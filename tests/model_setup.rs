@@ -153,3 +153,36 @@ fn search_while_ingesting() {
     let s = kb.json(&["status"]);
     assert_eq!(s["documents"]["note"], 301);
 }
+
+/// ONNX Runtime (1.29 and later) starts a telemetry uploader when it loads
+/// unless told not to; kb must keep it off, so nothing lands under
+/// ~/.cache/Microsoft (HOME is the test's temporary directory).
+#[test]
+fn onnx_runtime_writes_nothing_outside_kb() {
+    let kb = Kb::empty();
+    let run = |args: &[&str]| {
+        let out = kb
+            .std_cmd()
+            .env_remove("ORT_DISABLE_TELEMETRY")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "kb {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let model = model_dir();
+    run(&["init", "--model-dir", model.to_str().unwrap()]);
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    run(&["add", docs.to_str().unwrap(), "--quiet"]);
+    run(&["search", "configure git user name"]);
+    let microsoft = kb.home.path().join(".cache/Microsoft");
+    assert!(
+        !microsoft.exists(),
+        "ONNX Runtime wrote {}",
+        microsoft.display()
+    );
+}

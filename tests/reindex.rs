@@ -62,3 +62,58 @@ fn killed_reindex_leaves_old_index_and_rerun_completes() {
     let s = kb.json(&["status"]);
     assert_eq!(s["total_chunks"], 600);
 }
+
+/// A knowledge base from before context headers (as migration 006 leaves
+/// it: headers empty, marked) is never mixed: `kb add` asks for `kb
+/// reindex`, which fills the headers and re-embeds, and then adds work.
+#[test]
+fn headerless_chunks_are_reembedded_before_anything_is_added() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    common::fixture_tree(&docs);
+    kb.add(&[&docs]);
+    {
+        let conn = rusqlite::Connection::open(kb.db_path()).unwrap();
+        conn.execute_batch(
+            "UPDATE chunks SET context = '';
+             INSERT INTO config(key, value) VALUES ('headers_pending', '1');",
+        )
+        .unwrap();
+    }
+    let more = kb.home.path().join("more");
+    write(&more.join("new.md"), "# New\n\nA note added later.\n");
+    let err = kb.error(&["add", more.to_str().unwrap()], 1);
+    assert_eq!(err["code"], "E_MODEL_MISMATCH", "{err}");
+    assert!(
+        err["error"].as_str().unwrap().contains("kb reindex"),
+        "{err}"
+    );
+
+    let out = kb
+        .cmd()
+        .args(["search", "git", "--top", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kb reindex"));
+
+    kb.json(&["reindex", "--quiet", "--format", "json"]);
+    let conn = rusqlite::Connection::open(kb.db_path()).unwrap();
+    let (headerless, pending): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT count(*) FROM chunks WHERE context = ''),
+                    (SELECT count(*) FROM config WHERE key = 'headers_pending')",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(pending, 0);
+    let total: i64 = conn
+        .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        headerless < total,
+        "headers filled: {headerless} of {total} empty"
+    );
+    kb.add(&[&more]);
+}

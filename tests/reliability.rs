@@ -407,7 +407,7 @@ fn top_and_threshold_have_stated_limits() {
     fixture_tree(&docs);
     long_guide(&docs);
     kb.add(&[&docs]);
-    // sqlite-vec answers at most 4096 neighbours; 3 x 1366 is over it.
+    // sqlite-vec answered at most 4096 neighbours; 3 x 1366 was over it.
     for mode in ["hybrid", "vector"] {
         let v = kb.json(&["search", "kayak", "--mode", mode, "--top", "1366"]);
         assert!(v["returned"].as_u64().unwrap() >= 1, "{mode}: {v}");

@@ -4,10 +4,14 @@
 //! kb-bench embed  --model-dir DIR                    model load time, chunks/s at 64 and 256 tokens
 //! kb-bench build  --data-dir DIR --model-dir DIR --corpus corpus.jsonl [--chunks 20000]
 //!                                                    a kb.db of >= N chunks from real text; ingest vs raw model time
+//!                 [--random-vectors]                 random unit vectors instead of the model's (synthetic)
 //! kb-bench model  --data-dir DIR --model-dir DIR     the model alone on every chunk of a kb.db (what
 //!                                                    `kb add` of the same files costs at best)
 //! kb-bench vector --data-dir DIR --model-dir DIR     vector search alone (Rust scan, sqlite-vec vec0)
 //! kb-bench cli    --data-dir DIR [--runs 30]         `kb search` per process, keyword-only and hybrid (p50/p95)
+//! kb-bench exact --data-dir DIR --queries queries.jsonl [--runs 100]
+//!                                                    `kb search` (hybrid, fresh process) against an exact
+//!                                                    float scan fused in-process: identical results?
 //! kb-bench mcp    --data-dir DIR [--runs 30]         warm `tools/call search` round trips through `kb mcp` (p50/p95)
 //! ```
 //! Every figure is a median (and p95 where it says) over repeated runs.
@@ -17,7 +21,9 @@ use std::time::{Duration, Instant};
 
 use kb::config::{CliOverrides, Config};
 use kb::db::{Database, NewChunk, NewDocument, OpenMode};
-use kb::embed::{resolve, Embed, Embedder, ModelUse, TokenCounter};
+use kb::embed::{
+    model_spec, resolve, Embed, Embedder, GraphFormat, ModelFiles, ModelUse, TokenCounter,
+};
 use kb::error::{KbError, Result};
 
 struct Args {
@@ -27,6 +33,15 @@ struct Args {
     corpus: Option<PathBuf>,
     chunks: usize,
     runs: usize,
+    /// A models.toml name (default all-MiniLM-L6-v2).
+    model: String,
+    /// ort | onnx: the cached graph format (embed).
+    format: GraphFormat,
+    /// Inference threads (0 = all cores).
+    threads: Option<usize>,
+    /// build: random unit vectors instead of the model's (synthetic, for
+    /// sizes the model would take hours to embed).
+    random_vectors: bool,
 }
 
 fn parse_args() -> std::result::Result<Args, String> {
@@ -41,15 +56,31 @@ fn parse_args() -> std::result::Result<Args, String> {
         corpus: None,
         chunks: 20_000,
         runs: 30,
+        model: "all-MiniLM-L6-v2".into(),
+        format: GraphFormat::Ort,
+        threads: None,
+        random_vectors: false,
     };
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
         match flag.as_str() {
             "--data-dir" => a.data_dir = Some(value()?.into()),
             "--model-dir" => a.model_dir = Some(value()?.into()),
-            "--corpus" => a.corpus = Some(value()?.into()),
+            "--corpus" | "--queries" => a.corpus = Some(value()?.into()),
             "--chunks" => a.chunks = value()?.parse().map_err(|e| format!("--chunks: {e}"))?,
             "--runs" => a.runs = value()?.parse().map_err(|e| format!("--runs: {e}"))?,
+            "--model" => a.model = value()?,
+            "--random-vectors" => a.random_vectors = true,
+            "--threads" => {
+                a.threads = Some(value()?.parse().map_err(|e| format!("--threads: {e}"))?)
+            }
+            "--format" => {
+                a.format = match value()?.as_str() {
+                    "ort" => GraphFormat::Ort,
+                    "onnx" => GraphFormat::Onnx,
+                    other => return Err(format!("--format: ort or onnx, not {other}")),
+                }
+            }
             other => return Err(format!("unknown option {other}")),
         }
     }
@@ -71,6 +102,7 @@ fn main() {
         "model" => bench_model(&args),
         "vector" => bench_vector(&args),
         "cli" => bench_cli(&args),
+        "exact" => bench_exact(&args),
         "mcp" => bench_mcp(&args),
         other => Err(KbError::Usage(format!("unknown benchmark {other}"))),
     };
@@ -114,9 +146,38 @@ fn load_model(model_dir: &Path, config: &Config) -> Result<(Embedder, Duration)>
     Ok((e, t.elapsed()))
 }
 
+/// A models.toml model from `model_dir`, for one use, with the cached graph
+/// in `format` (the embed benchmark compares them).
+fn load_model_as(
+    name: &str,
+    model_dir: &Path,
+    config: &Config,
+    model_use: ModelUse,
+    format: GraphFormat,
+) -> Result<(Embedder, Duration)> {
+    let spec = model_spec(name)?;
+    let files = ModelFiles::in_dir(model_dir, &spec)?;
+    let t = Instant::now();
+    let e = Embedder::load_as(&spec, &files, config, model_use, format)?;
+    Ok((e, t.elapsed()))
+}
+
+/// CPU seconds this process has used (user + system, all threads).
+fn cpu_seconds() -> f64 {
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage only writes into the struct we pass.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
+}
+
+fn min(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
 }
 
 fn p95(mut v: Vec<f64>) -> f64 {
@@ -175,8 +236,14 @@ fn texts_of(tokens: usize, n: usize, words: &[String], counter: &TokenCounter) -
     out
 }
 
+/// Loads, first query and throughput of one model in one graph format.
+/// Session creation is timed twice: for a one-shot search (no weight
+/// prepacking) and for ingest; each figure is a fresh session.
 fn bench_embed(a: &Args) -> Result<()> {
-    let config = config(None)?;
+    let mut config = config(None)?;
+    if let Some(t) = a.threads {
+        config.embedding.threads = t;
+    }
     let model_dir = need(&a.model_dir, "--model-dir")?;
     let t = Instant::now();
     kb::embed::runtime::ensure_loaded(&config)?;
@@ -184,24 +251,49 @@ fn bench_embed(a: &Args) -> Result<()> {
         "ONNX Runtime library load: {:.0} ms",
         t.elapsed().as_secs_f64() * 1000.0
     );
+    let spec = model_spec(&a.model)?;
+    let files = ModelFiles::in_dir(model_dir, &spec)?;
     let t = Instant::now();
-    let _tok = tokenizers::Tokenizer::from_file(model_dir.join("tokenizer.json"))
+    let _tok = tokenizers::Tokenizer::from_file(&files.tokenizer)
         .map_err(|e| KbError::Model(e.to_string()))?;
     println!(
         "tokenizer.json load: {:.0} ms",
         t.elapsed().as_secs_f64() * 1000.0
     );
-    let (embedder, first_load) = load_model(model_dir, &config)?;
-    let mut loads = vec![first_load.as_secs_f64() * 1000.0];
-    for _ in 0..4 {
-        loads.push(load_model(model_dir, &config)?.1.as_secs_f64() * 1000.0);
-    }
+    // The first load may optimise the graph and write the cache.
+    let (_, first) = load_model_as(&a.model, model_dir, &config, ModelUse::Passages, a.format)?;
     println!(
-        "model load (session creation, {} threads): median {:.0} ms over {} loads",
-        config.embedding.threads,
-        median(loads.clone()),
-        loads.len()
+        "{} ({:?}): first load in this process {:.0} ms",
+        a.model,
+        a.format,
+        first.as_secs_f64() * 1000.0
     );
+    for model_use in [ModelUse::Queries, ModelUse::Passages] {
+        let (mut loads, mut firsts, mut cpu) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..a.runs.clamp(3, 20) {
+            let c = cpu_seconds();
+            let (e, load) = load_model_as(&a.model, model_dir, &config, model_use, a.format)?;
+            let t = Instant::now();
+            e.embed_query(QUERIES[0])?;
+            firsts.push(t.elapsed().as_secs_f64() * 1000.0);
+            loads.push(load.as_secs_f64() * 1000.0);
+            cpu.push((cpu_seconds() - c) * 1000.0);
+        }
+        let both: Vec<f64> = loads.iter().zip(&firsts).map(|(a, b)| a + b).collect();
+        println!(
+            "  {model_use:?}: session creation median {:.0} ms (min {:.0}), first query embedding {:.1} ms \
+             (min {:.1}); both: median {:.0} ms (min {:.0}), CPU {:.0} ms; over {} loads",
+            median(loads.clone()),
+            min(&loads),
+            median(firsts.clone()),
+            min(&firsts),
+            median(both.clone()),
+            min(&both),
+            median(cpu),
+            a.runs.clamp(3, 20)
+        );
+    }
+    let (embedder, _) = load_model_as(&a.model, model_dir, &config, ModelUse::Passages, a.format)?;
     let words = sample_words();
     let counter = embedder.token_counter();
     for tokens in [64usize, 256] {
@@ -209,19 +301,36 @@ fn bench_embed(a: &Args) -> Result<()> {
         let texts = texts_of(tokens, n, &words, &counter);
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         embedder.embed_passages(&refs[..32])?; // warm-up
-        let mut rates = Vec::new();
+        let (mut rates, mut cpu) = (Vec::new(), Vec::new());
         for _ in 0..3 {
-            let t = Instant::now();
+            let (t, c) = (Instant::now(), cpu_seconds());
             embedder.embed_passages(&refs)?;
             rates.push(n as f64 / t.elapsed().as_secs_f64());
+            cpu.push((cpu_seconds() - c) * 1000.0 / n as f64);
         }
         println!(
-            "embedding throughput at {tokens} tokens (batch {}): median {:.1} chunks/s over 3 runs of {n}",
+            "  throughput at {tokens} tokens (batch {}, {} threads): median {:.1} chunks/s, {:.1} ms CPU per chunk, over 3 runs of {n}",
             config.embedding.batch_size,
-            median(rates)
+            config.embedding.threads,
+            median(rates),
+            median(cpu)
         );
     }
     Ok(())
+}
+
+/// A pseudo-random unit vector (an LCG and a Box-Muller-free sum of
+/// uniforms: isotropic enough for timing and exactness checks).
+fn random_unit_vector(seed: &mut u64, dim: usize) -> Vec<f32> {
+    let mut next = || {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((*seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+    };
+    let mut v: Vec<f32> = (0..dim).map(|_| next() + next() + next()).collect();
+    kb::embed::normalize(&mut v);
+    v
 }
 
 fn bench_build(a: &Args) -> Result<()> {
@@ -267,19 +376,28 @@ fn bench_build(a: &Args) -> Result<()> {
         }
     }
     let (mut embed_s, mut write_s) = (0f64, 0f64);
+    let dim = embedder.dim();
+    let mut seed = 0x5eed_u64;
     let started = Instant::now();
     let mut group: Vec<(String, Vec<String>)> = Vec::new();
     let mut written = 0;
-    let flush = |group: &mut Vec<(String, Vec<String>)>,
-                 embed_s: &mut f64,
-                 write_s: &mut f64|
+    let mut flush = |group: &mut Vec<(String, Vec<String>)>,
+                     embed_s: &mut f64,
+                     write_s: &mut f64|
      -> Result<usize> {
         let texts: Vec<&str> = group
             .iter()
             .flat_map(|(_, w)| w.iter().map(String::as_str))
             .collect();
         let t = Instant::now();
-        let vectors = embedder.embed_passages(&texts)?;
+        let vectors = if a.random_vectors {
+            texts
+                .iter()
+                .map(|_| random_unit_vector(&mut seed, dim))
+                .collect()
+        } else {
+            embedder.embed_passages(&texts)?
+        };
         *embed_s += t.elapsed().as_secs_f64();
         let t = Instant::now();
         let mut off = 0;
@@ -291,6 +409,7 @@ fn bench_build(a: &Args) -> Result<()> {
                     text: w.clone(),
                     token_count: counter.count(w),
                     metadata: "{}".into(),
+                    ..Default::default()
                 })
                 .collect();
             let doc = NewDocument {
@@ -349,9 +468,10 @@ fn bench_model(a: &Args) -> Result<()> {
     let (mut after, mut chunks, mut model_s) = (0i64, 0usize, 0f64);
     loop {
         let page = db.chunk_texts(after, 256)?;
-        let Some((last, _)) = page.last() else { break };
-        after = *last;
-        let texts: Vec<&str> = page.iter().map(|(_, t)| t.as_str()).collect();
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        let inputs: Vec<_> = page.iter().map(|c| c.input()).collect();
+        let texts: Vec<&str> = inputs.iter().map(|t| t.as_ref()).collect();
         let t = Instant::now();
         embedder.embed_passages(&texts)?;
         model_s += t.elapsed().as_secs_f64();
@@ -419,8 +539,46 @@ fn bench_vector(a: &Args) -> Result<()> {
             }
         }
     }
+    let mut codes = Vec::new();
+    for i in 0..a.runs.max(5) {
+        let q = &qvecs[i % qvecs.len()];
+        let t = Instant::now();
+        let hits = kb::search::vector::search_codes(&db, q, None, 30)?;
+        codes.push(t.elapsed().as_secs_f64() * 1000.0);
+        if i < qvecs.len() && hits != kb::search::vector::scan(&db, q, None, 30)? {
+            return Err(KbError::Usage(format!(
+                "the codes scan differs from the exact scan for {:?}",
+                QUERIES[i]
+            )));
+        }
+    }
+    let mut read = Vec::new();
+    for _ in 0..a.runs.max(5) {
+        let t = Instant::now();
+        let mut count = 0usize;
+        db.for_each_code(|_, c| count += c.codes.len())?;
+        read.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    let ids: Vec<i64> = db.chunk_ids()?.into_iter().step_by(97).take(200).collect();
+    let mut by_id = Vec::new();
+    for _ in 0..a.runs.max(5) {
+        let t = Instant::now();
+        db.vectors_by_id(&ids, |_, _| {})?;
+        by_id.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
     println!(
-        "vector search over {n} chunks, top 30: sqlite-vec vec0 (what kb search uses) median {:.2} ms (p95 {:.2}); Rust scan streaming vectors out of vec0 median {:.2} ms (p95 {:.2})",
+        "  of which: reading every code {:.2} ms; 200 float vectors by id from vec0 {:.2} ms",
+        median(read),
+        median(by_id)
+    );
+    println!(
+        "vector search over {n} chunks, top 30: chunk_codes scan + exact re-score (what kb search uses) \
+         median {:.2} ms (p95 {:.2}), identical to the exact scan",
+        median(codes.clone()),
+        p95(codes)
+    );
+    println!(
+        "vector search over {n} chunks, top 30: sqlite-vec vec0 median {:.2} ms (p95 {:.2}); Rust scan streaming vectors out of vec0 median {:.2} ms (p95 {:.2})",
         median(knn.clone()),
         p95(knn),
         median(scan.clone()),
@@ -592,6 +750,136 @@ fn bench_mcp(a: &Args) -> Result<()> {
     let _ = std::fs::remove_dir_all(&tmp);
     if !status.success() {
         return Err(KbError::Usage(format!("kb mcp exited with {status}")));
+    }
+    Ok(())
+}
+
+/// `kb search` as an agent runs it (a fresh process, hybrid, top 10) on
+/// real queries, against the same search done exactly in this process: the
+/// keyword ranking from the database, the vector ranking from a full scan
+/// of every float vector, fused with the same RRF. Fails on any difference
+/// in chunks, order or cosine.
+fn bench_exact(a: &Args) -> Result<()> {
+    let data_dir = need(&a.data_dir, "--data-dir")?;
+    let queries_path = need(&a.corpus, "--queries")?;
+    let config = config(Some(data_dir))?;
+    let db = Database::open(&config.db_path(), OpenMode::Existing)?;
+    let binding = db
+        .model_binding()?
+        .ok_or_else(|| KbError::Usage("the knowledge base has no model".into()))?;
+    let embedder = resolve::for_binding(&config, &binding)?.load(&config, ModelUse::Queries)?;
+    let text = std::fs::read_to_string(queries_path).map_err(|e| KbError::io(queries_path, e))?;
+    let queries: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["text"].as_str().map(str::to_string))
+        .take(a.runs)
+        .collect();
+    let mut all: Vec<(i64, Vec<f32>)> = Vec::new();
+    db.for_each_vector(|id, v| all.push((id, v.to_vec())))?;
+    let exe = std::env::current_exe().map_err(|e| KbError::io("kb-bench", e))?;
+    let kb = exe.with_file_name("kb");
+    let top = 10;
+    let mut same = 0;
+    for q in &queries {
+        let out = std::process::Command::new(&kb)
+            .arg("--data-dir")
+            .arg(data_dir)
+            .args(["search", "--top", "10", "--max-per-document", "0", "--"])
+            .arg(q)
+            .output()
+            .map_err(|e| KbError::io(&kb, e))?;
+        if !out.status.success() {
+            return Err(KbError::Usage(format!(
+                "kb search failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .map_err(|e| KbError::Usage(format!("kb search output: {e}")))?;
+        let got: Vec<(i64, Option<f64>)> = v["results"]
+            .as_array()
+            .map(|r| {
+                r.iter()
+                    .map(|h| {
+                        (
+                            h["chunk_id"].as_i64().unwrap_or(-1),
+                            h["score_breakdown"]["cosine"].as_f64(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        // The exact search.
+        let req = kb::search::SearchRequest {
+            query: q.clone(),
+            top,
+            filters: Default::default(),
+            mode: kb::search::Mode::Hybrid,
+            threshold: None,
+            fusion: kb::search::FusionSettings::of(&config.search),
+            columns: Default::default(),
+            max_per_document: 0,
+            expand: true,
+            snippets: false,
+        };
+        let k = req.candidates();
+        let keyword = kb::search::search_with(
+            &db,
+            &kb::search::SearchRequest {
+                top: k,
+                mode: kb::search::Mode::Keyword,
+                ..req.clone()
+            },
+            None::<fn(&str) -> Result<Vec<f32>>>,
+            None,
+        )?;
+        let keyword_ranked: Vec<(i64, f64)> = keyword
+            .hits
+            .iter()
+            .map(|h| (h.chunk.chunk_id, h.bm25.unwrap_or(0.0)))
+            .collect();
+        let qv = embedder.embed_query(q)?;
+        let exact = kb::search::vector::top_k(
+            all.iter()
+                .map(|(id, v)| kb::db::VectorHit {
+                    chunk_id: *id,
+                    cosine: kb::search::vector::dot(&qv, v),
+                })
+                .collect(),
+            k,
+        );
+        let vector_ranked: Vec<(i64, f64)> = exact
+            .iter()
+            .map(|h| (h.chunk_id, h.cosine as f64))
+            .collect();
+        let cosine: std::collections::HashMap<i64, f32> =
+            exact.iter().map(|h| (h.chunk_id, h.cosine)).collect();
+        let mut fused = kb::search::fuse(Some(&keyword_ranked), Some(&vector_ranked), &req.fusion);
+        fused.truncate(top);
+        let want: Vec<(i64, Option<f64>)> = fused
+            .iter()
+            .map(|f| (f.chunk_id, cosine.get(&f.chunk_id).map(|c| *c as f64)))
+            .collect();
+        let ids = |v: &[(i64, Option<f64>)]| v.iter().map(|x| x.0).collect::<Vec<_>>();
+        let cos_ok = got.iter().zip(&want).all(|(g, w)| match (g.1, w.1) {
+            // kb search prints cosines to 4 decimals.
+            (Some(a), Some(b)) => (a - b).abs() <= 0.5e-4 + 1e-6,
+            (None, None) => true,
+            _ => false,
+        });
+        if ids(&got) == ids(&want) && cos_ok {
+            same += 1;
+        } else {
+            println!("DIFFERENT: {q:?}\n  kb search: {got:?}\n  exact:     {want:?}");
+        }
+    }
+    println!(
+        "{same} of {} hybrid queries: kb search (fresh process) identical to an exact scan",
+        queries.len()
+    );
+    if same != queries.len() {
+        return Err(KbError::Usage("results differ from the exact scan".into()));
     }
     Ok(())
 }

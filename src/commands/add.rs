@@ -186,7 +186,17 @@ impl Command for AddArgs {
         // keeps its model; a new knowledge base binds the configured model
         // when it is on disk (and is not created when it is not).
         let binding = if session.config().db_path().exists() {
-            session.db()?.model_binding()?
+            let db = session.db()?;
+            if db.headers_pending()? {
+                // New chunks would be embedded with headers, the old ones
+                // were not: never mix the two in one vector index.
+                return Err(KbError::ModelMismatch(format!(
+                    "{} was indexed before chunks were embedded with their document's title and \
+                     section; run `kb reindex` once to re-embed it, then add",
+                    db.path().display()
+                )));
+            }
+            db.model_binding()?
         } else {
             None
         };

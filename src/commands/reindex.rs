@@ -10,6 +10,7 @@ use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::embed::reembed::{reembed, Pending};
 use crate::embed::resolve;
 use crate::error::Result;
+use crate::ingest::context::fill_missing_headers;
 use crate::output::progress::{Progress, Work};
 use crate::output::{Render, Style};
 use crate::session::Session;
@@ -69,6 +70,14 @@ impl Command for ReindexArgs {
             )
         })?;
         let target = model.binding()?;
+        if db.headers_to_fill()? {
+            // Chunks from before context headers: give them headers, and
+            // drop vectors a reindex staged without them (once: a re-run
+            // after Ctrl-C keeps what this one staged).
+            db.discard_staged_vectors()?;
+            fill_missing_headers(db, &model.token_counter(), model.max_chunk_tokens())?;
+            db.set_config("headers_pending", "filled")?;
+        }
         db.begin_reindex(&target)?;
         let (done_before, total) = db.reindex_counts()?;
         bar.loading_model(false);

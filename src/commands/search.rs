@@ -9,11 +9,11 @@ use serde_json::Value;
 
 use super::document::{file_status, FileStatus};
 use super::{Command, CommandSpec, Mcp, OutputKind};
-use crate::db::{normalize_tags, Filters, SearchLogEntry};
+use crate::db::{normalize_tags, ColumnWeights, Filters, SearchLogEntry};
 use crate::error::{KbError, Result};
 use crate::ingest::DocType;
 use crate::output::{display_path, highlight, plural, round, Render, Style};
-use crate::search::{self, Mode, SearchHit, SearchRequest, SearchResponse};
+use crate::search::{self, FusionSettings, Mode, SearchHit, SearchRequest, SearchResponse};
 use crate::session::{Session, SessionKind, VectorRanker};
 
 const EXAMPLES: &str = "Examples:
@@ -60,6 +60,9 @@ pub struct SearchArgs {
     #[arg(long, value_name = "SCORE")]
     #[schemars(range(min = 0.0))]
     pub threshold: Option<f64>,
+    /// At most N chunks of one document; the next best documents fill the freed places (0: no limit; default: search.max_per_document)
+    #[arg(long, value_name = "N")]
+    pub max_per_document: Option<usize>,
 }
 
 /// The MCP tool's `query` is one string: the words of the command line.
@@ -152,7 +155,12 @@ impl SearchArgs {
             },
             mode,
             threshold: self.threshold,
-            rrf_k: config.search.rrf_k,
+            fusion: FusionSettings::of(&config.search),
+            columns: ColumnWeights::default(),
+            max_per_document: self
+                .max_per_document
+                .unwrap_or(config.search.max_per_document),
+            expand: true,
             snippets: true,
         })
     }
@@ -175,6 +183,12 @@ impl Command for SearchArgs {
 
     fn run(self, session: &mut Session) -> Result<SearchOutput> {
         let req = self.request(session.config())?;
+        if req.mode.uses_vector() && session.db()?.headers_pending()? {
+            session.note(
+                "this knowledge base was embedded before chunks carried their document's title and \
+                 section; run `kb reindex` once for better results",
+            );
+        }
         let started = Instant::now();
         let result = rank(session, &req);
         session.log_search(log_entry(session.kind(), &req, &result, started.elapsed()));

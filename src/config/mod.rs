@@ -61,7 +61,8 @@ pub struct EmbeddingConfig {
     pub model_dir: Option<PathBuf>,
     /// Path to libonnxruntime; when unset kb searches the usual places.
     pub onnxruntime: Option<PathBuf>,
-    /// Intra-op threads for inference; 0 means all cores.
+    /// Intra-op threads for inference; 0 means all cores (one for the query
+    /// of a one-shot search).
     pub threads: usize,
     /// Chunks per inference batch.
     pub batch_size: usize,
@@ -72,14 +73,59 @@ pub struct EmbeddingConfig {
 pub struct SearchConfig {
     pub default_top: usize,
     pub default_format: OutputFormat,
+    /// How the keyword and vector rankings are fused.
+    pub fusion: Fusion,
+    /// Weight of each ranker in the fusion.
+    pub weights: FusionWeights,
+    /// Reciprocal Rank Fusion constant: score = sum of weight / (rrf_k + rank).
     pub rrf_k: f64,
+    /// Most chunks of one document in the results (0 = no limit).
+    pub max_per_document: usize,
     /// Record every search in the database's search log.
     pub log: bool,
+}
+
+/// How two rankings become one.
+#[derive(
+    Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Fusion {
+    /// Reciprocal Rank Fusion: weight / (rrf_k + rank), summed.
+    Rrf,
+    /// Each ranker's scores min-max normalised over its candidates, then a
+    /// weighted sum.
+    Convex,
+}
+
+impl Fusion {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fusion::Rrf => "rrf",
+            Fusion::Convex => "convex",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FusionWeights {
+    pub keyword: f64,
+    pub vector: f64,
+}
+
+impl Default for FusionWeights {
+    fn default() -> Self {
+        SearchConfig::default().weights
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ChunkingConfig {
+    /// Embed each chunk after a header naming its document and section
+    /// (contextual chunks); the stored text stays the chunk's own.
+    pub context_header: bool,
     pub defaults: ChunkDefaults,
     pub pdf: PdfChunking,
     pub markdown: MarkdownChunking,
@@ -208,7 +254,13 @@ impl Default for SearchConfig {
         SearchConfig {
             default_top: 10,
             default_format: OutputFormat::Json,
+            fusion: Fusion::Rrf,
+            weights: FusionWeights {
+                keyword: 1.0,
+                vector: 1.0,
+            },
             rrf_k: 60.0,
+            max_per_document: 0,
             log: true,
         }
     }
@@ -217,6 +269,7 @@ impl Default for SearchConfig {
 impl Default for ChunkingConfig {
     fn default() -> Self {
         ChunkingConfig {
+            context_header: true,
             defaults: ChunkDefaults {
                 max_tokens: 512,
                 overlap_tokens: 50,
@@ -317,6 +370,20 @@ impl Config {
         }
         if !(self.search.rrf_k.is_finite() && self.search.rrf_k > 0.0) {
             return bad("search.rrf_k", "must be a positive number");
+        }
+        for (key, w) in [
+            ("search.weights.keyword", self.search.weights.keyword),
+            ("search.weights.vector", self.search.weights.vector),
+        ] {
+            if !(w.is_finite() && w >= 0.0) {
+                return bad(key, "must be a number of at least 0");
+            }
+        }
+        if self.search.weights.keyword + self.search.weights.vector <= 0.0 {
+            return bad(
+                "search.weights.vector",
+                "and search.weights.keyword must not both be 0",
+            );
         }
         if self.embedding.batch_size == 0 {
             return bad("embedding.batch_size", "must be at least 1");

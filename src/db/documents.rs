@@ -22,12 +22,20 @@ pub struct NewDocument {
     pub content: Option<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct NewChunk {
     pub text: String,
     pub token_count: usize,
     /// JSON object: section, page, symbol_name, ...
     pub metadata: String,
+    /// The header embedded before the text (see `text::header`).
+    pub context: String,
+    /// The document's title (or file name as words) and the chunk's
+    /// section, keyword-indexed in columns of their own.
+    pub doc_title: String,
+    pub section: String,
+    /// Extra searchable forms of the text (see `text::terms`).
+    pub terms: String,
 }
 
 /// What the database knows of an indexed file, to decide skip or re-index.
@@ -192,8 +200,9 @@ impl Database {
         self.add_tags(doc_id, &doc.tags)?;
 
         let mut insert_chunk = conn.prepare_cached(
-            "INSERT INTO chunks (document_id, chunk_index, text, token_count, metadata)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO chunks (document_id, chunk_index, text, token_count, metadata,
+                context, doc_title, section, terms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )?;
         let mut chunk_ids = Vec::with_capacity(chunks.len());
         for (i, c) in chunks.iter().enumerate() {
@@ -202,7 +211,11 @@ impl Database {
                 i as i64,
                 c.text,
                 c.token_count as i64,
-                c.metadata
+                c.metadata,
+                c.context,
+                c.doc_title,
+                c.section,
+                c.terms
             ])?;
             chunk_ids.push(conn.last_insert_rowid());
         }
@@ -309,6 +322,7 @@ mod tests {
             text: text.into(),
             token_count: 1,
             metadata: "{}".into(),
+            ..Default::default()
         }
     }
 

@@ -102,6 +102,7 @@ mod tests {
             text: t.into(),
             token_count: 1,
             metadata: "{}".into(),
+            ..Default::default()
         };
         db.write_document(&doc, &[chunk("a b"), chunk("c d")], None)
             .unwrap();

@@ -73,13 +73,37 @@ pub struct ChunkDetails {
     pub content_hash: String,
 }
 
+/// BM25 weights of the keyword index's columns (FTS5 `bm25()` arguments,
+/// in column order): the chunk's text, its document's title, its section
+/// and its extra terms.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ColumnWeights {
+    pub text: f64,
+    pub title: f64,
+    pub section: f64,
+    pub terms: f64,
+}
+
+impl Default for ColumnWeights {
+    /// Chosen on NFCorpus dev (README, Retrieval quality).
+    fn default() -> Self {
+        ColumnWeights {
+            text: 1.0,
+            title: 1.0,
+            section: 1.0,
+            terms: 1.0,
+        }
+    }
+}
+
 impl Database {
-    /// Runs an FTS5 MATCH expression, best first by BM25, with the filters
-    /// applied in the same statement.
+    /// Runs an FTS5 MATCH expression, best first by BM25 with the given
+    /// column weights, with the filters applied in the same statement.
     pub fn keyword_search(
         &self,
         fts_query: &str,
         filters: &Filters,
+        weights: &ColumnWeights,
         limit: usize,
     ) -> Result<Vec<KeywordHit>> {
         let mut params = vec![Value::Text(fts_query.to_string())];
@@ -93,9 +117,17 @@ impl Database {
             )
         };
         params.push(Value::Integer(limit as i64));
+        let w = weights;
+        // Weights are numbers kb chose, formatted into the SQL (FTS5 wants
+        // them as constant arguments).
         let sql = format!(
-            "SELECT chunks_fts.rowid, bm25(chunks_fts) AS score FROM chunks_fts{join}
+            "SELECT chunks_fts.rowid, bm25(chunks_fts, {:?}, {:?}, {:?}, {:?}) AS score
+             FROM chunks_fts{join}
              WHERE chunks_fts MATCH ?1{cond} ORDER BY score LIMIT ?{}",
+            w.text,
+            w.title,
+            w.section,
+            w.terms,
             params.len()
         );
         let mut stmt = self.conn().prepare_cached(&sql)?;
@@ -205,16 +237,32 @@ impl Database {
         Ok(out)
     }
 
-    /// The FTS5 snippet of a chunk for a MATCH expression: about 32 tokens
-    /// around the best match, terms in [MATCH]...[/MATCH].
+    /// The FTS5 snippet of a chunk's text for a MATCH expression: about 32
+    /// tokens around the best match, terms in [MATCH]...[/MATCH]; `None` when
+    /// the match is only in another column (title, section, terms).
     pub fn keyword_snippet(&self, fts_query: &str, chunk_id: i64) -> Result<Option<String>> {
-        Ok(self
+        let snippet: Option<String> = self
             .conn()
             .prepare_cached(
                 "SELECT snippet(chunks_fts, 0, '[MATCH]', '[/MATCH]', '...', 32)
                  FROM chunks_fts WHERE chunks_fts MATCH ?1 AND rowid = ?2",
             )?
             .query_row(params![fts_query, chunk_id], |r| r.get(0))
-            .optional()?)
+            .optional()?;
+        Ok(snippet.filter(|s| s.contains("[MATCH]")))
+    }
+
+    /// The document of each chunk in `ids` that still exists.
+    pub fn chunk_documents(&self, ids: &[i64]) -> Result<std::collections::HashMap<i64, i64>> {
+        let mut out = std::collections::HashMap::with_capacity(ids.len());
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT document_id FROM chunks WHERE id = ?1")?;
+        for id in ids {
+            if let Some(doc) = stmt.query_row([id], |r| r.get(0)).optional()? {
+                out.insert(*id, doc);
+            }
+        }
+        Ok(out)
     }
 }

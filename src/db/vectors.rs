@@ -24,6 +24,40 @@ pub struct VectorHit {
     pub cosine: f32,
 }
 
+/// A chunk stored before context headers, with what its header is made of.
+#[derive(Debug, Clone)]
+pub struct HeaderlessChunk {
+    pub id: i64,
+    pub title: String,
+    pub path: String,
+    pub section: String,
+    pub text: String,
+}
+
+/// A stored chunk on its way to the model.
+#[derive(Debug, Clone)]
+pub struct ChunkToEmbed {
+    pub id: i64,
+    /// The header embedded before the text.
+    pub context: String,
+    pub text: String,
+}
+
+impl ChunkToEmbed {
+    fn from_row(r: &rusqlite::Row) -> rusqlite::Result<ChunkToEmbed> {
+        Ok(ChunkToEmbed {
+            id: r.get(0)?,
+            context: r.get(1)?,
+            text: r.get(2)?,
+        })
+    }
+
+    /// What the model embeds: the header, then the text.
+    pub fn input(&self) -> std::borrow::Cow<'_, str> {
+        crate::text::header::embedding_input(&self.context, &self.text)
+    }
+}
+
 pub fn vector_to_blob(v: &[f32]) -> Vec<u8> {
     let mut out = Vec::with_capacity(v.len() * 4);
     for x in v {
@@ -93,7 +127,7 @@ impl Database {
         self.conn().execute_batch(
             "DROP TRIGGER IF EXISTS chunks_vec_ad; DROP TABLE IF EXISTS chunks_vec;",
         )?;
-        Ok(())
+        self.clear_codes()
     }
 
     /// Binds a model to an index that has no vectors yet (kb init on a new or
@@ -124,29 +158,27 @@ impl Database {
         for (id, v) in chunk_ids.iter().zip(vectors) {
             stmt.execute(params![id, vector_to_blob(v)])?;
         }
-        Ok(())
+        self.insert_codes(chunk_ids, vectors)
     }
 
-    /// Chunk texts in id order, a page at a time (for benchmarks that
-    /// re-embed what an ingest wrote).
-    pub fn chunk_texts(&self, after_id: i64, limit: usize) -> Result<Vec<(i64, String)>> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT id, text FROM chunks WHERE id > ?1 ORDER BY id LIMIT ?2")?;
-        let rows = stmt.query_map(params![after_id, limit as i64], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?;
+    /// Chunks in id order, a page at a time (for benchmarks that re-embed
+    /// what an ingest wrote).
+    pub fn chunk_texts(&self, after_id: i64, limit: usize) -> Result<Vec<ChunkToEmbed>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT id, context, text FROM chunks WHERE id > ?1 ORDER BY id LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![after_id, limit as i64], ChunkToEmbed::from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Chunks that have no vector (written before a model was bound).
-    pub fn chunks_without_vectors(&self, limit: usize) -> Result<Vec<(i64, String)>> {
+    pub fn chunks_without_vectors(&self, limit: usize) -> Result<Vec<ChunkToEmbed>> {
         let mut stmt = self.conn().prepare(
-            "SELECT c.id, c.text FROM chunks c
+            "SELECT c.id, c.context, c.text FROM chunks c
              WHERE NOT EXISTS (SELECT 1 FROM chunks_vec v WHERE v.chunk_id = c.id)
              ORDER BY c.id LIMIT ?1",
         )?;
-        let rows = stmt.query_map([limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let rows = stmt.query_map([limit as i64], ChunkToEmbed::from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -239,6 +271,67 @@ impl Database {
 
     // --- reindex: new vectors are staged beside the old ones, then swapped.
 
+    /// Whether the chunks predate context headers (schema 4): their headers
+    /// are to be filled and every chunk re-embedded by `kb reindex`.
+    pub fn headers_pending(&self) -> Result<bool> {
+        Ok(self.get_config("headers_pending")?.is_some())
+    }
+
+    /// Whether the headers of those chunks are still to be filled.
+    pub fn headers_to_fill(&self) -> Result<bool> {
+        Ok(self.get_config("headers_pending")?.as_deref() == Some("1"))
+    }
+
+    /// Chunks whose header is still to be filled, in id order.
+    pub fn chunks_without_headers(
+        &self,
+        after_id: i64,
+        limit: usize,
+    ) -> Result<Vec<HeaderlessChunk>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT c.id, d.title, d.source_path, c.section, c.text
+             FROM chunks c JOIN documents d ON d.id = c.document_id
+             WHERE c.id > ?1 AND c.context = '' ORDER BY c.id LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![after_id, limit as i64], |r| {
+            Ok(HeaderlessChunk {
+                id: r.get(0)?,
+                title: r.get(1)?,
+                path: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                section: r.get(3)?,
+                text: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Stores a chunk's header, search title and extra terms (the keyword
+    /// index follows through its trigger).
+    pub fn set_chunk_header(
+        &self,
+        id: i64,
+        context: &str,
+        doc_title: &str,
+        terms: &str,
+    ) -> Result<()> {
+        self.conn()
+            .prepare_cached(
+                "UPDATE chunks SET context = ?2, doc_title = ?3, terms = ?4 WHERE id = ?1",
+            )?
+            .execute(params![id, context, doc_title, terms])?;
+        Ok(())
+    }
+
+    /// Starts over a reindex whose staged vectors were embedded without
+    /// headers.
+    pub fn discard_staged_vectors(&self) -> Result<()> {
+        self.conn().execute_batch(
+            "DROP TABLE IF EXISTS reindex_vectors;
+             DELETE FROM config WHERE key = 'reindex_target';",
+        )?;
+        Ok(())
+    }
+
     /// Prepares the staging table for a reindex to `target`. A staging table
     /// left by an interrupted reindex to the same model is kept, so the
     /// re-run continues where it stopped.
@@ -262,15 +355,13 @@ impl Database {
     }
 
     /// Chunks not yet embedded for the reindex, in id order.
-    pub fn reindex_pending(&self, after_id: i64, limit: usize) -> Result<Vec<(i64, String)>> {
+    pub fn reindex_pending(&self, after_id: i64, limit: usize) -> Result<Vec<ChunkToEmbed>> {
         let mut stmt = self.conn().prepare_cached(
-            "SELECT c.id, c.text FROM chunks c
+            "SELECT c.id, c.context, c.text FROM chunks c
              WHERE c.id > ?1 AND NOT EXISTS (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.id)
              ORDER BY c.id LIMIT ?2",
         )?;
-        let rows = stmt.query_map(params![after_id, limit as i64], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?;
+        let rows = stmt.query_map(params![after_id, limit as i64], ChunkToEmbed::from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -319,9 +410,12 @@ impl Database {
              SELECT r.chunk_id, r.embedding FROM reindex_vectors r JOIN chunks c ON c.id = r.chunk_id",
             [],
         )?;
+        self.rebuild_codes()?;
         self.conn().execute_batch("DROP TABLE reindex_vectors;")?;
-        self.conn()
-            .execute("DELETE FROM config WHERE key = 'reindex_target'", [])?;
+        self.conn().execute(
+            "DELETE FROM config WHERE key IN ('reindex_target', 'headers_pending')",
+            [],
+        )?;
         self.write_binding(target)?;
         tx.commit()?;
         Ok(())
@@ -350,6 +444,7 @@ mod tests {
                 text: format!("chunk {i}"),
                 token_count: 2,
                 metadata: "{}".into(),
+                ..Default::default()
             })
             .collect();
         let vectors: Vec<Vec<f32>> = (0..6)

@@ -108,7 +108,8 @@ impl ModelFiles {
 pub enum ModelUse {
     /// Many chunks (ingest, reindex).
     Passages,
-    /// A few queries (a one-shot search).
+    /// A few queries (a one-shot search): one inference thread unless
+    /// `embedding.threads` says otherwise.
     Queries,
     /// One query at a time in a long-running process (`kb mcp`): weights
     /// prepacked, and the inference threads sleep between calls instead of
@@ -132,6 +133,9 @@ pub struct Embedder {
     batch_size: usize,
     wants_token_type_ids: bool,
     output_name: String,
+    /// The mapped ORT-format file the session reads its weights from;
+    /// declared after `session` so it is unmapped after the session is gone.
+    _model_bytes: Option<memmap2::Mmap>,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -158,8 +162,25 @@ impl Embedder {
         config: &Config,
         model_use: ModelUse,
     ) -> Result<Embedder> {
+        Self::load_as(spec, files, config, model_use, GraphFormat::Ort)
+    }
+
+    /// [`Embedder::load_for`] with the cached graph in a chosen format (the
+    /// benchmarks compare them).
+    pub fn load_as(
+        spec: &ModelSpec,
+        files: &ModelFiles,
+        config: &Config,
+        model_use: ModelUse,
+        format: GraphFormat,
+    ) -> Result<Embedder> {
         let env = super::runtime::ensure_loaded(config)?;
         let threads = match config.embedding.threads {
+            // One short query gains nothing from a thread pool: creating it
+            // and spinning it beside the keyword ranker cost more (hybrid
+            // `kb search` p50 104 ms with one thread, 115 ms with two, 2
+            // cores at load 4).
+            0 if model_use == ModelUse::Queries => 1,
             0 => std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
@@ -170,14 +191,14 @@ impl Embedder {
         // `kb search` pays for both.
         let (tokenizers, session) = std::thread::scope(|s| {
             let tok = s.spawn(|| load_tokenizers(spec, files));
-            let session = create_session(env, files, threads, model_use);
+            let session = create_session(env, files, threads, model_use, format);
             let tokenizers = tok
                 .join()
                 .unwrap_or_else(|_| Err(KbError::Model("the tokenizer loader crashed".into())));
             (tokenizers, session)
         });
         let (tokenizer, counter) = tokenizers?;
-        let session = session?;
+        let LoadedSession { session, bytes } = session?;
         let model_err =
             |e: String| KbError::Model(format!("{}: cannot load model: {e}", files.onnx.display()));
         let wants_token_type_ids = session
@@ -213,6 +234,7 @@ impl Embedder {
             batch_size: config.embedding.batch_size,
             wants_token_type_ids,
             output_name,
+            _model_bytes: bytes,
         })
     }
 
@@ -391,28 +413,52 @@ fn load_tokenizers(spec: &ModelSpec, files: &ModelFiles) -> Result<(Tokenizer, T
     Ok((tokenizer, counter))
 }
 
+/// How the optimised graph is kept in kb's cache and read back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraphFormat {
+    /// ONNX Runtime's own format, memory-mapped and used in place: the
+    /// weights are neither parsed nor copied (the default).
+    Ort,
+    /// An optimised `.onnx` file, parsed and copied at every load (what kb
+    /// did before; kept for comparison in kb-bench).
+    Onnx,
+}
+
+impl GraphFormat {
+    fn extension(self) -> &'static str {
+        match self {
+            GraphFormat::Ort => "ort",
+            GraphFormat::Onnx => "onnx",
+        }
+    }
+}
+
+/// A session and, for the ORT format, the mapped file its weights live in.
+struct LoadedSession {
+    session: Session,
+    bytes: Option<memmap2::Mmap>,
+}
+
 /// Builds the ONNX Runtime session. The first load optimises the graph
 /// and saves the result in kb's cache; later loads read the optimised graph
-/// with optimisation off, which is markedly faster for one-shot searches.
-/// The cache key covers the model file and the runtime library, so a new
-/// model or runtime gets a fresh optimisation.
+/// with optimisation off. In the ORT format the file is memory-mapped and
+/// ONNX Runtime uses its bytes in place (`use_ort_model_bytes_directly`,
+/// `use_ort_model_bytes_for_initializers`), so a load neither parses a
+/// protobuf nor copies 90 MB of weights. The cache key covers the model file
+/// and the runtime library, so a new model or runtime gets a fresh
+/// optimisation.
 fn create_session(
     env: &ort::environment::Environment,
     files: &ModelFiles,
     threads: usize,
     model_use: ModelUse,
-) -> Result<Session> {
+    format: GraphFormat,
+) -> Result<LoadedSession> {
     let model_err =
         |e: String| KbError::Model(format!("{}: cannot load model: {e}", files.onnx.display()));
-    let cached = optimized_cache_path(files);
+    let cached = optimized_cache_path(files, format);
     if let Some(path) = cached.as_ref().filter(|p| p.is_file()) {
-        let session = session_builder(env, GraphOptimizationLevel::Disable, threads, model_use)
-            .map_err(model_err)
-            .and_then(|mut b| {
-                b.commit_from_file(path)
-                    .map_err(|e| model_err(e.to_string()))
-            });
-        match session {
+        match load_cached(env, path, threads, model_use, format) {
             Ok(s) => return Ok(s),
             // A stale or damaged cache entry: drop it and optimise afresh.
             Err(_) => {
@@ -424,23 +470,79 @@ fn create_session(
         session_builder(env, GraphOptimizationLevel::All, threads, model_use).map_err(model_err)?;
     let tmp = cached.as_ref().and_then(|p| {
         std::fs::create_dir_all(p.parent()?).ok()?;
-        Some(p.with_extension(format!("{}.tmp", std::process::id())))
+        Some(p.with_extension(format!("{}.{}.tmp", std::process::id(), format.extension())))
     });
     if let Some(t) = &tmp {
         builder = builder
             .with_optimized_model_path(t)
             .map_err(|e| model_err(e.to_string()))?;
+        if format == GraphFormat::Ort {
+            builder = builder
+                .with_config_entry("session.save_model_format", "ORT")
+                .map_err(|e| model_err(e.to_string()))?;
+        }
     }
     let session = builder
         .commit_from_file(&files.onnx)
         .map_err(|e| model_err(e.to_string()))?;
     if let (Some(t), Some(p)) = (tmp, cached) {
-        // Renamed into place whole, so a concurrent reader never sees half a file.
+        // Renamed into place whole, so a concurrent reader never sees half a
+        // file, and a file another process has mapped is never rewritten.
         if std::fs::rename(&t, &p).is_err() {
             let _ = std::fs::remove_file(&t);
         }
     }
-    Ok(session)
+    Ok(LoadedSession {
+        session,
+        bytes: None,
+    })
+}
+
+/// Loads an optimised graph from kb's cache, optimisation off.
+fn load_cached(
+    env: &ort::environment::Environment,
+    path: &Path,
+    threads: usize,
+    model_use: ModelUse,
+    format: GraphFormat,
+) -> std::result::Result<LoadedSession, String> {
+    let mut builder = session_builder(env, GraphOptimizationLevel::Disable, threads, model_use)?;
+    match format {
+        GraphFormat::Onnx => {
+            let session = builder.commit_from_file(path).map_err(|e| e.to_string())?;
+            Ok(LoadedSession {
+                session,
+                bytes: None,
+            })
+        }
+        GraphFormat::Ort => {
+            let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+            // SAFETY: cache files are only ever replaced by rename, never
+            // written in place, so the mapping cannot change under us; a
+            // file removed while mapped stays readable until unmapped.
+            // populate: the whole graph is touched by the first inference anyway;
+            // faulting it in up front in one pass is cheaper than page by page.
+            let bytes = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
+                .map_err(|e| e.to_string())?;
+            for key in [
+                "session.use_ort_model_bytes_directly",
+                "session.use_ort_model_bytes_for_initializers",
+            ] {
+                builder = builder
+                    .with_config_entry(key, "1")
+                    .map_err(|e| e.to_string())?;
+            }
+            // The session borrows `bytes` without a lifetime: the Embedder
+            // keeps the mapping and drops it after the session.
+            let session = builder
+                .commit_from_memory(&bytes)
+                .map_err(|e| e.to_string())?;
+            Ok(LoadedSession {
+                session,
+                bytes: Some(bytes),
+            })
+        }
+    }
 }
 
 fn session_builder(
@@ -469,7 +571,7 @@ fn session_builder(
         .map_err(|e| e.to_string())
 }
 
-fn optimized_cache_path(files: &ModelFiles) -> Option<PathBuf> {
+fn optimized_cache_path(files: &ModelFiles, format: GraphFormat) -> Option<PathBuf> {
     let fingerprint = files.fingerprint().ok()?;
     let lib = super::runtime::loaded_path()?;
     let meta = std::fs::metadata(&lib).ok()?;
@@ -483,7 +585,7 @@ fn optimized_cache_path(files: &ModelFiles) -> Option<PathBuf> {
     Some(
         super::runtime::cache_dir()
             .join("optimized")
-            .join(format!("{key}.onnx")),
+            .join(format!("{key}.{}", format.extension())),
     )
 }
 

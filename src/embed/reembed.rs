@@ -45,9 +45,13 @@ pub fn reembed(
             Pending::Reindex => db.reindex_pending(after, GROUP)?,
         };
         let Some(last) = group.last() else { break };
-        after = last.0;
-        group.sort_by_key(|(_, text)| text.len());
-        for part in group.chunks(batch.max(1)) {
+        after = last.id;
+        let mut inputs: Vec<(i64, String)> = group
+            .drain(..)
+            .map(|c| (c.id, c.input().into_owned()))
+            .collect();
+        inputs.sort_by_key(|(_, text)| text.len());
+        for part in inputs.chunks(batch.max(1)) {
             let texts: Vec<&str> = part.iter().map(|(_, t)| t.as_str()).collect();
             let vectors = embedder.embed_passages(&texts)?;
             let ids: Vec<i64> = part.iter().map(|(id, _)| *id).collect();

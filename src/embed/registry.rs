@@ -73,6 +73,9 @@ mod tests {
         let m = model_spec("all-MiniLM-L6-v2").unwrap();
         assert_eq!(m.dim, 384);
         assert_eq!(m.pooling, Pooling::Mean);
+        let q = model_spec("all-MiniLM-L6-v2-int8").unwrap();
+        assert_eq!((q.dim, q.max_tokens), (m.dim, m.max_tokens));
+        assert_ne!(q.onnx_file, m.onnx_file);
         let n = model_spec("nomic-embed-text-v1.5").unwrap();
         assert_eq!(n.dim, 768);
         assert_eq!(n.query_prefix, "search_query: ");

@@ -101,6 +101,14 @@ fn locate(
             if !dir.is_dir() {
                 return Err(KbError::PathNotFound(dir.to_path_buf()));
             }
+            if let Some(declared) = declared_model(dir).filter(|d| *d != spec.name) {
+                return Err(KbError::ModelMismatch(format!(
+                    "{} holds {declared} (its kb-model.json says so), not {}; name it: \
+                     --model {declared}",
+                    dir.display(),
+                    spec.name
+                )));
+            }
             return Ok(choice(ModelFiles::in_dir(dir, spec)?, origin));
         }
     }
@@ -154,7 +162,16 @@ pub fn for_init(
     current: Option<&ModelBinding>,
     progress: bool,
 ) -> Result<ModelChoice> {
-    let spec = model_spec(name.unwrap_or(&config.embedding.model))?;
+    // A directory scripts/prepare_model.py made says which model it holds;
+    // that beats the default (an int8 graph must never be bound under the
+    // fp32 model's name).
+    let declared = dir
+        .filter(|_| name.is_none() && !config.model_explicit)
+        .and_then(declared_model);
+    let spec = model_spec(
+        name.or(declared.as_deref())
+            .unwrap_or(&config.embedding.model),
+    )?;
     let recorded = recorded_dir(current, &spec);
     locate(
         &spec,
@@ -182,6 +199,7 @@ pub fn for_reindex(
                 .model_explicit
                 .then(|| config.embedding.model.clone())
         })
+        .or_else(|| dir.and_then(declared_model))
         .or_else(|| current.map(|b| b.model_name.clone()))
         .unwrap_or_else(|| config.embedding.model.clone());
     let spec = model_spec(&name)?;
@@ -245,6 +263,14 @@ pub fn for_new_index(config: &Config, db_path: &Path) -> Result<ModelChoice> {
     })
 }
 
+/// The model a directory declares in its `kb-model.json` (written by
+/// scripts/prepare_model.py), if any.
+fn declared_model(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("kb-model.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v["model"].as_str().map(str::to_string)
+}
+
 /// The directory recorded for `spec` by an earlier `kb init`, if it is the
 /// same model.
 fn recorded_dir(current: Option<&ModelBinding>, spec: &ModelSpec) -> Option<PathBuf> {
@@ -298,5 +324,44 @@ pub fn bind(db: &Database, embedder: &dyn Embed) -> Result<BindOutcome> {
             db.bind_model(&binding)?;
             Ok(BindOutcome::Bound)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model_dir_declaring(name: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("model.onnx"), b"onnx").unwrap();
+        std::fs::write(dir.path().join("tokenizer.json"), b"{}").unwrap();
+        std::fs::write(
+            dir.path().join("kb-model.json"),
+            format!("{{\"model\": \"{name}\"}}"),
+        )
+        .unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_directory_says_which_model_it_holds() {
+        let config = Config::default();
+        let dir = model_dir_declaring("all-MiniLM-L6-v2-int8");
+        let choice = for_init(&config, None, Some(dir.path()), None, false).unwrap();
+        assert_eq!(choice.spec.name, "all-MiniLM-L6-v2-int8");
+        // Naming another model for it is refused, not mislabelled.
+        let err = for_init(
+            &config,
+            Some("all-MiniLM-L6-v2"),
+            Some(dir.path()),
+            None,
+            false,
+        )
+        .unwrap_err();
+        assert!(matches!(err, KbError::ModelMismatch(_)), "{err:?}");
+        // A directory without kb-model.json takes the configured model.
+        std::fs::remove_file(dir.path().join("kb-model.json")).unwrap();
+        let choice = for_init(&config, None, Some(dir.path()), None, false).unwrap();
+        assert_eq!(choice.spec.name, config.embedding.model);
     }
 }

@@ -97,7 +97,8 @@ fn load(config: &Config) -> std::result::Result<(PathBuf, ort::environment::Envi
             continue;
         }
         // A library of the wrong version or architecture can make the loader
-        // panic; that must become an error, not a crash.
+        // panic; that must become an error, not a crash. Telemetry events
+        // off as well (the environment variable above does the real work).
         let attempt = std::panic::catch_unwind(|| {
             ort::init_from(path)
                 .map_err(|e| e.to_string())

@@ -8,6 +8,7 @@
 
 pub mod change;
 pub mod code;
+pub mod context;
 pub mod detect;
 mod error;
 mod lines;
@@ -41,6 +42,10 @@ pub struct Chunk {
     pub page: Option<u32>,
     /// Format-specific facts (symbol_name, language, line range, ...).
     pub extra: Map<String, Value>,
+    /// Lines embedded before the text but not part of it: for code, the
+    /// enclosing class line and docstring, and a split definition's
+    /// signature.
+    pub context: Option<String>,
 }
 
 impl Chunk {
@@ -51,15 +56,7 @@ impl Chunk {
             section,
             page: None,
             extra: Map::new(),
-        }
-    }
-
-    /// The chunk as the database stores it.
-    pub fn to_new_chunk(&self) -> crate::db::NewChunk {
-        crate::db::NewChunk {
-            text: self.text.clone(),
-            token_count: self.token_count,
-            metadata: self.metadata_json(),
+            context: None,
         }
     }
 
@@ -118,11 +115,18 @@ pub struct ChunkContext<'a> {
 impl<'a> ChunkContext<'a> {
     /// The context of a run: the configured chunking and PDF limits, and
     /// the embedding model's token counter and limit.
+    /// With context headers on, chunks leave `HEADER_RESERVE` tokens for the
+    /// header under the model's limit.
     pub fn for_run(config: &'a Config, tokens: &'a TokenCounter, model_max_tokens: usize) -> Self {
+        let reserve = if config.chunking.context_header {
+            crate::text::header::HEADER_RESERVE
+        } else {
+            0
+        };
         ChunkContext {
             config: &config.chunking,
             tokens,
-            model_max_tokens: Some(model_max_tokens),
+            model_max_tokens: Some(model_max_tokens.saturating_sub(reserve).max(8)),
             pdf_timeout: Duration::from_secs(config.ingestion.pdf_timeout_secs),
         }
     }

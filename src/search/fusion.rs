@@ -1,6 +1,50 @@
-//! Reciprocal Rank Fusion: `score(d) = sum over rankers of 1 / (k + rank)`.
+//! Fusing the keyword and vector rankings into one.
+//!
+//! - Reciprocal Rank Fusion: `score(d) = sum over rankers of w / (k + rank)`.
+//!   Only ranks count, so the rankers' score scales never need to agree.
+//! - Convex: each ranker's scores are min-max normalised over its own
+//!   candidates (best 1, worst 0) and `score = w_kw * kw + w_vec * vec`;
+//!   how much better the best hit is than the rest survives, which ranks
+//!   alone throw away.
+//!
+//! A chunk missing from one ranker's list gets 0 from it. Each side's
+//! contribution is kept for `score_breakdown`.
 
 use std::collections::HashMap;
+
+use crate::config::Fusion;
+
+/// How to fuse, with the weights of the two rankers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FusionSettings {
+    pub method: Fusion,
+    pub keyword_weight: f64,
+    pub vector_weight: f64,
+    /// The RRF constant (rrf only).
+    pub rrf_k: f64,
+}
+
+impl FusionSettings {
+    /// The fusion the configuration asks for.
+    pub fn of(search: &crate::config::SearchConfig) -> FusionSettings {
+        FusionSettings {
+            method: search.fusion,
+            keyword_weight: search.weights.keyword,
+            vector_weight: search.weights.vector,
+            rrf_k: search.rrf_k,
+        }
+    }
+
+    /// Plain RRF with equal weights.
+    pub fn rrf(k: f64) -> FusionSettings {
+        FusionSettings {
+            method: Fusion::Rrf,
+            keyword_weight: 1.0,
+            vector_weight: 1.0,
+            rrf_k: k,
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fused {
@@ -12,16 +56,27 @@ pub struct Fused {
     pub vector: Option<f64>,
 }
 
-/// Fuses two ranked lists (best first, 1-based ranks). Ties are broken by
-/// chunk id so results are stable.
-pub fn rrf(keyword: Option<&[i64]>, vector: Option<&[i64]>, k: f64) -> Vec<Fused> {
+/// Fuses two ranked lists of `(chunk id, score)`, best first. Ties are
+/// broken by chunk id so results are stable.
+pub fn fuse(
+    keyword: Option<&[(i64, f64)]>,
+    vector: Option<&[(i64, f64)]>,
+    how: &FusionSettings,
+) -> Vec<Fused> {
     let mut map: HashMap<i64, Fused> = HashMap::new();
     let mut order: Vec<i64> = Vec::new();
-    let lists = [(keyword, true), (vector, false)];
-    for (list, is_keyword) in lists {
+    let lists = [
+        (keyword, true, how.keyword_weight),
+        (vector, false, how.vector_weight),
+    ];
+    for (list, is_keyword, weight) in lists {
         let Some(list) = list else { continue };
-        for (i, id) in list.iter().enumerate() {
-            let contribution = 1.0 / (k + (i + 1) as f64);
+        let contributions = match how.method {
+            Fusion::Rrf => reciprocal_ranks(list.len(), how.rrf_k),
+            Fusion::Convex => min_max(list),
+        };
+        for ((id, _), c) in list.iter().zip(contributions) {
+            let contribution = weight * c;
             let entry = map.entry(*id).or_insert_with(|| {
                 order.push(*id);
                 Fused {
@@ -49,13 +104,41 @@ pub fn rrf(keyword: Option<&[i64]>, vector: Option<&[i64]>, k: f64) -> Vec<Fused
     out
 }
 
+/// `1 / (k + rank)` for 1-based ranks.
+fn reciprocal_ranks(n: usize, k: f64) -> Vec<f64> {
+    (1..=n).map(|rank| 1.0 / (k + rank as f64)).collect()
+}
+
+/// Scores scaled to 0..1 over the list (all 1 when they are equal).
+fn min_max(list: &[(i64, f64)]) -> Vec<f64> {
+    let (lo, hi) = list
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (_, s)| {
+            (lo.min(*s), hi.max(*s))
+        });
+    list.iter()
+        .map(|(_, s)| if hi > lo { (s - lo) / (hi - lo) } else { 1.0 })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn ranked(ids: &[i64]) -> Vec<(i64, f64)> {
+        ids.iter()
+            .enumerate()
+            .map(|(i, id)| (*id, 10.0 - i as f64))
+            .collect()
+    }
+
     #[test]
     fn fuses_by_reciprocal_rank() {
-        let f = rrf(Some(&[1, 2, 3]), Some(&[3, 1, 4]), 60.0);
+        let f = fuse(
+            Some(&ranked(&[1, 2, 3])),
+            Some(&ranked(&[3, 1, 4])),
+            &FusionSettings::rrf(60.0),
+        );
         assert_eq!(f[0].chunk_id, 1); // 1/61 + 1/62
         assert_eq!(f[1].chunk_id, 3); // 1/63 + 1/61
         assert!((f[0].score - (1.0 / 61.0 + 1.0 / 62.0)).abs() < 1e-12);
@@ -66,9 +149,39 @@ mod tests {
 
     #[test]
     fn one_sided_has_null_other_side() {
-        let f = rrf(Some(&[7, 8]), None, 60.0);
+        let f = fuse(Some(&ranked(&[7, 8])), None, &FusionSettings::rrf(60.0));
         assert_eq!(f[0].vector, None);
         assert_eq!(f[0].fts, Some(1.0 / 61.0));
         assert_eq!(f[0].score, 1.0 / 61.0);
+    }
+
+    #[test]
+    fn weights_scale_each_side() {
+        let how = FusionSettings {
+            vector_weight: 0.0,
+            ..FusionSettings::rrf(10.0)
+        };
+        let f = fuse(Some(&ranked(&[1, 2])), Some(&ranked(&[2, 1])), &how);
+        assert_eq!(f[0].chunk_id, 1);
+        assert_eq!(f[0].vector, Some(0.0));
+    }
+
+    #[test]
+    fn convex_keeps_score_gaps() {
+        // Keyword: 1 far ahead of 2 and 3; vector: 3 just ahead of 2, 1.
+        let kw = [(1, 20.0), (2, 2.0), (3, 1.0)];
+        let vec = [(3, 0.60), (2, 0.59), (1, 0.50)];
+        let how = FusionSettings {
+            method: Fusion::Convex,
+            ..FusionSettings::rrf(60.0)
+        };
+        let f = fuse(Some(&kw), Some(&vec), &how);
+        // 1: 1.0 + 0.0; 2: ~0.053 + 0.9; 3: 0.0 + 1.0
+        assert_eq!(f.iter().map(|x| x.chunk_id).collect::<Vec<_>>(), [1, 3, 2]);
+        assert!((f[0].fts.unwrap() - 1.0).abs() < 1e-12);
+        assert_eq!(f[0].vector, Some(0.0));
+        // RRF puts the chunk both rankers hold second first.
+        let r = fuse(Some(&kw), Some(&vec), &FusionSettings::rrf(60.0));
+        assert_eq!(r[0].chunk_id, 1);
     }
 }

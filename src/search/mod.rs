@@ -1,5 +1,7 @@
-//! Ranking: the keyword ranker (FTS5 BM25), the vector ranker (cosine over
-//! the stored embeddings) and Reciprocal Rank Fusion of the two.
+//! Ranking: the keyword ranker (FTS5 BM25 over the chunk's text, its
+//! document's title and section, and the extra forms of `text::terms`), the
+//! vector ranker (cosine over the stored embeddings) and their fusion (RRF or
+//! convex, `fusion`), at most N chunks per document when asked.
 
 pub mod fusion;
 pub mod query;
@@ -8,14 +10,14 @@ pub mod vector;
 
 use std::collections::HashMap;
 
-use crate::db::{ChunkDetails, Database, Filters};
+use crate::db::{ChunkDetails, ColumnWeights, Database, Filters};
 use crate::error::{KbError, Result};
 
-pub use fusion::{rrf, Fused};
+pub use fusion::{fuse, Fused, FusionSettings};
 
-/// The most results one search returns (`--top`). sqlite-vec answers at
-/// most [`vector::SQLITE_VEC_MAX_K`] = 4096 nearest neighbours per query, so
-/// up to this many the vector ranker can fill every place.
+/// The most results one search returns (`--top`): a stated limit, so that a
+/// huge number is an error rather than an overflow (the vector ranker scans
+/// the codes itself and has no limit of sqlite-vec's k <= 4096 to meet).
 pub const MAX_TOP: usize = 4096;
 
 #[derive(
@@ -61,7 +63,14 @@ pub struct SearchRequest {
     pub mode: Mode,
     /// Results with a fused score below this are dropped.
     pub threshold: Option<f64>,
-    pub rrf_k: f64,
+    pub fusion: FusionSettings,
+    /// BM25 weights of the keyword index's columns.
+    pub columns: ColumnWeights,
+    /// At most this many chunks of one document (0: no limit).
+    pub max_per_document: usize,
+    /// Also search the extra forms of the query's numbers, identifiers and
+    /// CJK text (`text::terms`); always on in kb, off only to measure it.
+    pub expand: bool,
     /// Build match snippets for the results (bulk callers such as the
     /// evaluation harness skip them).
     pub snippets: bool,
@@ -69,10 +78,15 @@ pub struct SearchRequest {
 
 impl SearchRequest {
     /// Candidates each ranker contributes to the fusion: 3x the results
-    /// asked for, at least 30 (the vector ranker caps it at sqlite-vec's
-    /// limit).
+    /// asked for, at least 30; twice that when chunks of documents already
+    /// listed are skipped.
     pub fn candidates(&self) -> usize {
-        self.top.saturating_mul(3).max(30)
+        let n = self.top.saturating_mul(3).max(30);
+        if self.max_per_document > 0 {
+            n.saturating_mul(2)
+        } else {
+            n
+        }
     }
 }
 
@@ -80,9 +94,9 @@ impl SearchRequest {
 #[derive(Debug, Clone)]
 pub struct SearchHit {
     pub chunk: ChunkDetails,
-    /// The fused RRF score.
+    /// The fused score.
     pub score: f64,
-    /// Each ranker's RRF contribution: 0 when the chunk is not in its list,
+    /// Each ranker's contribution to it: 0 when the chunk is not in its list,
     /// `None` when that ranker did not run.
     pub fts: Option<f64>,
     pub vector: Option<f64>,
@@ -107,13 +121,14 @@ pub struct SearchResponse {
 fn keyword_side(
     db: &Database,
     fts: Option<&str>,
-    filters: &Filters,
+    req: &SearchRequest,
     limit: usize,
 ) -> Result<(Vec<(i64, f64)>, usize)> {
     let Some(q) = fts else {
         return Ok((Vec::new(), 0));
     };
-    let hits = db.keyword_search(q, filters, limit)?;
+    let filters = &req.filters;
+    let hits = db.keyword_search(q, filters, &req.columns, limit)?;
     let total = if hits.len() < limit {
         hits.len()
     } else {
@@ -123,6 +138,28 @@ fn keyword_side(
         hits.into_iter().map(|h| (h.chunk_id, h.bm25)).collect(),
         total,
     ))
+}
+
+/// Keeps at most `max` chunks of each document, in order, until `top` are
+/// kept: the next best documents fill the places freed.
+fn per_document(db: &Database, fused: Vec<Fused>, max: usize, top: usize) -> Result<Vec<Fused>> {
+    let ids: Vec<i64> = fused.iter().map(|f| f.chunk_id).collect();
+    let documents = db.chunk_documents(&ids)?;
+    let mut seen: HashMap<i64, usize> = HashMap::new();
+    let mut kept = Vec::with_capacity(top);
+    for f in fused {
+        if kept.len() == top {
+            break;
+        }
+        // A chunk deleted meanwhile has no document; chunk_details drops it.
+        let doc = documents.get(&f.chunk_id).copied().unwrap_or(-f.chunk_id);
+        let n = seen.entry(doc).or_insert(0);
+        if *n < max {
+            *n += 1;
+            kept.push(f);
+        }
+    }
+    Ok(kept)
 }
 
 /// Runs a search. `embed_query` turns the query into a vector (loading the
@@ -154,7 +191,7 @@ where
         return Err(KbError::EmptyQuery);
     }
     let k = req.candidates();
-    let fts = query::fts_query(&req.query);
+    let fts = query::fts_query(&req.query, req.expand);
     let keyword_limit = if req.mode == Mode::Keyword {
         req.top
     } else {
@@ -176,12 +213,7 @@ where
             None
         };
         let keyword = if req.mode.uses_keyword() {
-            Some(keyword_side(
-                db,
-                fts.as_deref(),
-                &req.filters,
-                keyword_limit,
-            )?)
+            Some(keyword_side(db, fts.as_deref(), req, keyword_limit)?)
         } else {
             None
         };
@@ -204,16 +236,13 @@ where
         None => None,
     };
 
-    let keyword_ranked: Option<Vec<i64>> = keyword
+    let vector_ranked: Option<Vec<(i64, f64)>> = vector_hits
         .as_ref()
-        .map(|(h, _)| h.iter().map(|x| x.0).collect());
-    let vector_ranked: Option<Vec<i64>> = vector_hits
-        .as_ref()
-        .map(|h| h.iter().map(|x| x.chunk_id).collect());
-    let mut fused = rrf(
-        keyword_ranked.as_deref(),
+        .map(|h| h.iter().map(|x| (x.chunk_id, x.cosine as f64)).collect());
+    let mut fused = fuse(
+        keyword.as_ref().map(|(h, _)| h.as_slice()),
         vector_ranked.as_deref(),
-        req.rrf_k,
+        &req.fusion,
     );
     if let Some(t) = req.threshold {
         fused.retain(|f| f.score >= t);
@@ -236,6 +265,9 @@ where
         (None, None) => 0,
     };
 
+    if req.max_per_document > 0 {
+        fused = per_document(db, fused, req.max_per_document, req.top)?;
+    }
     fused.truncate(req.top);
     let bm25: HashMap<i64, f64> = keyword
         .as_ref()

@@ -166,10 +166,23 @@ pub fn query_terms(query: &str) -> Vec<String> {
 
 /// The FTS5 MATCH expression for a query, or `None` when it has no words
 /// (e.g. only punctuation), in which case the keyword ranker finds nothing.
-pub fn fts_query(query: &str) -> Option<String> {
-    let terms = query_terms(query);
+/// The query's words are searched with their extra forms (`text::terms`:
+/// joined and split identifiers, full years, bare numbers, CJK bigrams), as
+/// the index stores them.
+pub fn fts_query(query: &str, expand: bool) -> Option<String> {
+    let mut terms = query_terms(query);
     if terms.is_empty() {
         return None;
+    }
+    let extras = if expand {
+        crate::text::terms::query_expansions(query)
+    } else {
+        Vec::new()
+    };
+    for extra in extras {
+        if !terms.contains(&extra) && terms.len() < MAX_TERMS {
+            terms.push(extra);
+        }
     }
     Some(
         terms
@@ -187,26 +200,30 @@ mod tests {
     #[test]
     fn natural_question() {
         assert_eq!(
-            fts_query("How do I install git?").unwrap(),
+            fts_query("How do I install git?", true).unwrap(),
             "\"install\" OR \"git\""
         );
     }
 
     #[test]
     fn syntax_is_neutralised() {
-        let q = fts_query("NEAR(foo bar) -baz \"quoted\" col:val prefix* AND OR NOT").unwrap();
+        let q = fts_query(
+            "NEAR(foo bar) -baz \"quoted\" col:val prefix* AND OR NOT",
+            true,
+        )
+        .unwrap();
         assert_eq!(
             q,
             "\"near\" OR \"foo\" OR \"bar\" OR \"baz\" OR \"quoted\" OR \"col\" OR \"val\" OR \"prefix\""
         );
-        assert_eq!(fts_query("???"), None);
-        assert_eq!(fts_query("   "), None);
+        assert_eq!(fts_query("???", true), None);
+        assert_eq!(fts_query("   ", true), None);
     }
 
     #[test]
     fn only_stop_words_are_kept() {
         assert_eq!(
-            fts_query("to be or not to be").unwrap(),
+            fts_query("to be or not to be", true).unwrap(),
             "\"to\" OR \"be\" OR \"or\" OR \"not\""
         );
     }

@@ -1,31 +1,113 @@
 //! The vector ranker: the chunks whose vectors are most cosine-similar to
 //! the query, with the filters applied before ranking.
 //!
-//! A one-shot `kb search` asks sqlite-vec's vec0 scan (about 20 ms at 20,000
-//! chunks here); streaming every vector out of vec0 into a Rust scan costs
-//! about 185 ms, because vec0 returns vectors row by row. A long-running
+//! A one-shot `kb search` scans the compact int8 codes in `chunk_codes` and
+//! re-scores the candidates exactly ([`search_codes`]); streaming every
+//! float vector out of vec0 into a Rust scan would cost about 185 ms at
+//! 20,000 chunks, because vec0 returns vectors row by row. A long-running
 //! process (`kb mcp`) pays that once and keeps a [`VectorIndex`], whose scan
 //! takes a millisecond or two.
 
 use std::collections::HashSet;
 
-use crate::db::{Database, Filters, VectorHit};
+use crate::db::{quantize, Database, Filters, VectorHit};
 use crate::error::Result;
 
-/// The most neighbours sqlite-vec 0.1.9 returns for one KNN query; a larger
-/// `k` is an error ("k value in knn query too large").
-pub const SQLITE_VEC_MAX_K: usize = 4096;
-
 pub fn search(db: &Database, query: &[f32], filters: &Filters, k: usize) -> Result<Vec<VectorHit>> {
-    let k = k.min(SQLITE_VEC_MAX_K);
-    if filters.is_empty() {
-        return db.vector_knn(query, k, None);
-    }
-    let allowed = db.filtered_chunk_ids(filters)?;
-    if allowed.is_empty() {
+    let allowed: Option<HashSet<i64>> = if filters.is_empty() {
+        None
+    } else {
+        let ids = db.filtered_chunk_ids(filters)?;
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        Some(ids.into_iter().collect())
+    };
+    search_codes(db, query, allowed.as_ref(), k)
+}
+
+/// The exact top `k` by cosine, read through the compact codes: one pass
+/// over `chunk_codes` scores every vector approximately with a proven
+/// error bound, the best candidates are re-scored with their exact floats,
+/// and any vector whose upper bound could still reach the k-th exact score
+/// is re-scored too. The result is that of a full float scan (same chunks,
+/// same order, same cosines). In a fresh process at 20,000 chunks: about
+/// 6 ms for the codes and 4 ms re-scoring 200 vectors read from vec0 by id,
+/// against 12-19 ms for vec0's own scan (with SQLite's mmap on; without it
+/// the by-id reads cost 20 ms).
+pub fn search_codes(
+    db: &Database,
+    query: &[f32],
+    allowed: Option<&HashSet<i64>>,
+    k: usize,
+) -> Result<Vec<VectorHit>> {
+    if k == 0 || query.is_empty() {
         return Ok(Vec::new());
     }
-    db.vector_knn(query, k, Some(&allowed))
+    let mut q_codes = Vec::with_capacity(query.len());
+    let (q_scale, q_error) = quantize(query, &mut q_codes);
+    let q_hat_norm = (q_codes.iter().map(|c| (*c as f32).powi(2)).sum::<f32>()).sqrt() * q_scale;
+    // Every vector's approximate score and the most its exact score can
+    // exceed it: |q·v - q̂·v̂| <= |q - q̂|·|v| + |q̂|·|v - v̂|, vectors of unit
+    // length (the model normalises them; a margin covers float rounding).
+    let mut scored: Vec<Approx> = Vec::new();
+    db.for_each_code(|id, code| {
+        if code.codes.len() != q_codes.len() || allowed.is_some_and(|a| !a.contains(&id)) {
+            return;
+        }
+        let approx = dot_i8(&q_codes, code.codes) as f32 * q_scale * code.scale;
+        scored.push(Approx {
+            id,
+            approx,
+            bound: q_error + q_hat_norm * code.error + 1e-5,
+        });
+    })?;
+    let candidates = (k * 4).max(200);
+    if scored.len() > candidates {
+        scored.select_nth_unstable_by(candidates, |a, b| b.approx.total_cmp(&a.approx));
+    }
+    let first = scored.len().min(candidates);
+    let mut exact = rescore(db, query, scored[..first].iter().map(|a| a.id))?;
+    let mut hits = top_k(exact.clone(), k);
+    // The k-th exact score; a vector left out is safe only if its upper
+    // bound stays below it.
+    if hits.len() == k {
+        let kth = hits[k - 1].cosine;
+        let doubtful: Vec<i64> = scored[first..]
+            .iter()
+            .filter(|a| a.approx + a.bound >= kth)
+            .map(|a| a.id)
+            .collect();
+        if !doubtful.is_empty() {
+            exact.extend(rescore(db, query, doubtful.into_iter())?);
+            hits = top_k(exact, k);
+        }
+    } else if scored.len() > first {
+        // Fewer than k candidates had vectors: rank everything exactly.
+        exact.extend(rescore(db, query, scored[first..].iter().map(|a| a.id))?);
+        hits = top_k(exact, k);
+    }
+    Ok(hits)
+}
+
+struct Approx {
+    id: i64,
+    approx: f32,
+    bound: f32,
+}
+
+/// Exact cosines of the chunks in `ids` (their float vectors by id).
+fn rescore(db: &Database, query: &[f32], ids: impl Iterator<Item = i64>) -> Result<Vec<VectorHit>> {
+    let mut ids: Vec<i64> = ids.collect();
+    ids.sort_unstable();
+    let mut hits = Vec::with_capacity(ids.len());
+    db.vectors_by_id(&ids, |id, v| {
+        hits.push(VectorHit {
+            chunk_id: id,
+            cosine: dot(query, v),
+        })
+    })?;
+    Ok(hits)
 }
 
 /// Ranks with an in-memory index, the filters applied before ranking.
@@ -66,17 +148,6 @@ pub struct VectorIndex {
 pub struct RefreshStats {
     pub added: usize,
     pub removed: usize,
-}
-
-/// Symmetric int8 codes of a vector and the scale that maps them back.
-fn quantize(v: &[f32], out: &mut Vec<i8>) -> f32 {
-    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
-    let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
-    out.extend(
-        v.iter()
-            .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8),
-    );
-    scale
 }
 
 fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
@@ -125,7 +196,7 @@ impl VectorIndex {
         if v.len() == self.dim && self.dim > 0 {
             self.ids.push(id);
             self.data.extend_from_slice(v);
-            let scale = quantize(v, &mut self.codes);
+            let (scale, _) = quantize(v, &mut self.codes);
             self.scales.push(scale);
         }
     }
@@ -357,6 +428,87 @@ mod tests {
         assert_eq!(index.ids[0], 2999);
         assert_eq!(index.data.len(), 10 * dim);
         assert_eq!(index.codes.len(), 10 * dim);
+    }
+
+    #[test]
+    fn the_codes_scan_equals_an_exact_scan() {
+        use crate::db::{ModelBinding, NewChunk, NewDocument, OpenMode};
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(&dir.path().join("kb.db"), OpenMode::Create).unwrap();
+        let dim = 384;
+        db.bind_model(&ModelBinding {
+            model_name: "m".into(),
+            embedding_dim: dim,
+            model_max_tokens: 16,
+            model_fingerprint: "f".into(),
+            model_dir: None,
+        })
+        .unwrap();
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+        };
+        let mut unit = |n: usize| -> Vec<Vec<f32>> {
+            (0..n)
+                .map(|_| {
+                    let mut v: Vec<f32> = (0..dim).map(|_| next()).collect();
+                    crate::embed::normalize(&mut v);
+                    v
+                })
+                .collect()
+        };
+        for d in 0..10 {
+            let vectors = unit(150);
+            let chunks: Vec<NewChunk> = (0..150)
+                .map(|i| NewChunk {
+                    text: format!("chunk {d} {i}"),
+                    token_count: 3,
+                    metadata: "{}".into(),
+                    ..Default::default()
+                })
+                .collect();
+            let doc = NewDocument {
+                title: format!("d{d}"),
+                source_path: format!("/d{d}"),
+                content_hash: format!("h{d}"),
+                doc_type: if d % 2 == 0 { "note" } else { "markdown" }.into(),
+                language: None,
+                file_size: 1,
+                file_mtime: 1,
+                metadata: "{}".into(),
+                tags: vec![],
+                content: None,
+            };
+            db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
+        }
+        // A removed document takes its codes with it.
+        let removed = db.find_document_by_path("/d3").unwrap().unwrap();
+        db.remove_documents(&[removed.id]).unwrap();
+        assert_eq!(db.code_and_vector_counts().unwrap(), (1350, 1350));
+        for q in unit(8) {
+            for k in [1, 10, 30, 300] {
+                assert_eq!(
+                    search_codes(&db, &q, None, k).unwrap(),
+                    scan(&db, &q, None, k).unwrap()
+                );
+            }
+            let filters = Filters {
+                doc_type: Some("note".into()),
+                ..Default::default()
+            };
+            let allowed: HashSet<i64> = db
+                .filtered_chunk_ids(&filters)
+                .unwrap()
+                .into_iter()
+                .collect();
+            assert_eq!(
+                search(&db, &q, &filters, 30).unwrap(),
+                scan(&db, &q, Some(&allowed), 30).unwrap()
+            );
+        }
     }
 
     #[test]

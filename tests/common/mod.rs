@@ -26,6 +26,24 @@ pub fn model_dir() -> PathBuf {
     dir
 }
 
+/// The int8 copy of the model made by scripts/prepare_model.py (./test.sh
+/// exports KB_TEST_MODEL_DIR_INT8).
+pub fn model_dir_int8() -> PathBuf {
+    let dir = std::env::var_os("KB_TEST_MODEL_DIR_INT8")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            dirs::cache_dir()
+                .unwrap()
+                .join("kb/models/all-MiniLM-L6-v2-int8")
+        });
+    assert!(
+        dir.join("model.onnx").is_file(),
+        "the int8 test model is missing at {}: run ./test.sh (it prepares the model)",
+        dir.display()
+    );
+    dir
+}
+
 pub struct Kb {
     pub home: TempDir,
 }

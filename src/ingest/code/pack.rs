@@ -80,7 +80,15 @@ impl<'a> Chunker<'a> {
     pub(super) fn fixed(&mut self, overlap: usize) {
         let module = self.module.clone();
         for w in line_windows(self.src, self.max, overlap, self.ctx.tokens) {
-            self.push(&module, w.text, w.tokens, w.first_line, w.last_line, None);
+            self.push(
+                &module,
+                w.text,
+                &None,
+                w.tokens,
+                w.first_line,
+                w.last_line,
+                None,
+            );
         }
     }
 
@@ -228,17 +236,26 @@ impl<'a> Chunker<'a> {
         let n = self.count(&full);
         if n <= self.max {
             let last_line = self.lines.line_of(range.start + last - 1);
-            self.push(sym, full, n, first_line, last_line, group);
+            let tokens = self.count(body);
+            self.push(
+                sym,
+                body.to_string(),
+                &header,
+                tokens,
+                first_line,
+                last_line,
+                group,
+            );
             return;
         }
         let budget = self.budget(&header);
         for w in line_windows(body, budget, 0, self.ctx.tokens) {
-            let text = with_header(&w.text);
-            let n = self.count(&text);
+            let tokens = self.count(&w.text);
             self.push(
                 sym,
-                text,
-                n,
+                w.text,
+                &header,
+                tokens,
                 first_line + w.first_line,
                 first_line + w.last_line,
                 group,
@@ -246,10 +263,14 @@ impl<'a> Chunker<'a> {
         }
     }
 
+    /// Emits one chunk: `text` is the file's own lines, `header` the
+    /// context embedded before it (not part of the quoted text).
+    #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
         sym: &Sym,
         text: String,
+        header: &Option<String>,
         tokens: usize,
         first_line: usize,
         last_line: usize,
@@ -269,6 +290,7 @@ impl<'a> Chunker<'a> {
         let section = (!sym.label.is_empty()).then(|| sym.label.clone());
         let mut chunk = Chunk::new(text, tokens, section);
         chunk.extra = extra;
+        chunk.context = header.clone();
         if let Some(g) = group {
             self.filled.insert(g);
         }
@@ -328,11 +350,9 @@ mod tests {
                 c.text.matches("total +=").count()
             );
             if i > 0 {
-                assert!(
-                    c.text.starts_with("def big(rows):\n    if rows["),
-                    "{}",
-                    c.text
-                );
+                // The signature is embedded before later parts, not quoted.
+                assert_eq!(c.context.as_deref(), Some("def big(rows):"));
+                assert!(c.text.starts_with("    if rows["), "{}", c.text);
             }
         }
         assert!(doc.chunks[0].text.contains("\"\"\"Sums rows.\"\"\""));

@@ -258,21 +258,20 @@ mod tests {
         assert!(ct.starts_with("class Report(Base):") && ct.contains("width = 40"));
         assert!(!ct.contains("def "));
         assert_eq!(class[0].section.as_deref(), Some("class Report"));
-        // Each method: its own chunk, labelled, with the class and its
-        // docstring prepended and the class name recorded.
+        // Each method: its own chunk, labelled, with the class line and its
+        // docstring as the context embedded before it (not in the quoted
+        // text) and the class name recorded.
         let render = by_symbol(&doc, "Report.render");
         assert_eq!(render.len(), 1);
         let r = render[0];
         assert_eq!(r.section.as_deref(), Some("class Report > def render"));
         assert_eq!(meta(r, "symbol_kind"), "method");
         assert_eq!(meta(r, "class_name"), "Report");
-        assert!(
-            r.text.starts_with(
-                "class Report(Base):\n    \"\"\"A shortage report for one warehouse, rendered as text.\"\"\"\n    def render(self):"
-            ),
-            "{}",
-            r.text
+        assert_eq!(
+            r.context.as_deref(),
+            Some("class Report(Base):\n    \"\"\"A shortage report for one warehouse, rendered as text.\"\"\"")
         );
+        assert!(r.text.starts_with("    def render(self):"), "{}", r.text);
         assert_eq!(meta(r, "line_start"), 40);
         assert_eq!(meta(r, "line_end"), 44);
         // The decorator and the comment inside stay with their method.

@@ -4,6 +4,7 @@
 use crate::db::{Database, NewChunk, NewDocument, WriteOutcome};
 use crate::embed::Embed;
 use crate::error::Result;
+use crate::text::header::embedding_input;
 
 /// Chunks gathered from several documents before one embedding call, so
 /// small documents still fill the model's batches.
@@ -18,11 +19,22 @@ pub struct ReadyDocument {
 /// Embeds the chunks of a group of documents in one call (so small
 /// documents still fill the model's batches).
 pub fn embed_group(embedder: &dyn Embed, group: &[ReadyDocument]) -> Result<Vec<Vec<f32>>> {
-    let texts: Vec<&str> = group
-        .iter()
-        .flat_map(|d| d.chunks.iter().map(|c| c.text.as_str()))
-        .collect();
+    let inputs = model_inputs(group);
+    let texts: Vec<&str> = inputs.iter().map(|t| t.as_ref()).collect();
     embedder.embed_passages(&texts)
+}
+
+/// What the model embeds for each chunk of a group, in order: its header,
+/// then its text.
+fn model_inputs(group: &[ReadyDocument]) -> Vec<std::borrow::Cow<'_, str>> {
+    group
+        .iter()
+        .flat_map(|d| {
+            d.chunks
+                .iter()
+                .map(|c| embedding_input(&c.context, &c.text))
+        })
+        .collect()
 }
 
 /// Writes each document of a group with its chunks and (when given) their
@@ -55,10 +67,15 @@ pub(super) fn embed_group_in_batches(
     halt: &dyn Fn() -> bool,
     done: &dyn Fn(usize),
 ) -> Result<Option<Vec<Vec<f32>>>> {
-    let texts: Vec<&str> = group
+    let inputs: Vec<std::borrow::Cow<str>> = group
         .iter()
-        .flat_map(|d| d.chunks.iter().map(|c| c.text.as_str()))
+        .flat_map(|d| {
+            d.chunks
+                .iter()
+                .map(|c| embedding_input(&c.context, &c.text))
+        })
         .collect();
+    let texts: Vec<&str> = inputs.iter().map(|t| t.as_ref()).collect();
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| texts[i].len());
     let mut vectors: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];

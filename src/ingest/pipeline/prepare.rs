@@ -9,6 +9,7 @@ use super::stages::Workers;
 use crate::db::{normalize_tags, IndexedFile, NewChunk, NewDocument};
 use crate::error::Result;
 use crate::ingest::change::{content_hash, FileStamp};
+use crate::ingest::context::stored_chunks;
 use crate::ingest::{parse, source_path, ChunkContext, DocType, IngestError, ParsedDocument};
 
 /// What a parser thread makes of one file.
@@ -126,7 +127,13 @@ impl Workers {
             tags: normalize_tags(all_tags),
             content: Some(doc.content.clone()),
         };
-        let chunks: Vec<NewChunk> = doc.chunks.iter().map(|c| c.to_new_chunk()).collect();
+        let chunks: Vec<NewChunk> = stored_chunks(
+            &doc,
+            path,
+            self.config.chunking.context_header,
+            &tokens,
+            embedder.max_chunk_tokens(),
+        );
         Ok((
             FileOutcome::Ready(
                 Box::new(ReadyDocument {

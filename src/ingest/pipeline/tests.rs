@@ -81,12 +81,13 @@ impl Kb {
             .unwrap()
     }
 
-    /// Every chunk's text, by id.
+    /// What was embedded for every chunk (its header and text), by id.
     fn chunks(&self) -> HashMap<i64, String> {
         self.db
             .chunk_texts(0, 10_000)
             .unwrap()
             .into_iter()
+            .map(|c| (c.id, c.input().into_owned()))
             .collect()
     }
 
@@ -135,7 +136,7 @@ fn a_folder_becomes_documents_and_chunks_with_vectors() {
     assert_eq!(kb.db.chunk_count().unwrap(), s.chunks as i64);
     assert!(s.chunks >= 5, "{s:?}");
 
-    // Every chunk has the vector of its own text (groups span documents,
+    // Every chunk has the vector of its own header and text (groups span documents,
     // so a slip in the offsets would pair a chunk with another's vector).
     let chunks = kb.chunks();
     let mut seen = 0;

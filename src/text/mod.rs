@@ -1,0 +1,8 @@
+//! Text analysis shared by the ingest side and the query side, so both
+//! see the same words: extra searchable forms of numbers and identifiers
+//! and CJK character bigrams (`terms`), and the context header a chunk is
+//! embedded with (`header`).
+
+pub mod cjk;
+pub mod header;
+pub mod terms;

@@ -1,0 +1,206 @@
+//! Extra searchable forms of numbers and identifiers, and CJK bigrams.
+//!
+//! The keyword index splits text the way FTS5's unicode61 tokenizer does:
+//! letters and digits make words, everything else separates them. That
+//! misses forms people and agents use interchangeably: `parseConfig` is one
+//! word while `parse_config` is two, `FY2018` never meets `2018`, and
+//! `1,234,567` is three numbers. Each chunk therefore gets a `terms` column
+//! of extra forms, and queries are expanded by the same function, so every
+//! spelling of a name meets every other:
+//! - compounds (`parse_config`, `os.path.join`, `kb-eval`) are also indexed
+//!   joined (`parseconfig`), the way unicode61 sees `parseConfig`;
+//! - camelCase, PascalCase and letter/digit runs (`parseConfig`,
+//!   `XMLHttpRequest`, `FY2018`, `sha256`) are also indexed as their parts;
+//! - two-digit fiscal years and quarters (`FY18`, `Q3'19`, `3Q19`) give the
+//!   full year and the quarter (`2018`, `q3 2019`);
+//! - numbers with thousands separators give the bare number (`1234567`);
+//! - CJK runs give their character bigrams ([`super::cjk`]).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::cjk;
+
+/// A compound with more parts than this (hashes, base64) only gets its
+/// joined form: its parts would be noise.
+const MAX_PARTS: usize = 8;
+/// Longer compounds are skipped altogether.
+const MAX_COMPOUND_CHARS: usize = 80;
+
+static FISCAL_YEAR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:FY|CY)\s?'?(\d{2})\b").expect("valid regex"));
+static QUARTER_FIRST: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bQ([1-4])\s?'?(\d{2}|\d{4})\b").expect("valid regex"));
+static QUARTER_LAST: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b([1-4])Q\s?'?(\d{2}|\d{4})\b").expect("valid regex"));
+static THOUSANDS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b\d{1,3}(?:,\d{3})+\b").expect("valid regex"));
+
+/// The extra forms of a chunk's text for the `terms` column, separated by
+/// spaces (empty for most prose).
+pub fn index_terms(text: &str) -> String {
+    extra_forms(text).join(" ")
+}
+
+/// The extra words a query also searches for (its words themselves are
+/// not repeated).
+pub fn query_expansions(query: &str) -> Vec<String> {
+    extra_forms(query)
+}
+
+fn extra_forms(text: &str) -> Vec<String> {
+    let mut out = Forms::default();
+    compounds(text, &mut out);
+    for c in FISCAL_YEAR.captures_iter(text) {
+        out.push(full_year(&c[1]));
+    }
+    for re in [&*QUARTER_FIRST, &*QUARTER_LAST] {
+        for c in re.captures_iter(text) {
+            out.push(format!("q{}", &c[1]));
+            out.push(full_year(&c[2]));
+        }
+    }
+    for m in THOUSANDS.find_iter(text) {
+        out.push(m.as_str().replace(',', ""));
+    }
+    cjk::for_each_bigram(text, |b| out.push(b.to_string()));
+    out.0
+}
+
+/// A distinct list, in first-seen order.
+#[derive(Default)]
+struct Forms(Vec<String>);
+
+impl Forms {
+    fn push(&mut self, s: String) {
+        if !s.is_empty() && !self.0.contains(&s) {
+            self.0.push(s);
+        }
+    }
+}
+
+/// `18` → `2018`, `2019` → `2019` (two-digit years are this century's:
+/// fiscal-year labels in documents kb indexes are recent).
+fn full_year(y: &str) -> String {
+    if y.len() == 2 {
+        format!("20{y}")
+    } else {
+        y.to_string()
+    }
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() && !cjk::is_cjk(c)
+}
+
+/// Joined forms of separated compounds and parts of camelCase and
+/// letter/digit runs.
+fn compounds(text: &str, out: &mut Forms) {
+    let raw_tokens =
+        text.split(|c: char| !(is_word_char(c) || matches!(c, '_' | '.' | '-' | '\'')));
+    for raw in raw_tokens {
+        let token = raw.trim_matches(|c: char| !is_word_char(c));
+        if token.is_empty() || token.chars().count() > MAX_COMPOUND_CHARS {
+            continue;
+        }
+        // The words unicode61 makes of the token.
+        let segments: Vec<&str> = token
+            .split(|c: char| !is_word_char(c))
+            .filter(|s| !s.is_empty())
+            .collect();
+        let parts: Vec<String> = segments.iter().flat_map(|s| split_humps(s)).collect();
+        if segments.len() > 1 {
+            let joined: String = segments.concat().to_lowercase();
+            // Joined decimals (`3.14` → `314`) mean nothing.
+            if !joined.chars().all(|c| c.is_ascii_digit()) {
+                out.push(joined);
+            }
+        }
+        if parts.len() > MAX_PARTS {
+            continue;
+        }
+        for seg in &segments {
+            let humps = split_humps(seg);
+            if humps.len() > 1 {
+                for p in humps {
+                    if p.chars().count() >= 2 {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Splits a word at camelCase humps and letter/digit boundaries, lower-cased:
+/// `parseConfig` → parse config, `XMLHttpRequest` → xml http request,
+/// `FY2018` → fy 2018.
+fn split_humps(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for i in 1..chars.len() {
+        let (a, b) = (chars[i - 1], chars[i]);
+        let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
+        let boundary = (a.is_lowercase() && b.is_uppercase())
+            || (a.is_uppercase() && b.is_uppercase() && next_lower)
+            || (a.is_alphabetic() && b.is_numeric())
+            || (a.is_numeric() && b.is_alphabetic());
+        if boundary {
+            parts.push(chars[start..i].iter().collect::<String>().to_lowercase());
+            start = i;
+        }
+    }
+    parts.push(chars[start..].iter().collect::<String>().to_lowercase());
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forms(t: &str) -> Vec<String> {
+        extra_forms(t)
+    }
+
+    #[test]
+    fn identifiers_meet_in_every_spelling() {
+        assert_eq!(forms("parse_config"), ["parseconfig"]);
+        assert_eq!(forms("parseConfig"), ["parse", "config"]);
+        assert_eq!(forms("os.path.join"), ["ospathjoin"]);
+        assert_eq!(forms("XMLHttpRequest"), ["xml", "http", "request"]);
+        assert_eq!(forms("kb-eval"), ["kbeval"]);
+        // Sentence punctuation is not part of a word.
+        assert!(forms("It works. Really, it does.").is_empty());
+    }
+
+    #[test]
+    fn fiscal_years_quarters_and_separators() {
+        assert_eq!(forms("FY2018"), ["fy", "2018"]);
+        assert_eq!(forms("FY18 results"), ["fy", "18", "2018"]);
+        assert!(forms("in Q3'19").contains(&"2019".to_string()));
+        let f = forms("3Q19 revenue");
+        assert!(
+            f.contains(&"q3".to_string()) && f.contains(&"2019".to_string()),
+            "{f:?}"
+        );
+        assert_eq!(forms("revenue of 1,234,567 dollars"), ["1234567"]);
+        // Decimals are not joined.
+        assert!(forms("pi is 3.14").is_empty());
+    }
+
+    #[test]
+    fn noise_is_bounded() {
+        // A hash: only its joined form would be emitted if it had separators;
+        // as one word with many letter/digit humps it gives nothing.
+        assert!(forms("e3b0c44298fc1c149afbf4c8996fb924").is_empty());
+        assert!(index_terms(&"x".repeat(500)).is_empty());
+    }
+
+    #[test]
+    fn cjk_bigrams_are_terms() {
+        assert_eq!(index_terms("定期轮换密钥"), "定期 期轮 轮换 换密 密钥");
+        assert_eq!(query_expansions("ssh 密钥"), ["密钥"]);
+    }
+}

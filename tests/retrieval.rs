@@ -1,0 +1,166 @@
+//! Retrieval beyond plain RRF, through the real binary and model: chunks
+//! found by their document's title, numbers and identifiers in every
+//! spelling, CJK keywords, and one result per document when asked.
+#![cfg(feature = "e2e")]
+
+mod common;
+
+use common::{write, Kb};
+use serde_json::Value;
+
+fn paths(v: &Value) -> Vec<String> {
+    v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["source"]["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn found(v: &Value, file: &str) -> bool {
+    paths(v).iter().any(|p| p.ends_with(file))
+}
+
+#[test]
+fn cjk_notes_are_found_by_two_character_words_and_mixed_queries() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(
+        &docs.join("zh.md"),
+        "# 运维笔记\n\n服务器的SSH密钥需要定期轮换。轮换以后，把新的公钥分发到所有主机，并删除旧的密钥。\n",
+    );
+    write(
+        &docs.join("ja.md"),
+        "# 運用メモ\n\n秘密鍵は毎年更新してください。更新したら、公開鍵をすべてのサーバーに配布します。\n",
+    );
+    write(
+        &docs.join("en.md"),
+        "# Notes\n\nRotate the SSH keys every year.\n",
+    );
+    kb.add(&[&docs]);
+
+    // Two-character words inside runs written without spaces.
+    let v = kb.json(&["search", "密钥", "--fts-only"]);
+    assert!(found(&v, "zh.md"), "{v}");
+    assert!(!found(&v, "ja.md") && !found(&v, "en.md"), "{v}");
+    let v = kb.json(&["search", "更新", "--fts-only"]);
+    assert!(found(&v, "ja.md"), "{v}");
+    assert!(!found(&v, "zh.md"), "{v}");
+    let v = kb.json(&["search", "轮换", "--fts-only"]);
+    assert_eq!(paths(&v).len(), 1, "{v}");
+    // Mixed Latin and CJK queries.
+    let v = kb.json(&["search", "SSH 密钥轮换", "--fts-only"]);
+    assert!(paths(&v)[0].ends_with("zh.md"), "{v}");
+    let v = kb.json(&["search", "SSH 公開鍵", "--fts-only"]);
+    assert!(paths(&v)[0].ends_with("ja.md"), "{v}");
+    // Latin words still match as before.
+    let v = kb.json(&["search", "rotate keys", "--fts-only"]);
+    assert_eq!(paths(&v).len(), 1, "{v}");
+    assert!(found(&v, "en.md"), "{v}");
+}
+
+#[test]
+fn fiscal_years_numbers_and_identifiers_meet() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(
+        &docs.join("results.md"),
+        "# Annual results\n\nNet sales in FY2018 were 1,234,567 dollars.\n",
+    );
+    write(
+        &docs.join("plan.md"),
+        "# Plan\n\nThe fiscal 2019 budget is not settled.\n",
+    );
+    write(
+        &docs.join("loader.py"),
+        "def parse_config(path):\n    \"\"\"Reads the settings file.\"\"\"\n    return open(path).read()\n",
+    );
+    write(
+        &docs.join("client.go"),
+        "package client\n\nfunc loadSettings(name string) string {\n\treturn name\n}\n",
+    );
+    kb.add(&[&docs]);
+
+    let q = |query: &str| kb.json(&["search", query, "--fts-only"]);
+    assert!(found(&q("2018 sales"), "results.md"));
+    assert!(found(&q("FY2019"), "plan.md"), "FY2019 meets 2019");
+    assert!(found(&q("1234567"), "results.md"));
+    assert!(found(&q("parse config"), "loader.py"));
+    assert!(found(&q("parseConfig"), "loader.py"));
+    assert!(found(&q("parse_config"), "loader.py"));
+    assert!(found(&q("load settings"), "client.go"));
+    assert!(found(&q("load_settings"), "client.go"));
+}
+
+#[test]
+fn chunks_are_found_by_their_document_title_and_quote_only_their_text() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    let mut long = String::from("# Zanzibar clove exports\n\n");
+    for i in 0..12 {
+        long.push_str(&format!(
+            "## Season {i}\n\nHarvest figures for the season came in line with the estimates; \
+             drying took {i} days longer in the wet weeks and prices held steady at the auctions.\n\n"
+        ));
+    }
+    write(&docs.join("report.md"), &long);
+    write(
+        &docs.join("other.md"),
+        "# Weather\n\nThe wet weeks were longer this season.\n",
+    );
+    kb.add(&[&docs]);
+
+    // "Zanzibar" is only in the title, yet every chunk of the report is
+    // found by it, and each quotes only its own text.
+    let v = kb.json(&["search", "zanzibar", "--fts-only", "--top", "50"]);
+    let results = v["results"].as_array().unwrap();
+    let total = results[0]["source"]["total_chunks"].as_u64().unwrap();
+    assert!(total >= 2, "{v}");
+    assert_eq!(results.len() as u64, total, "{v}");
+    assert!(paths(&v).iter().all(|p| p.ends_with("report.md")), "{v}");
+    let without = results
+        .iter()
+        .filter(|r| !r["text"].as_str().unwrap().contains("Zanzibar"))
+        .count();
+    assert_eq!(without as u64, total - 1, "{v}");
+}
+
+#[test]
+fn max_per_document_gives_places_to_other_documents() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    let mut long = String::from("# Kayak care\n\n");
+    for i in 0..24 {
+        long.push_str(&format!(
+            "## Part {i}\n\nRinse the kayak hull with fresh water after paddling in salt water, \
+             then dry the kayak in the shade; step {i} of the routine.\n\n"
+        ));
+    }
+    write(&docs.join("kayak.md"), &long);
+    write(
+        &docs.join("canoe.md"),
+        "# Canoe\n\nRinse the canoe with fresh water after paddling.\n",
+    );
+    write(
+        &docs.join("boat.md"),
+        "# Boat\n\nDry the boat hull in the shade after salt water.\n",
+    );
+    kb.add(&[&docs]);
+
+    let all = kb.json(&["search", "rinse kayak hull fresh water", "--top", "3"]);
+    assert!(paths(&all).iter().all(|p| p.ends_with("kayak.md")), "{all}");
+    let one = kb.json(&[
+        "search",
+        "rinse kayak hull fresh water",
+        "--top",
+        "3",
+        "--max-per-document",
+        "1",
+    ]);
+    let mut p = paths(&one);
+    assert_eq!(p.len(), 3, "{one}");
+    p.sort();
+    p.dedup();
+    assert_eq!(p.len(), 3, "three documents: {one}");
+    assert_eq!(one["total_matches"], all["total_matches"], "same meaning");
+}
