@@ -712,3 +712,44 @@ fn utf16_text_with_a_byte_order_mark_is_indexed() {
         .unwrap()
         .contains("greenhouse heater"));
 }
+
+#[test]
+fn documents_an_older_kb_stored_under_a_link_are_not_kept_twice() {
+    let kb = Kb::new();
+    let home = kb.home.path();
+    let docs = home.join("dir");
+    fixture_tree(&docs);
+    let link = home.join("link");
+    std::os::unix::fs::symlink(&docs, &link).unwrap();
+    let n = kb.add(&[&docs])["added"].as_i64().unwrap();
+    // What kb before canonical paths stored for `kb add link`: the same
+    // files under the link's name.
+    let canonical = std::fs::canonicalize(&docs).unwrap();
+    let conn = rusqlite::Connection::open(kb.db_path()).unwrap();
+    let moved = conn
+        .execute(
+            "UPDATE documents SET source_path = ?2 || substr(source_path, length(?1) + 1)
+             WHERE source_path LIKE ?1 || '/%'",
+            [
+                canonical.to_str().unwrap(),
+                std::path::absolute(&link).unwrap().to_str().unwrap(),
+            ],
+        )
+        .unwrap();
+    drop(conn);
+    assert_eq!(moved as i64, n);
+    // Today's kb stores them by their canonical path and drops the copies.
+    let s = kb.add(&[&link]);
+    assert_eq!(
+        (s["added"].as_i64(), s["removed"].as_i64()),
+        (Some(n), Some(n)),
+        "{s}"
+    );
+    assert_eq!(status(&kb)["total_documents"], n);
+    let again = kb.add(&[&link]);
+    assert_eq!(
+        (again["skipped"].as_i64(), again["removed"].as_i64()),
+        (Some(n), Some(0)),
+        "{again}"
+    );
+}

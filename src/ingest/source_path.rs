@@ -20,6 +20,12 @@ pub fn canonical(path: &Path) -> PathBuf {
         .unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// The absolute path, `..` and links left as given (how kb stored paths
+/// before they were canonical).
+pub fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// The stored form of `path` (see the module comment).
 pub fn encode(path: &Path) -> String {
     let bytes = path.as_os_str().as_encoded_bytes();
