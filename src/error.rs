@@ -55,10 +55,10 @@ error_codes! {
     ModelMismatch = "E_MODEL_MISMATCH", 1, "the configured model is not the one the index was built with; run `kb reindex`";
     UnknownModel = "E_UNKNOWN_MODEL", 1, "the model name is not in models.toml";
     Interrupted = "E_INTERRUPTED", 130, "interrupted (Ctrl-C); committed work is kept, re-run to continue (exit 130, as shells expect)";
-    DbCorrupt = "E_DB_CORRUPT", 2, "kb.db is not a readable SQLite database (garbage, empty, truncated) — never silently re-created";
+    DbCorrupt = "E_DB_CORRUPT", 2, "SQLite reports kb.db corrupt or not a database (garbage, empty, truncated past what its write-ahead log holds) — never silently re-created";
     DbTooNew = "E_DB_TOO_NEW", 2, "kb.db was written by a newer kb";
     Db = "E_DB", 2, "a database operation failed";
-    Io = "E_IO", 2, "reading or writing a file failed";
+    Io = "E_IO", 2, "reading or writing a file failed (kb.db included: a full disk, a read-only directory, permissions; the message names the file and the reason)";
     RuntimeMissing = "E_RUNTIME_MISSING", 2, "ONNX Runtime could not be loaded (the message lists where kb looked)";
     Model = "E_MODEL", 2, "the embedding model failed to load or run";
     Download = "E_DOWNLOAD", 2, "downloading the model failed";
@@ -146,6 +146,19 @@ pub enum KbError {
     #[error("database error: {0}")]
     Db(String),
 
+    /// SQLite could not read or write the database's files for a reason
+    /// outside their content (a full disk, permissions, a read-only
+    /// directory, an I/O error). `path` is empty and `reason` SQLite's
+    /// message until the owner of the database names both (see
+    /// `db::explain`).
+    #[error("{}: {reason}", path_or_db(path))]
+    DbFile {
+        path: PathBuf,
+        reason: String,
+        /// SQLite's extended result code.
+        sqlite_code: i32,
+    },
+
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -187,6 +200,7 @@ impl KbError {
             KbError::DbCorrupt { .. } => ErrorCode::DbCorrupt,
             KbError::DbTooNew { .. } => ErrorCode::DbTooNew,
             KbError::Db(_) => ErrorCode::Db,
+            KbError::DbFile { .. } => ErrorCode::Io,
             KbError::Io { .. } => ErrorCode::Io,
             KbError::RuntimeMissing(_) => ErrorCode::RuntimeMissing,
             KbError::Model(_) => ErrorCode::Model,
@@ -238,8 +252,10 @@ impl KbError {
     }
 }
 
-/// SQLite's errors become kb's: corruption is `E_DB_CORRUPT`, anything
-/// else `E_DB`. The file is named by [`KbError::at_db`], called by the one
+/// SQLite's errors become kb's: corruption (as SQLite reports it) is
+/// `E_DB_CORRUPT`, a failure to read or write the files (full disk,
+/// permissions, I/O) `E_IO`, anything else `E_DB`. The file is named by
+/// [`KbError::at_db`] and the reason by `db::explain`, called by the one
 /// owner of each open database (`Database::open`, the command session).
 impl From<rusqlite::Error> for KbError {
     fn from(err: rusqlite::Error) -> Self {
@@ -251,6 +267,20 @@ impl From<rusqlite::Error> for KbError {
                     reason: err.to_string(),
                 }
             }
+            Some(
+                ErrorCode::CannotOpen
+                | ErrorCode::ReadOnly
+                | ErrorCode::PermissionDenied
+                | ErrorCode::SystemIoFailure
+                | ErrorCode::DiskFull,
+            ) => KbError::DbFile {
+                path: PathBuf::new(),
+                reason: err.to_string(),
+                sqlite_code: match &err {
+                    rusqlite::Error::SqliteFailure(e, _) => e.extended_code,
+                    _ => 0,
+                },
+            },
             _ => KbError::Db(err.to_string()),
         }
     }
@@ -267,6 +297,15 @@ impl KbError {
                     reason,
                 }
             }
+            KbError::DbFile {
+                path,
+                reason,
+                sqlite_code,
+            } if path.as_os_str().is_empty() => KbError::DbFile {
+                path: db_path.to_path_buf(),
+                reason,
+                sqlite_code,
+            },
             other => other,
         }
     }

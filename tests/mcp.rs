@@ -70,23 +70,56 @@ impl Session {
         self.next_id += 1;
         let id = self.next_id;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.answer_to(id, method)
+    }
+
+    /// Waits for the answer with `id` (answers need not come in the order
+    /// of the requests), or returns it if it already came.
+    fn answer_to(&mut self, id: u64, what: &str) -> Value {
+        let by_id = |line: &str| -> Option<Value> {
+            let v: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+            (v["id"] == id).then_some(v)
+        };
+        if let Some(v) = self.seen.iter().find_map(|l| by_id(l)) {
+            return v;
+        }
         loop {
             let line = self
                 .lines
                 .recv_timeout(Duration::from_secs(120))
                 .unwrap_or_else(|e| {
                     panic!(
-                        "no response to {method} ({e}); stdout so far: {:?}",
+                        "no response to {what} ({e}); stdout so far: {:?}",
                         self.seen
                     )
                 });
             self.seen.push(line.clone());
-            let v: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
-            if v["id"] == id {
+            if let Some(v) = by_id(&line) {
                 return v;
             }
         }
+    }
+
+    /// Writes `bytes` as one line and waits for the answer without an id
+    /// (what a line that is not a readable message gets).
+    fn raw(&mut self, bytes: &[u8]) -> Value {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|e| {
+                panic!(
+                    "no answer to a {}-byte malformed line ({e}); stdout so far: {:?}",
+                    bytes.len(),
+                    self.seen
+                )
+            });
+        self.seen.push(line.clone());
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
     }
 
     /// initialize + notifications/initialized; returns the initialize result.
@@ -526,4 +559,65 @@ fn ctrl_c_and_eof_end_the_server_cleanly() {
     assert!(status.success(), "SIGINT: exit {status}");
     let stderr = s.stderr.join().unwrap();
     assert!(stderr.contains("signal received"), "{stderr}");
+}
+
+#[test]
+fn every_malformed_line_is_answered_and_the_server_keeps_serving() {
+    let kb = Kb::new();
+    corpus(&kb);
+    let mut s = Session::start(&kb, &[]);
+    // Before the handshake too: a client must never wait forever.
+    let r = s.raw(b"this is not JSON");
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    assert!(
+        r.as_object().unwrap().contains_key("id") && r["id"].is_null(),
+        "{r}"
+    );
+    s.handshake();
+
+    let nested = "[".repeat(100_000);
+    let mut huge = br#"{"jsonrpc":"2.0","id":99,"method":"ping","params":{"pad":""#.to_vec();
+    huge.extend(std::iter::repeat_n(b'x', 16 * 1024 * 1024));
+    huge.extend_from_slice(br#""}}"#);
+    let cases: Vec<(&str, &[u8], i64)> = vec![
+        ("not JSON", b"hello", -32700),
+        ("invalid UTF-8", b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"\xff\"}", -32700),
+        (
+            "a lone surrogate",
+            br#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search","arguments":{"query":"\ud800"}}}"#,
+            -32700,
+        ),
+        ("100,000 nested arrays", nested.as_bytes(), -32700),
+        ("a 16 MB line", &huge, -32600),
+        ("a batch", br#"[{"jsonrpc":"2.0","id":7,"method":"ping"}]"#, -32600),
+        ("no method", br#"{"jsonrpc":"2.0","foo":1}"#, -32600),
+    ];
+    for (what, line, code) in cases {
+        let r = s.raw(line);
+        assert_eq!(r["jsonrpc"], "2.0", "{what}: {r}");
+        assert_eq!(r["error"]["code"], code, "{what}: {r}");
+        assert!(r["id"].is_null(), "{what}: {r}");
+        assert!(
+            r["error"]["message"].as_str().is_some_and(|m| m.len() > 10),
+            "{what}: {r}"
+        );
+    }
+    // The size limit is stated in the answer.
+    let r = s.raw(&huge);
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("4 MiB"),
+        "{r}"
+    );
+    // A readable id is answered with that id.
+    s.send(json!({"jsonrpc": "2.0", "id": 42, "method": "tools/call", "params": 5}));
+    let r = s.request("ping", json!({}));
+    assert!(r.get("error").is_none(), "{r}");
+    // The wire answers it itself, on its own path to stdout: it may come
+    // after the ping's answer.
+    let r = s.answer_to(42, "tools/call with params 5");
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+
+    let (_, v) = s.ok("search", json!({"query": "kayak", "top": 1}));
+    assert_eq!(v["returned"], 1, "{v}");
+    s.finish();
 }

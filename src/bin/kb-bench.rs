@@ -401,7 +401,7 @@ fn bench_build(a: &Args) -> Result<()> {
         *embed_s += t.elapsed().as_secs_f64();
         let t = Instant::now();
         let mut off = 0;
-        let tx = db.begin()?;
+        let tx = db.begin_write()?;
         for (id, windows) in group.drain(..) {
             let chunks: Vec<NewChunk> = windows
                 .iter()

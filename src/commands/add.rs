@@ -178,6 +178,9 @@ impl Command for AddArgs {
     fn run(self, session: &mut Session) -> Result<AddOutput> {
         let progress = session.show_progress() && !self.quiet;
         let tags = self.request()?;
+        // One add at a time: a second one waits, then skips what this one
+        // committed instead of embedding it again.
+        let _writer = session.lock_writer()?;
         // A knowledge base bound to a model loads it only when a file needs
         // embedding (re-adding an unchanged folder never does); a server
         // keeps its model; a new knowledge base binds the configured model
@@ -195,9 +198,6 @@ impl Command for AddArgs {
             }
             db.model_binding()?
         } else {
-            // A data directory that cannot exist is the first thing to say.
-            let dir = &session.config().data_dir;
-            std::fs::create_dir_all(dir).map_err(|e| KbError::io(dir, e))?;
             None
         };
         let bar = Arc::new(Progress::new(Work::Ingest, progress));

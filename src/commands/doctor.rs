@@ -93,12 +93,12 @@ impl Command for DoctorArgs {
                 return Ok(DoctorOutput::of(checks));
             }
             Err(e) => {
-                checks.push(check(
-                    "database",
-                    Status::Fault,
-                    e.to_string(),
-                    Some("restore kb.db from a backup, or move it away and run kb add again"),
-                ));
+                // Only a corrupt file needs a backup; the other reasons (a
+                // read-only directory, permissions, a lock) say their fix.
+                let fix = matches!(e, KbError::DbCorrupt { .. }).then_some(
+                    "restore kb.db from a backup, or move it away and run kb add again",
+                );
+                checks.push(check("database", Status::Fault, e.to_string(), fix));
                 return Ok(DoctorOutput::of(checks));
             }
         };

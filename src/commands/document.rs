@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::db::{Database, DocumentRecord};
 use crate::error::{KbError, Result};
+use crate::ingest::source_path;
 
 /// A document named by its id (`source.document_id` in search results) or
 /// by the path of an indexed file.
@@ -76,14 +77,21 @@ impl DocRef {
         }
         let raw = Path::new(arg);
         let lexical = normalize(&std::path::absolute(raw).unwrap_or_else(|_| raw.to_path_buf()));
-        if let Some(id) = db.document_id_by_path(&lexical.to_string_lossy())? {
-            return db
-                .document(id)?
-                .ok_or_else(|| KbError::NotFound(format!("no document at {}", lexical.display())));
+        // As results print it (the stored form, escapes included), then as
+        // a file name.
+        for stored in [
+            lexical.to_string_lossy().into_owned(),
+            source_path::encode(&lexical),
+        ] {
+            if let Some(id) = db.document_id_by_path(&stored)? {
+                return db.document(id)?.ok_or_else(|| {
+                    KbError::NotFound(format!("no document at {}", lexical.display()))
+                });
+            }
         }
         let canonical = std::fs::canonicalize(raw).ok();
         if let Some(c) = &canonical {
-            if let Some(id) = db.document_id_by_path(&c.to_string_lossy())? {
+            if let Some(id) = db.document_id_by_path(&source_path::encode(c))? {
                 return db
                     .document(id)?
                     .ok_or_else(|| KbError::NotFound(format!("no document at {}", c.display())));

@@ -81,6 +81,7 @@ impl Command for InitArgs {
             )));
         }
         let binding = model.binding()?;
+        let _writer = session.lock_writer()?;
         let db = session.db_or_create()?;
         let status = match bind(db, model.as_ref())? {
             BindOutcome::Bound => "initialised",

@@ -54,6 +54,8 @@ impl Command for ReindexArgs {
     /// and a re-run continues where it stopped.
     fn run(self, session: &mut Session) -> Result<ReindexOutput> {
         let progress = session.show_progress() && !self.quiet;
+        session.db()?;
+        let _writer = session.lock_writer()?;
         let db = session.db()?;
         let current = db.model_binding()?;
         let bar = Progress::new(Work::Reindex, progress);

@@ -34,9 +34,9 @@ pub struct SearchArgs {
     #[serde(deserialize_with = "query_words")]
     #[schemars(with = "String")]
     pub query: Vec<String>,
-    /// Number of results (default: search.default_top from the configuration, 10)
+    /// Number of results, 1 to 4096 (default: search.default_top from the configuration, 10)
     #[arg(long, short = 'n', value_name = "N")]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = search::MAX_TOP))]
     pub top: Option<usize>,
     /// Only documents carrying all of these tags (comma-separated on the command line)
     #[arg(long, value_delimiter = ',', value_name = "TAGS")]
@@ -57,8 +57,9 @@ pub struct SearchArgs {
     #[arg(long)]
     #[serde(default)]
     pub vec_only: bool,
-    /// Drop results whose fused score is below this
+    /// Drop results whose fused score is below this (a number from 0 up; fused scores are at most 2 by default, 2/(rrf_k+1) with fusion rrf)
     #[arg(long, value_name = "SCORE")]
+    #[schemars(range(min = 0.0))]
     pub threshold: Option<f64>,
     /// At most N chunks of one document; the next best documents fill the freed places (0: no limit; default: search.max_per_document)
     #[arg(long, value_name = "N")]
@@ -127,8 +128,23 @@ impl SearchArgs {
             return Err(KbError::EmptyQuery);
         }
         let top = self.top.unwrap_or(config.search.default_top);
-        if top == 0 {
-            return Err(KbError::invalid("top", "--top must be at least 1"));
+        if !(1..=search::MAX_TOP).contains(&top) {
+            return Err(KbError::invalid(
+                "top",
+                format!("--top must be from 1 to {} (got {top})", search::MAX_TOP),
+            ));
+        }
+        if let Some(t) = self.threshold {
+            if !(t.is_finite() && t >= 0.0) {
+                return Err(KbError::invalid(
+                    "threshold",
+                    format!(
+                        "--threshold must be a number from 0 up (got {t}); fused scores are at \
+                         most {:.4} with the configured fusion",
+                        FusionSettings::of(&config.search).max_score()
+                    ),
+                ));
+            }
         }
         Ok(SearchRequest {
             query,

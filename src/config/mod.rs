@@ -387,8 +387,8 @@ impl Config {
             };
             Err(KbError::Config(format!("key `{key}` {why} ({from})")))
         };
-        if self.search.default_top == 0 {
-            return bad("search.default_top", "must be at least 1");
+        if !(1..=crate::search::MAX_TOP).contains(&self.search.default_top) {
+            return bad("search.default_top", "must be from 1 to 4096");
         }
         if !(self.search.rrf_k.is_finite() && self.search.rrf_k > 0.0) {
             return bad("search.rrf_k", "must be a positive number");

@@ -112,6 +112,7 @@ impl Database {
     /// Records a new size and mtime for a file whose content is unchanged
     /// (touched or copied), so the next run can skip it without hashing.
     pub fn touch_document(&self, id: i64, file_size: u64, file_mtime: i64) -> Result<()> {
+        self.writable()?;
         self.conn().execute(
             "UPDATE documents SET file_size = ?2, file_mtime = ?3 WHERE id = ?1",
             params![id, file_size as i64, file_mtime],
@@ -127,7 +128,7 @@ impl Database {
         chunks: &[NewChunk],
         vectors: Option<&[Vec<f32>]>,
     ) -> Result<WriteOutcome> {
-        let tx = self.conn().unchecked_transaction()?;
+        let tx = self.begin_write()?;
         let outcome = self.write_document_in_tx(doc, chunks, vectors)?;
         tx.commit()?;
         Ok(outcome)
@@ -237,11 +238,6 @@ impl Database {
             link.execute(params![doc_id, t])?;
         }
         Ok(())
-    }
-
-    /// Begins a transaction the caller commits (for batched writes).
-    pub fn begin(&self) -> Result<rusqlite::Transaction<'_>> {
-        Ok(self.conn().unchecked_transaction()?)
     }
 
     pub fn document_count(&self) -> Result<i64> {
@@ -370,6 +366,28 @@ mod tests {
             db.tag_counts().unwrap(),
             vec![("x".to_string(), 1), ("y".to_string(), 1)]
         );
+    }
+
+    #[test]
+    fn a_writer_waits_for_another_writers_lock_instead_of_failing() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("kb.db");
+        let db = Database::open(&p, OpenMode::Create).unwrap();
+        let other = rusqlite::Connection::open(&p).unwrap();
+        other
+            .execute_batch("BEGIN IMMEDIATE; INSERT INTO config(key, value) VALUES ('x', '1');")
+            .unwrap();
+        let committer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            other.execute_batch("COMMIT").unwrap();
+        });
+        // write_document reads before it writes: in a deferred transaction
+        // SQLite would refuse the upgrade at once ("database is locked").
+        db.write_document(&doc("/a", "h1", &[]), &[chunk("alpha")], None)
+            .unwrap();
+        committer.join().unwrap();
+        assert_eq!(db.get_config("x").unwrap().as_deref(), Some("1"));
+        assert_eq!(db.chunk_count().unwrap(), 1);
     }
 
     #[test]

@@ -245,7 +245,7 @@ impl Database {
     /// Deletes documents with their chunks, vectors and tag links, in one
     /// transaction; unused tags go too. Returns how many were deleted.
     pub fn remove_documents(&self, ids: &[i64]) -> Result<usize> {
-        let tx = self.conn().unchecked_transaction()?;
+        let tx = self.begin_write()?;
         let mut n = 0;
         for id in ids {
             // Chunks first so the FTS and vector triggers see each row.
@@ -265,7 +265,7 @@ impl Database {
 
     /// Adds and removes tags of one document, in one transaction.
     pub fn edit_tags(&self, doc_id: i64, add: &[String], remove: &[String]) -> Result<()> {
-        let tx = self.conn().unchecked_transaction()?;
+        let tx = self.begin_write()?;
         self.add_tags(doc_id, add)?;
         for t in remove {
             self.conn().execute(

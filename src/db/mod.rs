@@ -7,23 +7,27 @@ mod codes;
 mod documents;
 mod health;
 mod lookups;
+mod open;
 mod queries;
 mod search_log;
 mod vectors;
+mod writer_lock;
 
 pub use codes::*;
 pub use documents::*;
 pub use health::*;
 pub use lookups::*;
+pub use open::{explain, OpenMode};
 pub use queries::*;
 pub use search_log::*;
 pub use vectors::*;
+pub use writer_lock::{writer_lock_path, WriterLock};
 
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::error::{KbError, Result};
 
@@ -39,28 +43,24 @@ const MIGRATIONS: &[(i64, &str)] = &[
         6,
         include_str!("../../migrations/006_contextual_chunks.sql"),
     ),
+    (
+        7,
+        include_str!("../../migrations/007_escaped_source_paths.sql"),
+    ),
 ];
 
 /// The newest schema this binary knows.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS[MIGRATIONS.len() - 1].0;
 
-const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
-
 /// How long a statement waits for another process's write lock.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Whether opening may create a new database.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OpenMode {
-    /// Create the file and schema if missing (commands that write).
-    Create,
-    /// Fail with `E_NO_INDEX` if there is no database yet (commands that read).
-    Existing,
-}
 
 pub struct Database {
     conn: Connection,
     path: PathBuf,
+    /// Why this connection may not write (a read-only data directory or
+    /// file); reads still work.
+    read_only: Option<open::ReadOnlyReason>,
 }
 
 static REGISTER_VEC: Once = Once::new();
@@ -80,47 +80,6 @@ fn register_sqlite_vec() {
 }
 
 impl Database {
-    /// Opens (or with `OpenMode::Create` creates) the database at `path`
-    /// and brings its schema up to date. Errors name the file.
-    pub fn open(path: &Path, mode: OpenMode) -> Result<Database> {
-        Self::open_inner(path, mode).map_err(|e| e.at_db(path))
-    }
-
-    fn open_inner(path: &Path, mode: OpenMode) -> Result<Database> {
-        register_sqlite_vec();
-        let exists = path.exists();
-        if exists {
-            check_header(path)?;
-        } else {
-            if mode == OpenMode::Existing {
-                return Err(KbError::NoIndex(path.to_path_buf()));
-            }
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| KbError::io(dir, e))?;
-            }
-        }
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_URI;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| open_error(path, e))?;
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(|e| open_error(path, e))?;
-        let db = Database {
-            conn,
-            path: path.to_path_buf(),
-        };
-        db.configure().map_err(|e| match e {
-            KbError::Db(reason) => KbError::DbCorrupt {
-                path: path.to_path_buf(),
-                reason,
-            },
-            other => other,
-        })?;
-        db.migrate()?;
-        Ok(db)
-    }
-
     pub fn set_busy_timeout(&self, t: Duration) -> Result<()> {
         self.conn.busy_timeout(t)?;
         Ok(())
@@ -130,38 +89,14 @@ impl Database {
         &self.path
     }
 
-    /// Names this database in an error that came from it.
+    /// Names this database in an error that came from it (and the reason,
+    /// for a failure to read or write its files).
     pub fn name_in(&self, e: KbError) -> KbError {
-        e.at_db(&self.path)
+        explain(&self.path, e)
     }
 
     pub(crate) fn conn(&self) -> &Connection {
         &self.conn
-    }
-
-    fn configure(&self) -> Result<()> {
-        // WAL lets searches read while an ingest writes; the busy timeout
-        // makes a second writer wait instead of failing.
-        let mode: String = self
-            .conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(KbError::Db(format!(
-                "could not switch {} to WAL mode (got {mode})",
-                self.path.display()
-            )));
-        }
-        self.conn.execute_batch(
-            "PRAGMA foreign_keys = ON;
-             PRAGMA synchronous = NORMAL;
-             PRAGMA temp_store = MEMORY;
-             PRAGMA cache_size = -65536;",
-        )?;
-        // Reads through a memory map instead of one pread per page: a fresh
-        // `kb search` reads thousands of pages (the vector codes, vectors by
-        // id), and at 20,000 chunks this saves ~15 ms of system calls.
-        self.conn.execute_batch("PRAGMA mmap_size = 1073741824;")?;
-        Ok(())
     }
 
     /// The schema version recorded in the database, 0 for a new file.
@@ -212,7 +147,11 @@ impl Database {
             });
         }
         for (version, sql) in MIGRATIONS.iter().filter(|(v, _)| *v > current) {
-            let tx = self.conn.unchecked_transaction()?;
+            let tx = self.begin_write()?;
+            // Another process may have migrated while this one waited.
+            if self.schema_version()? >= *version {
+                continue;
+            }
             tx.execute_batch(sql)
                 .map_err(|e| KbError::Db(format!("migration {version} failed: {e}")))?;
             if *version == 5 {
@@ -231,6 +170,27 @@ impl Database {
         Ok(())
     }
 
+    /// Begins a write transaction, taking the write lock at once (`BEGIN
+    /// IMMEDIATE`): a second writer waits up to [`BUSY_TIMEOUT`] for it. A
+    /// deferred transaction that reads first and writes later cannot wait:
+    /// SQLite fails its upgrade at once with "database is locked" when
+    /// another writer got in between.
+    pub fn begin_write(&self) -> Result<rusqlite::Transaction<'_>> {
+        self.writable()?;
+        Ok(rusqlite::Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Immediate,
+        )?)
+    }
+
+    /// Begins a read transaction: every read in it sees one snapshot.
+    pub fn begin_read(&self) -> Result<rusqlite::Transaction<'_>> {
+        Ok(rusqlite::Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Deferred,
+        )?)
+    }
+
     pub fn get_config(&self, key: &str) -> Result<Option<String>> {
         Ok(self
             .conn
@@ -241,6 +201,7 @@ impl Database {
     }
 
     pub fn set_config(&self, key: &str, value: &str) -> Result<()> {
+        self.writable()?;
         self.conn.execute(
             "INSERT INTO config(key, value) VALUES (?1, ?2)
              ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -255,54 +216,6 @@ impl Database {
         let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
         size(&self.path) + size(&wal)
     }
-}
-
-fn open_error(path: &Path, e: rusqlite::Error) -> KbError {
-    match KbError::from(e) {
-        KbError::Db(reason) => KbError::DbCorrupt {
-            path: path.to_path_buf(),
-            reason,
-        },
-        other => other,
-    }
-}
-
-/// Refuses files that are not SQLite databases, or that are shorter than
-/// their header says (a truncated copy), before SQLite gets to them: SQLite
-/// would treat an empty file as a new database and silently start over.
-fn check_header(path: &Path) -> Result<()> {
-    use std::io::Read;
-    let corrupt = |reason: &str| KbError::DbCorrupt {
-        path: path.to_path_buf(),
-        reason: reason.to_string(),
-    };
-    let mut f = std::fs::File::open(path).map_err(|e| KbError::io(path, e))?;
-    let len = f.metadata().map_err(|e| KbError::io(path, e))?.len();
-    if len == 0 {
-        return Err(corrupt("the file is empty"));
-    }
-    let mut header = [0u8; 100];
-    if len < 100 || f.read_exact(&mut header).is_err() {
-        return Err(corrupt("the file is shorter than an SQLite header"));
-    }
-    if &header[..16] != SQLITE_MAGIC {
-        return Err(corrupt("the file does not start with the SQLite header"));
-    }
-    let page_size = match u16::from_be_bytes([header[16], header[17]]) {
-        1 => 65536u64,
-        n => n as u64,
-    };
-    let pages = u32::from_be_bytes([header[28], header[29], header[30], header[31]]) as u64;
-    let change_counter = &header[24..28];
-    let valid_for = &header[92..96];
-    // The in-header size is only meaningful when "version-valid-for" matches
-    // the change counter (SQLite's own rule).
-    if change_counter == valid_for && pages > 0 && len < pages * page_size {
-        return Err(corrupt(&format!(
-            "the file is truncated: {len} bytes, but its header says {pages} pages of {page_size} bytes"
-        )));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -85,6 +85,7 @@ impl Database {
     }
 
     pub fn clear_search_log(&self) -> Result<usize> {
+        self.writable()?;
         Ok(self.conn().execute("DELETE FROM search_log", [])?)
     }
 }

@@ -134,7 +134,7 @@ impl Database {
     /// keyword-only database). Refuses to re-bind when chunks exist without
     /// vectors of that model: that is `kb reindex`'s job.
     pub fn bind_model(&self, binding: &ModelBinding) -> Result<()> {
-        let tx = self.conn().unchecked_transaction()?;
+        let tx = self.begin_write()?;
         if self.has_vector_table()? {
             self.drop_vector_table()?;
         }
@@ -338,7 +338,7 @@ impl Database {
     pub fn begin_reindex(&self, target: &ModelBinding) -> Result<()> {
         let previous = self.get_config("reindex_target")?;
         let key = format!("{}:{}", target.model_name, target.model_fingerprint);
-        let tx = self.conn().unchecked_transaction()?;
+        let tx = self.begin_write()?;
         if previous.as_deref() != Some(key.as_str()) {
             self.conn().execute_batch(
                 "DROP TABLE IF EXISTS reindex_vectors;
@@ -375,7 +375,7 @@ impl Database {
     }
 
     pub fn stage_vectors(&self, chunk_ids: &[i64], vectors: &[Vec<f32>]) -> Result<()> {
-        let tx = self.conn().unchecked_transaction()?;
+        let tx = self.begin_write()?;
         {
             let mut stmt = self.conn().prepare_cached(
                 "INSERT OR REPLACE INTO reindex_vectors(chunk_id, embedding) VALUES (?1, ?2)",
@@ -391,7 +391,7 @@ impl Database {
     /// Swaps the staged vectors in and records the new model, in one
     /// transaction: until it commits, searches see the old index whole.
     pub fn finish_reindex(&self, target: &ModelBinding) -> Result<()> {
-        let tx = self.conn().unchecked_transaction()?;
+        let tx = self.begin_write()?;
         let missing: i64 = self.conn().query_row(
             "SELECT count(*) FROM chunks c WHERE NOT EXISTS
                 (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.id)",

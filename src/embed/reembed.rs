@@ -57,7 +57,7 @@ pub fn reembed(
             let ids: Vec<i64> = part.iter().map(|(id, _)| *id).collect();
             match pending {
                 Pending::WithoutVectors => {
-                    let tx = db.begin()?;
+                    let tx = db.begin_write()?;
                     db.insert_vectors(&ids, &vectors)?;
                     tx.commit()?;
                 }

@@ -7,9 +7,10 @@ use tokenizers::Tokenizer;
 /// Counts tokens the way the embedding model will see them.
 #[derive(Clone)]
 pub enum TokenCounter {
-    /// An estimate, one token per whitespace-separated word, used when no
-    /// model is bound (keyword-only indexes and unit tests). Real BERT
-    /// word-piece counts run about 1.3x higher for English prose.
+    /// An estimate, one token per whitespace-separated word (and one per
+    /// Chinese, Japanese or Korean character, which no space separates),
+    /// used when no model is bound (keyword-only indexes and unit tests).
+    /// Real BERT word-piece counts run about 1.3x higher for English prose.
     Whitespace,
     /// The model's own tokenizer, with truncation and padding switched off.
     Model(Arc<Tokenizer>),
@@ -28,7 +29,7 @@ impl TokenCounter {
     /// Tokens in `text`, not counting the model's special tokens.
     pub fn count(&self, text: &str) -> usize {
         match self {
-            TokenCounter::Whitespace => text.split_whitespace().count(),
+            TokenCounter::Whitespace => text.split_whitespace().map(word_tokens).sum(),
             TokenCounter::Model(tok) => match tok.encode_fast(text, false) {
                 Ok(enc) => enc.len(),
                 // The tokenizer only fails on pathological input; fall back to
@@ -39,9 +40,45 @@ impl TokenCounter {
     }
 }
 
+/// Tokens of one whitespace-separated word in the estimate: each CJK
+/// character, and each run of other characters, counts one.
+fn word_tokens(word: &str) -> usize {
+    let mut n = 0;
+    let mut in_run = false;
+    for c in word.chars() {
+        if is_cjk(c) {
+            n += 1;
+            in_run = false;
+        } else if !in_run {
+            n += 1;
+            in_run = true;
+        }
+    }
+    n
+}
+
+/// Han ideographs, kana, Hangul and their punctuation and full-width forms.
+fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{3000}'..='\u{30FF}'
+        | '\u{3400}'..='\u{4DBF}'
+        | '\u{4E00}'..='\u{9FFF}'
+        | '\u{AC00}'..='\u{D7AF}'
+        | '\u{F900}'..='\u{FAFF}'
+        | '\u{FF00}'..='\u{FFEF}'
+        | '\u{20000}'..='\u{2FFFF}')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cjk_characters_count_one_each() {
+        assert_eq!(TokenCounter::Whitespace.count("日本語のテキスト"), 8);
+        assert_eq!(TokenCounter::Whitespace.count("kb は速い。"), 5);
+        assert_eq!(TokenCounter::Whitespace.count("Rust和SQLite"), 3);
+    }
 
     #[test]
     fn whitespace_counts_words() {

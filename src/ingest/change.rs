@@ -50,7 +50,7 @@ pub fn content_hash(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-/// The whole rule for a file at `path`, given what was recorded when it
+/// The whole rule for the file stored as `path` (a `source_path`), given what was recorded when it
 /// was indexed. Without a recorded hash only the first step runs, which
 /// is what a quick count of stale documents wants.
 pub fn file_status(
@@ -59,13 +59,14 @@ pub fn file_status(
     mtime: Option<i64>,
     recorded_hash: Option<&str>,
 ) -> FileStatus {
-    let Ok(meta) = std::fs::metadata(path) else {
+    let path = super::source_path::decode(path);
+    let Ok(meta) = std::fs::metadata(&path) else {
         return FileStatus::Missing;
     };
     if FileStamp::of(&meta).matches(size, mtime) {
         return FileStatus::Unchanged;
     }
-    match (recorded_hash, std::fs::read(path)) {
+    match (recorded_hash, std::fs::read(&path)) {
         (Some(h), Ok(bytes)) if content_hash(&bytes) == h => FileStatus::Unchanged,
         _ => FileStatus::Changed,
     }

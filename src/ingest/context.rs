@@ -98,7 +98,7 @@ pub fn fill_missing_headers(
         let page = db.chunks_without_headers(after, 512)?;
         let Some(last) = page.last() else { break };
         after = last.id;
-        let tx = db.begin()?;
+        let tx = db.begin_write()?;
         for c in &page {
             let title = search_title(&c.title, Path::new(&c.path));
             let section = (!c.section.is_empty()).then_some(c.section.as_str());

@@ -17,6 +17,7 @@ pub mod note;
 pub mod pdf;
 pub mod pipeline;
 pub mod skill;
+pub mod source_path;
 pub mod split;
 
 use std::path::Path;
@@ -163,9 +164,18 @@ pub fn parse(
     Ok(doc)
 }
 
-/// Decodes a text file: binary content is refused; invalid UTF-8 is
-/// replaced and reported as a warning rather than losing the file.
+/// Decodes a text file: UTF-16 with its byte-order mark (what Windows
+/// editors save as "Unicode") is decoded; other binary content is refused;
+/// invalid UTF-8 is replaced and reported as a warning rather than losing
+/// the file.
 pub fn decode_text(bytes: &[u8], warnings: &mut Vec<String>) -> Result<String, IngestError> {
+    if let Some(text) = decode_utf16(bytes, warnings) {
+        let text = text.replace("\r\n", "\n");
+        if text.trim().is_empty() {
+            return Err(IngestError::Empty);
+        }
+        return Ok(text);
+    }
     if detect::looks_binary(bytes) {
         return Err(IngestError::Unsupported(
             "binary content (NUL bytes) in a text file".into(),
@@ -189,6 +199,42 @@ pub fn decode_text(bytes: &[u8], warnings: &mut Vec<String>) -> Result<String, I
         return Err(IngestError::Empty);
     }
     Ok(text)
+}
+
+/// The text of a file that starts with a UTF-16 byte-order mark (little or
+/// big endian), without the mark; `None` for any other file. A lone
+/// surrogate or an odd last byte becomes U+FFFD, with a warning.
+fn decode_utf16(bytes: &[u8], warnings: &mut Vec<String>) -> Option<String> {
+    let (body, little) = match bytes {
+        [0xFF, 0xFE, rest @ ..] => (rest, true),
+        [0xFE, 0xFF, rest @ ..] => (rest, false),
+        _ => return None,
+    };
+    let units = body.chunks_exact(2).map(|p| {
+        if little {
+            u16::from_le_bytes([p[0], p[1]])
+        } else {
+            u16::from_be_bytes([p[0], p[1]])
+        }
+    });
+    let mut bad = body.len() % 2;
+    let mut text: String = char::decode_utf16(units)
+        .map(|c| {
+            c.unwrap_or_else(|_| {
+                bad += 1;
+                char::REPLACEMENT_CHARACTER
+            })
+        })
+        .collect();
+    if body.len() % 2 == 1 {
+        text.push(char::REPLACEMENT_CHARACTER);
+    }
+    if bad > 0 {
+        warnings.push(format!(
+            "invalid UTF-16 ({bad} undecodable units); they were replaced with U+FFFD"
+        ));
+    }
+    Some(text)
 }
 
 /// The file name, as a fallback title.
@@ -240,6 +286,27 @@ mod tests {
             "caf\u{fffd}\n"
         );
         assert_eq!(warnings.len(), 1, "{warnings:?}");
+        // UTF-16 with its byte-order mark, both byte orders.
+        let text = "Café notes\r\n日本語 ok\r\n";
+        let le: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let be: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+            .collect();
+        for bytes in [le, be] {
+            assert_eq!(
+                decode_text(&bytes, &mut warnings).unwrap(),
+                "Café notes\n日本語 ok\n"
+            );
+        }
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(
+            decode_text(&[0xFF, 0xFE, 0x20, 0x00], &mut warnings),
+            Err(IngestError::Empty)
+        );
         assert_eq!(
             IngestError::Empty.to_string(),
             "empty file: nothing to index"

@@ -155,16 +155,25 @@ pub fn line_windows(
 fn word_windows(text: &str, max: usize, tokens: &TokenCounter, out: &mut Vec<Piece>) {
     let mut cur = String::new();
     let mut cur_n = 0;
-    for word in text.split_whitespace() {
-        let mut wn = tokens.count(word);
-        let mut word = word.to_string();
+    let words = text.split_whitespace().flat_map(|word| {
+        let wn = tokens.count(word);
         if wn > max {
-            // A single "word" longer than the limit (a base64 blob, a URL
-            // list without spaces): cut it by characters.
-            let keep: String = word.chars().take(max.max(1)).collect();
-            word = keep;
-            wn = tokens.count(&word).min(max);
+            // A "word" over the limit (Chinese or Japanese text, which has no
+            // spaces, a base64 blob, a URL list): cut at characters, every
+            // character kept.
+            char_windows(word, max, tokens)
+        } else {
+            vec![Piece {
+                text: word.to_string(),
+                tokens: wn,
+            }]
         }
+    });
+    for Piece {
+        text: word,
+        tokens: wn,
+    } in words
+    {
         if cur_n + wn > max && !cur.is_empty() {
             out.push(Piece {
                 text: std::mem::take(&mut cur),
@@ -186,6 +195,42 @@ fn word_windows(text: &str, max: usize, tokens: &TokenCounter, out: &mut Vec<Pie
     }
 }
 
+/// Cuts `word` into consecutive pieces of at most `max` tokens at
+/// character boundaries, each as long as fits (a binary search over its
+/// length: a few token counts per piece), and at most 16 characters per
+/// allowed token, so a huge word costs time in proportion to its length.
+/// A single character over the limit is a piece of its own; nothing is
+/// dropped.
+fn char_windows(word: &str, max: usize, tokens: &TokenCounter) -> Vec<Piece> {
+    let bounds: Vec<usize> = word
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(word.len()))
+        .collect();
+    let chars = bounds.len() - 1;
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < chars {
+        let count = |end: usize| tokens.count(&word[bounds[start]..bounds[end]]);
+        // `lo` always fits (or is the one character that cannot be cut).
+        let (mut lo, mut hi) = (start + 1, chars.min(start + 16 * max.max(1)));
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if count(mid) <= max {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        out.push(Piece {
+            text: word[bounds[start]..bounds[lo]].to_string(),
+            tokens: count(lo),
+        });
+        start = lo;
+    }
+    out
+}
+
 fn pack(units: Vec<Piece>, max: usize, overlap: usize, tokens: &TokenCounter) -> Vec<Piece> {
     pack_with(units, max, overlap, tokens, "\n\n")
 }
@@ -205,7 +250,7 @@ fn pack_with(
     let mut cur_has_new = false;
     for u in units {
         if cur_n + u.tokens > max && cur_has_new {
-            let text = cur.join(sep);
+            let text = join(&cur, sep);
             let n = tokens.count(&text);
             let tail = if overlap > 0 {
                 overlap_tail(&text, overlap, tokens)
@@ -227,9 +272,23 @@ fn pack_with(
         cur_has_new = true;
     }
     if cur_has_new {
-        let text = cur.join(sep);
+        let text = join(&cur, sep);
         let n = tokens.count(&text);
         out.push(Piece { text, tokens: n });
+    }
+    out
+}
+
+/// Joins units with `sep`, except that sentences of Chinese or Japanese,
+/// which have no space between them, are put back together without one.
+fn join(parts: &[String], sep: &str) -> String {
+    let mut out = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        let glued = sep == " " && out.ends_with(['。', '！', '？']);
+        if i > 0 && !glued {
+            out.push_str(sep);
+        }
+        out.push_str(p);
     }
     out
 }
@@ -282,14 +341,22 @@ pub fn paragraphs(text: &str) -> Vec<String> {
     out
 }
 
-/// Sentences: cut after `.`, `!` or `?` followed by whitespace.
+/// Sentences: cut after `.`, `!` or `?` followed by whitespace, and after
+/// the full stops of Chinese and Japanese (`。！？`), which none follows.
 fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut start = 0;
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     for i in 0..chars.len() {
         let (pos, c) = chars[i];
-        if matches!(c, '.' | '!' | '?') {
+        if matches!(c, '。' | '！' | '？') {
+            let end = pos + c.len_utf8();
+            let s = text[start..end].trim();
+            if !s.is_empty() {
+                out.push(s.to_string());
+            }
+            start = end;
+        } else if matches!(c, '.' | '!' | '?') {
             if let Some(&(next_pos, next)) = chars.get(i + 1) {
                 if next.is_whitespace() {
                     let s = text[start..next_pos].trim();
@@ -398,6 +465,41 @@ mod tests {
         assert!(w[1..].iter().all(|p| p.first_line == 4 && p.tokens <= 10));
         assert_eq!(w.iter().map(|p| p.tokens).sum::<usize>(), 26);
         assert!(line_windows(" \n\n", 10, 3, &W).is_empty());
+    }
+
+    #[test]
+    fn text_without_spaces_is_cut_at_characters_never_truncated() {
+        // 809 characters of Japanese without a sentence end, and the same
+        // with sentence ends: every character is kept, in order.
+        let run: String = "春の京都では桜の花が咲き誇り多くの人々が川沿いを散歩する"
+            .chars()
+            .cycle()
+            .take(809)
+            .collect();
+        for text in [run.clone(), run.replace("散歩する", "散歩する。")] {
+            let pieces = split_text(&text, 254, 20, &W);
+            assert!(pieces.len() >= 4, "{} pieces", pieces.len());
+            for p in &pieces {
+                assert!(p.tokens <= 254, "{} tokens", p.tokens);
+                assert_eq!(p.tokens, W.count(&p.text));
+            }
+            let joined: String = pieces.iter().map(|p| p.text.as_str()).collect();
+            assert!(
+                joined.ends_with(&text[text.len() - 30..]),
+                "the end survives"
+            );
+            if !text.contains('。') {
+                assert_eq!(joined, text, "cut at characters, nothing added or lost");
+            }
+        }
+        // Sentences of Chinese are packed back without spaces between them.
+        let zh = "今天天气很好。我们去公园散步。".repeat(40);
+        let pieces = split_text(&zh, 100, 0, &W);
+        assert!(pieces.iter().all(|p| !p.text.contains(' ')), "{pieces:?}");
+        assert_eq!(
+            pieces.iter().map(|p| p.text.as_str()).collect::<String>(),
+            zh
+        );
     }
 
     #[test]

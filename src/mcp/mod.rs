@@ -10,6 +10,7 @@
 
 mod tools;
 mod validate;
+mod wire;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -31,6 +32,7 @@ use crate::session::{Session, SessionKind};
 use tools::ToolDef;
 
 pub use validate::Issue;
+pub use wire::MAX_LINE_BYTES;
 
 const INSTRUCTIONS: &str =
     "kb is a local knowledge base of the user's documents. Use search first \
@@ -264,6 +266,9 @@ async fn shutdown_signal() {
     }
 }
 
+/// How long a stopping server waits for its last answers to reach stdout.
+const LAST_ANSWERS: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Serves until stdin closes or a signal arrives; both are a clean exit.
 /// `cancel` is set on a signal, so a running `add` stops after its document.
 pub fn serve(config: Config, allow_write: bool, cancel: Arc<AtomicBool>) -> Result<()> {
@@ -292,7 +297,11 @@ pub fn serve(config: Config, allow_write: bool, cancel: Arc<AtomicBool>) -> Resu
         .map_err(|e| KbError::io("tokio runtime", e))?;
     let session = server.session.clone();
     runtime.block_on(async move {
-        let transport = (tokio::io::stdin(), out);
+        // Every line is checked before rmcp sees it: malformed ones are
+        // answered (see `wire`).
+        let wire = wire::start(tokio::io::stdin(), out);
+        let writer = wire.writer;
+        let transport = (wire.to_rmcp, wire.from_rmcp);
         let running = tokio::select! {
             r = server.serve(transport) => r,
             _ = shutdown_signal() => {
@@ -305,6 +314,7 @@ pub fn serve(config: Config, allow_write: bool, cancel: Arc<AtomicBool>) -> Resu
             Err(e) => {
                 // stdin closed (or the client went away) before initializing.
                 eprintln!("kb mcp: stopped before initialization: {e}");
+                let _ = tokio::time::timeout(LAST_ANSWERS, writer).await;
                 return;
             }
         };
@@ -319,6 +329,8 @@ pub fn serve(config: Config, allow_write: bool, cancel: Arc<AtomicBool>) -> Resu
             Ok(reason) => eprintln!("kb mcp: stopped ({reason:?})"),
             Err(e) => eprintln!("kb mcp: stopped: {e}"),
         }
+        // The last answers are still on their way to stdout.
+        let _ = tokio::time::timeout(LAST_ANSWERS, writer).await;
     });
     // Waits for a call still running (an interrupted add stops after its
     // document), then writes what the search log still holds.

@@ -39,6 +39,15 @@ impl FusionSettings {
         }
     }
 
+    /// The highest fused score a chunk can get (first in both lists).
+    pub fn max_score(&self) -> f64 {
+        let weights = self.keyword_weight + self.vector_weight;
+        match self.method {
+            Fusion::Rrf => weights / (self.rrf_k + 1.0),
+            Fusion::Convex => weights,
+        }
+    }
+
     /// Plain RRF with equal weights.
     pub fn rrf(k: f64) -> FusionSettings {
         FusionSettings {

@@ -17,6 +17,11 @@ use crate::error::{KbError, Result};
 pub use feedback::Feedback;
 pub use fusion::{fuse, Fused, FusionSettings, Ranking};
 
+/// The most results one search returns (`--top`): a stated limit, so that a
+/// huge number is an error rather than an overflow (the vector ranker scans
+/// the codes itself and has no limit of sqlite-vec's k <= 4096 to meet).
+pub const MAX_TOP: usize = 4096;
+
 #[derive(
     Debug,
     Clone,
@@ -80,9 +85,9 @@ impl SearchRequest {
     /// asked for, at least 30; twice that when chunks of documents already
     /// listed are skipped.
     pub fn candidates(&self) -> usize {
-        let n = (self.top * 3).max(30);
+        let n = self.top.saturating_mul(3).max(30);
         if self.max_per_document > 0 {
-            n * 2
+            n.saturating_mul(2)
         } else {
             n
         }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::Config;
-use crate::db::{Database, OpenMode, SearchLogEntry, BUSY_TIMEOUT};
+use crate::db::{Database, OpenMode, SearchLogEntry, WriterLock, BUSY_TIMEOUT};
 use crate::error::Result;
 
 pub use models::ModelProvider;
@@ -156,15 +156,39 @@ impl Session {
     /// The one place a session opens kb.db.
     fn open_db(&self, mode: OpenMode) -> Result<&Database> {
         if let Some(db) = self.db.get() {
+            if mode == OpenMode::Create {
+                // Opened for reading in a place kb may not write.
+                db.writable()?;
+            }
             return Ok(db);
         }
         let db = Database::open(&self.config.db_path(), mode)?;
         Ok(self.db.get_or_init(|| db))
     }
 
-    /// Names the session's database in a corruption error from it.
+    /// Names the session's database (and the reason, for a failure to
+    /// read or write its files) in an error from it.
     pub fn name_db_in(&self, e: crate::error::KbError) -> crate::error::KbError {
-        e.at_db(&self.config.db_path())
+        crate::db::explain(&self.config.db_path(), e)
+    }
+
+    /// Waits until no other `kb add`, `kb init` or `kb reindex` runs on
+    /// this knowledge base, then keeps them waiting until the guard drops
+    /// (see `db::WriterLock`). Ctrl-C stops the wait.
+    pub fn lock_writer(&self) -> Result<WriterLock> {
+        let dir = &self.config.data_dir;
+        std::fs::create_dir_all(dir).map_err(|e| crate::error::KbError::io(dir, e))?;
+        let db_path = self.config.db_path();
+        WriterLock::acquire(&db_path, &self.cancel, |m| self.note(m)).map_err(|e| {
+            // A data directory kb may not write: say why, as the database would.
+            match (&e, db_path.exists()) {
+                (crate::error::KbError::Io { .. }, true) => match self.db() {
+                    Ok(db) => db.writable().err().unwrap_or(e),
+                    Err(open) => open,
+                },
+                _ => e,
+            }
+        })
     }
 
     /// Remembers that this session changed the knowledge base, so a warm
@@ -207,7 +231,7 @@ impl Session {
         };
         let _ = db.set_busy_timeout(Duration::ZERO);
         let written = (|| -> Result<()> {
-            let tx = db.begin()?;
+            let tx = db.begin_write()?;
             for e in pending.iter() {
                 db.log_search(e)?;
             }

@@ -73,7 +73,7 @@ impl Session {
         // One read snapshot for the binding and the vectors: a reindex that
         // commits meanwhile cannot pair one model's binding with another's
         // vectors. It lasts as long as a load, not across calls.
-        let snapshot = db.begin()?;
+        let snapshot = db.begin_read()?;
         let binding = db.model_binding()?.ok_or_else(no_model_yet)?;
         let key = BindingKey::of(&binding);
         let mut warm = self.warm.borrow_mut();

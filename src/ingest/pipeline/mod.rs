@@ -27,7 +27,7 @@ mod stages;
 mod summary;
 mod walk;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -36,6 +36,7 @@ use std::time::Instant;
 use crate::config::Config;
 use crate::db::{normalize_tags, Database};
 use crate::error::{KbError, Result};
+use crate::ingest::source_path;
 use crate::output::progress::Progress;
 
 pub use group::{embed_and_write, embed_group, write_group, ReadyDocument};
@@ -92,6 +93,10 @@ impl<'a> Ingester<'a> {
             ..Default::default()
         };
         let files = walked.files;
+        let mut folders = walked.folders;
+        folders.extend(paths.iter().cloned());
+        let walked_paths: HashSet<String> =
+            files.iter().map(|(p, _)| source_path::encode(p)).collect();
         let indexed = self.db.indexed_files()?;
         summary.seconds.walk = started.elapsed().as_secs_f64();
         opts.progress.files(files.len() as u64);
@@ -116,7 +121,7 @@ impl<'a> Ingester<'a> {
             summary.interrupted = true;
         }
         if !summary.interrupted {
-            summary.removed = prune::prune_deleted(self.db, paths)?;
+            summary.removed += prune::prune_deleted(self.db, &folders, &walked_paths)?;
         }
         summary.seconds.parse = workers.parse_nanos.load(Ordering::Relaxed) as f64 / 1e9;
         summary.seconds.embed = workers.embed_nanos.load(Ordering::Relaxed) as f64 / 1e9;

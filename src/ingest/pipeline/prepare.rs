@@ -10,7 +10,7 @@ use crate::db::{normalize_tags, IndexedFile, NewChunk, NewDocument};
 use crate::error::Result;
 use crate::ingest::change::{content_hash, FileStamp};
 use crate::ingest::context::stored_chunks;
-use crate::ingest::{parse, ChunkContext, DocType, IngestError, ParsedDocument};
+use crate::ingest::{parse, source_path, ChunkContext, DocType, IngestError, ParsedDocument};
 
 /// What a parser thread makes of one file.
 pub(super) enum FileOutcome {
@@ -51,7 +51,7 @@ impl Workers {
     ) -> Result<(FileOutcome, Vec<String>)> {
         let plain = |o: FileOutcome| Ok((o, Vec::new()));
         let not_indexed = |e: IngestError| plain(FileOutcome::NotIndexed(e));
-        let source_path = path.to_string_lossy().into_owned();
+        let source_path = source_path::encode(path);
         let meta = match std::fs::metadata(path) {
             Ok(m) => m,
             Err(e) => return not_indexed(IngestError::Failed(format!("cannot read: {e}"))),

@@ -25,7 +25,7 @@ use crate::config::Config;
 use crate::db::{Database, IndexedFile, WriteOutcome};
 use crate::embed::Embed;
 use crate::error::{KbError, Result};
-use crate::ingest::{DocType, IngestError};
+use crate::ingest::{source_path, DocType, IngestError};
 use crate::output::progress::Progress;
 
 /// What the parser and embedding threads share: the settings, the model,
@@ -53,7 +53,9 @@ enum Event {
         size: u64,
         mtime: i64,
     },
-    NotIndexed(PathBuf, IngestError),
+    /// Not indexed, with the document an earlier version of the file
+    /// left, if any.
+    NotIndexed(PathBuf, IngestError, Option<i64>),
     Warning(PathBuf, String),
     /// Documents with their vectors, and their PDF pages without text.
     Embedded(Vec<ReadyDocument>, Vec<Vec<f32>>, u64),
@@ -137,7 +139,7 @@ impl Writer<'_> {
                                 if halt() {
                                     return;
                                 }
-                                let key = path.to_string_lossy();
+                                let key = source_path::encode(path);
                                 let event = workers.parse_one(
                                     path,
                                     *doc_type,
@@ -218,14 +220,27 @@ impl Writer<'_> {
                     summary.skipped += 1;
                     progress.file_done();
                 }
-                Event::NotIndexed(path, e) => {
+                Event::NotIndexed(path, e, earlier) => {
                     match e {
                         IngestError::Empty => summary.empty += 1,
                         // Unreadable content counts as a failure: the
                         // file claims a type kb indexes.
                         IngestError::Unsupported(_) | IngestError::Failed(_) => summary.failed += 1,
                     }
-                    self.errors_log.record(&path, &e.to_string());
+                    // A file emptied (or turned binary) no longer holds its
+                    // old text: searches must not find it. A failure to read
+                    // may pass, so the old version stays until it is fixed.
+                    let gone = matches!(e, IngestError::Empty | IngestError::Unsupported(_));
+                    match earlier {
+                        Some(id) if gone => {
+                            summary.removed += self.db.remove_documents(&[id])?;
+                            self.errors_log.record(
+                                &path,
+                                &format!("{e}; the document indexed from its earlier content was removed"),
+                            );
+                        }
+                        _ => self.errors_log.record(&path, &e.to_string()),
+                    }
                     progress.file_done();
                 }
                 Event::Warning(path, reason) => {
@@ -290,7 +305,9 @@ impl Workers {
             }
             Ok((FileOutcome::Unchanged { id }, _)) => Event::Skipped { id },
             Ok((FileOutcome::Touched { id, size, mtime }, _)) => Event::Touched { id, size, mtime },
-            Ok((FileOutcome::NotIndexed(e), _)) => Event::NotIndexed(path.to_path_buf(), e),
+            Ok((FileOutcome::NotIndexed(e), _)) => {
+                Event::NotIndexed(path.to_path_buf(), e, existing.map(|x| x.id))
+            }
             Err(e) => Event::Fatal(e),
         })
     }

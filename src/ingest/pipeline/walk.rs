@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::errors_log::ErrorsLog;
 use crate::error::{KbError, Result};
+use crate::ingest::source_path::canonical;
 use crate::ingest::{detect, DocType};
 
 /// The file that lists, like a `.gitignore`, what `kb add` leaves out of
@@ -13,12 +14,16 @@ pub const IGNORE_FILE: &str = ".kbignore";
 /// What the walk found.
 #[derive(Debug, Default)]
 pub(super) struct Walked {
-    /// Supported files with their type, as absolute paths, sorted, once each.
+    /// Supported files with their type, as canonical paths (see
+    /// `source_path`), sorted, once each.
     pub files: Vec<(PathBuf, DocType)>,
     /// Files of a type kb does not index.
     pub unsupported: usize,
     /// Folders or links that could not be entered (logged).
     pub errors: usize,
+    /// The folders given and the folders links inside them lead to
+    /// (canonical): where a document whose file is gone is pruned.
+    pub folders: Vec<PathBuf>,
 }
 
 /// Lists the supported files under `paths` (hidden entries, what a
@@ -32,6 +37,9 @@ pub(super) fn collect_files(
 ) -> Result<Walked> {
     let mut walked = Walked::default();
     for root in paths {
+        if root.is_dir() {
+            walked.folders.push(canonical(root));
+        }
         let mut overrides = ignore::overrides::OverrideBuilder::new(root);
         for glob in exclude {
             overrides.add(&format!("!{glob}")).map_err(|e| {
@@ -65,17 +73,22 @@ pub(super) fn collect_files(
             };
             // Directories, FIFOs, sockets and devices are not documents.
             if !entry.file_type().is_some_and(|ft| ft.is_file()) {
+                if entry.path_is_symlink() && entry.file_type().is_some_and(|ft| ft.is_dir()) {
+                    walked.folders.push(canonical(entry.path()));
+                }
                 continue;
             }
             let path = entry.into_path();
             match detect::detect_by_extension(&path).or_else(|| sniff(&path)) {
-                Some(t) => walked.files.push((absolute(&path), t)),
+                Some(t) => walked.files.push((canonical(&path), t)),
                 None => walked.unsupported += 1,
             }
         }
     }
     walked.files.sort();
     walked.files.dedup();
+    walked.folders.sort();
+    walked.folders.dedup();
     Ok(walked)
 }
 
@@ -91,12 +104,6 @@ fn sniff(path: &Path) -> Option<DocType> {
         .read_to_end(&mut head)
         .ok()?;
     detect::detect_by_content(&head)
-}
-
-/// The path documents are stored under: absolute, not canonical (a link
-/// keeps the name the user gave it).
-pub(super) fn absolute(p: &Path) -> PathBuf {
-    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 #[cfg(test)]
@@ -129,7 +136,7 @@ mod tests {
             .iter()
             .map(|(p, t)| {
                 assert!(p.is_absolute(), "{}", p.display());
-                let rel = p.strip_prefix(std::path::absolute(&root).unwrap());
+                let rel = p.strip_prefix(std::fs::canonicalize(&root).unwrap());
                 (rel.unwrap().to_string_lossy().into_owned(), *t)
             })
             .collect();

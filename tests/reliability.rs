@@ -1,0 +1,762 @@
+//! What a reliability campaign (issue 15) found kb doing wrong, each as the
+//! state or input that broke it: a full disk, a crash during a checkpoint, a
+//! read-only data directory, an unreadable or half-deleted database, two
+//! writers at once, limits of `--top` and `--threshold`, bytes that are not
+//! UTF-8 in arguments and the environment, escape sequences in documents.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{fixture_tree, long_guide, stderr_json, write, Kb};
+use serde_json::Value;
+
+/// Real text for a folder of documents: the repository's own manuals,
+/// split into files of a few sections each.
+fn manual_folder(dir: &Path, files: usize) -> usize {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut sections: Vec<String> = Vec::new();
+    for f in ["README.md", "ARCHITECTURE.md"] {
+        let text = std::fs::read_to_string(root.join(f)).unwrap();
+        for s in text.split("\n## ").filter(|s| s.len() > 200) {
+            sections.push(format!("## {s}"));
+        }
+    }
+    for i in 0..files {
+        let body: Vec<&str> = (0..3)
+            .map(|k| sections[(i * 3 + k) % sections.len()].as_str())
+            .collect();
+        write(
+            &dir.join(format!("manual-{i:03}.md")),
+            &format!("# Manual part {i}\n\n{}\n", body.join("\n\n")),
+        );
+    }
+    files
+}
+
+fn status(kb: &Kb) -> Value {
+    kb.json(&["status", "--format", "json"])
+}
+
+fn integrity(db: &Path) -> String {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap()
+}
+
+/// Runs `cmd` where permissions count: root passes every permission check,
+/// so as root kb runs as `nobody` (through setpriv). `None` when that is
+/// not possible.
+fn unprivileged(cmd: Command) -> Option<Command> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some(cmd);
+    }
+    if Command::new("setpriv").arg("--version").output().is_err() {
+        return None;
+    }
+    let mut c = Command::new("setpriv");
+    c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    Some(c)
+}
+
+fn chmod(p: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn json_error(out: &std::process::Output, exit: i32) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(exit),
+        "stdout {}\nstderr {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stderr_json(out)
+}
+
+/// A small tmpfs mounted over `dir` for the test's lifetime.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(dir: &Path, size: &str) -> Result<Tmpfs, String> {
+        std::fs::create_dir_all(dir).unwrap();
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "mount -t tmpfs failed (needs root): {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(Tmpfs(dir.to_path_buf()))
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn after_a_full_disk_is_freed_every_committed_document_is_there() {
+    let kb = Kb::empty();
+    let mount = match Tmpfs::mount(&kb.data_dir(), "20m") {
+        Ok(m) => m,
+        Err(why) => {
+            println!("skipped: the disk-full test needs a tmpfs: {why}");
+            return;
+        }
+    };
+    kb.cmd()
+        .args(["init", "--model-dir"])
+        .arg(common::model_dir())
+        .assert()
+        .success();
+    let docs = kb.home.path().join("docs");
+    let files = manual_folder(&docs, 30);
+    // Leave about 2 MB: a few documents fit in the write-ahead log (the
+    // first vector takes 1.5 MB: sqlite-vec allocates room for 1,024), the
+    // checkpoint that copies them into kb.db does not.
+    let filler = kb.data_dir().join("filler");
+    let free = {
+        let out = Command::new("df")
+            .args(["--output=avail", "-B1"])
+            .arg(kb.data_dir())
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines().nth(1).unwrap().trim().parse::<u64>().unwrap()
+    };
+    std::fs::write(&filler, vec![0u8; (free - 2_000_000) as usize]).unwrap();
+
+    let out = kb
+        .cmd()
+        .args(["add", "--quiet", "--format", "json"])
+        .arg(&docs)
+        .output()
+        .unwrap();
+    let e = json_error(&out, 2);
+    assert_eq!(e["code"], "E_IO", "{e}");
+    assert!(e["error"].as_str().unwrap().contains("disk is full"), "{e}");
+    // The state that matters: kb.db shorter than its header says, the rest
+    // of its pages still in the write-ahead log.
+    let main = std::fs::read(kb.db_path()).unwrap();
+    let page_size = u16::from_be_bytes([main[16], main[17]]) as usize;
+    let pages = u32::from_be_bytes([main[28], main[29], main[30], main[31]]) as usize;
+    println!(
+        "kb.db: {} bytes, its header says {pages} pages of {page_size}",
+        main.len()
+    );
+
+    // What SQLite itself sees as committed, on a copy of the files.
+    let copy = kb.home.path().join("copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in ["kb.db", "kb.db-wal", "kb.db-shm"] {
+        let _ = std::fs::copy(kb.data_dir().join(f), copy.join(f));
+    }
+    let committed: i64 = rusqlite::Connection::open(copy.join("kb.db"))
+        .unwrap()
+        .query_row("SELECT count(*) FROM documents", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        committed > 0,
+        "nothing was committed before the disk filled"
+    );
+
+    std::fs::remove_file(&filler).unwrap();
+    let s = status(&kb);
+    assert_eq!(s["total_documents"], committed, "{s}");
+    assert_eq!(integrity(&kb.db_path()), "ok");
+    // And the run continues where it stopped.
+    let v = kb.add(&[&docs]);
+    assert_eq!(
+        v["added"].as_i64().unwrap() + committed,
+        files as i64,
+        "{v}"
+    );
+    drop(mount);
+}
+
+/// The frames of a write-ahead log: (page number, commit size, page bytes).
+fn wal_frames(wal: &[u8]) -> Vec<(u32, u32, &[u8])> {
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    let page_size = be(&wal[8..12]) as usize;
+    let salts = &wal[16..24];
+    let mut frames = Vec::new();
+    let mut at = 32;
+    while at + 24 + page_size <= wal.len() {
+        let h = &wal[at..at + 24];
+        if &h[8..16] != salts {
+            break;
+        }
+        frames.push((
+            be(&h[0..4]),
+            be(&h[4..8]),
+            &wal[at + 24..at + 24 + page_size],
+        ));
+        at += 24 + page_size;
+    }
+    frames
+}
+
+#[test]
+fn a_crash_during_a_checkpoint_loses_nothing() {
+    let kb = Kb::new();
+    let first = kb.home.path().join("first");
+    fixture_tree(&first);
+    kb.add(&[&first]);
+    let before = status(&kb)["total_documents"].as_i64().unwrap();
+
+    // A connection kept open stops `kb add` from checkpointing when it
+    // closes, so its documents stay in the write-ahead log.
+    let holder = rusqlite::Connection::open(kb.db_path()).unwrap();
+    holder
+        .execute_batch("PRAGMA wal_autocheckpoint = 0; SELECT count(*) FROM documents;")
+        .unwrap();
+    let second = kb.home.path().join("second");
+    long_guide(&second);
+    manual_folder(&second, 6);
+    let added = kb.add(&[&second])["added"].as_i64().unwrap();
+
+    // The state a kill -9 leaves in the middle of the checkpoint: pages go
+    // back in page order, so page 1 (whose header counts the pages) is
+    // already in kb.db, the pages past its end are not.
+    let crashed = Kb::empty();
+    std::fs::create_dir_all(crashed.data_dir()).unwrap();
+    for f in ["kb.db", "kb.db-wal"] {
+        std::fs::copy(kb.data_dir().join(f), crashed.data_dir().join(f)).unwrap();
+    }
+    drop(holder);
+    let wal = std::fs::read(crashed.data_dir().join("kb.db-wal")).unwrap();
+    let frames = wal_frames(&wal);
+    let last_commit = frames.iter().rposition(|f| f.1 != 0).unwrap();
+    let (_, _, page1) = frames[..=last_commit]
+        .iter()
+        .rev()
+        .find(|f| f.0 == 1)
+        .expect("the log holds page 1");
+    let header_pages = u32::from_be_bytes([page1[28], page1[29], page1[30], page1[31]]) as u64;
+    let db = crashed.db_path();
+    let mut main = std::fs::read(&db).unwrap();
+    assert!(
+        (main.len() as u64) < header_pages * page1.len() as u64,
+        "kb.db must be shorter than its header says"
+    );
+    main[..page1.len()].copy_from_slice(page1);
+    std::fs::write(&db, &main).unwrap();
+
+    let s = crashed.json(&["status"]);
+    assert_eq!(s["total_documents"], before + added, "{s}");
+    let hits = crashed.json(&["search", "kayak", "--fts-only", "--top", "1"]);
+    assert_eq!(hits["returned"], 1, "{hits}");
+    assert_eq!(integrity(&db), "ok");
+}
+
+#[test]
+fn a_read_only_data_directory_still_answers_reads() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    chmod(kb.home.path(), 0o755);
+    chmod(&docs, 0o755);
+    chmod(&kb.data_dir(), 0o555);
+    let run = |args: &[&str]| {
+        let mut c = kb.std_cmd();
+        c.args(args).args(["--format", "json"]);
+        unprivileged(c).map(|mut c| c.output().unwrap())
+    };
+    let Some(out) = run(&["status"]) else {
+        println!("skipped: running as root without setpriv");
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["total_documents"], 3, "{s}");
+    let out = run(&["search", "dentist", "--fts-only"]).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["returned"].as_u64().unwrap() >= 1, "{v}");
+
+    // Writes are refused, naming the directory and why.
+    let out = run(&["remove", docs.join("git.md").to_str().unwrap()]).unwrap();
+    let e = json_error(&out, 2);
+    assert_eq!(e["code"], "E_IO", "{e}");
+    let msg = e["error"].as_str().unwrap();
+    assert!(msg.contains("not writable") && msg.contains("data"), "{e}");
+    assert!(!msg.contains("corrupt") && !msg.contains("backup"), "{e}");
+    let out = run(&["add", docs.to_str().unwrap()]).unwrap();
+    let e = json_error(&out, 2);
+    assert_eq!(e["code"], "E_IO", "{e}");
+    assert!(e["error"].as_str().unwrap().contains("not writable"), "{e}");
+    chmod(&kb.data_dir(), 0o755);
+    assert_eq!(status(&kb)["total_documents"], 3);
+}
+
+#[test]
+fn a_database_kb_may_not_read_is_a_permission_error() {
+    let kb = Kb::new();
+    chmod(kb.home.path(), 0o755);
+    chmod(&kb.data_dir(), 0o755);
+    let mode = if unsafe { libc::geteuid() } == 0 {
+        0o600
+    } else {
+        0o000
+    };
+    chmod(&kb.db_path(), mode);
+    let mut c = kb.std_cmd();
+    c.args(["status", "--format", "json"]);
+    let Some(mut c) = unprivileged(c) else {
+        println!("skipped: running as root without setpriv");
+        return;
+    };
+    let e = json_error(&c.output().unwrap(), 2);
+    assert_eq!(e["code"], "E_IO", "{e}");
+    let msg = e["error"].as_str().unwrap();
+    assert!(
+        msg.contains("kb.db") && msg.contains("Permission denied"),
+        "{e}"
+    );
+    chmod(&kb.db_path(), 0o644);
+}
+
+#[test]
+fn a_write_ahead_log_deleted_under_a_running_process_is_named() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    // Another process with the database open and changes in its log.
+    let other = rusqlite::Connection::open(kb.db_path()).unwrap();
+    other
+        .execute_batch(
+            "PRAGMA wal_autocheckpoint = 0;
+             CREATE TABLE held_open (x);
+             INSERT INTO held_open VALUES (randomblob(100000));",
+        )
+        .unwrap();
+    std::fs::remove_file(kb.data_dir().join("kb.db-wal")).unwrap();
+    let e = kb.error(&["status"], 2);
+    assert_eq!(e["code"], "E_IO", "{e}");
+    let msg = e["error"].as_str().unwrap();
+    assert!(msg.contains("kb.db-wal") && msg.contains("deleted"), "{e}");
+    assert!(!msg.contains("corrupt"), "{e}");
+    // The other process writes its changes back when it closes.
+    drop(other);
+    assert_eq!(status(&kb)["total_documents"], 3);
+}
+
+#[test]
+fn two_adds_at_once_embed_each_file_once() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    let files = manual_folder(&docs, 40) as u64;
+    let args = ["add", docs.to_str().unwrap(), "--format", "json", "--quiet"];
+    let first = kb.spawn(&args);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let second = kb.spawn(&args);
+    let outs = [
+        first.wait_with_output().unwrap(),
+        second.wait_with_output().unwrap(),
+    ];
+    let mut added = 0;
+    for out in &outs {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["updated"], 0, "re-embedded what the other committed: {v}");
+        added += v["added"].as_u64().unwrap();
+    }
+    assert_eq!(added, files);
+    let waited = String::from_utf8_lossy(&outs[1].stderr);
+    assert!(waited.contains("waiting for it to finish"), "{waited}");
+    let s = status(&kb);
+    assert_eq!(s["total_documents"], files);
+}
+
+#[test]
+fn top_and_threshold_have_stated_limits() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    long_guide(&docs);
+    kb.add(&[&docs]);
+    // sqlite-vec answered at most 4096 neighbours; 3 x 1366 was over it.
+    for mode in ["hybrid", "vector"] {
+        let v = kb.json(&["search", "kayak", "--mode", mode, "--top", "1366"]);
+        assert!(v["returned"].as_u64().unwrap() >= 1, "{mode}: {v}");
+        let v = kb.json(&["search", "kayak", "--mode", mode, "--top", "4096"]);
+        assert!(v["returned"].as_u64().unwrap() >= 1, "{mode}: {v}");
+    }
+    for (args, field) in [
+        (&["--top", "4097"][..], "4096"),
+        (&["--top", "6148914691236517206"], "4096"),
+        (&["--threshold", "nan"], "threshold"),
+        (&["--threshold", "inf"], "threshold"),
+        (&["--threshold=-0.5"], "threshold"),
+    ] {
+        let mut all = vec!["search", "kayak"];
+        all.extend_from_slice(args);
+        let e = kb.error(&all, 1);
+        assert_eq!(e["code"], "E_USAGE", "{args:?}: {e}");
+        assert!(
+            e["error"].as_str().unwrap().contains(field),
+            "{args:?}: {e}"
+        );
+    }
+}
+
+#[test]
+fn bytes_that_are_not_utf8_in_arguments_or_environment_are_errors() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let kb = Kb::new();
+    let bad = |s: &[u8]| OsStr::from_bytes(s).to_os_string();
+    // Not kb's variable: ignored.
+    let out = kb
+        .cmd()
+        .env("FOO", bad(b"\xff"))
+        .args(["status", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // kb's: an error naming it.
+    let out = kb
+        .cmd()
+        .env("KB_DEFAULT_TOP", bad(b"\xff"))
+        .args(["status", "--format", "json"])
+        .output()
+        .unwrap();
+    let e = json_error(&out, 1);
+    assert_eq!(e["code"], "E_CONFIG", "{e}");
+    assert!(
+        e["error"].as_str().unwrap().contains("KB_DEFAULT_TOP"),
+        "{e}"
+    );
+    for args in [
+        vec![bad(b"search"), bad(b"abc\xff")],
+        vec![bad(b"open"), bad(b"\xff.md")],
+    ] {
+        let out = kb
+            .cmd()
+            .args(&args)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        let e = json_error(&out, 1);
+        assert_eq!(e["code"], "E_USAGE", "{args:?}: {e}");
+        assert!(e["error"].as_str().unwrap().contains("UTF-8"), "{e}");
+    }
+}
+
+#[test]
+fn human_output_never_carries_escape_sequences_from_documents() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    // A title that clears the screen, a file name that sets the window title
+    // and reverses itself, text with a disguised link and a bell.
+    let name = "evil\x1b]0;owned\x07\u{202e}dm.txt.md";
+    let path = docs.join(name);
+    write(
+        &path,
+        "# Kayak \x1b[2J\x1b[H guide\n\nKayak paddling basics: \x1b]8;;http://evil.example/\x07click here\
+         \x1b]8;;\x07 to learn the kayak stroke.\x07 Keep the blade \x1b[31mvertical\x1b[0m and rotate \
+         your torso through the kayak stroke \u{9b}31m for power.\n",
+    );
+    kb.add(&[&docs]);
+    let id = kb.json(&["list"])[0]["id"].to_string();
+    let chunk = kb.json(&["search", "kayak", "--top", "1"])["results"][0]["chunk_id"].to_string();
+    for args in [
+        vec!["search", "kayak stroke"],
+        vec!["search", "kayak", "--fts-only"],
+        vec!["show", chunk.as_str()],
+        vec!["list"],
+        vec!["info", id.as_str()],
+        vec!["outline", id.as_str()],
+        vec!["open", id.as_str()],
+    ] {
+        let out = kb
+            .cmd()
+            .args(&args)
+            .args(["--format", "human"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("Kayak") || text.contains("kayak"),
+            "{args:?}: {text}"
+        );
+        for c in text.chars() {
+            let harmful = (c.is_control() && c != '\n' && c != '\t')
+                || ('\u{202A}'..='\u{202E}').contains(&c)
+                || ('\u{2066}'..='\u{2069}').contains(&c);
+            assert!(!harmful, "{args:?} printed {:?}: {text:?}", c);
+        }
+    }
+}
+
+/// Chunk texts and token counts of the document at `path`, in order.
+fn chunks_of(kb: &Kb, path_suffix: &str) -> Vec<(String, i64)> {
+    let conn = rusqlite::Connection::open(kb.db_path()).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT c.text, c.token_count FROM chunks c JOIN documents d ON d.id = c.document_id
+             WHERE d.source_path LIKE '%' || ?1 ORDER BY c.chunk_index",
+        )
+        .unwrap();
+    stmt.query_map([path_suffix], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap()
+}
+
+#[test]
+fn chinese_and_japanese_text_is_split_never_truncated() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    let ja_body = "京都の春は桜の季節として知られており毎年多くの旅行者が哲学の道を歩きながら満開の花を楽しむ\
+        川沿いの小道には古い茶屋が並び抹茶と和菓子を味わうことができる\
+        朝早く訪れると人が少なく鳥の声を聞きながら静かに散歩できる\
+        夕方になると提灯に明かりがともり昼とはまったく違う景色が広がる";
+    let ja_end = "最後に嵐山の竹林を抜けて渡月橋から夕日を眺めるのがおすすめです";
+    let ja = format!("{}{ja_end}", ja_body.repeat(6));
+    assert!(ja.chars().count() > 800, "{}", ja.chars().count());
+    write(&docs.join("kyoto.md"), &format!("# 京都の春\n\n{ja}\n"));
+    let zh_body = "我们的团队每周一上午开会讨论项目进度并安排本周的开发任务\
+        每个成员需要提前准备好上周完成的工作和遇到的问题\
+        会议结束后负责人会整理会议记录并发送给所有参与者";
+    let zh_end = "如果有紧急问题可以随时在聊天群里联系值班的工程师";
+    let zh = format!("{}{zh_end}", zh_body.repeat(8));
+    assert!(zh.chars().count() > 600, "{}", zh.chars().count());
+    write(&docs.join("meetings.txt"), &format!("{zh}\n"));
+    let s = kb.add(&[&docs]);
+    assert_eq!(s["added"], 2, "{s}");
+    for (file, text, end) in [("kyoto.md", &ja, ja_end), ("meetings.txt", &zh, zh_end)] {
+        let chunks = chunks_of(&kb, file);
+        assert!(chunks.len() > 1, "{file}: {chunks:?}");
+        for (_, tokens) in &chunks {
+            assert!(
+                *tokens <= 256,
+                "{file}: a chunk of {tokens} tokens would be truncated"
+            );
+        }
+        let joined: String = chunks.iter().map(|c| c.0.as_str()).collect();
+        let chars = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        assert!(
+            chars(&joined).contains(&chars(text)),
+            "{file}: text lost between the chunks"
+        );
+        let last = &chunks.last().unwrap().0;
+        assert!(
+            chars(last).contains(&chars(end)),
+            "{file}: its last words are not indexed"
+        );
+    }
+}
+
+#[test]
+fn a_file_name_that_is_not_utf8_is_one_document_found_again() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    let odd = docs.join(OsStr::from_bytes(b"caf\xe9-men\xfc.md"));
+    std::fs::write(
+        &odd,
+        "# Latin-1 menu\n\nThe quince tart and the chestnut soup are served on Fridays.\n",
+    )
+    .unwrap();
+    let first = kb.add(&[&docs]);
+    assert_eq!(
+        (first["added"].as_u64(), first["removed"].as_u64()),
+        (Some(4), Some(0)),
+        "{first}"
+    );
+    let again = kb.add(&[&docs]);
+    assert_eq!(again["added"], 0, "{again}");
+    assert_eq!(again["removed"], 0, "{again}");
+    assert_eq!(again["skipped"], 4, "{again}");
+    let hits = kb.json(&["search", "quince tart chestnut", "--fts-only"]);
+    let path = hits["results"][0]["source"]["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(path.ends_with("caf\\xE9-men\\xFC.md"), "{path}");
+    // The path as printed names the document; its file is there.
+    let info = kb.json(&["info", &path]);
+    assert_eq!(info["file_status"], "unchanged", "{info}");
+    std::fs::remove_file(&odd).unwrap();
+    let gone = kb.add(&[&docs]);
+    assert_eq!(gone["removed"], 1, "{gone}");
+}
+
+#[test]
+fn one_file_is_one_document_however_it_is_reached() {
+    let kb = Kb::new();
+    let home = kb.home.path();
+    let docs = home.join("dir");
+    long_guide(&docs);
+    write(
+        &docs.join("notes/dentist.txt"),
+        "Call the dentist on Monday about the crown.\n",
+    );
+    std::fs::create_dir_all(home.join("other")).unwrap();
+    std::os::unix::fs::symlink(&docs, home.join("link")).unwrap();
+    for p in [docs.clone(), home.join("other/../dir"), home.join("link")] {
+        kb.add(&[&p]);
+    }
+    assert_eq!(status(&kb)["total_documents"], 2);
+    let hits = kb.json(&[
+        "search",
+        "kayak paddle canoe",
+        "--top",
+        "10",
+        "--max-per-document",
+        "0",
+    ]);
+    let mut found: Vec<(String, i64)> = hits["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            let s = &h["source"];
+            (
+                s["path"].as_str().unwrap().to_string(),
+                s["chunk_index"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let n = found.len();
+    found.sort();
+    found.dedup();
+    assert_eq!(found.len(), n, "one chunk came back more than once: {hits}");
+    assert!(n >= 3, "{hits}");
+    // A file given through the link is the same document too.
+    let again = kb.add(&[&home.join("link/notes/dentist.txt")]);
+    assert_eq!(
+        (again["added"].as_u64(), again["skipped"].as_u64()),
+        (Some(0), Some(1)),
+        "{again}"
+    );
+}
+
+#[test]
+fn an_emptied_file_takes_its_old_text_out_of_the_index() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    assert_eq!(kb.json(&["search", "dentist", "--fts-only"])["returned"], 1);
+    std::fs::write(docs.join("notes/dentist.txt"), b"").unwrap();
+    let s = kb.add(&[&docs]);
+    assert_eq!(
+        (s["empty"].as_u64(), s["removed"].as_u64()),
+        (Some(1), Some(1)),
+        "{s}"
+    );
+    assert_eq!(kb.json(&["search", "dentist", "--fts-only"])["returned"], 0);
+    assert_eq!(status(&kb)["total_documents"], 2);
+}
+
+#[test]
+fn utf16_text_with_a_byte_order_mark_is_indexed() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let text = "Meeting notes\r\nThe greenhouse heater needs a new thermostat before winter.\r\n";
+    let le: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    std::fs::write(docs.join("windows-notes.txt"), le).unwrap();
+    let s = kb.add(&[&docs]);
+    assert_eq!(
+        (s["added"].as_u64(), s["failed"].as_u64()),
+        (Some(1), Some(0)),
+        "{s}"
+    );
+    let hits = kb.json(&["search", "greenhouse thermostat"]);
+    assert_eq!(hits["returned"], 1, "{hits}");
+    assert!(hits["results"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("greenhouse heater"));
+}
+
+#[test]
+fn documents_an_older_kb_stored_under_a_link_are_not_kept_twice() {
+    let kb = Kb::new();
+    let home = kb.home.path();
+    let docs = home.join("dir");
+    fixture_tree(&docs);
+    let link = home.join("link");
+    std::os::unix::fs::symlink(&docs, &link).unwrap();
+    let n = kb.add(&[&docs])["added"].as_i64().unwrap();
+    // What kb before canonical paths stored for `kb add link`: the same
+    // files under the link's name.
+    let canonical = std::fs::canonicalize(&docs).unwrap();
+    let conn = rusqlite::Connection::open(kb.db_path()).unwrap();
+    let moved = conn
+        .execute(
+            "UPDATE documents SET source_path = ?2 || substr(source_path, length(?1) + 1)
+             WHERE source_path LIKE ?1 || '/%'",
+            [
+                canonical.to_str().unwrap(),
+                std::path::absolute(&link).unwrap().to_str().unwrap(),
+            ],
+        )
+        .unwrap();
+    drop(conn);
+    assert_eq!(moved as i64, n);
+    // Today's kb stores them by their canonical path and drops the copies.
+    let s = kb.add(&[&link]);
+    assert_eq!(
+        (s["added"].as_i64(), s["removed"].as_i64()),
+        (Some(n), Some(n)),
+        "{s}"
+    );
+    assert_eq!(status(&kb)["total_documents"], n);
+    let again = kb.add(&[&link]);
+    assert_eq!(
+        (again["skipped"].as_i64(), again["removed"].as_i64()),
+        (Some(n), Some(0)),
+        "{again}"
+    );
+}
