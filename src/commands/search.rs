@@ -1,5 +1,5 @@
 //! `kb search QUERY`: keyword (BM25) and semantic (embedding) rankings
-//! fused with Reciprocal Rank Fusion.
+//! fused into one (convex mix of normalised scores, or RRF).
 
 use std::time::{Duration, Instant};
 
@@ -23,7 +23,7 @@ const EXAMPLES: &str = "Examples:
   kb search backup strategy --tags work --type markdown --format human
   echo \"rotate keys\" | kb search -               the query from stdin";
 
-/// Search: keyword (BM25) and semantic (embeddings) fused with Reciprocal Rank Fusion
+/// Search: keyword (BM25) and semantic (embedding) rankings fused into one, one chunk per document by default
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[command(after_help = EXAMPLES)]
 #[serde(deny_unknown_fields)]
@@ -174,7 +174,7 @@ impl Command for SearchArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "search",
         summary: "Search the knowledge base: keyword (BM25) and semantic (embedding) rankings \
-                  fused with Reciprocal Rank Fusion. Returns the JSON of `kb search`: results \
+                  fused into one, the best chunk of each document by default. Returns the JSON of `kb search`: results \
                   with chunk_id, score (fused, for ordering only), score_breakdown (bm25 and \
                   cosine are absolute: cosine below about 0.35 means a weak match), snippet \
                   ([MATCH] marks query words), text and source (document_id, title, path, \
@@ -272,9 +272,11 @@ pub struct SearchResult {
 
 #[derive(Debug, Serialize)]
 pub struct ScoreBreakdown {
-    /// The keyword ranker's RRF contribution; null when it did not run.
+    /// The keyword ranker's contribution to the fused score; null when it
+    /// did not run.
     pub fts: Option<f64>,
-    /// The vector ranker's RRF contribution; null when it did not run.
+    /// The vector ranker's contribution to the fused score; null when it
+    /// did not run.
     pub vector: Option<f64>,
     /// Absolute BM25 relevance (higher is better); null when the chunk did
     /// not match by keyword.

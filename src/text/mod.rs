@@ -5,4 +5,5 @@
 
 pub mod cjk;
 pub mod header;
+pub mod numbers;
 pub mod terms;

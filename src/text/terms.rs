@@ -16,10 +16,6 @@
 //! - numbers with thousands separators give the bare number (`1234567`);
 //! - CJK runs give their character bigrams ([`super::cjk`]).
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use super::cjk;
 
 /// A compound with more parts than this (hashes, base64) only gets its
@@ -27,15 +23,6 @@ use super::cjk;
 const MAX_PARTS: usize = 8;
 /// Longer compounds are skipped altogether.
 const MAX_COMPOUND_CHARS: usize = 80;
-
-static FISCAL_YEAR: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\b(?:FY|CY)\s?'?(\d{2})\b").expect("valid regex"));
-static QUARTER_FIRST: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\bQ([1-4])\s?'?(\d{2}|\d{4})\b").expect("valid regex"));
-static QUARTER_LAST: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\b([1-4])Q\s?'?(\d{2}|\d{4})\b").expect("valid regex"));
-static THOUSANDS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b\d{1,3}(?:,\d{3})+\b").expect("valid regex"));
 
 /// The extra forms of a chunk's text for the `terms` column, separated by
 /// spaces (empty for most prose).
@@ -52,18 +39,7 @@ pub fn query_expansions(query: &str) -> Vec<String> {
 fn extra_forms(text: &str) -> Vec<String> {
     let mut out = Forms::default();
     compounds(text, &mut out);
-    for c in FISCAL_YEAR.captures_iter(text) {
-        out.push(full_year(&c[1]));
-    }
-    for re in [&*QUARTER_FIRST, &*QUARTER_LAST] {
-        for c in re.captures_iter(text) {
-            out.push(format!("q{}", &c[1]));
-            out.push(full_year(&c[2]));
-        }
-    }
-    for m in THOUSANDS.find_iter(text) {
-        out.push(m.as_str().replace(',', ""));
-    }
+    super::numbers::forms(text, |f| out.push(f));
     cjk::for_each_bigram(text, |b| out.push(b.to_string()));
     out.0
 }
@@ -77,16 +53,6 @@ impl Forms {
         if !s.is_empty() && !self.0.contains(&s) {
             self.0.push(s);
         }
-    }
-}
-
-/// `18` → `2018`, `2019` → `2019` (two-digit years are this century's:
-/// fiscal-year labels in documents kb indexes are recent).
-fn full_year(y: &str) -> String {
-    if y.len() == 2 {
-        format!("20{y}")
-    } else {
-        y.to_string()
     }
 }
 
