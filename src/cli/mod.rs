@@ -83,6 +83,9 @@ pub enum CliCommand {
 #[derive(Debug, Args)]
 pub struct ExtractPdfArgs {
     pub path: PathBuf,
+    /// How to read it (the engine and OCR settings), as JSON.
+    #[arg(long)]
+    pub options: String,
 }
 
 #[derive(Debug, Args)]
@@ -112,7 +115,7 @@ pub fn run() -> i32 {
     };
     if let CliCommand::ExtractPdf(a) = &cli.command {
         // No configuration, no Ctrl-C handler: the parent owns both.
-        return pdf::child_main(&a.path);
+        return pdf::child_main(&a.path, &a.options);
     }
     pdf::extract_in_child_processes();
     let explicit = cli.explicit_format();

@@ -268,7 +268,8 @@ impl Render for AddOutput {
         }
         if self.pages_without_text > 0 {
             s.push_str(&format!(
-                " {} PDF pages had no extractable text (scanned? OCR is not supported).",
+                " {} PDF pages had no extractable text (the errors log says why: OCR off, \
+                 missing, or it found nothing).",
                 self.pages_without_text
             ));
         }

@@ -10,8 +10,9 @@ use crate::error::{KbError, Result};
 use crate::output::{plural, Render, Style};
 use crate::session::Session;
 
-/// Check the ONNX Runtime library, the model files and their fingerprint, the database's
-/// integrity, the keyword and vector indexes, and stale files; each problem comes with a fix
+/// Check the ONNX Runtime library, the model files and their fingerprint, the PDF and OCR
+/// engines, the database's integrity, the keyword and vector indexes, and stale files; each
+/// problem comes with a fix
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DoctorArgs {}
@@ -51,6 +52,85 @@ fn check(name: &'static str, status: Status, detail: impl Into<String>, fix: Opt
     }
 }
 
+/// pdfium, the PDF engine: found and loadable. Without it PDFs fail (the
+/// rest of kb works), so it is a warning.
+fn pdf_engine_check(config: &crate::config::Config) -> Check {
+    use crate::ingest::pdf::engine;
+    let loaded = engine::locate(config).and_then(|p| engine::lock(&p).map(|_| p));
+    match loaded {
+        Ok(p) => check(
+            "pdf engine",
+            Status::Ok,
+            format!("pdfium loaded from {}", p.display()),
+            None,
+        ),
+        Err(e) => check(
+            "pdf engine",
+            Status::Warning,
+            e,
+            Some("PDFs cannot be read until libpdfium is in place: in kb's source tree scripts/prepare_pdf.sh fetches it from the PyPI pypdfium2 wheel into ~/.cache/kb/pdfium"),
+        ),
+    }
+}
+
+/// Tesseract for OCR, with the configured languages.
+fn ocr_check(config: &crate::config::Config) -> Check {
+    use crate::config::OcrMode;
+    use crate::ingest::pdf::ocr;
+    let i = &config.ingestion;
+    if i.enable_ocr == OcrMode::Never {
+        return check(
+            "ocr",
+            Status::Ok,
+            "off (ingestion.enable_ocr: never): pages without text are counted, not read",
+            None,
+        );
+    }
+    let Some(tesseract) = ocr::locate(i.tesseract.as_deref()) else {
+        return check(
+            "ocr",
+            Status::Warning,
+            "no OCR engine: scanned PDF pages are counted, not read",
+            Some(ocr::HOW_TO_INSTALL),
+        );
+    };
+    match ocr::languages(&tesseract) {
+        Err(e) => check(
+            "ocr",
+            Status::Warning,
+            e,
+            Some(ocr::HOW_TO_INSTALL),
+        ),
+        Ok(have) => {
+            let missing: Vec<&str> = i
+                .ocr_languages
+                .split('+')
+                .filter(|l| !have.iter().any(|h| h == l))
+                .collect();
+            if missing.is_empty() {
+                check(
+                    "ocr",
+                    Status::Ok,
+                    format!("{} (languages {})", tesseract.display(), i.ocr_languages),
+                    None,
+                )
+            } else {
+                check(
+                    "ocr",
+                    Status::Warning,
+                    format!(
+                        "{} has no data for {} (ingestion.ocr_languages); it has {}",
+                        tesseract.display(),
+                        missing.join(", "),
+                        have.join(", ")
+                    ),
+                    Some("install the language data (Debian: apt install tesseract-ocr-LANG) or change ingestion.ocr_languages"),
+                )
+            }
+        }
+    }
+}
+
 impl Command for DoctorArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "doctor",
@@ -81,6 +161,8 @@ impl Command for DoctorArgs {
                 Some("pip install onnxruntime, then point ORT_DYLIB_PATH (or embedding.onnxruntime) at its libonnxruntime.so; in kb's source tree ./setup.sh does both"),
             ),
         });
+        checks.push(pdf_engine_check(session.config()));
+        checks.push(ocr_check(session.config()));
         let db = match session.db() {
             Ok(db) => db,
             Err(e @ KbError::NoIndex(_)) => {

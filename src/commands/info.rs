@@ -58,6 +58,10 @@ pub struct InfoOutput {
     /// PDF pages (null for other documents).
     pub pages: Option<u64>,
     pub pages_without_text: u64,
+    /// PDF pages whose text was recognised by OCR.
+    pub pages_ocr: u64,
+    /// How the PDF's pages were read, in words ("2 of 5 pages recognised
+    /// by OCR", "text layer on every page").
     pub ocr: String,
     /// The Markdown frontmatter, as written.
     pub metadata: Value,
@@ -114,7 +118,12 @@ impl Command for InfoArgs {
                 .get("pages_without_text")
                 .and_then(Value::as_u64)
                 .unwrap_or(0),
-            ocr: "not supported: pages without extractable text are counted, not read".into(),
+            pages_ocr: d
+                .metadata
+                .get("pages_ocr")
+                .and_then(Value::as_u64)
+                .unwrap_or(0),
+            ocr: ocr_summary(&d.metadata),
             metadata: d
                 .metadata
                 .get("frontmatter")
@@ -123,6 +132,27 @@ impl Command for InfoArgs {
             chunks,
             skill: d.summary.skill.as_ref().map(SkillFields::of),
         })
+    }
+}
+
+/// How a PDF's pages were read, from its stored page counts.
+fn ocr_summary(meta: &Value) -> String {
+    let count = |k: &str| meta.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let Some(pages) = meta.get("pages").and_then(Value::as_u64) else {
+        return "not a PDF".into();
+    };
+    let (ocr, without) = (count("pages_ocr"), count("pages_without_text"));
+    let mut parts = Vec::new();
+    if ocr > 0 {
+        parts.push(format!("{ocr} of {pages} recognised by OCR"));
+    }
+    if without > 0 {
+        parts.push(format!("{without} without extractable text"));
+    }
+    if parts.is_empty() {
+        "text layer on every page".into()
+    } else {
+        parts.join("; ")
     }
 }
 
@@ -157,17 +187,8 @@ impl Render for InfoOutput {
                 s.description.as_deref().unwrap_or("")
             ));
         }
-        let without = self.pages_without_text;
         if let Some(pages) = self.pages {
-            out.push_str(&format!("Pages: {pages}"));
-            if without > 0 {
-                out.push_str(&format!(
-                    " ({without} without extractable text; OCR is not supported)"
-                ));
-            }
-            out.push('\n');
-        } else if without > 0 {
-            out.push_str(&format!("Pages without text: {without} (no OCR)\n"));
+            out.push_str(&format!("Pages: {pages} ({})\n", self.ocr));
         }
         for c in &self.chunks {
             let place = c

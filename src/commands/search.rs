@@ -316,6 +316,10 @@ pub struct Source {
     /// otherwise): cite `page`–`page_end`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_end: Option<u64>,
+    /// PDF chunks read off the page by OCR only (absent otherwise): the
+    /// text may hold recognition errors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ocr: Option<bool>,
     /// True when the document's file changed or is gone since it was
     /// indexed: the text is what kb indexed, not what the file says now.
     pub stale: bool,
@@ -381,6 +385,7 @@ impl SearchResult {
                 line_start: meta_u64("line_start"),
                 line_end: meta_u64("line_end"),
                 page_end: meta_u64("page_end"),
+                ocr: c.metadata.get("ocr").and_then(Value::as_bool).filter(|o| *o),
                 stale,
             },
         }
@@ -427,6 +432,9 @@ impl Render for SearchOutput {
                 }
                 if let Some(p) = &path {
                     details.insert(0, p.clone());
+                }
+                if src.ocr == Some(true) {
+                    details.push("read by OCR".into());
                 }
                 l
             } else {

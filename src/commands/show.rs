@@ -131,6 +131,9 @@ pub struct ChunkView {
     /// The last page of a PDF chunk that runs onto the next page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_end: Option<u64>,
+    /// Read off the page by OCR (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ocr: Option<bool>,
 }
 
 impl ChunkView {
@@ -149,6 +152,7 @@ impl ChunkView {
             line_start: c.metadata.get("line_start").and_then(Value::as_u64),
             line_end: c.metadata.get("line_end").and_then(Value::as_u64),
             page_end: c.metadata.get("page_end").and_then(Value::as_u64),
+            ocr: c.metadata.get("ocr").and_then(Value::as_bool).filter(|o| *o),
         }
     }
 }

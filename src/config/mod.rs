@@ -229,8 +229,17 @@ pub struct IngestionConfig {
     pub workers: usize,
     /// Most documents in one embedding group; each is committed on its own.
     pub batch_size: usize,
-    /// OCR is not implemented; pages without text are counted and reported.
+    /// OCR of PDF pages: `auto` (pages without a usable text layer),
+    /// `always` (every page) or `never`.
     pub enable_ocr: OcrMode,
+    /// Tesseract languages for OCR, joined by `+` (`eng`, `eng+deu`); each
+    /// needs its data package (`tesseract-ocr-deu`).
+    pub ocr_languages: String,
+    /// The tesseract program; when unset, the first `tesseract` on PATH.
+    pub tesseract: Option<PathBuf>,
+    /// Path to libpdfium, the PDF engine; when unset kb searches the usual
+    /// places (`PDFIUM_DYNAMIC_LIB_PATH`, ~/.cache/kb/pdfium, the system).
+    pub pdfium: Option<PathBuf>,
     /// Files larger than this are skipped with a logged reason.
     pub max_file_mb: u64,
     /// Seconds a PDF's text extraction may spend loading the file or on any
@@ -349,6 +358,9 @@ impl Default for IngestionConfig {
             workers: 0,
             batch_size: 50,
             enable_ocr: OcrMode::Auto,
+            ocr_languages: "eng".into(),
+            tesseract: None,
+            pdfium: None,
             max_file_mb: 20,
             pdf_timeout_secs: 60,
         }
@@ -425,6 +437,15 @@ impl Config {
         }
         if self.ingestion.pdf_timeout_secs == 0 {
             return bad("ingestion.pdf_timeout_secs", "must be at least 1");
+        }
+        let langs = &self.ingestion.ocr_languages;
+        let lang_ok =
+            |l: &str| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !langs.split('+').all(lang_ok) {
+            return bad(
+                "ingestion.ocr_languages",
+                "must be Tesseract language codes joined by + (eng, eng+deu, chi_sim)",
+            );
         }
         let c = &self.chunking;
         for (key, v) in [

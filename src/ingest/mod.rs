@@ -21,7 +21,6 @@ pub mod source_path;
 pub mod split;
 
 use std::path::Path;
-use std::time::Duration;
 
 use serde_json::{Map, Value};
 
@@ -107,9 +106,8 @@ pub struct ChunkContext<'a> {
     pub tokens: &'a TokenCounter,
     /// The most tokens a chunk may have so the model does not truncate it.
     pub model_max_tokens: Option<usize>,
-    /// How long PDF extraction may stall on loading the file or on one page
-    /// (`ingestion.pdf_timeout_secs`).
-    pub pdf_timeout: Duration,
+    /// How PDFs are read: the engine, OCR, and the stall timeout.
+    pub pdf: pdf::PdfSettings,
 }
 
 impl<'a> ChunkContext<'a> {
@@ -127,7 +125,7 @@ impl<'a> ChunkContext<'a> {
             config: &config.chunking,
             tokens,
             model_max_tokens: Some(model_max_tokens.saturating_sub(reserve).max(8)),
-            pdf_timeout: Duration::from_secs(config.ingestion.pdf_timeout_secs),
+            pdf: pdf::PdfSettings::from_config(config),
         }
     }
 
@@ -257,7 +255,7 @@ pub(crate) mod test_support {
             config,
             tokens: &TokenCounter::Whitespace,
             model_max_tokens: None,
-            pdf_timeout: std::time::Duration::from_secs(60),
+            pdf: crate::ingest::pdf::PdfSettings::from_config(&crate::config::Config::default()),
         }
     }
 

@@ -1,37 +1,69 @@
-//! PDF documents: text extracted page by page (`extract`, isolated in a
-//! child process), paragraphs and heading-like lines recovered from the
-//! layout (`layout`), then chunks packed from paragraphs. A chunk never
-//! crosses a page unless a paragraph does, so every chunk cites its page.
+//! PDF documents: pages read with pdfium (`read`: characters and their
+//! boxes put in reading order by `reading`, tables kept as rows; pages
+//! without a usable text layer recognised by Tesseract in `ocr`), isolated
+//! in a child process (`extract`); paragraphs and heading-like lines
+//! recovered from the layout (`layout`), then chunks packed from
+//! paragraphs (`pack`). A chunk never crosses a page unless a paragraph
+//! does, so every chunk cites its page.
 
+pub mod engine;
 mod extract;
 mod layout;
+pub mod ocr;
+mod pack;
+mod read;
+mod reading;
+#[cfg(any(test, feature = "e2e"))]
 #[doc(hidden)]
 pub mod testpdf;
 
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::Value;
 
-use super::split::split_text;
-use super::{file_title, Chunk, ChunkContext, Heading, IngestError, ParsedDocument};
-use crate::config::PdfStrategy;
+use super::{file_title, ChunkContext, Heading, IngestError, ParsedDocument};
+use crate::config::{Config, PdfStrategy};
 
 pub use extract::{
     child_main, extract_bytes, extract_in_child_processes, Extracted, Line, Page, CHILD_COMMAND,
     MEMORY_LIMIT_BYTES,
 };
 pub use layout::Block;
+pub use read::ReadOptions;
+pub use reading::{Glyph, CELL_SEPARATOR};
+
+/// How a run reads PDFs: how long one may stall, and the engine with its
+/// OCR settings (or why there is no engine: every PDF then fails with
+/// that reason, and the rest of the batch goes on).
+#[derive(Debug, Clone)]
+pub struct PdfSettings {
+    /// How long extraction may stall on loading the file or on one page
+    /// (`ingestion.pdf_timeout_secs`).
+    pub timeout: Duration,
+    pub engine: Result<ReadOptions, String>,
+}
+
+impl PdfSettings {
+    pub fn from_config(config: &Config) -> PdfSettings {
+        let i = &config.ingestion;
+        PdfSettings {
+            timeout: Duration::from_secs(i.pdf_timeout_secs),
+            engine: engine::locate(config).map(|pdfium| ReadOptions {
+                pdfium,
+                ocr: i.enable_ocr,
+                ocr_languages: i.ocr_languages.clone(),
+                tesseract: ocr::locate(i.tesseract.as_deref()),
+            }),
+        }
+    }
+}
 
 /// The line `content` holds between two pages: a form feed.
 pub const PAGE_SEPARATOR: &str = "\u{c}";
 
-/// A heading closes the chunk before it only when that chunk has at least
-/// this many tokens of text; smaller sections share a chunk (as Markdown
-/// sections under `chunking.markdown.min_tokens` do).
-const MIN_SECTION_TOKENS: usize = 50;
-
 pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
-    let extracted = extract::extract(path, bytes, ctx.pdf_timeout).map_err(IngestError::Failed)?;
+    let extracted = extract::extract(path, bytes, &ctx.pdf).map_err(IngestError::Failed)?;
     build(path, &extracted, ctx)
 }
 
@@ -68,7 +100,8 @@ pub fn build(
             format!("any of {total} pages")
         };
         return Err(IngestError::Failed(format!(
-            "no extractable text on {pages} (scanned PDF? OCR is not supported)"
+            "no extractable text on {pages} ({})",
+            why_no_text(ex, ctx)
         )));
     }
 
@@ -81,8 +114,8 @@ pub fn build(
 
     let max = ctx.cap(ctx.config.pdf.max_tokens);
     doc.chunks = match ctx.config.pdf.strategy {
-        PdfStrategy::Hierarchy => pack(&blocks, max, ctx),
-        PdfStrategy::Fixed => fixed(&blocks, max, ctx),
+        PdfStrategy::Hierarchy => pack::hierarchy(&blocks, max, ctx),
+        PdfStrategy::Fixed => pack::fixed(&blocks, max, ctx),
     };
     if doc.chunks.is_empty() {
         return Err(IngestError::Failed(format!(
@@ -99,9 +132,39 @@ pub fn build(
             Value::from(without_text.clone()),
         );
         doc.warnings.push(format!(
-            "{} of {total} pages have no extractable text (pages {}); OCR is not supported",
+            "{} of {total} pages have no extractable text (pages {}; {})",
             without_text.len(),
-            list_pages(&without_text)
+            list_pages(&without_text),
+            why_no_text(ex, ctx)
+        ));
+    }
+    let ocr: Vec<u32> = ex
+        .pages
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.ocr)
+        .map(|(i, _)| i as u32 + 1)
+        .collect();
+    doc.metadata
+        .insert("pages_ocr".into(), Value::from(ocr.len()));
+    if !ocr.is_empty() {
+        doc.metadata
+            .insert("pages_ocr_list".into(), Value::from(ocr.clone()));
+    }
+    // Garbage text layers kept because OCR could not run.
+    let unread: Vec<(usize, &str)> = ex
+        .pages
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.without_text())
+        .filter_map(|(i, p)| p.ocr_error.as_deref().map(|e| (i + 1, e)))
+        .collect();
+    if let Some((_, e)) = unread.first() {
+        let pages: Vec<u32> = unread.iter().map(|(p, _)| *p as u32).collect();
+        doc.warnings.push(format!(
+            "{} of {total} pages have an unreadable text layer and were not OCR'd (pages {}; {e})",
+            unread.len(),
+            list_pages(&pages)
         ));
     }
     if ex.encrypted {
@@ -121,6 +184,23 @@ pub fn build(
         ));
     }
     Ok(doc)
+}
+
+/// Why pages have no text: OCR is off, could not run (its reason), or
+/// found nothing on them.
+fn why_no_text(ex: &Extracted, ctx: &ChunkContext) -> String {
+    let never = ctx
+        .pdf
+        .engine
+        .as_ref()
+        .is_ok_and(|o| o.ocr == crate::config::OcrMode::Never);
+    if never {
+        return "scanned? OCR is off: ingestion.enable_ocr is never".into();
+    }
+    match ex.pages.iter().find_map(|p| p.ocr_error.as_deref()) {
+        Some(e) => format!("scanned? OCR could not run: {e}"),
+        None => "OCR found no text on them either".into(),
+    }
 }
 
 fn list_pages(pages: &[u32]) -> String {
@@ -162,6 +242,8 @@ fn content_and_headings(blocks: &[Block], pages: usize) -> (String, Vec<Heading>
                 });
             }
             out.push_str(&b.text);
+            // A table block holds one line per row.
+            line += b.text.matches('\n').count();
             i += 1;
         }
     }
@@ -216,199 +298,6 @@ fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<String> {
         .max_by(|a, b| a.size.total_cmp(&b.size).then(std::cmp::Ordering::Greater))
         .or_else(|| blocks.iter().find(|b| b.level.is_some()))
         .map(|b| b.text.clone())
-}
-
-/// A paragraph for packing: blocks whose paragraph runs on over a page
-/// break are joined, remembering the page where they end.
-struct Para {
-    page: u32,
-    page_end: u32,
-    text: String,
-    level: Option<u8>,
-}
-
-/// Joins a paragraph cut by a page break: the last block of a page does
-/// not end a sentence and the next page's first block is body text.
-fn paragraphs(blocks: &[Block]) -> Vec<Para> {
-    let mut out: Vec<Para> = Vec::new();
-    for (i, b) in blocks.iter().enumerate() {
-        let first_on_page = i == 0 || blocks[i - 1].page != b.page;
-        if let Some(prev) = out.last_mut() {
-            let continues = first_on_page
-                && b.level.is_none()
-                && prev.level.is_none()
-                && prev.page_end + 1 == b.page
-                && !layout::ends_sentence(&prev.text);
-            if continues {
-                layout::append_line(&mut prev.text, &b.text);
-                prev.page_end = b.page;
-                continue;
-            }
-        }
-        out.push(Para {
-            page: b.page,
-            page_end: b.page,
-            text: b.text.clone(),
-            level: b.level,
-        });
-    }
-    out
-}
-
-/// A chunk being filled.
-#[derive(Default)]
-struct Pending {
-    parts: Vec<String>,
-    tokens: usize,
-    body_tokens: usize,
-    page: u32,
-    page_end: u32,
-    /// Body tokens per section label, to label the chunk by its largest.
-    labels: Vec<(Option<String>, usize)>,
-}
-
-impl Pending {
-    fn is_empty(&self) -> bool {
-        self.parts.is_empty()
-    }
-
-    fn label(&self) -> Option<String> {
-        let mut best: Option<&(Option<String>, usize)> = None;
-        for l in &self.labels {
-            if best.is_none_or(|b| l.1 > b.1) {
-                best = Some(l);
-            }
-        }
-        best.and_then(|b| b.0.clone())
-    }
-}
-
-fn chunk(text: String, tokens: usize, section: Option<String>, page: u32, page_end: u32) -> Chunk {
-    let mut c = Chunk::new(text, tokens, section);
-    c.page = Some(page);
-    if page_end > page {
-        c.extra.insert("page_end".into(), Value::from(page_end));
-    }
-    c
-}
-
-/// Hierarchy strategy: paragraphs packed up to `max` tokens within a
-/// section and a page; headings start chunks and label them with their
-/// chain; oversized paragraphs are split by `split_text`.
-fn pack(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chunk> {
-    let overlap = ctx.overlap(max);
-    let tokens = ctx.tokens;
-    let mut out = Vec::new();
-    let mut chain: Vec<(u8, String)> = Vec::new();
-    let mut cur = Pending::default();
-
-    // Emits the pending chunk; headings with no text after them yet are
-    // kept to open the next chunk.
-    let flush = |cur: &mut Pending, out: &mut Vec<Chunk>, force: bool| {
-        if cur.is_empty() || (cur.body_tokens == 0 && !force) {
-            return;
-        }
-        let text = cur.parts.join("\n\n");
-        let n = tokens.count(&text);
-        out.push(chunk(text, n, cur.label(), cur.page, cur.page_end));
-        *cur = Pending::default();
-    };
-
-    for p in paragraphs(blocks) {
-        if !cur.is_empty() && cur.page != p.page && cur.body_tokens > 0 {
-            flush(&mut cur, &mut out, false);
-        }
-        let n = tokens.count(&p.text);
-        if let Some(level) = p.level {
-            if cur.body_tokens >= MIN_SECTION_TOKENS {
-                flush(&mut cur, &mut out, false);
-            }
-            while chain.last().is_some_and(|(l, _)| *l >= level) {
-                chain.pop();
-            }
-            chain.push((level, p.text.clone()));
-            if cur.is_empty() {
-                cur.page = p.page;
-            }
-            cur.page_end = cur.page_end.max(p.page_end);
-            cur.parts.push(p.text);
-            cur.tokens += n;
-            continue;
-        }
-        let label = Some(
-            chain
-                .iter()
-                .map(|(_, t)| t.as_str())
-                .collect::<Vec<_>>()
-                .join(" > "),
-        )
-        .filter(|s| !s.is_empty());
-        if cur.body_tokens > 0 && cur.tokens + n > max {
-            flush(&mut cur, &mut out, false);
-        }
-        if cur.body_tokens == 0 {
-            // Headings carried from an earlier page are cited at the page
-            // of the text they introduce.
-            cur.page = p.page;
-        }
-        if cur.tokens + n > max {
-            // Too big even alone: split it, pending headings in front.
-            let mut text = cur.parts.join("\n\n");
-            if !text.is_empty() {
-                text.push_str("\n\n");
-            }
-            text.push_str(&p.text);
-            for piece in split_text(&text, max, overlap, tokens) {
-                out.push(chunk(
-                    piece.text,
-                    piece.tokens,
-                    label.clone(),
-                    p.page,
-                    p.page_end,
-                ));
-            }
-            cur = Pending::default();
-            continue;
-        }
-        cur.parts.push(p.text);
-        cur.tokens += n;
-        cur.body_tokens += n;
-        cur.page_end = cur.page_end.max(p.page_end);
-        match cur.labels.iter_mut().find(|(l, _)| *l == label) {
-            Some(entry) => entry.1 += n,
-            None => cur.labels.push((label, n)),
-        }
-        if p.page_end > p.page {
-            // The paragraph ran onto the next page: end the chunk with it
-            // so what follows is cited at its own page.
-            flush(&mut cur, &mut out, false);
-        }
-    }
-    flush(&mut cur, &mut out, true);
-    out
-}
-
-/// Fixed strategy: each page's text cut into windows of `max` tokens with
-/// `overlap`, no sections.
-fn fixed(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chunk> {
-    let overlap = ctx.overlap(max);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < blocks.len() {
-        let page = blocks[i].page;
-        let mut text = String::new();
-        while i < blocks.len() && blocks[i].page == page {
-            if !text.is_empty() {
-                text.push_str("\n\n");
-            }
-            text.push_str(&blocks[i].text);
-            i += 1;
-        }
-        for piece in split_text(&text, max, overlap, ctx.tokens) {
-            out.push(chunk(piece.text, piece.tokens, None, page, page));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -1,13 +1,14 @@
 //! Getting text out of a PDF, page by page, without letting one file take
 //! the batch down.
 //!
-//! pdf-extract (on lopdf) can panic on malformed files, recurse deeply, or
-//! inflate a small stream into gigabytes. When this process is the `kb`
-//! binary, each PDF is therefore extracted by a child `kb __extract-pdf
-//! PATH` under an address-space and CPU limit and a wall-clock timeout; the
-//! child prints the pages as JSON. Elsewhere (kb-eval, unit tests) the
-//! extraction runs on a thread of this process with panics caught and a
-//! timeout (a runaway thread is abandoned).
+//! A PDF engine is a large C++ library fed hostile input: a malformed file
+//! can crash it, recurse deeply, or inflate a small stream into gigabytes.
+//! When this process is the `kb` binary, each PDF is therefore read by a
+//! child `kb __extract-pdf PATH` (pdfium, and Tesseract for OCR) under an
+//! address-space and CPU limit and a wall-clock timeout; the child prints
+//! the pages as JSON. Elsewhere (kb-eval, unit tests) the extraction runs
+//! on a thread of this process with panics caught and a timeout (a
+//! runaway thread is abandoned).
 //!
 //! The timeout is a stall limit: the extraction is stopped when loading the
 //! file or reading any one page takes longer than it, so a 1,500-page book
@@ -21,9 +22,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use lopdf::{Document, Object};
-use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
 use serde::{Deserialize, Serialize};
+
+use super::read::{self, ReadOptions};
+use super::PdfSettings;
 
 /// The hidden subcommand that runs the extraction in a child process.
 pub const CHILD_COMMAND: &str = "__extract-pdf";
@@ -63,6 +65,12 @@ pub struct Page {
     /// Why the page could not be read (an extractor error or crash).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The lines were recognised by OCR from a rendering of the page.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ocr: bool,
+    /// Why a page that needed OCR did not get it (no engine, or its error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ocr_error: Option<String>,
 }
 
 /// A line of text as laid out on the page.
@@ -78,6 +86,12 @@ pub struct Line {
     pub y: f32,
     /// A vertical gap of more than 1.5 line heights comes before the line.
     pub gap: bool,
+    /// Every character is bold.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bold: bool,
+    /// A row of a table: its cells joined by ` | `.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub table: bool,
 }
 
 impl Page {
@@ -147,10 +161,12 @@ impl Watch {
 
 /// Extracts with the strongest isolation available: a child process when
 /// this is the `kb` binary, a watched thread otherwise.
-pub fn extract(path: &Path, bytes: &[u8], limit: Duration) -> Result<Extracted, String> {
+pub fn extract(path: &Path, bytes: &[u8], settings: &PdfSettings) -> Result<Extracted, String> {
+    let opts = settings.engine.as_ref().map_err(Clone::clone)?;
+    let limit = settings.timeout;
     if USE_CHILD.load(Ordering::Relaxed) {
         if let Ok(exe) = std::env::current_exe() {
-            match extract_in_child(&exe, path, limit) {
+            match extract_in_child(&exe, path, opts, limit) {
                 // The executable was replaced or removed while kb runs
                 // (an upgrade): extract here rather than fail every PDF.
                 Err(ChildError::Spawn) => {}
@@ -159,20 +175,24 @@ pub fn extract(path: &Path, bytes: &[u8], limit: Duration) -> Result<Extracted, 
             }
         }
     }
-    extract_on_thread(bytes.to_vec(), limit)
+    extract_on_thread(bytes.to_vec(), opts.clone(), limit)
 }
 
-/// The body of `kb __extract-pdf PATH`: prints the extraction result as
-/// JSON (`{"Ok": {...}}` or `{"Err": "reason"}`) and returns the exit code.
-pub fn child_main(path: &Path) -> i32 {
+/// The body of `kb __extract-pdf PATH --options JSON`: prints the
+/// extraction result as JSON (`{"Ok": {...}}` or `{"Err": "reason"}`) and
+/// returns the exit code.
+pub fn child_main(path: &Path, options: &str) -> i32 {
     // Panics are caught and reported in the JSON; the default hook would
     // only add noise on stderr.
     std::panic::set_hook(Box::new(|_| {}));
-    let result = match std::fs::read(path) {
-        Ok(bytes) => extract_with_progress(&bytes, &mut |done, pages| {
-            eprintln!("{PROGRESS_PREFIX}{done}/{pages}");
-        }),
-        Err(e) => Err(format!("cannot read: {e}")),
+    let result = match serde_json::from_str::<ReadOptions>(options) {
+        Err(e) => Err(format!("PDF extractor: bad options: {e}")),
+        Ok(opts) => match std::fs::read(path) {
+            Ok(bytes) => extract_with_progress(&bytes, &opts, &mut |done, pages| {
+                eprintln!("{PROGRESS_PREFIX}{done}/{pages}");
+            }),
+            Err(e) => Err(format!("cannot read: {e}")),
+        },
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -185,7 +205,11 @@ pub fn child_main(path: &Path) -> i32 {
     }
 }
 
-pub(super) fn extract_on_thread(bytes: Vec<u8>, limit: Duration) -> Result<Extracted, String> {
+pub(super) fn extract_on_thread(
+    bytes: Vec<u8>,
+    opts: ReadOptions,
+    limit: Duration,
+) -> Result<Extracted, String> {
     let (tx, rx) = std::sync::mpsc::channel();
     let progress = Arc::new(Progress::default());
     let reporter = Arc::clone(&progress);
@@ -195,7 +219,8 @@ pub(super) fn extract_on_thread(bytes: Vec<u8>, limit: Duration) -> Result<Extra
         // overflowing it.
         .stack_size(64 << 20)
         .spawn(move || {
-            let r = extract_with_progress(&bytes, &mut |done, pages| reporter.set(done, pages));
+            let r =
+                extract_with_progress(&bytes, &opts, &mut |done, pages| reporter.set(done, pages));
             let _ = tx.send(r);
         });
     if let Err(e) = spawned {
@@ -240,12 +265,17 @@ enum ChildError {
 fn extract_in_child(
     exe: &Path,
     path: &Path,
+    opts: &ReadOptions,
     limit: Duration,
 ) -> Result<Result<Extracted, String>, ChildError> {
     use ChildError::Failed;
+    let options =
+        serde_json::to_string(opts).map_err(|e| Failed(format!("PDF extractor: options: {e}")))?;
     let mut cmd = Command::new(exe);
     cmd.arg(CHILD_COMMAND)
         .arg(path)
+        .arg("--options")
+        .arg(options)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -312,7 +342,11 @@ fn extract_in_child(
 
     let mut watch = Watch::new(limit);
     let mut pause = Duration::from_millis(1);
+    // The most address space the child was seen to use: pdfium aborts
+    // without a message when an allocation fails under the limit.
+    let mut peak = 0u64;
     let status = loop {
+        peak = peak.max(address_space_peak(child.id()));
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if watch.stalled(&progress) => {
@@ -344,7 +378,9 @@ fn extract_in_child(
     };
     let stderr = err_reader.join().unwrap_or_default();
     if !status.success() {
-        return Err(Failed(child_failure(status, &stderr, limit, &progress)));
+        return Err(Failed(child_failure(
+            status, &stderr, peak, limit, &progress,
+        )));
     }
     if stdout.len() as u64 > MAX_CHILD_OUTPUT {
         return Err(Failed(format!(
@@ -360,10 +396,18 @@ fn extract_in_child(
 fn child_failure(
     status: std::process::ExitStatus,
     stderr: &str,
+    peak: u64,
     limit: Duration,
     progress: &Progress,
 ) -> String {
-    if stderr.contains("memory allocation of") || stderr.contains("capacity overflow") {
+    let oom = [
+        "memory allocation of",
+        "capacity overflow",
+        "bad_alloc",
+        "Out of memory",
+    ];
+    let near_limit = peak >= MEMORY_LIMIT_BYTES / 4 * 3;
+    if oom.iter().any(|m| stderr.contains(m)) || (near_limit && !status.success()) {
         return format!(
             "PDF extraction ran out of memory (limit {} GB)",
             MEMORY_LIMIT_BYTES >> 30
@@ -390,6 +434,19 @@ fn child_failure(
     }
 }
 
+/// The peak address space of a running process in bytes (Linux's
+/// VmPeak; 0 where it cannot be read).
+fn address_space_peak(pid: u32) -> u64 {
+    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
+        return 0;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmPeak:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
 /// The message a panic carried.
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
@@ -401,228 +458,21 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// Extracts in this thread, page by page; a page that fails or panics is
-/// recorded with its reason and the other pages are still read.
-pub fn extract_bytes(bytes: &[u8]) -> Result<Extracted, String> {
-    extract_with_progress(bytes, &mut |_, _| {})
+/// Extracts in this thread; a page that fails is recorded with its reason
+/// and the other pages are still read.
+pub fn extract_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Extracted, String> {
+    extract_with_progress(bytes, opts, &mut |_, _| {})
 }
 
 /// [`extract_bytes`], calling `on_page(done, total)` after loading the
 /// file (done = 0) and after every page.
 fn extract_with_progress(
     bytes: &[u8],
+    opts: &ReadOptions,
     on_page: &mut dyn FnMut(u32, u32),
 ) -> Result<Extracted, String> {
-    let doc = match catch_unwind(|| Document::load_mem(bytes)) {
-        Ok(Ok(d)) => d,
-        Ok(Err(e)) => return Err(format!("truncated or malformed PDF: {e}")),
-        Err(p) => return Err(format!("PDF extractor crashed ({})", panic_message(&*p))),
-    };
-    // lopdf decrypts on load when the empty password opens the file and
-    // then drops /Encrypt from the trailer; when it is still there the file
-    // needs a real password.
-    if doc.trailer.get(b"Encrypt").is_ok() {
-        return Err("encrypted PDF: not supported (it needs a password to open)".into());
-    }
-    let encrypted = doc.encryption_state.is_some();
-    let title = catch_unwind(AssertUnwindSafe(|| info_title(&doc))).unwrap_or(None);
-    let page_numbers: Vec<u32> = match catch_unwind(AssertUnwindSafe(|| doc.get_pages())) {
-        Ok(p) => p.into_keys().collect(),
-        Err(p) => return Err(format!("PDF extractor crashed ({})", panic_message(&*p))),
-    };
-    if page_numbers.is_empty() {
-        return Err("truncated or malformed PDF: no pages found".into());
-    }
-    let total = page_numbers.len() as u32;
-    on_page(0, total);
-    let mut pages = Vec::with_capacity(page_numbers.len());
-    for (done, num) in page_numbers.into_iter().enumerate() {
-        let mut dev = LineCollector::default();
-        let r = catch_unwind(AssertUnwindSafe(|| {
-            pdf_extract::output_doc_page(&doc, &mut dev, num)
-        }));
-        let mut page = Page {
-            lines: dev.finish(),
-            error: None,
-        };
-        match r {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => page.error = Some(e.to_string()),
-            Err(p) => page.error = Some(format!("extractor crashed: {}", panic_message(&*p))),
-        }
-        pages.push(page);
-        on_page(done as u32 + 1, total);
-    }
-    Ok(Extracted {
-        title,
-        encrypted,
-        pages,
-    })
-}
-
-/// The Info dictionary's Title, decoded (PDFDocEncoding or UTF-16).
-fn info_title(doc: &Document) -> Option<String> {
-    let info = match doc.trailer.get(b"Info").ok()? {
-        Object::Reference(id) => doc.get_dictionary(*id).ok()?,
-        Object::Dictionary(d) => d,
-        _ => return None,
-    };
-    let title = match info.get(b"Title").ok()? {
-        Object::Reference(id) => doc.get_object(*id).ok()?,
-        o => o,
-    };
-    let s = lopdf::decode_text_string(title).ok()?;
-    let s: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    (!s.is_empty()).then_some(s)
-}
-
-/// An OutputDev that keeps lines with their font size and position, so
-/// paragraphs and headings can be told apart afterwards. Line breaks follow
-/// pdf-extract's plain-text rules.
-#[derive(Default)]
-struct LineCollector {
-    lines: Vec<Line>,
-    page_top: f64,
-    text: String,
-    size_sum: f64,
-    size_n: u32,
-    x0: f64,
-    y0: f64,
-    gap: bool,
-    last_end: f64,
-    last_y: f64,
-    last_size: f64,
-    word_start: bool,
-    started: bool,
-}
-
-impl LineCollector {
-    fn break_line(&mut self, gap: bool) {
-        let text = self.text.trim();
-        if text.chars().any(|c| !c.is_whitespace()) {
-            let size = if self.size_n > 0 {
-                self.size_sum / self.size_n as f64
-            } else {
-                self.last_size
-            };
-            self.lines.push(Line {
-                text: text.to_string(),
-                size: size as f32,
-                x: self.x0 as f32,
-                end: self.last_end as f32,
-                y: self.y0 as f32,
-                gap: self.gap,
-            });
-            self.gap = gap;
-        } else {
-            // A gap before an empty line still separates what follows.
-            self.gap = self.gap || gap;
-        }
-        self.text.clear();
-        self.size_sum = 0.0;
-        self.size_n = 0;
-    }
-
-    fn finish(mut self) -> Vec<Line> {
-        self.break_line(false);
-        self.lines
-    }
-}
-
-impl OutputDev for LineCollector {
-    fn begin_page(
-        &mut self,
-        _page_num: u32,
-        media_box: &MediaBox,
-        _art_box: Option<(f64, f64, f64, f64)>,
-    ) -> Result<(), OutputError> {
-        self.page_top = media_box.ury;
-        Ok(())
-    }
-
-    fn end_page(&mut self) -> Result<(), OutputError> {
-        Ok(())
-    }
-
-    fn output_character(
-        &mut self,
-        trm: &Transform,
-        width: f64,
-        _spacing: f64,
-        font_size: f64,
-        ch: &str,
-    ) -> Result<(), OutputError> {
-        let x = trm.m31;
-        let y = self.page_top - trm.m32;
-        let vx = font_size * (trm.m11 + trm.m21);
-        let vy = font_size * (trm.m12 + trm.m22);
-        let mut size = (vx * vy).abs().sqrt();
-        if !size.is_finite() || size < 0.5 {
-            size = if self.last_size > 0.0 {
-                self.last_size
-            } else {
-                10.0
-            };
-        }
-        if self.started && self.word_start {
-            let dy = (y - self.last_y).abs();
-            if dy > size * 1.5 {
-                self.break_line(true);
-            } else if x < self.last_end && dy > size * 0.5 {
-                self.break_line(false);
-            } else if x > self.last_end + size * 0.1 && !self.text.ends_with(' ') {
-                self.text.push(' ');
-            }
-        }
-        if self.text.is_empty() {
-            self.x0 = x;
-            self.y0 = y;
-        }
-        for c in ch.chars() {
-            match c {
-                '\u{fb00}' => self.text.push_str("ff"),
-                '\u{fb01}' => self.text.push_str("fi"),
-                '\u{fb02}' => self.text.push_str("fl"),
-                '\u{fb03}' => self.text.push_str("ffi"),
-                '\u{fb04}' => self.text.push_str("ffl"),
-                '\u{fb05}' | '\u{fb06}' => self.text.push_str("st"),
-                '\u{a0}' | '\t' => self.text.push(' '),
-                c if c.is_control() => {}
-                c => self.text.push(c),
-            }
-            if !c.is_whitespace() {
-                self.size_sum += size;
-                self.size_n += 1;
-            }
-        }
-        if self.text.is_empty() {
-            // Nothing printable yet: the line starts at the next character.
-            self.x0 = x;
-        }
-        self.last_y = y;
-        self.last_end = x + width * size;
-        self.last_size = size;
-        self.word_start = false;
-        self.started = true;
-        Ok(())
-    }
-
-    fn begin_word(&mut self) -> Result<(), OutputError> {
-        self.word_start = true;
-        Ok(())
-    }
-
-    fn end_word(&mut self) -> Result<(), OutputError> {
-        Ok(())
-    }
-
-    fn end_line(&mut self) -> Result<(), OutputError> {
-        Ok(())
+    match catch_unwind(AssertUnwindSafe(|| read::read(bytes, opts, on_page))) {
+        Ok(r) => r,
+        Err(p) => Err(format!("PDF extractor crashed ({})", panic_message(&*p))),
     }
 }

@@ -2,8 +2,10 @@
 //! page numbers dropped, lines grouped into blocks at vertical gaps, font
 //! changes, short sentence-ending lines, first-line indents and bullets;
 //! wrapped lines joined and words hyphenated at line ends rejoined; short
-//! standalone blocks that look like headings (larger font, numbered like
-//! `2.3 Results`, ALL CAPS or Title Case) given a level.
+//! standalone blocks that look like headings (larger font, bold, numbered
+//! like `2.3 Results`, ALL CAPS or Title Case) given a level. Table rows
+//! stay one line each, in a block of their own with the caption above
+//! them.
 
 use std::collections::{HashMap, HashSet};
 
@@ -20,6 +22,10 @@ pub struct Block {
     pub level: Option<u8>,
     /// Font size in points.
     pub size: f32,
+    /// A table: one row per line (cells joined by ` | `), its caption first.
+    pub table: bool,
+    /// The page's text was recognised by OCR.
+    pub ocr: bool,
 }
 
 /// Blocks of every page, in reading order.
@@ -38,7 +44,7 @@ pub fn blocks(pages: &[Page]) -> Vec<Block> {
     let mut heading_sizes: Vec<f32> = Vec::new();
     for (_, g) in &raw {
         let size = mean_size(g);
-        if big(size) && g.len() <= 2 && heading_text(&join_lines(g)) {
+        if big(size) && g.len() <= 2 && !g[0].table && heading_text(&join_lines(g)) {
             heading_sizes.push(size);
         }
     }
@@ -46,40 +52,83 @@ pub fn blocks(pages: &[Page]) -> Vec<Block> {
     heading_sizes.dedup_by(|a, b| (*a - *b).abs() < 0.6);
     let below_fonts = heading_sizes.len().min(5) as u8 + 1;
 
-    raw.into_iter()
-        .map(|(page, g)| {
-            let text = join_lines(&g);
-            let size = mean_size(&g);
-            let level = if g.len() > 2 || !heading_text(&text) {
-                None
-            } else if big(size) {
-                // The font size ranks headings; it wins over numbering,
-                // which documents often restart or flatten.
-                let rank = heading_sizes
-                    .iter()
-                    .position(|s| (s - size).abs() < 0.6)
-                    .unwrap_or(0);
-                Some(rank as u8 + 1)
-            } else if g.len() > 1 {
-                None
-            } else if let Some(d) = numbered_depth(&text) {
-                // Below every larger-font heading, nested by its numbering.
-                Some(below_fonts - 1 + d)
-            } else if text.starts_with(char::is_alphabetic)
-                && (all_caps(&text) || title_case(&text))
+    let mut out: Vec<Block> = Vec::with_capacity(raw.len());
+    for (page, g) in raw {
+        let ocr = pages[page as usize - 1].ocr;
+        let size = mean_size(&g);
+        if g.first().is_some_and(|l| l.table) {
+            let rows: Vec<&str> = g.iter().map(|l| l.text.as_str()).collect();
+            let mut text = rows.join("\n");
+            // The caption right above the table goes with it.
+            if let Some(prev) = out
+                .last_mut()
+                .filter(|b| b.page == page && !b.table && caption(&b.text))
             {
-                Some(below_fonts)
-            } else {
-                None
-            };
-            Block {
+                text = format!("{}\n{text}", prev.text);
+                out.pop();
+            }
+            out.push(Block {
                 page,
                 text,
-                level: level.map(|l| l.clamp(1, 6)),
+                level: None,
                 size,
-            }
-        })
-        .collect()
+                table: true,
+                ocr,
+            });
+            continue;
+        }
+        let text = join_lines(&g);
+        let bold = g.iter().all(|l| l.bold);
+        let level = if g.len() > 2 || !heading_text(&text) {
+            None
+        } else if big(size) {
+            // The font size ranks headings; it wins over numbering,
+            // which documents often restart or flatten.
+            let rank = heading_sizes
+                .iter()
+                .position(|s| (s - size).abs() < 0.6)
+                .unwrap_or(0);
+            Some(rank as u8 + 1)
+        } else if g.len() > 1 {
+            None
+        } else if let Some(d) = numbered_depth(&text) {
+            // Below every larger-font heading, nested by its numbering.
+            Some(below_fonts - 1 + d)
+        } else if text.starts_with(char::is_alphabetic)
+            && (all_caps(&text) || title_case(&text) || (bold && short_line(&text)))
+        {
+            Some(below_fonts)
+        } else {
+            None
+        };
+        out.push(Block {
+            page,
+            text,
+            level: level.map(|l| l.clamp(1, 6)),
+            size,
+            table: false,
+            ocr,
+        });
+    }
+    out
+}
+
+/// A table's caption: `Table 3`, `TABLE 3.1:`, `Table A-2.`.
+fn caption(t: &str) -> bool {
+    let mut w = t.split_whitespace();
+    let first = w.next().unwrap_or("").trim_end_matches([':', '.']);
+    let second = w.next().unwrap_or("");
+    first.eq_ignore_ascii_case("table")
+        && second
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+        && t.chars().count() <= 200
+}
+
+/// A bold line short enough to be a heading rather than a bold sentence.
+fn short_line(t: &str) -> bool {
+    t.split_whitespace().count() <= 8
 }
 
 fn mean_size(g: &[&Line]) -> f32 {
@@ -170,16 +219,20 @@ fn page_number(t: &str) -> bool {
 
 /// Splits a page's lines into blocks.
 fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
-    let right = right_edge(lines);
+    let rights = right_edges(lines);
     let mut out: Vec<Vec<&Line>> = Vec::new();
     let mut cur: Vec<&Line> = Vec::new();
     let mut left = f32::MAX;
-    for l in lines {
+    for (i, l) in lines.iter().enumerate() {
         if let Some(prev) = cur.last() {
+            let right = rights[i - 1];
             let size_change = (prev.size - l.size).abs() > 0.8f32.max(0.12 * prev.size.min(l.size));
             let ended = ends_sentence(&prev.text)
                 && (prev.end < right - 2.0 * prev.size || l.x > left + 0.8 * l.size);
-            if l.gap || size_change || ended || starts_with_bullet(&l.text) {
+            let table_edge = prev.table != l.table;
+            if table_edge
+                || (!l.table && (l.gap || size_change || ended || starts_with_bullet(&l.text)))
+            {
                 out.push(std::mem::take(&mut cur));
                 left = f32::MAX;
             }
@@ -193,19 +246,27 @@ fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
     out
 }
 
-/// Where full lines end: the 90th percentile of the right edges of lines
-/// long enough to be body text.
-fn right_edge(lines: &[Line]) -> f32 {
-    let mut ends: Vec<f32> = lines
+/// Where full lines end, for each line: the 90th percentile of the right
+/// edges of the lines long enough to be body text that start where it
+/// does (within two font sizes), so each column of a page has its own.
+fn right_edges(lines: &[Line]) -> Vec<f32> {
+    let page_max = lines.iter().map(|l| l.end).fold(0.0, f32::max);
+    lines
         .iter()
-        .filter(|l| l.text.chars().count() >= 30)
-        .map(|l| l.end)
-        .collect();
-    if ends.is_empty() {
-        return lines.iter().map(|l| l.end).fold(0.0, f32::max);
-    }
-    ends.sort_by(f32::total_cmp);
-    ends[(ends.len() * 9 / 10).min(ends.len() - 1)]
+        .map(|l| {
+            let reach = 2.0 * l.size.max(1.0);
+            let mut ends: Vec<f32> = lines
+                .iter()
+                .filter(|o| (o.x - l.x).abs() <= reach && o.text.chars().count() >= 30)
+                .map(|o| o.end)
+                .collect();
+            if ends.is_empty() {
+                return page_max;
+            }
+            ends.sort_by(f32::total_cmp);
+            ends[(ends.len() * 9 / 10).min(ends.len() - 1)]
+        })
+        .collect()
 }
 
 fn starts_with_bullet(t: &str) -> bool {
@@ -430,6 +491,7 @@ mod tests {
             end,
             y,
             gap,
+            ..Line::default()
         }
     }
 
@@ -557,7 +619,7 @@ mod tests {
                     true,
                 ),
             ],
-            error: None,
+            ..Page::default()
         };
         let b = blocks(&[page]);
         let levels: Vec<(String, Option<u8>)> =
@@ -610,7 +672,7 @@ mod tests {
                     body(&format!("And {} to close.", topics[i - 1]), 142.0, false),
                     line(&format!("{i}"), 9.0, 300.0, 306.0, 760.0, true),
                 ],
-                error: None,
+                ..Page::default()
             })
             .collect();
         let b = blocks(&pages);

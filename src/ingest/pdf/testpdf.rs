@@ -13,6 +13,25 @@ pub enum Block {
     Para(String),
     /// One paragraph given line by line (to place hyphens at line ends).
     Lines(Vec<String>),
+    /// A table as a filing draws it: every cell a text object of its own,
+    /// drawn column by column; the first column left-aligned, the others
+    /// (numbers) right-aligned at 100-point steps, a `$` set apart.
+    Table(Vec<Vec<String>>),
+    /// Two columns of prose side by side (each wrapped at 40 characters),
+    /// drawn row by row across both columns.
+    Columns(String, String),
+}
+
+pub fn table(rows: &[&[&str]]) -> Block {
+    Block::Table(
+        rows.iter()
+            .map(|r| r.iter().map(|c| c.to_string()).collect())
+            .collect(),
+    )
+}
+
+pub fn columns(left: &str, right: &str) -> Block {
+    Block::Columns(left.to_string(), right.to_string())
 }
 
 pub fn heading(text: &str, size: f32) -> Block {
@@ -112,12 +131,16 @@ impl TestPdf {
         for (i, blocks) in self.pages.iter().enumerate() {
             let mut ops = Vec::new();
             let mut y = TOP;
+            let text_at =
+                |ops: &mut Vec<Operation>, font: &str, size: f32, x: f32, y: f32, s: &str| {
+                    ops.push(Operation::new("BT", vec![]));
+                    ops.push(Operation::new("Tf", vec![font.into(), size.into()]));
+                    ops.push(Operation::new("Td", vec![x.into(), y.into()]));
+                    ops.push(Operation::new("Tj", vec![Object::string_literal(s)]));
+                    ops.push(Operation::new("ET", vec![]));
+                };
             let text_line = |ops: &mut Vec<Operation>, font: &str, size: f32, y: f32, s: &str| {
-                ops.push(Operation::new("BT", vec![]));
-                ops.push(Operation::new("Tf", vec![font.into(), size.into()]));
-                ops.push(Operation::new("Td", vec![LEFT.into(), y.into()]));
-                ops.push(Operation::new("Tj", vec![Object::string_literal(s)]));
-                ops.push(Operation::new("ET", vec![]));
+                text_at(ops, font, size, LEFT, y, s)
             };
             for (j, b) in blocks.iter().enumerate() {
                 match b {
@@ -138,6 +161,45 @@ impl TestPdf {
                     Block::Lines(ls) => {
                         for l in ls {
                             text_line(&mut ops, "F1", BODY, y, l);
+                            y -= LEADING;
+                        }
+                        y -= 10.0;
+                    }
+                    Block::Table(rows) => {
+                        let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+                        // Column by column, as generated filings often draw.
+                        for c in 0..columns {
+                            for (r, row) in rows.iter().enumerate() {
+                                let Some(cell) = row.get(c) else { continue };
+                                let ry = y - r as f32 * LEADING;
+                                if c == 0 {
+                                    text_line(&mut ops, "F1", BODY, ry, cell);
+                                    continue;
+                                }
+                                // Helvetica digits are 0.556 em wide.
+                                let right = 260.0 + 100.0 * c as f32;
+                                let (sign, amount) = match cell.strip_prefix('$') {
+                                    Some(a) => (true, a),
+                                    None => (false, cell.as_str()),
+                                };
+                                let width = amount.len() as f32 * 0.556 * BODY;
+                                text_at(&mut ops, "F1", BODY, right - width, ry, amount);
+                                if sign {
+                                    text_at(&mut ops, "F1", BODY, right - 70.0, ry, "$");
+                                }
+                            }
+                        }
+                        y -= rows.len() as f32 * LEADING + 10.0;
+                    }
+                    Block::Columns(left, right) => {
+                        let (l, r) = (wrap_at(left, 40), wrap_at(right, 40));
+                        for i in 0..l.len().max(r.len()) {
+                            if let Some(t) = l.get(i) {
+                                text_at(&mut ops, "F1", BODY, LEFT, y, t);
+                            }
+                            if let Some(t) = r.get(i) {
+                                text_at(&mut ops, "F1", BODY, 320.0, y, t);
+                            }
                             y -= LEADING;
                         }
                         y -= 10.0;
@@ -182,10 +244,14 @@ impl TestPdf {
 }
 
 fn wrap(text: &str) -> Vec<String> {
+    wrap_at(text, WRAP)
+}
+
+fn wrap_at(text: &str, width: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     for w in text.split_whitespace() {
-        if !cur.is_empty() && cur.len() + 1 + w.len() > WRAP {
+        if !cur.is_empty() && cur.len() + 1 + w.len() > width {
             out.push(std::mem::take(&mut cur));
         }
         if !cur.is_empty() {
@@ -321,4 +387,82 @@ pub fn form_bomb(depth: usize, self_reference: bool) -> Vec<u8> {
     let mut out = Vec::new();
     doc.save_to(&mut out).expect("writing a PDF to memory");
     out
+}
+
+/// A PDF of images only (no text layer), one page per image, each page
+/// 612 x 792 points: what a scanner makes. The images are grey, one byte
+/// per pixel.
+pub fn image_only(pages: &[(usize, usize, Vec<u8>)]) -> Vec<u8> {
+    use flate2::{write::ZlibEncoder, Compression};
+    use std::io::Write as _;
+    let mut doc = Document::with_version("1.5");
+    let pages_id = doc.new_object_id();
+    let mut kids = Vec::new();
+    for (w, h, pixels) in pages {
+        let mut z = ZlibEncoder::new(Vec::new(), Compression::fast());
+        z.write_all(pixels).expect("compressing");
+        let image = doc.add_object(Stream::new(
+            dictionary! {
+                "Type" => "XObject", "Subtype" => "Image",
+                "Width" => *w as i64, "Height" => *h as i64,
+                "ColorSpace" => "DeviceGray", "BitsPerComponent" => 8,
+                "Filter" => "FlateDecode",
+            },
+            z.finish().expect("compressing"),
+        ));
+        let content = Content {
+            operations: vec![
+                Operation::new("q", vec![]),
+                Operation::new(
+                    "cm",
+                    vec![
+                        612.into(),
+                        0.into(),
+                        0.into(),
+                        792.into(),
+                        0.into(),
+                        0.into(),
+                    ],
+                ),
+                Operation::new("Do", vec!["Im1".into()]),
+                Operation::new("Q", vec![]),
+            ],
+        };
+        let content_id = doc.add_object(Stream::new(
+            dictionary! {},
+            content.encode().expect("encoding a content stream"),
+        ));
+        let page = doc.add_object(dictionary! {
+            "Type" => "Page",
+            "Parent" => pages_id,
+            "Contents" => content_id,
+            "Resources" => dictionary! { "XObject" => dictionary! { "Im1" => image } },
+        });
+        kids.push(Object::from(page));
+    }
+    let count = kids.len() as i64;
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(dictionary! {
+            "Type" => "Pages",
+            "Kids" => kids,
+            "Count" => count,
+            "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+        }),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog);
+    let mut out = Vec::new();
+    doc.save_to(&mut out).expect("writing a PDF to memory");
+    out
+}
+
+/// Every page of a PDF rendered in grey at `dpi` with pdfium (loaded from
+/// `pdfium`): (width, height, pixels) for [`image_only`].
+pub fn render_pages(
+    pdfium: &std::path::Path,
+    bytes: &[u8],
+    dpi: f32,
+) -> Vec<(usize, usize, Vec<u8>)> {
+    super::read::render_all(pdfium, bytes, dpi).expect("rendering a test PDF")
 }

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""PDF reading benchmark: kb's PDF engine (pdfium, in the `kb __extract-pdf`
+child that `kb add` runs for every PDF) against poppler's pdftotext, on real
+PDFs from Debian documentation packages; and OCR accuracy on image-only PDFs
+made by rasterising real text PDFs (so the original text is the truth).
+
+    scripts/bench_pdf.py --kb target/release/kb            # both parts
+    scripts/bench_pdf.py --kb target/release/kb --part read --max-files 300
+    scripts/bench_pdf.py --kb target/release/kb --part ocr --ocr-pages 20
+
+Needs: poppler-utils (pdftotext, pdftoppm) and img2pdf from Debian, pdfium
+(scripts/prepare_pdf.sh), Tesseract for the OCR part. The packages are
+fetched with `apt-get download` into $KB_CACHE_DIR/bench-pdf (default
+~/.cache/kb/bench-pdf) and extracted there; nothing is installed.
+
+Reported, read part: files pdftotext reads / kb reads / each refuses; pages
+per second of each (files one after another, one process each, wall clock);
+word recall of kb's page text against pdftotext's (per page, multiset of
+lower-cased words; pooled over every page, and the worst files). OCR part:
+character accuracy (1 - Levenshtein distance / length of the truth, spaces
+collapsed) and seconds per page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PACKAGES = [
+    "texlive-publishers-doc",
+    "texlive-humanities-doc",
+    "texlive-latex-recommended-doc",
+    "texlive-fonts-recommended-doc",
+    "texlive-science-doc",
+]
+MAX_FILE_BYTES = 6 << 20
+WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("KB_CACHE_DIR") or Path.home() / ".cache" / "kb") / "bench-pdf"
+
+
+def fetch(packages: list[str]) -> Path:
+    root = cache_dir()
+    debs = root / "debs"
+    tree = root / "tree"
+    debs.mkdir(parents=True, exist_ok=True)
+    tree.mkdir(parents=True, exist_ok=True)
+    for pkg in packages:
+        marker = tree / f".{pkg}.done"
+        if marker.exists():
+            continue
+        log(f"apt-get download {pkg}")
+        subprocess.run(["apt-get", "download", pkg], cwd=debs, check=True,
+                       stdout=subprocess.DEVNULL)
+        deb = sorted(debs.glob(f"{pkg}_*.deb"))[-1]
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(tree)], check=True)
+        marker.touch()
+    return tree
+
+
+def pdf_files(tree: Path, limit: int) -> list[Path]:
+    files = sorted(p for p in tree.rglob("*.pdf") if p.is_file() and not p.is_symlink()
+                   and p.stat().st_size <= MAX_FILE_BYTES)
+    if limit and len(files) > limit:
+        # Every k-th file: a spread over all packages, the same each run.
+        step = len(files) / limit
+        files = [files[int(i * step)] for i in range(limit)]
+    return files
+
+
+def kb_options(pdfium: str, ocr: str, tesseract: str | None) -> str:
+    return json.dumps({"pdfium": pdfium, "ocr": ocr, "ocr_languages": "eng",
+                       "tesseract": tesseract})
+
+
+def kb_read(kb: str, path: Path, options: str, timeout: float) -> tuple[list[str] | None, str, float]:
+    """Pages' text by kb's extractor (None if refused), the reason, seconds."""
+    t = time.perf_counter()
+    try:
+        out = subprocess.run([kb, "__extract-pdf", str(path), "--options", options],
+                             capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "timeout", time.perf_counter() - t
+    dt = time.perf_counter() - t
+    try:
+        result = json.loads(out.stdout)
+    except ValueError:
+        return None, f"crashed ({out.returncode})", dt
+    if "Err" in result:
+        return None, result["Err"], dt
+    pages = [dehyphenate("\n".join(l["text"] for l in p["lines"]))
+             for p in result["Ok"]["pages"]]
+    return pages, "", dt
+
+
+def dehyphenate(text: str) -> str:
+    """A word hyphenated at a line end joined again, as pdftotext does (and
+    as kb does when it joins a page's lines into paragraphs)."""
+    return re.sub(r"(\w)-\n(\w)", r"\1\2", text)
+
+
+def poppler_read(path: Path, timeout: float) -> tuple[list[str] | None, float]:
+    t = time.perf_counter()
+    try:
+        out = subprocess.run(["pdftotext", "-q", str(path), "-"], capture_output=True,
+                             timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, time.perf_counter() - t
+    dt = time.perf_counter() - t
+    if out.returncode != 0:
+        return None, dt
+    text = out.stdout.decode("utf-8", "replace")
+    pages = text.split("\f")
+    if pages and not pages[-1].strip():
+        pages.pop()
+    return pages, dt
+
+
+def words(text: str) -> collections.Counter:
+    # Hyphenated line ends are joined by both sides differently; compare words.
+    return collections.Counter(w.lower() for w in WORD.findall(text))
+
+
+def read_part(args, pdfium: str) -> dict:
+    tree = fetch(PACKAGES)
+    files = pdf_files(tree, args.max_files)
+    log(f"{len(files)} PDFs from {', '.join(PACKAGES)}")
+    opts = kb_options(pdfium, "never", None)
+    both = kb_only = pop_only = neither = 0
+    kb_time = pop_time = 0.0
+    kb_pages_read = pop_pages_read = 0
+    hit = total = 0
+    per_file = []
+    refused = []
+    for i, f in enumerate(files):
+        kb_pages, why, kdt = kb_read(args.kb, f, opts, args.timeout)
+        pop_pages, pdt = poppler_read(f, args.timeout)
+        if kb_pages is not None:
+            kb_time += kdt
+            kb_pages_read += len(kb_pages)
+        if pop_pages is not None:
+            pop_time += pdt
+            pop_pages_read += len(pop_pages)
+        if kb_pages is not None and pop_pages is not None:
+            both += 1
+            fh = ft = 0
+            for kp, pp in zip(kb_pages, pop_pages):
+                truth = words(pp)
+                got = words(kp)
+                fh += sum(min(n, got[w]) for w, n in truth.items())
+                ft += sum(truth.values())
+            hit += fh
+            total += ft
+            if ft:
+                per_file.append((fh / ft, ft, str(f.relative_to(tree))))
+        elif pop_pages is not None:
+            pop_only += 1
+            refused.append((str(f.relative_to(tree)), why))
+        elif kb_pages is not None:
+            kb_only += 1
+        else:
+            neither += 1
+        if (i + 1) % 50 == 0:
+            log(f"  {i + 1}/{len(files)}: recall so far {hit / max(total, 1):.4f}")
+    per_file.sort()
+    return {
+        "files": len(files),
+        "read_by_both": both,
+        "read_by_pdftotext_only": pop_only,
+        "read_by_kb_only": kb_only,
+        "read_by_neither": neither,
+        "kb_refused": refused,
+        "kb_pages": kb_pages_read,
+        "kb_seconds": round(kb_time, 2),
+        "kb_pages_per_s": round(kb_pages_read / kb_time, 1) if kb_time else None,
+        "pdftotext_pages": pop_pages_read,
+        "pdftotext_seconds": round(pop_time, 2),
+        "pdftotext_pages_per_s": round(pop_pages_read / pop_time, 1) if pop_time else None,
+        "word_recall": round(hit / total, 4) if total else None,
+        "words_compared": total,
+        "files_below_0.95": sum(1 for r, _, _ in per_file if r < 0.95),
+        "worst_files": [(round(r, 3), n, p) for r, n, p in per_file[:8]],
+    }
+
+
+def levenshtein(a: str, b: str) -> int:
+    try:
+        from rapidfuzz.distance import Levenshtein
+        return Levenshtein.distance(a, b)
+    except ImportError:
+        pass
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def norm(text: str) -> str:
+    # Hyphens at line ends rejoined, ligature-free, spaces collapsed.
+    text = re.sub(r"-\n(\w)", r"\1", text)
+    return " ".join(text.split())
+
+
+def ocr_part(args, pdfium: str) -> dict:
+    tesseract = shutil.which("tesseract")
+    if not tesseract:
+        return {"error": "tesseract not installed"}
+    tree = fetch(PACKAGES)
+    files = pdf_files(tree, 0)
+    opts_text = kb_options(pdfium, "never", None)
+    opts_ocr = kb_options(pdfium, "auto", tesseract)
+    work = Path(tempfile.mkdtemp(prefix="kb-ocr-bench-"))
+    accuracies = []
+    seconds = []
+    pages_done = 0
+    step = max(1, len(files) // 200)
+    try:
+        for f in files[::step]:
+            if pages_done >= args.ocr_pages:
+                break
+            pop_pages, _ = poppler_read(f, args.timeout)
+            if not pop_pages:
+                continue
+            # Pages of plain prose: enough text, few symbols.
+            for n, truth in enumerate(pop_pages[:3], 1):
+                t = norm(truth)
+                if len(t) < 800 or sum(c.isalpha() or c == " " for c in t) < 0.9 * len(t):
+                    continue
+                png = work / "page"
+                subprocess.run(["pdftoppm", "-r", "300", "-gray", "-png", "-f", str(n), "-l",
+                                str(n), "-singlefile", str(f), str(png)], check=True)
+                scan = work / "scan.pdf"
+                subprocess.run(["img2pdf", str(png) + ".png", "-o", str(scan)], check=True,
+                               stderr=subprocess.DEVNULL)
+                got, why, dt = kb_read(args.kb, scan, opts_ocr, args.timeout * 4)
+                if got is None:
+                    log(f"  {f.name} p.{n}: kb refused: {why}")
+                    continue
+                g = norm(got[0])
+                acc = max(0.0, 1 - levenshtein(g, t) / len(t))
+                accuracies.append(acc)
+                seconds.append(dt)
+                pages_done += 1
+                log(f"  {f.name} p.{n}: accuracy {acc:.4f}, {dt:.2f} s")
+                if pages_done >= args.ocr_pages:
+                    break
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return {
+        "pages": len(accuracies),
+        "char_accuracy_mean": round(statistics.mean(accuracies), 4) if accuracies else None,
+        "char_accuracy_median": round(statistics.median(accuracies), 4) if accuracies else None,
+        "char_accuracy_min": round(min(accuracies), 4) if accuracies else None,
+        "seconds_per_page_median": round(statistics.median(seconds), 2) if seconds else None,
+        "tesseract": subprocess.run([tesseract, "--version"], capture_output=True,
+                                    text=True).stdout.splitlines()[0],
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kb", default="target/release/kb", help="the kb binary")
+    ap.add_argument("--part", choices=["read", "ocr", "both"], default="both")
+    ap.add_argument("--max-files", type=int, default=600, help="0 = every PDF")
+    ap.add_argument("--ocr-pages", type=int, default=20)
+    ap.add_argument("--timeout", type=float, default=120.0)
+    args = ap.parse_args()
+    for tool in ["pdftotext", "pdftoppm", "img2pdf"]:
+        if not shutil.which(tool):
+            log(f"{tool} is missing: apt install poppler-utils img2pdf")
+            return 1
+    pdfium = os.environ.get("PDFIUM_DYNAMIC_LIB_PATH") or str(
+        Path(os.environ.get("KB_CACHE_DIR") or Path.home() / ".cache" / "kb")
+        / "pdfium" / "libpdfium.so")
+    report = {"machine": f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"}
+    if args.part in ("read", "both"):
+        report["read"] = read_part(args, pdfium)
+    if args.part in ("ocr", "both"):
+        report["ocr"] = ocr_part(args, pdfium)
+    report["load_after"] = round(os.getloadavg()[0], 1)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

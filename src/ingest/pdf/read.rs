@@ -1,0 +1,286 @@
+//! Reading a PDF with pdfium: the document's title, and per page the
+//! characters with their boxes (turned into lines by `reading`), or,
+//! where the page has no usable text layer, the words Tesseract reads
+//! off a 300-dpi rendering (`ocr`).
+
+use pdfium_render::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+use super::extract::{Extracted, Page};
+use super::reading::{self, Glyph};
+use super::{engine, ocr};
+use crate::config::OcrMode;
+
+/// How PDFs are read: the pdfium library, and whether and how to OCR.
+/// The parent resolves it and hands it to the child extractor as JSON.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ReadOptions {
+    pub pdfium: PathBuf,
+    pub ocr: OcrMode,
+    /// Tesseract language codes joined by `+` (`eng`, `eng+deu`).
+    pub ocr_languages: String,
+    /// The tesseract program, when one was found.
+    pub tesseract: Option<PathBuf>,
+}
+
+/// The largest rendering side in pixels (a poster-sized page is rendered
+/// at less than 300 dpi rather than into gigabytes).
+const MAX_RENDER_SIDE: f32 = 12_000.0;
+
+/// Reads every page, calling `on_page(done, total)` after loading the
+/// file (done = 0) and after each page.
+pub fn read(
+    bytes: &[u8],
+    opts: &ReadOptions,
+    on_page: &mut dyn FnMut(u32, u32),
+) -> Result<Extracted, String> {
+    let pdfium = engine::lock(&opts.pdfium)?;
+    let doc = pdfium
+        .load_pdf_from_byte_slice(bytes, None)
+        .map_err(load_error)?;
+    let title = doc
+        .metadata()
+        .get(PdfDocumentMetadataTagType::Title)
+        .map(|t| clean_title(t.value()))
+        .filter(|t| !t.is_empty());
+    let encrypted = doc
+        .permissions()
+        .security_handler_revision()
+        .is_ok_and(|r| r != PdfSecurityHandlerRevision::Unprotected);
+    let total = doc.pages().len() as u32;
+    if total == 0 {
+        return Err("truncated or malformed PDF: no pages found".into());
+    }
+    on_page(0, total);
+    let mut pages = Vec::with_capacity(total as usize);
+    for i in 0..total {
+        let page = match doc.pages().get(i as PdfPageIndex) {
+            Ok(p) => read_page(&p, opts),
+            Err(e) => Page {
+                error: Some(format!("could not load the page: {}", describe(&e))),
+                ..Page::default()
+            },
+        };
+        pages.push(page);
+        on_page(i + 1, total);
+    }
+    Ok(Extracted {
+        title,
+        encrypted,
+        pages,
+    })
+}
+
+fn load_error(e: PdfiumError) -> String {
+    match e {
+        PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::PasswordError) => {
+            "encrypted PDF: not supported (it needs a password to open)".into()
+        }
+        PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::SecurityError) => {
+            "encrypted PDF: not supported (unknown security handler)".into()
+        }
+        e => format!("truncated or malformed PDF: {}", describe(&e)),
+    }
+}
+
+/// pdfium's error in words.
+fn describe(e: &PdfiumError) -> String {
+    match e {
+        PdfiumError::PdfiumLibraryInternalError(i) => match i {
+            PdfiumInternalError::FormatError => "pdfium cannot parse it (format error)".into(),
+            PdfiumInternalError::FileError => "pdfium cannot read it (file error)".into(),
+            PdfiumInternalError::PageError => "pdfium cannot load the page".into(),
+            other => format!("pdfium: {other:?}"),
+        },
+        other => format!("pdfium: {other:?}"),
+    }
+}
+
+fn clean_title(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn read_page(page: &PdfPage, opts: &ReadOptions) -> Page {
+    let mut out = Page::default();
+    match glyphs(page) {
+        Ok(g) => out.lines = reading::lines(&g),
+        Err(e) => out.error = Some(format!("could not read the page's text: {}", describe(&e))),
+    }
+    let wanted = match opts.ocr {
+        OcrMode::Never => false,
+        OcrMode::Always => true,
+        OcrMode::Auto => out.without_text() || ocr::garbage(&out.lines),
+    };
+    if !wanted {
+        return out;
+    }
+    let Some(tesseract) = &opts.tesseract else {
+        out.ocr_error = Some(format!("no OCR engine: {}", ocr::HOW_TO_INSTALL));
+        return out;
+    };
+    let image = match render(page) {
+        Ok(img) if img.blank() => return out,
+        Ok(img) => Ok(img),
+        Err(e) => Err(e),
+    };
+    match image.and_then(|img| ocr::recognise(tesseract, &opts.ocr_languages, &img)) {
+        Ok(lines) => {
+            let recognised = Page {
+                lines,
+                ..Page::default()
+            };
+            // OCR that finds nothing (a blank page) leaves the page as it was.
+            if !recognised.without_text() {
+                out.lines = recognised.lines;
+                out.ocr = true;
+                out.error = None;
+            }
+        }
+        Err(e) => out.ocr_error = Some(e),
+    }
+    out
+}
+
+/// The page's characters in content order, in points from its top-left.
+fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
+    let text = page.text()?;
+    let top = page.page_size().top().value;
+    let chars = text.chars();
+    let mut out = Vec::with_capacity(chars.len() as usize);
+    let mut high_surrogate: Option<u32> = None;
+    for c in chars.iter() {
+        let v = c.unicode_value();
+        let ch = match v {
+            0xD800..=0xDBFF => {
+                high_surrogate = Some(v);
+                continue;
+            }
+            0xDC00..=0xDFFF => match high_surrogate.take() {
+                Some(h) => char::from_u32(0x10000 + ((h - 0xD800) << 10) + (v - 0xDC00))
+                    .unwrap_or('\u{fffd}'),
+                None => '\u{fffd}',
+            },
+            // A glyph without a Unicode value (a font with no map).
+            0 => '\u{fffd}',
+            // pdfium's mark for a hyphen that ends a line.
+            2 => '-',
+            v => char::from_u32(v).unwrap_or('\u{fffd}'),
+        };
+        if ch.is_whitespace() {
+            out.push(Glyph::space());
+            continue;
+        }
+        let Ok(bounds) = c.loose_bounds().or_else(|_| c.tight_bounds()) else {
+            continue;
+        };
+        let (ox, oy) = c.origin().unwrap_or((bounds.left(), bounds.bottom()));
+        let mut size = c.scaled_font_size().value;
+        if !size.is_finite() || size < 0.5 {
+            size = (bounds.top().value - bounds.bottom().value).abs().max(1.0);
+        }
+        let bold = match c.font_weight() {
+            Some(PdfFontWeight::Weight600 | PdfFontWeight::Weight700Bold)
+            | Some(PdfFontWeight::Weight800 | PdfFontWeight::Weight900) => true,
+            Some(PdfFontWeight::Custom(w)) => w >= 600,
+            _ => bold_name(&c.font_name()),
+        };
+        // pdfium measures the angle clockwise (in its y-down device
+        // space); turns count counter-clockwise.
+        let turns = c
+            .angle_radians()
+            .map(|a| (-a / std::f32::consts::FRAC_PI_2).round().rem_euclid(4.0) as u8)
+            .unwrap_or(0);
+        out.push(Glyph {
+            ch,
+            left: bounds.left().value,
+            right: bounds.right().value,
+            top: top - bounds.top().value,
+            bottom: top - bounds.bottom().value,
+            origin: (ox.value, top - oy.value),
+            size,
+            bold,
+            turns,
+        });
+    }
+    Ok(out)
+}
+
+fn bold_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    ["bold", "black", "heavy", "semibold", "demi"]
+        .iter()
+        .any(|w| n.contains(w))
+}
+
+/// The page rendered in grey at 300 dpi for OCR.
+fn render(page: &PdfPage) -> Result<ocr::GreyImage, String> {
+    render_at(page, ocr::DPI)
+}
+
+fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, String> {
+    let (w, h) = (page.width().value, page.height().value);
+    let mut scale = dpi / 72.0;
+    if w.max(h) * scale > MAX_RENDER_SIDE {
+        scale = MAX_RENDER_SIDE / w.max(h);
+    }
+    // Rendered in colour and turned grey here: pdfium draws images into a
+    // one-byte grey bitmap as blank.
+    let config = PdfRenderConfig::new()
+        .set_target_width((w * scale).round().max(1.0) as Pixels)
+        .set_maximum_height((h * scale).round().max(1.0) as Pixels)
+        .set_format(PdfBitmapFormat::BGRA)
+        .render_form_data(true);
+    let bitmap = page
+        .render_with_config(&config)
+        .map_err(|e| format!("could not render the page for OCR: {}", describe(&e)))?;
+    let (width, height) = (bitmap.width() as usize, bitmap.height() as usize);
+    let bgra = bitmap.as_raw_bytes();
+    let stride = if height == 0 { 0 } else { bgra.len() / height };
+    if stride < width * 4 {
+        return Err("could not render the page for OCR: unexpected bitmap layout".into());
+    }
+    let mut pixels = Vec::with_capacity(width * height);
+    for row in bgra.chunks(stride).take(height) {
+        for px in row[..width * 4].chunks_exact(4) {
+            // ITU-R BT.601 luma from blue, green, red.
+            let y = (29 * px[0] as u32 + 150 * px[1] as u32 + 77 * px[2] as u32) >> 8;
+            pixels.push(y as u8);
+        }
+    }
+    Ok(ocr::GreyImage {
+        width,
+        height,
+        stride: width,
+        pixels,
+    })
+}
+
+/// Every page rendered in grey at `dpi`, rows packed (for the tests'
+/// scanned PDFs).
+#[cfg(any(test, feature = "e2e"))]
+pub fn render_all(
+    pdfium: &std::path::Path,
+    bytes: &[u8],
+    dpi: f32,
+) -> Result<Vec<(usize, usize, Vec<u8>)>, String> {
+    let pdfium = engine::lock(pdfium)?;
+    let doc = pdfium
+        .load_pdf_from_byte_slice(bytes, None)
+        .map_err(load_error)?;
+    let mut out = Vec::new();
+    for page in doc.pages().iter() {
+        let img = render_at(&page, dpi)?;
+        let mut packed = Vec::with_capacity(img.width * img.height);
+        for row in img.pixels.chunks(img.stride).take(img.height) {
+            packed.extend_from_slice(&row[..img.width]);
+        }
+        out.push((img.width, img.height, packed));
+    }
+    Ok(out)
+}

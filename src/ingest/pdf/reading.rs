@@ -1,0 +1,817 @@
+//! From the characters placed on a page to lines in reading order.
+//!
+//! pdfium gives each character its box; the content stream's order is
+//! not always the reading order (columns, tables drawn cell by cell,
+//! headers drawn last). So the page is rebuilt geometrically:
+//! characters → words (close on one baseline) → rows (words sharing a
+//! baseline, left to right) → spans (a row cut at gaps wider than a word
+//! space) → columns (a vertical gutter that most rows leave empty, with
+//! prose on both sides) → tables (runs of rows with several aligned
+//! spans, written as one line per row with cells joined by ` | `).
+
+use super::extract::Line;
+
+/// A character as the PDF places it, in points from the page's top-left
+/// (y grows downwards).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Glyph {
+    pub ch: char,
+    /// The character's box on the page.
+    pub left: f32,
+    pub right: f32,
+    pub top: f32,
+    pub bottom: f32,
+    /// Where its baseline starts.
+    pub origin: (f32, f32),
+    /// Font size in points (as scaled on the page).
+    pub size: f32,
+    pub bold: bool,
+    /// Direction of the text in quarter turns counter-clockwise: 0 reads
+    /// left to right, 1 upwards (a landscape slide on a portrait page),
+    /// 2 upside down, 3 downwards.
+    pub turns: u8,
+}
+
+impl Glyph {
+    /// A glyph with no box: a space between words.
+    pub fn space() -> Glyph {
+        Glyph {
+            ch: ' ',
+            left: 0.0,
+            right: 0.0,
+            top: 0.0,
+            bottom: 0.0,
+            origin: (0.0, 0.0),
+            size: 0.0,
+            bold: false,
+            turns: 0,
+        }
+    }
+
+    /// Its left and right edges and baseline once its text is turned to
+    /// read left to right.
+    fn upright(&self) -> (f32, f32, f32) {
+        let (ox, oy) = self.origin;
+        match self.turns % 4 {
+            0 => (self.left, self.right, oy),
+            1 => (-self.bottom, -self.top, ox),
+            2 => (-self.right, -self.left, -oy),
+            _ => (self.top, self.bottom, -ox),
+        }
+    }
+}
+
+/// Upright position of a glyph for laying out words: its edges and
+/// baseline in the frame where its text reads left to right.
+#[derive(Debug, Clone, Copy)]
+struct Placed {
+    ch: char,
+    x0: f32,
+    x1: f32,
+    baseline: f32,
+    size: f32,
+    bold: bool,
+}
+
+/// What separates the cells of a table row in the indexed text.
+pub const CELL_SEPARATOR: &str = " | ";
+
+/// Two words further apart than this many font sizes are in different
+/// spans (a column gutter or a table cell gap; a justified word space is
+/// rarely over half of one).
+const SPAN_GAP: f32 = 0.8;
+
+/// Within a word, characters are at most this many font sizes apart.
+const LETTER_GAP: f32 = 0.25;
+
+/// Rows that leave a gutter empty before it counts as a column break.
+const MIN_COLUMN_ROWS: usize = 5;
+
+#[derive(Debug, Clone)]
+struct Word {
+    text: String,
+    x0: f32,
+    x1: f32,
+    baseline: f32,
+    size: f32,
+    bold: usize,
+    chars: usize,
+}
+
+#[derive(Debug, Clone)]
+struct Span {
+    text: String,
+    x0: f32,
+    x1: f32,
+    baseline: f32,
+    size: f32,
+    bold: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Row {
+    spans: Vec<Span>,
+}
+
+impl Row {
+    fn baseline(&self) -> f32 {
+        self.spans
+            .iter()
+            .map(|s| s.baseline)
+            .fold(f32::MIN, f32::max)
+    }
+
+    fn size(&self) -> f32 {
+        self.spans.iter().map(|s| s.size).fold(0.0, f32::max)
+    }
+
+    fn covers(&self, x: f32) -> bool {
+        self.spans.iter().any(|s| s.x0 < x && s.x1 > x)
+    }
+}
+
+/// The page's lines in reading order. Text running in the page's main
+/// direction comes first; text turned another way (a rotated table, an
+/// axis label) follows, laid out in its own upright frame.
+pub fn lines(glyphs: &[Glyph]) -> Vec<Line> {
+    let mut counts = [0usize; 4];
+    for g in glyphs.iter().filter(|g| !g.ch.is_whitespace()) {
+        counts[(g.turns % 4) as usize] += 1;
+    }
+    let main = (0..4).max_by_key(|&t| (counts[t], 4 - t)).unwrap_or(0) as u8;
+    let mut out = Vec::new();
+    for turns in std::iter::once(main).chain((0..4).filter(|&t| t != main)) {
+        if counts[turns as usize] == 0 {
+            continue;
+        }
+        // Spaces belong to the direction of the glyph before them.
+        let mut placed = Vec::new();
+        let mut current = None;
+        for g in glyphs {
+            if g.ch.is_whitespace() {
+                if current == Some(turns) {
+                    placed.push(Placed {
+                        ch: ' ',
+                        x0: 0.0,
+                        x1: 0.0,
+                        baseline: 0.0,
+                        size: 0.0,
+                        bold: false,
+                    });
+                }
+                continue;
+            }
+            current = Some(g.turns % 4);
+            if g.turns % 4 == turns {
+                let (x0, x1, baseline) = g.upright();
+                placed.push(Placed {
+                    ch: g.ch,
+                    x0,
+                    x1,
+                    baseline,
+                    size: g.size,
+                    bold: g.bold,
+                });
+            }
+        }
+        let rows = rows(words(&compose_accents(placed)));
+        out.extend(to_lines(&reading_order(rows, 0)));
+    }
+    out
+}
+
+/// The combining mark of a spacing accent, as TeX sets accented letters:
+/// the accent drawn as a glyph of its own over or under the letter.
+fn combining(accent: char) -> Option<char> {
+    Some(match accent {
+        '\u{b4}' | '\u{2ca}' => '\u{301}',
+        '`' | '\u{2cb}' => '\u{300}',
+        '^' | '\u{2c6}' => '\u{302}',
+        '\u{a8}' => '\u{308}',
+        '~' | '\u{2dc}' => '\u{303}',
+        '\u{b8}' => '\u{327}',
+        '\u{2c7}' => '\u{30c}',
+        '\u{2d8}' => '\u{306}',
+        '\u{2d9}' => '\u{307}',
+        '\u{2da}' => '\u{30a}',
+        '\u{2dd}' => '\u{30b}',
+        '\u{af}' | '\u{2c9}' => '\u{304}',
+        '\u{2db}' => '\u{328}',
+        _ => return None,
+    })
+}
+
+/// A spacing accent drawn over (or under) the letter beside it in drawing
+/// order is composed with that letter (`´` + `e` → `é`), as a reader sees it.
+fn compose_accents(glyphs: Vec<Placed>) -> Vec<Placed> {
+    use unicode_normalization::UnicodeNormalization as _;
+    let over = |accent: &Placed, letter: &Placed| {
+        let mid = (accent.x0 + accent.x1) / 2.0;
+        letter.ch.is_alphabetic()
+            && mid >= letter.x0 - 0.05 * letter.size
+            && mid <= letter.x1 + 0.05 * letter.size
+            && (accent.baseline - letter.baseline).abs() < letter.size
+    };
+    let mut out: Vec<Placed> = Vec::with_capacity(glyphs.len());
+    let mut i = 0;
+    while i < glyphs.len() {
+        let g = glyphs[i];
+        if let Some(mark) = combining(g.ch) {
+            // The accent first, then its letter; or the letter first.
+            if let Some(next) = glyphs.get(i + 1).filter(|n| over(&g, n)) {
+                if let Some(c) = compose(next.ch, mark) {
+                    out.push(Placed { ch: c, ..*next });
+                    i += 2;
+                    continue;
+                }
+            }
+            if let Some(prev) = out.last_mut().filter(|p| over(&g, p)) {
+                if let Some(c) = compose(prev.ch, mark) {
+                    prev.ch = c;
+                    i += 1;
+                    continue;
+                }
+            }
+        }
+        out.push(g);
+        i += 1;
+    }
+    return out;
+
+    fn compose(letter: char, mark: char) -> Option<char> {
+        // A dotless i takes the accent as i does.
+        let letter = if letter == '\u{131}' { 'i' } else { letter };
+        let mut it = [letter, mark].into_iter().nfc();
+        match (it.next(), it.next()) {
+            (Some(c), None) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+fn push_char(text: &mut String, c: char) {
+    match c {
+        '\u{fb00}' => text.push_str("ff"),
+        '\u{fb01}' => text.push_str("fi"),
+        '\u{fb02}' => text.push_str("fl"),
+        '\u{fb03}' => text.push_str("ffi"),
+        '\u{fb04}' => text.push_str("ffl"),
+        '\u{fb05}' | '\u{fb06}' => text.push_str("st"),
+        c => text.push(c),
+    }
+}
+
+/// Characters joined into words: a space, a jump to another baseline or a
+/// gap ends a word.
+fn words(glyphs: &[Placed]) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut cur: Option<Word> = None;
+    let mut last: Option<&Placed> = None;
+    for g in glyphs {
+        let visible = !(g.ch.is_whitespace() || g.ch.is_control() || g.ch == '\u{fffe}');
+        let joins = match (visible, last) {
+            (true, Some(l)) => {
+                let size = g.size.max(l.size);
+                (g.baseline - l.baseline).abs() < 0.4 * size
+                    && g.x0 - l.x1 < LETTER_GAP * size
+                    && g.x0 - l.x0 > -0.3 * size
+            }
+            _ => false,
+        };
+        if !joins {
+            if let Some(w) = cur.take() {
+                out.push(w);
+            }
+        }
+        if !visible {
+            last = None;
+            continue;
+        }
+        let w = cur.get_or_insert_with(|| Word {
+            text: String::new(),
+            x0: g.x0,
+            x1: g.x1,
+            baseline: g.baseline,
+            size: g.size,
+            bold: 0,
+            chars: 0,
+        });
+        push_char(&mut w.text, g.ch);
+        w.x0 = w.x0.min(g.x0);
+        w.x1 = w.x1.max(g.x1);
+        // The word sits on its main baseline (a superscript does not move it).
+        if g.size > w.size * 1.1 {
+            w.baseline = g.baseline;
+        }
+        w.size = w.size.max(g.size);
+        w.bold += usize::from(g.bold);
+        w.chars += 1;
+        last = Some(g);
+    }
+    out.extend(cur);
+    out
+}
+
+/// Words grouped into rows by baseline, each row cut into spans at wide
+/// gaps.
+fn rows(mut words: Vec<Word>) -> Vec<Row> {
+    words.sort_by(|a, b| a.baseline.total_cmp(&b.baseline));
+    let mut groups: Vec<Vec<Word>> = Vec::new();
+    let mut anchor = f32::MIN;
+    let mut anchor_size = 0.0f32;
+    for w in words {
+        let tolerance = 0.45 * w.size.max(anchor_size);
+        match groups.last_mut() {
+            Some(g) if (w.baseline - anchor).abs() <= tolerance => g.push(w),
+            _ => {
+                anchor = w.baseline;
+                anchor_size = w.size;
+                groups.push(vec![w]);
+            }
+        }
+    }
+    groups.into_iter().map(row_of).collect()
+}
+
+fn row_of(mut words: Vec<Word>) -> Row {
+    words.sort_by(|a, b| a.x0.total_cmp(&b.x0));
+    let mut spans: Vec<(Span, usize, usize)> = Vec::new();
+    for w in words {
+        let gap_ok = spans.last().is_some_and(|(s, _, _)| {
+            let size = s.size.max(w.size);
+            w.x0 - s.x1 <= SPAN_GAP * size
+        });
+        match spans.last_mut() {
+            Some((s, bold, chars)) if gap_ok => {
+                s.text.push(' ');
+                s.text.push_str(&w.text);
+                s.x1 = s.x1.max(w.x1);
+                s.baseline = s.baseline.max(w.baseline);
+                s.size = s.size.max(w.size);
+                *bold += w.bold;
+                *chars += w.chars;
+            }
+            _ => spans.push((
+                Span {
+                    text: w.text,
+                    x0: w.x0,
+                    x1: w.x1,
+                    baseline: w.baseline,
+                    size: w.size,
+                    bold: false,
+                },
+                w.bold,
+                w.chars,
+            )),
+        }
+    }
+    let spans = spans
+        .into_iter()
+        .map(|(mut s, bold, chars)| {
+            s.bold = chars > 0 && bold * 10 >= chars * 8;
+            s
+        })
+        .collect();
+    Row {
+        spans: merge_symbols(spans),
+    }
+}
+
+/// A currency sign set apart from its amount (`$      1,234`) joins the
+/// amount; a closing bracket or percent sign joins the number before it.
+fn merge_symbols(spans: Vec<Span>) -> Vec<Span> {
+    let mut out: Vec<Span> = Vec::with_capacity(spans.len());
+    let mut pending: Option<Span> = None;
+    for mut s in spans {
+        if let Some(p) = pending.take() {
+            s.text = format!("{}{}", p.text, s.text);
+            s.x0 = p.x0;
+        }
+        let t = s.text.as_str();
+        if matches!(t, "$" | "€" | "£" | "¥" | "(" | "$(" | "($") {
+            pending = Some(s);
+            continue;
+        }
+        if matches!(t, ")" | "%" | ")%" | "%)") {
+            if let Some(prev) = out.last_mut() {
+                prev.text.push_str(t);
+                prev.x1 = s.x1;
+                continue;
+            }
+        }
+        out.push(s);
+    }
+    out.extend(pending);
+    out
+}
+
+/// The x of a column gutter in these rows: a position most rows with
+/// text on both sides leave empty, with prose (wide spans) on both sides.
+fn gutter(rows: &[Row]) -> Option<f32> {
+    let left = rows
+        .iter()
+        .flat_map(|r| &r.spans)
+        .map(|s| s.x0)
+        .fold(f32::MAX, f32::min);
+    let right = rows
+        .iter()
+        .flat_map(|r| &r.spans)
+        .map(|s| s.x1)
+        .fold(f32::MIN, f32::max);
+    let width = right - left;
+    if width <= 0.0 {
+        return None;
+    }
+    let mut candidates: Vec<f32> = rows
+        .iter()
+        .flat_map(|r| r.spans.windows(2).map(|p| (p[0].x1 + p[1].x0) / 2.0))
+        .collect();
+    candidates.sort_by(f32::total_cmp);
+    candidates.dedup_by(|a, b| (*a - *b).abs() < 2.0);
+    let mut best: Option<(usize, f32)> = None;
+    for &g in &candidates {
+        let mut split = 0;
+        let mut cross = 0;
+        let mut lefts = Vec::new();
+        let mut rights = Vec::new();
+        for r in rows {
+            if r.covers(g) {
+                cross += 1;
+                continue;
+            }
+            let l: Vec<&Span> = r.spans.iter().filter(|s| s.x1 <= g).collect();
+            let rt: Vec<&Span> = r.spans.iter().filter(|s| s.x0 >= g).collect();
+            if !l.is_empty() && !rt.is_empty() {
+                split += 1;
+            }
+            lefts.extend(l.iter().map(|s| s.x1 - s.x0));
+            rights.extend(rt.iter().map(|s| s.x1 - s.x0));
+        }
+        if split < MIN_COLUMN_ROWS || split < cross {
+            continue;
+        }
+        // Prose on both sides: a typical span of each side spans a good
+        // part of the page (table cells are short).
+        let prose = |v: &mut Vec<f32>| {
+            if v.is_empty() {
+                return false;
+            }
+            v.sort_by(f32::total_cmp);
+            v[v.len() / 2] >= 0.25 * width
+        };
+        if !prose(&mut lefts) || !prose(&mut rights) {
+            continue;
+        }
+        if best.is_none_or(|(n, _)| split > n) {
+            best = Some((split, g));
+        }
+    }
+    best.map(|(_, g)| g)
+}
+
+/// Rows in reading order: where a gutter splits a run of rows into
+/// columns, the left column is read down, then the right one (each
+/// recursively, for three columns); a row that crosses the gutter (a
+/// title, a wide figure caption) is read in its place.
+fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
+    let Some(g) = (depth < 2).then(|| gutter(&rows)).flatten() else {
+        return rows;
+    };
+    let mut out = Vec::new();
+    let mut region: Vec<Row> = Vec::new();
+    let flush = |region: &mut Vec<Row>, out: &mut Vec<Row>| {
+        if region.is_empty() {
+            return;
+        }
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        for r in region.drain(..) {
+            let (l, rt): (Vec<Span>, Vec<Span>) = r.spans.into_iter().partition(|s| s.x1 <= g);
+            if !l.is_empty() {
+                left.push(Row { spans: l });
+            }
+            if !rt.is_empty() {
+                right.push(Row { spans: rt });
+            }
+        }
+        out.extend(reading_order(left, depth + 1));
+        out.extend(reading_order(right, depth + 1));
+    };
+    for r in rows {
+        if r.covers(g) {
+            flush(&mut region, &mut out);
+            out.push(r);
+        } else {
+            region.push(r);
+        }
+    }
+    flush(&mut region, &mut out);
+    out
+}
+
+/// Two rows share a cell boundary: a span of one starts or ends where a
+/// span of the other does (left edges of the first cells aside, which
+/// every line of a paragraph shares).
+fn aligned(a: &Row, b: &Row) -> bool {
+    let tol = 0.6 * a.size().max(b.size());
+    let edges = |r: &Row| -> Vec<(f32, bool)> {
+        let mut e: Vec<(f32, bool)> = Vec::new();
+        for (i, s) in r.spans.iter().enumerate() {
+            if i > 0 {
+                e.push((s.x0, true));
+            }
+            e.push((s.x1, false));
+        }
+        e
+    };
+    let eb = edges(b);
+    edges(a)
+        .iter()
+        .any(|(x, start)| eb.iter().any(|(y, s)| s == start && (x - y).abs() <= tol))
+}
+
+/// Marks the rows that belong to tables: runs of at least two rows with
+/// several aligned spans, with the one-span rows between them (a group
+/// label inside a table) when the table goes on below them.
+fn table_rows(rows: &[Row]) -> Vec<bool> {
+    let mut table = vec![false; rows.len()];
+    let multi = |r: &Row| r.spans.len() >= 2;
+    let close = |a: &Row, b: &Row| {
+        let dy = b.baseline() - a.baseline();
+        dy > 0.0 && dy <= 2.6 * a.size().max(b.size())
+    };
+    let mut i = 0;
+    while i < rows.len() {
+        if !multi(&rows[i]) {
+            i += 1;
+            continue;
+        }
+        // Extend the run from row i.
+        let mut last_multi = i;
+        let mut count = 1;
+        let mut j = i + 1;
+        while j < rows.len() && close(&rows[j - 1], &rows[j]) {
+            if multi(&rows[j]) {
+                if !aligned(&rows[last_multi], &rows[j]) {
+                    break;
+                }
+                last_multi = j;
+                count += 1;
+            } else if j - last_multi > 2 {
+                break;
+            }
+            j += 1;
+        }
+        if count >= 2 {
+            for t in table.iter_mut().take(last_multi + 1).skip(i) {
+                *t = true;
+            }
+            i = last_multi + 1;
+        } else {
+            i += 1;
+        }
+    }
+    table
+}
+
+fn to_lines(rows: &[Row]) -> Vec<Line> {
+    let table = table_rows(rows);
+    let mut out: Vec<Line> = Vec::new();
+    let mut prev_baseline: Option<f32> = None;
+    for (r, in_table) in rows.iter().zip(table) {
+        let baseline = r.baseline();
+        let size = r.size();
+        let gap = prev_baseline.is_some_and(|p| baseline - p > 1.5 * size);
+        prev_baseline = Some(baseline);
+        let spans: Vec<&Span> = r.spans.iter().collect();
+        if in_table {
+            out.push(Line {
+                text: spans
+                    .iter()
+                    .map(|s| s.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(CELL_SEPARATOR),
+                size,
+                x: spans.first().map_or(0.0, |s| s.x0),
+                end: spans.last().map_or(0.0, |s| s.x1),
+                y: baseline,
+                gap,
+                bold: spans.iter().all(|s| s.bold),
+                table: true,
+            });
+            continue;
+        }
+        for (k, s) in spans.iter().enumerate() {
+            out.push(Line {
+                text: s.text.clone(),
+                size: s.size,
+                x: s.x0,
+                end: s.x1,
+                y: s.baseline,
+                gap: gap && k == 0,
+                bold: s.bold,
+                table: false,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Glyphs of `text` from x at a baseline, 0.5 em per character.
+    fn text_at(text: &str, x: f32, baseline: f32, size: f32) -> Vec<Glyph> {
+        let w = 0.5 * size;
+        text.chars()
+            .enumerate()
+            .map(|(i, ch)| {
+                let left = x + i as f32 * w;
+                Glyph {
+                    ch,
+                    left,
+                    right: left + w,
+                    top: baseline - 0.8 * size,
+                    bottom: baseline + 0.2 * size,
+                    origin: (left, baseline),
+                    size,
+                    bold: false,
+                    turns: 0,
+                }
+            })
+            .collect()
+    }
+
+    /// The same text turned a quarter counter-clockwise (reading upwards,
+    /// as on a landscape slide), its baseline at `x`, starting at `y`.
+    fn text_up(text: &str, x: f32, y: f32, size: f32) -> Vec<Glyph> {
+        let w = 0.5 * size;
+        text.chars()
+            .enumerate()
+            .map(|(i, ch)| {
+                let bottom = y - i as f32 * w;
+                Glyph {
+                    ch,
+                    left: x - 0.8 * size,
+                    right: x + 0.2 * size,
+                    top: bottom - w,
+                    bottom,
+                    origin: (x, bottom),
+                    size,
+                    bold: false,
+                    turns: 1,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn accents_set_apart_are_composed_with_their_letters() {
+        // TeX's "m\'ecanique": the accent glyph, then the e under it.
+        let mut g = text_at("m", 72.0, 100.0, 10.0);
+        g.extend(text_at("\u{b4}", 77.5, 100.0, 10.0));
+        g.extend(text_at("ecanique ao", 77.0, 100.0, 10.0));
+        // "ao\^ut": the accent before the u it sits over.
+        g.extend(text_at("\u{2c6}", 132.0, 100.0, 10.0));
+        g.extend(text_at("ut", 132.0, 100.0, 10.0));
+        // "na\"\i ve": the dotless i first, then the accent over it.
+        g.extend(text_at("na\u{131}", 150.0, 100.0, 10.0));
+        g.extend(text_at("\u{a8}", 160.0, 100.0, 10.0));
+        g.extend(text_at("ve", 165.0, 100.0, 10.0));
+        assert_eq!(texts(&lines(&g)), vec!["mécanique août naïve"]);
+    }
+
+    #[test]
+    fn turned_text_is_read_upright() {
+        // Two lines reading upwards; the second to the right of the first.
+        let mut g = text_up("Seminar slides", 100.0, 700.0, 12.0);
+        g.extend(text_up("second line", 115.0, 700.0, 12.0));
+        // A short label the normal way up, after the turned text.
+        g.extend(text_at("p. 1", 500.0, 750.0, 9.0));
+        let l = lines(&g);
+        assert_eq!(texts(&l), vec!["Seminar slides", "second line", "p. 1"]);
+    }
+
+    fn texts(lines: &[Line]) -> Vec<&str> {
+        lines.iter().map(|l| l.text.as_str()).collect()
+    }
+
+    #[test]
+    fn words_and_lines_from_glyphs() {
+        let mut g = text_at("Hello world", 72.0, 100.0, 10.0);
+        g.extend(text_at("second line", 72.0, 112.0, 10.0));
+        let l = lines(&g);
+        assert_eq!(texts(&l), vec!["Hello world", "second line"]);
+        assert!(!l[1].gap);
+        // Characters drawn without spaces but apart are separate words.
+        let mut g = text_at("alpha", 72.0, 100.0, 10.0);
+        g.extend(text_at("beta", 72.0 + 5.0 * 5.0 + 3.0, 100.0, 10.0));
+        assert_eq!(texts(&lines(&g)), vec!["alpha beta"]);
+        // Ligatures are spelled out.
+        let g = text_at("\u{fb01}ne", 72.0, 100.0, 10.0);
+        assert_eq!(texts(&lines(&g)), vec!["fine"]);
+    }
+
+    #[test]
+    fn drawing_order_does_not_matter() {
+        let mut g = text_at("second line", 72.0, 112.0, 10.0);
+        g.extend(text_at("first line", 72.0, 100.0, 10.0));
+        g.extend(text_at("far below", 72.0, 160.0, 10.0));
+        let l = lines(&g);
+        assert_eq!(texts(&l), vec!["first line", "second line", "far below"]);
+        assert!(l[2].gap, "a gap of several lines is marked");
+    }
+
+    #[test]
+    fn two_columns_are_read_one_after_the_other() {
+        let mut g = text_at(
+            "A Two Column Paper Title Spanning Everything",
+            72.0,
+            60.0,
+            14.0,
+        );
+        for i in 0..8 {
+            let y = 100.0 + i as f32 * 12.0;
+            g.extend(text_at(
+                &format!("left column line {i} of prose"),
+                72.0,
+                y,
+                10.0,
+            ));
+            g.extend(text_at(
+                &format!("right column line {i} of text"),
+                320.0,
+                y,
+                10.0,
+            ));
+        }
+        let l = lines(&g);
+        let t = texts(&l);
+        assert_eq!(t[0], "A Two Column Paper Title Spanning Everything");
+        assert_eq!(t[1], "left column line 0 of prose");
+        assert_eq!(t[8], "left column line 7 of prose");
+        assert_eq!(t[9], "right column line 0 of text");
+        assert_eq!(t.len(), 17);
+        assert!(l.iter().all(|l| !l.table), "{t:?}");
+    }
+
+    #[test]
+    fn table_rows_keep_their_label_with_their_numbers() {
+        let mut g = text_at("Revenue by segment was as follows.", 72.0, 80.0, 10.0);
+        let rows = [
+            ("Segment", "2023", "2022"),
+            ("Consumer", "1,234", "1,100"),
+            ("Industrial", "987", "1,020"),
+            ("Total", "2,221", "2,120"),
+        ];
+        for (i, (a, b, c)) in rows.iter().enumerate() {
+            let y = 100.0 + i as f32 * 12.0;
+            g.extend(text_at(a, 72.0, y, 10.0));
+            // Numbers right-aligned at 300 and 380.
+            g.extend(text_at(b, 300.0 - b.len() as f32 * 5.0, y, 10.0));
+            g.extend(text_at(c, 380.0 - c.len() as f32 * 5.0, y, 10.0));
+        }
+        g.extend(text_at("The next paragraph of prose.", 72.0, 160.0, 10.0));
+        let l = lines(&g);
+        assert_eq!(
+            texts(&l),
+            vec![
+                "Revenue by segment was as follows.",
+                "Segment | 2023 | 2022",
+                "Consumer | 1,234 | 1,100",
+                "Industrial | 987 | 1,020",
+                "Total | 2,221 | 2,120",
+                "The next paragraph of prose.",
+            ]
+        );
+        assert!(l[1..5].iter().all(|l| l.table));
+        assert!(!l[0].table && !l[5].table);
+    }
+
+    #[test]
+    fn currency_signs_join_their_amounts() {
+        let mut g = Vec::new();
+        for (i, (a, b)) in [("Cash", "1,234"), ("Debt", "(56")].iter().enumerate() {
+            let y = 100.0 + i as f32 * 12.0;
+            g.extend(text_at(a, 72.0, y, 10.0));
+            g.extend(text_at("$", 250.0, y, 10.0));
+            g.extend(text_at(b, 300.0 - b.len() as f32 * 5.0, y, 10.0));
+            if i == 1 {
+                g.extend(text_at(")", 310.0, y, 10.0));
+            }
+        }
+        let l = lines(&g);
+        assert_eq!(texts(&l), vec!["Cash | $1,234", "Debt | $(56)"]);
+    }
+
+    #[test]
+    fn a_wide_word_space_in_prose_is_not_a_table() {
+        let mut g = Vec::new();
+        g.extend(text_at("Justified prose with", 72.0, 100.0, 10.0));
+        g.extend(text_at("a wide gap here.", 200.0, 100.0, 10.0));
+        g.extend(text_at("The next line has", 72.0, 112.0, 10.0));
+        g.extend(text_at("its gap elsewhere.", 250.0, 112.0, 10.0));
+        let l = lines(&g);
+        assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
+    }
+}
