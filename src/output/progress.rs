@@ -28,6 +28,8 @@ struct State {
     /// When the first chunk was embedded: rates and ETAs start there, so a
     /// model load does not count as slowness.
     first_done: Option<(Instant, u64)>,
+    /// A PDF being read page by page: its name, pages done, pages.
+    reading: Option<(String, u32, u32)>,
 }
 
 /// A progress line; hidden (every call a no-op) when not shown.
@@ -67,6 +69,7 @@ impl Progress {
                 chunks_known: 0,
                 chunks_done: 0,
                 first_done: None,
+                reading: None,
             }),
         }
     }
@@ -112,6 +115,14 @@ impl Progress {
                 s.first_done = Some((now, s.chunks_done));
             }
             s.chunks_done += n;
+        });
+    }
+
+    /// Pages of a PDF read so far (a scanned PDF's OCR takes seconds a
+    /// page); the line shows the latest until the PDF is read.
+    pub fn pdf_pages(&self, name: &str, done: u32, total: u32) {
+        self.update(|s| {
+            s.reading = (done < total && total > 1).then(|| (name.to_string(), done, total));
         });
     }
 
@@ -214,6 +225,19 @@ fn line(work: Work, s: &State, now: Instant) -> String {
             }
         }
     }
+    if let Some((name, done, total)) = &s.reading {
+        // The name shortened to what the line has room for.
+        let pages = format!(" p.{done}/{total}");
+        let room = MAX_WIDTH.saturating_sub(out.chars().count() + 3 + pages.chars().count());
+        if room >= 6 {
+            let mut short: String = name.chars().take(room.min(24)).collect();
+            if short.chars().count() < name.chars().count() {
+                short.pop();
+                short.push('…');
+            }
+            out.push_str(&format!(" · {short}{pages}"));
+        }
+    }
     if out.chars().count() > MAX_WIDTH {
         out = out.chars().take(MAX_WIDTH).collect();
     }
@@ -232,6 +256,7 @@ mod tests {
             chunks_known: 0,
             chunks_done: 0,
             first_done: None,
+            reading: None,
         }
     }
 
@@ -279,6 +304,7 @@ mod tests {
             chunks_known: 987_654_321,
             chunks_done: 123_456_789,
             first_done: Some((now - Duration::from_secs(3600), 0)),
+            reading: Some(("a-very-long-scanned-annual-report-2019.pdf".into(), 12, 40)),
         };
         for work in [Work::Ingest, Work::Reindex, Work::Backfill] {
             let l = line(work, &big, now);
@@ -294,5 +320,11 @@ mod tests {
         assert!(l.chars().count() <= MAX_WIDTH, "{l}");
         let r = line(Work::Reindex, &s, now);
         assert!(r.contains("re-embedded") && !r.contains("files"), "{r}");
+        // A long PDF being read shows its pages.
+        s.first_done = None;
+        s.reading = Some(("scan.pdf".into(), 3, 40));
+        let l = line(Work::Ingest, &s, now);
+        assert!(l.ends_with(" · scan.pdf p.3/40"), "{l}");
+        assert!(l.chars().count() <= MAX_WIDTH, "{l}");
     }
 }

@@ -164,9 +164,10 @@ impl Watch {
 pub fn extract(path: &Path, bytes: &[u8], settings: &PdfSettings) -> Result<Extracted, String> {
     let opts = settings.engine.as_ref().map_err(Clone::clone)?;
     let limit = settings.timeout;
+    let report = settings.on_page.clone();
     if USE_CHILD.load(Ordering::Relaxed) {
         if let Ok(exe) = std::env::current_exe() {
-            match extract_in_child(&exe, path, opts, limit) {
+            match extract_in_child(&exe, path, opts, limit, report.clone()) {
                 // The executable was replaced or removed while kb runs
                 // (an upgrade): extract here rather than fail every PDF.
                 Err(ChildError::Spawn) => {}
@@ -175,7 +176,7 @@ pub fn extract(path: &Path, bytes: &[u8], settings: &PdfSettings) -> Result<Extr
             }
         }
     }
-    extract_on_thread(bytes.to_vec(), opts.clone(), limit)
+    extract_on_thread(bytes.to_vec(), opts.clone(), limit, report)
 }
 
 /// The body of `kb __extract-pdf PATH --options JSON`: prints the
@@ -209,6 +210,7 @@ pub(super) fn extract_on_thread(
     bytes: Vec<u8>,
     opts: ReadOptions,
     limit: Duration,
+    report: Option<super::PageReport>,
 ) -> Result<Extracted, String> {
     let (tx, rx) = std::sync::mpsc::channel();
     let progress = Arc::new(Progress::default());
@@ -267,6 +269,7 @@ fn extract_in_child(
     path: &Path,
     opts: &ReadOptions,
     limit: Duration,
+    report: Option<super::PageReport>,
 ) -> Result<Result<Extracted, String>, ChildError> {
     use ChildError::Failed;
     let options =
@@ -329,7 +332,12 @@ fn extract_in_child(
                 .and_then(|r| r.split_once('/'))
                 .and_then(|(d, p)| Some((d.parse().ok()?, p.parse().ok()?)));
             match done {
-                Some((d, p)) => reporter.set(d, p),
+                Some((d, p)) => {
+                    reporter.set(d, p);
+                    if let Some(r) = &report {
+                        r(d, p);
+                    }
+                }
                 None if other.len() < 64 * 1024 => {
                     other.push_str(&line);
                     other.push('\n');

@@ -379,7 +379,8 @@ fn thread_extraction_has_a_timeout() {
     for _ in 0..50 {
         pdf.pages.push(big.pages[0].clone());
     }
-    let err = extract::extract_on_thread(pdf.to_bytes(), e, std::time::Duration::ZERO).unwrap_err();
+    let err =
+        extract::extract_on_thread(pdf.to_bytes(), e, std::time::Duration::ZERO, None).unwrap_err();
     assert!(
         err.starts_with("PDF extraction timed out after 0 s"),
         "{err}"

@@ -93,7 +93,15 @@ impl Workers {
         let embedder = self.model()?;
         *loading = t.elapsed();
         let tokens = embedder.token_counter();
-        let ctx = ChunkContext::for_run(&self.config, &tokens, embedder.max_chunk_tokens());
+        let mut ctx = ChunkContext::for_run(&self.config, &tokens, embedder.max_chunk_tokens());
+        if doc_type == DocType::Pdf {
+            // A long PDF (OCR reads a page in seconds) shows its pages.
+            let progress = self.progress.clone();
+            let name = crate::ingest::file_title(path);
+            ctx.pdf.on_page = Some(std::sync::Arc::new(move |done, total| {
+                progress.pdf_pages(&name, done, total)
+            }));
+        }
         // A parser bug must cost one file, not the batch.
         let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             parse(doc_type, path, &bytes, &ctx)
