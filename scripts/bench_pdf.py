@@ -89,8 +89,13 @@ def kb_options(pdfium: str, ocr: str, tesseract: str | None) -> str:
                        "tesseract": tesseract})
 
 
+WANTED_OCR = []
+
+
 def kb_read(kb: str, path: Path, options: str, timeout: float) -> tuple[list[str] | None, str, float]:
-    """Pages' text by kb's extractor (None if refused), the reason, seconds."""
+    """Pages' text by kb's extractor (None if refused), the reason, seconds.
+    Pages that `enable_ocr: auto` would OCR (no text, or an unreadable text
+    layer) are counted in WANTED_OCR as (file, page, had text)."""
     t = time.perf_counter()
     try:
         out = subprocess.run([kb, "__extract-pdf", str(path), "--options", options],
@@ -106,6 +111,9 @@ def kb_read(kb: str, path: Path, options: str, timeout: float) -> tuple[list[str
         return None, result["Err"], dt
     pages = [dehyphenate("\n".join(l["text"] for l in p["lines"]))
              for p in result["Ok"]["pages"]]
+    for n, (p, text) in enumerate(zip(result["Ok"]["pages"], pages), 1):
+        if p.get("ocr_error"):
+            WANTED_OCR.append((str(path), n, any(c.isalnum() for c in text)))
     return pages, "", dt
 
 
@@ -141,7 +149,9 @@ def read_part(args, pdfium: str) -> dict:
     tree = fetch(PACKAGES)
     files = pdf_files(tree, args.max_files)
     log(f"{len(files)} PDFs from {', '.join(PACKAGES)}")
-    opts = kb_options(pdfium, "never", None)
+    # OCR "auto" without an engine: pages that would be OCR'd are only marked.
+    opts = kb_options(pdfium, "auto", None)
+    WANTED_OCR.clear()
     both = kb_only = pop_only = neither = 0
     kb_time = pop_time = 0.0
     kb_pages_read = pop_pages_read = 0
@@ -193,6 +203,9 @@ def read_part(args, pdfium: str) -> dict:
         "pdftotext_seconds": round(pop_time, 2),
         "pdftotext_pages_per_s": round(pop_pages_read / pop_time, 1) if pop_time else None,
         "word_recall": round(hit / total, 4) if total else None,
+        "pages_auto_would_ocr": len(WANTED_OCR),
+        "of_them_with_a_text_layer_judged_garbage": [
+            (f, n) for f, n, had_text in WANTED_OCR if had_text][:20],
         "words_compared": total,
         "files_below_0.95": sum(1 for r, _, _ in per_file if r < 0.95),
         "worst_files": [(round(r, 3), n, p) for r, n, p in per_file[:8]],

@@ -221,8 +221,12 @@ pub(super) fn extract_on_thread(
         // overflowing it.
         .stack_size(64 << 20)
         .spawn(move || {
-            let r =
-                extract_with_progress(&bytes, &opts, &mut |done, pages| reporter.set(done, pages));
+            let r = extract_with_progress(&bytes, &opts, &mut |done, pages| {
+                reporter.set(done, pages);
+                if let Some(r) = &report {
+                    r(done, pages);
+                }
+            });
             let _ = tx.send(r);
         });
     if let Err(e) = spawned {

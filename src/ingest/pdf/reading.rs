@@ -373,8 +373,34 @@ fn row_of(mut words: Vec<Word>) -> Row {
         })
         .collect();
     Row {
-        spans: merge_symbols(spans),
+        spans: join_section_number(merge_symbols(spans)),
     }
+}
+
+/// A section number set a quad apart from its title (`6   Booktabs and
+/// colortbl`, TeX's way) is one heading, not two cells.
+fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
+    if spans.len() < 2 {
+        return spans;
+    }
+    let number = spans[0].text.trim_end_matches('.');
+    let numbered = !number.is_empty()
+        && number.split('.').all(|p| {
+            (1..=3).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit())
+                || (p.len() == 1 && p.chars().all(|c| c.is_ascii_uppercase()))
+        });
+    let title = spans[1].text.starts_with(char::is_alphabetic)
+        && spans[1].text.chars().filter(|c| c.is_alphabetic()).count() >= 3;
+    let close = spans[1].x0 - spans[0].x1 <= 2.5 * spans[0].size.max(spans[1].size);
+    if numbered && title && close {
+        let second = spans.remove(1);
+        let first = &mut spans[0];
+        first.text.push(' ');
+        first.text.push_str(&second.text);
+        first.x1 = second.x1;
+        first.bold &= second.bold;
+    }
+    spans
 }
 
 /// A currency sign set apart from its amount (`$      1,234`) joins the
@@ -508,18 +534,46 @@ fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
     out
 }
 
+/// A short cell, or a number: a right edge that lines up means a column
+/// (the right margin of justified prose lines up too, but prose is long).
+fn cell_like(s: &Span) -> bool {
+    let n = s.text.chars().count();
+    let digits = s.text.chars().filter(char::is_ascii_digit).count();
+    n <= 16 || digits * 2 >= n
+}
+
+/// The spans of a row could be a table's cells: several of them, none
+/// but the first (a row label) as long as a line of prose. A label in
+/// the margin beside a paragraph, or a wide word space in justified
+/// text, gives two spans with a long one.
+fn cells(r: &Row) -> bool {
+    r.spans.len() >= 2
+        && r.spans.iter().enumerate().all(|(i, s)| {
+            let n = s.text.chars().count();
+            if i == 0 {
+                n <= 80
+            } else {
+                n <= 40
+            }
+        })
+}
+
 /// Two rows share a cell boundary: a span of one starts or ends where a
 /// span of the other does (left edges of the first cells aside, which
-/// every line of a paragraph shares).
+/// every line of a paragraph shares; the right edge of the last only for
+/// short cells and numbers).
 fn aligned(a: &Row, b: &Row) -> bool {
     let tol = 0.6 * a.size().max(b.size());
     let edges = |r: &Row| -> Vec<(f32, bool)> {
         let mut e: Vec<(f32, bool)> = Vec::new();
+        let last = r.spans.len() - 1;
         for (i, s) in r.spans.iter().enumerate() {
             if i > 0 {
                 e.push((s.x0, true));
             }
-            e.push((s.x1, false));
+            if i < last || cell_like(s) {
+                e.push((s.x1, false));
+            }
         }
         e
     };
@@ -534,7 +588,7 @@ fn aligned(a: &Row, b: &Row) -> bool {
 /// label inside a table) when the table goes on below them.
 fn table_rows(rows: &[Row]) -> Vec<bool> {
     let mut table = vec![false; rows.len()];
-    let multi = |r: &Row| r.spans.len() >= 2;
+    let multi = cells;
     let close = |a: &Row, b: &Row| {
         let dy = b.baseline() - a.baseline();
         dy > 0.0 && dy <= 2.6 * a.size().max(b.size())
@@ -556,7 +610,9 @@ fn table_rows(rows: &[Row]) -> Vec<bool> {
                 }
                 last_multi = j;
                 count += 1;
-            } else if j - last_multi > 2 {
+            } else if j - last_multi > 2 || rows[j].spans[0].text.chars().count() > 60 {
+                // More than two one-cell rows, or a line of prose: the
+                // table has ended.
                 break;
             }
             j += 1;
@@ -811,6 +867,77 @@ mod tests {
         g.extend(text_at("a wide gap here.", 200.0, 100.0, 10.0));
         g.extend(text_at("The next line has", 72.0, 112.0, 10.0));
         g.extend(text_at("its gap elsewhere.", 250.0, 112.0, 10.0));
+        let l = lines(&g);
+        assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
+        // Justified lines end at the same margin; after a sentence's wide
+        // space the rest of the line is long prose, not a cell.
+        let mut g = Vec::new();
+        let rest = [
+            "Longtable's automatic doubling of rules is",
+            "in the documentation of that package itself",
+        ];
+        for (i, (a, b)) in [
+            ("But the rules do not.", rest[0]),
+            ("questionable, even according", rest[1]),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let y = 100.0 + 12.0 * i as f32;
+            g.extend(text_at(a, 72.0, y, 10.0));
+            // Both lines end at x = 540.
+            g.extend(text_at(b, 540.0 - 5.0 * b.chars().count() as f32, y, 10.0));
+        }
+        let l = lines(&g);
+        assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
+    }
+
+    #[test]
+    fn section_numbers_a_quad_from_their_titles_are_headings() {
+        let mut g = text_at("6", 72.0, 100.0, 14.0);
+        g.extend(text_at(
+            "Booktabs and colortbl",
+            72.0 + 7.0 + 14.0,
+            100.0,
+            14.0,
+        ));
+        g.extend(text_at(
+            "Booktabs is now compatible with the colortbl package.",
+            72.0,
+            120.0,
+            10.0,
+        ));
+        g.extend(text_at("7", 72.0, 150.0, 14.0));
+        g.extend(text_at("Technical summary", 72.0 + 7.0 + 14.0, 150.0, 14.0));
+        let l = lines(&g);
+        assert_eq!(
+            texts(&l),
+            vec![
+                "6 Booktabs and colortbl",
+                "Booktabs is now compatible with the colortbl package.",
+                "7 Technical summary"
+            ]
+        );
+        assert!(l.iter().all(|l| !l.table));
+    }
+
+    #[test]
+    fn a_label_in_the_margin_beside_prose_is_not_a_table() {
+        let mut g = Vec::new();
+        let prose = [
+            "In the simplest of cases a table begins with a rule,",
+            "has a single row of column headings, then a rule;",
+            "after the columns of data we finish with a rule.",
+        ];
+        for (i, (label, p)) in ["\\toprule", "\\midrule", "\\bottomrule"]
+            .iter()
+            .zip(prose)
+            .enumerate()
+        {
+            let y = 100.0 + 12.0 * i as f32;
+            g.extend(text_at(label, 20.0, y, 10.0));
+            g.extend(text_at(p, 120.0, y, 10.0));
+        }
         let l = lines(&g);
         assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
     }
