@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 from pathlib import Path
 
 PACKAGES = [
@@ -141,7 +142,8 @@ def poppler_read(path: Path, timeout: float) -> tuple[list[str] | None, float]:
 
 
 def words(text: str) -> collections.Counter:
-    # Hyphenated line ends are joined by both sides differently; compare words.
+    # NFKC: presentation forms and ligatures count as the letters they draw.
+    text = unicodedata.normalize("NFKC", text)
     return collections.Counter(w.lower() for w in WORD.findall(text))
 
 

@@ -302,6 +302,13 @@ mod tests {
              qb gh vv kk tt pp qq rr ss xx zz bb cc dd ff gg hh jj kk ll mm nn",
         )];
         assert!(garbage(&shifted));
+        // Code is full of symbols, but its letters make words.
+        let code = vec![line(
+            "\\put(40,10){\\vrez{0}} \\put(40,40){\\vrez{1}} \\put(30,10){\\vrez{0}} \
+             \\put(60,45){\\vvind{R}{0}} \\put(70,50){\\vturn{L}{0}} \\put(65,50){\\vcore{3}{F}} \
+             \\put(60,10){\\chassis{D}} \\put(60,65){\\vwire{5}} \\put(60,70){\\hwire{30}}",
+        )];
+        assert!(!garbage(&code));
         // Chinese text is not judged by Latin vowels.
         let cjk = vec![line(&"密钥轮换需要定期进行，以确保系统安全。".repeat(3))];
         assert!(!garbage(&cjk));

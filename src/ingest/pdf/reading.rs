@@ -110,7 +110,18 @@ struct Span {
 
 #[derive(Debug, Clone, Default)]
 struct Row {
+    /// Left to right on the page.
     spans: Vec<Span>,
+    /// Mostly Arabic or Hebrew: read from right to left.
+    rtl: bool,
+}
+
+/// A letter of a script written right to left (Hebrew, Arabic and their
+/// presentation forms).
+fn rtl(c: char) -> bool {
+    matches!(c as u32,
+        0x0590..=0x05FF | 0x0600..=0x06FF | 0x0750..=0x077F | 0x08A0..=0x08FF
+        | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF)
 }
 
 impl Row {
@@ -257,6 +268,12 @@ fn push_char(text: &mut String, c: char) {
         '\u{fb03}' => text.push_str("ffi"),
         '\u{fb04}' => text.push_str("ffl"),
         '\u{fb05}' | '\u{fb06}' => text.push_str("st"),
+        // Arabic and Hebrew presentation forms (the shapes a font draws)
+        // become the letters people type.
+        c if matches!(c as u32, 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF) => {
+            use unicode_normalization::UnicodeNormalization as _;
+            text.extend(std::iter::once(c).nfkc());
+        }
         c => text.push(c),
     }
 }
@@ -272,9 +289,14 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
         let joins = match (visible, last) {
             (true, Some(l)) => {
                 let size = g.size.max(l.size);
-                (g.baseline - l.baseline).abs() < 0.4 * size
-                    && g.x0 - l.x1 < LETTER_GAP * size
-                    && g.x0 - l.x0 > -0.3 * size
+                let forward = g.x0 - l.x1 < LETTER_GAP * size && g.x0 - l.x0 > -0.3 * size;
+                // Arabic and Hebrew are drawn right to left, in the order
+                // they are read.
+                let backward = rtl(g.ch)
+                    && rtl(l.ch)
+                    && l.x0 - g.x1 < LETTER_GAP * size
+                    && l.x1 - g.x1 > -0.3 * size;
+                (g.baseline - l.baseline).abs() < 0.4 * size && (forward || backward)
             }
             _ => false,
         };
@@ -335,6 +357,15 @@ fn rows(mut words: Vec<Word>) -> Vec<Row> {
 
 fn row_of(mut words: Vec<Word>) -> Row {
     words.sort_by(|a, b| a.x0.total_cmp(&b.x0));
+    let (mut right_to_left, mut left_to_right) = (0usize, 0usize);
+    for c in words.iter().flat_map(|w| w.text.chars()) {
+        if rtl(c) {
+            right_to_left += 1;
+        } else if c.is_alphabetic() {
+            left_to_right += 1;
+        }
+    }
+    let is_rtl = right_to_left > left_to_right;
     let mut spans: Vec<(Span, usize, usize)> = Vec::new();
     for w in words {
         let gap_ok = spans.last().is_some_and(|(s, _, _)| {
@@ -343,8 +374,13 @@ fn row_of(mut words: Vec<Word>) -> Row {
         });
         match spans.last_mut() {
             Some((s, bold, chars)) if gap_ok => {
-                s.text.push(' ');
-                s.text.push_str(&w.text);
+                if is_rtl {
+                    // The word to the left is read after.
+                    s.text = format!("{} {}", w.text, s.text);
+                } else {
+                    s.text.push(' ');
+                    s.text.push_str(&w.text);
+                }
                 s.x1 = s.x1.max(w.x1);
                 s.baseline = s.baseline.max(w.baseline);
                 s.size = s.size.max(w.size);
@@ -372,9 +408,12 @@ fn row_of(mut words: Vec<Word>) -> Row {
             s
         })
         .collect();
-    Row {
-        spans: join_section_number(merge_symbols(spans)),
-    }
+    let spans = if is_rtl {
+        spans
+    } else {
+        join_section_number(merge_symbols(spans))
+    };
+    Row { spans, rtl: is_rtl }
 }
 
 /// A section number set a quad apart from its title (`6   Booktabs and
@@ -513,10 +552,16 @@ fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
         for r in region.drain(..) {
             let (l, rt): (Vec<Span>, Vec<Span>) = r.spans.into_iter().partition(|s| s.x1 <= g);
             if !l.is_empty() {
-                left.push(Row { spans: l });
+                left.push(Row {
+                    spans: l,
+                    rtl: r.rtl,
+                });
             }
             if !rt.is_empty() {
-                right.push(Row { spans: rt });
+                right.push(Row {
+                    spans: rt,
+                    rtl: r.rtl,
+                });
             }
         }
         out.extend(reading_order(left, depth + 1));
@@ -638,7 +683,10 @@ fn to_lines(rows: &[Row]) -> Vec<Line> {
         let size = r.size();
         let gap = prev_baseline.is_some_and(|p| baseline - p > 1.5 * size);
         prev_baseline = Some(baseline);
-        let spans: Vec<&Span> = r.spans.iter().collect();
+        let mut spans: Vec<&Span> = r.spans.iter().collect();
+        if r.rtl {
+            spans.reverse();
+        }
         if in_table {
             out.push(Line {
                 text: spans
@@ -735,6 +783,24 @@ mod tests {
         g.extend(text_at("\u{a8}", 160.0, 100.0, 10.0));
         g.extend(text_at("ve", 165.0, 100.0, 10.0));
         assert_eq!(texts(&lines(&g)), vec!["mécanique août naïve"]);
+    }
+
+    #[test]
+    fn right_to_left_lines_are_read_in_their_order() {
+        // "שלום עולם" drawn right to left: each letter left of the one
+        // before, the second word left of the first.
+        let mut g = Vec::new();
+        let mut x = 300.0;
+        for word in ["שלום", "עולם"] {
+            for c in word.chars() {
+                let mut one = text_at(&c.to_string(), x - 5.0, 100.0, 10.0);
+                g.append(&mut one);
+                x -= 5.0;
+            }
+            g.push(Glyph::space());
+            x -= 4.0;
+        }
+        assert_eq!(texts(&lines(&g)), vec!["שלום עולם"]);
     }
 
     #[test]
