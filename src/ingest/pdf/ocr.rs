@@ -202,41 +202,64 @@ pub fn lines_from_tsv(tsv: &str, scale: f32) -> Vec<Line> {
     out
 }
 
-/// Whether a page's text layer is unusable: a quarter of its characters or
-/// more are unmapped glyphs (U+FFFD, private-use codes, controls: a font
-/// without a Unicode map), or under 40% of its runs of Latin letters have
-/// a vowel (English prose has over 95%, code and formulas about half or
-/// more). Checked on the real PDFs of scripts/bench_pdf.py.
-pub fn garbage(lines: &[Line]) -> bool {
-    let mut visible = 0usize;
-    let mut unmapped = 0usize;
-    let mut latin_words = 0usize;
-    let mut wordlike = 0usize;
+/// How a page's text reads: its characters, how many are unmapped glyphs
+/// (U+FFFD, private-use codes, controls: a font without a Unicode map),
+/// its runs of Latin letters (the parts of `\put(40,10){\vrez}` are put
+/// and vrez) and how many of them have a vowel, as real words do and a
+/// shifted or mis-mapped font's runs (Wkh txlfn) mostly do not.
+#[derive(Debug, Default, Clone, Copy)]
+struct Reading {
+    visible: usize,
+    unmapped: usize,
+    runs: usize,
+    wordlike: usize,
+}
+
+fn reading(lines: &[Line]) -> Reading {
+    let mut r = Reading::default();
     for l in lines {
         for c in l.text.chars().filter(|c| !c.is_whitespace()) {
-            visible += 1;
+            r.visible += 1;
             if c == '\u{fffd}' || ('\u{e000}'..='\u{f8ff}').contains(&c) || c.is_control() {
-                unmapped += 1;
+                r.unmapped += 1;
             }
         }
-        // Runs of Latin letters (the parts of `\put(40,10){\vrez}` are
-        // put and vrez): a real word has a vowel; a shifted or mis-mapped
-        // font gives runs like Wkh txlfn.
         for run in l
             .text
             .split(|c: char| !c.is_ascii_alphabetic())
             .filter(|r| r.len() >= 2)
         {
-            latin_words += 1;
+            r.runs += 1;
             if run.chars().any(|c| "aeiouyAEIOUY".contains(c)) {
-                wordlike += 1;
+                r.wordlike += 1;
             }
         }
     }
-    if visible < 20 {
-        return false;
+    r
+}
+
+/// Whether a page's text layer is unusable: a quarter of its characters or
+/// more are unmapped glyphs, or under 40% of its runs of Latin letters
+/// have a vowel (English prose has over 95%, code and formulas about half
+/// or more). On the 13,940 pages of scripts/bench_pdf.py's real PDFs it
+/// flags 8 pages of text (font and colour tables); OCR replaces such a
+/// page's text only when it reads better ([`reads_better`]).
+pub fn garbage(lines: &[Line]) -> bool {
+    let r = reading(lines);
+    r.visible >= 20
+        && (r.unmapped * 4 >= r.visible || (r.runs >= 20 && r.wordlike * 5 < r.runs * 2))
+}
+
+/// Whether recognised text reads better than a page's text layer: fewer
+/// unmapped glyphs, or more of its letter runs are words.
+pub fn reads_better(recognised: &[Line], layer: &[Line]) -> bool {
+    let (a, b) = (reading(recognised), reading(layer));
+    let share = |n: usize, of: usize| if of == 0 { 0.0 } else { n as f64 / of as f64 };
+    let (ua, ub) = (share(a.unmapped, a.visible), share(b.unmapped, b.visible));
+    if (ua - ub).abs() > 0.1 {
+        return ua < ub;
     }
-    unmapped * 4 >= visible || (latin_words >= 20 && wordlike * 5 < latin_words * 2)
+    share(a.wordlike, a.runs) > share(b.wordlike, b.runs)
 }
 
 #[cfg(test)]
@@ -313,5 +336,9 @@ mod tests {
         // Chinese text is not judged by Latin vowels.
         let cjk = vec![line(&"密钥轮换需要定期进行，以确保系统安全。".repeat(3))];
         assert!(!garbage(&cjk));
+        // OCR's reading replaces a garbage layer, not a good one.
+        assert!(reads_better(&real, &shifted));
+        assert!(reads_better(&real, &unmapped));
+        assert!(!reads_better(&shifted, &real));
     }
 }

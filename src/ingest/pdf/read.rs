@@ -135,8 +135,13 @@ fn read_page(page: &PdfPage, opts: &ReadOptions) -> Page {
                 lines,
                 ..Page::default()
             };
-            // OCR that finds nothing (a blank page) leaves the page as it was.
-            if !recognised.without_text() {
+            // OCR that finds nothing (a blank page) leaves the page as it
+            // was; a text layer judged garbage is replaced only by a
+            // reading that is better (`always` replaces every page).
+            let better = out.without_text()
+                || opts.ocr == OcrMode::Always
+                || ocr::reads_better(&recognised.lines, &out.lines);
+            if !recognised.without_text() && better {
                 out.lines = recognised.lines;
                 out.ocr = true;
                 out.error = None;
