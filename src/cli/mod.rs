@@ -242,6 +242,11 @@ fn query_words_last(args: Vec<OsString>) -> Vec<OsString> {
                 }
             }
             Some((_, Some(false))) if text.chars().count() == 2 => options.push(arg.clone()),
+            // `-q`, `-v`: a guessed flag, never a query word (clap names it
+            // and says how to search for it: after `--`).
+            Some((c, None)) if text.chars().count() == 2 && c.is_ascii_alphabetic() => {
+                options.push(arg.clone())
+            }
             // `-`, `-git`, `-5`: query words.
             _ => words.push(arg.clone()),
         }
