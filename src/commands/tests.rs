@@ -435,3 +435,85 @@ fn human_renderings_say_what_the_json_says() {
     let add = text(&["add", f.corpus().to_str().unwrap()]);
     assert!(add.starts_with("Added 0 documents. 0 failed."), "{add}");
 }
+
+/// Issue 11 item 6: every output that shows a chunk cites where it is
+/// (lines for text and code, pages with `page_end` for a PDF paragraph
+/// that runs onto the next page), and `show --section` says where the
+/// section ends and, for a PDF, on which page it is.
+#[test]
+fn citations_carry_lines_and_pages_everywhere() {
+    use crate::ingest::pdf::testpdf::{heading, para, TestPdf};
+    let f = Fixture::indexed();
+    let pdf = f.dir.path().join("pdfs/orchard.pdf");
+    std::fs::create_dir_all(pdf.parent().unwrap()).unwrap();
+    std::fs::write(
+        &pdf,
+        TestPdf::new()
+            .title("Orchard notes")
+            .page(vec![
+                heading("1 Grafting", 16.0),
+                para(
+                    "Whip and tongue grafting joins a scion to a rootstock of the same \
+                     width; cut both at a long slant, then make the tongue and fit the two \
+                     so the cambium layers touch along one side, wrap the union firmly with \
+                     grafting tape and",
+                ),
+            ])
+            .page(vec![para(
+                "seal the tip of the scion with wax so that it does not dry out before \
+                 the quincunx buds break.",
+            )])
+            .to_bytes(),
+    )
+    .unwrap();
+    f.json(&["add", pdf.parent().unwrap().to_str().unwrap()]);
+
+    let v = f.json(&["search", "quincunx", "--fts-only", "--type", "pdf"]);
+    let src = &v["results"][0]["source"];
+    assert_eq!(
+        (src["page"].as_u64(), src["page_end"].as_u64()),
+        (Some(1), Some(2)),
+        "{v}"
+    );
+    let hit = f.run(&["search", "quincunx", "--fts-only", "--type", "pdf"]);
+    let text = hit.unwrap().human(&Style::PLAIN);
+    assert!(text.contains("(p.1-2)"), "{text}");
+    let chunk = v["results"][0]["chunk_id"].to_string();
+    let doc = src["document_id"].to_string();
+    let shown = f.json(&["show", &chunk]);
+    assert_eq!(shown["chunk"]["page_end"], 2, "{shown}");
+    let info = f.json(&["info", &doc]);
+    assert_eq!(info["chunks"][0]["page_end"], 2, "{info}");
+    let section = f.json(&["show", &doc, "--section", "1 Grafting"]);
+    assert_eq!(section["page"], 1, "{section}");
+    assert!(
+        section["line_end"].as_u64() >= section["line"].as_u64(),
+        "{section}"
+    );
+
+    // Markdown: the neighbours of `show --context` and `info`'s chunks
+    // carry their lines too.
+    let v = f.json(&["search", "using ssh-agent", "--fts-only"]);
+    let chunk = v["results"][0]["chunk_id"].to_string();
+    let shown = f.json(&["show", &chunk, "--context", "1"]);
+    for c in std::iter::once(&shown["chunk"])
+        .chain(shown["before"].as_array().unwrap())
+        .chain(shown["after"].as_array().unwrap())
+    {
+        assert!(
+            c["line_start"].as_u64().unwrap() <= c["line_end"].as_u64().unwrap(),
+            "{shown}"
+        );
+    }
+    assert!(!shown["before"].as_array().unwrap().is_empty(), "{shown}");
+    let doc = v["results"][0]["source"]["document_id"].to_string();
+    let info = f.json(&["info", &doc]);
+    assert!(
+        info["chunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["line_start"].is_u64()),
+        "{info}"
+    );
+}
