@@ -218,6 +218,11 @@ mod tests {
         }
         let line = super::super::query_words_last(args(&["kb", "search", "--fts-onyl", "ssh"]));
         assert!(super::super::Cli::try_parse_from(line).is_err());
+        // `-q` only where it means something (the commands that show a
+        // progress bar).
+        assert!(super::super::Cli::try_parse_from(args(&["kb", "status", "-q"])).is_err());
+        assert!(super::super::Cli::try_parse_from(args(&["kb", "list", "-q"])).is_err());
+        assert!(super::super::Cli::try_parse_from(args(&["kb", "add", "x", "-q"])).is_ok());
         // A guessed one-letter flag is no query word either, wherever it is.
         for guess in [["kb", "search", "ssh", "-q"], ["kb", "search", "-v", "ssh"]] {
             let line = super::super::query_words_last(args(&guess));

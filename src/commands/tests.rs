@@ -517,3 +517,76 @@ fn citations_carry_lines_and_pages_everywhere() {
         "{info}"
     );
 }
+
+/// Issue 11 items 9 and 11: a search result says when its file changed or
+/// is gone, `total_matches` counts what passes `--threshold`, and `kb show`
+/// numbers chunks from 1 as `kb info` does.
+#[test]
+fn results_say_stale_threshold_counts_and_chunks_number_from_one() {
+    let f = Fixture::indexed();
+    let query = [
+        "search",
+        "ssh agent keys",
+        "--fts-only",
+        "--max-per-document",
+        "0",
+    ];
+    let v = f.json(&query);
+    let path = v["results"][0]["source"]["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(v["results"][0]["source"]["stale"], false, "{v}");
+
+    // --threshold: total_matches counts the candidates that pass it.
+    let scores: Vec<f64> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["score"].as_f64().unwrap())
+        .collect();
+    assert!(scores.len() >= 3, "{v}");
+    let cut = scores[1];
+    let mut args = query.to_vec();
+    let cut_text = cut.to_string();
+    args.extend(["--threshold", &cut_text]);
+    let cut_v = f.json(&args);
+    let kept = cut_v["results"].as_array().unwrap().len() as u64;
+    assert!(kept >= 2 && (kept as usize) < scores.len(), "{cut_v}");
+    assert_eq!(cut_v["total_matches"].as_u64(), Some(kept), "{cut_v}");
+    assert!(v["total_matches"].as_u64().unwrap() > kept, "{v}");
+
+    // `kb show` counts chunks from 1: the first chunk is "1 of N".
+    let first = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["source"]["chunk_index"] == 0)
+        .expect("a first chunk among the hits");
+    let shown = f
+        .run(&["show", &first["chunk_id"].to_string()])
+        .unwrap()
+        .human(&Style::PLAIN);
+    let total = first["source"]["total_chunks"].as_u64().unwrap();
+    assert!(shown.contains(&format!("1 of {total}]")), "{shown}");
+
+    // The file changes, then goes: its results say so.
+    std::fs::write(
+        &path,
+        "# Rewritten\n\nNothing about ssh agent keys any more.\n",
+    )
+    .unwrap();
+    let v = f.json(&query);
+    let hit = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["source"]["path"] == path.as_str())
+        .expect("the changed file's old chunks still match");
+    assert_eq!(hit["source"]["stale"], true, "{v}");
+    std::fs::remove_file(&path).unwrap();
+    let v = f.json(&query);
+    assert_eq!(v["results"][0]["source"]["stale"], true, "{v}");
+    let text = f.run(&query).unwrap().human(&Style::PLAIN);
+    assert!(text.contains("file changed since indexing"), "{text}");
+}
