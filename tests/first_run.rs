@@ -241,4 +241,7 @@ fn completions_man_page_config_and_doctor() {
         ["E_UNHEALTHY", "E_DB_CORRUPT"].contains(&e["code"].as_str().unwrap()),
         "{e}"
     );
+    // It names the fault: the database check and what SQLite found.
+    let msg = e["error"].as_str().unwrap();
+    assert!(msg.contains("database") || msg.contains("corrupt"), "{e}");
 }
