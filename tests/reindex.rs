@@ -59,6 +59,7 @@ fn killed_reindex_leaves_old_index_and_rerun_completes() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.matches("interrupted").count(), 1, "{stderr}");
+    assert!(!stderr.contains("onnxruntime"), "{stderr}");
     assert_eq!(
         kb.json(&["search", "telescope and planets"])["results"],
         before["results"]
