@@ -15,6 +15,11 @@ use kb::config::{CliOverrides, Config};
 use kb::embed::{model_spec, Embedder, ModelFiles};
 
 fn load(name: &str, dir: &Path) -> Embedder {
+    // ONNX Runtime loads in this process: its telemetry must be off here as
+    // in `kb` (it would write under the real ~/.cache/Microsoft). Once, and
+    // before any test loads the library.
+    static TELEMETRY_OFF: std::sync::Once = std::sync::Once::new();
+    TELEMETRY_OFF.call_once(kb::embed::runtime::disable_telemetry);
     let home = tempfile::tempdir().unwrap();
     let config = Config::load_from(
         &CliOverrides {

@@ -122,6 +122,10 @@ fn ctrl_c_keeps_committed_work() {
     assert_eq!(summary["interrupted"], true);
     let added = summary["added"].as_u64().unwrap();
     assert!(added > 0 && added < 400, "stopped midway: {summary}");
+    // kb's error is its last word: nothing from ONNX Runtime's teardown
+    // under the model batch still in flight follows it.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("onnxruntime"), "{stderr}");
     let e = stderr_json(&out);
     assert_eq!(e["code"], "E_INTERRUPTED");
     // What was committed is there; re-running finishes the job.

@@ -146,9 +146,30 @@ fn agents_get_json_errors_and_flags_stay_flags() {
         .as_str()
         .unwrap()
         .contains("<QUERY>"));
+    // A guessed one-letter flag is an error, never a query word.
+    let out = kb
+        .cmd()
+        .args(["search", "git", "-q", "--fts-only"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "-q is not a query word");
+    assert!(stderr_json(&out)["error"]
+        .as_str()
+        .unwrap()
+        .contains("'-q'"));
     // Hyphen words are still a query when they are no option.
     let v = kb.json(&["search", "-git", "--fts-only"]);
     assert_eq!(v["query"], "-git");
+    // `search.default_format: human` is for a person at a terminal: a
+    // script or an agent reading a pipe still gets JSON.
+    let out = kb
+        .cmd()
+        .env("KB_SEARCH_DEFAULT_FORMAT", "human")
+        .args(["search", "git", "--fts-only"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["returned"].as_u64().unwrap() > 0, "{v}");
     // A missing section suggests headings, as an array too.
     let doc = docs.join("git.md");
     let out = kb
@@ -220,4 +241,7 @@ fn completions_man_page_config_and_doctor() {
         ["E_UNHEALTHY", "E_DB_CORRUPT"].contains(&e["code"].as_str().unwrap()),
         "{e}"
     );
+    // It names the fault: the database check and what SQLite found.
+    let msg = e["error"].as_str().unwrap();
+    assert!(msg.contains("database") || msg.contains("corrupt"), "{e}");
 }

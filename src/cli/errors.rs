@@ -218,5 +218,23 @@ mod tests {
         }
         let line = super::super::query_words_last(args(&["kb", "search", "--fts-onyl", "ssh"]));
         assert!(super::super::Cli::try_parse_from(line).is_err());
+        // `-q` only where it means something (the commands that show a
+        // progress bar).
+        assert!(super::super::Cli::try_parse_from(args(&["kb", "status", "-q"])).is_err());
+        assert!(super::super::Cli::try_parse_from(args(&["kb", "list", "-q"])).is_err());
+        assert!(super::super::Cli::try_parse_from(args(&["kb", "add", "x", "-q"])).is_ok());
+        // A guessed one-letter flag is no query word either, wherever it is.
+        for guess in [["kb", "search", "ssh", "-q"], ["kb", "search", "-v", "ssh"]] {
+            let line = super::super::query_words_last(args(&guess));
+            let e = super::super::Cli::try_parse_from(line).unwrap_err();
+            let e = usage_json(&e);
+            assert!(
+                e["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("unexpected argument '-"),
+                "{e}"
+            );
+        }
     }
 }

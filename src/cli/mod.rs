@@ -125,8 +125,11 @@ pub fn run() -> i32 {
         let flag = cancel.clone();
         let _ = ctrlc::set_handler(move || {
             if flag.swap(true, Ordering::SeqCst) {
-                // Second Ctrl-C: stop now. SQLite rolls back the open transaction.
-                std::process::exit(130);
+                // Second Ctrl-C: stop now. SQLite rolls back the open
+                // transaction. `_exit`, not `exit`: ONNX Runtime's static
+                // destructors must not run under a model batch in flight.
+                // SAFETY: _exit only ends the process.
+                unsafe { libc::_exit(130) }
             }
             eprintln!(
                 "\nkb: stopping (everything committed is kept; Ctrl-C again to stop at once)"
@@ -245,6 +248,11 @@ fn query_words_last(args: Vec<OsString>) -> Vec<OsString> {
                 }
             }
             Some((_, Some(false))) if text.chars().count() == 2 => options.push(arg.clone()),
+            // `-q`, `-v`: a guessed flag, never a query word (clap names it
+            // and says how to search for it: after `--`).
+            Some((c, None)) if text.chars().count() == 2 && c.is_ascii_alphabetic() => {
+                options.push(arg.clone())
+            }
             // `-`, `-git`, `-5`: query words.
             _ => words.push(arg.clone()),
         }

@@ -91,7 +91,7 @@ impl Command for InitArgs {
         bar.chunks_found(db.index_counts()?.chunks_without_vectors.unwrap_or(0) as u64);
         let embedded = reembed(
             db,
-            model.as_ref(),
+            &model,
             Pending::WithoutVectors,
             session.config().embedding.batch_size,
             session.cancel_flag(),

@@ -85,7 +85,7 @@ impl Command for ReindexArgs {
         bar.already_done(done_before as u64);
         let embedded = reembed(
             db,
-            model.as_ref(),
+            &model,
             Pending::Reindex,
             session.config().embedding.batch_size,
             session.cancel_flag(),

@@ -435,3 +435,158 @@ fn human_renderings_say_what_the_json_says() {
     let add = text(&["add", f.corpus().to_str().unwrap()]);
     assert!(add.starts_with("Added 0 documents. 0 failed."), "{add}");
 }
+
+/// Issue 11 item 6: every output that shows a chunk cites where it is
+/// (lines for text and code, pages with `page_end` for a PDF paragraph
+/// that runs onto the next page), and `show --section` says where the
+/// section ends and, for a PDF, on which page it is.
+#[test]
+fn citations_carry_lines_and_pages_everywhere() {
+    use crate::ingest::pdf::testpdf::{heading, para, TestPdf};
+    let f = Fixture::indexed();
+    let pdf = f.dir.path().join("pdfs/orchard.pdf");
+    std::fs::create_dir_all(pdf.parent().unwrap()).unwrap();
+    std::fs::write(
+        &pdf,
+        TestPdf::new()
+            .title("Orchard notes")
+            .page(vec![
+                heading("1 Grafting", 16.0),
+                para(
+                    "Whip and tongue grafting joins a scion to a rootstock of the same \
+                     width; cut both at a long slant, then make the tongue and fit the two \
+                     so the cambium layers touch along one side, wrap the union firmly with \
+                     grafting tape and",
+                ),
+            ])
+            .page(vec![para(
+                "seal the tip of the scion with wax so that it does not dry out before \
+                 the quincunx buds break.",
+            )])
+            .to_bytes(),
+    )
+    .unwrap();
+    f.json(&["add", pdf.parent().unwrap().to_str().unwrap()]);
+
+    let v = f.json(&["search", "quincunx", "--fts-only", "--type", "pdf"]);
+    let src = &v["results"][0]["source"];
+    assert_eq!(
+        (src["page"].as_u64(), src["page_end"].as_u64()),
+        (Some(1), Some(2)),
+        "{v}"
+    );
+    let hit = f.run(&["search", "quincunx", "--fts-only", "--type", "pdf"]);
+    let text = hit.unwrap().human(&Style::PLAIN);
+    assert!(text.contains("(p.1-2)"), "{text}");
+    let chunk = v["results"][0]["chunk_id"].to_string();
+    let doc = src["document_id"].to_string();
+    let shown = f.json(&["show", &chunk]);
+    assert_eq!(shown["chunk"]["page_end"], 2, "{shown}");
+    let info = f.json(&["info", &doc]);
+    assert_eq!(info["chunks"][0]["page_end"], 2, "{info}");
+    let section = f.json(&["show", &doc, "--section", "1 Grafting"]);
+    assert_eq!(section["page"], 1, "{section}");
+    assert!(
+        section["line_end"].as_u64() >= section["line"].as_u64(),
+        "{section}"
+    );
+
+    // Markdown: the neighbours of `show --context` and `info`'s chunks
+    // carry their lines too.
+    let v = f.json(&["search", "using ssh-agent", "--fts-only"]);
+    let chunk = v["results"][0]["chunk_id"].to_string();
+    let shown = f.json(&["show", &chunk, "--context", "1"]);
+    for c in std::iter::once(&shown["chunk"])
+        .chain(shown["before"].as_array().unwrap())
+        .chain(shown["after"].as_array().unwrap())
+    {
+        assert!(
+            c["line_start"].as_u64().unwrap() <= c["line_end"].as_u64().unwrap(),
+            "{shown}"
+        );
+    }
+    assert!(!shown["before"].as_array().unwrap().is_empty(), "{shown}");
+    let doc = v["results"][0]["source"]["document_id"].to_string();
+    let info = f.json(&["info", &doc]);
+    assert!(
+        info["chunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["line_start"].is_u64()),
+        "{info}"
+    );
+}
+
+/// Issue 11 items 9 and 11: a search result says when its file changed or
+/// is gone, `total_matches` counts what passes `--threshold`, and `kb show`
+/// numbers chunks from 1 as `kb info` does.
+#[test]
+fn results_say_stale_threshold_counts_and_chunks_number_from_one() {
+    let f = Fixture::indexed();
+    let query = [
+        "search",
+        "ssh agent keys",
+        "--fts-only",
+        "--max-per-document",
+        "0",
+    ];
+    let v = f.json(&query);
+    let path = v["results"][0]["source"]["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(v["results"][0]["source"]["stale"], false, "{v}");
+
+    // --threshold: total_matches counts the candidates that pass it.
+    let scores: Vec<f64> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["score"].as_f64().unwrap())
+        .collect();
+    assert!(scores.len() >= 3, "{v}");
+    let cut = scores[1];
+    let mut args = query.to_vec();
+    let cut_text = cut.to_string();
+    args.extend(["--threshold", &cut_text]);
+    let cut_v = f.json(&args);
+    let kept = cut_v["results"].as_array().unwrap().len() as u64;
+    assert!(kept >= 2 && (kept as usize) < scores.len(), "{cut_v}");
+    assert_eq!(cut_v["total_matches"].as_u64(), Some(kept), "{cut_v}");
+    assert!(v["total_matches"].as_u64().unwrap() > kept, "{v}");
+
+    // `kb show` counts chunks from 1: the first chunk is "1 of N".
+    let first = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["source"]["chunk_index"] == 0)
+        .expect("a first chunk among the hits");
+    let shown = f
+        .run(&["show", &first["chunk_id"].to_string()])
+        .unwrap()
+        .human(&Style::PLAIN);
+    let total = first["source"]["total_chunks"].as_u64().unwrap();
+    assert!(shown.contains(&format!("1 of {total}]")), "{shown}");
+
+    // The file changes, then goes: its results say so.
+    std::fs::write(
+        &path,
+        "# Rewritten\n\nNothing about ssh agent keys any more.\n",
+    )
+    .unwrap();
+    let v = f.json(&query);
+    let hit = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["source"]["path"] == path.as_str())
+        .expect("the changed file's old chunks still match");
+    assert_eq!(hit["source"]["stale"], true, "{v}");
+    std::fs::remove_file(&path).unwrap();
+    let v = f.json(&query);
+    assert_eq!(v["results"][0]["source"]["stale"], true, "{v}");
+    let text = f.run(&query).unwrap().human(&Style::PLAIN);
+    assert!(text.contains("file changed since indexing"), "{text}");
+}

@@ -23,6 +23,9 @@ struct State {
     loading_model: bool,
     files_total: u64,
     files_done: u64,
+    /// Documents parsed into chunks (`kb add`): the parsers run ahead of
+    /// the writer, so more files are known in chunks than are done.
+    docs_parsed: u64,
     chunks_known: u64,
     chunks_done: u64,
     /// When the first chunk was embedded: rates and ETAs start there, so a
@@ -66,6 +69,7 @@ impl Progress {
                 loading_model: false,
                 files_total: 0,
                 files_done: 0,
+                docs_parsed: 0,
                 chunks_known: 0,
                 chunks_done: 0,
                 first_done: None,
@@ -104,7 +108,10 @@ impl Progress {
     /// More chunks are known to need embedding (a file was parsed, or the
     /// total of a reindex).
     pub fn chunks_found(&self, n: u64) {
-        self.update(|s| s.chunks_known += n);
+        self.update(|s| {
+            s.chunks_known += n;
+            s.docs_parsed += 1;
+        });
     }
 
     /// Chunks embedded (a model batch).
@@ -179,11 +186,12 @@ fn line(work: Work, s: &State, now: Instant) -> String {
         };
     }
     // An ingest does not know every file's chunks yet: estimate the rest
-    // from the files parsed so far.
-    let parsed = s.files_done.max(1);
+    // from the files parsed so far (the chunks known come from every file
+    // parsed, not only from those written, which lag behind).
+    let seen = s.files_done.max(s.docs_parsed);
     let estimated_total = match work {
-        Work::Ingest if s.files_total > s.files_done && s.chunks_known > 0 => {
-            s.chunks_known + (s.files_total - s.files_done) * s.chunks_known / parsed
+        Work::Ingest if s.files_total > seen && s.chunks_known > 0 => {
+            s.chunks_known + (s.files_total - seen) * s.chunks_known / seen.max(1)
         }
         _ => s.chunks_known,
     }
@@ -253,6 +261,7 @@ mod tests {
             loading_model: false,
             files_total: 4612,
             files_done: 0,
+            docs_parsed: 0,
             chunks_known: 0,
             chunks_done: 0,
             first_done: None,
@@ -295,12 +304,29 @@ mod tests {
     }
 
     #[test]
+    fn the_eta_counts_files_parsed_ahead_of_the_writer() {
+        let now = Instant::now();
+        let mut s = state();
+        s.files_total = 100;
+        // 40 files parsed into 80 chunks, 10 of them written so far.
+        s.files_done = 10;
+        s.docs_parsed = 40;
+        s.chunks_known = 80;
+        s.chunks_done = 20;
+        s.first_done = Some((now - Duration::from_secs(10), 0));
+        // 2 chunks a file: 80 + 60 × 2 = 200 chunks, 180 to go at 2/s.
+        let l = line(Work::Ingest, &s, now);
+        assert!(l.contains("ETA 1m30s"), "{l}");
+    }
+
+    #[test]
     fn lines_fit_eighty_columns() {
         let now = Instant::now();
         let big = State {
             loading_model: false,
             files_total: 123_456_789,
             files_done: 12_345_678,
+            docs_parsed: 12_345_678,
             chunks_known: 987_654_321,
             chunks_done: 123_456_789,
             first_done: Some((now - Duration::from_secs(3600), 0)),
