@@ -157,7 +157,7 @@ fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
     let text = page.text()?;
     let top = page.page_size().top().value;
     let chars = text.chars();
-    let mut out = Vec::with_capacity(chars.len() as usize);
+    let mut out = Vec::with_capacity(chars.len());
     let mut high_surrogate: Option<u32> = None;
     for c in chars.iter() {
         let v = c.unicode_value();
@@ -246,7 +246,7 @@ fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, String> {
         .map_err(|e| format!("could not render the page for OCR: {}", describe(&e)))?;
     let (width, height) = (bitmap.width() as usize, bitmap.height() as usize);
     let bgra = bitmap.as_raw_bytes();
-    let stride = if height == 0 { 0 } else { bgra.len() / height };
+    let stride = bgra.len().checked_div(height).unwrap_or(0);
     if stride < width * 4 {
         return Err("could not render the page for OCR: unexpected bitmap layout".into());
     }
