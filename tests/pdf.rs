@@ -215,11 +215,14 @@ fn hostile_pdfs_fail_alone_with_their_reason() {
             "{file} not logged with {reason}:\n{log}"
         );
     }
-    // A form that draws itself: pdfium either stops it or runs until the
-    // stall timeout; either way it fails alone, with its reason.
+    // A form that draws itself: pdfium cuts the recursion (the page then
+    // has no text), or it runs into the stall timeout; either way the file
+    // fails alone, with its reason.
     assert!(
         log.lines().any(|l| l.contains("recursive.pdf")
-            && (l.contains("PDF extraction timed out") || l.contains("PDF extractor crashed"))),
+            && (l.contains("PDF extraction timed out")
+                || l.contains("PDF extractor crashed")
+                || l.contains("no extractable text on its only page"))),
         "{log}"
     );
     let v = kb.json(&["search", "xylocarp", "--fts-only"]);
@@ -396,4 +399,48 @@ fn two_columns_are_read_column_by_column() {
         content.contains("when the bark lifts easily from the wood. A T-shaped cut"),
         "{content}"
     );
+}
+
+#[test]
+fn without_the_pdf_engine_pdfs_fail_alone_saying_where_kb_looked() {
+    let kb = Kb::new();
+    let dir = kb.home.path().join("mixed");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("orchard.pdf"), handbook()).unwrap();
+    write(
+        &dir.join("notes.md"),
+        "# Quinces\n\nQuince jelly needs lemon peel.\n",
+    );
+    let out = kb
+        .cmd()
+        .env("KB_INGESTION_PDFIUM", "/nowhere/libpdfium.so")
+        .args(["add", dir.to_str().unwrap(), "--format", "json", "--quiet"])
+        .output()
+        .unwrap();
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["added"], 1, "{s}");
+    assert_eq!(s["failed"], 1, "{s}");
+    let log = std::fs::read_to_string(kb.data_dir().join("ingest-errors.log")).unwrap();
+    assert!(
+        log.contains("orchard.pdf")
+            && log.contains("PDF engine not found")
+            && log.contains("/nowhere/libpdfium.so (not found)")
+            && log.contains("pypdfium2"),
+        "{log}"
+    );
+    // kb doctor names it too, as a warning: the rest of kb works.
+    let v = kb
+        .cmd()
+        .env("KB_INGESTION_PDFIUM", "/nowhere/libpdfium.so")
+        .args(["doctor"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&v.stdout).unwrap();
+    let check = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "pdf engine")
+        .unwrap();
+    assert_eq!(check["status"], "warning", "{v}");
 }
