@@ -347,7 +347,7 @@ impl Default for IngestionConfig {
     fn default() -> Self {
         IngestionConfig {
             workers: 0,
-            batch_size: 50,
+            batch_size: 256,
             enable_ocr: OcrMode::Auto,
             max_file_mb: 20,
             pdf_timeout_secs: 60,
