@@ -7,8 +7,11 @@
 //!                 [--random-vectors]                 random unit vectors instead of the model's (synthetic)
 //! kb-bench model  --data-dir DIR --model-dir DIR     the model alone on every chunk of a kb.db (what
 //!                                                    `kb add` of the same files costs at best)
+//!                 [--chunks N] [--dump FILE]         the first N chunks only; write the batches
+//!                                                    (for scripts/ort_reference.py)
 //! kb-bench vector --data-dir DIR --model-dir DIR     vector search alone (Rust scan, sqlite-vec vec0)
 //! kb-bench cli    --data-dir DIR [--runs 30]         `kb search` per process, keyword-only and hybrid (p50/p95)
+//!                                                    (KB_BENCH_VECTOR=1: vector-only too)
 //! kb-bench exact --data-dir DIR --queries queries.jsonl [--runs 100]
 //!                                                    `kb search` (hybrid, fresh process) against an exact
 //!                                                    float scan fused in-process: identical results?
@@ -42,6 +45,10 @@ struct Args {
     /// build: random unit vectors instead of the model's (synthetic, for
     /// sizes the model would take hours to embed).
     random_vectors: bool,
+    /// model: write the model's batches (JSON lines, one batch of texts per
+    /// line) to this file, for a plain ONNX Runtime reference on the same
+    /// inputs (scripts/ort_reference.py).
+    dump: Option<PathBuf>,
 }
 
 fn parse_args() -> std::result::Result<Args, String> {
@@ -60,6 +67,7 @@ fn parse_args() -> std::result::Result<Args, String> {
         format: GraphFormat::Ort,
         threads: None,
         random_vectors: false,
+        dump: None,
     };
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
@@ -71,6 +79,7 @@ fn parse_args() -> std::result::Result<Args, String> {
             "--runs" => a.runs = value()?.parse().map_err(|e| format!("--runs: {e}"))?,
             "--model" => a.model = value()?,
             "--random-vectors" => a.random_vectors = true,
+            "--dump" => a.dump = Some(value()?.into()),
             "--threads" => {
                 a.threads = Some(value()?.parse().map_err(|e| format!("--threads: {e}"))?)
             }
@@ -465,28 +474,53 @@ fn bench_build(a: &Args) -> Result<()> {
 /// groups `kb add` uses, timing only the model: the floor for an ingest of
 /// the same files.
 fn bench_model(a: &Args) -> Result<()> {
+    use std::io::Write;
     let data_dir = need(&a.data_dir, "--data-dir")?;
-    let config = config(Some(data_dir))?;
+    let mut config = config(Some(data_dir))?;
+    if let Some(t) = a.threads {
+        config.embedding.threads = t;
+    }
     let (embedder, load) = load_model(need(&a.model_dir, "--model-dir")?, &config)?;
     let db = Database::open(&config.db_path(), OpenMode::Existing)?;
-    let (mut after, mut chunks, mut model_s) = (0i64, 0usize, 0f64);
-    loop {
+    let mut dump = match &a.dump {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| KbError::io(p, e))?,
+        )),
+        None => None,
+    };
+    let batch = config.embedding.batch_size.max(1);
+    let (mut after, mut chunks, mut model_s, mut cpu_s) = (0i64, 0usize, 0f64, 0f64);
+    while chunks < a.chunks {
         let page = db.chunk_texts(after, 256)?;
         let Some(last) = page.last() else { break };
         after = last.id;
         let inputs: Vec<_> = page.iter().map(|c| c.input()).collect();
         let texts: Vec<&str> = inputs.iter().map(|t| t.as_ref()).collect();
-        let t = Instant::now();
+        if let Some(out) = dump.as_mut() {
+            // The batches embed_passages makes: shortest first, `batch` at a time.
+            let mut order: Vec<usize> = (0..texts.len()).collect();
+            order.sort_by_key(|&i| texts[i].len());
+            for part in order.chunks(batch) {
+                let b: Vec<&str> = part.iter().map(|&i| texts[i]).collect();
+                writeln!(out, "{}", serde_json::to_string(&b).unwrap_or_default())
+                    .map_err(|e| KbError::io("--dump", e))?;
+            }
+        }
+        let (t, c) = (Instant::now(), cpu_seconds());
         embedder.embed_passages(&texts)?;
         model_s += t.elapsed().as_secs_f64();
+        cpu_s += cpu_seconds() - c;
         chunks += texts.len();
         eprint!("\r{chunks} chunks, {:.1} chunks/s", chunks as f64 / model_s);
     }
     eprintln!();
     println!(
-        "model alone: {chunks} chunks in {:.1} s ({:.1} chunks/s), plus {:.2} s to load the model",
+        "model alone (kb's embedder, batch {batch}, {} threads): {chunks} chunks in {:.1} s ({:.1} chunks/s, \
+         {:.1} ms CPU per chunk), plus {:.2} s to load the model",
+        config.embedding.threads,
         model_s,
         chunks as f64 / model_s.max(1e-9),
+        cpu_s * 1000.0 / chunks.max(1) as f64,
         load.as_secs_f64()
     );
     Ok(())
@@ -595,7 +629,16 @@ fn bench_cli(a: &Args) -> Result<()> {
     let data_dir = need(&a.data_dir, "--data-dir")?;
     let exe = std::env::current_exe().map_err(|e| KbError::io("kb-bench", e))?;
     let kb = exe.with_file_name("kb");
-    for (label, extra) in [("keyword-only", Some("--fts-only")), ("hybrid", None)] {
+    let modes: &[(&str, Option<&str>)] = if std::env::var_os("KB_BENCH_VECTOR").is_some() {
+        &[
+            ("keyword-only", Some("--fts-only")),
+            ("vector-only", Some("--vec-only")),
+            ("hybrid", None),
+        ]
+    } else {
+        &[("keyword-only", Some("--fts-only")), ("hybrid", None)]
+    };
+    for &(label, extra) in modes {
         let mut times = Vec::new();
         for i in 0..a.runs + 2 {
             let mut cmd = std::process::Command::new(&kb);

@@ -356,7 +356,7 @@ impl Default for IngestionConfig {
     fn default() -> Self {
         IngestionConfig {
             workers: 0,
-            batch_size: 50,
+            batch_size: 256,
             enable_ocr: OcrMode::Auto,
             ocr_languages: "eng".into(),
             tesseract: None,

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""A plain ONNX Runtime session on the batches kb embeds: the reference
+that `kb add`'s throughput is compared with (issue 13).
+
+    ort_reference.py MODEL.onnx TOKENIZER.json BATCHES.jsonl [THREADS]
+
+BATCHES.jsonl is what `kb-bench model --dump` writes: one JSON list of
+texts per line, the model's batches in kb's order. Each batch is tokenised
+(truncated at 256 tokens, padded to its longest text) and run through one
+InferenceSession with ONNX Runtime's defaults (all graph optimisations,
+`THREADS` intra-op threads, default 2, spinning on), then mean-pooled and
+normalised. Prints chunks/s and CPU ms per chunk of the session runs alone
+and with tokenisation and pooling. Run it with the venv ./setup.sh makes
+(~/.cache/kb/venv/bin/python).
+"""
+import json
+import os
+import sys
+import time
+
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+import numpy as np  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+from tokenizers import Tokenizer  # noqa: E402
+
+
+def main():
+    model, tok_path, batches_path = sys.argv[1:4]
+    threads = int(sys.argv[4]) if len(sys.argv) > 4 else 2
+    tok = Tokenizer.from_file(tok_path)
+    tok.enable_truncation(256)
+    tok.enable_padding(pad_id=tok.token_to_id("[PAD]") or 0, pad_token="[PAD]")
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+    names = {i.name for i in sess.get_inputs()}
+    batches = [json.loads(line) for line in open(batches_path, encoding="utf-8")]
+    chunks = sum(len(b) for b in batches)
+    tokens = 0
+    run_wall = run_cpu = 0.0
+    t0, c0 = time.perf_counter(), time.process_time()
+    for texts in batches:
+        enc = tok.encode_batch(texts)
+        ids = np.array([e.ids for e in enc], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+        tokens += int(mask.sum())
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in names:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        t, c = time.perf_counter(), time.process_time()
+        hidden = sess.run(None, feed)[0]
+        run_wall += time.perf_counter() - t
+        run_cpu += time.process_time() - c
+        m = mask[:, :, None].astype(np.float32)
+        v = (hidden * m).sum(1) / np.maximum(m.sum(1), 1)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    print(
+        f"plain ONNX Runtime {ort.__version__} ({os.path.basename(os.path.dirname(model)) or model}, "
+        f"{threads} threads, {len(batches)} batches, {chunks} chunks, {tokens / chunks:.0f} tokens per chunk): "
+        f"session.run {chunks / run_wall:.1f} chunks/s, {run_cpu * 1000 / chunks:.1f} ms CPU per chunk; "
+        f"with tokenising and pooling {chunks / wall:.1f} chunks/s, {cpu * 1000 / chunks:.1f} ms CPU per chunk"
+    )
+
+
+if __name__ == "__main__":
+    main()
