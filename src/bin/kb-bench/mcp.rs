@@ -1,0 +1,137 @@
+//! `kb-bench mcp`: warm searches through a running `kb mcp`.
+
+use std::time::Instant;
+
+use kb::db::{Database, OpenMode};
+use kb::error::{KbError, Result};
+
+use crate::*;
+
+/// One line of JSON-RPC to the server and the response with the same id.
+struct McpClient {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    next_id: u64,
+}
+
+impl McpClient {
+    fn send(&mut self, msg: &serde_json::Value) -> Result<()> {
+        use std::io::Write;
+        let mut line = msg.to_string();
+        line.push('\n');
+        self.stdin
+            .write_all(line.as_bytes())
+            .and_then(|_| self.stdin.flush())
+            .map_err(|e| KbError::io("kb mcp stdin", e))
+    }
+
+    fn request(&mut self, method: &str, params: serde_json::Value) -> Result<serde_json::Value> {
+        use std::io::BufRead;
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(
+            &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        )?;
+        loop {
+            let mut line = String::new();
+            let n = self
+                .stdout
+                .read_line(&mut line)
+                .map_err(|e| KbError::io("kb mcp stdout", e))?;
+            if n == 0 {
+                return Err(KbError::Usage("kb mcp closed stdout".into()));
+            }
+            let v: serde_json::Value = serde_json::from_str(&line).map_err(|e| {
+                KbError::Usage(format!("kb mcp printed a non-JSON line ({e}): {line}"))
+            })?;
+            if v["id"] == id {
+                return Ok(v);
+            }
+        }
+    }
+}
+
+pub(crate) fn bench_mcp(a: &Args) -> Result<()> {
+    let data_dir = need(&a.data_dir, "--data-dir")?;
+    // The server writes its search log into kb.db: work on a copy so the
+    // benchmark database stays as it was.
+    let tmp = std::env::temp_dir().join(format!("kb-bench-mcp-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).map_err(|e| KbError::io(&tmp, e))?;
+    let src = data_dir.join("kb.db");
+    std::fs::copy(&src, tmp.join("kb.db")).map_err(|e| KbError::io(&src, e))?;
+    let exe = std::env::current_exe().map_err(|e| KbError::io("kb-bench", e))?;
+    let kb = exe.with_file_name("kb");
+    let mut child = std::process::Command::new(&kb)
+        .arg("--data-dir")
+        .arg(&tmp)
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .map_err(|e| KbError::io(&kb, e))?;
+    let stdin = child.stdin.take().expect("piped");
+    let stdout = std::io::BufReader::new(child.stdout.take().expect("piped"));
+    let mut c = McpClient {
+        child,
+        stdin,
+        stdout,
+        next_id: 0,
+    };
+    let t = Instant::now();
+    let init = c.request(
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "kb-bench", "version": "0"}}),
+    )?;
+    let init_ms = t.elapsed().as_secs_f64() * 1000.0;
+    c.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+    let search = |c: &mut McpClient, query: &str, mode: &str| -> Result<(f64, f64)> {
+        let t = Instant::now();
+        let r = c.request(
+            "tools/call",
+            serde_json::json!({"name": "search", "arguments": {"query": query, "mode": mode}}),
+        )?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        if r["result"]["isError"] == true || r.get("error").is_some() {
+            return Err(KbError::Usage(format!("search failed: {r}")));
+        }
+        Ok((
+            ms,
+            r["result"]["_meta"]["kb/took_ms"]
+                .as_f64()
+                .unwrap_or(f64::NAN),
+        ))
+    };
+    let (first, _) = search(&mut c, QUERIES[0], "hybrid")?;
+    println!(
+        "kb mcp on {} chunks (protocol {}): initialize {init_ms:.1} ms; first hybrid search (loads the model and the vectors) {first:.0} ms",
+        Database::open(&tmp.join("kb.db"), OpenMode::Existing)?.chunk_count()?,
+        init["result"]["protocolVersion"]
+    );
+    for mode in ["hybrid", "keyword", "vector"] {
+        let (mut round_trip, mut server) = (Vec::new(), Vec::new());
+        for i in 0..a.runs + 3 {
+            let (ms, took) = search(&mut c, QUERIES[(i + 1) % QUERIES.len()], mode)?;
+            if i >= 3 {
+                round_trip.push(ms);
+                server.push(took);
+            }
+        }
+        println!(
+            "warm {mode} search through kb mcp: round trip p50 {:.1} ms, p95 {:.1} ms (in the server p50 {:.1} ms) over {} calls",
+            median(round_trip.clone()),
+            p95(round_trip),
+            median(server),
+            a.runs
+        );
+    }
+    drop(c.stdin);
+    let status = c.child.wait().map_err(|e| KbError::io(&kb, e))?;
+    let _ = std::fs::remove_dir_all(&tmp);
+    if !status.success() {
+        return Err(KbError::Usage(format!("kb mcp exited with {status}")));
+    }
+    Ok(())
+}
