@@ -8,11 +8,13 @@
 
 pub mod engine;
 mod extract;
+mod glyphs;
 mod layout;
 pub mod ocr;
 mod pack;
 mod read;
 mod reading;
+mod tables;
 #[cfg(any(test, feature = "e2e"))]
 #[doc(hidden)]
 pub mod testpdf;
@@ -29,9 +31,10 @@ pub use extract::{
     child_main, extract_bytes, extract_in_child_processes, Extracted, Line, Page, CHILD_COMMAND,
     MEMORY_LIMIT_BYTES,
 };
+pub use glyphs::Glyph;
 pub use layout::Block;
 pub use read::ReadOptions;
-pub use reading::{Glyph, CELL_SEPARATOR};
+pub use tables::CELL_SEPARATOR;
 
 /// Called as a PDF's pages are read: (pages done, pages in all).
 pub type PageReport = std::sync::Arc<dyn Fn(u32, u32) + Send + Sync>;

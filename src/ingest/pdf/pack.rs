@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::layout::{self, Block};
-use super::reading::CELL_SEPARATOR;
+use super::tables::CELL_SEPARATOR;
 use crate::embed::TokenCounter;
 use crate::ingest::split::{split_text, Piece};
 use crate::ingest::{Chunk, ChunkContext};

@@ -10,71 +10,10 @@
 //! spans, written as one line per row with cells joined by ` | `).
 
 use super::extract::Line;
+use super::glyphs::{compose_accents, push_char, rtl, Placed};
+use super::tables::{join_section_number, merge_symbols, table_rows, CELL_SEPARATOR};
 
-/// A character as the PDF places it, in points from the page's top-left
-/// (y grows downwards).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Glyph {
-    pub ch: char,
-    /// The character's box on the page.
-    pub left: f32,
-    pub right: f32,
-    pub top: f32,
-    pub bottom: f32,
-    /// Where its baseline starts.
-    pub origin: (f32, f32),
-    /// Font size in points (as scaled on the page).
-    pub size: f32,
-    pub bold: bool,
-    /// Direction of the text in quarter turns counter-clockwise: 0 reads
-    /// left to right, 1 upwards (a landscape slide on a portrait page),
-    /// 2 upside down, 3 downwards.
-    pub turns: u8,
-}
-
-impl Glyph {
-    /// A glyph with no box: a space between words.
-    pub fn space() -> Glyph {
-        Glyph {
-            ch: ' ',
-            left: 0.0,
-            right: 0.0,
-            top: 0.0,
-            bottom: 0.0,
-            origin: (0.0, 0.0),
-            size: 0.0,
-            bold: false,
-            turns: 0,
-        }
-    }
-
-    /// Its left and right edges and baseline once its text is turned to
-    /// read left to right.
-    fn upright(&self) -> (f32, f32, f32) {
-        let (ox, oy) = self.origin;
-        match self.turns % 4 {
-            0 => (self.left, self.right, oy),
-            1 => (-self.bottom, -self.top, ox),
-            2 => (-self.right, -self.left, -oy),
-            _ => (self.top, self.bottom, -ox),
-        }
-    }
-}
-
-/// Upright position of a glyph for laying out words: its edges and
-/// baseline in the frame where its text reads left to right.
-#[derive(Debug, Clone, Copy)]
-struct Placed {
-    ch: char,
-    x0: f32,
-    x1: f32,
-    baseline: f32,
-    size: f32,
-    bold: bool,
-}
-
-/// What separates the cells of a table row in the indexed text.
-pub const CELL_SEPARATOR: &str = " | ";
+pub use super::glyphs::Glyph;
 
 /// Two words further apart than this many font sizes are in different
 /// spans (a column gutter or a table cell gap; a justified word space is
@@ -99,40 +38,32 @@ struct Word {
 }
 
 #[derive(Debug, Clone)]
-struct Span {
-    text: String,
-    x0: f32,
-    x1: f32,
-    baseline: f32,
-    size: f32,
-    bold: bool,
+pub(super) struct Span {
+    pub(super) text: String,
+    pub(super) x0: f32,
+    pub(super) x1: f32,
+    pub(super) baseline: f32,
+    pub(super) size: f32,
+    pub(super) bold: bool,
 }
 
 #[derive(Debug, Clone, Default)]
-struct Row {
+pub(super) struct Row {
     /// Left to right on the page.
-    spans: Vec<Span>,
+    pub(super) spans: Vec<Span>,
     /// Mostly Arabic or Hebrew: read from right to left.
-    rtl: bool,
-}
-
-/// A letter of a script written right to left (Hebrew, Arabic and their
-/// presentation forms).
-fn rtl(c: char) -> bool {
-    matches!(c as u32,
-        0x0590..=0x05FF | 0x0600..=0x06FF | 0x0750..=0x077F | 0x08A0..=0x08FF
-        | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF)
+    pub(super) rtl: bool,
 }
 
 impl Row {
-    fn baseline(&self) -> f32 {
+    pub(super) fn baseline(&self) -> f32 {
         self.spans
             .iter()
             .map(|s| s.baseline)
             .fold(f32::MIN, f32::max)
     }
 
-    fn size(&self) -> f32 {
+    pub(super) fn size(&self) -> f32 {
         self.spans.iter().map(|s| s.size).fold(0.0, f32::max)
     }
 
@@ -189,93 +120,6 @@ pub fn lines(glyphs: &[Glyph]) -> Vec<Line> {
         out.extend(to_lines(&reading_order(rows, 0)));
     }
     out
-}
-
-/// The combining mark of a spacing accent, as TeX sets accented letters:
-/// the accent drawn as a glyph of its own over or under the letter.
-fn combining(accent: char) -> Option<char> {
-    Some(match accent {
-        '\u{b4}' | '\u{2ca}' => '\u{301}',
-        '`' | '\u{2cb}' => '\u{300}',
-        '^' | '\u{2c6}' => '\u{302}',
-        '\u{a8}' => '\u{308}',
-        '~' | '\u{2dc}' => '\u{303}',
-        '\u{b8}' => '\u{327}',
-        '\u{2c7}' => '\u{30c}',
-        '\u{2d8}' => '\u{306}',
-        '\u{2d9}' => '\u{307}',
-        '\u{2da}' => '\u{30a}',
-        '\u{2dd}' => '\u{30b}',
-        '\u{af}' | '\u{2c9}' => '\u{304}',
-        '\u{2db}' => '\u{328}',
-        _ => return None,
-    })
-}
-
-/// A spacing accent drawn over (or under) the letter beside it in drawing
-/// order is composed with that letter (`´` + `e` → `é`), as a reader sees it.
-fn compose_accents(glyphs: Vec<Placed>) -> Vec<Placed> {
-    use unicode_normalization::UnicodeNormalization as _;
-    let over = |accent: &Placed, letter: &Placed| {
-        let mid = (accent.x0 + accent.x1) / 2.0;
-        letter.ch.is_alphabetic()
-            && mid >= letter.x0 - 0.05 * letter.size
-            && mid <= letter.x1 + 0.05 * letter.size
-            && (accent.baseline - letter.baseline).abs() < letter.size
-    };
-    let mut out: Vec<Placed> = Vec::with_capacity(glyphs.len());
-    let mut i = 0;
-    while i < glyphs.len() {
-        let g = glyphs[i];
-        if let Some(mark) = combining(g.ch) {
-            // The accent first, then its letter; or the letter first.
-            if let Some(next) = glyphs.get(i + 1).filter(|n| over(&g, n)) {
-                if let Some(c) = compose(next.ch, mark) {
-                    out.push(Placed { ch: c, ..*next });
-                    i += 2;
-                    continue;
-                }
-            }
-            if let Some(prev) = out.last_mut().filter(|p| over(&g, p)) {
-                if let Some(c) = compose(prev.ch, mark) {
-                    prev.ch = c;
-                    i += 1;
-                    continue;
-                }
-            }
-        }
-        out.push(g);
-        i += 1;
-    }
-    return out;
-
-    fn compose(letter: char, mark: char) -> Option<char> {
-        // A dotless i takes the accent as i does.
-        let letter = if letter == '\u{131}' { 'i' } else { letter };
-        let mut it = [letter, mark].into_iter().nfc();
-        match (it.next(), it.next()) {
-            (Some(c), None) => Some(c),
-            _ => None,
-        }
-    }
-}
-
-fn push_char(text: &mut String, c: char) {
-    match c {
-        '\u{fb00}' => text.push_str("ff"),
-        '\u{fb01}' => text.push_str("fi"),
-        '\u{fb02}' => text.push_str("fl"),
-        '\u{fb03}' => text.push_str("ffi"),
-        '\u{fb04}' => text.push_str("ffl"),
-        '\u{fb05}' | '\u{fb06}' => text.push_str("st"),
-        // Arabic and Hebrew presentation forms (the shapes a font draws)
-        // become the letters people type.
-        c if matches!(c as u32, 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF) => {
-            use unicode_normalization::UnicodeNormalization as _;
-            text.extend(std::iter::once(c).nfkc());
-        }
-        c => text.push(c),
-    }
 }
 
 /// Characters joined into words: a space, a jump to another baseline or a
@@ -416,60 +260,6 @@ fn row_of(mut words: Vec<Word>) -> Row {
     Row { spans, rtl: is_rtl }
 }
 
-/// A section number set a quad apart from its title (`6   Booktabs and
-/// colortbl`, TeX's way) is one heading, not two cells.
-fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
-    if spans.len() < 2 {
-        return spans;
-    }
-    let number = spans[0].text.trim_end_matches('.');
-    let numbered = !number.is_empty()
-        && number.split('.').all(|p| {
-            (1..=3).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit())
-                || (p.len() == 1 && p.chars().all(|c| c.is_ascii_uppercase()))
-        });
-    let title = spans[1].text.starts_with(char::is_alphabetic)
-        && spans[1].text.chars().filter(|c| c.is_alphabetic()).count() >= 3;
-    let close = spans[1].x0 - spans[0].x1 <= 2.5 * spans[0].size.max(spans[1].size);
-    if numbered && title && close {
-        let second = spans.remove(1);
-        let first = &mut spans[0];
-        first.text.push(' ');
-        first.text.push_str(&second.text);
-        first.x1 = second.x1;
-        first.bold &= second.bold;
-    }
-    spans
-}
-
-/// A currency sign set apart from its amount (`$      1,234`) joins the
-/// amount; a closing bracket or percent sign joins the number before it.
-fn merge_symbols(spans: Vec<Span>) -> Vec<Span> {
-    let mut out: Vec<Span> = Vec::with_capacity(spans.len());
-    let mut pending: Option<Span> = None;
-    for mut s in spans {
-        if let Some(p) = pending.take() {
-            s.text = format!("{}{}", p.text, s.text);
-            s.x0 = p.x0;
-        }
-        let t = s.text.as_str();
-        if matches!(t, "$" | "€" | "£" | "¥" | "(" | "$(" | "($") {
-            pending = Some(s);
-            continue;
-        }
-        if matches!(t, ")" | "%" | ")%" | "%)") {
-            if let Some(prev) = out.last_mut() {
-                prev.text.push_str(t);
-                prev.x1 = s.x1;
-                continue;
-            }
-        }
-        out.push(s);
-    }
-    out.extend(pending);
-    out
-}
-
 /// The x of a column gutter in these rows: a position most rows with
 /// text on both sides leave empty, with prose (wide spans) on both sides.
 fn gutter(rows: &[Row]) -> Option<f32> {
@@ -577,101 +367,6 @@ fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
     }
     flush(&mut region, &mut out);
     out
-}
-
-/// A short cell, or a number: a right edge that lines up means a column
-/// (the right margin of justified prose lines up too, but prose is long).
-fn cell_like(s: &Span) -> bool {
-    let n = s.text.chars().count();
-    let digits = s.text.chars().filter(char::is_ascii_digit).count();
-    n <= 16 || digits * 2 >= n
-}
-
-/// The spans of a row could be a table's cells: several of them, none
-/// but the first (a row label) as long as a line of prose. A label in
-/// the margin beside a paragraph, or a wide word space in justified
-/// text, gives two spans with a long one.
-fn cells(r: &Row) -> bool {
-    r.spans.len() >= 2
-        && r.spans.iter().enumerate().all(|(i, s)| {
-            let n = s.text.chars().count();
-            if i == 0 {
-                n <= 80
-            } else {
-                n <= 40
-            }
-        })
-}
-
-/// Two rows share a cell boundary: a span of one starts or ends where a
-/// span of the other does (left edges of the first cells aside, which
-/// every line of a paragraph shares; the right edge of the last only for
-/// short cells and numbers).
-fn aligned(a: &Row, b: &Row) -> bool {
-    let tol = 0.6 * a.size().max(b.size());
-    let edges = |r: &Row| -> Vec<(f32, bool)> {
-        let mut e: Vec<(f32, bool)> = Vec::new();
-        let last = r.spans.len() - 1;
-        for (i, s) in r.spans.iter().enumerate() {
-            if i > 0 {
-                e.push((s.x0, true));
-            }
-            if i < last || cell_like(s) {
-                e.push((s.x1, false));
-            }
-        }
-        e
-    };
-    let eb = edges(b);
-    edges(a)
-        .iter()
-        .any(|(x, start)| eb.iter().any(|(y, s)| s == start && (x - y).abs() <= tol))
-}
-
-/// Marks the rows that belong to tables: runs of at least two rows with
-/// several aligned spans, with the one-span rows between them (a group
-/// label inside a table) when the table goes on below them.
-fn table_rows(rows: &[Row]) -> Vec<bool> {
-    let mut table = vec![false; rows.len()];
-    let multi = cells;
-    let close = |a: &Row, b: &Row| {
-        let dy = b.baseline() - a.baseline();
-        dy > 0.0 && dy <= 2.6 * a.size().max(b.size())
-    };
-    let mut i = 0;
-    while i < rows.len() {
-        if !multi(&rows[i]) {
-            i += 1;
-            continue;
-        }
-        // Extend the run from row i.
-        let mut last_multi = i;
-        let mut count = 1;
-        let mut j = i + 1;
-        while j < rows.len() && close(&rows[j - 1], &rows[j]) {
-            if multi(&rows[j]) {
-                if !aligned(&rows[last_multi], &rows[j]) {
-                    break;
-                }
-                last_multi = j;
-                count += 1;
-            } else if j - last_multi > 2 || rows[j].spans[0].text.chars().count() > 60 {
-                // More than two one-cell rows, or a line of prose: the
-                // table has ended.
-                break;
-            }
-            j += 1;
-        }
-        if count >= 2 {
-            for t in table.iter_mut().take(last_multi + 1).skip(i) {
-                *t = true;
-            }
-            i = last_multi + 1;
-        } else {
-            i += 1;
-        }
-    }
-    table
 }
 
 fn to_lines(rows: &[Row]) -> Vec<Line> {

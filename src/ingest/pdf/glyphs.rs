@@ -1,0 +1,160 @@
+//! The characters of a page as laid out for reading: each turned upright
+//! in its own direction, accents that TeX draws apart composed with their
+//! letters, ligatures spelled out, presentation forms made letters.
+
+/// A character as the PDF places it, in points from the page's top-left
+/// (y grows downwards).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Glyph {
+    pub ch: char,
+    /// The character's box on the page.
+    pub left: f32,
+    pub right: f32,
+    pub top: f32,
+    pub bottom: f32,
+    /// Where its baseline starts.
+    pub origin: (f32, f32),
+    /// Font size in points (as scaled on the page).
+    pub size: f32,
+    pub bold: bool,
+    /// Direction of the text in quarter turns counter-clockwise: 0 reads
+    /// left to right, 1 upwards (a landscape slide on a portrait page),
+    /// 2 upside down, 3 downwards.
+    pub turns: u8,
+}
+
+impl Glyph {
+    /// A glyph with no box: a space between words.
+    pub fn space() -> Glyph {
+        Glyph {
+            ch: ' ',
+            left: 0.0,
+            right: 0.0,
+            top: 0.0,
+            bottom: 0.0,
+            origin: (0.0, 0.0),
+            size: 0.0,
+            bold: false,
+            turns: 0,
+        }
+    }
+
+    /// Its left and right edges and baseline once its text is turned to
+    /// read left to right.
+    pub(super) fn upright(&self) -> (f32, f32, f32) {
+        let (ox, oy) = self.origin;
+        match self.turns % 4 {
+            0 => (self.left, self.right, oy),
+            1 => (-self.bottom, -self.top, ox),
+            2 => (-self.right, -self.left, -oy),
+            _ => (self.top, self.bottom, -ox),
+        }
+    }
+}
+
+/// Upright position of a glyph for laying out words: its edges and
+/// baseline in the frame where its text reads left to right.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Placed {
+    pub(super) ch: char,
+    pub(super) x0: f32,
+    pub(super) x1: f32,
+    pub(super) baseline: f32,
+    pub(super) size: f32,
+    pub(super) bold: bool,
+}
+
+/// A letter of a script written right to left (Hebrew, Arabic and their
+/// presentation forms).
+pub(super) fn rtl(c: char) -> bool {
+    matches!(c as u32,
+        0x0590..=0x05FF | 0x0600..=0x06FF | 0x0750..=0x077F | 0x08A0..=0x08FF
+        | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF)
+}
+
+/// The combining mark of a spacing accent, as TeX sets accented letters:
+/// the accent drawn as a glyph of its own over or under the letter.
+fn combining(accent: char) -> Option<char> {
+    Some(match accent {
+        '\u{b4}' | '\u{2ca}' => '\u{301}',
+        '`' | '\u{2cb}' => '\u{300}',
+        '^' | '\u{2c6}' => '\u{302}',
+        '\u{a8}' => '\u{308}',
+        '~' | '\u{2dc}' => '\u{303}',
+        '\u{b8}' => '\u{327}',
+        '\u{2c7}' => '\u{30c}',
+        '\u{2d8}' => '\u{306}',
+        '\u{2d9}' => '\u{307}',
+        '\u{2da}' => '\u{30a}',
+        '\u{2dd}' => '\u{30b}',
+        '\u{af}' | '\u{2c9}' => '\u{304}',
+        '\u{2db}' => '\u{328}',
+        _ => return None,
+    })
+}
+
+/// A spacing accent drawn over (or under) the letter beside it in drawing
+/// order is composed with that letter (`´` + `e` → `é`), as a reader sees it.
+pub(super) fn compose_accents(glyphs: Vec<Placed>) -> Vec<Placed> {
+    use unicode_normalization::UnicodeNormalization as _;
+    let over = |accent: &Placed, letter: &Placed| {
+        let mid = (accent.x0 + accent.x1) / 2.0;
+        letter.ch.is_alphabetic()
+            && mid >= letter.x0 - 0.05 * letter.size
+            && mid <= letter.x1 + 0.05 * letter.size
+            && (accent.baseline - letter.baseline).abs() < letter.size
+    };
+    let mut out: Vec<Placed> = Vec::with_capacity(glyphs.len());
+    let mut i = 0;
+    while i < glyphs.len() {
+        let g = glyphs[i];
+        if let Some(mark) = combining(g.ch) {
+            // The accent first, then its letter; or the letter first.
+            if let Some(next) = glyphs.get(i + 1).filter(|n| over(&g, n)) {
+                if let Some(c) = compose(next.ch, mark) {
+                    out.push(Placed { ch: c, ..*next });
+                    i += 2;
+                    continue;
+                }
+            }
+            if let Some(prev) = out.last_mut().filter(|p| over(&g, p)) {
+                if let Some(c) = compose(prev.ch, mark) {
+                    prev.ch = c;
+                    i += 1;
+                    continue;
+                }
+            }
+        }
+        out.push(g);
+        i += 1;
+    }
+    return out;
+
+    fn compose(letter: char, mark: char) -> Option<char> {
+        // A dotless i takes the accent as i does.
+        let letter = if letter == '\u{131}' { 'i' } else { letter };
+        let mut it = [letter, mark].into_iter().nfc();
+        match (it.next(), it.next()) {
+            (Some(c), None) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+pub(super) fn push_char(text: &mut String, c: char) {
+    match c {
+        '\u{fb00}' => text.push_str("ff"),
+        '\u{fb01}' => text.push_str("fi"),
+        '\u{fb02}' => text.push_str("fl"),
+        '\u{fb03}' => text.push_str("ffi"),
+        '\u{fb04}' => text.push_str("ffl"),
+        '\u{fb05}' | '\u{fb06}' => text.push_str("st"),
+        // Arabic and Hebrew presentation forms (the shapes a font draws)
+        // become the letters people type.
+        c if matches!(c as u32, 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF) => {
+            use unicode_normalization::UnicodeNormalization as _;
+            text.extend(std::iter::once(c).nfkc());
+        }
+        c => text.push(c),
+    }
+}

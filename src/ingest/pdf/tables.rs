@@ -1,0 +1,158 @@
+//! Table rows among a page's rows: spans that are cells (short, lined up
+//! with the rows around them), joined by ` | ` so a row's label stays
+//! with its numbers; and the fixes a row's spans need first (a currency
+//! sign apart from its amount, a section number a quad from its title).
+
+use super::reading::{Row, Span};
+
+/// What separates the cells of a table row in the indexed text.
+pub const CELL_SEPARATOR: &str = " | ";
+
+/// A section number set a quad apart from its title (`6   Booktabs and
+/// colortbl`, TeX's way) is one heading, not two cells.
+pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
+    if spans.len() < 2 {
+        return spans;
+    }
+    let number = spans[0].text.trim_end_matches('.');
+    let numbered = !number.is_empty()
+        && number.split('.').all(|p| {
+            (1..=3).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit())
+                || (p.len() == 1 && p.chars().all(|c| c.is_ascii_uppercase()))
+        });
+    let title = spans[1].text.starts_with(char::is_alphabetic)
+        && spans[1].text.chars().filter(|c| c.is_alphabetic()).count() >= 3;
+    let close = spans[1].x0 - spans[0].x1 <= 2.5 * spans[0].size.max(spans[1].size);
+    if numbered && title && close {
+        let second = spans.remove(1);
+        let first = &mut spans[0];
+        first.text.push(' ');
+        first.text.push_str(&second.text);
+        first.x1 = second.x1;
+        first.bold &= second.bold;
+    }
+    spans
+}
+
+/// A currency sign set apart from its amount (`$      1,234`) joins the
+/// amount; a closing bracket or percent sign joins the number before it.
+pub(super) fn merge_symbols(spans: Vec<Span>) -> Vec<Span> {
+    let mut out: Vec<Span> = Vec::with_capacity(spans.len());
+    let mut pending: Option<Span> = None;
+    for mut s in spans {
+        if let Some(p) = pending.take() {
+            s.text = format!("{}{}", p.text, s.text);
+            s.x0 = p.x0;
+        }
+        let t = s.text.as_str();
+        if matches!(t, "$" | "€" | "£" | "¥" | "(" | "$(" | "($") {
+            pending = Some(s);
+            continue;
+        }
+        if matches!(t, ")" | "%" | ")%" | "%)") {
+            if let Some(prev) = out.last_mut() {
+                prev.text.push_str(t);
+                prev.x1 = s.x1;
+                continue;
+            }
+        }
+        out.push(s);
+    }
+    out.extend(pending);
+    out
+}
+
+/// A short cell, or a number: a right edge that lines up means a column
+/// (the right margin of justified prose lines up too, but prose is long).
+pub(super) fn cell_like(s: &Span) -> bool {
+    let n = s.text.chars().count();
+    let digits = s.text.chars().filter(char::is_ascii_digit).count();
+    n <= 16 || digits * 2 >= n
+}
+
+/// The spans of a row could be a table's cells: several of them, none
+/// but the first (a row label) as long as a line of prose. A label in
+/// the margin beside a paragraph, or a wide word space in justified
+/// text, gives two spans with a long one.
+pub(super) fn cells(r: &Row) -> bool {
+    r.spans.len() >= 2
+        && r.spans.iter().enumerate().all(|(i, s)| {
+            let n = s.text.chars().count();
+            if i == 0 {
+                n <= 80
+            } else {
+                n <= 40
+            }
+        })
+}
+
+/// Two rows share a cell boundary: a span of one starts or ends where a
+/// span of the other does (left edges of the first cells aside, which
+/// every line of a paragraph shares; the right edge of the last only for
+/// short cells and numbers).
+pub(super) fn aligned(a: &Row, b: &Row) -> bool {
+    let tol = 0.6 * a.size().max(b.size());
+    let edges = |r: &Row| -> Vec<(f32, bool)> {
+        let mut e: Vec<(f32, bool)> = Vec::new();
+        let last = r.spans.len() - 1;
+        for (i, s) in r.spans.iter().enumerate() {
+            if i > 0 {
+                e.push((s.x0, true));
+            }
+            if i < last || cell_like(s) {
+                e.push((s.x1, false));
+            }
+        }
+        e
+    };
+    let eb = edges(b);
+    edges(a)
+        .iter()
+        .any(|(x, start)| eb.iter().any(|(y, s)| s == start && (x - y).abs() <= tol))
+}
+
+/// Marks the rows that belong to tables: runs of at least two rows with
+/// several aligned spans, with the one-span rows between them (a group
+/// label inside a table) when the table goes on below them.
+pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
+    let mut table = vec![false; rows.len()];
+    let multi = cells;
+    let close = |a: &Row, b: &Row| {
+        let dy = b.baseline() - a.baseline();
+        dy > 0.0 && dy <= 2.6 * a.size().max(b.size())
+    };
+    let mut i = 0;
+    while i < rows.len() {
+        if !multi(&rows[i]) {
+            i += 1;
+            continue;
+        }
+        // Extend the run from row i.
+        let mut last_multi = i;
+        let mut count = 1;
+        let mut j = i + 1;
+        while j < rows.len() && close(&rows[j - 1], &rows[j]) {
+            if multi(&rows[j]) {
+                if !aligned(&rows[last_multi], &rows[j]) {
+                    break;
+                }
+                last_multi = j;
+                count += 1;
+            } else if j - last_multi > 2 || rows[j].spans[0].text.chars().count() > 60 {
+                // More than two one-cell rows, or a line of prose: the
+                // table has ended.
+                break;
+            }
+            j += 1;
+        }
+        if count >= 2 {
+            for t in table.iter_mut().take(last_multi + 1).skip(i) {
+                *t = true;
+            }
+            i = last_multi + 1;
+        } else {
+            i += 1;
+        }
+    }
+    table
+}
