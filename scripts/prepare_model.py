@@ -89,9 +89,8 @@ def cache_dir() -> Path:
 
 def pip_requirements() -> list[list[str]]:
     """Groups of pip arguments; each group is one `pip install` call."""
-    # Pinned: the int8 reference vectors (tests/fixtures) come from this
-    # build's kernels, and a newer ONNX Runtime moves int8 vectors by ~1e-3
-    # (1.32.0: min cosine 0.99916 against 1.31.1's), which the test rejects.
+    # Pinned so a fresh machine gets the runtime the tests and the figures
+    # in the README were made with (1.32.0 appeared on PyPI meanwhile).
     # Any 1.19+ works for kb itself; KB_ONNXRUNTIME_SPEC overrides.
     ort_spec = os.environ.get("KB_ONNXRUNTIME_SPEC", "onnxruntime==1.31.1")
     return [

@@ -95,10 +95,12 @@ fn int8_embeddings_match_their_own_reference() {
     let items = fixture(include_str!("fixtures/reference_embeddings_int8.json"));
     let embedder = load("all-MiniLM-L6-v2-int8", &common::model_dir_int8());
     let (in_batch, alone) = min_cosines(&embedder, &items);
-    // One text alone goes through the same ONNX Runtime build and graph
-    // optimisations as the reference: it must agree closely (0.9999999
-    // measured).
-    assert!(alone >= 0.9995, "alone: min cosine {alone}");
+    // One text alone goes through the same graph as the reference, but
+    // ONNX Runtime picks its int8 kernels by CPU and they round
+    // differently: 0.9999999 where the reference was made (AVX2), 0.99916
+    // on AVX-512 VNNI. Either way far above what the fp32 model gives
+    // (checked below).
+    assert!(alone >= 0.999, "alone: min cosine {alone}");
     // In a padded batch the activations are quantised over the whole batch,
     // which moves the vectors (0.990 measured).
     assert!(in_batch >= 0.98, "batch: min cosine {in_batch}");
