@@ -362,7 +362,7 @@ fn extract_in_child(
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if watch.stalled(&progress) => {
-                let _ = child.kill();
+                kill_group(&mut child);
                 let _ = child.wait();
                 let _ = out_reader.join();
                 let _ = err_reader.join();
@@ -373,7 +373,7 @@ fn extract_in_child(
                 pause = (pause * 2).min(Duration::from_millis(50));
             }
             Err(e) => {
-                let _ = child.kill();
+                kill_group(&mut child);
                 let _ = child.wait();
                 return Err(Failed(format!("PDF extractor: {e}")));
             }
@@ -444,6 +444,20 @@ fn child_failure(
         Some(d) => format!("PDF extractor crashed ({})", d.trim()),
         None => format!("PDF extractor crashed ({status})"),
     }
+}
+
+/// Stops a child extractor and what it started (a Tesseract reading a
+/// page): the child leads its own process group.
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        // SAFETY: kill(2) with a negative pid signals that process group;
+        // the child made itself its group's leader before exec.
+        unsafe {
+            libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
 }
 
 /// The peak address space of a running process in bytes (Linux's
