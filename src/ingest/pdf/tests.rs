@@ -22,22 +22,19 @@ fn page(lines: Vec<Line>) -> Page {
     }
 }
 
-/// pdfium for the tests that read PDF bytes, found where kb looks for it
-/// (PDFIUM_DYNAMIC_LIB_PATH, ~/.cache/kb/pdfium, ...). Without it they are skipped
-/// with a note, so a plain `cargo test` needs nothing; ./test.sh sets
-/// KB_TEST_REQUIRE_PDFIUM, and then a missing engine fails them.
+/// pdfium for the tests that read PDF bytes (skipped without it, see
+/// [`engine::available_for_tests`]); no OCR.
 fn engine() -> Option<ReadOptions> {
-    match PdfSettings::from_config(&crate::config::Config::default()).engine {
-        Ok(opts) => Some(ReadOptions {
-            ocr: crate::config::OcrMode::Never,
-            ..opts
-        }),
-        Err(e) if std::env::var_os("KB_TEST_REQUIRE_PDFIUM").is_some() => panic!("{e}"),
-        Err(e) => {
-            eprintln!("skipped: {}", e.lines().next().unwrap_or_default());
-            None
-        }
+    if !engine::available_for_tests() {
+        return None;
     }
+    let opts = PdfSettings::from_config(&crate::config::Config::default())
+        .engine
+        .ok()?;
+    Some(ReadOptions {
+        ocr: crate::config::OcrMode::Never,
+        ..opts
+    })
 }
 
 fn three_pages() -> TestPdf {
