@@ -1,9 +1,10 @@
 fn main() {
     let code = kb::cli::run();
-    if code == 130 {
-        // Interrupted: kb returns at once, without waiting for a model batch
-        // still running on another thread. Exiting through the C runtime
-        // would run ONNX Runtime's static destructors under that batch (an
+    if code != 0 {
+        // Interrupted or failed: kb returns at once, without waiting for a
+        // model batch still running on another thread (an ingest that hit
+        // a full disk, a Ctrl-C). Exiting through the C runtime would run
+        // ONNX Runtime's static destructors under that batch (an
         // "[E:onnxruntime ...] GetElementType is not implemented" line after
         // kb's last word, or a crash). Everything kb committed is in SQLite
         // already; what is left to do is flush and leave.

@@ -1,8 +1,12 @@
-//! `chunk_codes`: the compact copy of every vector that a fresh process
-//! scans (see migrations/005_vector_codes.sql). A code is the vector's
-//! scale (f32), the length of its rounding error (f32) and one int8 per
-//! dimension, little-endian. The scan reads plain table rows in rowid
-//! order: no virtual table, no float decoding.
+//! The compact copy of every vector that a fresh process scans (see
+//! migrations/005_vector_codes.sql and 008_vector_code_blocks.sql). A code
+//! is the vector's scale (f32), the length of its rounding error (f32) and
+//! one int8 per dimension, little-endian. Codes live in blocks of
+//! [`BLOCK`] per row (`chunk_code_blocks`), the newest in `chunk_codes`
+//! one row each until a block's worth is waiting: the scan reads a few
+//! hundred long blobs, no virtual table, no float decoding.
+
+use std::collections::HashSet;
 
 use rusqlite::params;
 
@@ -68,9 +72,37 @@ fn decode(blob: &[u8]) -> Option<VectorCode<'_>> {
     })
 }
 
+/// Codes per block row: 1,024 codes of 384 dimensions are 401 KB, so a
+/// million chunks are about a thousand rows.
+pub const BLOCK: usize = 1024;
+
+/// A block as the scan sees it before reading its codes.
+pub struct CodeBlock {
+    id: i64,
+    width: usize,
+    chunk_ids: Vec<i64>,
+}
+
+/// One block row read back: its chunk ids and their codes, `width` bytes each.
+struct Block {
+    id: i64,
+    width: usize,
+    chunk_ids: Vec<i64>,
+    codes: Vec<u8>,
+}
+
+fn ids_to_blob(ids: &[i64]) -> Vec<u8> {
+    ids.iter().flat_map(|id| id.to_le_bytes()).collect()
+}
+
+fn blob_to_ids(blob: &[u8]) -> impl Iterator<Item = i64> + '_ {
+    blob.chunks_exact(8)
+        .map(|b| i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+}
+
 impl Database {
     /// Writes the codes of `vectors` (inside the caller's transaction, the
-    /// one that writes the vectors).
+    /// one that writes the vectors), sealing a block when one is full.
     pub(super) fn insert_codes(&self, chunk_ids: &[i64], vectors: &[Vec<f32>]) -> Result<()> {
         let mut stmt = self
             .conn()
@@ -78,35 +110,243 @@ impl Database {
         for (id, v) in chunk_ids.iter().zip(vectors) {
             stmt.execute(params![id, encode(v)])?;
         }
+        // A chunk's code is never in a block and the tail at once (a
+        // re-written vector of a sealed chunk replaces the old one).
+        let mut sealed = self.conn().prepare_cached(
+            "INSERT OR IGNORE INTO chunk_codes_removed(chunk_id)
+             SELECT ?1 WHERE EXISTS (SELECT 1 FROM chunk_code_blocks
+                                     WHERE last_chunk >= ?1 AND first_chunk <= ?1)",
+        )?;
+        for id in chunk_ids {
+            sealed.execute([id])?;
+        }
+        self.apply_removed_codes()?;
+        self.seal_full_blocks()
+    }
+
+    /// Moves the oldest waiting codes into blocks while a block's worth waits.
+    pub(super) fn seal_full_blocks(&self) -> Result<()> {
+        let mut waiting: i64 =
+            self.conn()
+                .query_row("SELECT count(*) FROM chunk_codes", [], |r| r.get(0))?;
+        loop {
+            if (waiting as usize) < BLOCK {
+                return Ok(());
+            }
+            let rows: Vec<(i64, Vec<u8>)> = {
+                let mut stmt = self.conn().prepare_cached(
+                    "SELECT chunk_id, code FROM chunk_codes ORDER BY chunk_id LIMIT ?1",
+                )?;
+                let rows = stmt.query_map([BLOCK as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                rows.collect::<rusqlite::Result<_>>()?
+            };
+            // One width per block: a block stops before a code of another
+            // width (vectors of two models never share a table, but a
+            // block must not depend on that).
+            let width = rows[0].1.len();
+            let n = rows.iter().take_while(|r| r.1.len() == width).count();
+            self.write_block(&rows[..n])?;
+            waiting -= self.conn().execute(
+                "DELETE FROM chunk_codes WHERE chunk_id <= ?1",
+                [rows[n - 1].0],
+            )? as i64;
+        }
+    }
+
+    /// Stores `rows` (ascending chunk ids, codes of one width) as one block.
+    fn write_block(&self, rows: &[(i64, Vec<u8>)]) -> Result<()> {
+        let ids: Vec<i64> = rows.iter().map(|r| r.0).collect();
+        let codes: Vec<u8> = rows.iter().flat_map(|r| r.1.iter().copied()).collect();
+        self.conn()
+            .prepare_cached(
+                "INSERT INTO chunk_code_blocks(first_chunk, last_chunk, width, chunk_ids, codes)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![
+                ids[0],
+                ids[ids.len() - 1],
+                rows[0].1.len() as i64,
+                ids_to_blob(&ids),
+                codes
+            ])?;
         Ok(())
     }
 
-    /// Rebuilds every code from chunks_vec (the migration that adds the
-    /// table, and a reindex that swaps the vectors). Runs in the caller's
+    /// Rewrites the blocks that hold codes of deleted chunks without them
+    /// (the delete trigger notes them). Runs in the caller's transaction,
+    /// the one that deleted the chunks, so a block never outlives its
+    /// chunks in a committed state the scan must filter.
+    pub(super) fn apply_removed_codes(&self) -> Result<()> {
+        let removed: HashSet<i64> = {
+            let mut stmt = self
+                .conn()
+                .prepare_cached("SELECT chunk_id FROM chunk_codes_removed")?;
+            let ids = stmt.query_map([], |r| r.get(0))?;
+            ids.collect::<rusqlite::Result<_>>()?
+        };
+        if removed.is_empty() {
+            return Ok(());
+        }
+        let mut blocks: Vec<i64> = Vec::new();
+        {
+            let mut stmt = self.conn().prepare_cached(
+                "SELECT id FROM chunk_code_blocks WHERE last_chunk >= ?1 AND first_chunk <= ?1",
+            )?;
+            for id in &removed {
+                for block in stmt.query_map([id], |r| r.get(0))? {
+                    blocks.push(block?);
+                }
+            }
+        }
+        blocks.sort_unstable();
+        blocks.dedup();
+        for id in blocks {
+            let block = self.read_block(id)?;
+            let kept: Vec<(i64, Vec<u8>)> = block
+                .chunk_ids
+                .iter()
+                .zip(block.codes.chunks_exact(block.width.max(1)))
+                .filter(|(id, _)| !removed.contains(id))
+                .map(|(id, code)| (*id, code.to_vec()))
+                .collect();
+            self.conn()
+                .execute("DELETE FROM chunk_code_blocks WHERE id = ?1", [block.id])?;
+            if !kept.is_empty() {
+                self.write_block(&kept)?;
+            }
+        }
+        self.conn().execute("DELETE FROM chunk_codes_removed", [])?;
+        Ok(())
+    }
+
+    fn read_block(&self, id: i64) -> Result<Block> {
+        Ok(self.conn().query_row(
+            "SELECT width, chunk_ids, codes FROM chunk_code_blocks WHERE id = ?1",
+            [id],
+            |r| {
+                let width: i64 = r.get(0)?;
+                let ids: Vec<u8> = r.get(1)?;
+                Ok(Block {
+                    id,
+                    width: width as usize,
+                    chunk_ids: blob_to_ids(&ids).collect(),
+                    codes: r.get(2)?,
+                })
+            },
+        )?)
+    }
+
+    /// Rebuilds every code from chunks_vec (a migration that finds codes
+    /// missing, and a reindex that swaps the vectors). Runs in the caller's
     /// transaction.
     pub(super) fn rebuild_codes(&self) -> Result<()> {
-        self.conn().execute("DELETE FROM chunk_codes", [])?;
+        self.clear_codes()?;
         if !self.has_vector_table()? {
             return Ok(());
         }
         let mut rows: Vec<(i64, Vec<u8>)> = Vec::new();
         self.for_each_vector(|id, v| rows.push((id, encode(v))))?;
+        rows.sort_unstable_by_key(|r| r.0);
         let mut stmt = self
             .conn()
             .prepare_cached("INSERT INTO chunk_codes(chunk_id, code) VALUES (?1, ?2)")?;
         for (id, code) in rows {
             stmt.execute(params![id, code])?;
         }
-        Ok(())
+        self.seal_full_blocks()
     }
 
     pub(super) fn clear_codes(&self) -> Result<()> {
-        self.conn().execute("DELETE FROM chunk_codes", [])?;
+        self.conn().execute_batch(
+            "DELETE FROM chunk_codes; DELETE FROM chunk_code_blocks; DELETE FROM chunk_codes_removed;",
+        )?;
         Ok(())
     }
 
-    /// Calls `f` with every chunk's code, in chunk id order.
+    /// Calls `f` with every chunk's code: the blocks in the order they were
+    /// sealed, then the codes waiting in `chunk_codes`.
     pub fn for_each_code(&self, mut f: impl FnMut(i64, VectorCode<'_>)) -> Result<()> {
+        let blocks = self.code_blocks()?;
+        let removed = self.removed_codes()?;
+        let mut next = blocks.iter();
+        self.scan_code_blocks(|| next.next(), &removed, &mut f)?;
+        self.scan_waiting_codes(&mut f)
+    }
+
+    /// Every block's id and chunk ids (its codes are read by
+    /// [`Database::scan_code_blocks`], possibly on other connections).
+    pub fn code_blocks(&self) -> Result<Vec<CodeBlock>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT id, width, chunk_ids FROM chunk_code_blocks")?;
+        let rows = stmt.query_map([], |r| {
+            let width: i64 = r.get(1)?;
+            let ids = r.get_ref(2)?.as_blob()?;
+            Ok(CodeBlock {
+                id: r.get(0)?,
+                width: width as usize,
+                chunk_ids: blob_to_ids(ids).collect(),
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Chunks deleted whose codes are still in a block: empty unless a
+    /// delete bypassed the transactions that apply them.
+    pub fn removed_codes(&self) -> Result<HashSet<i64>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT chunk_id FROM chunk_codes_removed")?;
+        let ids = stmt.query_map([], |r| r.get(0))?;
+        Ok(ids.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Calls `f` with the codes of each block `next` hands out, until it
+    /// hands out none (two connections can share one list of blocks).
+    pub fn scan_code_blocks<'b>(
+        &self,
+        mut next: impl FnMut() -> Option<&'b CodeBlock>,
+        removed: &HashSet<i64>,
+        mut f: impl FnMut(i64, VectorCode<'_>),
+    ) -> Result<()> {
+        // The codes are read into one reused buffer through SQLite's blob
+        // handle: a 400 KB column value would be a fresh allocation per
+        // block, and zeroing those pages cost more than the copy.
+        let mut blob: Option<rusqlite::blob::Blob<'_>> = None;
+        let mut codes: Vec<u8> = Vec::new();
+        while let Some(block) = next() {
+            if let Some(b) = blob.as_mut() {
+                b.reopen(block.id)?;
+            } else {
+                blob = Some(self.conn().blob_open(
+                    rusqlite::MAIN_DB,
+                    "chunk_code_blocks",
+                    "codes",
+                    block.id,
+                    true,
+                )?);
+            }
+            let Some(b) = blob.as_ref() else { continue };
+            let width = block.width;
+            if width < 8 || b.len() != width * block.chunk_ids.len() {
+                continue;
+            }
+            codes.resize(b.len(), 0);
+            b.read_at_exact(&mut codes, 0)?;
+            for (id, code) in block.chunk_ids.iter().zip(codes.chunks_exact(width)) {
+                if removed.is_empty() || !removed.contains(id) {
+                    if let Some(code) = decode(code) {
+                        f(*id, code);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls `f` with the codes not sealed in a block yet (a deleted
+    /// chunk's code leaves `chunk_codes` with it).
+    pub fn scan_waiting_codes(&self, mut f: impl FnMut(i64, VectorCode<'_>)) -> Result<()> {
         let mut stmt = self
             .conn()
             .prepare_cached("SELECT chunk_id, code FROM chunk_codes")?;
@@ -123,9 +363,13 @@ impl Database {
 
     /// How many codes and how many vectors are stored (they must agree).
     pub fn code_and_vector_counts(&self) -> Result<(i64, i64)> {
-        let codes: i64 = self
-            .conn()
-            .query_row("SELECT count(*) FROM chunk_codes", [], |r| r.get(0))?;
+        let codes: i64 = self.conn().query_row(
+            "SELECT (SELECT count(*) FROM chunk_codes)
+                  + (SELECT coalesce(sum(length(chunk_ids) / 8), 0) FROM chunk_code_blocks)
+                  - (SELECT count(*) FROM chunk_codes_removed)",
+            [],
+            |r| r.get(0),
+        )?;
         let vectors: i64 = if self.has_vector_table()? {
             self.conn()
                 .query_row("SELECT count(*) FROM chunks_vec", [], |r| r.get(0))?
@@ -156,5 +400,160 @@ mod tests {
             .sqrt();
         assert!(err <= c.error && c.error < err * 1.001 + 1e-6);
         assert!(c.error < 0.02, "{}", c.error);
+    }
+
+    use crate::db::{ModelBinding, NewChunk, NewDocument, OpenMode};
+
+    fn knowledge_base(dir: &std::path::Path) -> Database {
+        let db = Database::open(&dir.join("kb.db"), OpenMode::Create).unwrap();
+        db.bind_model(&ModelBinding {
+            model_name: "m".into(),
+            embedding_dim: 4,
+            model_max_tokens: 16,
+            model_fingerprint: "f".into(),
+            model_dir: None,
+        })
+        .unwrap();
+        db
+    }
+
+    /// Writes document `path` with `n` chunks (vectors made from the text).
+    fn write(db: &Database, path: &str, n: usize, version: &str) {
+        let chunks: Vec<NewChunk> = (0..n)
+            .map(|i| NewChunk {
+                text: format!("{path} {version} {i}"),
+                token_count: 3,
+                metadata: "{}".into(),
+                ..Default::default()
+            })
+            .collect();
+        let vectors: Vec<Vec<f32>> = (0..n)
+            .map(|i| {
+                let mut v = vec![1.0, i as f32, path.len() as f32, version.len() as f32];
+                crate::embed::normalize(&mut v);
+                v
+            })
+            .collect();
+        let doc = NewDocument {
+            title: path.into(),
+            source_path: path.into(),
+            content_hash: version.into(),
+            doc_type: "note".into(),
+            language: None,
+            file_size: 1,
+            file_mtime: 1,
+            metadata: "{}".into(),
+            tags: vec![],
+            content: None,
+        };
+        db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
+    }
+
+    /// Every code the scan sees, checked against the stored vectors: same
+    /// chunk ids, each once, each code that of its chunk's vector.
+    fn assert_codes_match_vectors(db: &Database) {
+        let mut vectors = std::collections::HashMap::new();
+        db.for_each_vector(|id, v| {
+            vectors.insert(id, encode(v));
+        })
+        .unwrap();
+        let mut seen = HashSet::new();
+        db.for_each_code(|id, code| {
+            assert!(seen.insert(id), "chunk {id} scanned twice");
+            let mut stored = code.scale.to_le_bytes().to_vec();
+            stored.extend_from_slice(&code.error.to_le_bytes());
+            stored.extend(code.codes.iter().map(|c| *c as u8));
+            assert_eq!(vectors.get(&id), Some(&stored), "chunk {id}");
+        })
+        .unwrap();
+        assert_eq!(seen.len(), vectors.len());
+        let (codes, stored) = db.code_and_vector_counts().unwrap();
+        assert_eq!((codes, stored), (seen.len() as i64, seen.len() as i64));
+    }
+
+    fn blocks(db: &Database) -> i64 {
+        db.conn()
+            .query_row("SELECT count(*) FROM chunk_code_blocks", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn codes_are_sealed_in_blocks_and_follow_removes_and_rewrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = knowledge_base(dir.path());
+        for d in 0..25 {
+            write(&db, &format!("/d{d}"), 100, "v1");
+        }
+        assert_eq!(blocks(&db), 2, "2,500 codes: two blocks of {BLOCK}");
+        assert_codes_match_vectors(&db);
+        // A removed document inside a block, and one in the waiting codes.
+        let inside = db.find_document_by_path("/d3").unwrap().unwrap().id;
+        let waiting = db.find_document_by_path("/d24").unwrap().unwrap().id;
+        db.remove_documents(&[inside, waiting]).unwrap();
+        assert_codes_match_vectors(&db);
+        // A rewritten document: its old chunks leave their block.
+        write(&db, "/d5", 40, "v2");
+        assert_codes_match_vectors(&db);
+        let removed: i64 = db
+            .conn()
+            .query_row("SELECT count(*) FROM chunk_codes_removed", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(removed, 0, "the writes applied every removal");
+        // Everything removed: no block is left.
+        let all: Vec<i64> = (0..25)
+            .filter_map(|d| db.find_document_by_path(&format!("/d{d}")).unwrap())
+            .map(|d| d.id)
+            .collect();
+        db.remove_documents(&all).unwrap();
+        assert_eq!(blocks(&db), 0);
+        assert_codes_match_vectors(&db);
+    }
+
+    /// A knowledge base of schema 7 (every code a row of its own, or none
+    /// at all before schema 5) has its codes sealed when it is opened.
+    #[test]
+    fn migration_8_seals_the_codes_already_stored() {
+        for codes_missing in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            {
+                let db = knowledge_base(dir.path());
+                for d in 0..25 {
+                    write(&db, &format!("/d{d}"), 100, "v1");
+                }
+                let mut rows = Vec::new();
+                db.for_each_code(|id, c| {
+                    let mut b = c.scale.to_le_bytes().to_vec();
+                    b.extend_from_slice(&c.error.to_le_bytes());
+                    b.extend(c.codes.iter().map(|x| *x as u8));
+                    rows.push((id, b));
+                })
+                .unwrap();
+                db.conn()
+                    .execute_batch(
+                        "DELETE FROM chunk_codes;
+                         DROP TRIGGER chunk_codes_ad;
+                         DROP TABLE chunk_code_blocks;
+                         DROP TABLE chunk_codes_removed;
+                         CREATE TRIGGER chunk_codes_ad AFTER DELETE ON chunks BEGIN
+                             DELETE FROM chunk_codes WHERE chunk_id = old.id;
+                         END;
+                         UPDATE config SET value = '7' WHERE key = 'schema_version';",
+                    )
+                    .unwrap();
+                if !codes_missing {
+                    for (id, b) in rows {
+                        db.conn()
+                            .execute(
+                                "INSERT INTO chunk_codes(chunk_id, code) VALUES (?1, ?2)",
+                                params![id, b],
+                            )
+                            .unwrap();
+                    }
+                }
+            }
+            let db = Database::open(&dir.path().join("kb.db"), OpenMode::Existing).unwrap();
+            assert_eq!(blocks(&db), 2, "codes missing: {codes_missing}");
+            assert_codes_match_vectors(&db);
+        }
     }
 }

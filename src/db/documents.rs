@@ -155,6 +155,7 @@ impl Database {
                 // Chunks go (FTS and vector rows follow through triggers);
                 // the document row stays so its id and created_at are stable.
                 conn.execute("DELETE FROM chunks WHERE document_id = ?1", [id])?;
+                self.apply_removed_codes()?;
                 conn.execute(
                     "UPDATE documents SET title = ?2, content_hash = ?3, doc_type = ?4,
                         language = ?5, file_size = ?6, file_mtime = ?7, metadata = ?8,

@@ -259,6 +259,7 @@ impl Database {
             "DELETE FROM tags WHERE id NOT IN (SELECT tag_id FROM document_tags)",
             [],
         )?;
+        self.apply_removed_codes()?;
         tx.commit()?;
         Ok(n)
     }

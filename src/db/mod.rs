@@ -17,7 +17,7 @@ pub use codes::*;
 pub use documents::*;
 pub use health::*;
 pub use lookups::*;
-pub use open::{explain, OpenMode};
+pub use open::{explain, OpenMode, Reopener};
 pub use queries::*;
 pub use search_log::*;
 pub use vectors::*;
@@ -46,6 +46,10 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (
         7,
         include_str!("../../migrations/007_escaped_source_paths.sql"),
+    ),
+    (
+        8,
+        include_str!("../../migrations/008_vector_code_blocks.sql"),
     ),
 ];
 
@@ -154,11 +158,17 @@ impl Database {
             }
             tx.execute_batch(sql)
                 .map_err(|e| KbError::Db(format!("migration {version} failed: {e}")))?;
-            if *version == 5 {
-                // The codes of the vectors already stored (SQL cannot
-                // quantise them): about 0.2 s per 20,000 vectors, once.
-                self.rebuild_codes()
-                    .map_err(|e| KbError::Db(format!("migration {version} failed: {e}")))?;
+            if *version == 8 {
+                // Codes for the vectors already stored, sealed into blocks.
+                // A database older than 5 has vectors without codes (SQL
+                // cannot quantise them): about 0.2 s per 20,000 vectors, once.
+                let (codes, vectors) = self.code_and_vector_counts()?;
+                let done = if codes == vectors {
+                    self.seal_full_blocks()
+                } else {
+                    self.rebuild_codes()
+                };
+                done.map_err(|e| KbError::Db(format!("migration {version} failed: {e}")))?;
             }
             tx.execute(
                 "INSERT INTO config(key, value) VALUES ('schema_version', ?1)

@@ -96,6 +96,16 @@ impl Database {
         Err(open_failure(path, failure, busy))
     }
 
+    /// What another thread needs to open a connection of its own to this
+    /// database (a fresh `kb search` scans vectors on one while the
+    /// keyword ranker reads on this one).
+    pub fn reopener(&self) -> Reopener {
+        Reopener {
+            path: self.path.clone(),
+            read_only: self.read_only.clone(),
+        }
+    }
+
     /// `Ok` when this connection may write; otherwise the reason it may not
     /// (a read-only data directory or file), as an `E_IO` error.
     pub fn writable(&self) -> Result<()> {
@@ -105,6 +115,37 @@ impl Database {
         }
     }
 }
+
+/// Opens another connection to a database already opened (and migrated)
+/// by [`Database::open`]; it can be sent to another thread.
+pub struct Reopener {
+    path: PathBuf,
+    read_only: Option<ReadOnlyReason>,
+}
+
+impl Reopener {
+    pub fn open(&self) -> Result<Database> {
+        let conn = match &self.read_only {
+            None => connect(&self.path, BUSY_TIMEOUT),
+            Some(_) => connect_read_only(&self.path, BUSY_TIMEOUT),
+        }
+        .map_err(|e| open_failure(&self.path, e, BUSY_TIMEOUT))?;
+        Ok(Database {
+            conn,
+            path: self.path.clone(),
+            read_only: self.read_only.clone(),
+        })
+    }
+}
+
+/// How much of kb.db a connection reads through a memory map instead of one
+/// pread per page: a fresh `kb search` reads thousands of pages (the
+/// vector codes, vectors by id); at 20,000 chunks the map saves ~15 ms of
+/// system calls, at 1,000,000 (a 3 GB file) about 150 ms. Bundled SQLite
+/// caps the map at 2 GB unless built with a larger SQLITE_MAX_MMAP_SIZE
+/// (.cargo/config.toml raises it to this); SQLite maps only what the file
+/// holds.
+const MMAP_SIZE: u64 = 64 << 30;
 
 /// Opens a read-write connection, switches it to WAL and reads the schema,
 /// so that a file SQLite cannot use fails here rather than mid-command.
@@ -137,10 +178,7 @@ fn connect(path: &Path, busy: Duration) -> rusqlite::Result<Connection> {
          PRAGMA temp_store = MEMORY;
          PRAGMA cache_size = -65536;",
     )?;
-    // Reads through a memory map instead of one pread per page: a fresh
-    // `kb search` reads thousands of pages (the vector codes, vectors by
-    // id), and at 20,000 chunks this saves ~15 ms of system calls.
-    conn.execute_batch("PRAGMA mmap_size = 1073741824;")?;
+    conn.execute_batch(&format!("PRAGMA mmap_size = {MMAP_SIZE};"))?;
     conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
         r.get::<_, i64>(0)
     })?;
@@ -164,9 +202,9 @@ fn connect_read_only(path: &Path, busy: Duration) -> rusqlite::Result<Connection
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(uri, flags)?;
     conn.busy_timeout(busy)?;
-    conn.execute_batch(
-        "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824;",
-    )?;
+    conn.execute_batch(&format!(
+        "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536; PRAGMA mmap_size = {MMAP_SIZE};"
+    ))?;
     conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
         r.get::<_, i64>(0)
     })?;
@@ -413,6 +451,19 @@ fn os_reason(e: &std::io::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// SQLite clamps the map to its compiled cap without a word: this
+    /// fails if the build lost .cargo/config.toml's larger cap.
+    #[test]
+    fn the_whole_file_can_be_memory_mapped() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(&dir.path().join("kb.db"), OpenMode::Create).unwrap();
+        let size: i64 = db
+            .conn()
+            .query_row("PRAGMA mmap_size", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(size as u64, MMAP_SIZE);
+    }
 
     #[test]
     fn uri_escapes_what_sqlite_would_parse() {

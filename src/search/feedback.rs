@@ -5,9 +5,9 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
 
 use super::fusion::{fuse, Ranking};
-use super::vector::{dot_i8, exact_top_k, Approx};
+use super::vector::{dot_i8, exact_top_k, Approx, CodeSink};
 use super::{Mode, SearchRequest};
-use crate::db::{quantize, Database, Filters, VectorHit};
+use crate::db::{quantize, Database, Filters, VectorCode, VectorHit};
 use crate::error::Result;
 
 /// Pseudo-relevance feedback for hybrid search: the query vector moves
@@ -107,9 +107,14 @@ impl PartialOrd for PoolEntry {
     }
 }
 impl Ord for PoolEntry {
-    /// Reversed, so the heap's top is the weakest entry kept.
+    /// Reversed, so the heap's top is the weakest entry kept; of equal
+    /// scores the higher chunk id is the weaker, so the pool does not
+    /// depend on the order the codes were scanned in.
     fn cmp(&self, other: &Self) -> Ordering {
-        other.approx.total_cmp(&self.approx)
+        other
+            .approx
+            .total_cmp(&self.approx)
+            .then(self.id.cmp(&other.id))
     }
 }
 
@@ -154,29 +159,56 @@ pub fn search_pooled(
         Some(db.filtered_chunk_ids(filters)?.into_iter().collect())
     };
     let size = pool_size(k);
-    let mut heap: BinaryHeap<PoolEntry> = BinaryHeap::with_capacity(size + 1);
-    let hits =
-        super::vector::search_codes_with(db, query, allowed.as_ref(), k, |id, approx, code| {
-            if heap.len() == size && heap.peek().is_some_and(|weakest| approx <= weakest.approx) {
-                return;
-            }
-            heap.push(PoolEntry {
-                approx,
-                id,
-                scale: code.scale,
-                error: code.error,
-                codes: code.codes.to_vec(),
-            });
-            if heap.len() > size {
-                heap.pop();
-            }
+    let (hits, pool) =
+        super::vector::search_codes_with(db, query, allowed.as_ref(), k, || PoolSink {
+            heap: BinaryHeap::with_capacity(size + 1),
+            size,
         })?;
     Ok((
         hits,
         CandidatePool {
-            entries: heap.into_vec(),
+            entries: pool.heap.into_vec(),
         },
     ))
+}
+
+/// The [`pool_size`] nearest codes seen so far (the heap's top is the
+/// weakest kept).
+struct PoolSink {
+    heap: BinaryHeap<PoolEntry>,
+    size: usize,
+}
+
+impl PoolSink {
+    fn push(&mut self, entry: PoolEntry) {
+        self.heap.push(entry);
+        if self.heap.len() > self.size {
+            self.heap.pop();
+        }
+    }
+}
+
+impl CodeSink for PoolSink {
+    fn add(&mut self, id: i64, approx: f32, code: VectorCode<'_>) {
+        // Cheaper than pushing: most codes are weaker than the weakest kept.
+        let weaker = |w: &PoolEntry| approx < w.approx || (approx == w.approx && id > w.id);
+        if self.heap.len() == self.size && self.heap.peek().is_some_and(weaker) {
+            return;
+        }
+        self.push(PoolEntry {
+            approx,
+            id,
+            scale: code.scale,
+            error: code.error,
+            codes: code.codes.to_vec(),
+        });
+    }
+
+    fn merge(&mut self, other: Self) {
+        for entry in other.heap {
+            self.push(entry);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -280,5 +312,70 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    /// Two connections sharing the blocks keep the same pool as one.
+    #[test]
+    fn the_pool_does_not_depend_on_how_the_scan_was_split() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(&dir.path().join("kb.db"), OpenMode::Create).unwrap();
+        db.bind_model(&ModelBinding {
+            model_name: "m".into(),
+            embedding_dim: 8,
+            model_max_tokens: 16,
+            model_fingerprint: "f".into(),
+            model_dir: None,
+        })
+        .unwrap();
+        for d in 0..25 {
+            let chunks: Vec<NewChunk> = (0..100)
+                .map(|i| NewChunk {
+                    text: format!("chunk {d} {i}"),
+                    token_count: 2,
+                    metadata: "{}".into(),
+                    ..Default::default()
+                })
+                .collect();
+            // Few distinct vectors, so many codes tie.
+            let vectors: Vec<Vec<f32>> = (0..100)
+                .map(|i| {
+                    let mut v: Vec<f32> = (0..8).map(|j| ((i % 7 + j * 3) % 5) as f32).collect();
+                    v[0] += 0.1;
+                    crate::embed::normalize(&mut v);
+                    v
+                })
+                .collect();
+            let doc = NewDocument {
+                title: format!("d{d}"),
+                source_path: format!("/d{d}"),
+                content_hash: "h".into(),
+                doc_type: "note".into(),
+                language: None,
+                file_size: 1,
+                file_mtime: 1,
+                metadata: "{}".into(),
+                tags: vec![],
+                content: None,
+            };
+            db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
+        }
+        let mut q = vec![1.0, 0.5, 0.0, 0.2, 0.0, 0.0, 0.3, 0.1];
+        crate::embed::normalize(&mut q);
+        let pool = |parallel_from| {
+            let sink = || PoolSink {
+                heap: BinaryHeap::new(),
+                size: 150,
+            };
+            let (hits, p) =
+                super::super::vector::scan_codes(&db, &q, None, 10, sink, parallel_from).unwrap();
+            let mut ids: Vec<i64> = p.heap.into_iter().map(|e| e.id).collect();
+            ids.sort_unstable();
+            (hits, ids)
+        };
+        let one = pool(usize::MAX);
+        assert_eq!(one.1.len(), 150);
+        for _ in 0..5 {
+            assert_eq!(pool(1), one);
+        }
     }
 }

@@ -8,6 +8,7 @@ pub mod fusion;
 pub mod query;
 pub mod snippet;
 pub mod vector;
+pub mod vector_index;
 
 use std::collections::HashMap;
 
@@ -213,17 +214,39 @@ where
         k
     };
 
+    // With feedback on, a fresh process's vector ranker keeps its nearest
+    // candidates' codes so the refined query is ranked among them without
+    // a second scan (see `feedback::CandidatePool`).
+    let pooled = vectors.is_none() && feedback::applies(req);
     // The query embedding runs on another thread while the keyword ranker
-    // queries the database.
-    let (keyword, query_vec) = std::thread::scope(|s| -> Result<_> {
+    // queries the database. Without an in-memory index, that thread then
+    // scans the vector codes too, on a connection of its own: at a million
+    // chunks the scan and the keyword ranker each take ~100 ms.
+    let reopener = vectors.is_none().then(|| db.reopener());
+    let (keyword, vector_side) = std::thread::scope(|s| -> Result<_> {
         let embedding = if req.mode.uses_vector() {
             let embed = embed_query.ok_or_else(|| {
                 KbError::ModelMissing(
                     "vector search needs the embedding model; run `kb init`".into(),
                 )
             })?;
-            let q = req.query.as_str();
-            Some(s.spawn(move || embed(q)))
+            let (q, filters) = (req.query.as_str(), &req.filters);
+            Some(s.spawn(move || -> Result<_> {
+                let qv = embed(q)?;
+                let ranked = match reopener {
+                    Some(reopener) => {
+                        let own = reopener.open()?;
+                        Some(if pooled {
+                            let (hits, p) = feedback::search_pooled(&own, &qv, filters, k)?;
+                            (hits, Some(p))
+                        } else {
+                            (vector::search(&own, &qv, filters, k)?, None)
+                        })
+                    }
+                    None => None,
+                };
+                Ok((qv, ranked))
+            }))
         } else {
             None
         };
@@ -232,7 +255,7 @@ where
         } else {
             None
         };
-        let query_vec = match embedding {
+        let vector_side = match embedding {
             Some(handle) => Some(
                 handle
                     .join()
@@ -240,25 +263,23 @@ where
             ),
             None => None,
         };
-        Ok((keyword, query_vec))
+        Ok((keyword, vector_side))
     })?;
 
-    // With feedback on, a fresh process's vector ranker keeps its nearest
-    // candidates' codes so the refined query is ranked among them without
-    // a second scan (see `feedback::CandidatePool`).
-    let pooled = vectors.is_none() && feedback::applies(req);
     let mut pool = None;
-    let vector_hits = match &query_vec {
-        Some(qv) => Some(match vectors {
-            Some(index) => vector::search_in(index, db, qv, &req.filters, k)?,
-            None if pooled => {
-                let (hits, p) = feedback::search_pooled(db, qv, &req.filters, k)?;
-                pool = Some(p);
-                hits
-            }
-            None => vector::search(db, qv, &req.filters, k)?,
-        }),
-        None => None,
+    let (query_vec, vector_hits) = match vector_side {
+        Some((qv, Some((hits, p)))) => {
+            pool = p;
+            (Some(qv), Some(hits))
+        }
+        Some((qv, None)) => {
+            let hits = match vectors {
+                Some(index) => vector::search_in(index, db, &qv, &req.filters, k)?,
+                None => vector::search(db, &qv, &req.filters, k)?,
+            };
+            (Some(qv), Some(hits))
+        }
+        None => (None, None),
     };
 
     let mut vector_ranked: Option<Vec<(i64, f64)>> = vector_hits

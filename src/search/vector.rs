@@ -1,17 +1,21 @@
 //! The vector ranker: the chunks whose vectors are most cosine-similar to
 //! the query, with the filters applied before ranking.
 //!
-//! A one-shot `kb search` scans the compact int8 codes in `chunk_codes` and
-//! re-scores the candidates exactly ([`search_codes`]); streaming every
+//! A one-shot `kb search` scans the compact int8 codes (`db::codes`: blocks
+//! of 1,024 per row) and re-scores the candidates exactly ([`search_codes`]); streaming every
 //! float vector out of vec0 into a Rust scan would cost about 185 ms at
 //! 20,000 chunks, because vec0 returns vectors row by row. A long-running
-//! process (`kb mcp`) pays that once and keeps a [`VectorIndex`], whose scan
-//! takes a millisecond or two.
+//! process (`kb mcp`) pays that once and keeps a
+//! [`VectorIndex`](super::vector_index::VectorIndex), whose scan takes a
+//! millisecond or two.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 use crate::db::{quantize, Database, Filters, VectorCode, VectorHit};
-use crate::error::Result;
+use crate::error::{KbError, Result};
+
+pub use super::vector_index::{search_in, RefreshStats, VectorIndex};
 
 pub fn search(db: &Database, query: &[f32], filters: &Filters, k: usize) -> Result<Vec<VectorHit>> {
     let allowed: Option<HashSet<i64>> = if filters.is_empty() {
@@ -27,7 +31,7 @@ pub fn search(db: &Database, query: &[f32], filters: &Filters, k: usize) -> Resu
 }
 
 /// The exact top `k` by cosine, read through the compact codes: one pass
-/// over `chunk_codes` scores every vector approximately with a proven
+/// over the codes scores every vector approximately with a proven
 /// error bound, the best candidates are re-scored with their exact floats,
 /// and any vector whose upper bound could still reach the k-th exact score
 /// is re-scored too. The result is that of a full float scan (same chunks,
@@ -41,41 +45,108 @@ pub fn search_codes(
     allowed: Option<&HashSet<i64>>,
     k: usize,
 ) -> Result<Vec<VectorHit>> {
-    search_codes_with(db, query, allowed, k, |_, _, _| {})
+    Ok(search_codes_with(db, query, allowed, k, || ())?.0)
 }
 
-/// [`search_codes`], calling `each` with every allowed chunk's approximate
-/// score and code as the scan passes it.
-pub fn search_codes_with(
+/// What a scan of the codes hands every allowed chunk's approximate score
+/// and code to, besides the ranking (the feedback pool). A scan on two
+/// connections fills one per connection and merges them.
+pub trait CodeSink: Send {
+    fn add(&mut self, id: i64, approx: f32, code: VectorCode<'_>);
+    fn merge(&mut self, other: Self);
+}
+
+impl CodeSink for () {
+    fn add(&mut self, _: i64, _: f32, _: VectorCode<'_>) {}
+    fn merge(&mut self, _: Self) {}
+}
+
+/// Blocks of codes from which a second connection scans half of them: a
+/// connection costs a millisecond or two, a block about 0.2 ms.
+const PARALLEL_BLOCKS: usize = 32;
+
+/// [`search_codes`], also filling a [`CodeSink`] (made by `sink`). From
+/// [`PARALLEL_BLOCKS`] blocks on, a second connection on another thread
+/// takes blocks from the same list: at a million chunks the scan is ~190 ms
+/// of CPU, and a fresh `kb search` has the second core free once its
+/// keyword ranker is done.
+pub fn search_codes_with<S: CodeSink>(
     db: &Database,
     query: &[f32],
     allowed: Option<&HashSet<i64>>,
     k: usize,
-    mut each: impl FnMut(i64, f32, VectorCode<'_>),
-) -> Result<Vec<VectorHit>> {
+    sink: impl Fn() -> S + Sync,
+) -> Result<(Vec<VectorHit>, S)> {
+    scan_codes(db, query, allowed, k, sink, PARALLEL_BLOCKS)
+}
+
+/// [`search_codes_with`], with a second connection from `parallel_from`
+/// blocks on.
+pub(crate) fn scan_codes<S: CodeSink>(
+    db: &Database,
+    query: &[f32],
+    allowed: Option<&HashSet<i64>>,
+    k: usize,
+    sink: impl Fn() -> S + Sync,
+    parallel_from: usize,
+) -> Result<(Vec<VectorHit>, S)> {
     if k == 0 || query.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), sink()));
     }
     let mut q_codes = Vec::with_capacity(query.len());
     let (q_scale, q_error) = quantize(query, &mut q_codes);
     let q_hat_norm = (q_codes.iter().map(|c| (*c as f32).powi(2)).sum::<f32>()).sqrt() * q_scale;
+    let blocks = db.code_blocks()?;
+    let removed = db.removed_codes()?;
+    let next = AtomicUsize::new(0);
+    let take = || blocks.get(next.fetch_add(1, AtomicOrdering::Relaxed));
     // Every vector's approximate score and the most its exact score can
     // exceed it: |q·v - q̂·v̂| <= |q - q̂|·|v| + |q̂|·|v - v̂|, vectors of unit
     // length (the model normalises them; a margin covers float rounding).
-    let mut scored: Vec<Approx> = Vec::new();
-    db.for_each_code(|id, code| {
-        if code.codes.len() != q_codes.len() || allowed.is_some_and(|a| !a.contains(&id)) {
-            return;
+    let scan = |db: &Database, waiting: bool| -> Result<(Vec<Approx>, S)> {
+        let mut scored: Vec<Approx> = Vec::new();
+        let mut part = sink();
+        let mut add = |id: i64, code: VectorCode<'_>| {
+            if code.codes.len() != q_codes.len() || allowed.is_some_and(|a| !a.contains(&id)) {
+                return;
+            }
+            let approx = dot_i8(&q_codes, code.codes) as f32 * q_scale * code.scale;
+            scored.push(Approx {
+                id,
+                approx,
+                bound: q_error + q_hat_norm * code.error + 1e-5,
+            });
+            part.add(id, approx, code);
+        };
+        db.scan_code_blocks(take, &removed, &mut add)?;
+        if waiting {
+            db.scan_waiting_codes(&mut add)?;
         }
-        let approx = dot_i8(&q_codes, code.codes) as f32 * q_scale * code.scale;
-        scored.push(Approx {
-            id,
-            approx,
-            bound: q_error + q_hat_norm * code.error + 1e-5,
+        Ok((scored, part))
+    };
+    let scan = &scan;
+    let (scored, part) = std::thread::scope(|s| -> Result<_> {
+        let helper = (blocks.len() >= parallel_from).then(|| {
+            let reopener = db.reopener();
+            s.spawn(move || match reopener.open() {
+                Ok(own) => scan(&own, false).map(Some),
+                // This connection scans everything instead.
+                Err(_) => Ok(None),
+            })
         });
-        each(id, approx, code);
+        let (mut scored, mut part) = scan(db, true)?;
+        if let Some(helper) = helper {
+            let theirs = helper
+                .join()
+                .map_err(|_| KbError::Db("the vector scan thread crashed".into()))??;
+            if let Some((their_scores, their_part)) = theirs {
+                scored.extend(their_scores);
+                part.merge(their_part);
+            }
+        }
+        Ok((scored, part))
     })?;
-    exact_top_k(db, query, scored, (k * 4).max(200), k)
+    Ok((exact_top_k(db, query, scored, (k * 4).max(200), k)?, part))
 }
 
 /// The exact top `k` from approximate scores with error bounds: the best
@@ -137,46 +208,6 @@ fn rescore(db: &Database, query: &[f32], ids: impl Iterator<Item = i64>) -> Resu
     Ok(hits)
 }
 
-/// Ranks with an in-memory index, the filters applied before ranking.
-pub fn search_in(
-    index: &VectorIndex,
-    db: &Database,
-    query: &[f32],
-    filters: &Filters,
-    k: usize,
-) -> Result<Vec<VectorHit>> {
-    if filters.is_empty() {
-        return Ok(index.search(query, None, k));
-    }
-    let allowed: HashSet<i64> = db.filtered_chunk_ids(filters)?.into_iter().collect();
-    if allowed.is_empty() {
-        return Ok(Vec::new());
-    }
-    Ok(index.search(query, Some(&allowed), k))
-}
-
-/// Every stored vector in memory, in chunk id order: the exact floats, and
-/// an int8 copy (one scale per vector) that the scan reads. At 20,000
-/// chunks the float scan is bound by memory bandwidth (30 MB, about 3-6 ms
-/// here); the int8 copy is a quarter of that. The int8 scores pick the
-/// candidates, the floats give their exact cosines, so results and scores
-/// are those of an exact scan.
-#[derive(Debug, Default, Clone)]
-pub struct VectorIndex {
-    dim: usize,
-    ids: Vec<i64>,
-    data: Vec<f32>,
-    codes: Vec<i8>,
-    scales: Vec<f32>,
-}
-
-/// What [`VectorIndex::refresh`] changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RefreshStats {
-    pub added: usize,
-    pub removed: usize,
-}
-
 pub(crate) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     // Sixteen independent lanes let the compiler vectorise the loop.
     let mut acc = [0i32; 16];
@@ -194,157 +225,6 @@ pub(crate) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     }
     sum += acc.iter().sum::<i32>();
     sum
-}
-
-impl VectorIndex {
-    /// Reads every vector (about 250 ms at 20,000 chunks of 384 dimensions).
-    pub fn load(db: &Database) -> Result<VectorIndex> {
-        let mut rows: Vec<(i64, Vec<f32>)> = Vec::new();
-        db.for_each_vector(|id, v| rows.push((id, v.to_vec())))?;
-        rows.sort_unstable_by_key(|r| r.0);
-        let mut index = VectorIndex::default();
-        let dim = rows.first().map(|r| r.1.len()).unwrap_or(0);
-        index.ids.reserve(rows.len());
-        index.data.reserve(rows.len() * dim);
-        index.codes.reserve(rows.len() * dim);
-        index.scales.reserve(rows.len());
-        for (id, v) in rows {
-            index.push(id, &v);
-        }
-        Ok(index)
-    }
-
-    fn push(&mut self, id: i64, v: &[f32]) {
-        if self.dim == 0 {
-            self.dim = v.len();
-        }
-        // A vector of another width cannot be compared; the binding check
-        // reloads the whole index when the model changes.
-        if v.len() == self.dim && self.dim > 0 {
-            self.ids.push(id);
-            self.data.extend_from_slice(v);
-            let (scale, _) = quantize(v, &mut self.codes);
-            self.scales.push(scale);
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.ids.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
-    }
-
-    pub fn dim(&self) -> usize {
-        self.dim
-    }
-
-    /// Rebuilds the arrays keeping the entries at `order` (in that order).
-    fn reorder(&mut self, order: &[usize]) {
-        let dim = self.dim;
-        let mut next = VectorIndex {
-            dim,
-            ids: Vec::with_capacity(order.len()),
-            data: Vec::with_capacity(order.len() * dim),
-            codes: Vec::with_capacity(order.len() * dim),
-            scales: Vec::with_capacity(order.len()),
-        };
-        for &i in order {
-            next.ids.push(self.ids[i]);
-            next.data
-                .extend_from_slice(&self.data[i * dim..(i + 1) * dim]);
-            next.codes
-                .extend_from_slice(&self.codes[i * dim..(i + 1) * dim]);
-            next.scales.push(self.scales[i]);
-        }
-        *self = next;
-    }
-
-    /// Brings the index in step with the chunks table after other writers
-    /// committed: drops vectors of deleted chunks and fetches those of new
-    /// ones by id. Chunk ids only grow (AUTOINCREMENT), so a changed
-    /// document shows up as removed ids plus new ones. Returns `None` when
-    /// so much changed that a full [`VectorIndex::load`] is cheaper.
-    pub fn refresh(&mut self, db: &Database) -> Result<Option<RefreshStats>> {
-        let current = db.chunk_ids()?;
-        let current_set: HashSet<i64> = current.iter().copied().collect();
-        let loaded: HashSet<i64> = self.ids.iter().copied().collect();
-        let new_ids: Vec<i64> = current
-            .iter()
-            .copied()
-            .filter(|id| !loaded.contains(id))
-            .collect();
-        if new_ids.len() > 256 && new_ids.len() * 4 > current.len() {
-            return Ok(None);
-        }
-        let mut stats = RefreshStats::default();
-        let keep: Vec<usize> = (0..self.ids.len())
-            .filter(|&i| current_set.contains(&self.ids[i]))
-            .collect();
-        if keep.len() < self.ids.len() {
-            stats.removed = self.ids.len() - keep.len();
-            self.reorder(&keep);
-        }
-        let before = self.ids.len();
-        let mut fetched: Vec<(i64, Vec<f32>)> = Vec::new();
-        db.vectors_by_id(&new_ids, |id, v| fetched.push((id, v.to_vec())))?;
-        let needs_sort = fetched
-            .first()
-            .is_some_and(|f| self.ids.last().is_some_and(|last| f.0 < *last));
-        for (id, v) in fetched {
-            self.push(id, &v);
-        }
-        stats.added = self.ids.len() - before;
-        if needs_sort {
-            let mut order: Vec<usize> = (0..self.ids.len()).collect();
-            order.sort_unstable_by_key(|&i| self.ids[i]);
-            self.reorder(&order);
-        }
-        Ok(Some(stats))
-    }
-
-    /// The `k` vectors most similar to `query` (all, or those in `allowed`),
-    /// best first, with exact cosines.
-    pub fn search(
-        &self,
-        query: &[f32],
-        allowed: Option<&HashSet<i64>>,
-        k: usize,
-    ) -> Vec<VectorHit> {
-        let dim = self.dim;
-        if dim == 0 || query.len() != dim || k == 0 {
-            return Vec::new();
-        }
-        let mut q = Vec::with_capacity(dim);
-        quantize(query, &mut q);
-        let mut approx: Vec<(f32, u32)> = self
-            .codes
-            .chunks_exact(dim)
-            .enumerate()
-            .filter(|(i, _)| allowed.is_none_or(|a| a.contains(&self.ids[*i])))
-            .map(|(i, c)| (dot_i8(&q, c) as f32 * self.scales[i], i as u32))
-            .collect();
-        // Enough candidates that int8 rounding cannot push a true top-k
-        // vector out: the gap it would have to cross is far larger than
-        // the rounding error (about 0.002 in cosine).
-        let candidates = (k * 4).max(200);
-        if approx.len() > candidates {
-            approx.select_nth_unstable_by(candidates, |a, b| b.0.total_cmp(&a.0));
-            approx.truncate(candidates);
-        }
-        let hits = approx
-            .iter()
-            .map(|&(_, i)| {
-                let i = i as usize;
-                VectorHit {
-                    chunk_id: self.ids[i],
-                    cosine: dot(query, &self.data[i * dim..(i + 1) * dim]),
-                }
-            })
-            .collect();
-        top_k(hits, k)
-    }
 }
 
 /// Ranks every stored vector in memory (all of them, or those in `allowed`).
@@ -412,52 +292,6 @@ mod tests {
     }
 
     #[test]
-    fn int8_candidates_give_the_exact_top_k() {
-        // Pseudo-random unit vectors (an LCG; no extra dependency).
-        let mut seed = 42u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
-        };
-        let dim = 384;
-        let mut index = VectorIndex::default();
-        let mut all = Vec::new();
-        for id in 0..3000 {
-            let mut v: Vec<f32> = (0..dim).map(|_| next()).collect();
-            crate::embed::normalize(&mut v);
-            index.push(id, &v);
-            all.push((id, v));
-        }
-        for _ in 0..5 {
-            let mut q: Vec<f32> = (0..dim).map(|_| next()).collect();
-            crate::embed::normalize(&mut q);
-            let exact = top_k(
-                all.iter()
-                    .map(|(id, v)| VectorHit {
-                        chunk_id: *id,
-                        cosine: dot(&q, v),
-                    })
-                    .collect(),
-                30,
-            );
-            assert_eq!(index.search(&q, None, 30), exact);
-            let allowed: HashSet<i64> = (0..3000).filter(|i| i % 3 == 0).collect();
-            let got = index.search(&q, Some(&allowed), 30);
-            assert_eq!(got.len(), 30);
-            assert!(got.iter().all(|h| allowed.contains(&h.chunk_id)));
-        }
-        let mut order: Vec<usize> = (0..index.len()).rev().collect();
-        order.truncate(10);
-        index.reorder(&order);
-        assert_eq!(index.len(), 10);
-        assert_eq!(index.ids[0], 2999);
-        assert_eq!(index.data.len(), 10 * dim);
-        assert_eq!(index.codes.len(), 10 * dim);
-    }
-
-    #[test]
     fn the_codes_scan_equals_an_exact_scan() {
         use crate::db::{ModelBinding, NewChunk, NewDocument, OpenMode};
         let dir = tempfile::tempdir().unwrap();
@@ -487,7 +321,7 @@ mod tests {
                 })
                 .collect()
         };
-        for d in 0..10 {
+        for d in 0..20 {
             let vectors = unit(150);
             let chunks: Vec<NewChunk> = (0..150)
                 .map(|i| NewChunk {
@@ -514,13 +348,14 @@ mod tests {
         // A removed document takes its codes with it.
         let removed = db.find_document_by_path("/d3").unwrap().unwrap();
         db.remove_documents(&[removed.id]).unwrap();
-        assert_eq!(db.code_and_vector_counts().unwrap(), (1350, 1350));
+        assert_eq!(db.code_and_vector_counts().unwrap(), (2850, 2850));
         for q in unit(8) {
             for k in [1, 10, 30, 300] {
-                assert_eq!(
-                    search_codes(&db, &q, None, k).unwrap(),
-                    scan(&db, &q, None, k).unwrap()
-                );
+                let exact = scan(&db, &q, None, k).unwrap();
+                assert_eq!(search_codes(&db, &q, None, k).unwrap(), exact);
+                // Two connections sharing the blocks (two blocks here).
+                let (two, _) = scan_codes(&db, &q, None, k, || (), 1).unwrap();
+                assert_eq!(two, exact);
             }
             let filters = Filters {
                 doc_type: Some("note".into()),
