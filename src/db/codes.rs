@@ -80,7 +80,7 @@ pub const BLOCK: usize = 1024;
 pub struct CodeBlock {
     id: i64,
     width: usize,
-    chunk_ids: Vec<i64>,
+    count: usize,
 }
 
 /// One block row read back: its chunk ids and their codes, `width` bytes each.
@@ -129,15 +129,22 @@ impl Database {
         let mut waiting: i64 =
             self.conn()
                 .query_row("SELECT count(*) FROM chunk_codes", [], |r| r.get(0))?;
-        loop {
-            if (waiting as usize) < BLOCK {
-                return Ok(());
-            }
+        // Every block is written before any row leaves chunk_codes: pages
+        // freed first would be reused, scattering a block's pages through
+        // the file (migration 008 seals a million codes at once, and a
+        // fresh search reads a contiguous block with a fraction of the
+        // page faults).
+        let mut last: Option<i64> = None;
+        while waiting as usize >= BLOCK {
             let rows: Vec<(i64, Vec<u8>)> = {
                 let mut stmt = self.conn().prepare_cached(
-                    "SELECT chunk_id, code FROM chunk_codes ORDER BY chunk_id LIMIT ?1",
+                    "SELECT chunk_id, code FROM chunk_codes WHERE chunk_id > ?1
+                     ORDER BY chunk_id LIMIT ?2",
                 )?;
-                let rows = stmt.query_map([BLOCK as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                let rows = stmt
+                    .query_map(params![last.unwrap_or(i64::MIN), BLOCK as i64], |r| {
+                        Ok((r.get(0)?, r.get(1)?))
+                    })?;
                 rows.collect::<rusqlite::Result<_>>()?
             };
             // One width per block: a block stops before a code of another
@@ -146,11 +153,14 @@ impl Database {
             let width = rows[0].1.len();
             let n = rows.iter().take_while(|r| r.1.len() == width).count();
             self.write_block(&rows[..n])?;
-            waiting -= self.conn().execute(
-                "DELETE FROM chunk_codes WHERE chunk_id <= ?1",
-                [rows[n - 1].0],
-            )? as i64;
+            last = Some(rows[n - 1].0);
+            waiting -= n as i64;
         }
+        if let Some(last) = last {
+            self.conn()
+                .execute("DELETE FROM chunk_codes WHERE chunk_id <= ?1", [last])?;
+        }
+        Ok(())
     }
 
     /// Stores `rows` (ascending chunk ids, codes of one width) as one block.
@@ -273,19 +283,21 @@ impl Database {
         self.scan_waiting_codes(&mut f)
     }
 
-    /// Every block's id and chunk ids (its codes are read by
-    /// [`Database::scan_code_blocks`], possibly on other connections).
+    /// Every block's id, code width and number of codes (its chunk ids and
+    /// codes are read by [`Database::scan_code_blocks`], possibly on other
+    /// connections).
     pub fn code_blocks(&self) -> Result<Vec<CodeBlock>> {
+        // length() of a blob reads no overflow page.
         let mut stmt = self
             .conn()
-            .prepare_cached("SELECT id, width, chunk_ids FROM chunk_code_blocks")?;
+            .prepare_cached("SELECT id, width, length(chunk_ids) / 8 FROM chunk_code_blocks")?;
         let rows = stmt.query_map([], |r| {
             let width: i64 = r.get(1)?;
-            let ids = r.get_ref(2)?.as_blob()?;
+            let count: i64 = r.get(2)?;
             Ok(CodeBlock {
                 id: r.get(0)?,
                 width: width as usize,
-                chunk_ids: blob_to_ids(ids).collect(),
+                count: count as usize,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -309,34 +321,42 @@ impl Database {
         removed: &HashSet<i64>,
         mut f: impl FnMut(i64, VectorCode<'_>),
     ) -> Result<()> {
-        // The codes are read into one reused buffer through SQLite's blob
-        // handle: a 400 KB column value would be a fresh allocation per
+        // Ids and codes are read into reused buffers through SQLite's blob
+        // handles: a 400 KB column value would be a fresh allocation per
         // block, and zeroing those pages cost more than the copy.
-        let mut blob: Option<rusqlite::blob::Blob<'_>> = None;
-        let mut codes: Vec<u8> = Vec::new();
+        let mut handles: Option<(rusqlite::blob::Blob<'_>, rusqlite::blob::Blob<'_>)> = None;
+        let (mut id_bytes, mut codes): (Vec<u8>, Vec<u8>) = (Vec::new(), Vec::new());
         while let Some(block) = next() {
-            if let Some(b) = blob.as_mut() {
-                b.reopen(block.id)?;
+            if let Some((ids, cs)) = handles.as_mut() {
+                ids.reopen(block.id)?;
+                cs.reopen(block.id)?;
             } else {
-                blob = Some(self.conn().blob_open(
-                    rusqlite::MAIN_DB,
-                    "chunk_code_blocks",
-                    "codes",
-                    block.id,
-                    true,
-                )?);
+                let open = |column| {
+                    self.conn().blob_open(
+                        rusqlite::MAIN_DB,
+                        "chunk_code_blocks",
+                        column,
+                        block.id,
+                        true,
+                    )
+                };
+                handles = Some((open("chunk_ids")?, open("codes")?));
             }
-            let Some(b) = blob.as_ref() else { continue };
+            let Some((ids, cs)) = handles.as_ref() else {
+                continue;
+            };
             let width = block.width;
-            if width < 8 || b.len() != width * block.chunk_ids.len() {
+            if width < 8 || ids.len() != 8 * block.count || cs.len() != width * block.count {
                 continue;
             }
-            codes.resize(b.len(), 0);
-            b.read_at_exact(&mut codes, 0)?;
-            for (id, code) in block.chunk_ids.iter().zip(codes.chunks_exact(width)) {
-                if removed.is_empty() || !removed.contains(id) {
+            id_bytes.resize(ids.len(), 0);
+            ids.read_at_exact(&mut id_bytes, 0)?;
+            codes.resize(cs.len(), 0);
+            cs.read_at_exact(&mut codes, 0)?;
+            for (id, code) in blob_to_ids(&id_bytes).zip(codes.chunks_exact(width)) {
+                if removed.is_empty() || !removed.contains(&id) {
                     if let Some(code) = decode(code) {
-                        f(*id, code);
+                        f(id, code);
                     }
                 }
             }

@@ -9,7 +9,8 @@
 //! [`VectorIndex`](super::vector_index::VectorIndex), whose scan takes a
 //! millisecond or two.
 
-use std::collections::HashSet;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 use crate::db::{quantize, Database, Filters, VectorCode, VectorHit};
@@ -106,17 +107,21 @@ pub(crate) fn scan_codes<S: CodeSink>(
     let scan = |db: &Database, waiting: bool| -> Result<(Vec<Approx>, S)> {
         let mut scored: Vec<Approx> = Vec::new();
         let mut part = sink();
+        let mut floor = Floor::new(k);
         let mut add = |id: i64, code: VectorCode<'_>| {
             if code.codes.len() != q_codes.len() || allowed.is_some_and(|a| !a.contains(&id)) {
                 return;
             }
             let approx = dot_i8(&q_codes, code.codes) as f32 * q_scale * code.scale;
-            scored.push(Approx {
-                id,
-                approx,
-                bound: q_error + q_hat_norm * code.error + 1e-5,
-            });
+            let bound = q_error + q_hat_norm * code.error + 1e-5;
             part.add(id, approx, code);
+            // A vector whose best possible score is below `floor` is out:
+            // k others are sure to score at least that.
+            if approx + bound < floor.get() {
+                return;
+            }
+            floor.offer(approx - bound);
+            scored.push(Approx { id, approx, bound });
         };
         db.scan_code_blocks(take, &removed, &mut add)?;
         if waiting {
@@ -147,6 +152,57 @@ pub(crate) fn scan_codes<S: CodeSink>(
         Ok((scored, part))
     })?;
     Ok((exact_top_k(db, query, scored, (k * 4).max(200), k)?, part))
+}
+
+/// The k-th best lower bound (approximate score minus its error bound)
+/// seen so far: at least k vectors score that or more exactly, so one whose
+/// upper bound stays below it cannot be in the top k. Keeping only the
+/// others spares the scan a million-entry list (its memory and sorting)
+/// without changing the result.
+struct Floor {
+    k: usize,
+    lows: BinaryHeap<Reverse<TotalF32>>,
+}
+
+impl Floor {
+    fn new(k: usize) -> Floor {
+        Floor {
+            k,
+            lows: BinaryHeap::with_capacity(k + 1),
+        }
+    }
+
+    fn get(&self) -> f32 {
+        match self.lows.peek() {
+            Some(Reverse(TotalF32(low))) if self.lows.len() == self.k => *low,
+            _ => f32::NEG_INFINITY,
+        }
+    }
+
+    fn offer(&mut self, low: f32) {
+        if self.lows.len() < self.k {
+            self.lows.push(Reverse(TotalF32(low)));
+        } else if low > self.get() {
+            self.lows.pop();
+            self.lows.push(Reverse(TotalF32(low)));
+        }
+    }
+}
+
+/// An f32 ordered by `total_cmp`.
+#[derive(PartialEq)]
+struct TotalF32(f32);
+
+impl Eq for TotalF32 {}
+impl PartialOrd for TotalF32 {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for TotalF32 {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
 }
 
 /// The exact top `k` from approximate scores with error bounds: the best
