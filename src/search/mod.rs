@@ -222,7 +222,15 @@ where
     // queries the database. Without an in-memory index, that thread then
     // scans the vector codes too, on a connection of its own: at a million
     // chunks the scan and the keyword ranker each take ~100 ms.
+    // With an in-memory index (kb mcp) the thread ranks there, among the
+    // chunks the filters allow (read here: the thread has no connection).
     let reopener = vectors.is_none().then(|| db.reopener());
+    let in_memory = match vectors {
+        Some(index) if req.mode.uses_vector() => {
+            Some((index, vector_index::Allowed::of(db, &req.filters)?))
+        }
+        _ => None,
+    };
     let (keyword, vector_side) = std::thread::scope(|s| -> Result<_> {
         let embedding = if req.mode.uses_vector() {
             let embed = embed_query.ok_or_else(|| {
@@ -233,8 +241,11 @@ where
             let (q, filters) = (req.query.as_str(), &req.filters);
             Some(s.spawn(move || -> Result<_> {
                 let qv = embed(q)?;
-                let ranked = match reopener {
-                    Some(reopener) => {
+                let ranked = match (reopener, &in_memory) {
+                    (_, Some((index, allowed))) => {
+                        Some((index.search_among(&qv, allowed, k), None))
+                    }
+                    (Some(reopener), None) => {
                         let own = reopener.open()?;
                         Some(if pooled {
                             let (hits, p) = feedback::search_pooled(&own, &qv, filters, k)?;
@@ -243,7 +254,7 @@ where
                             (vector::search(&own, &qv, filters, k)?, None)
                         })
                     }
-                    None => None,
+                    (None, None) => None,
                 };
                 Ok((qv, ranked))
             }))

@@ -16,14 +16,24 @@ pub fn search_in(
     filters: &Filters,
     k: usize,
 ) -> Result<Vec<VectorHit>> {
-    if filters.is_empty() {
-        return Ok(index.search(query, None, k));
+    Ok(index.search_among(query, &Allowed::of(db, filters)?, k))
+}
+
+/// The chunks a filtered search may return, read before ranking (so the
+/// ranking itself needs no database and can run on another thread).
+pub enum Allowed {
+    All,
+    Only(HashSet<i64>),
+}
+
+impl Allowed {
+    pub fn of(db: &Database, filters: &Filters) -> Result<Allowed> {
+        Ok(if filters.is_empty() {
+            Allowed::All
+        } else {
+            Allowed::Only(db.filtered_chunk_ids(filters)?.into_iter().collect())
+        })
     }
-    let allowed: HashSet<i64> = db.filtered_chunk_ids(filters)?.into_iter().collect();
-    if allowed.is_empty() {
-        return Ok(Vec::new());
-    }
-    Ok(index.search(query, Some(&allowed), k))
 }
 
 /// Every stored vector in memory, in chunk id order: the exact floats, and
@@ -154,6 +164,15 @@ impl VectorIndex {
             self.reorder(&order);
         }
         Ok(Some(stats))
+    }
+
+    /// [`VectorIndex::search`] among the chunks `allowed`.
+    pub fn search_among(&self, query: &[f32], allowed: &Allowed, k: usize) -> Vec<VectorHit> {
+        match allowed {
+            Allowed::All => self.search(query, None, k),
+            Allowed::Only(ids) if ids.is_empty() => Vec::new(),
+            Allowed::Only(ids) => self.search(query, Some(ids), k),
+        }
     }
 
     /// The `k` vectors most similar to `query` (all, or those in `allowed`),
