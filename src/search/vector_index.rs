@@ -8,6 +8,9 @@ use super::vector::{dot, dot_i8, top_k};
 use crate::db::{quantize, Database, Filters, VectorHit};
 use crate::error::Result;
 
+/// Vectors from which [`VectorIndex::search`] uses two threads.
+const PARALLEL_SCAN: usize = 100_000;
+
 /// Ranks with an in-memory index, the filters applied before ranking.
 pub fn search_in(
     index: &VectorIndex,
@@ -189,21 +192,48 @@ impl VectorIndex {
         }
         let mut q = Vec::with_capacity(dim);
         quantize(query, &mut q);
-        let mut approx: Vec<(f32, u32)> = self
-            .codes
-            .chunks_exact(dim)
-            .enumerate()
-            .filter(|(i, _)| allowed.is_none_or(|a| a.contains(&self.ids[*i])))
-            .map(|(i, c)| (dot_i8(&q, c) as f32 * self.scales[i], i as u32))
-            .collect();
         // Enough candidates that int8 rounding cannot push a true top-k
         // vector out: the gap it would have to cross is far larger than
         // the rounding error (about 0.002 in cosine).
         let candidates = (k * 4).max(200);
-        if approx.len() > candidates {
-            approx.select_nth_unstable_by(candidates, |a, b| b.0.total_cmp(&a.0));
-            approx.truncate(candidates);
-        }
+        // The best `candidates` of the vectors in `range`, by their codes.
+        let best = |range: std::ops::Range<usize>| {
+            let mut approx: Vec<(f32, u32)> = range
+                .filter(|i| allowed.is_none_or(|a| a.contains(&self.ids[*i])))
+                .map(|i| {
+                    let c = &self.codes[i * dim..(i + 1) * dim];
+                    (dot_i8(&q, c) as f32 * self.scales[i], i as u32)
+                })
+                .collect();
+            if approx.len() > candidates {
+                approx.select_nth_unstable_by(candidates, |a, b| b.0.total_cmp(&a.0));
+                approx.truncate(candidates);
+            }
+            approx
+        };
+        let n = self.ids.len();
+        // A large index is scanned in two halves, one on another thread: at
+        // a million chunks one thread takes ~50 ms.
+        let approx = if n >= PARALLEL_SCAN {
+            let (first, second) = std::thread::scope(|s| {
+                let other = s.spawn(|| best(n / 2..n));
+                (best(0..n / 2), other.join())
+            });
+            match second {
+                Ok(mut second) => {
+                    second.extend(first);
+                    second
+                }
+                // A panicking half loses nothing: scan it here.
+                Err(_) => {
+                    let mut all = first;
+                    all.extend(best(n / 2..n));
+                    all
+                }
+            }
+        } else {
+            best(0..n)
+        };
         let hits = approx
             .iter()
             .map(|&(_, i)| {
@@ -266,5 +296,39 @@ mod tests {
         assert_eq!(index.ids[0], 2999);
         assert_eq!(index.data.len(), 10 * dim);
         assert_eq!(index.codes.len(), 10 * dim);
+    }
+
+    #[test]
+    fn a_large_index_scanned_in_two_halves_gives_the_exact_top_k() {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+        };
+        let dim = 16;
+        let mut index = VectorIndex::default();
+        let mut all = Vec::new();
+        for id in 0..PARALLEL_SCAN as i64 + 1 {
+            let mut v: Vec<f32> = (0..dim).map(|_| next()).collect();
+            crate::embed::normalize(&mut v);
+            index.push(id, &v);
+            all.push((id, v));
+        }
+        for _ in 0..3 {
+            let mut q: Vec<f32> = (0..dim).map(|_| next()).collect();
+            crate::embed::normalize(&mut q);
+            let exact = top_k(
+                all.iter()
+                    .map(|(id, v)| VectorHit {
+                        chunk_id: *id,
+                        cosine: dot(&q, v),
+                    })
+                    .collect(),
+                10,
+            );
+            assert_eq!(index.search(&q, None, 10), exact);
+        }
     }
 }
