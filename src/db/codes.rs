@@ -422,31 +422,15 @@ mod tests {
         assert!(c.error < 0.02, "{}", c.error);
     }
 
-    use crate::db::{ModelBinding, NewChunk, NewDocument, OpenMode};
+    use crate::db::test_support::{bound_database, chunks, note};
+    use crate::db::OpenMode;
 
     fn knowledge_base(dir: &std::path::Path) -> Database {
-        let db = Database::open(&dir.join("kb.db"), OpenMode::Create).unwrap();
-        db.bind_model(&ModelBinding {
-            model_name: "m".into(),
-            embedding_dim: 4,
-            model_max_tokens: 16,
-            model_fingerprint: "f".into(),
-            model_dir: None,
-        })
-        .unwrap();
-        db
+        bound_database(dir, 4)
     }
 
     /// Writes document `path` with `n` chunks (vectors made from the text).
     fn write(db: &Database, path: &str, n: usize, version: &str) {
-        let chunks: Vec<NewChunk> = (0..n)
-            .map(|i| NewChunk {
-                text: format!("{path} {version} {i}"),
-                token_count: 3,
-                metadata: "{}".into(),
-                ..Default::default()
-            })
-            .collect();
         let vectors: Vec<Vec<f32>> = (0..n)
             .map(|i| {
                 let mut v = vec![1.0, i as f32, path.len() as f32, version.len() as f32];
@@ -454,19 +438,9 @@ mod tests {
                 v
             })
             .collect();
-        let doc = NewDocument {
-            title: path.into(),
-            source_path: path.into(),
-            content_hash: version.into(),
-            doc_type: "note".into(),
-            language: None,
-            file_size: 1,
-            file_mtime: 1,
-            metadata: "{}".into(),
-            tags: vec![],
-            content: None,
-        };
-        db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
+        let chunks = chunks(&format!("{path} {version}"), n);
+        db.write_document(&note(path, version), &chunks, Some(&vectors))
+            .unwrap();
     }
 
     /// Every code the scan sees, checked against the stored vectors: same

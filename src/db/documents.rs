@@ -306,15 +306,8 @@ mod tests {
     fn doc(path: &str, hash: &str, tags: &[&str]) -> NewDocument {
         NewDocument {
             title: "T".into(),
-            source_path: path.into(),
-            content_hash: hash.into(),
-            doc_type: "note".into(),
-            language: None,
-            file_size: 1,
-            file_mtime: 1,
-            metadata: "{}".into(),
             tags: tags.iter().map(|s| s.to_string()).collect(),
-            content: None,
+            ..crate::db::test_support::note(path, hash)
         }
     }
 

@@ -71,7 +71,7 @@ impl Database {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::{ModelBinding, NewChunk, NewDocument, OpenMode};
+    use crate::db::{ModelBinding, NewChunk, OpenMode};
 
     #[test]
     fn counts_see_missing_vectors_and_a_sound_file() {
@@ -86,18 +86,7 @@ mod tests {
             model_dir: None,
         })
         .unwrap();
-        let doc = NewDocument {
-            title: "t".into(),
-            source_path: "/t".into(),
-            content_hash: "h".into(),
-            doc_type: "note".into(),
-            language: None,
-            file_size: 1,
-            file_mtime: 1,
-            metadata: "{}".into(),
-            tags: vec![],
-            content: None,
-        };
+        let doc = crate::db::test_support::note("/t", "h");
         let chunk = |t: &str| NewChunk {
             text: t.into(),
             token_count: 1,

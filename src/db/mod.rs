@@ -10,6 +10,8 @@ mod lookups;
 mod open;
 mod queries;
 mod search_log;
+#[cfg(test)]
+pub(crate) mod test_support;
 mod vectors;
 mod writer_lock;
 

@@ -425,7 +425,7 @@ impl Database {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::{NewChunk, NewDocument, OpenMode};
+    use crate::db::{NewChunk, OpenMode};
 
     #[test]
     fn knn_with_and_without_a_filter() {
@@ -456,18 +456,7 @@ mod tests {
                 v
             })
             .collect();
-        let doc = NewDocument {
-            title: "t".into(),
-            source_path: "/t".into(),
-            content_hash: "h".into(),
-            doc_type: "note".into(),
-            language: None,
-            file_size: 1,
-            file_mtime: 1,
-            metadata: "{}".into(),
-            tags: vec![],
-            content: None,
-        };
+        let doc = crate::db::test_support::note("/t", "h");
         db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
         let q = vec![1.0, 0.0, 0.0, 0.0];
         let all = db.vector_knn(&q, 3, None).unwrap();

@@ -215,7 +215,7 @@ impl CodeSink for PoolSink {
 mod tests {
     use super::*;
     use crate::db::ColumnWeights;
-    use crate::db::{ModelBinding, NewChunk, NewDocument, OpenMode};
+    use crate::db::{ModelBinding, NewChunk, OpenMode};
     use crate::search::FusionSettings;
 
     fn request(feedback: Feedback) -> SearchRequest {
@@ -259,18 +259,7 @@ mod tests {
                 ..Default::default()
             })
             .collect();
-        let doc = NewDocument {
-            title: "d".into(),
-            source_path: "/d".into(),
-            content_hash: "h".into(),
-            doc_type: "note".into(),
-            language: None,
-            file_size: 1,
-            file_mtime: 1,
-            metadata: "{}".into(),
-            tags: vec![],
-            content: None,
-        };
+        let doc = crate::db::test_support::note("/d", "h");
         db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
         let ids: Vec<i64> = db
             .chunk_texts(0, 10)
@@ -317,25 +306,10 @@ mod tests {
     /// Two connections sharing the blocks keep the same pool as one.
     #[test]
     fn the_pool_does_not_depend_on_how_the_scan_was_split() {
+        use crate::db::test_support::{bound_database, chunks, note};
         let dir = tempfile::tempdir().unwrap();
-        let db = Database::open(&dir.path().join("kb.db"), OpenMode::Create).unwrap();
-        db.bind_model(&ModelBinding {
-            model_name: "m".into(),
-            embedding_dim: 8,
-            model_max_tokens: 16,
-            model_fingerprint: "f".into(),
-            model_dir: None,
-        })
-        .unwrap();
+        let db = bound_database(dir.path(), 8);
         for d in 0..25 {
-            let chunks: Vec<NewChunk> = (0..100)
-                .map(|i| NewChunk {
-                    text: format!("chunk {d} {i}"),
-                    token_count: 2,
-                    metadata: "{}".into(),
-                    ..Default::default()
-                })
-                .collect();
             // Few distinct vectors, so many codes tie.
             let vectors: Vec<Vec<f32>> = (0..100)
                 .map(|i| {
@@ -345,19 +319,9 @@ mod tests {
                     v
                 })
                 .collect();
-            let doc = NewDocument {
-                title: format!("d{d}"),
-                source_path: format!("/d{d}"),
-                content_hash: "h".into(),
-                doc_type: "note".into(),
-                language: None,
-                file_size: 1,
-                file_mtime: 1,
-                metadata: "{}".into(),
-                tags: vec![],
-                content: None,
-            };
-            db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
+            let path = format!("/d{d}");
+            db.write_document(&note(&path, "h"), &chunks(&path, 100), Some(&vectors))
+                .unwrap();
         }
         let mut q = vec![1.0, 0.5, 0.0, 0.2, 0.0, 0.0, 0.3, 0.1];
         crate::embed::normalize(&mut q);

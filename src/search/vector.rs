@@ -349,63 +349,23 @@ mod tests {
 
     #[test]
     fn the_codes_scan_equals_an_exact_scan() {
-        use crate::db::{ModelBinding, NewChunk, NewDocument, OpenMode};
+        use crate::db::test_support::{bound_database, chunks, note};
         let dir = tempfile::tempdir().unwrap();
-        let db = Database::open(&dir.path().join("kb.db"), OpenMode::Create).unwrap();
         let dim = 384;
-        db.bind_model(&ModelBinding {
-            model_name: "m".into(),
-            embedding_dim: dim,
-            model_max_tokens: 16,
-            model_fingerprint: "f".into(),
-            model_dir: None,
-        })
-        .unwrap();
-        let mut seed = 7u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
-        };
-        let mut unit = |n: usize| -> Vec<Vec<f32>> {
-            (0..n)
-                .map(|_| {
-                    let mut v: Vec<f32> = (0..dim).map(|_| next()).collect();
-                    crate::embed::normalize(&mut v);
-                    v
-                })
-                .collect()
-        };
+        let db = bound_database(dir.path(), dim);
+        let mut next = crate::db::test_support::unit_vectors(7, dim);
         for d in 0..20 {
-            let vectors = unit(150);
-            let chunks: Vec<NewChunk> = (0..150)
-                .map(|i| NewChunk {
-                    text: format!("chunk {d} {i}"),
-                    token_count: 3,
-                    metadata: "{}".into(),
-                    ..Default::default()
-                })
-                .collect();
-            let doc = NewDocument {
-                title: format!("d{d}"),
-                source_path: format!("/d{d}"),
-                content_hash: format!("h{d}"),
-                doc_type: if d % 2 == 0 { "note" } else { "markdown" }.into(),
-                language: None,
-                file_size: 1,
-                file_mtime: 1,
-                metadata: "{}".into(),
-                tags: vec![],
-                content: None,
-            };
+            let vectors: Vec<Vec<f32>> = (0..150).map(|_| next()).collect();
+            let chunks = chunks(&format!("chunk {d}"), 150);
+            let mut doc = note(&format!("/d{d}"), &format!("h{d}"));
+            doc.doc_type = if d % 2 == 0 { "note" } else { "markdown" }.into();
             db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
         }
         // A removed document takes its codes with it.
         let removed = db.find_document_by_path("/d3").unwrap().unwrap();
         db.remove_documents(&[removed.id]).unwrap();
         assert_eq!(db.code_and_vector_counts().unwrap(), (2850, 2850));
-        for q in unit(8) {
+        for q in (0..8).map(|_| next()) {
             for k in [1, 10, 30, 300] {
                 let exact = scan(&db, &q, None, k).unwrap();
                 assert_eq!(search_codes(&db, &q, None, k).unwrap(), exact);

@@ -252,37 +252,37 @@ impl VectorIndex {
 mod tests {
     use super::*;
 
+    /// An index of `n` random vectors and the vectors themselves.
+    fn random_index(n: i64, dim: usize, seed: u64) -> (VectorIndex, Vec<(i64, Vec<f32>)>) {
+        let mut next = crate::db::test_support::unit_vectors(seed, dim);
+        let mut index = VectorIndex::default();
+        let all: Vec<(i64, Vec<f32>)> = (0..n).map(|id| (id, next())).collect();
+        for (id, v) in &all {
+            index.push(*id, v);
+        }
+        (index, all)
+    }
+
+    /// The top `k` of `all` for `q` by brute force.
+    fn exact(all: &[(i64, Vec<f32>)], q: &[f32], k: usize) -> Vec<VectorHit> {
+        let hits = all
+            .iter()
+            .map(|(id, v)| VectorHit {
+                chunk_id: *id,
+                cosine: dot(q, v),
+            })
+            .collect();
+        top_k(hits, k)
+    }
+
     #[test]
     fn int8_candidates_give_the_exact_top_k() {
-        // Pseudo-random unit vectors (an LCG; no extra dependency).
-        let mut seed = 42u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
-        };
         let dim = 384;
-        let mut index = VectorIndex::default();
-        let mut all = Vec::new();
-        for id in 0..3000 {
-            let mut v: Vec<f32> = (0..dim).map(|_| next()).collect();
-            crate::embed::normalize(&mut v);
-            index.push(id, &v);
-            all.push((id, v));
-        }
+        let (mut index, all) = random_index(3000, dim, 42);
+        let mut next = crate::db::test_support::unit_vectors(43, dim);
         for _ in 0..5 {
-            let mut q: Vec<f32> = (0..dim).map(|_| next()).collect();
-            crate::embed::normalize(&mut q);
-            let exact = top_k(
-                all.iter()
-                    .map(|(id, v)| VectorHit {
-                        chunk_id: *id,
-                        cosine: dot(&q, v),
-                    })
-                    .collect(),
-                30,
-            );
+            let q = next();
+            let exact = exact(&all, &q, 30);
             assert_eq!(index.search(&q, None, 30), exact);
             let allowed: HashSet<i64> = (0..3000).filter(|i| i % 3 == 0).collect();
             let got = index.search(&q, Some(&allowed), 30);
@@ -300,34 +300,11 @@ mod tests {
 
     #[test]
     fn a_large_index_scanned_in_two_halves_gives_the_exact_top_k() {
-        let mut seed = 7u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) as f32 / (1u64 << 31) as f32) - 0.5
-        };
-        let dim = 16;
-        let mut index = VectorIndex::default();
-        let mut all = Vec::new();
-        for id in 0..PARALLEL_SCAN as i64 + 1 {
-            let mut v: Vec<f32> = (0..dim).map(|_| next()).collect();
-            crate::embed::normalize(&mut v);
-            index.push(id, &v);
-            all.push((id, v));
-        }
+        let (index, all) = random_index(PARALLEL_SCAN as i64 + 1, 16, 7);
+        let mut next = crate::db::test_support::unit_vectors(8, 16);
         for _ in 0..3 {
-            let mut q: Vec<f32> = (0..dim).map(|_| next()).collect();
-            crate::embed::normalize(&mut q);
-            let exact = top_k(
-                all.iter()
-                    .map(|(id, v)| VectorHit {
-                        chunk_id: *id,
-                        cosine: dot(&q, v),
-                    })
-                    .collect(),
-                10,
-            );
+            let q = next();
+            let exact = exact(&all, &q, 10);
             assert_eq!(index.search(&q, None, 10), exact);
         }
     }

@@ -1,0 +1,67 @@
+//! Fixtures for unit tests of storage and ranking: a database bound to a
+//! test model, documents and chunks with vectors, pseudo-random unit
+//! vectors.
+
+use std::path::Path;
+
+use super::{Database, ModelBinding, NewChunk, NewDocument, OpenMode};
+
+/// A new kb.db in `dir` bound to a model of `dim` dimensions.
+pub fn bound_database(dir: &Path, dim: usize) -> Database {
+    let db = Database::open(&dir.join("kb.db"), OpenMode::Create).unwrap();
+    db.bind_model(&ModelBinding {
+        model_name: "m".into(),
+        embedding_dim: dim,
+        model_max_tokens: 16,
+        model_fingerprint: "f".into(),
+        model_dir: None,
+    })
+    .unwrap();
+    db
+}
+
+/// A note at `path` (its title too) with content hash `hash`.
+pub fn note(path: &str, hash: &str) -> NewDocument {
+    NewDocument {
+        title: path.into(),
+        source_path: path.into(),
+        content_hash: hash.into(),
+        doc_type: "note".into(),
+        language: None,
+        file_size: 1,
+        file_mtime: 1,
+        metadata: "{}".into(),
+        tags: vec![],
+        content: None,
+    }
+}
+
+/// `n` chunks whose texts are `{prefix} {i}`.
+pub fn chunks(prefix: &str, n: usize) -> Vec<NewChunk> {
+    (0..n)
+        .map(|i| NewChunk {
+            text: format!("{prefix} {i}"),
+            token_count: 2,
+            metadata: "{}".into(),
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// Pseudo-random unit vectors of `dim` dimensions from `seed` (an LCG: the
+/// same vectors on every run, no extra dependency).
+pub fn unit_vectors(seed: u64, dim: usize) -> impl FnMut() -> Vec<f32> {
+    let mut state = seed;
+    move || {
+        let mut v: Vec<f32> = (0..dim)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((state >> 33) as f32 / (1u64 << 31) as f32) - 0.5
+            })
+            .collect();
+        crate::embed::normalize(&mut v);
+        v
+    }
+}
