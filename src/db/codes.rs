@@ -76,6 +76,9 @@ fn decode(blob: &[u8]) -> Option<VectorCode<'_>> {
 /// million chunks are about a thousand rows.
 pub const BLOCK: usize = 1024;
 
+/// The `config` key of the blocks' generation.
+const GENERATION_KEY: &str = "code_blocks_generation";
+
 /// A block as the scan sees it before reading its codes.
 pub struct CodeBlock {
     id: i64,
@@ -179,7 +182,28 @@ impl Database {
                 ids_to_blob(&ids),
                 codes
             ])?;
+        self.bump_code_generation()
+    }
+
+    /// Every change to the blocks bumps this number, in the transaction
+    /// that makes it: a scan on two connections compares it to know that
+    /// both see the same blocks.
+    fn bump_code_generation(&self) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO config(key, value) VALUES (?1, '1')
+             ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+            [GENERATION_KEY],
+        )?;
         Ok(())
+    }
+
+    /// The blocks' generation as this connection sees them (see
+    /// [`Database::bump_code_generation`]).
+    pub fn code_generation(&self) -> Result<i64> {
+        Ok(self
+            .get_config(GENERATION_KEY)?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0))
     }
 
     /// Rewrites the blocks that hold codes of deleted chunks without them
@@ -221,6 +245,7 @@ impl Database {
                 .collect();
             self.conn()
                 .execute("DELETE FROM chunk_code_blocks WHERE id = ?1", [block.id])?;
+            self.bump_code_generation()?;
             if !kept.is_empty() {
                 self.write_block(&kept)?;
             }
@@ -270,6 +295,7 @@ impl Database {
         self.conn().execute_batch(
             "DELETE FROM chunk_codes; DELETE FROM chunk_code_blocks; DELETE FROM chunk_codes_removed;",
         )?;
+        self.bump_code_generation()?;
         Ok(())
     }
 

@@ -203,6 +203,16 @@ impl Database {
         )?)
     }
 
+    /// A read transaction unless this connection is in one already: the
+    /// reads until it is dropped see one snapshot either way.
+    pub fn read_snapshot(&self) -> Result<Option<rusqlite::Transaction<'_>>> {
+        if self.conn.is_autocommit() {
+            Ok(Some(self.begin_read()?))
+        } else {
+            Ok(None)
+        }
+    }
+
     pub fn get_config(&self, key: &str) -> Result<Option<String>> {
         Ok(self
             .conn

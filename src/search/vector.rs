@@ -97,6 +97,12 @@ pub(crate) fn scan_codes<S: CodeSink>(
     let mut q_codes = Vec::with_capacity(query.len());
     let (q_scale, q_error) = quantize(query, &mut q_codes);
     let q_hat_norm = (q_codes.iter().map(|c| (*c as f32).powi(2)).sum::<f32>()).sqrt() * q_scale;
+    // One snapshot for the block list, this connection's share of the
+    // blocks and the codes still waiting (a writer may seal or rewrite
+    // blocks meanwhile); a second connection scans only if it sees the
+    // same generation of blocks.
+    let _snapshot = db.read_snapshot()?;
+    let generation = db.code_generation()?;
     let blocks = db.code_blocks()?;
     let removed = db.removed_codes()?;
     let next = AtomicUsize::new(0);
@@ -133,10 +139,17 @@ pub(crate) fn scan_codes<S: CodeSink>(
     let (scored, part) = std::thread::scope(|s| -> Result<_> {
         let helper = (blocks.len() >= parallel_from).then(|| {
             let reopener = db.reopener();
-            s.spawn(move || match reopener.open() {
-                Ok(own) => scan(&own, false).map(Some),
-                // This connection scans everything instead.
-                Err(_) => Ok(None),
+            s.spawn(move || {
+                // Without a connection, or with other blocks (a writer
+                // committed in between), this one scans everything.
+                let Ok(own) = reopener.open() else {
+                    return Ok(None);
+                };
+                let _snapshot = own.read_snapshot()?;
+                if own.code_generation()? != generation {
+                    return Ok(None);
+                }
+                scan(&own, false).map(Some)
             })
         });
         let (mut scored, mut part) = scan(db, true)?;
@@ -387,6 +400,43 @@ mod tests {
                 scan(&db, &q, Some(&allowed), 30).unwrap()
             );
         }
+    }
+
+    /// A writer that rewrites blocks while a search holds its snapshot:
+    /// the second connection sees other blocks and leaves the scan to the
+    /// first, which ranks exactly what its snapshot holds.
+    #[test]
+    fn a_scan_keeps_one_snapshot_while_a_writer_rewrites_blocks() {
+        use crate::db::test_support::{bound_database, chunks, note};
+        let dir = tempfile::tempdir().unwrap();
+        let dim = 16;
+        let db = bound_database(dir.path(), dim);
+        let mut next = crate::db::test_support::unit_vectors(11, dim);
+        // Ten blocks; the removed documents are in the last five.
+        for d in 0..103 {
+            let vectors: Vec<Vec<f32>> = (0..100).map(|_| next()).collect();
+            let path = format!("/d{d}");
+            db.write_document(&note(&path, "h"), &chunks(&path, 100), Some(&vectors))
+                .unwrap();
+        }
+        let q = next();
+        let snapshot = db.begin_read().unwrap();
+        let before = scan(&db, &q, None, 50).unwrap();
+        let writer = db.reopener().open().unwrap();
+        let gone: Vec<i64> = [55, 65, 75, 85, 95]
+            .iter()
+            .map(|d| {
+                let path = format!("/d{d}");
+                writer.find_document_by_path(&path).unwrap().unwrap().id
+            })
+            .collect();
+        writer.remove_documents(&gone).unwrap();
+        let (two, _) = scan_codes(&db, &q, None, 50, || (), 1).unwrap();
+        assert_eq!(two, before);
+        drop(snapshot);
+        let after = scan(&db, &q, None, 50).unwrap();
+        assert_eq!(db.code_blocks().unwrap().len(), 10);
+        assert_eq!(scan_codes(&db, &q, None, 50, || (), 1).unwrap().0, after);
     }
 
     #[test]
