@@ -219,11 +219,11 @@ where
     // a second scan (see `feedback::CandidatePool`).
     let pooled = vectors.is_none() && feedback::applies(req);
     // The query embedding runs on another thread while the keyword ranker
-    // queries the database. Without an in-memory index, that thread then
-    // scans the vector codes too, on a connection of its own: at a million
-    // chunks the scan and the keyword ranker each take ~100 ms.
-    // With an in-memory index (kb mcp) the thread ranks there, among the
-    // chunks the filters allow (read here: the thread has no connection).
+    // queries the database, and that thread then ranks the vectors too (at
+    // a million chunks each ranker takes ~100 ms): in the in-memory index
+    // of `kb mcp`, among the chunks the filters allow (read here, since the
+    // thread has no connection), or else over the codes on a connection of
+    // its own.
     let reopener = vectors.is_none().then(|| db.reopener());
     let in_memory = match vectors {
         Some(index) if req.mode.uses_vector() => {
