@@ -96,28 +96,8 @@ fn ctrl_c_keeps_committed_work() {
         assert!(std::time::Instant::now() < deadline, "nothing was written");
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    let pid = child.id().to_string();
-    let interrupted = std::time::Instant::now();
-    assert!(std::process::Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap()
-        .success());
-    let out = child.wait_with_output().unwrap();
-    // It stops within 2 s (it finishes the document it is writing, not the
-    // model's work in flight).
-    let took = interrupted.elapsed();
-    assert!(
-        took < std::time::Duration::from_secs(2),
-        "Ctrl-C took {took:?}"
-    );
-    // 130, as shells expect of a program stopped by Ctrl-C.
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // Within 2 s and with exit 130 (common::interrupt).
+    let out = common::interrupt(child);
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["interrupted"], true);
     let added = summary["added"].as_u64().unwrap();

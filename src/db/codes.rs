@@ -114,16 +114,30 @@ impl Database {
             stmt.execute(params![id, encode(v)])?;
         }
         // A chunk's code is never in a block and the tail at once (a
-        // re-written vector of a sealed chunk replaces the old one).
-        let mut sealed = self.conn().prepare_cached(
-            "INSERT OR IGNORE INTO chunk_codes_removed(chunk_id)
-             SELECT ?1 WHERE EXISTS (SELECT 1 FROM chunk_code_blocks
-                                     WHERE last_chunk >= ?1 AND first_chunk <= ?1)",
-        )?;
-        for id in chunk_ids {
-            sealed.execute([id])?;
+        // re-written vector of a sealed chunk replaces the old one). New
+        // chunks have ids above every block's (AUTOINCREMENT), so one
+        // query settles the usual case.
+        let last_sealed: Option<i64> =
+            self.conn()
+                .query_row("SELECT max(last_chunk) FROM chunk_code_blocks", [], |r| {
+                    r.get(0)
+                })?;
+        let resealed: Vec<i64> = chunk_ids
+            .iter()
+            .copied()
+            .filter(|id| last_sealed.is_some_and(|last| *id <= last))
+            .collect();
+        if !resealed.is_empty() {
+            let mut sealed = self.conn().prepare_cached(
+                "INSERT OR IGNORE INTO chunk_codes_removed(chunk_id)
+                 SELECT ?1 WHERE EXISTS (SELECT 1 FROM chunk_code_blocks
+                                         WHERE last_chunk >= ?1 AND first_chunk <= ?1)",
+            )?;
+            for id in resealed {
+                sealed.execute([id])?;
+            }
+            self.apply_removed_codes()?;
         }
-        self.apply_removed_codes()?;
         self.seal_full_blocks()
     }
 

@@ -48,6 +48,16 @@ pub fn chunks(prefix: &str, n: usize) -> Vec<NewChunk> {
         .collect()
 }
 
+/// Writes a note at `path` with one chunk per vector (texts `{path} {i}`).
+pub fn write_note(db: &Database, path: &str, hash: &str, vectors: &[Vec<f32>]) {
+    db.write_document(
+        &note(path, hash),
+        &chunks(path, vectors.len()),
+        Some(vectors),
+    )
+    .unwrap();
+}
+
 /// Pseudo-random unit vectors of `dim` dimensions from `seed` (an LCG: the
 /// same vectors on every run, no extra dependency).
 pub fn unit_vectors(seed: u64, dim: usize) -> impl FnMut() -> Vec<f32> {

@@ -306,7 +306,7 @@ mod tests {
     /// Two connections sharing the blocks keep the same pool as one.
     #[test]
     fn the_pool_does_not_depend_on_how_the_scan_was_split() {
-        use crate::db::test_support::{bound_database, chunks, note};
+        use crate::db::test_support::{bound_database, write_note};
         let dir = tempfile::tempdir().unwrap();
         let db = bound_database(dir.path(), 8);
         for d in 0..25 {
@@ -319,9 +319,7 @@ mod tests {
                     v
                 })
                 .collect();
-            let path = format!("/d{d}");
-            db.write_document(&note(&path, "h"), &chunks(&path, 100), Some(&vectors))
-                .unwrap();
+            write_note(&db, &format!("/d{d}"), "h", &vectors);
         }
         let mut q = vec![1.0, 0.5, 0.0, 0.2, 0.0, 0.0, 0.3, 0.1];
         crate::embed::normalize(&mut q);

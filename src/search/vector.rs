@@ -407,7 +407,7 @@ mod tests {
     /// first, which ranks exactly what its snapshot holds.
     #[test]
     fn a_scan_keeps_one_snapshot_while_a_writer_rewrites_blocks() {
-        use crate::db::test_support::{bound_database, chunks, note};
+        use crate::db::test_support::{bound_database, write_note};
         let dir = tempfile::tempdir().unwrap();
         let dim = 16;
         let db = bound_database(dir.path(), dim);
@@ -415,9 +415,7 @@ mod tests {
         // Ten blocks; the removed documents are in the last five.
         for d in 0..103 {
             let vectors: Vec<Vec<f32>> = (0..100).map(|_| next()).collect();
-            let path = format!("/d{d}");
-            db.write_document(&note(&path, "h"), &chunks(&path, 100), Some(&vectors))
-                .unwrap();
+            write_note(&db, &format!("/d{d}"), "h", &vectors);
         }
         let q = next();
         let snapshot = db.begin_read().unwrap();

@@ -163,6 +163,31 @@ pub fn stdout_of(cmd: &mut Command) -> Vec<u8> {
     out.stdout
 }
 
+/// Sends Ctrl-C (SIGINT) to a running kb and waits for it: it must stop
+/// within 2 s (finishing the document it is writing, not the model's work
+/// in flight) with exit 130, as shells expect.
+pub fn interrupt(child: std::process::Child) -> std::process::Output {
+    let interrupted = std::time::Instant::now();
+    assert!(std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    let took = interrupted.elapsed();
+    assert!(
+        took < std::time::Duration::from_secs(2),
+        "Ctrl-C took {took:?}"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// The JSON error object on the last line of a command's stderr.
 pub fn stderr_json(out: &std::process::Output) -> Value {
     let text = String::from_utf8_lossy(&out.stderr);
