@@ -225,13 +225,7 @@ impl Database {
     /// the one that deleted the chunks, so a block never outlives its
     /// chunks in a committed state the scan must filter.
     pub(super) fn apply_removed_codes(&self) -> Result<()> {
-        let removed: HashSet<i64> = {
-            let mut stmt = self
-                .conn()
-                .prepare_cached("SELECT chunk_id FROM chunk_codes_removed")?;
-            let ids = stmt.query_map([], |r| r.get(0))?;
-            ids.collect::<rusqlite::Result<_>>()?
-        };
+        let removed = self.removed_codes()?;
         if removed.is_empty() {
             return Ok(());
         }
