@@ -5,9 +5,9 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
 
 use super::fusion::{fuse, Ranking};
-use super::vector::{dot_i8, exact_top_k, Approx, CodeSink};
+use super::vector::{exact_top_k, Approx, CodeSink, QueryCode};
 use super::{Mode, SearchRequest};
-use crate::db::{quantize, Database, Filters, VectorCode, VectorHit};
+use crate::db::{Database, Filters, VectorCode, VectorHit};
 use crate::error::Result;
 
 /// Pseudo-relevance feedback for hybrid search: the query vector moves
@@ -126,17 +126,17 @@ impl CandidatePool {
         if k == 0 {
             return Ok(Vec::new());
         }
-        let mut q_codes = Vec::with_capacity(query.len());
-        let (q_scale, q_error) = quantize(query, &mut q_codes);
-        let q_hat_norm =
-            (q_codes.iter().map(|c| (*c as f32).powi(2)).sum::<f32>()).sqrt() * q_scale;
+        let q = QueryCode::new(query);
         let scored: Vec<Approx> = self
             .entries
             .iter()
-            .map(|e| Approx {
-                id: e.id,
-                approx: dot_i8(&q_codes, &e.codes) as f32 * q_scale * e.scale,
-                bound: q_error + q_hat_norm * e.error + 1e-5,
+            .filter_map(|e| {
+                let code = VectorCode {
+                    scale: e.scale,
+                    error: e.error,
+                    codes: &e.codes,
+                };
+                q.score(e.id, code)
             })
             .collect();
         // Only the k best are read first (the refined query's order is
@@ -158,28 +158,34 @@ pub fn search_pooled(
     } else {
         Some(db.filtered_chunk_ids(filters)?.into_iter().collect())
     };
-    let size = pool_size(k);
     let (hits, pool) =
-        super::vector::search_codes_with(db, query, allowed.as_ref(), k, || PoolSink {
-            heap: BinaryHeap::with_capacity(size + 1),
-            size,
-        })?;
-    Ok((
-        hits,
-        CandidatePool {
-            entries: pool.heap.into_vec(),
-        },
-    ))
+        super::vector::search_codes_with(db, query, allowed.as_ref(), k, || PoolSink::new(k))?;
+    Ok((hits, pool.into_pool()))
 }
 
 /// The [`pool_size`] nearest codes seen so far (the heap's top is the
 /// weakest kept).
-struct PoolSink {
+pub(crate) struct PoolSink {
     heap: BinaryHeap<PoolEntry>,
     size: usize,
 }
 
 impl PoolSink {
+    /// A sink for a scan ranking `k` candidates.
+    pub(crate) fn new(k: usize) -> PoolSink {
+        let size = pool_size(k);
+        PoolSink {
+            heap: BinaryHeap::with_capacity(size + 1),
+            size,
+        }
+    }
+
+    pub(crate) fn into_pool(self) -> CandidatePool {
+        CandidatePool {
+            entries: self.heap.into_vec(),
+        }
+    }
+
     fn push(&mut self, entry: PoolEntry) {
         self.heap.push(entry);
         if self.heap.len() > self.size {

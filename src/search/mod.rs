@@ -154,6 +154,14 @@ fn keyword_ranking((hits, total): &(Vec<(i64, f64)>, usize)) -> Ranking<'_> {
     }
 }
 
+/// The vector ranker's list as its thread hands it over: exact, or (from
+/// the in-memory index) scored by codes, to be re-scored on the caller's
+/// connection; with the candidate pool when feedback applies.
+enum VectorRanked {
+    Exact(Vec<crate::db::VectorHit>, Option<feedback::CandidatePool>),
+    Scanned(Vec<vector::Approx>, Option<feedback::CandidatePool>),
+}
+
 /// Keeps at most `max` chunks of each document, in order, until `top` are
 /// kept: the next best documents fill the places freed.
 fn per_document(db: &Database, fused: Vec<Fused>, max: usize, top: usize) -> Result<Vec<Fused>> {
@@ -214,17 +222,17 @@ where
         k
     };
 
-    // With feedback on, a fresh process's vector ranker keeps its nearest
-    // candidates' codes so the refined query is ranked among them without
-    // a second scan (see `feedback::CandidatePool`).
-    let pooled = vectors.is_none() && feedback::applies(req);
+    // With feedback on, the vector ranker keeps its nearest candidates'
+    // codes so the refined query is ranked among them without a second
+    // scan (see `feedback::CandidatePool`).
+    let pooled = feedback::applies(req);
     // The query embedding runs on another thread while the keyword ranker
     // queries the database, and that thread then ranks the vectors too (at
-    // a million chunks each ranker takes ~100 ms): in the in-memory index
-    // of `kb mcp`, among the chunks the filters allow (read here, since the
-    // thread has no connection), or else over the codes on a connection of
-    // its own.
-    let reopener = vectors.is_none().then(|| db.reopener());
+    // a million chunks each ranker takes ~100 ms): over the codes on a
+    // connection of its own, or in the in-memory index of `kb mcp`, among
+    // the chunks the filters allow (read here, since the thread has no
+    // connection; its candidates are re-scored here afterwards).
+    let reopener = db.reopener();
     let in_memory = match vectors {
         Some(index) if req.mode.uses_vector() => {
             Some((index, vector_index::Allowed::of(db, &req.filters)?))
@@ -238,23 +246,25 @@ where
                     "vector search needs the embedding model; run `kb init`".into(),
                 )
             })?;
-            let (q, filters) = (req.query.as_str(), &req.filters);
+            let filters = &req.filters;
+            let q = req.query.as_str();
             Some(s.spawn(move || -> Result<_> {
                 let qv = embed(q)?;
-                let ranked = match (reopener, &in_memory) {
-                    (_, Some((index, allowed))) => {
-                        Some((index.search_among(&qv, allowed, k), None))
+                let ranked = match &in_memory {
+                    Some((index, allowed)) => {
+                        let sink = || pooled.then(|| feedback::PoolSink::new(k));
+                        let (scored, pool) = index.scan(&qv, allowed, k, sink);
+                        VectorRanked::Scanned(scored, pool.map(|p| p.into_pool()))
                     }
-                    (Some(reopener), None) => {
+                    None => {
                         let own = reopener.open()?;
-                        Some(if pooled {
+                        if pooled {
                             let (hits, p) = feedback::search_pooled(&own, &qv, filters, k)?;
-                            (hits, Some(p))
+                            VectorRanked::Exact(hits, Some(p))
                         } else {
-                            (vector::search(&own, &qv, filters, k)?, None)
-                        })
+                            VectorRanked::Exact(vector::search(&own, &qv, filters, k)?, None)
+                        }
                     }
-                    (None, None) => None,
                 };
                 Ok((qv, ranked))
             }))
@@ -277,20 +287,13 @@ where
         Ok((keyword, vector_side))
     })?;
 
-    let mut pool = None;
-    let (query_vec, vector_hits) = match vector_side {
-        Some((qv, Some((hits, p)))) => {
-            pool = p;
-            (Some(qv), Some(hits))
+    let (query_vec, vector_hits, pool) = match vector_side {
+        Some((qv, VectorRanked::Exact(hits, pool))) => (Some(qv), Some(hits), pool),
+        Some((qv, VectorRanked::Scanned(scored, pool))) => {
+            let hits = vector_index::rescore(db, &qv, scored, k)?;
+            (Some(qv), Some(hits), pool)
         }
-        Some((qv, None)) => {
-            let hits = match vectors {
-                Some(index) => vector::search_in(index, db, &qv, &req.filters, k)?,
-                None => vector::search(db, &qv, &req.filters, k)?,
-            };
-            (Some(qv), Some(hits))
-        }
-        None => (None, None),
+        None => (None, None, None),
     };
 
     let mut vector_ranked: Option<Vec<(i64, f64)>> = vector_hits
@@ -301,10 +304,9 @@ where
     let mut refined: Option<Vec<f32>> = None;
     if let (Some(kw), Some(vr), Some(qv)) = (&keyword, &vector_ranked, &query_vec) {
         if let Some(q) = feedback::refine_query(db, qv, keyword_ranking(kw), vr, req)? {
-            let hits = match (vectors, &pool) {
-                (Some(index), _) => vector::search_in(index, db, &q, &req.filters, k)?,
-                (None, Some(pool)) => pool.rank(db, &q, k)?,
-                (None, None) => vector::search(db, &q, &req.filters, k)?,
+            let hits = match &pool {
+                Some(pool) => pool.rank(db, &q, k)?,
+                None => vector::search(db, &q, &req.filters, k)?,
             };
             vector_ranked = Some(hits.iter().map(|x| (x.chunk_id, x.cosine as f64)).collect());
             refined = Some(q);

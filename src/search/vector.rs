@@ -5,9 +5,9 @@
 //! of 1,024 per row) and re-scores the candidates exactly ([`search_codes`]); streaming every
 //! float vector out of vec0 into a Rust scan would cost about 185 ms at
 //! 20,000 chunks, because vec0 returns vectors row by row. A long-running
-//! process (`kb mcp`) pays that once and keeps a
-//! [`VectorIndex`](super::vector_index::VectorIndex), whose scan takes a
-//! millisecond or two.
+//! process (`kb mcp`) reads the codes once and keeps them in a
+//! [`VectorIndex`](super::vector_index::VectorIndex); both score the codes
+//! with one [`Scorer`] and re-score the candidates the same way.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet};
@@ -62,6 +62,22 @@ impl CodeSink for () {
     fn merge(&mut self, _: Self) {}
 }
 
+/// A sink or none (chosen per search).
+impl<S: CodeSink> CodeSink for Option<S> {
+    fn add(&mut self, id: i64, approx: f32, code: VectorCode<'_>) {
+        if let Some(s) = self {
+            s.add(id, approx, code);
+        }
+    }
+    fn merge(&mut self, other: Self) {
+        match (self.as_mut(), other) {
+            (Some(s), Some(o)) => s.merge(o),
+            (None, o) => *self = o,
+            (Some(_), None) => {}
+        }
+    }
+}
+
 /// Blocks of codes from which a second connection scans half of them: a
 /// connection costs a millisecond or two, a block about 0.2 ms.
 const PARALLEL_BLOCKS: usize = 32;
@@ -94,9 +110,7 @@ pub(crate) fn scan_codes<S: CodeSink>(
     if k == 0 || query.is_empty() {
         return Ok((Vec::new(), sink()));
     }
-    let mut q_codes = Vec::with_capacity(query.len());
-    let (q_scale, q_error) = quantize(query, &mut q_codes);
-    let q_hat_norm = (q_codes.iter().map(|c| (*c as f32).powi(2)).sum::<f32>()).sqrt() * q_scale;
+    let q = QueryCode::new(query);
     // One snapshot for the block list, this connection's share of the
     // blocks and the codes still waiting (a writer may seal or rewrite
     // blocks meanwhile); a second connection scans only if it sees the
@@ -107,33 +121,13 @@ pub(crate) fn scan_codes<S: CodeSink>(
     let removed = db.removed_codes()?;
     let next = AtomicUsize::new(0);
     let take = || blocks.get(next.fetch_add(1, AtomicOrdering::Relaxed));
-    // Every vector's approximate score and the most its exact score can
-    // exceed it: |q·v - q̂·v̂| <= |q - q̂|·|v| + |q̂|·|v - v̂|, vectors of unit
-    // length (the model normalises them; a margin covers float rounding).
     let scan = |db: &Database, waiting: bool| -> Result<(Vec<Approx>, S)> {
-        let mut scored: Vec<Approx> = Vec::new();
-        let mut part = sink();
-        let mut floor = Floor::new(k);
-        let mut add = |id: i64, code: VectorCode<'_>| {
-            if code.codes.len() != q_codes.len() || allowed.is_some_and(|a| !a.contains(&id)) {
-                return;
-            }
-            let approx = dot_i8(&q_codes, code.codes) as f32 * q_scale * code.scale;
-            let bound = q_error + q_hat_norm * code.error + 1e-5;
-            part.add(id, approx, code);
-            // A vector whose best possible score is below `floor` is out:
-            // k others are sure to score at least that.
-            if approx + bound < floor.get() {
-                return;
-            }
-            floor.offer(approx - bound);
-            scored.push(Approx { id, approx, bound });
-        };
-        db.scan_code_blocks(take, &removed, &mut add)?;
+        let mut scorer = Scorer::new(&q, allowed, k, sink());
+        db.scan_code_blocks(take, &removed, |id, code| scorer.add(id, code))?;
         if waiting {
-            db.scan_waiting_codes(&mut add)?;
+            db.scan_waiting_codes(|id, code| scorer.add(id, code))?;
         }
-        Ok((scored, part))
+        Ok(scorer.finish())
     };
     let scan = &scan;
     let (scored, part) = std::thread::scope(|s| -> Result<_> {
@@ -165,6 +159,90 @@ pub(crate) fn scan_codes<S: CodeSink>(
         Ok((scored, part))
     })?;
     Ok((exact_top_k(db, query, scored, (k * 4).max(200), k)?, part))
+}
+
+/// The query's own int8 code, and what bounds a score read through codes:
+/// |q·v - q̂·v̂| <= |q - q̂|·|v| + |q̂|·|v - v̂| for vectors of unit length
+/// (the model normalises them; a margin covers float rounding).
+pub(crate) struct QueryCode {
+    codes: Vec<i8>,
+    scale: f32,
+    error: f32,
+    hat_norm: f32,
+}
+
+impl QueryCode {
+    pub(crate) fn new(query: &[f32]) -> QueryCode {
+        let mut codes = Vec::with_capacity(query.len());
+        let (scale, error) = quantize(query, &mut codes);
+        let hat_norm = (codes.iter().map(|c| (*c as f32).powi(2)).sum::<f32>()).sqrt() * scale;
+        QueryCode {
+            codes,
+            scale,
+            error,
+            hat_norm,
+        }
+    }
+
+    /// The approximate score of a vector by its code, with its bound; `None`
+    /// for a code of another width.
+    pub(crate) fn score(&self, id: i64, code: VectorCode<'_>) -> Option<Approx> {
+        (code.codes.len() == self.codes.len()).then(|| Approx {
+            id,
+            approx: dot_i8(&self.codes, code.codes) as f32 * self.scale * code.scale,
+            bound: self.error + self.hat_norm * code.error + 1e-5,
+        })
+    }
+}
+
+/// Scores codes as a scan hands them over (from the database's blocks or
+/// an in-memory index), keeping only the vectors that can still reach the
+/// top k, and hands every allowed code to a [`CodeSink`].
+pub(crate) struct Scorer<'a, S> {
+    query: &'a QueryCode,
+    allowed: Option<&'a HashSet<i64>>,
+    floor: Floor,
+    scored: Vec<Approx>,
+    sink: S,
+}
+
+impl<'a, S: CodeSink> Scorer<'a, S> {
+    pub(crate) fn new(
+        query: &'a QueryCode,
+        allowed: Option<&'a HashSet<i64>>,
+        k: usize,
+        sink: S,
+    ) -> Scorer<'a, S> {
+        Scorer {
+            query,
+            allowed,
+            floor: Floor::new(k),
+            scored: Vec::new(),
+            sink,
+        }
+    }
+
+    pub(crate) fn add(&mut self, id: i64, code: VectorCode<'_>) {
+        if self.allowed.is_some_and(|a| !a.contains(&id)) {
+            return;
+        }
+        let Some(a) = self.query.score(id, code) else {
+            return;
+        };
+        self.sink.add(id, a.approx, code);
+        // A vector whose best possible score is below the floor is out: k
+        // others are sure to score at least that.
+        if a.approx + a.bound < self.floor.get() {
+            return;
+        }
+        self.floor.offer(a.approx - a.bound);
+        self.scored.push(a);
+    }
+
+    /// The vectors that can still reach the top k, and the sink.
+    pub(crate) fn finish(self) -> (Vec<Approx>, S) {
+        (self.scored, self.sink)
+    }
 }
 
 /// The k-th best lower bound (approximate score minus its error bound)
@@ -257,7 +335,7 @@ pub(crate) fn exact_top_k(
 
 /// A vector's approximate score from its code and the most the exact
 /// score can exceed it.
-pub(crate) struct Approx {
+pub struct Approx {
     pub id: i64,
     pub approx: f32,
     pub bound: f32,
@@ -277,7 +355,21 @@ fn rescore(db: &Database, query: &[f32], ids: impl Iterator<Item = i64>) -> Resu
     Ok(hits)
 }
 
+/// The dot product of two int8 codes (of values in -127..=127, as
+/// `quantize` makes them), with AVX2 where the CPU has it: the scan's inner
+/// loop, run once per stored vector.
 pub(crate) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked above).
+            return unsafe { dot_i8_avx2(a, b) };
+        }
+    }
+    dot_i8_portable(a, b)
+}
+
+fn dot_i8_portable(a: &[i8], b: &[i8]) -> i32 {
     // Sixteen independent lanes let the compiler vectorise the loop.
     let mut acc = [0i32; 16];
     let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
@@ -294,6 +386,30 @@ pub(crate) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     }
     sum += acc.iter().sum::<i32>();
     sum
+}
+
+/// 32 pairs per step: |a| (unsigned) times b with a's sign, summed in
+/// pairs to i16 (at most 2·127·127 = 32,258, so nothing saturates for codes
+/// in -127..=127), then to i32.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn dot_i8_avx2(a: &[i8], b: &[i8]) -> i32 {
+    use std::arch::x86_64::*;
+    let n = a.len().min(b.len());
+    let steps = n / 32;
+    let ones = _mm256_set1_epi16(1);
+    let mut acc = _mm256_setzero_si256();
+    for i in 0..steps {
+        // SAFETY: 32 bytes from i * 32 lie within both slices (i < n / 32).
+        let x = _mm256_loadu_si256(a.as_ptr().add(i * 32) as *const __m256i);
+        let y = _mm256_loadu_si256(b.as_ptr().add(i * 32) as *const __m256i);
+        let pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(x), _mm256_sign_epi8(y, x));
+        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, ones));
+    }
+    let mut lanes = [0i32; 8];
+    _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc);
+    let tail = dot_i8_portable(&a[steps * 32..n], &b[steps * 32..n]);
+    lanes.iter().sum::<i32>() + tail
 }
 
 /// Ranks every stored vector in memory (all of them, or those in `allowed`).
@@ -351,6 +467,29 @@ pub fn top_k(mut hits: Vec<VectorHit>, k: usize) -> Vec<VectorHit> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dot_i8_matches_naive_at_every_length_and_extreme() {
+        let mut state = 17u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) % 255) as i32 - 127
+        };
+        for len in [0, 1, 31, 32, 33, 100, 384, 385] {
+            let a: Vec<i8> = (0..len).map(|_| next() as i8).collect();
+            let b: Vec<i8> = (0..len).map(|_| next() as i8).collect();
+            let naive: i32 = a.iter().zip(&b).map(|(x, y)| *x as i32 * *y as i32).sum();
+            assert_eq!(dot_i8(&a, &b), naive, "length {len}");
+            assert_eq!(dot_i8_portable(&a, &b), naive, "length {len}");
+        }
+        // The largest products, all of one sign: nothing saturates.
+        for (x, y) in [(127i8, 127i8), (-127, -127), (127, -127), (-127, 127)] {
+            let (a, b) = (vec![x; 384], vec![y; 384]);
+            assert_eq!(dot_i8(&a, &b), 384 * x as i32 * y as i32);
+        }
+    }
 
     #[test]
     fn dot_matches_naive() {

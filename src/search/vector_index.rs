@@ -1,14 +1,16 @@
 //! The in-memory vector index of a long-running process (`kb mcp`): every
-//! vector loaded once, refreshed as documents come and go, scanned in a
-//! millisecond or two at 20,000 chunks.
+//! vector's int8 code loaded once, refreshed as documents come and go. A
+//! search scans the codes in memory and re-scores its candidates with their
+//! exact floats from the database, as a one-shot search does
+//! ([`super::vector::search_codes`]), so both give the same results.
 
 use std::collections::HashSet;
 
-use super::vector::{dot, dot_i8, top_k};
-use crate::db::{quantize, Database, Filters, VectorHit};
+use super::vector::{exact_top_k, Approx, CodeSink, QueryCode, Scorer};
+use crate::db::{quantize, Database, Filters, VectorCode, VectorHit};
 use crate::error::Result;
 
-/// Vectors from which [`VectorIndex::search`] uses two threads.
+/// Vectors from which [`VectorIndex::scan`] uses two threads.
 const PARALLEL_SCAN: usize = 100_000;
 
 /// Ranks with an in-memory index, the filters applied before ranking.
@@ -19,11 +21,24 @@ pub fn search_in(
     filters: &Filters,
     k: usize,
 ) -> Result<Vec<VectorHit>> {
-    Ok(index.search_among(query, &Allowed::of(db, filters)?, k))
+    let (scored, ()) = index.scan(query, &Allowed::of(db, filters)?, k, || ());
+    rescore(db, query, scored, k)
+}
+
+/// The exact top `k` of an in-memory scan's candidates: the best `max(4k,
+/// 200)` re-scored with their floats, then any other whose bound could
+/// still reach the k-th (as a one-shot search does).
+pub fn rescore(
+    db: &Database,
+    query: &[f32],
+    scored: Vec<Approx>,
+    k: usize,
+) -> Result<Vec<VectorHit>> {
+    exact_top_k(db, query, scored, (k * 4).max(200), k)
 }
 
 /// The chunks a filtered search may return, read before ranking (so the
-/// ranking itself needs no database and can run on another thread).
+/// scan itself needs no database and can run on another thread).
 pub enum Allowed {
     All,
     Only(HashSet<i64>),
@@ -39,19 +54,18 @@ impl Allowed {
     }
 }
 
-/// Every stored vector in memory, in chunk id order: the exact floats, and
-/// an int8 copy (one scale per vector) that the scan reads. At 20,000
-/// chunks the float scan is bound by memory bandwidth (30 MB, about 3-6 ms
-/// here); the int8 copy is a quarter of that. The int8 scores pick the
-/// candidates, the floats give their exact cosines, so results and scores
-/// are those of an exact scan.
+/// Every stored vector's code in memory (int8 values, scale and error
+/// bound: 392 bytes for 384 dimensions, a quarter of the floats). At a
+/// million chunks that is 0.4 GB, read from the code blocks in about a
+/// second; the floats (1.5 GB) stay in the database, and only the
+/// candidates' are read.
 #[derive(Debug, Default, Clone)]
 pub struct VectorIndex {
     dim: usize,
     ids: Vec<i64>,
-    data: Vec<f32>,
     codes: Vec<i8>,
     scales: Vec<f32>,
+    errors: Vec<f32>,
 }
 
 /// What [`VectorIndex::refresh`] changed.
@@ -62,34 +76,32 @@ pub struct RefreshStats {
 }
 
 impl VectorIndex {
-    /// Reads every vector (about 250 ms at 20,000 chunks of 384 dimensions).
+    /// Reads every vector's code (in the caller's read snapshot).
     pub fn load(db: &Database) -> Result<VectorIndex> {
-        let mut rows: Vec<(i64, Vec<f32>)> = Vec::new();
-        db.for_each_vector(|id, v| rows.push((id, v.to_vec())))?;
-        rows.sort_unstable_by_key(|r| r.0);
         let mut index = VectorIndex::default();
-        let dim = rows.first().map(|r| r.1.len()).unwrap_or(0);
-        index.ids.reserve(rows.len());
-        index.data.reserve(rows.len() * dim);
-        index.codes.reserve(rows.len() * dim);
-        index.scales.reserve(rows.len());
-        for (id, v) in rows {
-            index.push(id, &v);
-        }
+        db.for_each_code(|id, code| index.push(id, code))?;
         Ok(index)
     }
 
-    fn push(&mut self, id: i64, v: &[f32]) {
+    fn push(&mut self, id: i64, code: VectorCode<'_>) {
         if self.dim == 0 {
-            self.dim = v.len();
+            self.dim = code.codes.len();
         }
-        // A vector of another width cannot be compared; the binding check
+        // A code of another width cannot be compared; the binding check
         // reloads the whole index when the model changes.
-        if v.len() == self.dim && self.dim > 0 {
+        if code.codes.len() == self.dim && self.dim > 0 {
             self.ids.push(id);
-            self.data.extend_from_slice(v);
-            let (scale, _) = quantize(v, &mut self.codes);
-            self.scales.push(scale);
+            self.codes.extend_from_slice(code.codes);
+            self.scales.push(code.scale);
+            self.errors.push(code.error);
+        }
+    }
+
+    fn code(&self, i: usize) -> VectorCode<'_> {
+        VectorCode {
+            scale: self.scales[i],
+            error: self.errors[i],
+            codes: &self.codes[i * self.dim..(i + 1) * self.dim],
         }
     }
 
@@ -105,32 +117,28 @@ impl VectorIndex {
         self.dim
     }
 
-    /// Rebuilds the arrays keeping the entries at `order` (in that order).
+    /// Keeps the entries at `order` (in that order).
     fn reorder(&mut self, order: &[usize]) {
-        let dim = self.dim;
         let mut next = VectorIndex {
-            dim,
+            dim: self.dim,
             ids: Vec::with_capacity(order.len()),
-            data: Vec::with_capacity(order.len() * dim),
-            codes: Vec::with_capacity(order.len() * dim),
+            codes: Vec::with_capacity(order.len() * self.dim),
             scales: Vec::with_capacity(order.len()),
+            errors: Vec::with_capacity(order.len()),
         };
         for &i in order {
-            next.ids.push(self.ids[i]);
-            next.data
-                .extend_from_slice(&self.data[i * dim..(i + 1) * dim]);
-            next.codes
-                .extend_from_slice(&self.codes[i * dim..(i + 1) * dim]);
-            next.scales.push(self.scales[i]);
+            next.push(self.ids[i], self.code(i));
         }
         *self = next;
     }
 
     /// Brings the index in step with the chunks table after other writers
-    /// committed: drops vectors of deleted chunks and fetches those of new
-    /// ones by id. Chunk ids only grow (AUTOINCREMENT), so a changed
-    /// document shows up as removed ids plus new ones. Returns `None` when
-    /// so much changed that a full [`VectorIndex::load`] is cheaper.
+    /// committed: drops the codes of deleted chunks and makes those of new
+    /// ones from their vectors, read by id (the same codes as stored: the
+    /// write path encodes the same floats). Chunk ids only grow
+    /// (AUTOINCREMENT), so a changed document shows up as removed ids plus
+    /// new ones. Returns `None` when so much changed that a full
+    /// [`VectorIndex::load`] is cheaper.
     pub fn refresh(&mut self, db: &Database) -> Result<Option<RefreshStats>> {
         let current = db.chunk_ids()?;
         let current_set: HashSet<i64> = current.iter().copied().collect();
@@ -152,160 +160,164 @@ impl VectorIndex {
             self.reorder(&keep);
         }
         let before = self.ids.len();
-        let mut fetched: Vec<(i64, Vec<f32>)> = Vec::new();
-        db.vectors_by_id(&new_ids, |id, v| fetched.push((id, v.to_vec())))?;
-        let needs_sort = fetched
-            .first()
-            .is_some_and(|f| self.ids.last().is_some_and(|last| f.0 < *last));
-        for (id, v) in fetched {
-            self.push(id, &v);
-        }
+        let mut codes = Vec::new();
+        db.vectors_by_id(&new_ids, |id, v| {
+            codes.clear();
+            let (scale, error) = quantize(v, &mut codes);
+            self.push(
+                id,
+                VectorCode {
+                    scale,
+                    error,
+                    codes: &codes,
+                },
+            );
+        })?;
         stats.added = self.ids.len() - before;
-        if needs_sort {
-            let mut order: Vec<usize> = (0..self.ids.len()).collect();
-            order.sort_unstable_by_key(|&i| self.ids[i]);
-            self.reorder(&order);
-        }
         Ok(Some(stats))
     }
 
-    /// [`VectorIndex::search`] among the chunks `allowed`.
-    pub fn search_among(&self, query: &[f32], allowed: &Allowed, k: usize) -> Vec<VectorHit> {
-        match allowed {
-            Allowed::All => self.search(query, None, k),
-            Allowed::Only(ids) if ids.is_empty() => Vec::new(),
-            Allowed::Only(ids) => self.search(query, Some(ids), k),
-        }
-    }
-
-    /// The `k` vectors most similar to `query` (all, or those in `allowed`),
-    /// best first, with exact cosines.
-    pub fn search(
+    /// Scores every allowed code for `query`: the vectors that can still
+    /// reach the top `k` (for [`rescore`]), and the sink `sink` made, which
+    /// saw every allowed code. A large index is scanned in two halves, one
+    /// on another thread (at a million chunks one thread takes ~50 ms).
+    pub fn scan<S: CodeSink>(
         &self,
         query: &[f32],
-        allowed: Option<&HashSet<i64>>,
+        allowed: &Allowed,
         k: usize,
-    ) -> Vec<VectorHit> {
-        let dim = self.dim;
-        if dim == 0 || query.len() != dim || k == 0 {
-            return Vec::new();
+        sink: impl Fn() -> S + Sync,
+    ) -> (Vec<Approx>, S) {
+        self.scan_from(query, allowed, k, sink, PARALLEL_SCAN)
+    }
+
+    /// [`VectorIndex::scan`], in two halves from `parallel_from` vectors.
+    fn scan_from<S: CodeSink>(
+        &self,
+        query: &[f32],
+        allowed: &Allowed,
+        k: usize,
+        sink: impl Fn() -> S + Sync,
+        parallel_from: usize,
+    ) -> (Vec<Approx>, S) {
+        let allowed = match allowed {
+            Allowed::All => None,
+            Allowed::Only(ids) if ids.is_empty() => return (Vec::new(), sink()),
+            Allowed::Only(ids) => Some(ids),
+        };
+        if self.dim == 0 || query.len() != self.dim || k == 0 {
+            return (Vec::new(), sink());
         }
-        let mut q = Vec::with_capacity(dim);
-        quantize(query, &mut q);
-        // Enough candidates that int8 rounding cannot push a true top-k
-        // vector out: the gap it would have to cross is far larger than
-        // the rounding error (about 0.002 in cosine).
-        let candidates = (k * 4).max(200);
-        // The best `candidates` of the vectors in `range`, by their codes.
-        let best = |range: std::ops::Range<usize>| {
-            let mut approx: Vec<(f32, u32)> = range
-                .filter(|i| allowed.is_none_or(|a| a.contains(&self.ids[*i])))
-                .map(|i| {
-                    let c = &self.codes[i * dim..(i + 1) * dim];
-                    (dot_i8(&q, c) as f32 * self.scales[i], i as u32)
-                })
-                .collect();
-            if approx.len() > candidates {
-                approx.select_nth_unstable_by(candidates, |a, b| b.0.total_cmp(&a.0));
-                approx.truncate(candidates);
+        let q = QueryCode::new(query);
+        let part = |range: std::ops::Range<usize>| {
+            let mut scorer = Scorer::new(&q, allowed, k, sink());
+            for i in range {
+                scorer.add(self.ids[i], self.code(i));
             }
-            approx
+            scorer.finish()
         };
         let n = self.ids.len();
-        // A large index is scanned in two halves, one on another thread: at
-        // a million chunks one thread takes ~50 ms.
-        let approx = if n >= PARALLEL_SCAN {
-            let (first, second) = std::thread::scope(|s| {
-                let other = s.spawn(|| best(n / 2..n));
-                (best(0..n / 2), other.join())
-            });
-            match second {
-                Ok(mut second) => {
-                    second.extend(first);
-                    second
-                }
-                // A panicking half loses nothing: scan it here.
-                Err(_) => {
-                    let mut all = first;
-                    all.extend(best(n / 2..n));
-                    all
-                }
-            }
-        } else {
-            best(0..n)
-        };
-        let hits = approx
-            .iter()
-            .map(|&(_, i)| {
-                let i = i as usize;
-                VectorHit {
-                    chunk_id: self.ids[i],
-                    cosine: dot(query, &self.data[i * dim..(i + 1) * dim]),
-                }
-            })
-            .collect();
-        top_k(hits, k)
+        if n < parallel_from.max(2) {
+            return part(0..n);
+        }
+        let (first, second) = std::thread::scope(|s| {
+            let other = s.spawn(|| part(n / 2..n));
+            (part(0..n / 2), other.join())
+        });
+        // A panicking half loses nothing: it is scanned here.
+        let (theirs, their_sink) = second.unwrap_or_else(|_| part(n / 2..n));
+        let (mut scored, mut sink) = first;
+        scored.extend(theirs);
+        sink.merge(their_sink);
+        (scored, sink)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::test_support::{bound_database, unit_vectors, write_note};
+    use crate::search::vector::scan as exact_scan;
 
-    /// An index of `n` random vectors and the vectors themselves.
-    fn random_index(n: i64, dim: usize, seed: u64) -> (VectorIndex, Vec<(i64, Vec<f32>)>) {
-        let mut next = crate::db::test_support::unit_vectors(seed, dim);
-        let mut index = VectorIndex::default();
-        let all: Vec<(i64, Vec<f32>)> = (0..n).map(|id| (id, next())).collect();
-        for (id, v) in &all {
-            index.push(*id, v);
-        }
-        (index, all)
-    }
-
-    /// The top `k` of `all` for `q` by brute force.
-    fn exact(all: &[(i64, Vec<f32>)], q: &[f32], k: usize) -> Vec<VectorHit> {
-        let hits = all
-            .iter()
-            .map(|(id, v)| VectorHit {
-                chunk_id: *id,
-                cosine: dot(q, v),
+    /// Every entry, sorted by chunk id (to compare two indexes).
+    fn entries(index: &VectorIndex) -> Vec<(i64, Vec<i8>, f32, f32)> {
+        let mut all: Vec<_> = (0..index.len())
+            .map(|i| {
+                let c = index.code(i);
+                (index.ids[i], c.codes.to_vec(), c.scale, c.error)
             })
             .collect();
-        top_k(hits, k)
+        all.sort_by_key(|e| e.0);
+        all
     }
 
     #[test]
-    fn int8_candidates_give_the_exact_top_k() {
+    fn the_in_memory_codes_give_the_exact_top_k() {
+        let dir = tempfile::tempdir().unwrap();
         let dim = 384;
-        let (mut index, all) = random_index(3000, dim, 42);
-        let mut next = crate::db::test_support::unit_vectors(43, dim);
+        let db = bound_database(dir.path(), dim);
+        let mut next = unit_vectors(42, dim);
+        // Two sealed blocks and codes still waiting.
+        for d in 0..25 {
+            let vectors: Vec<Vec<f32>> = (0..100).map(|_| next()).collect();
+            write_note(&db, &format!("/d{d}"), "h", &vectors);
+        }
+        let index = VectorIndex::load(&db).unwrap();
+        assert_eq!(index.len(), 2500);
         for _ in 0..5 {
             let q = next();
-            let exact = exact(&all, &q, 30);
-            assert_eq!(index.search(&q, None, 30), exact);
-            let allowed: HashSet<i64> = (0..3000).filter(|i| i % 3 == 0).collect();
-            let got = index.search(&q, Some(&allowed), 30);
-            assert_eq!(got.len(), 30);
-            assert!(got.iter().all(|h| allowed.contains(&h.chunk_id)));
+            for k in [1, 10, 30, 300] {
+                let exact = exact_scan(&db, &q, None, k).unwrap();
+                assert_eq!(
+                    search_in(&index, &db, &q, &Filters::default(), k).unwrap(),
+                    exact
+                );
+                // In two halves.
+                let (scored, ()) = index.scan_from(&q, &Allowed::All, k, || (), 1);
+                assert_eq!(rescore(&db, &q, scored, k).unwrap(), exact);
+            }
+            let allowed: HashSet<i64> = index.ids.iter().copied().filter(|i| i % 3 == 0).collect();
+            let (scored, ()) = index.scan(&q, &Allowed::Only(allowed.clone()), 30, || ());
+            assert_eq!(
+                rescore(&db, &q, scored, 30).unwrap(),
+                exact_scan(&db, &q, Some(&allowed), 30).unwrap()
+            );
+            let none = Allowed::Only(HashSet::new());
+            assert!(index.scan(&q, &none, 30, || ()).0.is_empty());
         }
-        let mut order: Vec<usize> = (0..index.len()).rev().collect();
-        order.truncate(10);
-        index.reorder(&order);
-        assert_eq!(index.len(), 10);
-        assert_eq!(index.ids[0], 2999);
-        assert_eq!(index.data.len(), 10 * dim);
-        assert_eq!(index.codes.len(), 10 * dim);
     }
 
     #[test]
-    fn a_large_index_scanned_in_two_halves_gives_the_exact_top_k() {
-        let (index, all) = random_index(PARALLEL_SCAN as i64 + 1, 16, 7);
-        let mut next = crate::db::test_support::unit_vectors(8, 16);
-        for _ in 0..3 {
-            let q = next();
-            let exact = exact(&all, &q, 10);
-            assert_eq!(index.search(&q, None, 10), exact);
+    fn a_refreshed_index_equals_a_fresh_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let dim = 16;
+        let db = bound_database(dir.path(), dim);
+        let mut next = unit_vectors(5, dim);
+        for d in 0..12 {
+            let vectors: Vec<Vec<f32>> = (0..100).map(|_| next()).collect();
+            write_note(&db, &format!("/d{d}"), "h", &vectors);
         }
+        let mut index = VectorIndex::load(&db).unwrap();
+        // One document removed from a sealed block, one rewritten, one new.
+        let gone = db.find_document_by_path("/d2").unwrap().unwrap().id;
+        db.remove_documents(&[gone]).unwrap();
+        let vectors: Vec<Vec<f32>> = (0..100).map(|_| next()).collect();
+        write_note(&db, "/d5", "h2", &vectors);
+        let vectors: Vec<Vec<f32>> = (0..40).map(|_| next()).collect();
+        write_note(&db, "/new", "h", &vectors);
+        let stats = index.refresh(&db).unwrap().unwrap();
+        assert_eq!(
+            stats,
+            RefreshStats {
+                added: 140,
+                removed: 200
+            }
+        );
+        assert_eq!(entries(&index), entries(&VectorIndex::load(&db).unwrap()));
+        let q = next();
+        assert_eq!(
+            search_in(&index, &db, &q, &Filters::default(), 20).unwrap(),
+            exact_scan(&db, &q, None, 20).unwrap()
+        );
     }
 }

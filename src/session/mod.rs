@@ -2,8 +2,8 @@
 //! first use), the embedding model (loaded on first use, keyed by the
 //! knowledge base's binding), the cancel flag, where notes and the search
 //! log go. The CLI runs one command in a one-shot session; `kb mcp` keeps
-//! one server session alive across calls, with the model and every vector
-//! warm in memory (see `warm`).
+//! one server session alive across calls, with the model and every
+//! vector's code warm in memory (see `warm`).
 
 mod models;
 mod warm;

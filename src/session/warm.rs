@@ -1,5 +1,5 @@
-//! A server session (`kb mcp`) keeps the model and every vector in memory
-//! between calls. Before each search both are checked against the
+//! A server session (`kb mcp`) keeps the model and every vector's int8 code
+//! in memory between calls. Before each search both are checked against the
 //! database: a `kb reindex` to another model reloads them, and a `kb add`
 //! or `kb remove` by another process updates the vectors by id, so results
 //! never mix models or miss a commit.
@@ -20,7 +20,7 @@ pub enum VectorRanker {
     /// one-shot search: it loads beside the keyword ranker), and let
     /// sqlite-vec rank.
     Cold(ModelLoader),
-    /// The model and every vector already in memory (a server).
+    /// The model and every vector's code already in memory (a server).
     Warm {
         model: Arc<dyn Embed>,
         index: Arc<VectorIndex>,
