@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashSet};
 
 use super::fusion::{fuse, Ranking};
-use super::vector::{exact_top_k, Approx, CodeSink, QueryCode};
+use super::vector::{exact_top_k, Approx, CodeSink, FloatVectors, QueryCode};
 use super::{Mode, SearchRequest};
 use crate::db::{Database, Filters, VectorCode, VectorHit};
 use crate::error::Result;
@@ -122,7 +122,7 @@ impl CandidatePool {
     /// The exact best `k` of the pool for `query`: ranked by the codes,
     /// then re-scored with their floats as [`super::vector::search_codes`]
     /// does, so the result is that of an exact scan of the pool.
-    pub fn rank(&self, db: &Database, query: &[f32], k: usize) -> Result<Vec<VectorHit>> {
+    pub fn rank(&self, db: &dyn FloatVectors, query: &[f32], k: usize) -> Result<Vec<VectorHit>> {
         if k == 0 {
             return Ok(Vec::new());
         }

@@ -290,7 +290,8 @@ where
     let (query_vec, vector_hits, pool) = match vector_side {
         Some((qv, VectorRanked::Exact(hits, pool))) => (Some(qv), Some(hits), pool),
         Some((qv, VectorRanked::Scanned(scored, pool))) => {
-            let hits = vector_index::rescore(db, &qv, scored, k)?;
+            let index = vectors.ok_or_else(|| KbError::Db("no in-memory index".into()))?;
+            let hits = index.rescore(db, &qv, scored, k)?;
             (Some(qv), Some(hits), pool)
         }
         None => (None, None, None),
@@ -304,9 +305,10 @@ where
     let mut refined: Option<Vec<f32>> = None;
     if let (Some(kw), Some(vr), Some(qv)) = (&keyword, &vector_ranked, &query_vec) {
         if let Some(q) = feedback::refine_query(db, qv, keyword_ranking(kw), vr, req)? {
-            let hits = match &pool {
-                Some(pool) => pool.rank(db, &q, k)?,
-                None => vector::search(db, &q, &req.filters, k)?,
+            let hits = match (&pool, vectors) {
+                (Some(pool), Some(index)) => pool.rank(&index.floats(db), &q, k)?,
+                (Some(pool), None) => pool.rank(db, &q, k)?,
+                (None, _) => vector::search(db, &q, &req.filters, k)?,
             };
             vector_ranked = Some(hits.iter().map(|x| (x.chunk_id, x.cosine as f64)).collect());
             refined = Some(q);

@@ -300,7 +300,7 @@ impl Ord for TotalF32 {
 /// `candidates` are re-scored with their floats, then every vector whose
 /// upper bound could still reach the k-th exact score.
 pub(crate) fn exact_top_k(
-    db: &Database,
+    db: &dyn FloatVectors,
     query: &[f32],
     mut scored: Vec<Approx>,
     candidates: usize,
@@ -341,12 +341,28 @@ pub struct Approx {
     pub bound: f32,
 }
 
+/// Where the exact floats of candidates are read by id: the database, or
+/// the in-memory index of a small knowledge base.
+pub trait FloatVectors {
+    fn floats_by_id(&self, ids: &[i64], f: &mut dyn FnMut(i64, &[f32])) -> Result<()>;
+}
+
+impl FloatVectors for Database {
+    fn floats_by_id(&self, ids: &[i64], f: &mut dyn FnMut(i64, &[f32])) -> Result<()> {
+        self.vectors_by_id(ids, f)
+    }
+}
+
 /// Exact cosines of the chunks in `ids` (their float vectors by id).
-fn rescore(db: &Database, query: &[f32], ids: impl Iterator<Item = i64>) -> Result<Vec<VectorHit>> {
+fn rescore(
+    db: &dyn FloatVectors,
+    query: &[f32],
+    ids: impl Iterator<Item = i64>,
+) -> Result<Vec<VectorHit>> {
     let mut ids: Vec<i64> = ids.collect();
     ids.sort_unstable();
     let mut hits = Vec::with_capacity(ids.len());
-    db.vectors_by_id(&ids, |id, v| {
+    db.floats_by_id(&ids, &mut |id, v| {
         hits.push(VectorHit {
             chunk_id: id,
             cosine: dot(query, v),
