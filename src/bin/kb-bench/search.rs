@@ -42,7 +42,7 @@ pub(crate) fn bench_vector(a: &Args) -> Result<()> {
     }
     println!(
         "query embedding (warm session, short query): median {:.2} ms (p95 {:.2}); \
-         in-memory index of {} vectors: load {load_ms:.0} ms, top-30 search (scan + exact re-score from vec0) median {:.2} ms (p95 {:.2})",
+         in-memory index of {} vectors: load {load_ms:.0} ms, top-30 search (code scan + exact re-score) median {:.2} ms (p95 {:.2})",
         median(embed_ms.clone()),
         p95(embed_ms),
         index.len(),
