@@ -157,9 +157,13 @@ fn keyword_ranking((hits, total): &(Vec<(i64, f64)>, usize)) -> Ranking<'_> {
 /// The vector ranker's list as its thread hands it over: exact, or (from
 /// the in-memory index) scored by codes, to be re-scored on the caller's
 /// connection; with the candidate pool when feedback applies.
-enum VectorRanked {
+enum VectorRanked<'a> {
     Exact(Vec<crate::db::VectorHit>, Option<feedback::CandidatePool>),
-    Scanned(Vec<vector::Approx>, Option<feedback::CandidatePool>),
+    Scanned(
+        &'a vector::VectorIndex,
+        Vec<vector::Approx>,
+        Option<feedback::CandidatePool>,
+    ),
 }
 
 /// Keeps at most `max` chunks of each document, in order, until `top` are
@@ -254,7 +258,7 @@ where
                     Some((index, allowed)) => {
                         let sink = || pooled.then(|| feedback::PoolSink::new(k));
                         let (scored, pool) = index.scan(&qv, allowed, k, sink);
-                        VectorRanked::Scanned(scored, pool.map(|p| p.into_pool()))
+                        VectorRanked::Scanned(index, scored, pool.map(|p| p.into_pool()))
                     }
                     None => {
                         let own = reopener.open()?;
@@ -289,8 +293,7 @@ where
 
     let (query_vec, vector_hits, pool) = match vector_side {
         Some((qv, VectorRanked::Exact(hits, pool))) => (Some(qv), Some(hits), pool),
-        Some((qv, VectorRanked::Scanned(scored, pool))) => {
-            let index = vectors.ok_or_else(|| KbError::Db("no in-memory index".into()))?;
+        Some((qv, VectorRanked::Scanned(index, scored, pool))) => {
             let hits = index.rescore(db, &qv, scored, k)?;
             (Some(qv), Some(hits), pool)
         }
