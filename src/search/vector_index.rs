@@ -160,7 +160,8 @@ impl VectorIndex {
         self.dim
     }
 
-    /// Keeps the entries at `order` (in that order).
+    /// Keeps the codes at `order` (in that order); the floats, keyed by id,
+    /// are the caller's to prune.
     fn reorder(&mut self, order: &[usize]) {
         let mut next = VectorIndex {
             dim: self.dim,
@@ -172,10 +173,6 @@ impl VectorIndex {
         };
         for &i in order {
             next.push(self.ids[i], self.code(i));
-        }
-        if let Some(floats) = next.floats.as_mut() {
-            let kept: HashSet<i64> = next.ids.iter().copied().collect();
-            floats.retain(|id, _| kept.contains(id));
         }
         *self = next;
     }
@@ -206,6 +203,9 @@ impl VectorIndex {
         if keep.len() < self.ids.len() {
             stats.removed = self.ids.len() - keep.len();
             self.reorder(&keep);
+            if let Some(floats) = self.floats.as_mut() {
+                floats.retain(|id, _| current_set.contains(id));
+            }
         }
         let before = self.ids.len();
         let mut codes = Vec::new();
