@@ -14,7 +14,9 @@ use crate::error::{KbError, Result};
 use crate::ingest::DocType;
 use crate::search::Feedback;
 use crate::output::{display_path, highlight, plural, round, Render, Style};
-use crate::search::{self, FusionSettings, Mode, SearchHit, SearchRequest, SearchResponse};
+use crate::search::{
+    self, FusionSettings, InMemory, Mode, SearchHit, SearchRequest, SearchResponse,
+};
 use crate::session::{Session, SessionKind, VectorRanker};
 
 const EXAMPLES: &str = "Examples:
@@ -200,22 +202,34 @@ impl Command for SearchArgs {
     }
 }
 
-/// Runs both rankers; the vector side as the session provides it.
+/// Runs both rankers, with the in-memory indexes a server session keeps.
 fn rank(session: &Session, req: &SearchRequest) -> Result<SearchResponse> {
     let no_vectors = None::<fn(&str) -> Result<Vec<f32>>>;
+    let keywords = if req.mode.uses_keyword() {
+        session.keyword_index()?
+    } else {
+        None
+    };
+    let warm = InMemory {
+        vectors: None,
+        keywords: keywords.as_deref(),
+    };
     if !req.mode.uses_vector() {
-        return search::search_with(session.db()?, req, no_vectors, None);
+        return search::search_with(session.db()?, req, no_vectors, warm);
     }
     let db = session.db()?;
     match session.vector_ranker()? {
         VectorRanker::Cold(load) => {
-            search::search_with(db, req, Some(move |q: &str| load()?.embed_query(q)), None)
+            search::search_with(db, req, Some(move |q: &str| load()?.embed_query(q)), warm)
         }
         VectorRanker::Warm { model, index } => search::search_with(
             db,
             req,
             Some(|q: &str| model.embed_query(q)),
-            Some(&index),
+            InMemory {
+                vectors: Some(&index),
+                ..warm
+            },
         ),
     }
 }

@@ -326,6 +326,91 @@ fn a_server_sees_another_process_add_and_remove() {
 }
 
 #[test]
+fn a_server_ranks_keywords_in_memory_as_fts5_does() {
+    let f = Fixture::indexed();
+    let mut server = f.session(SessionKind::Server);
+    let call = |s: &mut Session, args: Value| -> Value {
+        let out = run_json("search", args, s).unwrap().unwrap();
+        serde_json::from_str(&out.to_json().unwrap()).unwrap()
+    };
+    // The first search starts the load in the background (and asks FTS5).
+    call(&mut server, json!({"query": "ssh", "mode": "keyword"}));
+    let wait_for_index = |s: &Session| {
+        for _ in 0..500 {
+            if s.keyword_index().unwrap().is_some() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        panic!("the keyword index did not load");
+    };
+    wait_for_index(&server);
+    let same_as_cli = |s: &mut Session| {
+        for q in [
+            "ssh keys",
+            "backup strategy restic",
+            "rotate",
+            "install git",
+            "zeppelin",
+        ] {
+            for (mode, extra) in [
+                ("keyword", vec![]),
+                ("hybrid", vec![]),
+                ("keyword", vec!["--tags", "example"]),
+                ("keyword", vec!["--type", "markdown"]),
+                ("keyword", vec!["--max-per-document", "0", "--top", "50"]),
+            ] {
+                let mut args = vec!["search", q, "--mode", mode];
+                args.extend(extra.iter().copied());
+                let cli = f.json(&args);
+                let mut mcp_args = json!({"query": q, "mode": mode});
+                for pair in extra.chunks(2) {
+                    let key = pair[0].trim_start_matches("--").replace('-', "_");
+                    let value: Value = match pair[1].parse::<u64>() {
+                        Ok(n) => json!(n),
+                        Err(_) if key == "tags" => json!([pair[1]]),
+                        Err(_) => json!(pair[1]),
+                    };
+                    mcp_args[key.as_str()] = value;
+                }
+                let mcp = call(s, mcp_args);
+                assert_eq!(mcp["results"], cli["results"], "{args:?}");
+                assert_eq!(mcp["total_matches"], cli["total_matches"], "{args:?}");
+            }
+        }
+    };
+    same_as_cli(&mut server);
+    assert_eq!(server.counters().keyword_loads, 1);
+    // Another process adds and removes documents: the index follows.
+    let new = f.corpus().join("airships.txt");
+    std::fs::write(
+        &new,
+        "Zeppelin mooring masts held airships; ssh keys rotate.",
+    )
+    .unwrap();
+    f.json(&["add", new.to_str().unwrap()]);
+    same_as_cli(&mut server);
+    assert!(server.counters().keyword_refreshes >= 1);
+    f.json(&["remove", new.to_str().unwrap()]);
+    same_as_cli(&mut server);
+    // And so does this session's own writing.
+    std::fs::write(&new, "Zeppelin hangars and ssh.").unwrap();
+    run_json(
+        "add",
+        json!({"paths": [new.to_str().unwrap()]}),
+        &mut server,
+    )
+    .unwrap()
+    .unwrap();
+    same_as_cli(&mut server);
+    assert_eq!(
+        server.counters().keyword_loads,
+        1,
+        "refreshed, not reloaded"
+    );
+}
+
+#[test]
 fn a_code_hit_s_section_opens_with_show_section() {
     let f = Fixture::indexed();
     let v = f.json(&[

@@ -5,6 +5,8 @@
 
 mod codes;
 mod documents;
+mod fts_index;
+mod fts_tokens;
 mod health;
 mod lookups;
 mod open;
@@ -17,6 +19,8 @@ mod writer_lock;
 
 pub use codes::*;
 pub use documents::*;
+pub use fts_index::{FtsRow, FtsTotals, FTS_COLUMNS};
+pub use fts_tokens::{FtsTokenizer, TokenPurpose, MAX_TOKEN_BYTES};
 pub use health::*;
 pub use lookups::*;
 pub use open::{explain, OpenMode, Reopener};

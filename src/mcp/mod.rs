@@ -206,6 +206,11 @@ impl ServerHandler for KbServer {
             "kb/vector_refreshes".into(),
             json!(counters.vector_refreshes),
         );
+        meta.insert("kb/keyword_loads".into(), json!(counters.keyword_loads));
+        meta.insert(
+            "kb/keyword_refreshes".into(),
+            json!(counters.keyword_refreshes),
+        );
         result.meta = Some(MetaObject(meta));
         // The search log is written after the answer is on its way.
         let session = self.session.clone();

@@ -5,12 +5,13 @@
 
 pub mod feedback;
 pub mod fusion;
+pub mod keyword_index;
 pub mod query;
 pub mod snippet;
 pub mod vector;
 pub mod vector_index;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::db::{ChunkDetails, ColumnWeights, Database, Filters};
 use crate::error::{KbError, Result};
@@ -95,6 +96,23 @@ impl SearchRequest {
     }
 }
 
+/// The chunks a filtered search may return, read before ranking (so the
+/// in-memory rankers need no database and can run on another thread).
+pub enum Allowed {
+    All,
+    Only(HashSet<i64>),
+}
+
+impl Allowed {
+    pub fn of(db: &Database, filters: &Filters) -> Result<Allowed> {
+        Ok(if filters.is_empty() {
+            Allowed::All
+        } else {
+            Allowed::Only(db.filtered_chunk_ids(filters)?.into_iter().collect())
+        })
+    }
+}
+
 /// One ranked chunk with the evidence behind its score.
 #[derive(Debug, Clone)]
 pub struct SearchHit {
@@ -122,16 +140,82 @@ pub struct SearchResponse {
     pub total_matches: usize,
 }
 
-/// Keyword hits for a request, plus the total number of keyword matches.
-fn keyword_side(
+/// The keyword ranker's answer: its best hits, how many chunks matched
+/// under the filters, and how to ask whether other chunks matched.
+struct KeywordSide<'a> {
+    hits: Vec<(i64, f64)>,
+    total: usize,
+    /// From the in-memory index; else FTS5 answers.
+    ranked: Option<keyword_index::KeywordRanking<'a>>,
+}
+
+impl KeywordSide<'_> {
+    /// The keyword ranker's list for fusion: complete when it holds every
+    /// matching chunk.
+    fn ranking(&self) -> Ranking<'_> {
+        Ranking {
+            hits: &self.hits,
+            complete: self.total <= self.hits.len(),
+        }
+    }
+
+    /// How many of `ids` match the query, filters aside.
+    fn matches_among(&self, db: &Database, fts: &str, ids: &[i64]) -> Result<usize> {
+        match &self.ranked {
+            Some(r) => Ok(r.matches_among(ids)),
+            None => db.keyword_matches_among(fts, ids),
+        }
+    }
+}
+
+/// Each phrase's single token as FTS5 splits it, or `None` when a phrase
+/// is not exactly one token (the in-memory index ranks only those).
+fn single_tokens(db: &Database, phrases: &[String]) -> Result<Option<Vec<Vec<u8>>>> {
+    let tokenizer = db.fts_tokenizer()?;
+    let mut out = Vec::with_capacity(phrases.len());
+    for p in phrases {
+        let mut tokens: Vec<Vec<u8>> = Vec::new();
+        let mut colocated = false;
+        tokenizer.tokens(p, crate::db::TokenPurpose::Query, &mut |t, c| {
+            colocated |= c;
+            tokens.push(t.to_vec());
+        })?;
+        if tokens.len() != 1 || colocated {
+            return Ok(None);
+        }
+        out.extend(tokens);
+    }
+    Ok(Some(out))
+}
+
+/// Keyword hits for a request, plus the total number of keyword matches:
+/// from the in-memory index when there is one and it can rank the query
+/// (the same results), else from FTS5.
+fn keyword_side<'a>(
     db: &Database,
+    phrases: &[String],
     fts: Option<&str>,
     req: &SearchRequest,
     limit: usize,
-) -> Result<(Vec<(i64, f64)>, usize)> {
+    index: Option<(&'a keyword_index::KeywordIndex, &Allowed)>,
+) -> Result<KeywordSide<'a>> {
     let Some(q) = fts else {
-        return Ok((Vec::new(), 0));
+        return Ok(KeywordSide {
+            hits: Vec::new(),
+            total: 0,
+            ranked: None,
+        });
     };
+    if let Some((index, allowed)) = index {
+        if let Some(tokens) = single_tokens(db, phrases)? {
+            let ranked = index.rank(&tokens, &req.columns, allowed, limit);
+            return Ok(KeywordSide {
+                hits: ranked.hits.clone(),
+                total: ranked.total,
+                ranked: Some(ranked),
+            });
+        }
+    }
     let filters = &req.filters;
     let hits = db.keyword_search(q, filters, &req.columns, limit)?;
     let total = if hits.len() < limit {
@@ -139,19 +223,11 @@ fn keyword_side(
     } else {
         db.keyword_count(q, filters)?
     };
-    Ok((
-        hits.into_iter().map(|h| (h.chunk_id, h.bm25)).collect(),
+    Ok(KeywordSide {
+        hits: hits.into_iter().map(|h| (h.chunk_id, h.bm25)).collect(),
         total,
-    ))
-}
-
-/// The keyword ranker's list for fusion: complete when it holds every
-/// matching chunk.
-fn keyword_ranking((hits, total): &(Vec<(i64, f64)>, usize)) -> Ranking<'_> {
-    Ranking {
-        hits,
-        complete: *total <= hits.len(),
-    }
+        ranked: None,
+    })
 }
 
 /// The vector ranker's list as its thread hands it over: exact, or (from
@@ -199,16 +275,24 @@ pub fn search<F>(
 where
     F: FnOnce(&str) -> Result<Vec<f32>> + Send,
 {
-    search_with(db, req, embed_query, None)
+    search_with(db, req, embed_query, InMemory::default())
 }
 
-/// [`search`] with the vector ranker scanning `vectors` in memory instead of
-/// asking sqlite-vec, when given.
+/// What a long-running process (`kb mcp`) keeps in memory for the rankers.
+#[derive(Clone, Copy, Default)]
+pub struct InMemory<'a> {
+    /// Every vector's code: scanned instead of the database's.
+    pub vectors: Option<&'a vector::VectorIndex>,
+    /// Every token's postings: ranked instead of asking FTS5.
+    pub keywords: Option<&'a keyword_index::KeywordIndex>,
+}
+
+/// [`search`] with the rankers using the in-memory indexes given.
 pub fn search_with<F>(
     db: &Database,
     req: &SearchRequest,
     embed_query: Option<F>,
-    vectors: Option<&vector::VectorIndex>,
+    warm: InMemory<'_>,
 ) -> Result<SearchResponse>
 where
     F: FnOnce(&str) -> Result<Vec<f32>> + Send,
@@ -217,7 +301,8 @@ where
         return Err(KbError::EmptyQuery);
     }
     let k = req.candidates();
-    let fts = query::fts_query(&req.query, req.expand);
+    let phrases = query::keyword_phrases(&req.query, req.expand);
+    let fts = query::match_expression(&phrases);
     // Keyword-only search needs only `top` chunks, unless chunks of
     // documents already listed are to be skipped.
     let keyword_limit = if req.mode == Mode::Keyword && req.max_per_document == 0 {
@@ -237,12 +322,14 @@ where
     // the chunks the filters allow (read here, since the thread has no
     // connection; its candidates are re-scored here afterwards).
     let reopener = db.reopener();
-    let in_memory = match vectors {
-        Some(index) if req.mode.uses_vector() => {
-            Some((index, vector_index::Allowed::of(db, &req.filters)?))
-        }
-        _ => None,
+    let vectors = warm.vectors.filter(|_| req.mode.uses_vector());
+    let keywords = warm.keywords.filter(|_| req.mode.uses_keyword());
+    let allowed = if vectors.is_some() || keywords.is_some() {
+        Some(Allowed::of(db, &req.filters)?)
+    } else {
+        None
     };
+    let in_memory = vectors.zip(allowed.as_ref());
     let (keyword, vector_side) = std::thread::scope(|s| -> Result<_> {
         let embedding = if req.mode.uses_vector() {
             let embed = embed_query.ok_or_else(|| {
@@ -276,7 +363,15 @@ where
             None
         };
         let keyword = if req.mode.uses_keyword() {
-            Some(keyword_side(db, fts.as_deref(), req, keyword_limit)?)
+            let index = keywords.zip(allowed.as_ref());
+            Some(keyword_side(
+                db,
+                &phrases,
+                fts.as_deref(),
+                req,
+                keyword_limit,
+                index,
+            )?)
         } else {
             None
         };
@@ -307,8 +402,8 @@ where
     // chunks and the vector ranker runs again with it (see `Feedback`).
     let mut refined: Option<Vec<f32>> = None;
     if let (Some(kw), Some(vr), Some(qv)) = (&keyword, &vector_ranked, &query_vec) {
-        if let Some(q) = feedback::refine_query(db, qv, keyword_ranking(kw), vr, req)? {
-            let hits = match (&pool, vectors) {
+        if let Some(q) = feedback::refine_query(db, qv, kw.ranking(), vr, req)? {
+            let hits = match (&pool, warm.vectors) {
                 (Some(pool), Some(index)) => pool.rank(&index.floats(db), &q, k)?,
                 (Some(pool), None) => pool.rank(db, &q, k)?,
                 (None, _) => vector::search(db, &q, &req.filters, k)?,
@@ -318,7 +413,7 @@ where
         }
     }
     let mut fused = fuse(
-        keyword.as_ref().map(keyword_ranking),
+        keyword.as_ref().map(KeywordSide::ranking),
         vector_ranked.as_deref().map(Ranking::top),
         &req.fusion,
     );
@@ -330,15 +425,15 @@ where
     // chunk outside both rankers' lists scores 0), so they are the count.
     let total_matches = match (&keyword, &vector_ranked) {
         _ if req.threshold.is_some_and(|t| t > 0.0) => fused.len(),
-        (Some((_, kw_total)), Some(vr)) => {
+        (Some(kw), Some(vr)) => {
             let ids: Vec<i64> = vr.iter().map(|h| h.0).collect();
             let already = match &fts {
-                Some(q) => db.keyword_matches_among(q, &ids)?,
+                Some(q) => kw.matches_among(db, q, &ids)?,
                 None => 0,
             };
-            kw_total + ids.len() - already
+            kw.total + ids.len() - already
         }
-        (Some((_, kw_total)), None) => *kw_total,
+        (Some(kw), None) => kw.total,
         (None, Some(vr)) => vr.len(),
         (None, None) => 0,
     };
@@ -349,7 +444,7 @@ where
     fused.truncate(req.top);
     let bm25: HashMap<i64, f64> = keyword
         .as_ref()
-        .map(|(h, _)| h.iter().cloned().collect())
+        .map(|kw| kw.hits.iter().cloned().collect())
         .unwrap_or_default();
     let ids: Vec<i64> = fused.iter().map(|f| f.chunk_id).collect();
     // The cosine shown is always to the query as asked: for the refined

@@ -164,15 +164,14 @@ pub fn query_terms(query: &str) -> Vec<String> {
     terms
 }
 
-/// The FTS5 MATCH expression for a query, or `None` when it has no words
-/// (e.g. only punctuation), in which case the keyword ranker finds nothing.
-/// The query's words are searched with their extra forms (`text::terms`:
-/// joined and split identifiers, full years, bare numbers, CJK bigrams), as
-/// the index stores them.
-pub fn fts_query(query: &str, expand: bool) -> Option<String> {
+/// The phrases the keyword ranker searches for a query: its words with
+/// their extra forms (`text::terms`: joined and split identifiers, full
+/// years, bare numbers, CJK bigrams), as the index stores them; empty when
+/// the query has no words (e.g. only punctuation).
+pub fn keyword_phrases(query: &str, expand: bool) -> Vec<String> {
     let mut terms = query_terms(query);
     if terms.is_empty() {
-        return None;
+        return terms;
     }
     let extras = if expand {
         crate::text::terms::query_expansions(query)
@@ -184,13 +183,28 @@ pub fn fts_query(query: &str, expand: bool) -> Option<String> {
             terms.push(extra);
         }
     }
+    terms
+}
+
+/// The FTS5 MATCH expression of the phrases: each quoted (every character
+/// literal), joined with OR; `None` when there are none, in which case the
+/// keyword ranker finds nothing.
+pub fn match_expression(phrases: &[String]) -> Option<String> {
+    if phrases.is_empty() {
+        return None;
+    }
     Some(
-        terms
+        phrases
             .iter()
             .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
             .collect::<Vec<_>>()
             .join(" OR "),
     )
+}
+
+/// The FTS5 MATCH expression for a query (see [`keyword_phrases`]).
+pub fn fts_query(query: &str, expand: bool) -> Option<String> {
+    match_expression(&keyword_phrases(query, expand))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::vector::{exact_top_k, Approx, CodeSink, FloatVectors, QueryCode, Scorer};
+use super::Allowed;
 use crate::db::{quantize, Database, Filters, VectorCode, VectorHit};
 use crate::error::Result;
 
@@ -50,23 +51,6 @@ impl FloatVectors for IndexFloats<'_> {
             }
             None => self.db.vectors_by_id(ids, f),
         }
-    }
-}
-
-/// The chunks a filtered search may return, read before ranking (so the
-/// scan itself needs no database and can run on another thread).
-pub enum Allowed {
-    All,
-    Only(HashSet<i64>),
-}
-
-impl Allowed {
-    pub fn of(db: &Database, filters: &Filters) -> Result<Allowed> {
-        Ok(if filters.is_empty() {
-            Allowed::All
-        } else {
-            Allowed::Only(db.filtered_chunk_ids(filters)?.into_iter().collect())
-        })
     }
 }
 

@@ -5,6 +5,7 @@
 //! one server session alive across calls, with the model and every
 //! vector's code warm in memory (see `warm`).
 
+mod keywords;
 mod models;
 mod warm;
 
@@ -38,6 +39,10 @@ pub struct Counters {
     pub vector_loads: u64,
     /// Incremental updates after other processes changed the database.
     pub vector_refreshes: u64,
+    /// Full loads of the keyword index into memory (in the background).
+    pub keyword_loads: u64,
+    /// Incremental updates of the keyword index.
+    pub keyword_refreshes: u64,
     pub searches: u64,
 }
 
@@ -57,9 +62,11 @@ pub struct Session {
     db: OnceCell<Database>,
     models: models::Models,
     warm: RefCell<warm::Warm>,
-    /// This session wrote (add, remove): `PRAGMA data_version` does not
-    /// show a connection its own commits.
-    wrote: Cell<bool>,
+    keywords: RefCell<keywords::WarmKeywords>,
+    /// How many times this session wrote (add, remove): `PRAGMA
+    /// data_version` does not show a connection its own commits, so each
+    /// warm index remembers the count it has seen.
+    writes: Cell<u64>,
     pending_log: RefCell<Vec<SearchLogEntry>>,
     counters: Cell<Counters>,
 }
@@ -76,7 +83,8 @@ impl Session {
             db: OnceCell::new(),
             models: models::Models::new(ModelProvider::Resolve),
             warm: RefCell::new(warm::Warm::default()),
-            wrote: Cell::new(false),
+            writes: Cell::new(0),
+            keywords: RefCell::new(keywords::WarmKeywords::default()),
             pending_log: RefCell::new(Vec::new()),
             counters: Cell::new(Counters::default()),
         }
@@ -192,9 +200,9 @@ impl Session {
     }
 
     /// Remembers that this session changed the knowledge base, so a warm
-    /// server refreshes its vectors before the next search.
+    /// server refreshes its indexes before the next search.
     pub fn mark_written(&self) {
-        self.wrote.set(true);
+        self.writes.set(self.writes.get() + 1);
     }
 
     /// Records a search in the log (unless `search.log: false`). A one-shot

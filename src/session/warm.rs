@@ -36,6 +36,8 @@ struct LoadedVectors {
     key: BindingKey,
     /// `PRAGMA data_version` when loaded: another process's commit changes it.
     data_version: i64,
+    /// The session's own writes seen.
+    writes: u64,
     index: Arc<VectorIndex>,
 }
 
@@ -80,7 +82,9 @@ impl Session {
         let mut state = match &warm.vectors {
             Some(v) if v.key != key => VectorState::Missing,
             None => VectorState::Missing,
-            Some(v) if v.data_version != version || self.wrote.get() => VectorState::Stale,
+            Some(v) if v.data_version != version || v.writes != self.writes.get() => {
+                VectorState::Stale
+            }
             Some(_) => VectorState::Fresh,
         };
         if !self.has_model_for(&binding) {
@@ -100,6 +104,7 @@ impl Session {
                 warm.vectors = Some(LoadedVectors {
                     key: key.clone(),
                     data_version: version,
+                    writes: self.writes.get(),
                     index: Arc::new(index?),
                 });
                 self.count(|c| c.vector_loads += 1);
@@ -121,6 +126,7 @@ impl Session {
                 warm.vectors = Some(LoadedVectors {
                     key,
                     data_version: version,
+                    writes: self.writes.get(),
                     index: Arc::new(self.load_vectors(db)?),
                 });
                 self.count(|c| c.vector_loads += 1);
@@ -146,10 +152,10 @@ impl Session {
                     }
                 }
                 v.data_version = version;
+                v.writes = self.writes.get();
             }
         }
         drop(snapshot);
-        self.wrote.set(false);
         let model = self.model_for_binding(&binding, ModelUse::Server)?;
         let index = warm
             .vectors

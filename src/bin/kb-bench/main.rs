@@ -16,6 +16,7 @@
 //!                                                    `kb search` (hybrid, fresh process) against an exact
 //!                                                    float scan fused in-process: identical results?
 //! kb-bench mcp    --data-dir DIR [--runs 30]         warm `tools/call search` round trips through `kb mcp` (p50/p95)
+//!                 [--queries queries.jsonl]          a different real query every call (default: 5 repeated)
 //! ```
 //! Every figure is a median (and p95 where it says) over repeated runs.
 
@@ -147,6 +148,16 @@ pub(crate) const QUERIES: [&str; 5] = [
     "gut bacteria and obesity",
     "how much protein do athletes need",
 ];
+
+/// The `text` of every line of a BEIR queries.jsonl.
+pub(crate) fn read_queries(path: &Path) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).map_err(|e| KbError::io(path, e))?;
+    Ok(text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["text"].as_str().map(str::to_string))
+        .collect())
+}
 
 pub(crate) fn need<'a>(p: &'a Option<PathBuf>, flag: &str) -> Result<&'a Path> {
     p.as_deref()

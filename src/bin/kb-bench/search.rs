@@ -175,13 +175,8 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
         .model_binding()?
         .ok_or_else(|| KbError::Usage("the knowledge base has no model".into()))?;
     let embedder = resolve::for_binding(&config, &binding)?.load(&config, ModelUse::Queries)?;
-    let text = std::fs::read_to_string(queries_path).map_err(|e| KbError::io(queries_path, e))?;
-    let queries: Vec<String> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v["text"].as_str().map(str::to_string))
-        .take(a.runs)
-        .collect();
+    let mut queries = read_queries(queries_path)?;
+    queries.truncate(a.runs);
     let mut all: Vec<(i64, Vec<f32>)> = Vec::new();
     db.for_each_vector(|id, v| all.push((id, v.to_vec())))?;
     let exe = std::env::current_exe().map_err(|e| KbError::io("kb-bench", e))?;
@@ -243,7 +238,7 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
                 ..req.clone()
             },
             None::<fn(&str) -> Result<Vec<f32>>>,
-            None,
+            Default::default(),
         )?;
         let keyword_ranked: Vec<(i64, f64)> = keyword
             .hits

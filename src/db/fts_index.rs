@@ -1,0 +1,247 @@
+//! Reading the keyword index (`chunks_fts`) as FTS5 holds it, for the
+//! in-memory copy of `kb mcp` (`search::keyword_index`): every token
+//! occurrence (through an `fts5vocab` table), each row's size in tokens
+//! (the `docsize` table FTS5's bm25 reads) and the totals bm25 averages
+//! over (the `averages` record).
+
+use rusqlite::params_from_iter;
+
+use super::Database;
+use crate::error::{KbError, Result};
+
+/// The keyword index's columns, in the order bm25's weights are given.
+pub const FTS_COLUMNS: [&str; 4] = ["text", "doc_title", "section", "terms"];
+
+/// The averages record's row in `chunks_fts_data` (`FTS5_AVERAGES_ROWID`).
+const AVERAGES_ROWID: i64 = 1;
+
+/// What bm25 averages over: the rows of the keyword index and their
+/// tokens, all columns together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FtsTotals {
+    pub rows: u64,
+    pub tokens: u64,
+}
+
+/// A chunk's columns as the keyword index was given them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FtsRow {
+    pub chunk_id: i64,
+    pub columns: [String; 4],
+}
+
+/// Reads one SQLite varint (FTS5's records use them): the value and the
+/// bytes it took, `None` when the buffer ends first.
+fn read_varint(buf: &[u8]) -> Option<(u64, usize)> {
+    let mut v: u64 = 0;
+    for (i, &b) in buf.iter().enumerate().take(9) {
+        if i == 8 {
+            return Some(((v << 8) | b as u64, 9));
+        }
+        v = (v << 7) | (b & 0x7f) as u64;
+        if b & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    None
+}
+
+/// The varints of a record, in order.
+fn read_varints(mut buf: &[u8], what: &str) -> Result<Vec<u64>> {
+    let mut out = Vec::new();
+    while !buf.is_empty() {
+        let (v, n) = read_varint(buf).ok_or_else(|| {
+            KbError::Db(format!("the keyword index's {what} record is cut short"))
+        })?;
+        out.push(v);
+        buf = &buf[n..];
+    }
+    Ok(out)
+}
+
+impl Database {
+    /// Checks that `chunks_fts` has the columns kb's keyword index reads.
+    fn check_fts_columns(&self) -> Result<()> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT name FROM pragma_table_info('chunks_fts') ORDER BY cid")?;
+        let names: Vec<String> = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        if names != FTS_COLUMNS {
+            return Err(KbError::Db(format!(
+                "the keyword index has the columns {names:?}, not {FTS_COLUMNS:?}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Every token occurrence in the keyword index, grouped by token and
+    /// within a token by chunk id, ascending: `f(token, chunk id, column)`.
+    pub fn for_each_fts_instance(
+        &self,
+        mut f: impl FnMut(&[u8], i64, usize) -> Result<()>,
+    ) -> Result<()> {
+        self.check_fts_columns()?;
+        self.conn().execute_batch(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_fts_instances
+                 USING fts5vocab(main, chunks_fts, instance);",
+        )?;
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT term, doc, col FROM temp.kb_fts_instances")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let term = bytes(row.get_ref(0)?)?;
+            let doc: i64 = row.get(1)?;
+            let col = bytes(row.get_ref(2)?)?;
+            let col = FTS_COLUMNS
+                .iter()
+                .position(|c| c.as_bytes() == col)
+                .ok_or_else(|| {
+                    KbError::Db(format!(
+                        "the keyword index has an unknown column {}",
+                        String::from_utf8_lossy(col)
+                    ))
+                })?;
+            f(term, doc, col)?;
+        }
+        Ok(())
+    }
+
+    /// Each row's size in tokens, per column, as bm25 reads it (FTS5's
+    /// `docsize` table), ascending by chunk id.
+    pub fn for_each_fts_row_size(&self, mut f: impl FnMut(i64, [u32; 4])) -> Result<()> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT id, sz FROM chunks_fts_docsize ORDER BY id")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let id: i64 = row.get(0)?;
+            f(id, row_sizes(bytes(row.get_ref(1)?)?)?);
+        }
+        Ok(())
+    }
+
+    /// The chunk ids the keyword index holds, ascending.
+    pub fn fts_row_ids(&self) -> Result<Vec<i64>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT id FROM chunks_fts_docsize ORDER BY id")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// How many rows the keyword index holds, and the largest chunk id.
+    pub fn fts_row_span(&self) -> Result<(usize, Option<i64>)> {
+        let (n, max): (i64, Option<i64>) = self.conn().query_row(
+            "SELECT count(*), max(id) FROM chunks_fts_docsize",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        Ok((n as usize, max))
+    }
+
+    /// The sizes of the given rows (those still in the index).
+    pub fn fts_row_sizes(&self, ids: &[i64]) -> Result<Vec<(i64, [u32; 4])>> {
+        let mut out = Vec::with_capacity(ids.len());
+        for part in ids.chunks(500) {
+            let marks = vec!["?"; part.len()].join(",");
+            let mut stmt = self.conn().prepare_cached(&format!(
+                "SELECT id, sz FROM chunks_fts_docsize WHERE id IN ({marks}) ORDER BY id"
+            ))?;
+            let mut rows = stmt.query(params_from_iter(part))?;
+            while let Some(row) = rows.next()? {
+                out.push((row.get(0)?, row_sizes(bytes(row.get_ref(1)?)?)?));
+            }
+        }
+        out.sort_by_key(|r| r.0);
+        Ok(out)
+    }
+
+    /// The row count and token total bm25 averages over.
+    pub fn fts_totals(&self) -> Result<FtsTotals> {
+        let block: Option<Vec<u8>> = self
+            .conn()
+            .query_row(
+                "SELECT block FROM chunks_fts_data WHERE id = ?1",
+                [AVERAGES_ROWID],
+                |r| r.get(0),
+            )
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })?;
+        let Some(block) = block else {
+            return Ok(FtsTotals::default());
+        };
+        let values = read_varints(&block, "averages")?;
+        let Some((&rows, columns)) = values.split_first() else {
+            return Ok(FtsTotals::default());
+        };
+        Ok(FtsTotals {
+            rows,
+            tokens: columns.iter().sum(),
+        })
+    }
+
+    /// The keyword index's columns of the given chunks, ascending by id.
+    pub fn fts_rows(&self, ids: &[i64]) -> Result<Vec<FtsRow>> {
+        let mut out = Vec::with_capacity(ids.len());
+        for part in ids.chunks(500) {
+            let marks = vec!["?"; part.len()].join(",");
+            let mut stmt = self.conn().prepare_cached(&format!(
+                "SELECT id, text, doc_title, section, terms FROM chunks WHERE id IN ({marks})"
+            ))?;
+            let rows = stmt.query_map(params_from_iter(part), |r| {
+                Ok(FtsRow {
+                    chunk_id: r.get(0)?,
+                    columns: [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?],
+                })
+            })?;
+            for row in rows {
+                out.push(row?);
+            }
+        }
+        out.sort_by_key(|r| r.chunk_id);
+        Ok(out)
+    }
+}
+
+/// A text or blob column's bytes.
+fn bytes(v: rusqlite::types::ValueRef<'_>) -> Result<&[u8]> {
+    v.as_bytes()
+        .map_err(|e| KbError::Db(format!("the keyword index holds an unexpected value: {e}")))
+}
+
+/// A `docsize` record: one varint per column.
+fn row_sizes(blob: &[u8]) -> Result<[u32; 4]> {
+    let values = read_varints(blob, "row size")?;
+    let mut sizes = [0u32; 4];
+    if values.len() != sizes.len() {
+        return Err(KbError::Db(format!(
+            "a keyword index row size names {} columns, not {}",
+            values.len(),
+            sizes.len()
+        )));
+    }
+    for (s, v) in sizes.iter_mut().zip(values) {
+        *s = u32::try_from(v).map_err(|_| KbError::Db("a keyword index row too long".into()))?;
+    }
+    Ok(sizes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_as_sqlite_writes_them() {
+        assert_eq!(read_varint(&[0x05]), Some((5, 1)));
+        assert_eq!(read_varint(&[0x81, 0x00]), Some((128, 2)));
+        assert_eq!(read_varint(&[0x82, 0x80, 0x01]), Some((0x8001, 3)));
+        assert_eq!(read_varint(&[0xff; 9]), Some((u64::MAX, 9)));
+        assert_eq!(read_varint(&[0x81]), None);
+    }
+}
