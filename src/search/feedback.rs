@@ -34,7 +34,7 @@ impl Feedback {
 /// The refined query vector, or `None` when feedback is off or nothing
 /// was found to learn from.
 pub fn refine_query(
-    db: &Database,
+    floats: &dyn FloatVectors,
     query: &[f32],
     keyword: Ranking,
     vector: &[(i64, f64)],
@@ -51,7 +51,7 @@ pub fn refine_query(
         .collect();
     let mut sum = vec![0f32; query.len()];
     let mut n = 0usize;
-    db.vectors_by_id(&best, |_, v| {
+    floats.floats_by_id(&best, &mut |_, v| {
         for (s, x) in sum.iter_mut().zip(v) {
             *s += x;
         }
@@ -149,6 +149,7 @@ impl CandidatePool {
 /// candidates' codes for a refined query.
 pub fn search_pooled(
     db: &Database,
+    floats: &dyn FloatVectors,
     query: &[f32],
     filters: &Filters,
     k: usize,
@@ -159,7 +160,9 @@ pub fn search_pooled(
         Some(db.filtered_chunk_ids(filters)?.into_iter().collect())
     };
     let (hits, pool) =
-        super::vector::search_codes_with(db, query, allowed.as_ref(), k, || PoolSink::new(k))?;
+        super::vector::search_codes_with(db, floats, query, allowed.as_ref(), k, || {
+            PoolSink::new(k)
+        })?;
     Ok((hits, pool.into_pool()))
 }
 
@@ -334,8 +337,9 @@ mod tests {
                 heap: BinaryHeap::new(),
                 size: 150,
             };
-            let (hits, p) =
+            let (scored, p) =
                 super::super::vector::scan_codes(&db, &q, None, 10, sink, parallel_from).unwrap();
+            let hits = exact_top_k(&db, &q, scored, 200, 10).unwrap();
             let mut ids: Vec<i64> = p.heap.into_iter().map(|e| e.id).collect();
             ids.sort_unstable();
             (hits, ids)

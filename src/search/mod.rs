@@ -15,6 +15,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::db::{ChunkDetails, ColumnWeights, Database, Filters};
 use crate::error::{KbError, Result};
+use vector::FloatVectors;
 
 pub use feedback::Feedback;
 pub use fusion::{fuse, Fused, FusionSettings, Ranking};
@@ -230,11 +231,16 @@ fn keyword_side<'a>(
     })
 }
 
-/// The vector ranker's list as its thread hands it over: exact, or (from
-/// the in-memory index) scored by codes, to be re-scored on the caller's
-/// connection; with the candidate pool when feedback applies.
+/// The vector ranker's list as its thread hands it over: exact (with the
+/// floats it read), or (from the in-memory index) scored by codes, to be
+/// re-scored on the caller's connection; with the candidate pool when
+/// feedback applies.
 enum VectorRanked<'a> {
-    Exact(Vec<crate::db::VectorHit>, Option<feedback::CandidatePool>),
+    Exact(
+        Vec<crate::db::VectorHit>,
+        Option<feedback::CandidatePool>,
+        vector::FloatsRead,
+    ),
     Scanned(
         &'a vector::VectorIndex,
         Vec<vector::Approx>,
@@ -350,10 +356,13 @@ where
                     None => {
                         let own = reopener.open()?;
                         if pooled {
-                            let (hits, p) = feedback::search_pooled(&own, &qv, filters, k)?;
-                            VectorRanked::Exact(hits, Some(p))
+                            let floats = vector::ReadFloats::new(&own);
+                            let (hits, p) =
+                                feedback::search_pooled(&own, &floats, &qv, filters, k)?;
+                            VectorRanked::Exact(hits, Some(p), floats.into_read())
                         } else {
-                            VectorRanked::Exact(vector::search(&own, &qv, filters, k)?, None)
+                            let hits = vector::search(&own, &qv, filters, k)?;
+                            VectorRanked::Exact(hits, None, Default::default())
                         }
                     }
                 };
@@ -386,10 +395,22 @@ where
         Ok((keyword, vector_side))
     })?;
 
+    // Every float the rest of the search reads (the candidates' re-score,
+    // the feedback pool's, the feedback chunks, the cosines shown) is read
+    // once: from the in-memory index when it keeps them, else the database.
+    let index_floats = warm.vectors.map(|index| index.floats(db));
+    let source: &dyn vector::FloatVectors = match &index_floats {
+        Some(f) => f,
+        None => db,
+    };
+    let floats = vector::ReadFloats::new(source);
     let (query_vec, vector_hits, pool) = match vector_side {
-        Some((qv, VectorRanked::Exact(hits, pool))) => (Some(qv), Some(hits), pool),
+        Some((qv, VectorRanked::Exact(hits, pool, read))) => {
+            floats.remember(read);
+            (Some(qv), Some(hits), pool)
+        }
         Some((qv, VectorRanked::Scanned(index, scored, pool))) => {
-            let hits = index.rescore(db, &qv, scored, k)?;
+            let hits = index.rescore(&floats, &qv, scored, k)?;
             (Some(qv), Some(hits), pool)
         }
         None => (None, None, None),
@@ -402,11 +423,10 @@ where
     // chunks and the vector ranker runs again with it (see `Feedback`).
     let mut refined: Option<Vec<f32>> = None;
     if let (Some(kw), Some(vr), Some(qv)) = (&keyword, &vector_ranked, &query_vec) {
-        if let Some(q) = feedback::refine_query(db, qv, kw.ranking(), vr, req)? {
-            let hits = match (&pool, warm.vectors) {
-                (Some(pool), Some(index)) => pool.rank(&index.floats(db), &q, k)?,
-                (Some(pool), None) => pool.rank(db, &q, k)?,
-                (None, _) => vector::search(db, &q, &req.filters, k)?,
+        if let Some(q) = feedback::refine_query(&floats, qv, kw.ranking(), vr, req)? {
+            let hits = match &pool {
+                Some(pool) => pool.rank(&floats, &q, k)?,
+                None => vector::search(db, &q, &req.filters, k)?,
             };
             vector_ranked = Some(hits.iter().map(|x| (x.chunk_id, x.cosine as f64)).collect());
             refined = Some(q);
@@ -458,7 +478,7 @@ where
                 .filter(|id| listed.contains(id))
                 .collect();
             let mut out = HashMap::with_capacity(wanted.len());
-            db.vectors_by_id(&wanted, |id, v| {
+            floats.floats_by_id(&wanted, &mut |id, v| {
                 out.insert(id, vector::dot(qv, v));
             })?;
             out

@@ -9,8 +9,9 @@
 //! [`VectorIndex`](super::vector_index::VectorIndex); both score the codes
 //! with one [`Scorer`] and re-score the candidates the same way.
 
+use std::cell::RefCell;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 use crate::db::{quantize, Database, Filters, VectorCode, VectorHit};
@@ -46,7 +47,7 @@ pub fn search_codes(
     allowed: Option<&HashSet<i64>>,
     k: usize,
 ) -> Result<Vec<VectorHit>> {
-    Ok(search_codes_with(db, query, allowed, k, || ())?.0)
+    Ok(search_codes_with(db, db, query, allowed, k, || ())?.0)
 }
 
 /// What a scan of the codes hands every allowed chunk's approximate score
@@ -89,16 +90,21 @@ const PARALLEL_BLOCKS: usize = 32;
 /// keyword ranker is done.
 pub fn search_codes_with<S: CodeSink>(
     db: &Database,
+    floats: &dyn FloatVectors,
     query: &[f32],
     allowed: Option<&HashSet<i64>>,
     k: usize,
     sink: impl Fn() -> S + Sync,
 ) -> Result<(Vec<VectorHit>, S)> {
-    scan_codes(db, query, allowed, k, sink, PARALLEL_BLOCKS)
+    let (scored, part) = scan_codes(db, query, allowed, k, sink, PARALLEL_BLOCKS)?;
+    Ok((
+        exact_top_k(floats, query, scored, (k * 4).max(200), k)?,
+        part,
+    ))
 }
 
-/// [`search_codes_with`], with a second connection from `parallel_from`
-/// blocks on.
+/// The scan of [`search_codes_with`] (the candidates, before their exact
+/// re-score), with a second connection from `parallel_from` blocks on.
 pub(crate) fn scan_codes<S: CodeSink>(
     db: &Database,
     query: &[f32],
@@ -106,7 +112,7 @@ pub(crate) fn scan_codes<S: CodeSink>(
     k: usize,
     sink: impl Fn() -> S + Sync,
     parallel_from: usize,
-) -> Result<(Vec<VectorHit>, S)> {
+) -> Result<(Vec<Approx>, S)> {
     if k == 0 || query.is_empty() {
         return Ok((Vec::new(), sink()));
     }
@@ -130,7 +136,7 @@ pub(crate) fn scan_codes<S: CodeSink>(
         Ok(scorer.finish())
     };
     let scan = &scan;
-    let (scored, part) = std::thread::scope(|s| -> Result<_> {
+    std::thread::scope(|s| -> Result<_> {
         let helper = (blocks.len() >= parallel_from).then(|| {
             let reopener = db.reopener();
             s.spawn(move || {
@@ -157,8 +163,7 @@ pub(crate) fn scan_codes<S: CodeSink>(
             }
         }
         Ok((scored, part))
-    })?;
-    Ok((exact_top_k(db, query, scored, (k * 4).max(200), k)?, part))
+    })
 }
 
 /// The query's own int8 code, and what bounds a score read through codes:
@@ -353,6 +358,67 @@ impl FloatVectors for Database {
     }
 }
 
+/// Floats read in one search, by chunk id.
+pub type FloatsRead = HashMap<i64, Vec<f32>>;
+
+/// Reads each vector's floats through `source` at most once in a search:
+/// a hybrid search re-scores its candidates, then the feedback pool's, then
+/// reads the feedback chunks and the cosines it shows, and these overlap
+/// (at a million chunks a read from vec0 costs tens of microseconds: it
+/// walks the vector's 1.5 MB row page by page).
+pub struct ReadFloats<'a> {
+    source: &'a dyn FloatVectors,
+    read: RefCell<FloatsRead>,
+}
+
+impl<'a> ReadFloats<'a> {
+    pub fn new(source: &'a dyn FloatVectors) -> ReadFloats<'a> {
+        ReadFloats::with(source, FloatsRead::new())
+    }
+
+    /// Starting from floats read earlier (on another connection).
+    pub fn with(source: &'a dyn FloatVectors, read: FloatsRead) -> ReadFloats<'a> {
+        ReadFloats {
+            source,
+            read: RefCell::new(read),
+        }
+    }
+
+    pub fn into_read(self) -> FloatsRead {
+        self.read.into_inner()
+    }
+
+    /// Adds floats read elsewhere.
+    pub fn remember(&self, read: FloatsRead) {
+        self.read.borrow_mut().extend(read);
+    }
+}
+
+impl FloatVectors for ReadFloats<'_> {
+    fn floats_by_id(&self, ids: &[i64], f: &mut dyn FnMut(i64, &[f32])) -> Result<()> {
+        let missing: Vec<i64> = {
+            let read = self.read.borrow();
+            ids.iter()
+                .copied()
+                .filter(|id| !read.contains_key(id))
+                .collect()
+        };
+        if !missing.is_empty() {
+            let mut read = self.read.borrow_mut();
+            self.source.floats_by_id(&missing, &mut |id, v| {
+                read.insert(id, v.to_vec());
+            })?;
+        }
+        let read = self.read.borrow();
+        for id in ids {
+            if let Some(v) = read.get(id) {
+                f(*id, v);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Exact cosines of the chunks in `ids` (their float vectors by id).
 fn rescore(
     db: &dyn FloatVectors,
@@ -539,6 +605,7 @@ mod tests {
                 assert_eq!(search_codes(&db, &q, None, k).unwrap(), exact);
                 // Two connections sharing the blocks (two blocks here).
                 let (two, _) = scan_codes(&db, &q, None, k, || (), 1).unwrap();
+                let two = exact_top_k(&db, &q, two, (k * 4).max(200), k).unwrap();
                 assert_eq!(two, exact);
             }
             let filters = Filters {
@@ -585,11 +652,12 @@ mod tests {
             .collect();
         writer.remove_documents(&gone).unwrap();
         let (two, _) = scan_codes(&db, &q, None, 50, || (), 1).unwrap();
-        assert_eq!(two, before);
+        assert_eq!(exact_top_k(&db, &q, two, 200, 50).unwrap(), before);
         drop(snapshot);
         let after = scan(&db, &q, None, 50).unwrap();
         assert_eq!(db.code_blocks().unwrap().len(), 10);
-        assert_eq!(scan_codes(&db, &q, None, 50, || (), 1).unwrap().0, after);
+        let (two, _) = scan_codes(&db, &q, None, 50, || (), 1).unwrap();
+        assert_eq!(exact_top_k(&db, &q, two, 200, 50).unwrap(), after);
     }
 
     #[test]

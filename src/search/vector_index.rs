@@ -29,7 +29,7 @@ pub fn search_in(
     k: usize,
 ) -> Result<Vec<VectorHit>> {
     let (scored, ()) = index.scan(query, &Allowed::of(db, filters)?, k, || ());
-    index.rescore(db, query, scored, k)
+    index.rescore(&index.floats(db), query, scored, k)
 }
 
 /// The floats of an index's candidates: its own, or else the database's.
@@ -102,12 +102,12 @@ impl VectorIndex {
     /// reach the k-th (as a one-shot search does).
     pub fn rescore(
         &self,
-        db: &Database,
+        floats: &dyn FloatVectors,
         query: &[f32],
         scored: Vec<Approx>,
         k: usize,
     ) -> Result<Vec<VectorHit>> {
-        exact_top_k(&self.floats(db), query, scored, (k * 4).max(200), k)
+        exact_top_k(floats, query, scored, (k * 4).max(200), k)
     }
 
     fn push(&mut self, id: i64, code: VectorCode<'_>) {
@@ -311,12 +311,15 @@ mod tests {
                 );
                 // In two halves.
                 let (scored, ()) = index.scan_from(&q, &Allowed::All, k, || (), 1);
-                assert_eq!(index.rescore(&db, &q, scored, k).unwrap(), exact);
+                assert_eq!(
+                    index.rescore(&index.floats(&db), &q, scored, k).unwrap(),
+                    exact
+                );
             }
             let allowed: HashSet<i64> = index.ids.iter().copied().filter(|i| i % 3 == 0).collect();
             let (scored, ()) = index.scan(&q, &Allowed::Only(allowed.clone()), 30, || ());
             assert_eq!(
-                index.rescore(&db, &q, scored, 30).unwrap(),
+                index.rescore(&index.floats(&db), &q, scored, 30).unwrap(),
                 exact_scan(&db, &q, Some(&allowed), 30).unwrap()
             );
             let none = Allowed::Only(HashSet::new());
