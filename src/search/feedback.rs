@@ -2,7 +2,7 @@
 //! the vectors of the best fused results and the vector ranker runs again.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::HashSet;
 
 use super::fusion::{fuse, Ranking};
 use super::vector::{exact_top_k, Approx, CodeSink, FloatVectors, QueryCode};
@@ -85,37 +85,24 @@ pub fn pool_size(k: usize) -> usize {
 /// The int8 codes of a first search's nearest candidates.
 pub struct CandidatePool {
     entries: Vec<PoolEntry>,
+    /// Entry i's code is `codes[i * dim..(i + 1) * dim]`.
+    codes: Vec<i8>,
+    dim: usize,
 }
 
+#[derive(Debug, Clone, Copy)]
 struct PoolEntry {
     approx: f32,
     id: i64,
     scale: f32,
     error: f32,
-    codes: Vec<i8>,
 }
 
-impl PartialEq for PoolEntry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for PoolEntry {}
-impl PartialOrd for PoolEntry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for PoolEntry {
-    /// Reversed, so the heap's top is the weakest entry kept; of equal
-    /// scores the higher chunk id is the weaker, so the pool does not
-    /// depend on the order the codes were scanned in.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .approx
-            .total_cmp(&self.approx)
-            .then(self.id.cmp(&other.id))
-    }
+/// Stronger first: the higher approximate score; of equal scores the lower
+/// chunk id, so the pool does not depend on the order the codes were
+/// scanned in.
+fn stronger(a: &PoolEntry, b: &PoolEntry) -> Ordering {
+    b.approx.total_cmp(&a.approx).then(a.id.cmp(&b.id))
 }
 
 impl CandidatePool {
@@ -130,11 +117,12 @@ impl CandidatePool {
         let scored: Vec<Approx> = self
             .entries
             .iter()
-            .filter_map(|e| {
+            .enumerate()
+            .filter_map(|(i, e)| {
                 let code = VectorCode {
                     scale: e.scale,
                     error: e.error,
-                    codes: &e.codes,
+                    codes: &self.codes[i * self.dim..(i + 1) * self.dim],
                 };
                 q.score(e.id, code)
             })
@@ -166,56 +154,103 @@ pub fn search_pooled(
     Ok((hits, pool.into_pool()))
 }
 
-/// The [`pool_size`] nearest codes seen so far (the heap's top is the
-/// weakest kept).
+/// The [`pool_size`] nearest codes seen so far. Entries are appended and,
+/// when twice the size are held, cut back to the best `size` (a selection,
+/// not a sort); the weakest kept then bars weaker codes at the door. At a
+/// million chunks a heap that kept the pool exactly cost a pop and an
+/// allocation for each of ~22,000 admissions.
 pub(crate) struct PoolSink {
-    heap: BinaryHeap<PoolEntry>,
     size: usize,
+    entries: Vec<PoolEntry>,
+    codes: Vec<i8>,
+    dim: usize,
+    /// The weakest entry kept at the last cut.
+    floor: Option<PoolEntry>,
 }
 
 impl PoolSink {
     /// A sink for a scan ranking `k` candidates.
     pub(crate) fn new(k: usize) -> PoolSink {
-        let size = pool_size(k);
+        PoolSink::with_size(pool_size(k))
+    }
+
+    fn with_size(size: usize) -> PoolSink {
         PoolSink {
-            heap: BinaryHeap::with_capacity(size + 1),
-            size,
+            size: size.max(1),
+            entries: Vec::new(),
+            codes: Vec::new(),
+            dim: 0,
+            floor: None,
         }
     }
 
-    pub(crate) fn into_pool(self) -> CandidatePool {
+    pub(crate) fn into_pool(mut self) -> CandidatePool {
+        self.cut();
         CandidatePool {
-            entries: self.heap.into_vec(),
+            entries: self.entries,
+            codes: self.codes,
+            dim: self.dim,
         }
     }
 
-    fn push(&mut self, entry: PoolEntry) {
-        self.heap.push(entry);
-        if self.heap.len() > self.size {
-            self.heap.pop();
+    fn keep(&mut self, entry: PoolEntry, code: &[i8]) {
+        if self
+            .floor
+            .is_some_and(|f| stronger(&entry, &f) != Ordering::Less)
+        {
+            return;
         }
+        if self.entries.is_empty() {
+            self.dim = code.len();
+        }
+        if code.len() != self.dim {
+            return;
+        }
+        self.entries.push(entry);
+        self.codes.extend_from_slice(code);
+        if self.entries.len() >= 2 * self.size {
+            self.cut();
+        }
+    }
+
+    /// Keeps the best `size` entries.
+    fn cut(&mut self) {
+        if self.entries.len() <= self.size {
+            return;
+        }
+        let mut order: Vec<usize> = (0..self.entries.len()).collect();
+        order.select_nth_unstable_by(self.size - 1, |&a, &b| {
+            stronger(&self.entries[a], &self.entries[b])
+        });
+        order.truncate(self.size);
+        let mut codes = Vec::with_capacity(self.size * self.dim);
+        let entries: Vec<PoolEntry> = order
+            .iter()
+            .map(|&i| {
+                codes.extend_from_slice(&self.codes[i * self.dim..(i + 1) * self.dim]);
+                self.entries[i]
+            })
+            .collect();
+        self.floor = entries.last().copied();
+        self.entries = entries;
+        self.codes = codes;
     }
 }
 
 impl CodeSink for PoolSink {
     fn add(&mut self, id: i64, approx: f32, code: VectorCode<'_>) {
-        // Cheaper than pushing: most codes are weaker than the weakest kept.
-        let weaker = |w: &PoolEntry| approx < w.approx || (approx == w.approx && id > w.id);
-        if self.heap.len() == self.size && self.heap.peek().is_some_and(weaker) {
-            return;
-        }
-        self.push(PoolEntry {
+        let entry = PoolEntry {
             approx,
             id,
             scale: code.scale,
             error: code.error,
-            codes: code.codes.to_vec(),
-        });
+        };
+        self.keep(entry, code.codes);
     }
 
     fn merge(&mut self, other: Self) {
-        for entry in other.heap {
-            self.push(entry);
+        for (i, e) in other.entries.iter().enumerate() {
+            self.keep(*e, &other.codes[i * other.dim..(i + 1) * other.dim]);
         }
     }
 }
@@ -333,14 +368,11 @@ mod tests {
         let mut q = vec![1.0, 0.5, 0.0, 0.2, 0.0, 0.0, 0.3, 0.1];
         crate::embed::normalize(&mut q);
         let pool = |parallel_from| {
-            let sink = || PoolSink {
-                heap: BinaryHeap::new(),
-                size: 150,
-            };
+            let sink = || PoolSink::with_size(150);
             let (scored, p) =
                 super::super::vector::scan_codes(&db, &q, None, 10, sink, parallel_from).unwrap();
             let hits = exact_top_k(&db, &q, scored, 200, 10).unwrap();
-            let mut ids: Vec<i64> = p.heap.into_iter().map(|e| e.id).collect();
+            let mut ids: Vec<i64> = p.into_pool().entries.iter().map(|e| e.id).collect();
             ids.sort_unstable();
             (hits, ids)
         };
@@ -349,5 +381,22 @@ mod tests {
         for _ in 0..5 {
             assert_eq!(pool(1), one);
         }
+        // The pool is the best 150 codes, ties by chunk id.
+        let code = QueryCode::new(&q);
+        let mut all: Vec<PoolEntry> = Vec::new();
+        db.for_each_code(|id, c| {
+            let a = code.score(id, c).unwrap();
+            all.push(PoolEntry {
+                approx: a.approx,
+                id,
+                scale: c.scale,
+                error: c.error,
+            });
+        })
+        .unwrap();
+        all.sort_by(stronger);
+        let mut best: Vec<i64> = all[..150].iter().map(|e| e.id).collect();
+        best.sort_unstable();
+        assert_eq!(one.1, best);
     }
 }
