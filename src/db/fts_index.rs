@@ -123,23 +123,22 @@ impl Database {
         Ok(())
     }
 
-    /// The chunk ids the keyword index holds, ascending.
-    pub fn fts_row_ids(&self) -> Result<Vec<i64>> {
+    /// The chunk ids the keyword index holds up to `last`, ascending.
+    pub fn fts_row_ids_up_to(&self, last: i64) -> Result<Vec<i64>> {
         let mut stmt = self
             .conn()
-            .prepare_cached("SELECT id FROM chunks_fts_docsize ORDER BY id")?;
-        let rows = stmt.query_map([], |r| r.get(0))?;
+            .prepare_cached("SELECT id FROM chunks_fts_docsize WHERE id <= ?1 ORDER BY id")?;
+        let rows = stmt.query_map([last], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// How many rows the keyword index holds, and the largest chunk id.
-    pub fn fts_row_span(&self) -> Result<(usize, Option<i64>)> {
-        let (n, max): (i64, Option<i64>) = self.conn().query_row(
-            "SELECT count(*), max(id) FROM chunks_fts_docsize",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
-        Ok((n as usize, max))
+    /// The chunk ids the keyword index holds after `last`, ascending.
+    pub fn fts_row_ids_after(&self, last: i64) -> Result<Vec<i64>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT id FROM chunks_fts_docsize WHERE id > ?1 ORDER BY id")?;
+        let rows = stmt.query_map([last], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The sizes of the given rows (those still in the index).

@@ -169,26 +169,6 @@ impl KeywordSide<'_> {
     }
 }
 
-/// Each phrase's single token as FTS5 splits it, or `None` when a phrase
-/// is not exactly one token (the in-memory index ranks only those).
-fn single_tokens(db: &Database, phrases: &[String]) -> Result<Option<Vec<Vec<u8>>>> {
-    let tokenizer = db.fts_tokenizer()?;
-    let mut out = Vec::with_capacity(phrases.len());
-    for p in phrases {
-        let mut tokens: Vec<Vec<u8>> = Vec::new();
-        let mut colocated = false;
-        tokenizer.tokens(p, crate::db::TokenPurpose::Query, &mut |t, c| {
-            colocated |= c;
-            tokens.push(t.to_vec());
-        })?;
-        if tokens.len() != 1 || colocated {
-            return Ok(None);
-        }
-        out.extend(tokens);
-    }
-    Ok(Some(out))
-}
-
 /// Keyword hits for a request, plus the total number of keyword matches:
 /// from the in-memory index when there is one and it can rank the query
 /// (the same results), else from FTS5.
@@ -208,7 +188,7 @@ fn keyword_side<'a>(
         });
     };
     if let Some((index, allowed)) = index {
-        if let Some(tokens) = single_tokens(db, phrases)? {
+        if let Some(tokens) = keyword_index::query_tokens(db, phrases)? {
             let ranked = index.rank(&tokens, &req.columns, allowed, limit);
             return Ok(KeywordSide {
                 hits: ranked.hits.clone(),

@@ -15,6 +15,9 @@
 //! kb-bench exact --data-dir DIR --queries queries.jsonl [--runs 100]
 //!                                                    `kb search` (hybrid, fresh process) against an exact
 //!                                                    float scan fused in-process: identical results?
+//! kb-bench keywords --data-dir DIR [--queries queries.jsonl] [--runs 30]
+//!                                                    kb mcp's in-memory keyword index against FTS5:
+//!                                                    load, ranking time each way, identical results?
 //! kb-bench mcp    --data-dir DIR [--runs 30]         warm `tools/call search` round trips through `kb mcp` (p50/p95)
 //!                 [--queries queries.jsonl]          a different real query every call (default: 5 repeated)
 //! ```
@@ -22,6 +25,7 @@
 
 mod build;
 mod embed;
+mod keywords;
 mod mcp;
 mod search;
 
@@ -34,6 +38,7 @@ use kb::error::{KbError, Result};
 
 use build::{bench_build, bench_model};
 use embed::bench_embed;
+use keywords::bench_keywords;
 use mcp::bench_mcp;
 use search::{bench_cli, bench_exact, bench_vector};
 
@@ -63,7 +68,7 @@ pub(crate) fn parse_args() -> std::result::Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let cmd = it
         .next()
-        .ok_or("usage: kb-bench embed|build|model|vector|cli|mcp [options]")?;
+        .ok_or("usage: kb-bench embed|build|model|vector|cli|exact|keywords|mcp [options]")?;
     let mut a = Args {
         cmd,
         data_dir: None,
@@ -121,6 +126,7 @@ fn main() {
         "cli" => bench_cli(&args),
         "exact" => bench_exact(&args),
         "mcp" => bench_mcp(&args),
+        "keywords" => bench_keywords(&args),
         other => Err(KbError::Usage(format!("unknown benchmark {other}"))),
     };
     if let Err(e) = result {

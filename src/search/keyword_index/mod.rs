@@ -117,6 +117,27 @@ impl KeywordRanking<'_> {
     }
 }
 
+/// Each phrase's single token as FTS5 splits a quoted string of a MATCH,
+/// or `None` when a phrase is not exactly one token (the index ranks only
+/// those).
+pub fn query_tokens(db: &Database, phrases: &[String]) -> Result<Option<Vec<Vec<u8>>>> {
+    let tokenizer = db.fts_tokenizer()?;
+    let mut out = Vec::with_capacity(phrases.len());
+    for p in phrases {
+        let mut tokens: Vec<Vec<u8>> = Vec::new();
+        let mut colocated = false;
+        tokenizer.tokens(p, TokenPurpose::Query, &mut |t, c| {
+            colocated |= c;
+            tokens.push(t.to_vec());
+        })?;
+        if tokens.len() != 1 || colocated {
+            return Ok(None);
+        }
+        out.extend(tokens);
+    }
+    Ok(Some(out))
+}
+
 /// The row of chunk `id`, searching forward from `from` (rows of one
 /// token come in ascending order, so the search gallops).
 fn find_row(ids: &[i64], from: usize, id: i64) -> Option<usize> {
@@ -255,49 +276,24 @@ impl KeywordIndex {
     /// (its title or terms filled in by `kb reindex`) shows as totals that
     /// no longer agree with FTS5's, and asks for a reload.
     pub fn refresh(&mut self, db: &Database) -> Result<Refreshed> {
-        // Ids only grow, so the same count and the same largest id mean
-        // the same rows (a removal alone lowers the count; an addition
-        // raises the largest id).
-        let last_alive = (0..self.ids.len())
-            .rev()
-            .find(|&r| self.alive[r])
-            .map(|r| self.ids[r]);
         let stored = db.fts_totals()?;
-        if db.fts_row_span()? == (self.len(), last_alive) {
-            return Ok(if stored == self.totals {
-                Refreshed::Updated {
-                    added: 0,
-                    removed: 0,
-                }
-            } else {
-                Refreshed::Reload
-            });
-        }
-        let current = db.fts_row_ids()?;
         let last = self.ids.last().copied().unwrap_or(i64::MIN);
-        let added: Vec<i64> = current.iter().copied().filter(|&id| id > last).collect();
-        if added.len() > REFRESH_ROWS && added.len() * REFRESH_SHARE > current.len() {
+        let added = db.fts_row_ids_after(last)?;
+        let rows = stored.rows as usize;
+        if added.len() > REFRESH_ROWS && added.len() * REFRESH_SHARE > rows {
             return Ok(Refreshed::Reload);
         }
-        // Rows that are gone: a merge of two ascending lists.
-        let known = &current[..current.len() - added.len()];
-        let mut gone = Vec::new();
-        let mut at = 0;
-        for (row, &id) in self.ids.iter().enumerate() {
-            if at < known.len() && known[at] < id {
-                // A chunk this index never saw, below its last: it cannot
-                // be appended in order.
-                return Ok(Refreshed::Reload);
+        // Every row up to `last` was known, so when the rows are those
+        // still known plus the new ones, none was removed (the common case,
+        // told without reading a million ids).
+        let gone = if rows == self.len() + added.len() {
+            Vec::new()
+        } else {
+            match self.removed_rows(&db.fts_row_ids_up_to(last)?) {
+                Some(gone) => gone,
+                None => return Ok(Refreshed::Reload),
             }
-            if at < known.len() && known[at] == id {
-                at += 1;
-            } else if self.alive[row] {
-                gone.push(row);
-            }
-        }
-        if at < known.len() {
-            return Ok(Refreshed::Reload);
-        }
+        };
         for &row in &gone {
             self.alive[row] = false;
             self.removed += 1;
@@ -317,6 +313,25 @@ impl KeywordIndex {
             added: added.len(),
             removed: gone.len(),
         })
+    }
+
+    /// The live rows whose ids are not in `known` (the index's ids still in
+    /// FTS5, ascending); `None` when `known` holds an id this index never
+    /// saw (it could not be appended in order).
+    fn removed_rows(&self, known: &[i64]) -> Option<Vec<usize>> {
+        let mut gone = Vec::new();
+        let mut at = 0;
+        for (row, &id) in self.ids.iter().enumerate() {
+            if at < known.len() && known[at] < id {
+                return None;
+            }
+            if at < known.len() && known[at] == id {
+                at += 1;
+            } else if self.alive[row] {
+                gone.push(row);
+            }
+        }
+        (at == known.len()).then_some(gone)
     }
 
     /// Tokenizes new chunks as FTS5 did and appends their postings; false

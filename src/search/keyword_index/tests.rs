@@ -119,17 +119,9 @@ fn database(dir: &std::path::Path) -> Database {
 
 /// Each phrase's one token, as the search asks for them.
 fn tokens(db: &Database, phrases: &[String]) -> Vec<Vec<u8>> {
-    let t = db.fts_tokenizer().unwrap();
-    phrases
-        .iter()
-        .map(|p| {
-            let mut out = Vec::new();
-            t.tokens(p, TokenPurpose::Query, &mut |b, _| out.push(b.to_vec()))
-                .unwrap();
-            assert_eq!(out.len(), 1, "{p}");
-            out.pop().unwrap()
-        })
-        .collect()
+    query_tokens(db, phrases)
+        .unwrap()
+        .unwrap_or_else(|| panic!("{phrases:?} are not one token each"))
 }
 
 fn expression(phrases: &[String]) -> String {
@@ -289,6 +281,26 @@ fn a_chunk_rewritten_in_place_asks_for_a_reload() {
     db.set_chunk_header(id, "", "a much longer title than before", "")
         .unwrap();
     assert_eq!(index.refresh(&db).unwrap(), Refreshed::Reload);
+}
+
+#[test]
+fn only_phrases_of_one_token_are_ranked_here() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = database(dir.path());
+    let one = |p: &[&str]| {
+        let p: Vec<String> = p.iter().map(|s| s.to_string()).collect();
+        query_tokens(&db, &p).unwrap()
+    };
+    assert_eq!(
+        one(&["Running", "café", "東京"]),
+        Some(vec![
+            b"run".to_vec(),
+            b"cafe".to_vec(),
+            "東京".as_bytes().to_vec()
+        ])
+    );
+    assert_eq!(one(&["two words"]), None);
+    assert_eq!(one(&["..."]), None);
 }
 
 #[test]
