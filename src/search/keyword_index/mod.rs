@@ -154,6 +154,42 @@ fn find_row(ids: &[i64], from: usize, id: i64) -> Option<usize> {
     (at < ids.len() && ids[at] == id).then_some(at)
 }
 
+/// Finds a chunk's row while the index loads (~50 million times at a
+/// million chunks): a table by id when the ids are dense, as AUTOINCREMENT
+/// ids usually are, else a search forward from the previous row.
+enum RowLookup {
+    Dense { first: i64, rows: Vec<u32> },
+    Sparse,
+}
+
+impl RowLookup {
+    fn new(ids: &[i64]) -> RowLookup {
+        if let (Some(&first), Some(&last)) = (ids.first(), ids.last()) {
+            let span = (last as i128 - first as i128 + 1) as u128;
+            if span <= 4 * ids.len() as u128 {
+                let mut rows = vec![u32::MAX; span as usize];
+                for (r, &id) in ids.iter().enumerate() {
+                    rows[(id - first) as usize] = r as u32;
+                }
+                return RowLookup::Dense { first, rows };
+            }
+        }
+        RowLookup::Sparse
+    }
+
+    /// The row of `id` if it is at `from` or after.
+    fn find(&self, ids: &[i64], from: usize, id: i64) -> Option<usize> {
+        match self {
+            RowLookup::Dense { first, rows } => {
+                let at = usize::try_from(id.checked_sub(*first)?).ok()?;
+                let r = *rows.get(at)? as usize;
+                (r != u32::MAX as usize && r >= from).then_some(r)
+            }
+            RowLookup::Sparse => find_row(ids, from, id),
+        }
+    }
+}
+
 /// A token's weighted frequency in a row, added up occurrence by
 /// occurrence in column order as FTS5's bm25 does (so the sum rounds the
 /// same way for any weights).
@@ -179,6 +215,7 @@ impl KeywordIndex {
         let mut list = PostingList::default();
         let mut row: Option<usize> = None;
         let mut counts: ColumnCounts = [0; 4];
+        let lookup = RowLookup::new(&index.ids);
         db.for_each_fts_instance(|token, id, col| {
             if token != term.as_slice() {
                 index.finish_term(&term, &mut list, row, &counts)?;
@@ -190,7 +227,7 @@ impl KeywordIndex {
                 Some(r) if index.ids[r] == id => r,
                 _ => {
                     let from = row.map_or(0, |r| r + 1);
-                    let found = find_row(&index.ids, from, id).ok_or_else(|| {
+                    let found = lookup.find(&index.ids, from, id).ok_or_else(|| {
                         KbError::Db(format!(
                             "the keyword index lists chunk {id} out of order or without a size"
                         ))

@@ -313,6 +313,20 @@ fn rows_found_by_galloping() {
         }
     }
     assert_eq!(find_row(&[], 0, 5), None);
+    // The table by id finds the same rows, dense or not.
+    for ids in [ids.clone(), (0..1000).collect::<Vec<i64>>()] {
+        let lookup = RowLookup::new(&ids);
+        for from in [0, 1, 10, 500, 999] {
+            for id in [0i64, 3, 500, 2997, 1500, 1501, 3000, -4] {
+                assert_eq!(lookup.find(&ids, from, id), find_row(&ids, from, id));
+            }
+        }
+    }
+    assert!(matches!(
+        RowLookup::new(&[1, 2, 3]),
+        RowLookup::Dense { .. }
+    ));
+    assert!(matches!(RowLookup::new(&[1, 1_000_000]), RowLookup::Sparse));
     let unique: HashSet<i64> = ids.iter().copied().collect();
     assert_eq!(unique.len(), ids.len());
 }
