@@ -256,6 +256,15 @@ impl Database {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The ids of the chunks after `last`, ascending.
+    pub fn chunk_ids_after(&self, last: i64) -> Result<Vec<i64>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT id FROM chunks WHERE id > ?1 ORDER BY id")?;
+        let rows = stmt.query_map([last], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// SQLite's `PRAGMA data_version`: changes whenever another connection
     /// commits to the database (this connection's own writes do not count).
     pub fn data_version(&self) -> Result<i64> {

@@ -68,6 +68,9 @@ pub struct VectorIndex {
     errors: Vec<f32>,
     /// Every vector's floats, in a small index ([`FLOATS_UP_TO`]).
     floats: Option<HashMap<i64, Box<[f32]>>>,
+    /// Every chunk had a code here when last read (none was waiting for
+    /// its vector), so a later chunk count tells whether any was removed.
+    covers_all: bool,
 }
 
 /// What [`VectorIndex::refresh`] changed.
@@ -82,6 +85,7 @@ impl VectorIndex {
     pub fn load(db: &Database) -> Result<VectorIndex> {
         let mut index = VectorIndex::default();
         db.for_each_code(|id, code| index.push(id, code))?;
+        index.covers_all = index.len() as i64 == db.chunk_count()?;
         if index.len() <= FLOATS_UP_TO {
             let mut floats = HashMap::with_capacity(index.len());
             db.for_each_vector(|id, v| {
@@ -154,6 +158,7 @@ impl VectorIndex {
             scales: Vec::with_capacity(order.len()),
             errors: Vec::with_capacity(order.len()),
             floats: self.floats.take(),
+            covers_all: self.covers_all,
         };
         for &i in order {
             next.push(self.ids[i], self.code(i));
@@ -169,6 +174,24 @@ impl VectorIndex {
     /// new ones. Returns `None` when so much changed that a full
     /// [`VectorIndex::load`] is cheaper.
     pub fn refresh(&mut self, db: &Database) -> Result<Option<RefreshStats>> {
+        let last = self.ids.iter().copied().max().unwrap_or(i64::MIN);
+        let new_ids = db.chunk_ids_after(last)?;
+        let chunks = db.chunk_count()? as usize;
+        if new_ids.len() > 256 && new_ids.len() * 4 > chunks {
+            return Ok(None);
+        }
+        // When every chunk had a code here and the chunks are those plus the
+        // new ones (ids only grow), nothing was removed: told without
+        // reading a million ids (any other process's commit, even a search
+        // log line, brings the server here).
+        if self.covers_all && self.ids.len() + new_ids.len() == chunks {
+            let added = self.add_new(db, &new_ids)?;
+            self.covers_all = added == new_ids.len();
+            return Ok(Some(RefreshStats { added, removed: 0 }));
+        }
+        // Otherwise the chunks are compared by id: removed ones go, and any
+        // chunk without a code here is new (also an older one whose vector
+        // came later).
         let current = db.chunk_ids()?;
         let current_set: HashSet<i64> = current.iter().copied().collect();
         let loaded: HashSet<i64> = self.ids.iter().copied().collect();
@@ -177,9 +200,6 @@ impl VectorIndex {
             .copied()
             .filter(|id| !loaded.contains(id))
             .collect();
-        if new_ids.len() > 256 && new_ids.len() * 4 > current.len() {
-            return Ok(None);
-        }
         let mut stats = RefreshStats::default();
         let keep: Vec<usize> = (0..self.ids.len())
             .filter(|&i| current_set.contains(&self.ids[i]))
@@ -191,10 +211,18 @@ impl VectorIndex {
                 floats.retain(|id, _| current_set.contains(id));
             }
         }
+        stats.added = self.add_new(db, &new_ids)?;
+        self.covers_all = self.len() == current.len();
+        Ok(Some(stats))
+    }
+
+    /// Makes the codes of new chunks from their vectors (the same codes as
+    /// stored: the write path encodes the same floats); how many it added.
+    fn add_new(&mut self, db: &Database, new_ids: &[i64]) -> Result<usize> {
         let before = self.ids.len();
         let mut codes = Vec::new();
         let mut floats = self.floats.take();
-        db.vectors_by_id(&new_ids, |id, v| {
+        db.vectors_by_id(new_ids, |id, v| {
             if let Some(floats) = floats.as_mut() {
                 floats.insert(id, v.into());
             }
@@ -209,9 +237,8 @@ impl VectorIndex {
                 },
             );
         })?;
-        stats.added = self.ids.len() - before;
         self.floats = floats.filter(|_| self.len() <= FLOATS_UP_TO);
-        Ok(Some(stats))
+        Ok(self.ids.len() - before)
     }
 
     /// Scores every allowed code for `query`: the vectors that can still
@@ -366,5 +393,33 @@ mod tests {
             search_in(&index, &db, &q, &Filters::default(), 20).unwrap(),
             exact_scan(&db, &q, None, 20).unwrap()
         );
+        // Only new chunks: told by the count, without comparing ids.
+        assert!(index.covers_all);
+        let vectors: Vec<Vec<f32>> = (0..30).map(|_| next()).collect();
+        write_note(&db, "/newer", "h", &vectors);
+        let stats = index.refresh(&db).unwrap().unwrap();
+        assert_eq!(
+            stats,
+            RefreshStats {
+                added: 30,
+                removed: 0
+            }
+        );
+        assert_eq!(entries(&index), entries(&VectorIndex::load(&db).unwrap()));
+        // A chunk without a vector leaves the index not covering every
+        // chunk, so the next refresh compares ids again.
+        db.write_document(
+            &crate::db::test_support::note("/bare", "h"),
+            &crate::db::test_support::chunks("bare", 2),
+            None,
+        )
+        .unwrap();
+        index.refresh(&db).unwrap();
+        assert!(!index.covers_all);
+        let gone = db.find_document_by_path("/newer").unwrap().unwrap().id;
+        db.remove_documents(&[gone]).unwrap();
+        let stats = index.refresh(&db).unwrap().unwrap();
+        assert_eq!(stats.removed, 30);
+        assert_eq!(entries(&index), entries(&VectorIndex::load(&db).unwrap()));
     }
 }
