@@ -249,20 +249,12 @@ impl Database {
 
     /// Every chunk id, ascending.
     pub fn chunk_ids(&self) -> Result<Vec<i64>> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT id FROM chunks ORDER BY id")?;
-        let rows = stmt.query_map([], |r| r.get(0))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        self.column_values("SELECT id FROM chunks ORDER BY id", [])
     }
 
     /// The ids of the chunks after `last`, ascending.
     pub fn chunk_ids_after(&self, last: i64) -> Result<Vec<i64>> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT id FROM chunks WHERE id > ?1 ORDER BY id")?;
-        let rows = stmt.query_map([last], |r| r.get(0))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        self.column_values("SELECT id FROM chunks WHERE id > ?1 ORDER BY id", [last])
     }
 
     /// SQLite's `PRAGMA data_version`: changes whenever another connection

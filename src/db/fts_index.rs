@@ -62,12 +62,10 @@ fn read_varints(mut buf: &[u8], what: &str) -> Result<Vec<u64>> {
 impl Database {
     /// Checks that `chunks_fts` has the columns kb's keyword index reads.
     fn check_fts_columns(&self) -> Result<()> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT name FROM pragma_table_info('chunks_fts') ORDER BY cid")?;
-        let names: Vec<String> = stmt
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+        let names: Vec<String> = self.column_values(
+            "SELECT name FROM pragma_table_info('chunks_fts') ORDER BY cid",
+            [],
+        )?;
         if names != FTS_COLUMNS {
             return Err(KbError::Db(format!(
                 "the keyword index has the columns {names:?}, not {FTS_COLUMNS:?}"
@@ -128,20 +126,18 @@ impl Database {
 
     /// The chunk ids the keyword index holds up to `last`, ascending.
     pub fn fts_row_ids_up_to(&self, last: i64) -> Result<Vec<i64>> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT id FROM chunks_fts_docsize WHERE id <= ?1 ORDER BY id")?;
-        let rows = stmt.query_map([last], |r| r.get(0))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        self.column_values(
+            "SELECT id FROM chunks_fts_docsize WHERE id <= ?1 ORDER BY id",
+            [last],
+        )
     }
 
     /// The chunk ids the keyword index holds after `last`, ascending.
     pub fn fts_row_ids_after(&self, last: i64) -> Result<Vec<i64>> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT id FROM chunks_fts_docsize WHERE id > ?1 ORDER BY id")?;
-        let rows = stmt.query_map([last], |r| r.get(0))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        self.column_values(
+            "SELECT id FROM chunks_fts_docsize WHERE id > ?1 ORDER BY id",
+            [last],
+        )
     }
 
     /// The sizes of the given rows (those still in the index).

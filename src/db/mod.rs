@@ -199,6 +199,17 @@ impl Database {
         )?)
     }
 
+    /// The first column of every row of a cached statement, in order.
+    fn column_values<T: rusqlite::types::FromSql>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+    ) -> Result<Vec<T>> {
+        let mut stmt = self.conn.prepare_cached(sql)?;
+        let rows = stmt.query_map(params, |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Begins a read transaction: every read in it sees one snapshot.
     pub fn begin_read(&self) -> Result<rusqlite::Transaction<'_>> {
         Ok(rusqlite::Transaction::new_unchecked(
