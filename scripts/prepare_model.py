@@ -54,15 +54,19 @@ TOKENIZER_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json",
                    "special_tokens_map.json", "vocab.txt")
 # Dynamic quantisation of the 36 weight MatMuls (activation x activation
 # attention MatMuls and the embeddings stay fp32). Per-channel weight scales:
-# per-tensor drops the cosine to fp32 to ~0.82 on NFCorpus text. uint8
-# weights (u8 x u8) rather than int8 (u8 x s8): on AVX2 CPUs without VNNI the
-# u8 x s8 kernel (vpmaddubsw) saturates, which costs either accuracy (min
-# cosine 0.977 over 606 NFCorpus windows) or a 7-bit weight range with
-# reduce_range (0.987); u8 x u8 keeps 8 bits and reached 0.990 (mean 0.995),
-# at the same speed here. Bump QUANT_VERSION when these change.
-QUANT_SETTINGS = {"per_channel": True, "reduce_range": False, "weight_type": "QUInt8",
+# per-tensor drops the cosine to fp32 to ~0.82 on NFCorpus text. int8
+# weights in a 7-bit range (QInt8 with reduce_range): ONNX Runtime then runs
+# its u8 x s8 kernels, 1.8x less CPU than fp32 or uint8 weights (u8 x u8,
+# about as slow as fp32) at 256 tokens, and the 7-bit range keeps AVX2 CPUs
+# without VNNI exact (their vpmaddubsw saturates int16 pair sums of full
+# 8-bit weights: 0.0013% of them, which moved embeddings; with reduce_range
+# none, and an emulated Haswell gives the same vectors as this AVX-512 VNNI
+# machine). Cosine to fp32 over 320 NFCorpus windows of 256 tokens in
+# batches of 32: min 0.990, mean 0.995 (uint8 weights: 0.993, 0.996).
+# Measured in issue 13 (README, Speed). Bump QUANT_VERSION when these change.
+QUANT_SETTINGS = {"per_channel": True, "reduce_range": True, "weight_type": "QInt8",
                   "op_types_to_quantize": ["MatMul"]}
-QUANT_VERSION = 2
+QUANT_VERSION = 3
 
 _T0 = float(os.environ.get("KB_PREPARE_T0") or time.time())
 # ONNX Runtime >= 1.29 starts a telemetry uploader when it is imported (DNS
