@@ -6,7 +6,7 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{fixture_tree, model_dir, stderr_json, Kb};
+use common::{fixture_tree, model_dir_int8, stderr_json, Kb};
 use serde_json::Value;
 
 /// A kb cache laid out as ./setup.sh leaves it (the model under
@@ -15,7 +15,7 @@ fn prepared_cache(kb: &Kb) -> PathBuf {
     let cache = kb.home.path().join("cache");
     let models = cache.join("models");
     std::fs::create_dir_all(&models).unwrap();
-    std::os::unix::fs::symlink(model_dir(), models.join("all-MiniLM-L6-v2")).unwrap();
+    std::os::unix::fs::symlink(model_dir_int8(), models.join("all-MiniLM-L6-v2-int8")).unwrap();
     cache
 }
 
@@ -38,7 +38,8 @@ fn init_and_first_add_find_the_prepared_model_offline() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["model_name"], "all-MiniLM-L6-v2");
+    // The default model is the int8 copy.
+    assert_eq!(v["model_name"], "all-MiniLM-L6-v2-int8");
     // Again, plainly: the recorded directory (or the cache) is found.
     let again = run(&kb, &cache, &["init"]);
     assert!(
@@ -62,7 +63,7 @@ fn init_and_first_add_find_the_prepared_model_offline() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("using all-MiniLM-L6-v2 from"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("using all-MiniLM-L6-v2-int8 from"));
     let out = run(
         &other,
         &cache,

@@ -2,10 +2,11 @@
 
 mod common;
 
-use common::{fixture_tree, model_dir, stderr_json, Kb};
+use common::{fixture_tree, model_dir, model_dir_int8, stderr_json, Kb};
 
 /// `kb init` without --model-dir finds the model in the Hugging Face cache
-/// (HF_HOME) with the hub offline.
+/// (HF_HOME) with the hub offline: the default (int8) model, or fp32 when
+/// named, from the one repository that holds both.
 #[test]
 fn init_from_hf_cache_offline() {
     let kb = Kb::empty();
@@ -18,25 +19,42 @@ fn init_from_hf_cache_offline() {
     std::fs::write(repo.join("refs/main"), rev).unwrap();
     let src = model_dir();
     std::os::unix::fs::symlink(src.join("model.onnx"), snap.join("onnx/model.onnx")).unwrap();
+    // The hub's int8 export sits beside it (here: kb's own int8 graph).
+    std::os::unix::fs::symlink(
+        model_dir_int8().join("model.onnx"),
+        snap.join("onnx/model_quint8_avx2.onnx"),
+    )
+    .unwrap();
     for f in ["tokenizer.json", "config.json"] {
         std::os::unix::fs::symlink(src.join(f), snap.join(f)).unwrap();
     }
-    let out = kb
-        .cmd()
-        .env("HF_HOME", &hf_home)
-        .env("HF_HUB_OFFLINE", "1")
-        .args(["init", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["model_name"], "all-MiniLM-L6-v2");
+    let init = |kb: &Kb, args: &[&str]| -> serde_json::Value {
+        let out = kb
+            .cmd()
+            .env("HF_HOME", &hf_home)
+            .env("HF_HUB_OFFLINE", "1")
+            .args(["init", "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = init(&kb, &[]);
+    assert_eq!(v["model_name"], "all-MiniLM-L6-v2-int8");
     assert_eq!(v["embedding_dim"], 384);
     assert!(v["onnx_file"].as_str().unwrap().contains("snapshots"));
+    let fp32 = Kb::empty();
+    let v = init(&fp32, &["--model", "all-MiniLM-L6-v2"]);
+    assert_eq!(v["model_name"], "all-MiniLM-L6-v2");
+    assert!(v["onnx_file"]
+        .as_str()
+        .unwrap()
+        .ends_with("onnx/model.onnx"));
 
     // Later commands find it again through the recorded directory.
     let docs = kb.home.path().join("docs");

@@ -18,7 +18,7 @@ use crate::session::Session;
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InitArgs {
-    /// Model name from models.toml [env: KB_MODEL] [default: all-MiniLM-L6-v2]
+    /// Model name from models.toml (all-MiniLM-L6-v2 for fp32) [env: KB_MODEL] [default: all-MiniLM-L6-v2-int8]
     #[arg(long)]
     pub model: Option<String>,
     /// Use a local directory holding the model's ONNX file, tokenizer.json and config.json instead of downloading

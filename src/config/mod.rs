@@ -265,7 +265,10 @@ impl Default for Config {
 impl Default for EmbeddingConfig {
     fn default() -> Self {
         EmbeddingConfig {
-            model: "all-MiniLM-L6-v2".into(),
+            // The int8 copy: 1.6x faster ingest than fp32 at 0.0022 less
+            // hybrid nDCG@10 on NFCorpus dev (README, Models and ONNX
+            // Runtime); fp32 is `--model all-MiniLM-L6-v2`.
+            model: "all-MiniLM-L6-v2-int8".into(),
             query_prefix: None,
             passage_prefix: None,
             model_dir: None,
@@ -495,7 +498,7 @@ mod tests {
         };
         let c = Config::load_from(&cli, &env(&[])).unwrap();
         assert_eq!(c.search.default_top, 10);
-        assert_eq!(c.embedding.model, "all-MiniLM-L6-v2");
+        assert_eq!(c.embedding.model, "all-MiniLM-L6-v2-int8");
         assert_eq!(c.data_dir, dir.path());
     }
 
