@@ -32,7 +32,16 @@ eval "$(scripts/prepare_pdf.sh)"
 # The default model is the int8 copy (faster, within 0.003 nDCG@10 of
 # fp32); `kb init --model all-MiniLM-L6-v2 --model-dir DIR` binds fp32.
 step "Binding your knowledge base (${KB_DATA_DIR:-~/.kb}) to the model"
-"$KB_BIN" init --model-dir "$KB_MODEL_DIR_INT8"
+# A knowledge base already built with another model keeps it (kb reindex
+# switches); anything else that stops init stops the setup.
+if init_out=$("$KB_BIN" init --model-dir "$KB_MODEL_DIR_INT8" --format json 2>/tmp/kb-setup-init.err); then
+    python3 -c 'import json,sys; v=json.load(sys.stdin); print("kb: %s: %s; database %s" % (v["status"], v["model_name"], v["db_path"]))' <<<"$init_out"
+elif grep -q E_MODEL_MISMATCH /tmp/kb-setup-init.err; then
+    echo "note: your knowledge base keeps its model: $(grep -o '"error":"[^"]*"' /tmp/kb-setup-init.err | head -1 | cut -d'"' -f4)" >&2
+else
+    cat /tmp/kb-setup-init.err >&2
+    exit 1
+fi
 
 DEMO_DIR="${KB_CACHE_DIR:-$HOME/.cache/kb}/demo"
 step "Demo: indexing examples/corpus into $DEMO_DIR"
