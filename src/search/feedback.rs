@@ -129,7 +129,7 @@ impl CandidatePool {
             .collect();
         // Only the k best are read first (the refined query's order is
         // mostly settled by the codes); the bound adds any doubtful ones.
-        exact_top_k(db, query, scored, k, k)
+        exact_top_k(db, query, scored, k)
     }
 }
 
@@ -371,7 +371,7 @@ mod tests {
             let sink = || PoolSink::with_size(150);
             let (scored, p) =
                 super::super::vector::scan_codes(&db, &q, None, 10, sink, parallel_from).unwrap();
-            let hits = exact_top_k(&db, &q, scored, 200, 10).unwrap();
+            let hits = exact_top_k(&db, &q, scored, 10).unwrap();
             let mut ids: Vec<i64> = p.into_pool().entries.iter().map(|e| e.id).collect();
             ids.sort_unstable();
             (hits, ids)

@@ -101,7 +101,7 @@ impl VectorIndex {
         IndexFloats { index: self, db }
     }
 
-    /// The exact top `k` of a scan's candidates: the best `max(4k, 200)`
+    /// The exact top `k` of a scan's candidates: the best `k`
     /// re-scored with their floats, then any other whose bound could still
     /// reach the k-th (as a one-shot search does).
     pub fn rescore(
@@ -111,7 +111,7 @@ impl VectorIndex {
         scored: Vec<Approx>,
         k: usize,
     ) -> Result<Vec<VectorHit>> {
-        exact_top_k(floats, query, scored, (k * 4).max(200), k)
+        exact_top_k(floats, query, scored, k)
     }
 
     fn push(&mut self, id: i64, code: VectorCode<'_>) {
