@@ -18,6 +18,7 @@
 //! stages, `group` embeds and writes, `prune` drops documents whose files
 //! are gone, `errors_log` and `progress` report, `summary` is the result.
 
+mod backlog;
 mod errors_log;
 mod group;
 mod model_source;

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use super::backlog::{backlog, Backlog, BacklogSender};
 use super::errors_log::ErrorsLog;
 use super::group::{embed_group_in_batches, write_group, ReadyDocument, EMBED_GROUP_CHUNKS};
 use super::model_source::SharedModel;
@@ -68,6 +69,10 @@ struct Parsed {
     doc: ReadyDocument,
     pages_without_text: u64,
 }
+
+/// Parsed chunks that may wait for the model: two embedding groups, so the
+/// next group is ready when the model finishes one.
+const WAITING_CHUNKS: usize = 2 * EMBED_GROUP_CHUNKS;
 
 /// How long the writer waits for an event before looking at the cancel
 /// flag again.
@@ -123,7 +128,7 @@ impl Writer<'_> {
             let (stop, cancel) = (stop.clone(), cancel.clone());
             Arc::new(move || stop.load(Ordering::Relaxed) || cancel.load(Ordering::SeqCst))
         };
-        let (parsed_tx, parsed_rx) = sync_channel::<Parsed>(threads * 4);
+        let (parsed_tx, parsed_rx) = backlog::<Parsed>(WAITING_CHUNKS);
         let (event_tx, event_rx) = sync_channel::<Event>(64);
 
         let parsers = {
@@ -282,7 +287,7 @@ impl Workers {
         doc_type: DocType,
         existing: Option<&IndexedFile>,
         tags: &[String],
-        parsed: &SyncSender<Parsed>,
+        parsed: &BacklogSender<Parsed>,
         events: &SyncSender<Event>,
     ) -> Option<Event> {
         let (outcome, spent) = self.prepare_file(path, doc_type, existing, tags);
@@ -297,10 +302,14 @@ impl Workers {
                     let _ = events.send(Event::Warning(path.to_path_buf(), w));
                 }
                 self.progress.chunks_found(doc.chunks.len() as u64);
-                let _ = parsed.send(Parsed {
-                    doc: *doc,
-                    pages_without_text: pages_without_text.unwrap_or(0),
-                });
+                let chunks = doc.chunks.len();
+                parsed.send(
+                    Parsed {
+                        doc: *doc,
+                        pages_without_text: pages_without_text.unwrap_or(0),
+                    },
+                    chunks,
+                );
                 return None;
             }
             Ok((FileOutcome::Unchanged { id }, _)) => Event::Skipped { id },
@@ -319,7 +328,7 @@ impl Workers {
     /// stops soon after the writer does.
     fn embed_stage(
         &self,
-        parsed: Receiver<Parsed>,
+        parsed: Backlog<Parsed>,
         events: SyncSender<Event>,
         halt: &(dyn Fn() -> bool + Send + Sync),
     ) {
@@ -329,9 +338,9 @@ impl Workers {
         let mut pages_without_text = 0u64;
         loop {
             let next = if chunks >= min_batch {
-                parsed.try_recv().ok()
+                parsed.try_recv()
             } else {
-                parsed.recv().ok()
+                parsed.recv()
             };
             let finished = next.is_none() && chunks < min_batch;
             if let Some(p) = next {
