@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{fixture_tree, model_dir, model_dir_int8, stderr_json, Kb};
+use common::{fixture_tree, model_dir, model_dir_int8, stderr_json, stdout_of, Kb};
 
 /// `kb init` without --model-dir finds the model in the Hugging Face cache
 /// (HF_HOME) with the hub offline: the default (int8) model, or fp32 when
@@ -28,21 +28,15 @@ fn init_from_hf_cache_offline() {
     for f in ["tokenizer.json", "config.json"] {
         std::os::unix::fs::symlink(src.join(f), snap.join(f)).unwrap();
     }
+    // Kb::cmd already keeps the hub offline.
     let init = |kb: &Kb, args: &[&str]| -> serde_json::Value {
-        let out = kb
-            .cmd()
-            .env("HF_HOME", &hf_home)
-            .env("HF_HUB_OFFLINE", "1")
-            .args(["init", "--format", "json"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let stdout = stdout_of(
+            kb.cmd()
+                .env("HF_HOME", &hf_home)
+                .args(["init", "--format", "json"])
+                .args(args),
         );
-        serde_json::from_slice(&out.stdout).unwrap()
+        serde_json::from_slice(&stdout).unwrap()
     };
     let v = init(&kb, &[]);
     assert_eq!(v["model_name"], "all-MiniLM-L6-v2-int8");

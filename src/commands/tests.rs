@@ -245,16 +245,18 @@ fn search_finds_by_keyword_and_by_vector_and_logs() {
     assert_eq!(err.code(), "E_EMPTY_QUERY");
 }
 
+/// A tool call through the MCP argument path: its JSON output.
+fn call(s: &mut Session, name: &str, args: Value) -> Value {
+    let out = run_json(name, args, s)
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    serde_json::from_str(&out.to_json().unwrap()).unwrap()
+}
+
 #[test]
 fn mcp_arguments_run_the_same_commands() {
     let f = Fixture::indexed();
     let mut server = f.session(SessionKind::Server);
-    let call = |s: &mut Session, name: &str, args: Value| -> Value {
-        let out = run_json(name, args, s)
-            .unwrap()
-            .unwrap_or_else(|e| panic!("{e:?}"));
-        serde_json::from_str(&out.to_json().unwrap()).unwrap()
-    };
     let cli = f.json(&["search", "ssh keys", "--top", "3"]);
     let mcp = call(
         &mut server,
@@ -285,12 +287,9 @@ fn mcp_arguments_run_the_same_commands() {
 fn a_server_sees_another_process_add_and_remove() {
     let f = Fixture::indexed();
     let mut server = f.session(SessionKind::Server);
-    let call = |s: &mut Session, args: Value| -> Value {
-        let out = run_json("search", args, s).unwrap().unwrap();
-        serde_json::from_str(&out.to_json().unwrap()).unwrap()
-    };
     let before = call(
         &mut server,
+        "search",
         json!({"query": "zeppelin mooring", "mode": "vector"}),
     );
     assert!(!before["results"]
@@ -303,6 +302,7 @@ fn a_server_sees_another_process_add_and_remove() {
     f.json(&["add", new.to_str().unwrap()]);
     let after = call(
         &mut server,
+        "search",
         json!({"query": "zeppelin mooring", "mode": "vector"}),
     );
     assert!(
@@ -316,6 +316,7 @@ fn a_server_sees_another_process_add_and_remove() {
     f.json(&["remove", new.to_str().unwrap()]);
     let gone = call(
         &mut server,
+        "search",
         json!({"query": "zeppelin mooring", "mode": "vector"}),
     );
     assert!(!gone["results"]
@@ -329,12 +330,12 @@ fn a_server_sees_another_process_add_and_remove() {
 fn a_server_ranks_keywords_in_memory_as_fts5_does() {
     let f = Fixture::indexed();
     let mut server = f.session(SessionKind::Server);
-    let call = |s: &mut Session, args: Value| -> Value {
-        let out = run_json("search", args, s).unwrap().unwrap();
-        serde_json::from_str(&out.to_json().unwrap()).unwrap()
-    };
     // The first search starts the load in the background (and asks FTS5).
-    call(&mut server, json!({"query": "ssh", "mode": "keyword"}));
+    call(
+        &mut server,
+        "search",
+        json!({"query": "ssh", "mode": "keyword"}),
+    );
     let wait_for_index = |s: &Session| {
         for _ in 0..500 {
             if s.keyword_index().unwrap().is_some() {
@@ -373,7 +374,7 @@ fn a_server_ranks_keywords_in_memory_as_fts5_does() {
                     };
                     mcp_args[key.as_str()] = value;
                 }
-                let mcp = call(s, mcp_args);
+                let mcp = call(s, "search", mcp_args);
                 assert_eq!(mcp["results"], cli["results"], "{args:?}");
                 assert_eq!(mcp["total_matches"], cli["total_matches"], "{args:?}");
             }

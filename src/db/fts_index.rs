@@ -89,22 +89,19 @@ impl Database {
             .conn()
             .prepare_cached("SELECT term, doc, col FROM temp.kb_fts_instances")?;
         let mut rows = stmt.query([])?;
-        // The columns' names differ in length: one comparison a row (there
-        // are ~50 million rows at a million chunks).
-        let by_length = |name: &[u8]| {
-            let i = FTS_COLUMNS.iter().position(|c| c.len() == name.len())?;
-            (FTS_COLUMNS[i].as_bytes() == name).then_some(i)
-        };
         while let Some(row) = rows.next()? {
             let term = bytes(row.get_ref(0)?)?;
             let doc: i64 = row.get(1)?;
             let col = bytes(row.get_ref(2)?)?;
-            let col = by_length(col).ok_or_else(|| {
-                KbError::Db(format!(
-                    "the keyword index has an unknown column {}",
-                    String::from_utf8_lossy(col)
-                ))
-            })?;
+            let col = FTS_COLUMNS
+                .iter()
+                .position(|c| c.as_bytes() == col)
+                .ok_or_else(|| {
+                    KbError::Db(format!(
+                        "the keyword index has an unknown column {}",
+                        String::from_utf8_lossy(col)
+                    ))
+                })?;
             f(term, doc, col)?;
         }
         Ok(())
@@ -140,21 +137,36 @@ impl Database {
         )
     }
 
-    /// The sizes of the given rows (those still in the index).
-    pub fn fts_row_sizes(&self, ids: &[i64]) -> Result<Vec<(i64, [u32; 4])>> {
+    /// `select` (ending in `WHERE id IN`) over `ids`, 500 at a time:
+    /// each row mapped by `f`, ascending by `key`.
+    fn rows_by_id<T>(
+        &self,
+        select: &str,
+        ids: &[i64],
+        mut f: impl FnMut(&rusqlite::Row<'_>) -> Result<T>,
+        key: impl Fn(&T) -> i64,
+    ) -> Result<Vec<T>> {
         let mut out = Vec::with_capacity(ids.len());
         for part in ids.chunks(500) {
             let marks = vec!["?"; part.len()].join(",");
-            let mut stmt = self.conn().prepare_cached(&format!(
-                "SELECT id, sz FROM chunks_fts_docsize WHERE id IN ({marks}) ORDER BY id"
-            ))?;
+            let mut stmt = self.conn().prepare_cached(&format!("{select} ({marks})"))?;
             let mut rows = stmt.query(params_from_iter(part))?;
             while let Some(row) = rows.next()? {
-                out.push((row.get(0)?, row_sizes(bytes(row.get_ref(1)?)?)?));
+                out.push(f(row)?);
             }
         }
-        out.sort_by_key(|r| r.0);
+        out.sort_by_key(key);
         Ok(out)
+    }
+
+    /// The sizes of the given rows (those still in the index).
+    pub fn fts_row_sizes(&self, ids: &[i64]) -> Result<Vec<(i64, [u32; 4])>> {
+        self.rows_by_id(
+            "SELECT id, sz FROM chunks_fts_docsize WHERE id IN",
+            ids,
+            |row| Ok((row.get(0)?, row_sizes(bytes(row.get_ref(1)?)?)?)),
+            |r| r.0,
+        )
     }
 
     /// The row count and token total bm25 averages over.
@@ -186,24 +198,17 @@ impl Database {
 
     /// The keyword index's columns of the given chunks, ascending by id.
     pub fn fts_rows(&self, ids: &[i64]) -> Result<Vec<FtsRow>> {
-        let mut out = Vec::with_capacity(ids.len());
-        for part in ids.chunks(500) {
-            let marks = vec!["?"; part.len()].join(",");
-            let mut stmt = self.conn().prepare_cached(&format!(
-                "SELECT id, text, doc_title, section, terms FROM chunks WHERE id IN ({marks})"
-            ))?;
-            let rows = stmt.query_map(params_from_iter(part), |r| {
+        self.rows_by_id(
+            "SELECT id, text, doc_title, section, terms FROM chunks WHERE id IN",
+            ids,
+            |r| {
                 Ok(FtsRow {
                     chunk_id: r.get(0)?,
                     columns: [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?],
                 })
-            })?;
-            for row in rows {
-                out.push(row?);
-            }
-        }
-        out.sort_by_key(|r| r.chunk_id);
-        Ok(out)
+            },
+            |r| r.chunk_id,
+        )
     }
 }
 
@@ -239,13 +244,6 @@ fn row_sizes(blob: &[u8]) -> Result<[u32; 4]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_column_names_differ_in_length() {
-        let lengths: std::collections::HashSet<usize> =
-            FTS_COLUMNS.iter().map(|c| c.len()).collect();
-        assert_eq!(lengths.len(), FTS_COLUMNS.len());
-    }
 
     #[test]
     fn varints_as_sqlite_writes_them() {

@@ -97,6 +97,13 @@ impl SearchRequest {
     }
 }
 
+/// Whether a warm in-memory index had better be read again than refreshed
+/// with `added` new rows out of `rows`: past a quarter of them (and a few
+/// hundred), one full read is cheaper than adding them one by one.
+pub(crate) fn reload_is_cheaper(added: usize, rows: usize) -> bool {
+    added > 256 && added * 4 > rows
+}
+
 /// The chunks a filtered search may return, read before ranking (so the
 /// in-memory rankers need no database and can run on another thread).
 pub enum Allowed {
@@ -147,7 +154,7 @@ struct KeywordSide<'a> {
     hits: Vec<(i64, f64)>,
     total: usize,
     /// From the in-memory index; else FTS5 answers.
-    ranked: Option<keyword_index::KeywordRanking<'a>>,
+    matched: Option<keyword_index::MatchedRows<'a>>,
 }
 
 impl KeywordSide<'_> {
@@ -162,8 +169,8 @@ impl KeywordSide<'_> {
 
     /// How many of `ids` match the query, filters aside.
     fn matches_among(&self, db: &Database, fts: &str, ids: &[i64]) -> Result<usize> {
-        match &self.ranked {
-            Some(r) => Ok(r.matches_among(ids)),
+        match &self.matched {
+            Some(m) => Ok(m.among(ids)),
             None => db.keyword_matches_among(fts, ids),
         }
     }
@@ -184,16 +191,16 @@ fn keyword_side<'a>(
         return Ok(KeywordSide {
             hits: Vec::new(),
             total: 0,
-            ranked: None,
+            matched: None,
         });
     };
     if let Some((index, allowed)) = index {
         if let Some(tokens) = keyword_index::query_tokens(db, phrases)? {
             let ranked = index.rank(&tokens, &req.columns, allowed, limit);
             return Ok(KeywordSide {
-                hits: ranked.hits.clone(),
+                hits: ranked.hits,
                 total: ranked.total,
-                ranked: Some(ranked),
+                matched: Some(ranked.matched),
             });
         }
     }
@@ -207,7 +214,7 @@ fn keyword_side<'a>(
     Ok(KeywordSide {
         hits: hits.into_iter().map(|h| (h.chunk_id, h.bm25)).collect(),
         total,
-        ranked: None,
+        matched: None,
     })
 }
 
@@ -215,17 +222,13 @@ fn keyword_side<'a>(
 /// floats it read), or (from the in-memory index) scored by codes, to be
 /// re-scored on the caller's connection; with the candidate pool when
 /// feedback applies.
-enum VectorRanked<'a> {
+enum VectorRanked {
     Exact(
         Vec<crate::db::VectorHit>,
         Option<feedback::CandidatePool>,
         vector::FloatsRead,
     ),
-    Scanned(
-        &'a vector::VectorIndex,
-        Vec<vector::Approx>,
-        Option<feedback::CandidatePool>,
-    ),
+    Scanned(Vec<vector::Approx>, Option<feedback::CandidatePool>),
 }
 
 /// Keeps at most `max` chunks of each document, in order, until `top` are
@@ -331,7 +334,7 @@ where
                     Some((index, allowed)) => {
                         let sink = || pooled.then(|| feedback::PoolSink::new(k));
                         let (scored, pool) = index.scan(&qv, allowed, k, sink);
-                        VectorRanked::Scanned(index, scored, pool.map(|p| p.into_pool()))
+                        VectorRanked::Scanned(scored, pool.map(|p| p.into_pool()))
                     }
                     None => {
                         let own = reopener.open()?;
@@ -389,8 +392,8 @@ where
             floats.remember(read);
             (Some(qv), Some(hits), pool)
         }
-        Some((qv, VectorRanked::Scanned(index, scored, pool))) => {
-            let hits = index.rescore(&floats, &qv, scored, k)?;
+        Some((qv, VectorRanked::Scanned(scored, pool))) => {
+            let hits = vector::exact_top_k(&floats, &qv, scored, k)?;
             (Some(qv), Some(hits), pool)
         }
         None => (None, None, None),

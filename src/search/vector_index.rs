@@ -29,7 +29,7 @@ pub fn search_in(
     k: usize,
 ) -> Result<Vec<VectorHit>> {
     let (scored, ()) = index.scan(query, &Allowed::of(db, filters)?, k, || ());
-    index.rescore(&index.floats(db), query, scored, k)
+    exact_top_k(&index.floats(db), query, scored, k)
 }
 
 /// The floats of an index's candidates: its own, or else the database's.
@@ -101,19 +101,6 @@ impl VectorIndex {
         IndexFloats { index: self, db }
     }
 
-    /// The exact top `k` of a scan's candidates: the best `k`
-    /// re-scored with their floats, then any other whose bound could still
-    /// reach the k-th (as a one-shot search does).
-    pub fn rescore(
-        &self,
-        floats: &dyn FloatVectors,
-        query: &[f32],
-        scored: Vec<Approx>,
-        k: usize,
-    ) -> Result<Vec<VectorHit>> {
-        exact_top_k(floats, query, scored, k)
-    }
-
     fn push(&mut self, id: i64, code: VectorCode<'_>) {
         if self.dim == 0 {
             self.dim = code.codes.len();
@@ -177,7 +164,7 @@ impl VectorIndex {
         let last = self.ids.iter().copied().max().unwrap_or(i64::MIN);
         let new_ids = db.chunk_ids_after(last)?;
         let chunks = db.chunk_count()? as usize;
-        if new_ids.len() > 256 && new_ids.len() * 4 > chunks {
+        if super::reload_is_cheaper(new_ids.len(), chunks) {
             return Ok(None);
         }
         // When every chunk had a code here and the chunks are those plus the
@@ -339,14 +326,14 @@ mod tests {
                 // In two halves.
                 let (scored, ()) = index.scan_from(&q, &Allowed::All, k, || (), 1);
                 assert_eq!(
-                    index.rescore(&index.floats(&db), &q, scored, k).unwrap(),
+                    exact_top_k(&index.floats(&db), &q, scored, k).unwrap(),
                     exact
                 );
             }
             let allowed: HashSet<i64> = index.ids.iter().copied().filter(|i| i % 3 == 0).collect();
             let (scored, ()) = index.scan(&q, &Allowed::Only(allowed.clone()), 30, || ());
             assert_eq!(
-                index.rescore(&index.floats(&db), &q, scored, 30).unwrap(),
+                exact_top_k(&index.floats(&db), &q, scored, 30).unwrap(),
                 exact_scan(&db, &q, Some(&allowed), 30).unwrap()
             );
             let none = Allowed::Only(HashSet::new());

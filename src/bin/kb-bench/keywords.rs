@@ -16,10 +16,7 @@ pub(crate) fn bench_keywords(a: &Args) -> Result<()> {
     let data_dir = need(&a.data_dir, "--data-dir")?;
     let config = config(Some(data_dir))?;
     let db = Database::open(&config.db_path(), OpenMode::Existing)?;
-    let queries: Vec<String> = match &a.corpus {
-        Some(path) => read_queries(path)?,
-        None => QUERIES.iter().map(|q| q.to_string()).collect(),
-    };
+    let queries = queries(a)?;
     let t = Instant::now();
     let index = {
         let _snapshot = db.begin_read()?;

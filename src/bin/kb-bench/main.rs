@@ -165,6 +165,14 @@ pub(crate) fn read_queries(path: &Path) -> Result<Vec<String>> {
         .collect())
 }
 
+/// The queries of `--queries FILE`, else [`QUERIES`].
+pub(crate) fn queries(a: &Args) -> Result<Vec<String>> {
+    match &a.corpus {
+        Some(path) => read_queries(path),
+        None => Ok(QUERIES.iter().map(|q| q.to_string()).collect()),
+    }
+}
+
 pub(crate) fn need<'a>(p: &'a Option<PathBuf>, flag: &str) -> Result<&'a Path> {
     p.as_deref()
         .ok_or_else(|| KbError::Usage(format!("{flag} is required")))

@@ -87,10 +87,7 @@ pub(crate) fn bench_mcp(a: &Args) -> Result<()> {
     )?;
     let init_ms = t.elapsed().as_secs_f64() * 1000.0;
     c.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-    let queries: Vec<String> = match &a.corpus {
-        Some(path) => read_queries(path)?,
-        None => QUERIES.iter().map(|q| q.to_string()).collect(),
-    };
+    let queries = queries(a)?;
     let search = |c: &mut McpClient, query: &str, mode: &str| -> Result<(f64, serde_json::Value)> {
         let t = Instant::now();
         let r = c.request(

@@ -30,11 +30,6 @@ use crate::error::{KbError, Result};
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
-/// A refresh that would add more than this share of the rows (and more
-/// than [`REFRESH_ROWS`]) is left to a full load, which is cheaper.
-const REFRESH_SHARE: usize = 4;
-const REFRESH_ROWS: usize = 256;
-
 /// Removed rows stay in the posting lists, skipped, until they are this
 /// share of all rows; then the lists are rewritten without them.
 const COMPACT_SHARE: usize = 4;
@@ -100,17 +95,22 @@ pub struct KeywordRanking<'a> {
     pub hits: Vec<(i64, f64)>,
     /// Matching chunks the filters allow.
     pub total: usize,
+    pub matched: MatchedRows<'a>,
+}
+
+/// The rows a query matched, filters aside.
+pub struct MatchedRows<'a> {
     /// A bit per row of `index`.
-    matched: Vec<u64>,
+    bits: Vec<u64>,
     index: &'a KeywordIndex,
 }
 
-impl KeywordRanking<'_> {
+impl MatchedRows<'_> {
     /// How many of `ids` match the query (filters aside).
-    pub fn matches_among(&self, ids: &[i64]) -> usize {
+    pub fn among(&self, ids: &[i64]) -> usize {
         ids.iter()
             .filter(|id| match self.index.ids.binary_search(id) {
-                Ok(row) => self.matched[row / 64] & (1 << (row % 64)) != 0,
+                Ok(row) => self.bits[row / 64] & (1 << (row % 64)) != 0,
                 Err(_) => false,
             })
             .count()
@@ -317,7 +317,7 @@ impl KeywordIndex {
         let last = self.ids.last().copied().unwrap_or(i64::MIN);
         let added = db.fts_row_ids_after(last)?;
         let rows = stored.rows as usize;
-        if added.len() > REFRESH_ROWS && added.len() * REFRESH_SHARE > rows {
+        if super::reload_is_cheaper(added.len(), rows) {
             return Ok(Refreshed::Reload);
         }
         // Every row up to `last` was known, so when the rows are those
@@ -545,8 +545,10 @@ impl KeywordIndex {
                 .map(|(s, row)| (self.ids[row as usize], s))
                 .collect(),
             total,
-            matched,
-            index: self,
+            matched: MatchedRows {
+                bits: matched,
+                index: self,
+            },
         }
     }
 }

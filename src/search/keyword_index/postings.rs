@@ -90,12 +90,10 @@ impl PostingList {
     pub fn for_each(&self, mut f: impl FnMut(u32, u8, ColumnCounts)) {
         let bytes = &self.bytes[..];
         let mut at = 0;
+        // The first gap is from row 0, so every row is the sum of gaps.
         let mut row = 0u32;
-        let mut first = true;
         while at < bytes.len() {
-            let gap = get_varint(bytes, &mut at);
-            row = if first { gap } else { row + gap };
-            first = false;
+            row += get_varint(bytes, &mut at);
             let packed = bytes[at];
             at += 1;
             if has_overflow(packed) {

@@ -181,7 +181,7 @@ fn assert_ranks_as_fts5(db: &Database, index: &KeywordIndex, queries: &[String])
                     assert_eq!(ours.total, db.keyword_count(&expr, f).unwrap(), "{q:?}");
                     let some: Vec<i64> = (1..400).step_by(3).collect();
                     assert_eq!(
-                        ours.matches_among(&some),
+                        ours.matched.among(&some),
                         db.keyword_matches_among(&expr, &some).unwrap()
                     );
                     compared += 1;
