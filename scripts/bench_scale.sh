@@ -87,10 +87,12 @@ EOF
     st=()
     for _ in 1 2 3 4 5; do st+=("$(seconds "$kb" --data-dir "$dir" status)"); done
     echo "kb status: $(printf '%s\n' "${st[@]}" | median | awk '{printf "%.0f ms", $1*1000}') (median of 5), load $(load)"
-    first=$(find "$add_dir" -name '*.md' | sort | head -1)
+    # (head would close the pipe early: with pipefail, sort's SIGPIPE
+    # stopped the script at random)
+    mapfile -t added < <(find "$add_dir" -name '*.md' | sort)
+    first=${added[0]}
     echo "kb remove of one document: $(seconds "$kb" --data-dir "$dir" remove "$first" | awk '{printf "%.0f ms", $1*1000}'), load $(load)"
     # Back to the built state for the next run.
-    mapfile -t rest < <(find "$add_dir" -name '*.md' | sort | tail -n +2)
-    "$kb" --data-dir "$dir" remove "${rest[@]}" >/dev/null
+    "$kb" --data-dir "$dir" remove "${added[@]:1}" >/dev/null
   done
 done

@@ -24,38 +24,64 @@ import onnxruntime as ort  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
 
-def main():
-    model, tok_path, batches_path = sys.argv[1:4]
-    threads = int(sys.argv[4]) if len(sys.argv) > 4 else 2
-    tok = Tokenizer.from_file(tok_path)
+def tokenizer(path):
+    """kb's tokenisation: truncated at 256 tokens, padded to the longest."""
+    tok = Tokenizer.from_file(path)
     tok.enable_truncation(256)
     tok.enable_padding(pad_id=tok.token_to_id("[PAD]") or 0, pad_token="[PAD]")
+    return tok
+
+
+def session(model, threads=2):
+    """An InferenceSession with ONNX Runtime's defaults and `threads` intra-op threads."""
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
-    names = {i.name for i in sess.get_inputs()}
+    return ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+
+
+def encode(sess, tok, texts):
+    """The session's inputs for a batch of texts, and the attention mask."""
+    enc = tok.encode_batch(texts)
+    ids = np.array([e.ids for e in enc], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in {i.name for i in sess.get_inputs()}:
+        feed["token_type_ids"] = np.zeros_like(ids)
+    return feed, mask
+
+
+def pool(hidden, mask):
+    """Mean over the real tokens, normalised: the embeddings."""
+    m = mask[:, :, None].astype(np.float32)
+    v = (hidden * m).sum(1) / np.maximum(m.sum(1), 1)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def embed(sess, tok, texts):
+    feed, mask = encode(sess, tok, texts)
+    return pool(sess.run(None, feed)[0], mask)
+
+
+def main():
+    model, tok_path, batches_path = sys.argv[1:4]
+    threads = int(sys.argv[4]) if len(sys.argv) > 4 else 2
+    tok = tokenizer(tok_path)
+    sess = session(model, threads)
     batches = [json.loads(line) for line in open(batches_path, encoding="utf-8")]
     chunks = sum(len(b) for b in batches)
     tokens = 0
     run_wall = run_cpu = 0.0
     t0, c0 = time.perf_counter(), time.process_time()
     for texts in batches:
-        enc = tok.encode_batch(texts)
-        ids = np.array([e.ids for e in enc], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+        feed, mask = encode(sess, tok, texts)
         tokens += int(mask.sum())
-        feed = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in names:
-            feed["token_type_ids"] = np.zeros_like(ids)
         t, c = time.perf_counter(), time.process_time()
         hidden = sess.run(None, feed)[0]
         run_wall += time.perf_counter() - t
         run_cpu += time.process_time() - c
-        m = mask[:, :, None].astype(np.float32)
-        v = (hidden * m).sum(1) / np.maximum(m.sum(1), 1)
-        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        pool(hidden, mask)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     print(
         f"plain ONNX Runtime {ort.__version__} ({os.path.basename(os.path.dirname(model)) or model}, "

@@ -61,8 +61,8 @@ TOKENIZER_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json",
 # without VNNI exact (their vpmaddubsw saturates int16 pair sums of full
 # 8-bit weights: 0.0013% of them, which moved embeddings; with reduce_range
 # none, and an emulated Haswell gives the same vectors as this AVX-512 VNNI
-# machine). Cosine to fp32 over 320 NFCorpus windows of 256 tokens in
-# batches of 32: min 0.990, mean 0.995 (uint8 weights: 0.993, 0.996).
+# machine). Cosine to fp32 over 320 NFCorpus documents of 256 tokens in
+# batches of 32: min 0.991, mean 0.995 (scripts/int8_accuracy.py).
 # Measured in issue 13 (README, Speed). Bump QUANT_VERSION when these change.
 QUANT_SETTINGS = {"per_channel": True, "reduce_range": True, "weight_type": "QInt8",
                   "op_types_to_quantize": ["MatMul"]}
