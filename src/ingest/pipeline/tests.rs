@@ -346,6 +346,10 @@ fn cancel_returns_at_once_keeping_what_was_committed() {
     }
     let mut config = kb.config.clone();
     config.embedding.batch_size = 8;
+    // Groups of 8 notes, one model batch each, so some are committed
+    // before Ctrl-C (the parsers run far ahead: with the default groups of
+    // 256 chunks all 120 notes would be one group, still in the model).
+    config.ingestion.batch_size = 8;
     let opts = options(&[], false);
     let cancel = opts.cancel.clone();
     let stopper = std::thread::spawn(move || {
