@@ -18,6 +18,7 @@ pub mod error;
 pub mod ingest;
 pub mod mcp;
 pub mod output;
+pub mod progress;
 pub mod search;
 pub mod session;
 pub mod text;

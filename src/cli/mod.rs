@@ -6,6 +6,7 @@
 
 mod docs;
 mod errors;
+mod progress;
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write as _};
@@ -20,6 +21,7 @@ use crate::config::{CliOverrides, Config, OutputFormat};
 use crate::error::{KbError, Result};
 use crate::ingest::pdf;
 use crate::output::Style;
+use crate::progress::Progress;
 use crate::session::{Session, SessionKind};
 
 pub use docs::{command, DocsArgs};
@@ -166,8 +168,13 @@ pub fn run() -> i32 {
                 }
             }
             let mut session = Session::new(config, SessionKind::OneShot, cancel)
-                .with_progress(std::io::stderr().is_terminal())
                 .with_notes(Arc::new(|note| eprintln!("kb: {note}")));
+            if std::io::stderr().is_terminal() {
+                // Long work draws its progress line on the terminal.
+                session = session.with_progress(Arc::new(|work| {
+                    Arc::new(progress::TerminalProgress::new(work)) as Arc<dyn Progress>
+                }));
+            }
             match command
                 .run(&mut session)
                 .and_then(|out| render(out.as_ref(), kind, format))

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -12,8 +12,9 @@ use crate::db::normalize_tags;
 use crate::embed::ModelUse;
 use crate::error::{KbError, Result};
 use crate::ingest::pipeline::{IngestOptions, IngestSummary, Ingester, ModelSource};
-use crate::output::progress::{Progress, Work};
+use crate::ingest::DocType;
 use crate::output::{plural, Render, Style};
+use crate::progress::Work;
 use crate::session::{Session, SessionKind};
 
 const EXAMPLES: &str = "Examples:
@@ -100,7 +101,7 @@ pub struct AddOutput {
     pub interrupted: bool,
     pub errors_log: Option<PathBuf>,
     /// Documents and chunks written, by document type.
-    pub by_type: BTreeMap<String, TypeCounts>,
+    pub by_type: BTreeMap<DocType, TypeCounts>,
     /// Where the time went (the stages overlap; `parse` is summed over the
     /// parser threads).
     pub seconds: Seconds,
@@ -176,7 +177,6 @@ impl Command for AddArgs {
     type Output = AddOutput;
 
     fn run(self, session: &mut Session) -> Result<AddOutput> {
-        let progress = session.show_progress() && !self.quiet;
         let tags = self.request()?;
         // One add at a time: a second one waits, then skips what this one
         // committed instead of embedding it again.
@@ -200,7 +200,7 @@ impl Command for AddArgs {
         } else {
             None
         };
-        let bar = Arc::new(Progress::new(Work::Ingest, progress));
+        let bar = session.progress(Work::Ingest, self.quiet);
         let source = match binding {
             Some(binding) if session.kind() == SessionKind::OneShot => {
                 ModelSource::Lazy(session.model_loader(&binding, ModelUse::Passages)?)

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::db::{Database, DocumentRecord};
 use crate::error::{KbError, Result};
-use crate::ingest::source_path;
+use crate::ingest::{source_path, DocType};
 
 /// A document named by its id (`source.document_id` in search results) or
 /// by the path of an indexed file.
@@ -147,7 +147,7 @@ pub struct DocumentRef {
     pub title: String,
     pub path: Option<String>,
     #[serde(rename = "type")]
-    pub doc_type: String,
+    pub doc_type: DocType,
     pub tags: Vec<String>,
     pub total_chunks: i64,
 }
@@ -158,7 +158,7 @@ impl DocumentRef {
             id: d.summary.id,
             title: d.summary.title.clone(),
             path: d.summary.path.clone(),
-            doc_type: d.summary.doc_type.clone(),
+            doc_type: d.summary.doc_type,
             tags: d.summary.tags.clone(),
             total_chunks: d.summary.chunk_count,
         }

@@ -5,9 +5,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::document::{document_file_status, DocRef, FileStatus};
-use super::list::SkillFields;
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::error::Result;
+use crate::ingest::{Citation, DocType, DocumentMeta, SkillInfo};
 use crate::output::{Render, Style};
 use crate::session::Session;
 
@@ -26,17 +26,9 @@ pub struct InfoChunk {
     pub chunk_id: i64,
     pub chunk_index: i64,
     pub token_count: Option<i64>,
-    pub section: Option<String>,
-    pub page: Option<u64>,
-    pub symbol_name: Option<String>,
-    /// 1-based lines in the file (absent where kb does not know them).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line_start: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line_end: Option<u64>,
-    /// The last page of a PDF chunk that runs onto the next page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub page_end: Option<u64>,
+    /// Where the chunk is: section, page, lines, symbol.
+    #[serde(flatten)]
+    pub citation: Citation,
 }
 
 #[derive(Debug, Serialize)]
@@ -44,7 +36,7 @@ pub struct InfoOutput {
     pub id: i64,
     pub title: String,
     #[serde(rename = "type")]
-    pub doc_type: String,
+    pub doc_type: DocType,
     pub path: Option<String>,
     pub tags: Vec<String>,
     pub chunk_count: i64,
@@ -56,10 +48,10 @@ pub struct InfoOutput {
     /// unchanged, changed or missing (null for a document without a file).
     pub file_status: Option<FileStatus>,
     /// PDF pages (null for other documents).
-    pub pages: Option<u64>,
-    pub pages_without_text: u64,
+    pub pages: Option<u32>,
+    pub pages_without_text: u32,
     /// PDF pages whose text was recognised by OCR.
-    pub pages_ocr: u64,
+    pub pages_ocr: u32,
     /// How the PDF's pages were read, in words ("2 of 5 pages recognised
     /// by OCR", "text layer on every page").
     pub ocr: String,
@@ -68,7 +60,7 @@ pub struct InfoOutput {
     pub chunks: Vec<InfoChunk>,
     /// Skills only: name, description, version, capabilities.
     #[serde(flatten)]
-    pub skill: Option<SkillFields>,
+    pub skill: Option<SkillInfo>,
 }
 
 impl Command for InfoArgs {
@@ -91,19 +83,14 @@ impl Command for InfoArgs {
                 chunk_id: c.chunk_id,
                 chunk_index: c.chunk_index,
                 token_count: c.token_count,
-                section: c.section,
-                page: c.page,
-                symbol_name: c.symbol_name,
-                line_start: c.line_start,
-                line_end: c.line_end,
-                page_end: c.page_end,
+                citation: c.meta.citation(),
             })
             .collect();
         Ok(InfoOutput {
             file_status: document_file_status(&d),
             id: d.summary.id,
             title: d.summary.title.clone(),
-            doc_type: d.summary.doc_type.clone(),
+            doc_type: d.summary.doc_type,
             path: d.summary.path.clone(),
             tags: d.summary.tags.clone(),
             chunk_count: d.summary.chunk_count,
@@ -112,36 +99,26 @@ impl Command for InfoArgs {
             language: d.language.clone(),
             content_hash: d.content_hash.clone(),
             file_size: d.file_size,
-            pages: d.metadata.get("pages").and_then(Value::as_u64),
-            pages_without_text: d
-                .metadata
-                .get("pages_without_text")
-                .and_then(Value::as_u64)
-                .unwrap_or(0),
-            pages_ocr: d
-                .metadata
-                .get("pages_ocr")
-                .and_then(Value::as_u64)
-                .unwrap_or(0),
+            pages: d.metadata.pages,
+            pages_without_text: d.metadata.pages_without_text.unwrap_or(0),
+            pages_ocr: d.metadata.pages_ocr.unwrap_or(0),
             ocr: ocr_summary(&d.metadata),
-            metadata: d
-                .metadata
-                .get("frontmatter")
-                .cloned()
-                .unwrap_or_else(|| Value::Object(Default::default())),
+            metadata: Value::Object(d.metadata.frontmatter.clone().unwrap_or_default()),
             chunks,
-            skill: d.summary.skill.as_ref().map(SkillFields::of),
+            skill: d.summary.skill.clone(),
         })
     }
 }
 
 /// How a PDF's pages were read, from its stored page counts.
-fn ocr_summary(meta: &Value) -> String {
-    let count = |k: &str| meta.get(k).and_then(Value::as_u64).unwrap_or(0);
-    let Some(pages) = meta.get("pages").and_then(Value::as_u64) else {
+fn ocr_summary(meta: &DocumentMeta) -> String {
+    let Some(pages) = meta.pages else {
         return "not a PDF".into();
     };
-    let (ocr, without) = (count("pages_ocr"), count("pages_without_text"));
+    let (ocr, without) = (
+        meta.pages_ocr.unwrap_or(0),
+        meta.pages_without_text.unwrap_or(0),
+    );
     let mut parts = Vec::new();
     if ocr > 0 {
         parts.push(format!("{ocr} of {pages} recognised by OCR"));
@@ -191,12 +168,13 @@ impl Render for InfoOutput {
             out.push_str(&format!("Pages: {pages} ({})\n", self.ocr));
         }
         for c in &self.chunks {
-            let place = c
+            let cite = &c.citation;
+            let place = cite
                 .section
                 .as_ref()
                 .map(|s| format!("§{s}"))
-                .or_else(|| c.page.map(|p| format!("p.{p}")))
-                .or_else(|| c.symbol_name.clone())
+                .or_else(|| cite.page.map(|p| format!("p.{p}")))
+                .or_else(|| cite.symbol_name.clone())
                 .unwrap_or_default();
             out.push_str(&format!(
                 "  #{:<4} chunk {:<6} {:>4} tokens  {}\n",

@@ -10,7 +10,7 @@ use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::embed::reembed::{reembed, Pending};
 use crate::embed::{bind, resolve, BindOutcome};
 use crate::error::{KbError, Result};
-use crate::output::progress::{Progress, Work};
+use crate::progress::Work;
 use crate::output::{Render, Style};
 use crate::session::Session;
 
@@ -87,7 +87,7 @@ impl Command for InitArgs {
             BindOutcome::Bound => "initialised",
             BindOutcome::AlreadyBound => "already initialised",
         };
-        let bar = Progress::new(Work::Backfill, progress);
+        let bar = session.progress(Work::Backfill, self.quiet);
         bar.chunks_found(db.index_counts()?.chunks_without_vectors.unwrap_or(0) as u64);
         let embedded = reembed(
             db,

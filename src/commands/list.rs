@@ -4,9 +4,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Command, CommandSpec, Mcp, OutputKind};
-use crate::db::{DocumentSummary, ListFilters, SkillInfo};
+use crate::db::{DocumentSummary, ListFilters};
 use crate::error::{KbError, Result};
-use crate::ingest::DocType;
+use crate::ingest::{DocType, SkillInfo};
 use crate::output::{display_path, plural, Render, Style};
 use crate::session::Session;
 
@@ -61,7 +61,7 @@ impl ListArgs {
             ));
         }
         Ok(ListFilters {
-            doc_type: self.doc_type.map(|t| t.as_str().to_string()),
+            doc_type: self.doc_type,
             tag: self.tag.clone(),
             search: self.search.clone(),
             capabilities,
@@ -70,40 +70,19 @@ impl ListArgs {
     }
 }
 
-/// A skill's frontmatter, as `kb list` and `kb info` show it (for skills
-/// only; other documents have none of these fields).
-#[derive(Debug, Clone, Serialize)]
-pub struct SkillFields {
-    pub name: Option<String>,
-    pub description: Option<String>,
-    pub version: Option<String>,
-    pub capabilities: Vec<String>,
-}
-
-impl SkillFields {
-    pub fn of(s: &SkillInfo) -> SkillFields {
-        SkillFields {
-            name: s.name.clone(),
-            description: s.description.clone(),
-            version: s.version.clone(),
-            capabilities: s.capabilities.clone(),
-        }
+/// A skill in one line: `v1.2 [read, write] first line of the description`.
+fn skill_line(s: &SkillInfo) -> String {
+    let mut parts = Vec::new();
+    if let Some(v) = &s.version {
+        parts.push(format!("v{v}"));
     }
-
-    /// `v1.2 [read, write] first line of the description`.
-    pub fn line(&self) -> String {
-        let mut parts = Vec::new();
-        if let Some(v) = &self.version {
-            parts.push(format!("v{v}"));
-        }
-        if !self.capabilities.is_empty() {
-            parts.push(format!("[{}]", self.capabilities.join(", ")));
-        }
-        if let Some(d) = &self.description {
-            parts.push(d.lines().next().unwrap_or("").to_string());
-        }
-        parts.join(" ")
+    if !s.capabilities.is_empty() {
+        parts.push(format!("[{}]", s.capabilities.join(", ")));
     }
+    if let Some(d) = &s.description {
+        parts.push(d.lines().next().unwrap_or("").to_string());
+    }
+    parts.join(" ")
 }
 
 /// One listed document.
@@ -112,14 +91,16 @@ pub struct ListedDocument {
     pub id: i64,
     pub title: String,
     #[serde(rename = "type")]
-    pub doc_type: String,
+    pub doc_type: DocType,
     pub tags: Vec<String>,
     pub chunk_count: i64,
     pub created_at: String,
     pub path: Option<String>,
     pub updated_at: String,
+    /// Skills only (other documents have none of these fields): name,
+    /// description, version, capabilities from the SKILL.md frontmatter.
     #[serde(flatten)]
-    pub skill: Option<SkillFields>,
+    pub skill: Option<SkillInfo>,
 }
 
 impl ListedDocument {
@@ -133,7 +114,7 @@ impl ListedDocument {
             created_at: d.created_at,
             path: d.path,
             updated_at: d.updated_at,
-            skill: d.skill.as_ref().map(SkillFields::of),
+            skill: d.skill,
         }
     }
 }
@@ -191,7 +172,7 @@ impl Render for ListOutput {
                 d.path.as_deref().map(display_path).unwrap_or_default()
             ));
             if let Some(s) = &d.skill {
-                out.push_str(&format!("       skill: {}\n", s.line()));
+                out.push_str(&format!("       skill: {}\n", skill_line(s)));
             }
         }
         out

@@ -133,7 +133,7 @@ impl Command for OpenArgs {
                 .filter(|(n, _)| r.contains(*n))
                 .collect(),
             (None, Some(r)) => {
-                if doc.summary.doc_type != "pdf" {
+                if !doc.summary.doc_type.has_pages() {
                     return Err(KbError::invalid(
                         "pages",
                         format!(

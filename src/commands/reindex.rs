@@ -11,7 +11,7 @@ use crate::embed::reembed::{reembed, Pending};
 use crate::embed::resolve;
 use crate::error::Result;
 use crate::ingest::context::fill_missing_headers;
-use crate::output::progress::{Progress, Work};
+use crate::progress::Work;
 use crate::output::{Render, Style};
 use crate::session::Session;
 
@@ -58,7 +58,7 @@ impl Command for ReindexArgs {
         let _writer = session.lock_writer()?;
         let db = session.db()?;
         let current = db.model_binding()?;
-        let bar = Progress::new(Work::Reindex, progress);
+        let bar = session.progress(Work::Reindex, self.quiet);
         bar.loading_model(true);
         let (model, _) = session.load_chosen(|config| {
             resolve::for_reindex(

@@ -5,13 +5,12 @@ use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::document::{file_status, FileStatus};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::{normalize_tags, ColumnWeights, Filters, SearchLogEntry};
 use crate::error::{KbError, Result};
-use crate::ingest::DocType;
+use crate::ingest::{Citation, DocType};
 use crate::search::Feedback;
 use crate::output::{display_path, highlight, plural, round, Render, Style};
 use crate::search::{
@@ -153,7 +152,7 @@ impl SearchArgs {
             top,
             filters: Filters {
                 tags: normalize_tags(&self.tags),
-                doc_type: self.doc_type.map(|t| t.as_str().to_string()),
+                doc_type: self.doc_type,
             },
             mode,
             threshold: self.threshold,
@@ -306,34 +305,15 @@ pub struct Source {
     pub title: String,
     pub path: Option<String>,
     #[serde(rename = "type")]
-    pub doc_type: String,
-    pub page: Option<u64>,
+    pub doc_type: DocType,
     pub chunk_index: i64,
     pub total_chunks: i64,
     pub tags: Vec<String>,
-    /// The heading chain the chunk sits under.
-    pub section: Option<String>,
+    /// Where the chunk is: section, page, lines, symbol.
+    #[serde(flatten)]
+    pub citation: Citation,
     /// Programming language of a code document.
     pub language: Option<String>,
-    /// Code chunks only (absent otherwise): the symbol the chunk holds
-    /// (`parse_config`, `Foo.bar`, `Server.Start`), its kind (function,
-    /// method, class, type, module) and its 1-based inclusive line range.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub symbol_name: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub symbol_kind: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line_start: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line_end: Option<u64>,
-    /// The last page of a PDF chunk that runs onto the next page (absent
-    /// otherwise): cite `page`–`page_end`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub page_end: Option<u64>,
-    /// PDF chunks read off the page by OCR only (absent otherwise): the
-    /// text may hold recognition errors.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ocr: Option<bool>,
     /// True when the document's file changed or is gone since it was
     /// indexed: the text is what kb indexed, not what the file says now.
     pub stale: bool,
@@ -370,8 +350,6 @@ impl SearchOutput {
 impl SearchResult {
     fn of(h: &SearchHit, stale: bool) -> SearchResult {
         let c = &h.chunk;
-        let meta_str = |key: &str| c.metadata.get(key).and_then(Value::as_str).map(str::to_string);
-        let meta_u64 = |key: &str| c.metadata.get(key).and_then(Value::as_u64);
         SearchResult {
             chunk_id: c.chunk_id,
             score: round(h.score, 6),
@@ -387,19 +365,12 @@ impl SearchResult {
                 document_id: c.document_id,
                 title: c.title.clone(),
                 path: c.path.clone(),
-                doc_type: c.doc_type.clone(),
-                page: meta_u64("page"),
+                doc_type: c.doc_type,
                 chunk_index: c.chunk_index,
                 total_chunks: c.total_chunks,
                 tags: c.tags.clone(),
-                section: meta_str("section"),
+                citation: c.meta.citation(),
                 language: c.language.clone(),
-                symbol_name: meta_str("symbol_name"),
-                symbol_kind: meta_str("symbol_kind"),
-                line_start: meta_u64("line_start"),
-                line_end: meta_u64("line_end"),
-                page_end: meta_u64("page_end"),
-                ocr: c.metadata.get("ocr").and_then(Value::as_bool).filter(|o| *o),
                 stale,
             },
         }
@@ -431,15 +402,16 @@ impl Render for SearchOutput {
         }
         for (i, r) in self.results.iter().enumerate() {
             let src = &r.source;
+            let cite = &src.citation;
             let path = src.path.as_deref().map(display_path);
             let mut details = vec![
                 format!("chunk {}", r.chunk_id),
                 format!("document {}", src.document_id),
             ];
-            let mut label = if src.doc_type == "pdf" {
+            let mut label = if src.doc_type.has_pages() {
                 let mut l = src.title.clone();
-                if let Some(p) = src.page {
-                    match src.page_end {
+                if let Some(p) = cite.page {
+                    match cite.page_end {
                         Some(e) if e != p => l.push_str(&format!(" (p.{p}-{e})")),
                         _ => l.push_str(&format!(" (p.{p})")),
                     }
@@ -447,22 +419,22 @@ impl Render for SearchOutput {
                 if let Some(p) = &path {
                     details.insert(0, p.clone());
                 }
-                if src.ocr == Some(true) {
+                if cite.ocr {
                     details.push("read by OCR".into());
                 }
                 l
             } else {
                 let mut l = path.clone().unwrap_or_else(|| src.title.clone());
-                if let (Some(a), Some(b)) = (src.line_start, src.line_end) {
+                if let (Some(a), Some(b)) = (cite.line_start, cite.line_end) {
                     l.push_str(&format!(":{a}-{b}"));
                 }
                 l
             };
-            match (&src.symbol_name, &src.section) {
+            match (&cite.symbol_name, &cite.section) {
                 (Some(sym), _) => {
                     label.push_str(&format!(" {sym}"));
-                    if let Some(kind) = &src.symbol_kind {
-                        label.push_str(&format!(" ({kind})"));
+                    if let Some(kind) = cite.symbol_kind {
+                        label.push_str(&format!(" ({})", kind.as_str()));
                     }
                 }
                 (None, Some(sec)) => label.push_str(&format!(" §{sec}")),

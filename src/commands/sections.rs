@@ -20,26 +20,6 @@ pub struct OutlineItem {
     pub page: Option<u64>,
 }
 
-/// A heading stored with the document: level, text, 1-based line.
-struct Heading {
-    level: u8,
-    text: String,
-    line: u64,
-}
-
-fn headings(doc: &DocumentRecord) -> Option<Vec<Heading>> {
-    let hs = doc.metadata.get("headings")?.as_array()?;
-    Some(
-        hs.iter()
-            .map(|h| Heading {
-                level: h["level"].as_u64().unwrap_or(1) as u8,
-                text: h["text"].as_str().unwrap_or("").to_string(),
-                line: h["line"].as_u64().unwrap_or(1),
-            })
-            .collect(),
-    )
-}
-
 /// The document's structure in order: headings (down to `max_level`; for
 /// PDFs with their page), else PDF pages or code symbols.
 pub fn outline(
@@ -48,12 +28,13 @@ pub fn outline(
     max_level: Option<u8>,
 ) -> Result<Vec<OutlineItem>> {
     let mut items = Vec::new();
-    if let Some(hs) = headings(doc) {
+    let hs = &doc.metadata.headings;
+    if !hs.is_empty() {
         // A PDF's indexed text has a form-feed line between pages.
         let pages = doc
             .content
             .as_deref()
-            .filter(|_| doc.summary.doc_type == "pdf")
+            .filter(|_| doc.summary.doc_type.has_pages())
             .map(crate::ingest::pdf::PageIndex::new);
         for h in hs {
             if max_level.is_some_and(|m| h.level > m) {
@@ -62,9 +43,9 @@ pub fn outline(
             items.push(OutlineItem {
                 kind: "heading".into(),
                 level: h.level,
-                text: h.text,
-                line: Some(h.line),
-                page: pages.as_ref().map(|p| u64::from(p.page(h.line as usize))),
+                text: h.text.clone(),
+                line: Some(h.line as u64),
+                page: pages.as_ref().map(|p| u64::from(p.page(h.line))),
             });
         }
         return Ok(items);
@@ -72,18 +53,22 @@ pub fn outline(
     // PDFs and code: one entry per page or symbol, from the chunks.
     let mut last_page = None;
     for c in db.chunk_summaries(doc.summary.id)? {
-        if let Some(p) = c.page {
+        if let Some(p) = c.meta.page {
             if last_page != Some(p) {
                 last_page = Some(p);
                 items.push(OutlineItem {
                     kind: "page".into(),
                     level: 1,
-                    text: c.section.clone().unwrap_or_else(|| format!("Page {p}")),
+                    text: c
+                        .meta
+                        .section
+                        .clone()
+                        .unwrap_or_else(|| format!("Page {p}")),
                     line: None,
-                    page: Some(p),
+                    page: Some(u64::from(p)),
                 });
             }
-        } else if let Some(sym) = c.symbol_name {
+        } else if let Some(sym) = c.meta.symbol_name {
             items.push(OutlineItem {
                 kind: "symbol".into(),
                 level: 1,
@@ -158,14 +143,14 @@ pub fn symbol_key(text: &str) -> String {
 /// a symbol matches however it is written (see [`symbol_key`]).
 pub fn find_section(doc: &DocumentRecord, query: &str) -> Result<Section> {
     let wanted = normalize_heading_query(query);
-    let headings = headings(doc).unwrap_or_default();
+    let headings = &doc.metadata.headings;
     let mut matches: Vec<usize> = headings
         .iter()
         .enumerate()
         .filter(|(_, h)| h.text.trim().to_lowercase() == wanted)
         .map(|(i, _)| i)
         .collect();
-    if matches.is_empty() && doc.summary.doc_type == "code" {
+    if matches.is_empty() && doc.summary.doc_type.has_symbols() {
         let key = symbol_key(query);
         // The whole dotted name, else its last part (a method asked for by
         // its own name).
@@ -219,17 +204,13 @@ pub fn find_section(doc: &DocumentRecord, query: &str) -> Result<Section> {
     let content = doc.content.as_deref().unwrap_or("");
     let text: Vec<&str> = content
         .lines()
-        .skip(h.line.saturating_sub(1) as usize)
-        .take(
-            end_line
-                .map(|e| (e - h.line) as usize)
-                .unwrap_or(usize::MAX),
-        )
+        .skip(h.line.saturating_sub(1))
+        .take(end_line.map_or(usize::MAX, |e| e.saturating_sub(h.line)))
         .collect();
     Ok(Section {
         heading: h.text.clone(),
         level: h.level,
-        line: h.line,
+        line: h.line as u64,
         content: text.join("\n").trim_end().to_string(),
         other_matches: matches.len() - 1,
     })

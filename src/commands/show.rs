@@ -3,7 +3,6 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::document::{DocRef, DocumentRef};
 use super::sections::{find_section, truncate_lines};
@@ -11,6 +10,7 @@ use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::ChunkDetails;
 use crate::error::{KbError, Result};
 use crate::ingest::pdf::PageIndex;
+use crate::ingest::Citation;
 use crate::output::{display_path, Render, Style};
 use crate::session::Session;
 
@@ -119,21 +119,11 @@ impl ShowArgs {
 pub struct ChunkView {
     pub chunk_id: i64,
     pub chunk_index: i64,
-    pub section: Option<String>,
-    pub page: Option<u64>,
     pub token_count: Option<i64>,
     pub text: String,
-    /// 1-based lines in the file (absent where kb does not know them).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line_start: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line_end: Option<u64>,
-    /// The last page of a PDF chunk that runs onto the next page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub page_end: Option<u64>,
-    /// Read off the page by OCR (absent otherwise).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ocr: Option<bool>,
+    /// Where the chunk is: section, page, lines, symbol.
+    #[serde(flatten)]
+    pub citation: Citation,
 }
 
 impl ChunkView {
@@ -141,18 +131,9 @@ impl ChunkView {
         ChunkView {
             chunk_id: c.chunk_id,
             chunk_index: c.chunk_index,
-            section: c
-                .metadata
-                .get("section")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            page: c.metadata.get("page").and_then(Value::as_u64),
             token_count: c.token_count,
             text: c.text.clone(),
-            line_start: c.metadata.get("line_start").and_then(Value::as_u64),
-            line_end: c.metadata.get("line_end").and_then(Value::as_u64),
-            page_end: c.metadata.get("page_end").and_then(Value::as_u64),
-            ocr: c.metadata.get("ocr").and_then(Value::as_bool).filter(|o| *o),
+            citation: c.meta.citation(),
         }
     }
 }
@@ -241,7 +222,7 @@ impl Command for ShowArgs {
                 let page = doc
                     .content
                     .as_deref()
-                    .filter(|_| doc.summary.doc_type == "pdf")
+                    .filter(|_| doc.summary.doc_type.has_pages())
                     .map(|text| u64::from(PageIndex::new(text).page(s.line as usize)));
                 Ok(ShowOutput::Section(SectionOutput {
                     document: DocumentRef::of(&doc),
@@ -283,10 +264,11 @@ impl Render for ShowOutput {
                     .chain(s.after.iter().map(|c| (c, " ")))
                 {
                     let place = c
+                        .citation
                         .section
                         .as_deref()
                         .map(|x| format!(" §{x}"))
-                        .or_else(|| c.page.map(|p| format!(" p.{p}")))
+                        .or_else(|| c.citation.page.map(|p| format!(" p.{p}")))
                         .unwrap_or_default();
                     out.push_str(&format!(
                         "\n{marker} [chunk {} · {} of {total}]{place}\n{}\n",

@@ -20,7 +20,7 @@ pub struct StatusArgs {}
 #[derive(Debug, Serialize)]
 pub struct StatusOutput {
     /// Document counts by type (every type listed, zeros included).
-    pub documents: BTreeMap<String, i64>,
+    pub documents: BTreeMap<DocType, i64>,
     pub total_documents: i64,
     pub total_chunks: i64,
     pub db_size_bytes: u64,
@@ -45,10 +45,7 @@ impl Command for StatusArgs {
 
     fn run(self, session: &mut Session) -> Result<StatusOutput> {
         let db = session.db()?;
-        let mut documents: BTreeMap<String, i64> = [DocType::Pdf, DocType::Markdown, DocType::Code, DocType::Note]
-            .iter()
-            .map(|t| (t.as_str().to_string(), 0))
-            .collect();
+        let mut documents: BTreeMap<DocType, i64> = DocType::ALL.iter().map(|t| (*t, 0)).collect();
         for (t, n) in db.documents_by_type()? {
             documents.insert(t, n);
         }

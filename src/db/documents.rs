@@ -4,6 +4,23 @@ use rusqlite::{params, OptionalExtension};
 
 use super::Database;
 use crate::error::Result;
+use crate::ingest::document::{ChunkMeta, DocType, DocumentMeta};
+
+/// A document type is stored by its name; a name this kb does not know
+/// (written by a newer kb) is an error naming it.
+impl rusqlite::ToSql for DocType {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(self.as_str().into())
+    }
+}
+
+impl rusqlite::types::FromSql for DocType {
+    fn column_result(v: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        v.as_str()?
+            .parse()
+            .map_err(|e: String| rusqlite::types::FromSqlError::Other(e.into()))
+    }
+}
 
 /// A document as the ingest pipeline hands it to the database.
 #[derive(Debug, Clone)]
@@ -11,12 +28,11 @@ pub struct NewDocument {
     pub title: String,
     pub source_path: String,
     pub content_hash: String,
-    pub doc_type: String,
+    pub doc_type: DocType,
     pub language: Option<String>,
     pub file_size: u64,
     pub file_mtime: i64,
-    /// JSON object.
-    pub metadata: String,
+    pub metadata: DocumentMeta,
     pub tags: Vec<String>,
     /// The document's text as indexed (for `kb open` and `kb show --section`).
     pub content: Option<String>,
@@ -26,8 +42,8 @@ pub struct NewDocument {
 pub struct NewChunk {
     pub text: String,
     pub token_count: usize,
-    /// JSON object: section, page, symbol_name, ...
-    pub metadata: String,
+    /// Its place in the document (section, page, lines, symbol).
+    pub metadata: ChunkMeta,
     /// The header embedded before the text (see `text::header`).
     pub context: String,
     /// The document's title (or file name as words) and the chunk's
@@ -169,7 +185,7 @@ impl Database {
                         doc.language,
                         doc.file_size as i64,
                         doc.file_mtime,
-                        doc.metadata,
+                        doc.metadata.to_json(),
                         doc.content
                     ],
                 )?;
@@ -188,7 +204,7 @@ impl Database {
                         doc.language,
                         doc.file_size as i64,
                         doc.file_mtime,
-                        doc.metadata,
+                        doc.metadata.to_json(),
                         doc.content
                     ],
                 )?;
@@ -212,7 +228,7 @@ impl Database {
                 i as i64,
                 c.text,
                 c.token_count as i64,
-                c.metadata,
+                c.metadata.to_json(),
                 c.context,
                 c.doc_title,
                 c.section,
@@ -272,7 +288,7 @@ impl Database {
     }
 
     /// Document counts by type, in a stable order.
-    pub fn documents_by_type(&self) -> Result<Vec<(String, i64)>> {
+    pub fn documents_by_type(&self) -> Result<Vec<(DocType, i64)>> {
         let mut stmt = self.conn().prepare(
             "SELECT doc_type, count(*) FROM documents GROUP BY doc_type ORDER BY doc_type",
         )?;
@@ -316,7 +332,6 @@ mod tests {
         NewChunk {
             text: text.into(),
             token_count: 1,
-            metadata: "{}".into(),
             ..Default::default()
         }
     }

@@ -90,7 +90,6 @@ mod tests {
         let chunk = |t: &str| NewChunk {
             text: t.into(),
             token_count: 1,
-            metadata: "{}".into(),
             ..Default::default()
         };
         db.write_document(&doc, &[chunk("a b"), chunk("c d")], None)

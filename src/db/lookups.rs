@@ -3,15 +3,16 @@
 
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{params, OptionalExtension, Row};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::Database;
 use crate::error::Result;
+use crate::ingest::document::{ChunkMeta, DocType, DocumentMeta, SkillInfo};
 
 /// Filters of `kb list` (and the MCP `list` tool); all given ones must hold.
 #[derive(Debug, Clone, Default)]
 pub struct ListFilters {
-    pub doc_type: Option<String>,
+    pub doc_type: Option<DocType>,
     pub tag: Option<String>,
     /// Case-insensitive substring of the title, the path or a skill's
     /// description.
@@ -23,24 +24,13 @@ pub struct ListFilters {
     pub skills_only: bool,
 }
 
-/// What a SKILL.md declares in its frontmatter, stored as
-/// `documents.metadata.skill`; its presence marks the document as a skill.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SkillInfo {
-    pub name: Option<String>,
-    pub description: Option<String>,
-    pub version: Option<String>,
-    #[serde(default)]
-    pub capabilities: Vec<String>,
-}
-
 /// One line of `kb list`.
 #[derive(Debug, Clone, Serialize)]
 pub struct DocumentSummary {
     pub id: i64,
     pub title: String,
     #[serde(rename = "type")]
-    pub doc_type: String,
+    pub doc_type: DocType,
     pub tags: Vec<String>,
     pub chunk_count: i64,
     pub created_at: String,
@@ -60,22 +50,17 @@ pub struct DocumentRecord {
     pub content_hash: String,
     pub file_size: Option<u64>,
     pub file_mtime: Option<i64>,
-    pub metadata: serde_json::Value,
+    pub metadata: DocumentMeta,
     pub content: Option<String>,
 }
 
 /// A chunk of a document, without its text.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct ChunkSummary {
     pub chunk_id: i64,
     pub chunk_index: i64,
     pub token_count: Option<i64>,
-    pub section: Option<String>,
-    pub page: Option<u64>,
-    pub symbol_name: Option<String>,
-    pub line_start: Option<u64>,
-    pub line_end: Option<u64>,
-    pub page_end: Option<u64>,
+    pub meta: ChunkMeta,
 }
 
 /// An indexed file: document id, path, size and mtime when indexed.
@@ -108,7 +93,7 @@ impl Database {
         let mut sql = format!("SELECT {SUMMARY_COLUMNS} FROM documents d WHERE 1 = 1");
         let mut p: Vec<SqlValue> = Vec::new();
         if let Some(t) = &f.doc_type {
-            p.push(SqlValue::Text(t.clone()));
+            p.push(SqlValue::Text(t.as_str().into()));
             sql.push_str(&format!(" AND d.doc_type = ?{}", p.len()));
         }
         if let Some(tag) = &f.tag {
@@ -171,7 +156,7 @@ impl Database {
                     content_hash: r.get(10)?,
                     file_size: r.get::<_, Option<i64>>(11)?.map(|v| v as u64),
                     file_mtime: r.get(12)?,
-                    metadata: serde_json::from_str(&metadata).unwrap_or_default(),
+                    metadata: DocumentMeta::from_json(&metadata),
                     content: r.get(14)?,
                 })
             })
@@ -180,11 +165,7 @@ impl Database {
 
     pub fn chunk_summaries(&self, document_id: i64) -> Result<Vec<ChunkSummary>> {
         let mut stmt = self.conn().prepare(
-            "SELECT id, chunk_index, token_count,
-                    json_extract(metadata, '$.section'), json_extract(metadata, '$.page'),
-                    json_extract(metadata, '$.symbol_name'),
-                    json_extract(metadata, '$.line_start'), json_extract(metadata, '$.line_end'),
-                    json_extract(metadata, '$.page_end')
+            "SELECT id, chunk_index, token_count, metadata
              FROM chunks WHERE document_id = ?1 ORDER BY chunk_index",
         )?;
         let rows = stmt.query_map([document_id], |r| {
@@ -192,12 +173,7 @@ impl Database {
                 chunk_id: r.get(0)?,
                 chunk_index: r.get(1)?,
                 token_count: r.get(2)?,
-                section: r.get(3)?,
-                page: r.get::<_, Option<i64>>(4)?.map(|p| p as u64),
-                symbol_name: r.get(5)?,
-                line_start: r.get::<_, Option<i64>>(6)?.map(|v| v as u64),
-                line_end: r.get::<_, Option<i64>>(7)?.map(|v| v as u64),
-                page_end: r.get::<_, Option<i64>>(8)?.map(|v| v as u64),
+                meta: ChunkMeta::from_json(&r.get::<_, String>(3)?),
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

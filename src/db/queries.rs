@@ -5,14 +5,15 @@ use rusqlite::{params, OptionalExtension};
 
 use super::Database;
 use crate::error::Result;
+use crate::ingest::document::{ChunkMeta, DocType};
 
 /// Restrictions applied inside both rankers' queries, before ranking.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Filters {
     /// The document must carry every one of these tags.
     pub tags: Vec<String>,
-    /// The document must be of this type (pdf, markdown, code, note).
-    pub doc_type: Option<String>,
+    /// The document must be of this type.
+    pub doc_type: Option<DocType>,
 }
 
 impl Filters {
@@ -24,7 +25,7 @@ impl Filters {
     fn sql(&self, params: &mut Vec<Value>) -> String {
         let mut sql = String::new();
         if let Some(t) = &self.doc_type {
-            params.push(Value::Text(t.clone()));
+            params.push(Value::Text(t.as_str().into()));
             sql.push_str(&format!(" AND d.doc_type = ?{}", params.len()));
         }
         if !self.tags.is_empty() {
@@ -59,11 +60,12 @@ pub struct ChunkDetails {
     pub chunk_index: i64,
     pub text: String,
     pub token_count: Option<i64>,
-    pub metadata: serde_json::Value,
+    /// Its place in the document (section, page, lines, symbol).
+    pub meta: ChunkMeta,
     pub document_id: i64,
     pub title: String,
     pub path: Option<String>,
-    pub doc_type: String,
+    pub doc_type: DocType,
     pub language: Option<String>,
     pub total_chunks: i64,
     pub tags: Vec<String>,
@@ -216,7 +218,7 @@ impl Database {
                     chunk_index: r.get(1)?,
                     text: r.get(2)?,
                     token_count: r.get(3)?,
-                    metadata: serde_json::from_str(&metadata).unwrap_or(serde_json::Value::Null),
+                    meta: ChunkMeta::from_json(&metadata),
                     document_id: r.get(5)?,
                     title: r.get(6)?,
                     path: r.get(7)?,

@@ -26,11 +26,11 @@ pub fn note(path: &str, hash: &str) -> NewDocument {
         title: path.into(),
         source_path: path.into(),
         content_hash: hash.into(),
-        doc_type: "note".into(),
+        doc_type: crate::ingest::document::DocType::Note,
         language: None,
         file_size: 1,
         file_mtime: 1,
-        metadata: "{}".into(),
+        metadata: Default::default(),
         tags: vec![],
         content: None,
     }
@@ -42,7 +42,7 @@ pub fn chunks(prefix: &str, n: usize) -> Vec<NewChunk> {
         .map(|i| NewChunk {
             text: format!("{prefix} {i}"),
             token_count: 2,
-            metadata: "{}".into(),
+            metadata: Default::default(),
             ..Default::default()
         })
         .collect()

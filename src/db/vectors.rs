@@ -443,7 +443,6 @@ mod tests {
             .map(|i| NewChunk {
                 text: format!("chunk {i}"),
                 token_count: 2,
-                metadata: "{}".into(),
                 ..Default::default()
             })
             .collect();

@@ -154,7 +154,6 @@ mod tests {
     /// A knowledge base of `n` notes, indexed with the test embedder.
     fn indexed(n: usize) -> (tempfile::TempDir, Database, Arc<dyn Embed>) {
         use crate::ingest::pipeline::{IngestOptions, Ingester, ModelSource};
-        use crate::output::progress::{Progress, Work};
         let home = tempfile::Builder::new()
             .prefix("kb-reembed")
             .tempdir()
@@ -178,7 +177,7 @@ mod tests {
         let opts = IngestOptions {
             tags: Vec::new(),
             exclude: Vec::new(),
-            progress: Arc::new(Progress::hidden(Work::Ingest)),
+            progress: Arc::new(crate::progress::Silent),
             cancel: Arc::new(AtomicBool::new(false)),
         };
         Ingester::new(&config, &db, ModelSource::Ready(model.clone()))

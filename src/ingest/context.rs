@@ -60,7 +60,7 @@ pub fn stored_chunks(
             let context = if headers {
                 header(
                     &title,
-                    c.section.as_deref(),
+                    c.meta.section.as_deref(),
                     c.context.as_deref(),
                     &c.text,
                     c.token_count,
@@ -73,10 +73,10 @@ pub fn stored_chunks(
             NewChunk {
                 text: c.text.clone(),
                 token_count: c.token_count,
-                metadata: c.metadata_json(),
+                metadata: c.meta.clone(),
                 context,
                 doc_title: title.clone(),
-                section: c.section.clone().unwrap_or_default(),
+                section: c.meta.section.clone().unwrap_or_default(),
                 terms: index_terms(&c.text),
             }
         })
@@ -136,7 +136,7 @@ mod tests {
             5,
             Some("Results".into()),
         );
-        c.page = Some(40);
+        c.meta.page = Some(40);
         doc.chunks.push(c);
         let path = Path::new("/x/3M_2018_10K.pdf");
         let stored = stored_chunks(&doc, path, true, &TokenCounter::Whitespace, 100);

@@ -4,38 +4,7 @@
 
 use std::path::Path;
 
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum DocType {
-    Pdf,
-    Markdown,
-    Code,
-    Note,
-}
-
-impl DocType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DocType::Pdf => "pdf",
-            DocType::Markdown => "markdown",
-            DocType::Code => "code",
-            DocType::Note => "note",
-        }
-    }
-}
+use super::DocType;
 
 /// How many leading bytes [`detect_by_content`] needs.
 pub const SNIFF_BYTES: usize = 1024;

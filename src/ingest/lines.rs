@@ -4,8 +4,6 @@
 //! are found in the text in order, starting where the previous chunk
 //! started (overlapping chunks reach back).
 
-use serde_json::Value;
-
 use super::ParsedDocument;
 
 /// Records `line_start` and `line_end` on every chunk that has none.
@@ -13,7 +11,7 @@ pub fn annotate(doc: &mut ParsedDocument) {
     let lines: Vec<&str> = doc.content.lines().collect();
     let mut from = 0;
     for chunk in &mut doc.chunks {
-        if chunk.extra.contains_key("line_start") {
+        if chunk.meta.line_start.is_some() {
             continue;
         }
         let wanted: Vec<&str> = chunk
@@ -40,12 +38,8 @@ pub fn annotate(doc: &mut ParsedDocument) {
                 None => break,
             }
         }
-        chunk
-            .extra
-            .insert("line_start".into(), Value::from(start as u64 + 1));
-        chunk
-            .extra
-            .insert("line_end".into(), Value::from(end as u64 + 1));
+        chunk.meta.line_start = Some(start as u64 + 1);
+        chunk.meta.line_end = Some(end as u64 + 1);
         from = start;
     }
 }
@@ -71,8 +65,8 @@ mod tests {
         annotate(&mut doc);
         let range = |i: usize| {
             (
-                doc.chunks[i].extra["line_start"].as_u64().unwrap(),
-                doc.chunks[i].extra["line_end"].as_u64().unwrap(),
+                doc.chunks[i].meta.line_start.unwrap(),
+                doc.chunks[i].meta.line_end.unwrap(),
             )
         };
         assert_eq!(range(0), (4, 6));

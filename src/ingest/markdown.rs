@@ -46,7 +46,7 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     }
 
     let mut sections = sections(body, body_line);
-    doc.headings = sections.iter().filter_map(|s| s.heading.clone()).collect();
+    doc.meta.headings = sections.iter().filter_map(|s| s.heading.clone()).collect();
     if let Some(t) = unparsed_front.filter(|t| !t.is_empty()) {
         sections.insert(
             0,
@@ -59,6 +59,7 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     }
     if doc.title.is_empty() {
         doc.title = doc
+            .meta
             .headings
             .iter()
             .find(|h| h.level == 1)
@@ -257,8 +258,7 @@ fn apply_frontmatter(fm: &Map<String, Value>, doc: &mut ParsedDocument) {
         Some(Value::String(s)) => doc.tags.extend(s.split(',').map(|t| t.to_string())),
         _ => {}
     }
-    doc.metadata
-        .insert("frontmatter".into(), Value::Object(fm.clone()));
+    doc.meta.frontmatter = Some(fm.clone());
 }
 
 struct Section {
@@ -416,7 +416,7 @@ mod tests {
         let labels: Vec<_> = doc
             .chunks
             .iter()
-            .map(|c| c.section.clone().unwrap())
+            .map(|c| c.meta.section.clone().unwrap())
             .collect();
         assert_eq!(
             labels,
@@ -428,8 +428,8 @@ mod tests {
             ]
         );
         assert_eq!(doc.title, "Config");
-        assert_eq!(doc.headings.len(), 4);
-        assert_eq!(doc.headings[1].line, 5);
+        assert_eq!(doc.meta.headings.len(), 4);
+        assert_eq!(doc.meta.headings[1].line, 5);
     }
 
     #[test]
@@ -442,7 +442,7 @@ mod tests {
         let doc = parse(Path::new("ssh.md"), md.as_bytes(), &ctx(&c)).unwrap();
         assert_eq!(doc.chunks.len(), 1);
         assert!(doc.chunks[0].text.contains("ssh-agent"));
-        assert_eq!(doc.chunks[0].section.as_deref(), Some("SSH keys"));
+        assert_eq!(doc.chunks[0].meta.section.as_deref(), Some("SSH keys"));
     }
 
     #[test]
@@ -460,13 +460,13 @@ mod tests {
         // A and B share no heading: tiny A stays alone rather than letting
         // B's text be cited as A (or A's as B).
         assert_eq!(doc.chunks[0].text, "# A\n\ntiny");
-        assert_eq!(doc.chunks[0].section.as_deref(), Some("A"));
-        assert_eq!(doc.chunks[1].section.as_deref(), Some("B"));
+        assert_eq!(doc.chunks[0].meta.section.as_deref(), Some("A"));
+        assert_eq!(doc.chunks[1].meta.section.as_deref(), Some("B"));
         // C is split, every piece within the limit and labelled C.
         let c_chunks: Vec<_> = doc
             .chunks
             .iter()
-            .filter(|c| c.section.as_deref() == Some("C"))
+            .filter(|c| c.meta.section.as_deref() == Some("C"))
             .collect();
         assert!(c_chunks.len() >= 2);
         assert!(doc.chunks.iter().all(|c| c.token_count <= 400));
@@ -480,7 +480,7 @@ mod tests {
         assert_eq!(doc.title, "My Guide");
         assert_eq!(doc.tags, vec!["Git", "admin"]);
         assert!(doc.chunks.iter().all(|c| !c.text.contains("title:")));
-        assert_eq!(doc.headings[0].line, 5);
+        assert_eq!(doc.meta.headings[0].line, 5);
     }
 
     #[test]
@@ -542,16 +542,14 @@ mod tests {
         let c = ChunkingConfig::default();
         let doc = parse(Path::new("/s/pdf/SKILL.md"), md.as_bytes(), &ctx(&c)).unwrap();
         assert_eq!(doc.title, "pdf-tools");
-        assert_eq!(doc.metadata["skill"]["description"], "Fill and merge PDFs.");
-        assert_eq!(
-            doc.metadata["skill"]["capabilities"],
-            serde_json::json!(["pdf", "forms"])
-        );
+        let skill = doc.meta.skill.as_ref().unwrap();
+        assert_eq!(skill.description.as_deref(), Some("Fill and merge PDFs."));
+        assert_eq!(skill.capabilities, ["pdf", "forms"]);
         assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
         // The same frontmatter in another file is not a skill.
         let doc = parse(Path::new("/s/pdf/README.md"), md.as_bytes(), &ctx(&c)).unwrap();
         assert_eq!(doc.title, "Ignored");
-        assert!(doc.metadata.get("skill").is_none());
+        assert!(doc.meta.skill.is_none());
     }
 
     #[test]
@@ -559,9 +557,9 @@ mod tests {
         let md = "---\nname: broken\ndescription: \"unclosed\n---\nBody words.\n";
         let c = ChunkingConfig::default();
         let doc = parse(Path::new("/s/broken/SKILL.md"), md.as_bytes(), &ctx(&c)).unwrap();
-        assert!(doc.metadata.get("skill").is_none());
+        assert!(doc.meta.skill.is_none());
         assert_eq!(doc.title, "broken/SKILL.md");
-        assert!(doc.headings.is_empty(), "{:?}", doc.headings);
+        assert!(doc.meta.headings.is_empty(), "{:?}", doc.meta.headings);
         assert!(doc.chunks[0].text.contains("name: broken"));
         assert!(doc.chunks[0].text.contains("Body words"));
         assert!(
@@ -588,7 +586,7 @@ mod tests {
         let md = "# Real\n\n```\n# not a heading\n```\n";
         let c = ChunkingConfig::default();
         let doc = parse(Path::new("g.md"), md.as_bytes(), &ctx(&c)).unwrap();
-        assert_eq!(doc.headings.len(), 1);
+        assert_eq!(doc.meta.headings.len(), 1);
     }
 
     #[test]

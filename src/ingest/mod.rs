@@ -10,6 +10,7 @@ pub mod change;
 pub mod code;
 pub mod context;
 pub mod detect;
+pub mod document;
 mod error;
 mod lines;
 pub mod markdown;
@@ -22,12 +23,10 @@ pub mod split;
 
 use std::path::Path;
 
-use serde_json::{Map, Value};
-
 use crate::config::{ChunkingConfig, Config};
 use crate::embed::TokenCounter;
 
-pub use detect::DocType;
+pub use document::{ChunkMeta, Citation, DocType, DocumentMeta, Heading, SkillInfo, SymbolKind};
 pub use error::IngestError;
 
 /// One piece of a document, sized for the embedding model.
@@ -35,12 +34,8 @@ pub use error::IngestError;
 pub struct Chunk {
     pub text: String,
     pub token_count: usize,
-    /// The heading chain the chunk sits under, e.g. `Config > Advanced`.
-    pub section: Option<String>,
-    /// 1-based page number (PDF).
-    pub page: Option<u32>,
-    /// Format-specific facts (symbol_name, language, line range, ...).
-    pub extra: Map<String, Value>,
+    /// Its place in the document (section, page, lines, symbol).
+    pub meta: ChunkMeta,
     /// Lines embedded before the text but not part of it: for code, the
     /// enclosing class line and docstring, and a split definition's
     /// signature.
@@ -52,33 +47,10 @@ impl Chunk {
         Chunk {
             text,
             token_count,
-            section,
-            page: None,
-            extra: Map::new(),
+            meta: ChunkMeta::in_section(section),
             context: None,
         }
     }
-
-    /// The JSON stored in `chunks.metadata`.
-    pub fn metadata_json(&self) -> String {
-        let mut m = self.extra.clone();
-        if let Some(s) = &self.section {
-            m.insert("section".into(), Value::String(s.clone()));
-        }
-        if let Some(p) = self.page {
-            m.insert("page".into(), Value::from(p));
-        }
-        Value::Object(m).to_string()
-    }
-}
-
-/// A heading of a document, in order (for outlines and section lookup).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Heading {
-    pub level: u8,
-    pub text: String,
-    /// 1-based line of the heading in the indexed text.
-    pub line: usize,
 }
 
 /// What a format module makes of a file.
@@ -87,12 +59,11 @@ pub struct ParsedDocument {
     pub title: String,
     pub doc_type: Option<DocType>,
     pub language: Option<String>,
-    /// Facts about the document as a whole (frontmatter fields, page counts).
-    pub metadata: Map<String, Value>,
+    /// Facts about the document as a whole (headings, pages, frontmatter).
+    pub meta: DocumentMeta,
     /// Tags the file declares itself (Markdown frontmatter).
     pub tags: Vec<String>,
     pub chunks: Vec<Chunk>,
-    pub headings: Vec<Heading>,
     /// The full text as indexed (decoded file text, or extracted PDF text).
     pub content: String,
     /// Problems worth logging that did not stop the file from indexing.

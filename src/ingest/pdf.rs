@@ -12,71 +12,29 @@ mod glyphs;
 mod layout;
 pub mod ocr;
 mod pack;
+mod page;
 mod read;
 mod reading;
+mod settings;
 mod tables;
 #[cfg(any(test, feature = "e2e"))]
 #[doc(hidden)]
 pub mod testpdf;
 
 use std::path::Path;
-use std::time::Duration;
-
-use serde_json::Value;
 
 use super::{file_title, ChunkContext, Heading, IngestError, ParsedDocument};
-use crate::config::{Config, PdfStrategy};
+use crate::config::PdfStrategy;
 
 pub use extract::{
-    child_main, extract_bytes, extract_in_child_processes, Extracted, Line, Page, CHILD_COMMAND,
-    MEMORY_LIMIT_BYTES,
+    child_main, extract_bytes, extract_in_child_processes, CHILD_COMMAND, MEMORY_LIMIT_BYTES,
 };
 pub use glyphs::Glyph;
 pub use layout::Block;
+pub use page::{Extracted, Line, Page};
 pub use read::ReadOptions;
+pub use settings::{PageReport, PdfSettings};
 pub use tables::CELL_SEPARATOR;
-
-/// Called as a PDF's pages are read: (pages done, pages in all).
-pub type PageReport = std::sync::Arc<dyn Fn(u32, u32) + Send + Sync>;
-
-/// How a run reads PDFs: how long one may stall, and the engine with its
-/// OCR settings (or why there is no engine: every PDF then fails with
-/// that reason, and the rest of the batch goes on).
-#[derive(Clone)]
-pub struct PdfSettings {
-    /// How long extraction may stall on loading the file or on one page
-    /// (`ingestion.pdf_timeout_secs`).
-    pub timeout: Duration,
-    pub engine: Result<ReadOptions, String>,
-    /// Told of every page read (the progress line of `kb add` shows a long
-    /// PDF's pages, OCR being slow).
-    pub on_page: Option<PageReport>,
-}
-
-impl std::fmt::Debug for PdfSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PdfSettings")
-            .field("timeout", &self.timeout)
-            .field("engine", &self.engine)
-            .finish_non_exhaustive()
-    }
-}
-
-impl PdfSettings {
-    pub fn from_config(config: &Config) -> PdfSettings {
-        let i = &config.ingestion;
-        PdfSettings {
-            timeout: Duration::from_secs(i.pdf_timeout_secs),
-            engine: engine::locate(config).map(|pdfium| ReadOptions {
-                pdfium,
-                ocr: i.enable_ocr,
-                ocr_languages: i.ocr_languages.clone(),
-                tesseract: ocr::locate(i.tesseract.as_deref()),
-            }),
-            on_page: None,
-        }
-    }
-}
 
 /// The line `content` holds between two pages: a form feed.
 pub const PAGE_SEPARATOR: &str = "\u{c}";
@@ -128,7 +86,7 @@ pub fn build(
     let blocks = layout::blocks(&ex.pages);
     let (content, headings) = content_and_headings(&blocks, total);
     doc.content = content;
-    doc.headings = headings;
+    doc.meta.headings = headings;
     doc.title = choose_title(ex.title.as_deref(), &blocks).unwrap_or_else(|| file_title(path));
 
     let max = ctx.cap(ctx.config.pdf.max_tokens);
@@ -142,14 +100,10 @@ pub fn build(
         )));
     }
 
-    doc.metadata.insert("pages".into(), Value::from(total));
-    doc.metadata
-        .insert("pages_without_text".into(), Value::from(without_text.len()));
+    doc.meta.pages = Some(total as u32);
+    doc.meta.pages_without_text = Some(without_text.len() as u32);
+    doc.meta.pages_without_text_list = without_text.clone();
     if !without_text.is_empty() {
-        doc.metadata.insert(
-            "pages_without_text_list".into(),
-            Value::from(without_text.clone()),
-        );
         doc.warnings.push(format!(
             "{} of {total} pages have no extractable text (pages {}; {})",
             without_text.len(),
@@ -164,12 +118,8 @@ pub fn build(
         .filter(|(_, p)| p.ocr)
         .map(|(i, _)| i as u32 + 1)
         .collect();
-    doc.metadata
-        .insert("pages_ocr".into(), Value::from(ocr.len()));
-    if !ocr.is_empty() {
-        doc.metadata
-            .insert("pages_ocr_list".into(), Value::from(ocr.clone()));
-    }
+    doc.meta.pages_ocr = Some(ocr.len() as u32);
+    doc.meta.pages_ocr_list = ocr;
     // Garbage text layers kept because OCR could not run.
     let unread: Vec<(usize, &str)> = ex
         .pages
@@ -186,9 +136,7 @@ pub fn build(
             list_pages(&pages)
         ));
     }
-    if ex.encrypted {
-        doc.metadata.insert("encrypted".into(), Value::Bool(true));
-    }
+    doc.meta.encrypted = ex.encrypted;
     if !failed.is_empty() {
         let shown: Vec<String> = failed
             .iter()

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::ParsedDocument;
-use crate::db::SkillInfo;
+use super::SkillInfo;
 
 /// A file named `SKILL.md`, in any letter case.
 pub fn is_skill_file(path: &Path) -> bool {
@@ -68,15 +68,12 @@ pub fn apply(fm: &Map<String, Value>, yaml: &str, doc: &mut ParsedDocument) {
     if let Some(n) = &name {
         doc.title = n.clone();
     }
-    let info = SkillInfo {
+    doc.meta.skill = Some(SkillInfo {
         name,
         description,
         version,
         capabilities,
-    };
-    if let Ok(v) = serde_json::to_value(info) {
-        doc.metadata.insert("skill".into(), v);
-    }
+    });
 }
 
 /// A scalar as trimmed text; absent, null or empty is None; a list or
@@ -151,7 +148,7 @@ mod tests {
         let fm = markdown::parse_frontmatter(yaml).unwrap();
         let mut doc = ParsedDocument::default();
         apply(&fm.map, yaml, &mut doc);
-        let info = serde_json::from_value(doc.metadata["skill"].clone()).unwrap();
+        let info = doc.meta.skill.clone().unwrap();
         let mut w = fm.repairs;
         w.extend(doc.warnings);
         (info, w)

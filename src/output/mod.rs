@@ -3,7 +3,6 @@
 //! Each command's output type lives in its command file and implements
 //! [`Render`]; this module holds what every renderer shares.
 
-pub mod progress;
 mod style;
 mod text;
 

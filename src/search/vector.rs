@@ -606,7 +606,11 @@ mod tests {
             let vectors: Vec<Vec<f32>> = (0..150).map(|_| next()).collect();
             let chunks = chunks(&format!("chunk {d}"), 150);
             let mut doc = note(&format!("/d{d}"), &format!("h{d}"));
-            doc.doc_type = if d % 2 == 0 { "note" } else { "markdown" }.into();
+            doc.doc_type = if d % 2 == 0 {
+                crate::ingest::DocType::Note
+            } else {
+                crate::ingest::DocType::Markdown
+            };
             db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
         }
         // A removed document takes its codes with it.
@@ -623,7 +627,7 @@ mod tests {
                 assert_eq!(two, exact);
             }
             let filters = Filters {
-                doc_type: Some("note".into()),
+                doc_type: Some(crate::ingest::DocType::Note),
                 ..Default::default()
             };
             let allowed: HashSet<i64> = db

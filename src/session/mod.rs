@@ -17,6 +17,7 @@ use std::time::Duration;
 use crate::config::Config;
 use crate::db::{Database, OpenMode, SearchLogEntry, WriterLock, BUSY_TIMEOUT};
 use crate::error::Result;
+use crate::progress::{Progress, Silent, Work};
 
 pub use models::ModelProvider;
 pub use warm::VectorRanker;
@@ -50,6 +51,10 @@ pub struct Counters {
 /// command's result, like "using MODEL from DIR") go: the front end decides.
 pub type NoteSink = Arc<dyn Fn(&str) + Send + Sync>;
 
+/// Makes what reports a piece of long work's progress (the front end
+/// decides: a line on a terminal, or nothing).
+pub type ProgressSink = Arc<dyn Fn(Work) -> Arc<dyn Progress> + Send + Sync>;
+
 /// Search log entries kept while the database is busy (server sessions).
 const MAX_PENDING_LOG: usize = 1000;
 
@@ -57,7 +62,7 @@ pub struct Session {
     config: Config,
     kind: SessionKind,
     cancel: Arc<AtomicBool>,
-    progress: bool,
+    progress: Option<ProgressSink>,
     notes: NoteSink,
     db: OnceCell<Database>,
     models: models::Models,
@@ -78,7 +83,7 @@ impl Session {
             config,
             kind,
             cancel,
-            progress: false,
+            progress: None,
             notes: Arc::new(|_| {}),
             db: OnceCell::new(),
             models: models::Models::new(ModelProvider::Resolve),
@@ -90,9 +95,9 @@ impl Session {
         }
     }
 
-    /// Draw progress bars on stderr (a CLI at a terminal, not `--quiet`).
-    pub fn with_progress(mut self, show: bool) -> Session {
-        self.progress = show;
+    /// Who watches long work (the CLI at a terminal draws a line).
+    pub fn with_progress(mut self, sink: ProgressSink) -> Session {
+        self.progress = Some(sink);
         self
     }
 
@@ -117,8 +122,18 @@ impl Session {
         self.kind
     }
 
+    /// Whether anyone watches long work.
     pub fn show_progress(&self) -> bool {
-        self.progress
+        self.progress.is_some()
+    }
+
+    /// What reports `work`'s progress: the front end's, unless `quiet` or
+    /// nobody watches.
+    pub fn progress(&self, work: Work, quiet: bool) -> Arc<dyn Progress> {
+        match &self.progress {
+            Some(make) if !quiet => make(work),
+            _ => Arc::new(Silent),
+        }
     }
 
     /// The flag Ctrl-C sets; long commands stop at the next safe point.

@@ -98,7 +98,6 @@ pub(crate) fn bench_build(a: &Args) -> Result<()> {
                 .map(|w| NewChunk {
                     text: w.clone(),
                     token_count: counter.count(w),
-                    metadata: "{}".into(),
                     // What kb add stores beside the text, so the keyword
                     // index has the columns a real knowledge base has.
                     doc_title: id.clone(),
@@ -110,11 +109,11 @@ pub(crate) fn bench_build(a: &Args) -> Result<()> {
                 title: id.clone(),
                 source_path: format!("bench:{id}"),
                 content_hash: id.clone(),
-                doc_type: "note".into(),
+                doc_type: kb::ingest::DocType::Note,
                 language: None,
                 file_size: 0,
                 file_mtime: 0,
-                metadata: "{}".into(),
+                metadata: Default::default(),
                 tags: vec![],
                 content: None,
             };

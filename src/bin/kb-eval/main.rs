@@ -461,11 +461,11 @@ fn prepare_document(
         title: parsed.title.clone(),
         source_path: source_path(&doc.id),
         content_hash: hex::encode(Sha256::digest(bytes)),
-        doc_type: DocType::Note.as_str().to_string(),
+        doc_type: DocType::Note,
         language: None,
         file_size: bytes.len() as u64,
         file_mtime: 0,
-        metadata: "{}".to_string(),
+        metadata: Default::default(),
         tags: Vec::new(),
         content: None,
     };

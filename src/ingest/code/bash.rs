@@ -5,10 +5,43 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use super::definitions::{Sym, Walker};
+use super::definitions::{Language, Walker};
+use super::unit::{Scope, Sym};
+use crate::ingest::document::SymbolKind;
+
+/// Bash, and the POSIX shells read with its grammar.
+pub(super) struct Bash;
+
+impl Language for Bash {
+    fn name(&self) -> &'static str {
+        "bash"
+    }
+
+    fn grammar(&self) -> tree_sitter::Language {
+        tree_sitter_bash::LANGUAGE.into()
+    }
+
+    fn is_definition(&self, kind: &str) -> bool {
+        kind == "function_definition"
+    }
+
+    fn definition<'a>(
+        &self,
+        walker: &mut Walker<'a>,
+        range: Range<usize>,
+        node: Node<'a>,
+        _scope: Option<&Scope>,
+    ) {
+        walker.bash_def(range, node);
+    }
+
+    fn module_label(&self, module: &str) -> String {
+        format!("script {module}")
+    }
+}
 
 impl<'a> Walker<'a> {
-    pub(super) fn bash_def(&mut self, range: Range<usize>, node: Node<'a>) {
+    fn bash_def(&mut self, range: Range<usize>, node: Node<'a>) {
         let name = node
             .child_by_field_name("name")
             .map(|n| self.text(n).to_string())
@@ -17,8 +50,9 @@ impl<'a> Walker<'a> {
         let sym = Sym {
             label: format!("function {name}"),
             name,
-            kind: "function",
-            extra: Vec::new(),
+            kind: SymbolKind::Function,
+            class_name: None,
+            receiver: None,
             context: None,
             continuation: self.signature(node),
         };
@@ -93,7 +127,7 @@ done
         assert_eq!(meta(by_symbol(&doc, "rollback")[0], "line_start"), 19);
         let last = doc.chunks.last().unwrap();
         assert!(last.text.starts_with("trap cleanup EXIT") && last.text.ends_with("done"));
-        let names: Vec<_> = doc.headings.iter().map(|h| h.text.as_str()).collect();
+        let names: Vec<_> = doc.meta.headings.iter().map(|h| h.text.as_str()).collect();
         assert_eq!(names, ["deploy", "cleanup", "rollback"]);
     }
 

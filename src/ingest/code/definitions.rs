@@ -1,78 +1,56 @@
 //! Walking a syntax tree into units, whatever the language: definitions
 //! (with the comment block right above them) and the code between them,
 //! in file order, tiling the file. What a definition is and what it is
-//! called is each language's part (`python`, `bash`, `go`).
+//! called is each language's part: a [`Language`] (`python`, `bash`, `go`).
 
 use std::ops::Range;
 
 use tree_sitter::Node;
 
-use super::pack::Chunker;
-use super::python::ClassCtx;
-use super::{Lang, Lines};
-use crate::ingest::Heading;
+use super::unit::{Item, ItemKind, Lines, Scope, Sym, Unit};
+use crate::embed::TokenCounter;
+use crate::ingest::document::Heading;
 
-/// What a chunk is about: the metadata every chunk of it carries.
-#[derive(Debug, Clone)]
-pub(super) struct Sym {
-    pub(super) name: String,
-    /// function | method | class | type | module
-    pub(super) kind: &'static str,
-    /// Readable label for `Chunk.section`, e.g. `class Foo > def bar`.
-    pub(super) label: String,
-    /// Extra metadata (class_name, receiver).
-    pub(super) extra: Vec<(&'static str, String)>,
-    /// Prepended to every chunk of the symbol (a method's class and its
-    /// docstring) so it embeds with that context.
-    pub(super) context: Option<String>,
-    /// Prepended to the parts after the first (the signature line).
-    pub(super) continuation: Option<String>,
-}
+/// What the walker needs to know of a programming language.
+pub(super) trait Language: Sync {
+    /// The name kb records (`language` of the document and its chunks).
+    fn name(&self) -> &'static str;
 
-/// A contiguous piece of the file, before sizing.
-#[derive(Debug)]
-pub(super) enum Unit {
-    /// Statements outside definitions; consecutive ones with the same owner
-    /// (an index into the owners: 0 is the module, others large classes)
-    /// pack into windows.
-    Code { range: Range<usize>, owner: usize },
-    /// A definition; `cuts` are the starts of its body statements, where it
-    /// may be split when too large.
-    Def {
+    /// The tree-sitter grammar.
+    fn grammar(&self) -> tree_sitter::Language;
+
+    /// Node kinds that are definitions at the top level.
+    fn is_definition(&self, kind: &str) -> bool;
+
+    /// Turns one definition (`node`, with the comments above it in
+    /// `range`) into units and headings on the walker; `scope` is the
+    /// definition it sits in, if any.
+    fn definition<'a>(
+        &self,
+        walker: &mut Walker<'a>,
         range: Range<usize>,
-        sym: Sym,
-        cuts: Vec<usize>,
-    },
-}
+        node: Node<'a>,
+        scope: Option<&Scope>,
+    );
 
-impl Unit {
-    pub(super) fn range_mut(&mut self) -> &mut Range<usize> {
-        match self {
-            Unit::Code { range, .. } | Unit::Def { range, .. } => range,
-        }
+    /// The name module-level code is filed under when the file declares
+    /// one (Go's package); else the file name is.
+    fn module_name(&self, _root: Node, _text: &str) -> Option<String> {
+        None
     }
-}
 
-/// A sibling node of a definition list, after comments are attached.
-pub(super) struct Item<'t> {
-    pub(super) range: Range<usize>,
-    pub(super) node: Node<'t>,
-    pub(super) kind: ItemKind,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum ItemKind {
-    Def,
-    Comment,
-    Other,
+    /// How module-level code is labelled: `module shlex`, `package main`.
+    fn module_label(&self, module: &str) -> String {
+        format!("module {module}")
+    }
 }
 
 /// Walks the syntax tree into units (in file order) and headings.
 pub(super) struct Walker<'a> {
     pub(super) src: &'a str,
-    pub(super) lang: Lang,
+    pub(super) lang: &'static dyn Language,
     pub(super) lines: &'a Lines,
-    pub(super) tokens: &'a crate::embed::TokenCounter,
+    pub(super) tokens: &'a TokenCounter,
     pub(super) max: usize,
     pub(super) include_context: bool,
     pub(super) owners: Vec<Sym>,
@@ -83,18 +61,20 @@ pub(super) struct Walker<'a> {
 impl<'a> Walker<'a> {
     pub(super) fn new(
         src: &'a str,
-        lang: Lang,
-        c: &'a Chunker,
-        include_context: bool,
+        lang: &'static dyn Language,
+        lines: &'a Lines,
+        tokens: &'a TokenCounter,
+        (max, include_context): (usize, bool),
+        module: Sym,
     ) -> Walker<'a> {
         Walker {
             src,
             lang,
-            lines: &c.lines,
-            tokens: c.ctx.tokens,
-            max: c.max,
+            lines,
+            tokens,
+            max,
             include_context,
-            owners: vec![c.module.clone()],
+            owners: vec![module],
             units: Vec::new(),
             headings: Vec::new(),
         }
@@ -224,13 +204,10 @@ impl<'a> Walker<'a> {
         &mut self,
         range: Range<usize>,
         node: Node<'a>,
-        class: Option<&ClassCtx>,
+        scope: Option<&Scope>,
     ) {
-        match self.lang {
-            Lang::Python => self.python_def(range, node, class),
-            Lang::Bash => self.bash_def(range, node),
-            Lang::Go => self.go_def(range, node),
-        }
+        let lang = self.lang;
+        lang.definition(self, range, node, scope);
     }
 
     /// `node` is the definition itself, after the comments attached above.

@@ -5,10 +5,56 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use super::definitions::{first_of_kind, Sym, Walker};
+use super::definitions::{first_of_kind, Language, Walker};
+use super::unit::{Scope, Sym};
+use crate::ingest::document::SymbolKind;
+
+pub(super) struct Go;
+
+impl Language for Go {
+    fn name(&self) -> &'static str {
+        "go"
+    }
+
+    fn grammar(&self) -> tree_sitter::Language {
+        tree_sitter_go::LANGUAGE.into()
+    }
+
+    fn is_definition(&self, kind: &str) -> bool {
+        matches!(
+            kind,
+            "function_declaration" | "method_declaration" | "type_declaration"
+        )
+    }
+
+    fn definition<'a>(
+        &self,
+        walker: &mut Walker<'a>,
+        range: Range<usize>,
+        node: Node<'a>,
+        _scope: Option<&Scope>,
+    ) {
+        walker.go_def(range, node);
+    }
+
+    /// Module-level code is filed under the package.
+    fn module_name(&self, root: Node, text: &str) -> Option<String> {
+        let mut cur = root.walk();
+        let package = root
+            .named_children(&mut cur)
+            .find(|n| n.kind() == "package_clause")?;
+        package
+            .named_child(0)
+            .map(|id| text[id.byte_range()].to_string())
+    }
+
+    fn module_label(&self, module: &str) -> String {
+        format!("package {module}")
+    }
+}
 
 impl<'a> Walker<'a> {
-    pub(super) fn go_def(&mut self, range: Range<usize>, node: Node<'a>) {
+    fn go_def(&mut self, range: Range<usize>, node: Node<'a>) {
         let field = |f: &str| {
             node.child_by_field_name(f)
                 .map(|n| self.text(n).to_string())
@@ -31,9 +77,10 @@ impl<'a> Walker<'a> {
                 self.heading(2, &full, range.start);
                 let sym = Sym {
                     name: full,
-                    kind: "method",
+                    kind: SymbolKind::Method,
                     label: format!("func {recv_text} {name}"),
-                    extra: vec![("receiver", recv_type)],
+                    class_name: None,
+                    receiver: Some(recv_type),
                     context: None,
                     continuation,
                 };
@@ -68,8 +115,9 @@ impl<'a> Walker<'a> {
                 let sym = Sym {
                     label: format!("type {joined}"),
                     name: joined,
-                    kind: "type",
-                    extra: Vec::new(),
+                    kind: SymbolKind::Type,
+                    class_name: None,
+                    receiver: None,
                     context: None,
                     continuation,
                 };
@@ -80,8 +128,9 @@ impl<'a> Walker<'a> {
                 let sym = Sym {
                     label: format!("func {name}"),
                     name,
-                    kind: "function",
-                    extra: Vec::new(),
+                    kind: SymbolKind::Function,
+                    class_name: None,
+                    receiver: None,
                     context: None,
                     continuation,
                 };
@@ -173,6 +222,7 @@ func New(addr string) *Server {
         assert_eq!(meta(string, "line_end"), 27);
         assert_eq!(meta(by_symbol(&doc, "New")[0], "symbol_kind"), "function");
         let hs: Vec<_> = doc
+            .meta
             .headings
             .iter()
             .map(|h| (h.level, h.text.as_str()))

@@ -8,10 +8,11 @@
 //! Every chunk covers a contiguous byte range of the file and the ranges
 //! tile the file, so no code is lost between definitions.
 //!
-//! Here: the entry point and the languages; `definitions` walks a syntax
-//! tree into definitions and the code between them, with one file per
-//! language saying what its definitions are (`python`, `bash`, `go`);
-//! `pack` sizes all that into chunks, whatever the language.
+//! Here: the entry point and the list of languages; `unit` names the
+//! pieces, `definitions` walks a syntax tree into definitions and the code
+//! between them, with one file per language saying what its definitions
+//! are (`python`, `bash`, `go`: each a [`Language`]); `pack` sizes all
+//! that into chunks, whatever the language.
 
 mod bash;
 mod definitions;
@@ -20,6 +21,7 @@ mod pack;
 mod python;
 #[cfg(test)]
 mod test_support;
+mod unit;
 
 use std::path::Path;
 
@@ -27,27 +29,49 @@ use tree_sitter::{Parser, Tree};
 
 use super::{decode_text, detect, file_title, ChunkContext, IngestError, ParsedDocument};
 use crate::config::CodeStrategy;
-use definitions::{first_error_line, Walker};
+use definitions::{first_error_line, Language, Walker};
 use pack::Chunker;
+use unit::{Lines, Sym};
+
+/// The languages kb parses into definitions.
+const LANGUAGES: &[&dyn Language] = &[&python::Python, &bash::Bash, &go::Go];
+
+/// The language of this name (as `detect::code_language` gives it).
+fn language(name: &str) -> Option<&'static dyn Language> {
+    LANGUAGES.iter().copied().find(|l| l.name() == name)
+}
 
 pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
     let mut doc = ParsedDocument::default();
     let text = decode_text(bytes, &mut doc.warnings)?;
     doc.title = file_title(path);
     let head = &bytes[..bytes.len().min(detect::SNIFF_BYTES)];
-    let lang = detect::code_language(path, head).and_then(Lang::from_name);
+    let lang = detect::code_language(path, head).and_then(language);
     doc.language = lang.map(|l| l.name().to_string());
 
     let cfg = &ctx.config.code;
     let max = ctx.cap(cfg.max_tokens).max(1);
     let tree = lang.and_then(|l| parse_tree(l, &text));
     let module = module_name(path, lang, tree.as_ref(), &text);
-    let mut chunker = Chunker::new(&text, ctx, max, lang, module);
+    let label = match lang {
+        Some(l) => l.module_label(&module),
+        None => format!("module {module}"),
+    };
+    let lines = Lines::new(&text);
+    let module = Sym::module(module, label);
+    let mut chunker = Chunker::new(&text, ctx, max, lang.map(|l| l.name()), module.clone());
     match (lang, &tree) {
         (Some(lang), Some(tree)) => {
-            let mut walker = Walker::new(&text, lang, &chunker, cfg.include_context);
+            let mut walker = Walker::new(
+                &text,
+                lang,
+                &lines,
+                ctx.tokens,
+                (max, cfg.include_context),
+                module,
+            );
             walker.collect_root(tree.root_node());
-            doc.headings = std::mem::take(&mut walker.headings);
+            doc.meta.headings = std::mem::take(&mut walker.headings);
             if let Some(line) = first_error_line(tree.root_node()) {
                 doc.warnings.push(format!(
                     "syntax error near line {line}; code the parser could not read is indexed as top-level code"
@@ -70,59 +94,9 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     Ok(doc)
 }
 
-/// The languages kb parses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Lang {
-    Python,
-    Bash,
-    Go,
-}
-
-impl Lang {
-    fn from_name(name: &str) -> Option<Lang> {
-        match name {
-            "python" => Some(Lang::Python),
-            "bash" => Some(Lang::Bash),
-            "go" => Some(Lang::Go),
-            _ => None,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Lang::Python => "python",
-            Lang::Bash => "bash",
-            Lang::Go => "go",
-        }
-    }
-
-    fn grammar(self) -> tree_sitter::Language {
-        match self {
-            Lang::Python => tree_sitter_python::LANGUAGE.into(),
-            Lang::Bash => tree_sitter_bash::LANGUAGE.into(),
-            Lang::Go => tree_sitter_go::LANGUAGE.into(),
-        }
-    }
-
-    /// Node kinds that are definitions at the top level.
-    fn is_definition(self, kind: &str) -> bool {
-        match self {
-            Lang::Python => matches!(
-                kind,
-                "function_definition" | "class_definition" | "decorated_definition"
-            ),
-            Lang::Bash => kind == "function_definition",
-            Lang::Go => matches!(
-                kind,
-                "function_declaration" | "method_declaration" | "type_declaration"
-            ),
-        }
-    }
-}
-
 /// `None` only when tree-sitter gives up entirely (it recovers from syntax
 /// errors, so in practice never); the caller then falls back to windows.
-fn parse_tree(lang: Lang, text: &str) -> Option<Tree> {
+fn parse_tree(lang: &dyn Language, text: &str) -> Option<Tree> {
     let mut parser = Parser::new();
     parser.set_language(&lang.grammar()).ok()?;
     parser.parse(text, None)
@@ -130,42 +104,20 @@ fn parse_tree(lang: Lang, text: &str) -> Option<Tree> {
 
 /// The name module-level code is filed under: the Go package, else the
 /// file name without its extension.
-fn module_name(path: &Path, lang: Option<Lang>, tree: Option<&Tree>, text: &str) -> String {
-    if let (Some(Lang::Go), Some(tree)) = (lang, tree) {
-        let root = tree.root_node();
-        let mut cur = root.walk();
-        for n in root.named_children(&mut cur) {
-            if n.kind() == "package_clause" {
-                if let Some(id) = n.named_child(0) {
-                    return text[id.byte_range()].to_string();
-                }
-            }
+fn module_name(
+    path: &Path,
+    lang: Option<&dyn Language>,
+    tree: Option<&Tree>,
+    text: &str,
+) -> String {
+    if let (Some(lang), Some(tree)) = (lang, tree) {
+        if let Some(name) = lang.module_name(tree.root_node(), text) {
+            return name;
         }
     }
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| file_title(path))
-}
-
-/// Byte offset → 0-based line.
-struct Lines {
-    starts: Vec<usize>,
-}
-
-impl Lines {
-    fn new(text: &str) -> Lines {
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Lines { starts }
-    }
-
-    fn line_of(&self, byte: usize) -> usize {
-        self.starts.partition_point(|s| *s <= byte) - 1
-    }
-
-    fn line_start(&self, byte: usize) -> usize {
-        self.starts[self.line_of(byte)]
-    }
 }
 
 #[cfg(test)]
@@ -202,14 +154,14 @@ mod tests {
             meta(&pair[1], "line_start").as_u64() <= meta(&pair[0], "line_end").as_u64()
         }));
         // The outline still lists the symbols.
-        assert_eq!(doc.headings.len(), 6);
+        assert_eq!(doc.meta.headings.len(), 6);
 
         let src = "#!/usr/bin/ruby\nputs 1\n\ndef x\n  2\nend\n";
         let doc = parse(Path::new("tool"), src.as_bytes(), &ctx(&config(1024))).unwrap();
         check_invariants(src, &doc, 1024);
         assert_eq!(doc.language, None);
         assert_eq!(doc.chunks.len(), 1);
-        assert!(!doc.chunks[0].extra.contains_key("language"));
+        assert!(doc.chunks[0].meta.language.is_none());
         assert_eq!(meta(&doc.chunks[0], "symbol_name"), "tool");
     }
 
@@ -220,7 +172,7 @@ mod tests {
         check_invariants(src, &doc, 1024);
         assert_eq!(doc.language.as_deref(), Some("python"));
         assert_eq!(
-            by_symbol(&doc, "greet")[0].section.as_deref(),
+            by_symbol(&doc, "greet")[0].meta.section.as_deref(),
             Some("def greet")
         );
     }

@@ -7,10 +7,7 @@
 
 use std::ops::Range;
 
-use serde_json::{Map, Value};
-
-use super::definitions::{Sym, Unit};
-use super::{Lang, Lines};
+use super::unit::{Lines, Sym, Unit};
 use crate::ingest::split::line_windows;
 use crate::ingest::{Chunk, ChunkContext};
 
@@ -23,11 +20,12 @@ struct Out {
 /// Sizes units into chunks.
 pub(super) struct Chunker<'a> {
     src: &'a str,
-    pub(super) ctx: &'a ChunkContext<'a>,
-    pub(super) max: usize,
-    lang: Option<Lang>,
-    pub(super) lines: Lines,
-    pub(super) module: Sym,
+    ctx: &'a ChunkContext<'a>,
+    max: usize,
+    /// The language's name, recorded on every chunk.
+    lang: Option<&'static str>,
+    lines: Lines,
+    module: Sym,
     out: Vec<Out>,
     groups: usize,
     /// Groups that have a chunk already.
@@ -39,28 +37,16 @@ impl<'a> Chunker<'a> {
         src: &'a str,
         ctx: &'a ChunkContext<'a>,
         max: usize,
-        lang: Option<Lang>,
-        module: String,
+        lang: Option<&'static str>,
+        module: Sym,
     ) -> Chunker<'a> {
-        let label = match lang {
-            Some(Lang::Go) => format!("package {module}"),
-            Some(Lang::Bash) => format!("script {module}"),
-            _ => format!("module {module}"),
-        };
         Chunker {
             src,
             ctx,
             max,
             lang,
             lines: Lines::new(src),
-            module: Sym {
-                name: module,
-                kind: "module",
-                label,
-                extra: Vec::new(),
-                context: None,
-                continuation: None,
-            },
+            module,
             out: Vec::new(),
             groups: 0,
             filled: Default::default(),
@@ -276,20 +262,15 @@ impl<'a> Chunker<'a> {
         last_line: usize,
         group: Option<usize>,
     ) {
-        let mut extra = Map::new();
-        if let Some(l) = self.lang {
-            extra.insert("language".into(), Value::from(l.name()));
-        }
-        extra.insert("symbol_name".into(), Value::from(sym.name.clone()));
-        extra.insert("symbol_kind".into(), Value::from(sym.kind));
-        extra.insert("line_start".into(), Value::from(first_line + 1));
-        extra.insert("line_end".into(), Value::from(last_line + 1));
-        for (k, v) in &sym.extra {
-            extra.insert((*k).into(), Value::from(v.clone()));
-        }
         let section = (!sym.label.is_empty()).then(|| sym.label.clone());
         let mut chunk = Chunk::new(text, tokens, section);
-        chunk.extra = extra;
+        chunk.meta.language = self.lang.map(str::to_string);
+        chunk.meta.symbol_name = Some(sym.name.clone());
+        chunk.meta.symbol_kind = Some(sym.kind);
+        chunk.meta.line_start = Some(first_line as u64 + 1);
+        chunk.meta.line_end = Some(last_line as u64 + 1);
+        chunk.meta.class_name = sym.class_name.clone();
+        chunk.meta.receiver = sym.receiver.clone();
         chunk.context = header.clone();
         if let Some(g) = group {
             self.filled.insert(g);
@@ -312,7 +293,7 @@ impl<'a> Chunker<'a> {
                 if let Some(g) = o.group.filter(|g| sizes[g] > 1) {
                     let part = seen.entry(g).or_insert(0usize);
                     *part += 1;
-                    o.chunk.extra.insert("part".into(), Value::from(*part));
+                    o.chunk.meta.part = Some(*part as u32);
                 }
                 o.chunk
             })
@@ -343,7 +324,7 @@ mod tests {
         for (i, c) in doc.chunks.iter().enumerate() {
             assert_eq!(meta(c, "symbol_name"), "big");
             assert_eq!(meta(c, "part"), i + 1);
-            assert_eq!(c.section.as_deref(), Some("def big"));
+            assert_eq!(c.meta.section.as_deref(), Some("def big"));
             // Whole statements: every `if` keeps its body.
             assert_eq!(
                 c.text.matches("    if ").count(),

@@ -7,24 +7,42 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use super::definitions::{ItemKind, Sym, Unit, Walker};
+use super::definitions::{Language, Walker};
+use super::unit::{ItemKind, Scope, Sym, Unit};
+use crate::ingest::document::SymbolKind;
 
-/// The context a Python class gives its methods.
-#[derive(Clone)]
-pub(super) struct ClassCtx {
-    path: String,
-    label: String,
-    header: Option<String>,
-    depth: u8,
+pub(super) struct Python;
+
+impl Language for Python {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+
+    fn grammar(&self) -> tree_sitter::Language {
+        tree_sitter_python::LANGUAGE.into()
+    }
+
+    fn is_definition(&self, kind: &str) -> bool {
+        matches!(
+            kind,
+            "function_definition" | "class_definition" | "decorated_definition"
+        )
+    }
+
+    /// A method's scope is its class (the context its chunks embed with).
+    fn definition<'a>(
+        &self,
+        walker: &mut Walker<'a>,
+        range: Range<usize>,
+        node: Node<'a>,
+        scope: Option<&Scope>,
+    ) {
+        walker.python_def(range, node, scope);
+    }
 }
 
 impl<'a> Walker<'a> {
-    pub(super) fn python_def(
-        &mut self,
-        range: Range<usize>,
-        node: Node<'a>,
-        class: Option<&ClassCtx>,
-    ) {
+    fn python_def(&mut self, range: Range<usize>, node: Node<'a>, class: Option<&Scope>) {
         let inner = if node.kind() == "decorated_definition" {
             node.child_by_field_name("definition")
         } else {
@@ -54,19 +72,16 @@ impl<'a> Walker<'a> {
             } else {
                 "def"
             };
-            let mut extra = Vec::new();
-            if let Some(c) = class {
-                extra.push(("class_name", c.path.clone()));
-            }
             let sym = Sym {
                 name: path,
                 kind: if class.is_some() {
-                    "method"
+                    SymbolKind::Method
                 } else {
-                    "function"
+                    SymbolKind::Function
                 },
                 label: format!("{label_prefix}{keyword} {name}"),
-                extra,
+                class_name: class.map(|c| c.path.clone()),
+                receiver: None,
                 context,
                 continuation: self.signature(inner),
             };
@@ -74,20 +89,17 @@ impl<'a> Walker<'a> {
         }
         // A class: whole when it fits, else its header, docstring and
         // class-level statements are one symbol and each method another.
-        let mut extra = Vec::new();
-        if let Some(c) = class {
-            extra.push(("class_name", c.path.clone()));
-        }
         let header = self.python_class_header(inner, body);
         let sym = Sym {
             name: path.clone(),
-            kind: "class",
+            kind: SymbolKind::Class,
             label: format!("{label_prefix}class {name}"),
-            extra,
+            class_name: class.map(|c| c.path.clone()),
+            receiver: None,
             context,
             continuation: self.signature(inner),
         };
-        let ctx = ClassCtx {
+        let ctx = Scope {
             path,
             label: sym.label.clone(),
             header: header.filter(|_| self.include_context),
@@ -228,6 +240,7 @@ mod tests {
         assert_eq!(meta(report[0], "symbol_kind"), "class");
         // Headings: top-level definitions at level 1, methods at 2.
         let hs: Vec<_> = doc
+            .meta
             .headings
             .iter()
             .map(|h| (h.level, h.text.as_str(), h.line))
@@ -257,14 +270,14 @@ mod tests {
         let ct = &class[0].text;
         assert!(ct.starts_with("class Report(Base):") && ct.contains("width = 40"));
         assert!(!ct.contains("def "));
-        assert_eq!(class[0].section.as_deref(), Some("class Report"));
+        assert_eq!(class[0].meta.section.as_deref(), Some("class Report"));
         // Each method: its own chunk, labelled, with the class line and its
         // docstring as the context embedded before it (not in the quoted
         // text) and the class name recorded.
         let render = by_symbol(&doc, "Report.render");
         assert_eq!(render.len(), 1);
         let r = render[0];
-        assert_eq!(r.section.as_deref(), Some("class Report > def render"));
+        assert_eq!(r.meta.section.as_deref(), Some("class Report > def render"));
         assert_eq!(meta(r, "symbol_kind"), "method");
         assert_eq!(meta(r, "class_name"), "Report");
         assert_eq!(

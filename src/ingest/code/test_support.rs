@@ -14,15 +14,16 @@ pub(super) fn config(max: usize) -> ChunkingConfig {
     c
 }
 
-pub(super) fn meta<'c>(c: &'c Chunk, key: &str) -> &'c Value {
-    c.extra.get(key).unwrap_or(&Value::Null)
+/// A chunk's stored metadata field by its key (what the database holds).
+pub(super) fn meta(c: &Chunk, key: &str) -> Value {
+    serde_json::to_value(&c.meta).unwrap()[key].clone()
 }
 
 /// Each chunk's section label, in order.
 pub(super) fn sections(doc: &ParsedDocument) -> Vec<String> {
     doc.chunks
         .iter()
-        .map(|c| c.section.clone().unwrap_or_default())
+        .map(|c| c.meta.section.clone().unwrap_or_default())
         .collect()
 }
 
@@ -48,9 +49,9 @@ pub(super) fn check_invariants(src: &str, doc: &ParsedDocument, max: usize) {
         );
         assert_eq!(c.token_count, TokenCounter::Whitespace.count(&c.text));
         for key in ["symbol_name", "symbol_kind", "line_start", "line_end"] {
-            assert!(c.extra.contains_key(key), "{key} missing: {:?}", c.extra);
+            assert!(!meta(c, key).is_null(), "{key} missing: {:?}", c.meta);
         }
-        assert!(c.section.is_some());
+        assert!(c.meta.section.is_some());
     }
     for (i, line) in src.lines().enumerate() {
         let t = line.trim();

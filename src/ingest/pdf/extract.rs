@@ -22,10 +22,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
+use super::page::Extracted;
 use super::read::{self, ReadOptions};
-use super::PdfSettings;
+use super::settings::{PageReport, PdfSettings};
 
 /// The hidden subcommand that runs the extraction in a child process.
 pub const CHILD_COMMAND: &str = "__extract-pdf";
@@ -46,63 +45,6 @@ static USE_CHILD: AtomicBool = AtomicBool::new(false);
 /// [`CHILD_COMMAND`], so PDFs are extracted in child processes.
 pub fn extract_in_child_processes() {
     USE_CHILD.store(true, Ordering::Relaxed);
-}
-
-/// What the extractor found in a PDF.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Extracted {
-    /// The Info dictionary's Title, when set.
-    pub title: Option<String>,
-    /// True when the file was encrypted but opened with the empty password.
-    #[serde(default)]
-    pub encrypted: bool,
-    pub pages: Vec<Page>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Page {
-    pub lines: Vec<Line>,
-    /// Why the page could not be read (an extractor error or crash).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// The lines were recognised by OCR from a rendering of the page.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub ocr: bool,
-    /// Why a page that needed OCR did not get it (no engine, or its error).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ocr_error: Option<String>,
-}
-
-/// A line of text as laid out on the page.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Line {
-    pub text: String,
-    /// Font size in points (mean over the line's characters).
-    pub size: f32,
-    /// Left and right edges, in points from the left of the page.
-    pub x: f32,
-    pub end: f32,
-    /// Baseline, in points from the top of the page.
-    pub y: f32,
-    /// A vertical gap of more than 1.5 line heights comes before the line.
-    pub gap: bool,
-    /// Every character is bold.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub bold: bool,
-    /// A row of a table: its cells joined by ` | `.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub table: bool,
-}
-
-impl Page {
-    /// True when the page has no letter or digit at all (a scanned image,
-    /// a blank page).
-    pub fn without_text(&self) -> bool {
-        !self
-            .lines
-            .iter()
-            .any(|l| l.text.chars().any(char::is_alphanumeric))
-    }
 }
 
 /// Pages read so far, shared between an extraction and its watcher.
@@ -210,7 +152,7 @@ pub(super) fn extract_on_thread(
     bytes: Vec<u8>,
     opts: ReadOptions,
     limit: Duration,
-    report: Option<super::PageReport>,
+    report: Option<PageReport>,
 ) -> Result<Extracted, String> {
     let (tx, rx) = std::sync::mpsc::channel();
     let progress = Arc::new(Progress::default());
@@ -273,7 +215,7 @@ fn extract_in_child(
     path: &Path,
     opts: &ReadOptions,
     limit: Duration,
-    report: Option<super::PageReport>,
+    report: Option<PageReport>,
 ) -> Result<Result<Extracted, String>, ChildError> {
     use ChildError::Failed;
     let options =

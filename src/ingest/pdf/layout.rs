@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::extract::{Line, Page};
+use super::page::{Line, Page};
 
 /// A paragraph or heading of a page.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,7 +9,7 @@ use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::extract::Line;
+use super::page::Line;
 
 /// Rendering resolution for OCR: Tesseract is most accurate on text of
 /// 20-40 pixels per line, which 300 dpi gives for 8-14 pt type.

@@ -4,8 +4,6 @@
 //! fits, else cut between rows with its caption and header row repeated
 //! at the top of each piece.
 
-use serde_json::Value;
-
 use super::layout::{self, Block};
 use super::tables::CELL_SEPARATOR;
 use crate::embed::TokenCounter;
@@ -99,13 +97,9 @@ fn chunk(
     ocr: bool,
 ) -> Chunk {
     let mut c = Chunk::new(text, tokens, section);
-    c.page = Some(page);
-    if page_end > page {
-        c.extra.insert("page_end".into(), Value::from(page_end));
-    }
-    if ocr {
-        c.extra.insert("ocr".into(), Value::Bool(true));
-    }
+    c.meta.page = Some(page);
+    c.meta.page_end = (page_end > page).then_some(page_end);
+    c.meta.ocr = ocr;
     c
 }
 

@@ -7,7 +7,7 @@ use pdfium_render::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-use super::extract::{Extracted, Page};
+use super::page::{Extracted, Page};
 use super::reading::{self, Glyph};
 use super::{engine, ocr};
 use crate::config::OcrMode;

@@ -9,8 +9,8 @@
 //! prose on both sides) → tables (runs of rows with several aligned
 //! spans, written as one line per row with cells joined by ` | `).
 
-use super::extract::Line;
 use super::glyphs::{compose_accents, push_char, rtl, Placed};
+use super::page::{Line, Row, Span};
 use super::tables::{join_section_number, merge_symbols, table_rows, CELL_SEPARATOR};
 
 pub use super::glyphs::Glyph;
@@ -35,41 +35,6 @@ struct Word {
     size: f32,
     bold: usize,
     chars: usize,
-}
-
-#[derive(Debug, Clone)]
-pub(super) struct Span {
-    pub(super) text: String,
-    pub(super) x0: f32,
-    pub(super) x1: f32,
-    pub(super) baseline: f32,
-    pub(super) size: f32,
-    pub(super) bold: bool,
-}
-
-#[derive(Debug, Clone, Default)]
-pub(super) struct Row {
-    /// Left to right on the page.
-    pub(super) spans: Vec<Span>,
-    /// Mostly Arabic or Hebrew: read from right to left.
-    pub(super) rtl: bool,
-}
-
-impl Row {
-    pub(super) fn baseline(&self) -> f32 {
-        self.spans
-            .iter()
-            .map(|s| s.baseline)
-            .fold(f32::MIN, f32::max)
-    }
-
-    pub(super) fn size(&self) -> f32 {
-        self.spans.iter().map(|s| s.size).fold(0.0, f32::max)
-    }
-
-    fn covers(&self, x: f32) -> bool {
-        self.spans.iter().any(|s| s.x0 < x && s.x1 > x)
-    }
 }
 
 /// The page's lines in reading order. Text running in the page's main

@@ -3,7 +3,7 @@
 //! with its numbers; and the fixes a row's spans need first (a currency
 //! sign apart from its amount, a section number a quad from its title).
 
-use super::reading::{Row, Span};
+use super::page::{Row, Span};
 
 /// What separates the cells of a table row in the indexed text.
 pub const CELL_SEPARATOR: &str = " | ";

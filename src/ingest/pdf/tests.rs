@@ -73,17 +73,17 @@ fn three_page_pdf_end_to_end() {
     let c = ChunkingConfig::default();
     let doc = build(Path::new("orchard.pdf"), &ex, &ctx(&c)).unwrap();
     assert_eq!(doc.title, "The Orchard Handbook");
-    assert_eq!(doc.metadata["pages"], 3);
-    assert_eq!(doc.metadata["pages_without_text"], 0);
+    assert_eq!(doc.meta.pages, Some(3));
+    assert_eq!(doc.meta.pages_without_text, Some(0));
 
     let harvest = doc
         .chunks
         .iter()
         .find(|c| c.text.contains("xylocarp"))
         .unwrap();
-    assert_eq!(harvest.page, Some(3));
+    assert_eq!(harvest.meta.page, Some(3));
     assert_eq!(
-        harvest.section.as_deref(),
+        harvest.meta.section.as_deref(),
         Some("Orchard Handbook > 3 Harvest")
     );
     let pruning = doc
@@ -91,13 +91,14 @@ fn three_page_pdf_end_to_end() {
         .iter()
         .find(|c| c.text.contains("dormant"))
         .unwrap();
-    assert_eq!(pruning.page, Some(2));
+    assert_eq!(pruning.meta.page, Some(2));
     assert!(
         doc.chunks.iter().all(|c| !c.text.contains("Page ")),
         "footers dropped"
     );
 
     let texts: Vec<(u8, &str)> = doc
+        .meta
         .headings
         .iter()
         .map(|h| (h.level, h.text.as_str()))
@@ -114,10 +115,15 @@ fn three_page_pdf_end_to_end() {
     );
     // Heading lines point into content, and the form feeds give the page.
     let lines: Vec<&str> = doc.content.lines().collect();
-    for h in &doc.headings {
+    for h in &doc.meta.headings {
         assert_eq!(lines[h.line - 1], h.text);
     }
-    let harvest_h = doc.headings.iter().find(|h| h.text == "3 Harvest").unwrap();
+    let harvest_h = doc
+        .meta
+        .headings
+        .iter()
+        .find(|h| h.text == "3 Harvest")
+        .unwrap();
     let index = PageIndex::new(&doc.content);
     assert_eq!(index.page(harvest_h.line), 3);
     assert_eq!(index.page(1), 1);
@@ -189,11 +195,11 @@ fn paragraph_continuing_on_next_page_stays_whole() {
         "{}",
         first.text
     );
-    assert_eq!(first.page, Some(1));
-    assert_eq!(first.extra["page_end"], 2);
-    assert_eq!(first.section.as_deref(), Some("Results"));
-    assert_eq!(doc.chunks[1].page, Some(2));
-    assert!(doc.chunks[1].extra.get("page_end").is_none());
+    assert_eq!(first.meta.page, Some(1));
+    assert_eq!(first.meta.page_end, Some(2));
+    assert_eq!(first.meta.section.as_deref(), Some("Results"));
+    assert_eq!(doc.chunks[1].meta.page, Some(2));
+    assert!(doc.chunks[1].meta.page_end.is_none());
     // content keeps the layout: the paragraph is cut by the page break.
     assert!(doc.content.contains("com-\n") || doc.content.contains("com-\n\u{c}"));
 }
@@ -225,11 +231,11 @@ fn chunks_respect_max_tokens_sections_and_pages() {
     assert!(doc.chunks.len() >= 5, "{}", doc.chunks.len());
     assert!(doc.chunks[0].text.starts_with("Introduction"));
     let last = doc.chunks.last().unwrap();
-    assert_eq!(last.page, Some(2));
+    assert_eq!(last.meta.page, Some(2));
     assert_eq!(last.text, "Short tail on page two.");
     assert!(doc.chunks[..doc.chunks.len() - 1]
         .iter()
-        .all(|c| c.page == Some(1) && c.section.as_deref() == Some("Introduction")));
+        .all(|c| c.meta.page == Some(1) && c.meta.section.as_deref() == Some("Introduction")));
 }
 
 #[test]
@@ -247,8 +253,8 @@ fn small_sections_share_a_chunk_labelled_by_the_larger() {
     let doc = build(Path::new("s.pdf"), &ex, &ctx(&c)).unwrap();
     assert_eq!(doc.chunks.len(), 1);
     // Both headings are Title Case lines at body size: siblings.
-    assert_eq!(doc.chunks[0].section.as_deref(), Some("Details"));
-    assert_eq!(doc.headings.len(), 2);
+    assert_eq!(doc.chunks[0].meta.section.as_deref(), Some("Details"));
+    assert_eq!(doc.meta.headings.len(), 2);
 }
 
 #[test]
@@ -264,14 +270,14 @@ fn fixed_strategy_windows_each_page() {
         ..Default::default()
     };
     let doc = build(Path::new("f.pdf"), &ex, &ctx(&c)).unwrap();
-    let pages: Vec<Option<u32>> = doc.chunks.iter().map(|c| c.page).collect();
+    let pages: Vec<Option<u32>> = doc.chunks.iter().map(|c| c.meta.page).collect();
     assert!(pages.len() >= 4, "{pages:?}");
     assert_eq!(pages.last(), Some(&Some(2)));
     assert!(pages[..pages.len() - 1].iter().all(|p| *p == Some(1)));
     assert!(doc
         .chunks
         .iter()
-        .all(|c| c.section.is_none() && c.token_count <= 50));
+        .all(|c| c.meta.section.is_none() && c.token_count <= 50));
     // Overlap: the second window starts with words from the first.
     assert!(doc.chunks[1].text.starts_with("one"));
 }
@@ -288,12 +294,9 @@ fn pages_without_text_are_counted_and_all_empty_is_an_error() {
         ..Default::default()
     };
     let doc = build(Path::new("p.pdf"), &ex, &ctx(&c)).unwrap();
-    assert_eq!(doc.metadata["pages"], 3);
-    assert_eq!(doc.metadata["pages_without_text"], 2);
-    assert_eq!(
-        doc.metadata["pages_without_text_list"],
-        serde_json::json!([2, 3])
-    );
+    assert_eq!(doc.meta.pages, Some(3));
+    assert_eq!(doc.meta.pages_without_text, Some(2));
+    assert_eq!(doc.meta.pages_without_text_list, [2, 3]);
     assert!(doc
         .warnings
         .iter()

@@ -38,7 +38,7 @@ use crate::config::Config;
 use crate::db::{normalize_tags, Database};
 use crate::error::{KbError, Result};
 use crate::ingest::source_path;
-use crate::output::progress::Progress;
+use crate::progress::Progress;
 
 pub use group::{embed_and_write, embed_group, write_group, ReadyDocument};
 pub use model_source::{LoadModel, ModelSource};
@@ -54,8 +54,8 @@ pub struct IngestOptions {
     /// Glob patterns of files and folders to leave out (as in a
     /// `.gitignore`, which is honoured too, like a `.kbignore`).
     pub exclude: Vec<String>,
-    /// The progress line (hidden when nobody watches).
-    pub progress: Arc<Progress>,
+    /// Who is told how the run goes.
+    pub progress: Arc<dyn Progress>,
     /// Set by Ctrl-C: the run stops at once, keeping what it committed.
     pub cancel: Arc<AtomicBool>,
 }
@@ -128,11 +128,7 @@ impl<'a> Ingester<'a> {
         summary.seconds.embed = workers.embed_nanos.load(Ordering::Relaxed) as f64 / 1e9;
         if let Ok(by_type) = workers.parse_by_type.lock() {
             for (t, secs) in by_type.iter() {
-                summary
-                    .by_type
-                    .entry(t.to_string())
-                    .or_default()
-                    .parse_seconds = *secs;
+                summary.by_type.entry(*t).or_default().parse_seconds = *secs;
             }
         }
         summary.seconds.total = started.elapsed().as_secs_f64();

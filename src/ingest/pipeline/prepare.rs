@@ -119,19 +119,16 @@ impl Workers {
         };
         let mut all_tags = tags.to_vec();
         all_tags.extend(normalize_tags(&doc.tags));
-        let pages_without_text = doc
-            .metadata
-            .get("pages_without_text")
-            .and_then(|v| v.as_u64());
+        let pages_without_text = doc.meta.pages_without_text.map(u64::from);
         let new_doc = NewDocument {
             title: doc.title.clone(),
             source_path,
             content_hash: hash,
-            doc_type: doc_type.as_str().to_string(),
+            doc_type,
             language: doc.language.clone(),
             file_size: size,
             file_mtime: mtime,
-            metadata: document_metadata(&doc),
+            metadata: doc.meta.clone(),
             tags: normalize_tags(all_tags),
             content: Some(doc.content.clone()),
         };
@@ -161,16 +158,4 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "no message".into())
-}
-
-/// The document's `metadata` column: the parser's facts plus its headings.
-fn document_metadata(doc: &ParsedDocument) -> String {
-    let mut m = doc.metadata.clone();
-    if !doc.headings.is_empty() {
-        m.insert(
-            "headings".into(),
-            serde_json::to_value(&doc.headings).unwrap_or_default(),
-        );
-    }
-    serde_json::Value::Object(m).to_string()
 }

@@ -27,7 +27,7 @@ use crate::db::{Database, IndexedFile, WriteOutcome};
 use crate::embed::Embed;
 use crate::error::{KbError, Result};
 use crate::ingest::{source_path, DocType, IngestError};
-use crate::output::progress::Progress;
+use crate::progress::Progress;
 
 /// What the parser and embedding threads share: the settings, the model,
 /// the progress line and their clocks. No database in here: only the
@@ -35,12 +35,12 @@ use crate::output::progress::Progress;
 pub(super) struct Workers {
     pub(super) config: Config,
     pub(super) model: SharedModel,
-    pub(super) progress: Arc<Progress>,
+    pub(super) progress: Arc<dyn Progress>,
     /// Time spent parsing, summed over the parser threads.
     pub(super) parse_nanos: AtomicU64,
     pub(super) embed_nanos: AtomicU64,
     /// Parse time by document type.
-    pub(super) parse_by_type: Mutex<BTreeMap<&'static str, f64>>,
+    pub(super) parse_by_type: Mutex<BTreeMap<DocType, f64>>,
 }
 
 /// Messages to the writer, the only thread with the database.
@@ -169,7 +169,7 @@ impl Writer<'_> {
                 .spawn(move || workers.embed_stage(parsed_rx, event_tx, &*halt))
                 .map_err(|e| KbError::io("embedding thread", e))?
         };
-        let written = self.write_stage(&event_rx, tags, cancel, &workers.progress, summary);
+        let written = self.write_stage(&event_rx, tags, cancel, workers.progress.as_ref(), summary);
         if written.is_err() || summary.interrupted {
             // The other stages stop on their own after their current file
             // or model batch; nothing of theirs is waited for.
@@ -193,7 +193,7 @@ impl Writer<'_> {
         events: &Receiver<Event>,
         tags: &[String],
         cancel: &AtomicBool,
-        progress: &Progress,
+        progress: &dyn Progress,
         summary: &mut IngestSummary,
     ) -> Result<()> {
         let mut write_time = Duration::ZERO;
@@ -260,10 +260,7 @@ impl Writer<'_> {
                             WriteOutcome::Replaced(_) => summary.updated += 1,
                         }
                         summary.chunks += n;
-                        let counts = summary
-                            .by_type
-                            .entry(doc.document.doc_type.clone())
-                            .or_default();
+                        let counts = summary.by_type.entry(doc.document.doc_type).or_default();
                         counts.documents += 1;
                         counts.chunks += n;
                         progress.file_done();
@@ -294,7 +291,7 @@ impl Workers {
         self.parse_nanos
             .fetch_add(spent.as_nanos() as u64, Ordering::Relaxed);
         if let Ok(mut m) = self.parse_by_type.lock() {
-            *m.entry(doc_type.as_str()).or_default() += spent.as_secs_f64();
+            *m.entry(doc_type).or_default() += spent.as_secs_f64();
         }
         Some(match outcome {
             Ok((FileOutcome::Ready(doc, pages_without_text), warnings)) => {

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::ingest::document::DocType;
+
 /// What a run did, printed as the summary.
 #[derive(Debug, Default, Clone, Serialize, PartialEq)]
 pub struct IngestSummary {
@@ -33,7 +35,7 @@ pub struct IngestSummary {
     pub interrupted: bool,
     pub errors_log: Option<PathBuf>,
     /// Documents and chunks written, by document type.
-    pub by_type: BTreeMap<String, TypeCounts>,
+    pub by_type: BTreeMap<DocType, TypeCounts>,
     /// Where the time went.
     pub seconds: Timings,
 }

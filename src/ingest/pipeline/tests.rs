@@ -13,13 +13,13 @@ use crate::config::Config;
 use crate::db::{Database, OpenMode};
 use crate::embed::{Embed, TestEmbedder};
 use crate::error::{KbError, Result};
-use crate::output::progress::{Progress, Work};
+use crate::progress::Silent;
 
 fn options(tags: &[&str], cancel: bool) -> IngestOptions {
     IngestOptions {
         tags: tags.iter().map(|t| t.to_string()).collect(),
         exclude: Vec::new(),
-        progress: Arc::new(Progress::hidden(Work::Ingest)),
+        progress: Arc::new(Silent),
         cancel: Arc::new(AtomicBool::new(cancel)),
     }
 }
@@ -155,7 +155,7 @@ fn a_folder_becomes_documents_and_chunks_with_vectors() {
     let guide = guide.unwrap();
     assert_eq!(guide.summary.title, "Tomatoes");
     assert_eq!(guide.summary.tags, ["gardening"]);
-    assert_eq!(guide.metadata["headings"][1]["text"], "Pests");
+    assert_eq!(guide.metadata.headings[1].text, "Pests");
     let script = kb.db.document(kb.document_id("bin/water").unwrap());
     assert_eq!(script.unwrap().unwrap().language.as_deref(), Some("bash"));
     assert!(chunks.values().any(|t| t.contains("def harvest")));

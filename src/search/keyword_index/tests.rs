@@ -75,7 +75,7 @@ fn write_docs(db: &Database, rng: &mut Lcg, from: usize, docs: usize) {
         let mut doc = note(&format!("/doc{d}"), "h");
         doc.title = rng.words(3);
         if d % 3 == 0 {
-            doc.doc_type = "markdown".into();
+            doc.doc_type = crate::ingest::DocType::Markdown;
         }
         if d % 2 == 0 {
             doc.tags = vec!["even".into()];
@@ -93,7 +93,6 @@ fn write_docs(db: &Database, rng: &mut Lcg, from: usize, docs: usize) {
                 NewChunk {
                     text,
                     token_count: 1,
-                    metadata: "{}".into(),
                     doc_title: doc.title.clone(),
                     section: if c % 2 == 0 {
                         rng.words(2)
@@ -138,7 +137,7 @@ fn assert_ranks_as_fts5(db: &Database, index: &KeywordIndex, queries: &[String])
     let filters = [
         Filters::default(),
         Filters {
-            doc_type: Some("markdown".into()),
+            doc_type: Some(crate::ingest::DocType::Markdown),
             ..Default::default()
         },
         Filters {

@@ -1,22 +1,14 @@
 //! The progress line of long work (`kb add`, `kb reindex`, the back-fill of
-//! `kb init`), on stderr when it is a terminal. It counts chunks, the unit
-//! the model works in, moves with every model batch, says what it is doing
+//! `kb init`), on stderr when it is a terminal: the CLI's view of
+//! [`crate::progress::Progress`] events. It counts chunks, the unit the
+//! model works in, moves with every model batch, says what it is doing
 //! while the model loads, shows an ETA only once there is real progress to
 //! go by, and fits an 80-column terminal.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// What the work is, for its wording.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Work {
-    /// `kb add`: files parsed into chunks, chunks embedded and written.
-    Ingest,
-    /// `kb reindex`: every chunk embedded again.
-    Reindex,
-    /// `kb init`: chunks written before a model was bound get vectors.
-    Backfill,
-}
+use crate::progress::{Progress, Work};
 
 #[derive(Debug)]
 struct State {
@@ -35,8 +27,8 @@ struct State {
     reading: Option<(String, u32, u32)>,
 }
 
-/// A progress line; hidden (every call a no-op) when not shown.
-pub struct Progress {
+/// A progress line on a terminal.
+pub struct TerminalProgress {
     work: Work,
     bar: indicatif::ProgressBar,
     state: Mutex<State>,
@@ -47,22 +39,17 @@ const ETA_AFTER: Duration = Duration::from_secs(5);
 /// Columns the line may take: an 80-column terminal without wrapping.
 pub const MAX_WIDTH: usize = 79;
 
-impl Progress {
-    /// A progress line on stderr when `show` and stderr is a terminal.
-    pub fn new(work: Work, show: bool) -> Progress {
-        use std::io::IsTerminal;
-        let bar = if show && std::io::stderr().is_terminal() {
-            let bar = indicatif::ProgressBar::new_spinner();
-            bar.set_style(
-                indicatif::ProgressStyle::with_template("{msg}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-            );
-            bar.enable_steady_tick(Duration::from_millis(250));
-            bar
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        Progress {
+impl TerminalProgress {
+    /// A progress line on stderr (the CLI makes one only when stderr is a
+    /// terminal).
+    pub fn new(work: Work) -> TerminalProgress {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(250));
+        TerminalProgress {
             work,
             bar,
             state: Mutex::new(State {
@@ -78,44 +65,34 @@ impl Progress {
         }
     }
 
-    /// A line that shows nothing (MCP calls, `--quiet`, tests).
-    pub fn hidden(work: Work) -> Progress {
-        Progress::new(work, false)
-    }
-
     fn update(&self, f: impl FnOnce(&mut State)) {
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         f(&mut s);
-        if !self.bar.is_hidden() {
-            self.bar.set_message(line(self.work, &s, Instant::now()));
-        }
+        self.bar.set_message(line(self.work, &s, Instant::now()));
     }
+}
 
-    pub fn loading_model(&self, loading: bool) {
+impl Progress for TerminalProgress {
+    fn loading_model(&self, loading: bool) {
         self.update(|s| s.loading_model = loading);
     }
 
-    /// Files to go through (`kb add`).
-    pub fn files(&self, total: u64) {
+    fn files(&self, total: u64) {
         self.update(|s| s.files_total = total);
     }
 
-    /// A file is done with (indexed, skipped or failed).
-    pub fn file_done(&self) {
+    fn file_done(&self) {
         self.update(|s| s.files_done += 1);
     }
 
-    /// More chunks are known to need embedding (a file was parsed, or the
-    /// total of a reindex).
-    pub fn chunks_found(&self, n: u64) {
+    fn chunks_found(&self, n: u64) {
         self.update(|s| {
             s.chunks_known += n;
             s.docs_parsed += 1;
         });
     }
 
-    /// Chunks embedded (a model batch).
-    pub fn chunks_done(&self, n: u64) {
+    fn chunks_done(&self, n: u64) {
         self.update(|s| {
             let now = Instant::now();
             if s.first_done.is_none() {
@@ -125,25 +102,23 @@ impl Progress {
         });
     }
 
-    /// Pages of a PDF read so far (a scanned PDF's OCR takes seconds a
-    /// page); the line shows the latest until the PDF is read.
-    pub fn pdf_pages(&self, name: &str, done: u32, total: u32) {
+    /// The line shows the latest PDF being read until it is read.
+    fn pdf_pages(&self, name: &str, done: u32, total: u32) {
         self.update(|s| {
             s.reading = (done < total && total > 1).then(|| (name.to_string(), done, total));
         });
     }
 
-    /// Chunks already done before this run (a reindex that continues).
-    pub fn already_done(&self, n: u64) {
+    fn already_done(&self, n: u64) {
         self.update(|s| s.chunks_done += n);
     }
 
-    pub fn finish(&self) {
+    fn finish(&self) {
         self.bar.finish_and_clear();
     }
 }
 
-impl Drop for Progress {
+impl Drop for TerminalProgress {
     /// A line never outlives its work, even when the work fails.
     fn drop(&mut self) {
         self.bar.finish_and_clear();

@@ -1,0 +1,99 @@
+//! What reading a PDF's pages gives: the pages with their lines, and the
+//! spans and rows that lines are built from. The bottom of the `pdf`
+//! folder: every step of reading and layout speaks these types.
+
+use serde::{Deserialize, Serialize};
+
+/// What the extractor found in a PDF.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Extracted {
+    /// The Info dictionary's Title, when set.
+    pub title: Option<String>,
+    /// True when the file was encrypted but opened with the empty password.
+    #[serde(default)]
+    pub encrypted: bool,
+    pub pages: Vec<Page>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Page {
+    pub lines: Vec<Line>,
+    /// Why the page could not be read (an extractor error or crash).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The lines were recognised by OCR from a rendering of the page.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ocr: bool,
+    /// Why a page that needed OCR did not get it (no engine, or its error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ocr_error: Option<String>,
+}
+
+/// A line of text as laid out on the page.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Line {
+    pub text: String,
+    /// Font size in points (mean over the line's characters).
+    pub size: f32,
+    /// Left and right edges, in points from the left of the page.
+    pub x: f32,
+    pub end: f32,
+    /// Baseline, in points from the top of the page.
+    pub y: f32,
+    /// A vertical gap of more than 1.5 line heights comes before the line.
+    pub gap: bool,
+    /// Every character is bold.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bold: bool,
+    /// A row of a table: its cells joined by ` | `.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub table: bool,
+}
+
+impl Page {
+    /// True when the page has no letter or digit at all (a scanned image,
+    /// a blank page).
+    pub fn without_text(&self) -> bool {
+        !self
+            .lines
+            .iter()
+            .any(|l| l.text.chars().any(char::is_alphanumeric))
+    }
+}
+
+/// A run of words on one baseline, cut from its neighbours by a gap wider
+/// than a word space.
+#[derive(Debug, Clone)]
+pub(super) struct Span {
+    pub(super) text: String,
+    pub(super) x0: f32,
+    pub(super) x1: f32,
+    pub(super) baseline: f32,
+    pub(super) size: f32,
+    pub(super) bold: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct Row {
+    /// Left to right on the page.
+    pub(super) spans: Vec<Span>,
+    /// Mostly Arabic or Hebrew: read from right to left.
+    pub(super) rtl: bool,
+}
+
+impl Row {
+    pub(super) fn baseline(&self) -> f32 {
+        self.spans
+            .iter()
+            .map(|s| s.baseline)
+            .fold(f32::MIN, f32::max)
+    }
+
+    pub(super) fn size(&self) -> f32 {
+        self.spans.iter().map(|s| s.size).fold(0.0, f32::max)
+    }
+
+    pub(super) fn covers(&self, x: f32) -> bool {
+        self.spans.iter().any(|s| s.x0 < x && s.x1 > x)
+    }
+}

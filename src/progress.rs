@@ -1,0 +1,48 @@
+//! How long work (`kb add`, `kb reindex`, the back-fill of `kb init`) tells
+//! whoever watches how it goes. The work reports events; a front end
+//! decides what to make of them (the CLI draws a line on a terminal, the
+//! MCP server and tests make nothing of them).
+
+/// What the work is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    /// `kb add`: files parsed into chunks, chunks embedded and written.
+    Ingest,
+    /// `kb reindex`: every chunk embedded again.
+    Reindex,
+    /// `kb init`: chunks written before a model was bound get vectors.
+    Backfill,
+}
+
+/// The events of long work; every method does nothing unless overridden.
+pub trait Progress: Send + Sync {
+    /// The embedding model is loading (true), or has loaded (false).
+    fn loading_model(&self, _loading: bool) {}
+
+    /// Files to go through (`kb add`).
+    fn files(&self, _total: u64) {}
+
+    /// A file is done with (indexed, skipped or failed).
+    fn file_done(&self) {}
+
+    /// More chunks are known to need embedding (a file was parsed, or the
+    /// total of a reindex).
+    fn chunks_found(&self, _n: u64) {}
+
+    /// Chunks embedded (a model batch).
+    fn chunks_done(&self, _n: u64) {}
+
+    /// Pages of a PDF read so far (a scanned PDF's OCR takes seconds a page).
+    fn pdf_pages(&self, _name: &str, _done: u32, _total: u32) {}
+
+    /// Chunks already done before this run (a reindex that continues).
+    fn already_done(&self, _n: u64) {}
+
+    /// The work is over, whether it succeeded or not.
+    fn finish(&self) {}
+}
+
+/// Nobody watches.
+pub struct Silent;
+
+impl Progress for Silent {}
