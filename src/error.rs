@@ -342,11 +342,11 @@ mod tests {
 
     #[test]
     fn readme_table_is_the_registry() {
-        let readme = include_str!("../README.md");
+        let readme = include_str!("../docs/errors.md");
         let table = ErrorCode::markdown_table();
         assert!(
             readme.contains(&table),
-            "README.md's error table differs from src/error.rs; replace it with:\n{table}"
+            "docs/errors.md's error table differs from src/error.rs; replace it with:\n{table}"
         );
     }
 }
