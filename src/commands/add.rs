@@ -12,7 +12,7 @@ use crate::db::normalize_tags;
 use crate::embed::ModelUse;
 use crate::error::{KbError, Result};
 use crate::ingest::pipeline::{IngestOptions, IngestSummary, Ingester, ModelSource};
-use crate::ingest::DocType;
+use crate::document::DocType;
 use crate::output::{plural, Render, Style};
 use crate::progress::Work;
 use crate::session::{Session, SessionKind};

@@ -8,8 +8,9 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
 use crate::db::{Database, DocumentRecord};
+use crate::document::DocType;
 use crate::error::{KbError, Result};
-use crate::ingest::{source_path, DocType};
+use crate::ingest::source_path;
 
 /// A document named by its id (`source.document_id` in search results) or
 /// by the path of an indexed file.

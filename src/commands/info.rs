@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::document::{document_file_status, DocRef, FileStatus};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::error::Result;
-use crate::ingest::{Citation, DocType, DocumentMeta, SkillInfo};
+use crate::document::{Citation, DocType, DocumentMeta, SkillInfo};
 use crate::output::{Render, Style};
 use crate::session::Session;
 

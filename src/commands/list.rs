@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::{DocumentSummary, ListFilters};
 use crate::error::{KbError, Result};
-use crate::ingest::{DocType, SkillInfo};
+use crate::document::{DocType, SkillInfo};
 use crate::output::{display_path, plural, Render, Style};
 use crate::session::Session;
 

@@ -8,13 +8,12 @@ use serde::{Deserialize, Serialize};
 
 use super::document::{file_status, FileStatus};
 use super::{Command, CommandSpec, Mcp, OutputKind};
-use crate::db::{normalize_tags, ColumnWeights, Filters, SearchLogEntry};
+use crate::db::{normalize_tags, Filters, SearchLogEntry};
 use crate::error::{KbError, Result};
-use crate::ingest::{Citation, DocType};
-use crate::search::Feedback;
+use crate::document::{Citation, DocType};
 use crate::output::{display_path, highlight, plural, round, Render, Style};
 use crate::search::{
-    self, FusionSettings, InMemory, Mode, SearchHit, SearchRequest, SearchResponse,
+    self, InMemory, Mode, SearchHit, SearchOverrides, SearchRequest, SearchResponse,
 };
 use crate::session::{Session, SessionKind, VectorRanker};
 
@@ -124,50 +123,18 @@ impl SearchArgs {
     /// Checks the arguments and turns them into a request.
     pub fn request(self, config: &crate::config::Config) -> Result<SearchRequest> {
         let mode = self.mode()?;
-        let query = self.query_text();
-        if query.trim().is_empty() {
-            return Err(KbError::EmptyQuery);
-        }
-        let top = self.top.unwrap_or(config.search.default_top);
-        if !(1..=search::MAX_TOP).contains(&top) {
-            return Err(KbError::invalid(
-                "top",
-                format!("--top must be from 1 to {} (got {top})", search::MAX_TOP),
-            ));
-        }
-        if let Some(t) = self.threshold {
-            if !(t.is_finite() && t >= 0.0) {
-                return Err(KbError::invalid(
-                    "threshold",
-                    format!(
-                        "--threshold must be a number from 0 up (got {t}); fused scores are at \
-                         most {:.4} with the configured fusion",
-                        FusionSettings::of(&config.search).max_score()
-                    ),
-                ));
-            }
-        }
-        Ok(SearchRequest {
-            query,
-            top,
+        let overrides = SearchOverrides {
+            top: self.top,
             filters: Filters {
                 tags: normalize_tags(&self.tags),
                 doc_type: self.doc_type,
             },
-            mode,
+            mode: Some(mode),
             threshold: self.threshold,
-            fusion: FusionSettings::of(&config.search),
-            columns: ColumnWeights::default(),
-            max_per_document: self
-                .max_per_document
-                .unwrap_or(config.search.max_per_document),
-            feedback: Feedback {
-                chunks: config.search.feedback.chunks,
-                weight: config.search.feedback.weight,
-            },
-            expand: true,
-            snippets: true,
-        })
+            max_per_document: self.max_per_document,
+            ..Default::default()
+        };
+        SearchRequest::build(&self.query_text(), &config.search, &overrides)
     }
 }
 

@@ -10,7 +10,7 @@ use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::ChunkDetails;
 use crate::error::{KbError, Result};
 use crate::ingest::pdf::PageIndex;
-use crate::ingest::Citation;
+use crate::document::Citation;
 use crate::output::{display_path, Render, Style};
 use crate::session::Session;
 

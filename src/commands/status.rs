@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::document::{file_status, FileStatus};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::error::Result;
-use crate::ingest::DocType;
+use crate::document::DocType;
 use crate::output::{Render, Style};
 use crate::session::Session;
 

@@ -68,6 +68,12 @@ pub struct EmbeddingConfig {
     pub batch_size: usize,
 }
 
+/// The most results one search returns (`--top`, `search.default_top`): a
+/// stated limit, so that a huge number is an error rather than an overflow
+/// (the vector ranker scans the codes itself and has no limit of
+/// sqlite-vec's k <= 4096 to meet).
+pub const MAX_TOP: usize = 4096;
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SearchConfig {
@@ -402,8 +408,11 @@ impl Config {
             };
             Err(KbError::Config(format!("key `{key}` {why} ({from})")))
         };
-        if !(1..=crate::search::MAX_TOP).contains(&self.search.default_top) {
-            return bad("search.default_top", "must be from 1 to 4096");
+        if !(1..=MAX_TOP).contains(&self.search.default_top) {
+            return bad(
+                "search.default_top",
+                &format!("must be from 1 to {MAX_TOP}"),
+            );
         }
         if !(self.search.rrf_k.is_finite() && self.search.rrf_k > 0.0) {
             return bad("search.rrf_k", "must be a positive number");

@@ -12,65 +12,7 @@ use rusqlite::params;
 
 use super::Database;
 use crate::error::Result;
-
-/// One vector's code as stored: the scale, the error bound and the int8s.
-#[derive(Debug, Clone, Copy)]
-pub struct VectorCode<'a> {
-    /// `v[i] ≈ scale * codes[i]`.
-    pub scale: f32,
-    /// `|v - scale * codes|` (Euclidean): bounds how far a dot product
-    /// with the codes can be from the exact one.
-    pub error: f32,
-    pub codes: &'a [i8],
-}
-
-/// Symmetric int8 codes of `v` appended to `out`; returns (scale, error).
-pub fn quantize(v: &[f32], out: &mut Vec<i8>) -> (f32, f32) {
-    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
-    let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
-    let start = out.len();
-    out.extend(
-        v.iter()
-            .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8),
-    );
-    let error = v
-        .iter()
-        .zip(&out[start..])
-        .map(|(x, c)| {
-            let d = (*x as f64) - (scale as f64) * (*c as f64);
-            d * d
-        })
-        .sum::<f64>()
-        .sqrt();
-    // Rounded up by a hair so float rounding never makes the bound short.
-    (scale, (error * (1.0 + 1e-6) + 1e-7) as f32)
-}
-
-/// The stored bytes of `v`'s code.
-pub fn encode(v: &[f32]) -> Vec<u8> {
-    let mut codes = Vec::with_capacity(v.len());
-    let (scale, error) = quantize(v, &mut codes);
-    let mut out = Vec::with_capacity(8 + v.len());
-    out.extend_from_slice(&scale.to_le_bytes());
-    out.extend_from_slice(&error.to_le_bytes());
-    out.extend(codes.iter().map(|c| *c as u8));
-    out
-}
-
-fn decode(blob: &[u8]) -> Option<VectorCode<'_>> {
-    if blob.len() < 8 {
-        return None;
-    }
-    let f = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-    // SAFETY: i8 and u8 have the same size and alignment.
-    let codes =
-        unsafe { std::slice::from_raw_parts(blob[8..].as_ptr() as *const i8, blob.len() - 8) };
-    Some(VectorCode {
-        scale: f(&blob[0..4]),
-        error: f(&blob[4..8]),
-        codes,
-    })
-}
+use crate::vector_math::{decode, encode, VectorCode};
 
 /// Codes per block row: 1,024 codes of 384 dimensions are 401 KB, so a
 /// million chunks are about a thousand rows.
@@ -438,24 +380,6 @@ impl Database {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_code_round_trips_and_bounds_its_error() {
-        let mut v: Vec<f32> = (0..384).map(|i| ((i * 7919) % 101) as f32 - 50.0).collect();
-        crate::embed::normalize(&mut v);
-        let blob = encode(&v);
-        assert_eq!(blob.len(), 8 + 384);
-        let c = decode(&blob).unwrap();
-        let back: Vec<f32> = c.codes.iter().map(|x| *x as f32 * c.scale).collect();
-        let err: f32 = v
-            .iter()
-            .zip(&back)
-            .map(|(a, b)| (a - b) * (a - b))
-            .sum::<f32>()
-            .sqrt();
-        assert!(err <= c.error && c.error < err * 1.001 + 1e-6);
-        assert!(c.error < 0.02, "{}", c.error);
-    }
-
     use crate::db::test_support::{bound_database, chunks, note};
     use crate::db::OpenMode;
 
@@ -468,7 +392,7 @@ mod tests {
         let vectors: Vec<Vec<f32>> = (0..n)
             .map(|i| {
                 let mut v = vec![1.0, i as f32, path.len() as f32, version.len() as f32];
-                crate::embed::normalize(&mut v);
+                crate::vector_math::normalize(&mut v);
                 v
             })
             .collect();

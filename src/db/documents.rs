@@ -3,8 +3,8 @@
 use rusqlite::{params, OptionalExtension};
 
 use super::Database;
+use crate::document::{ChunkMeta, DocType, DocumentMeta};
 use crate::error::Result;
-use crate::ingest::document::{ChunkMeta, DocType, DocumentMeta};
 
 /// A document type is stored by its name; a name this kb does not know
 /// (written by a newer kb) is an error naming it.

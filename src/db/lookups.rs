@@ -6,8 +6,8 @@ use rusqlite::{params, OptionalExtension, Row};
 use serde::Serialize;
 
 use super::Database;
+use crate::document::{ChunkMeta, DocType, DocumentMeta, SkillInfo};
 use crate::error::Result;
-use crate::ingest::document::{ChunkMeta, DocType, DocumentMeta, SkillInfo};
 
 /// Filters of `kb list` (and the MCP `list` tool); all given ones must hold.
 #[derive(Debug, Clone, Default)]

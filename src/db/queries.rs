@@ -4,8 +4,8 @@ use rusqlite::types::Value;
 use rusqlite::{params, OptionalExtension};
 
 use super::Database;
+use crate::document::{ChunkMeta, DocType};
 use crate::error::Result;
-use crate::ingest::document::{ChunkMeta, DocType};
 
 /// Restrictions applied inside both rankers' queries, before ranking.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -26,7 +26,7 @@ pub fn note(path: &str, hash: &str) -> NewDocument {
         title: path.into(),
         source_path: path.into(),
         content_hash: hash.into(),
-        doc_type: crate::ingest::document::DocType::Note,
+        doc_type: crate::document::DocType::Note,
         language: None,
         file_size: 1,
         file_mtime: 1,
@@ -71,7 +71,7 @@ pub fn unit_vectors(seed: u64, dim: usize) -> impl FnMut() -> Vec<f32> {
                 ((state >> 33) as f32 / (1u64 << 31) as f32) - 0.5
             })
             .collect();
-        crate::embed::normalize(&mut v);
+        crate::vector_math::normalize(&mut v);
         v
     }
 }

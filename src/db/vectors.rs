@@ -451,7 +451,7 @@ mod tests {
                 let mut v = vec![0.0, 0.0, 0.0, 0.0];
                 v[i % 4] = 1.0;
                 v[(i + 1) % 4] = 0.1 * i as f32;
-                crate::embed::normalize(&mut v);
+                crate::vector_math::normalize(&mut v);
                 v
             })
             .collect();

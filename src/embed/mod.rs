@@ -15,7 +15,7 @@ mod test_embedder;
 mod tokens;
 
 pub use api::Embed;
-pub use model::{normalize, Embedder, GraphFormat, ModelFiles, ModelUse};
+pub use model::{Embedder, GraphFormat, ModelFiles, ModelUse};
 pub use registry::{all_models, model_spec, ModelSpec, Pooling};
 pub use resolve::{bind, BindOutcome, ModelChoice, Origin};
 #[cfg(test)]

@@ -374,7 +374,7 @@ impl Embedder {
                 }
             }
             if self.spec.normalize {
-                normalize(&mut v);
+                crate::vector_math::normalize(&mut v);
             }
             out.push(v);
         }
@@ -629,12 +629,5 @@ impl super::Embed for Embedder {
             model_fingerprint: self.files.fingerprint()?,
             model_dir: Some(self.files.dir.display().to_string()),
         })
-    }
-}
-
-pub fn normalize(v: &mut [f32]) {
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if norm > 0.0 {
-        v.iter_mut().for_each(|x| *x /= norm);
     }
 }

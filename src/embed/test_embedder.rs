@@ -3,7 +3,7 @@
 //! one of `dim` buckets and the counts are L2-normalised, so texts that
 //! share words are similar and nothing needs model files or ONNX Runtime.
 
-use super::{normalize, Embed, TokenCounter};
+use super::{Embed, TokenCounter};
 use crate::db::ModelBinding;
 use crate::error::Result;
 
@@ -41,7 +41,7 @@ impl TestEmbedder {
         if v.iter().all(|x| *x == 0.0) {
             v[0] = 1.0;
         }
-        normalize(&mut v);
+        crate::vector_math::normalize(&mut v);
         v
     }
 }

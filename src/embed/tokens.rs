@@ -46,7 +46,7 @@ fn word_tokens(word: &str) -> usize {
     let mut n = 0;
     let mut in_run = false;
     for c in word.chars() {
-        if is_cjk(c) {
+        if crate::text::cjk::is_cjk_or_punctuation(c) {
             n += 1;
             in_run = false;
         } else if !in_run {
@@ -55,18 +55,6 @@ fn word_tokens(word: &str) -> usize {
         }
     }
     n
-}
-
-/// Han ideographs, kana, Hangul and their punctuation and full-width forms.
-fn is_cjk(c: char) -> bool {
-    matches!(c,
-        '\u{3000}'..='\u{30FF}'
-        | '\u{3400}'..='\u{4DBF}'
-        | '\u{4E00}'..='\u{9FFF}'
-        | '\u{AC00}'..='\u{D7AF}'
-        | '\u{F900}'..='\u{FAFF}'
-        | '\u{FF00}'..='\u{FFEF}'
-        | '\u{20000}'..='\u{2FFFF}')
 }
 
 #[cfg(test)]

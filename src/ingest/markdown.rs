@@ -8,10 +8,9 @@ use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
 use super::split::split_text;
-use super::{
-    decode_text, file_title, skill, Chunk, ChunkContext, Heading, IngestError, ParsedDocument,
-};
+use super::{decode_text, file_title, skill, Chunk, ChunkContext, IngestError, ParsedDocument};
 use crate::config::MarkdownStrategy;
+use crate::document::Heading;
 
 pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
     let mut doc = ParsedDocument::default();

@@ -10,7 +10,6 @@ pub mod change;
 pub mod code;
 pub mod context;
 pub mod detect;
-pub mod document;
 mod error;
 mod lines;
 pub mod markdown;
@@ -26,7 +25,7 @@ use std::path::Path;
 use crate::config::{ChunkingConfig, Config};
 use crate::embed::TokenCounter;
 
-pub use document::{ChunkMeta, Citation, DocType, DocumentMeta, Heading, SkillInfo, SymbolKind};
+use crate::document::{ChunkMeta, DocType, DocumentMeta};
 pub use error::IngestError;
 
 /// One piece of a document, sized for the embedding model.

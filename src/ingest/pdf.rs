@@ -23,8 +23,9 @@ pub mod testpdf;
 
 use std::path::Path;
 
-use super::{file_title, ChunkContext, Heading, IngestError, ParsedDocument};
+use super::{file_title, ChunkContext, IngestError, ParsedDocument};
 use crate::config::PdfStrategy;
+use crate::document::Heading;
 
 pub use extract::{
     child_main, extract_bytes, extract_in_child_processes, CHILD_COMMAND, MEMORY_LIMIT_BYTES,

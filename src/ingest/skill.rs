@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::ParsedDocument;
-use super::SkillInfo;
+use crate::document::SkillInfo;
 
 /// A file named `SKILL.md`, in any letter case.
 pub fn is_skill_file(path: &Path) -> bool {

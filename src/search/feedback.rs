@@ -1,50 +1,59 @@
 //! Pseudo-relevance feedback for hybrid search: the query is refined with
 //! the vectors of the best fused results and the vector ranker runs again.
 
-use std::cmp::Ordering;
-use std::collections::HashSet;
-
 use super::fusion::{fuse, Ranking};
-use super::vector::{exact_top_k, Approx, CodeSink, FloatVectors, QueryCode};
-use super::{Mode, SearchRequest};
-use crate::db::{Database, Filters, VectorCode, VectorHit};
+use super::rankers::{Rankings, VectorRanking};
+use super::request::{Feedback, SearchRequest};
+use super::vector::{self, FloatVectors};
+use crate::db::Database;
 use crate::error::Result;
 
-/// Pseudo-relevance feedback for hybrid search: the query vector moves
-/// towards the mean vector of the best `chunks` fused results by `weight`
-/// (`q' = q + weight * mean`, normalised) and the vector ranker runs again
-/// with it. The best results of both rankers together are usually on topic,
-/// so their vectors say what the question's words alone do not: on NFCorpus
-/// dev, 5 chunks at weight 1 lifted hybrid nDCG@10 from 0.336 to 0.345 and
-/// Recall@100 from 0.304 to 0.332 (README, Retrieval quality).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Feedback {
-    /// Fused results whose vectors refine the query (0: off).
-    pub chunks: usize,
-    pub weight: f32,
-}
-
-impl Feedback {
-    pub const OFF: Feedback = Feedback {
-        chunks: 0,
-        weight: 0.0,
+/// The second phase of a hybrid search: the query refined with the best
+/// fused results, and the vector ranker's list replaced by the refined
+/// query's (ranked among the first query's candidate pool when there is
+/// one, else by a new scan).
+pub(crate) fn refine(
+    db: &Database,
+    req: &SearchRequest,
+    rankings: &mut Rankings,
+    floats: &dyn FloatVectors,
+) -> Result<()> {
+    if rankings.keyword.is_none() {
+        return Ok(());
+    }
+    let (_, lists) = rankings.lists(&req.fusion);
+    let Some(VectorRanking { query, pool, .. }) = &rankings.vector else {
+        return Ok(());
     };
+    let Some(q) = refine_query(floats, query, &lists, req)? else {
+        return Ok(());
+    };
+    let k = req.candidates();
+    let hits = match pool {
+        Some(pool) => pool.rank(floats, &q, k)?,
+        None => vector::search(db, &q, &req.filters, k)?,
+    };
+    if let Some(v) = &mut rankings.vector {
+        v.hits = hits.iter().map(|x| (x.chunk_id, x.cosine as f64)).collect();
+        v.refined = true;
+    }
+    Ok(())
 }
 
 /// The refined query vector, or `None` when feedback is off or nothing
-/// was found to learn from.
+/// was found to learn from: `query` moved towards the best chunks of the
+/// fused `lists`.
 pub fn refine_query(
     floats: &dyn FloatVectors,
     query: &[f32],
-    keyword: Ranking,
-    vector: &[(i64, f64)],
+    lists: &[Ranking],
     req: &SearchRequest,
 ) -> Result<Option<Vec<f32>>> {
-    if !applies(req) {
+    if !req.refines() {
         return Ok(None);
     }
     let Feedback { chunks, weight } = req.feedback;
-    let best: Vec<i64> = fuse(Some(keyword), Some(Ranking::top(vector)), &req.fusion)
+    let best: Vec<i64> = fuse(lists, &req.fusion)
         .iter()
         .take(chunks)
         .map(|f| f.chunk_id)
@@ -62,205 +71,22 @@ pub fn refine_query(
     }
     let scale = weight / n as f32;
     let mut q: Vec<f32> = query.iter().zip(&sum).map(|(q, s)| q + scale * s).collect();
-    crate::embed::normalize(&mut q);
+    crate::vector_math::normalize(&mut q);
     Ok(Some(q))
-}
-
-/// Whether a request refines its query.
-pub fn applies(req: &SearchRequest) -> bool {
-    req.mode == Mode::Hybrid && req.feedback.chunks > 0 && req.feedback.weight > 0.0
-}
-
-/// How many of the first query's nearest chunks (by int8 code) the refined
-/// query is ranked among: at least 4,000, and 10 per candidate asked for.
-/// A second full scan of the codes cost about 10 ms in a fresh process at
-/// 20,000 chunks; ranking this pool costs well under one. The refined query
-/// is a mix of the query and its best results, so its nearest chunks lie
-/// among the first query's nearest: on NFCorpus dev (9,190 chunks) the pool
-/// gives what the full second scan gave (README, Retrieval quality).
-pub fn pool_size(k: usize) -> usize {
-    (k * 10).max(4000)
-}
-
-/// The int8 codes of a first search's nearest candidates.
-pub struct CandidatePool {
-    entries: Vec<PoolEntry>,
-    /// Entry i's code is `codes[i * dim..(i + 1) * dim]`.
-    codes: Vec<i8>,
-    dim: usize,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct PoolEntry {
-    approx: f32,
-    id: i64,
-    scale: f32,
-    error: f32,
-}
-
-/// Stronger first: the higher approximate score; of equal scores the lower
-/// chunk id, so the pool does not depend on the order the codes were
-/// scanned in.
-fn stronger(a: &PoolEntry, b: &PoolEntry) -> Ordering {
-    b.approx.total_cmp(&a.approx).then(a.id.cmp(&b.id))
-}
-
-impl CandidatePool {
-    /// The exact best `k` of the pool for `query`: ranked by the codes,
-    /// then re-scored with their floats as [`super::vector::search_codes`]
-    /// does, so the result is that of an exact scan of the pool.
-    pub fn rank(&self, db: &dyn FloatVectors, query: &[f32], k: usize) -> Result<Vec<VectorHit>> {
-        if k == 0 {
-            return Ok(Vec::new());
-        }
-        let q = QueryCode::new(query);
-        let scored: Vec<Approx> = self
-            .entries
-            .iter()
-            .enumerate()
-            .filter_map(|(i, e)| {
-                let code = VectorCode {
-                    scale: e.scale,
-                    error: e.error,
-                    codes: &self.codes[i * self.dim..(i + 1) * self.dim],
-                };
-                q.score(e.id, code)
-            })
-            .collect();
-        // Only the k best are read first (the refined query's order is
-        // mostly settled by the codes); the bound adds any doubtful ones.
-        exact_top_k(db, query, scored, k)
-    }
-}
-
-/// [`super::vector::search`] that also keeps the [`pool_size`] nearest
-/// candidates' codes for a refined query.
-pub fn search_pooled(
-    db: &Database,
-    floats: &dyn FloatVectors,
-    query: &[f32],
-    filters: &Filters,
-    k: usize,
-) -> Result<(Vec<VectorHit>, CandidatePool)> {
-    let allowed: Option<HashSet<i64>> = if filters.is_empty() {
-        None
-    } else {
-        Some(db.filtered_chunk_ids(filters)?.into_iter().collect())
-    };
-    let (hits, pool) =
-        super::vector::search_codes_with(db, floats, query, allowed.as_ref(), k, || {
-            PoolSink::new(k)
-        })?;
-    Ok((hits, pool.into_pool()))
-}
-
-/// The [`pool_size`] nearest codes seen so far. Entries are appended and,
-/// when twice the size are held, cut back to the best `size` (a selection,
-/// not a sort); the weakest kept then bars weaker codes at the door. At a
-/// million chunks a heap that kept the pool exactly cost a pop and an
-/// allocation for each of ~22,000 admissions.
-pub(crate) struct PoolSink {
-    size: usize,
-    entries: Vec<PoolEntry>,
-    codes: Vec<i8>,
-    dim: usize,
-    /// The weakest entry kept at the last cut.
-    floor: Option<PoolEntry>,
-}
-
-impl PoolSink {
-    /// A sink for a scan ranking `k` candidates.
-    pub(crate) fn new(k: usize) -> PoolSink {
-        PoolSink::with_size(pool_size(k))
-    }
-
-    fn with_size(size: usize) -> PoolSink {
-        PoolSink {
-            size: size.max(1),
-            entries: Vec::new(),
-            codes: Vec::new(),
-            dim: 0,
-            floor: None,
-        }
-    }
-
-    pub(crate) fn into_pool(mut self) -> CandidatePool {
-        self.cut();
-        CandidatePool {
-            entries: self.entries,
-            codes: self.codes,
-            dim: self.dim,
-        }
-    }
-
-    fn keep(&mut self, entry: PoolEntry, code: &[i8]) {
-        if self
-            .floor
-            .is_some_and(|f| stronger(&entry, &f) != Ordering::Less)
-        {
-            return;
-        }
-        if self.entries.is_empty() {
-            self.dim = code.len();
-        }
-        if code.len() != self.dim {
-            return;
-        }
-        self.entries.push(entry);
-        self.codes.extend_from_slice(code);
-        if self.entries.len() >= 2 * self.size {
-            self.cut();
-        }
-    }
-
-    /// Keeps the best `size` entries.
-    fn cut(&mut self) {
-        if self.entries.len() <= self.size {
-            return;
-        }
-        let mut order: Vec<usize> = (0..self.entries.len()).collect();
-        order.select_nth_unstable_by(self.size - 1, |&a, &b| {
-            stronger(&self.entries[a], &self.entries[b])
-        });
-        order.truncate(self.size);
-        let mut codes = Vec::with_capacity(self.size * self.dim);
-        let entries: Vec<PoolEntry> = order
-            .iter()
-            .map(|&i| {
-                codes.extend_from_slice(&self.codes[i * self.dim..(i + 1) * self.dim]);
-                self.entries[i]
-            })
-            .collect();
-        self.floor = entries.last().copied();
-        self.entries = entries;
-        self.codes = codes;
-    }
-}
-
-impl CodeSink for PoolSink {
-    fn add(&mut self, id: i64, approx: f32, code: VectorCode<'_>) {
-        let entry = PoolEntry {
-            approx,
-            id,
-            scale: code.scale,
-            error: code.error,
-        };
-        self.keep(entry, code.codes);
-    }
-
-    fn merge(&mut self, other: Self) {
-        for (i, e) in other.entries.iter().enumerate() {
-            self.keep(*e, &other.codes[i * other.dim..(i + 1) * other.dim]);
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::db::ColumnWeights;
+    use crate::db::Filters;
     use crate::db::{ModelBinding, NewChunk, OpenMode};
     use crate::search::FusionSettings;
+    use crate::search::Mode;
+
+    fn lists<'a>(keyword: &'a [(i64, f64)], vector: &'a [(i64, f64)]) -> [Ranking<'a>; 2] {
+        [Ranking::top(keyword, 1.0), Ranking::top(vector, 1.0)]
+    }
 
     fn request(feedback: Feedback) -> SearchRequest {
         SearchRequest {
@@ -274,7 +100,6 @@ mod tests {
             max_per_document: 0,
             feedback,
             expand: true,
-            snippets: false,
         }
     }
 
@@ -319,7 +144,7 @@ mod tests {
             chunks: 2,
             weight: 1.0,
         });
-        let q = refine_query(&db, &query, Ranking::top(&keyword), &vector, &on)
+        let q = refine_query(&db, &query, &lists(&keyword, &vector), &on)
             .unwrap()
             .unwrap();
         // q + 1.0 * mean(a, b) = (0.5, 0.5, 0, 1), normalised.
@@ -330,72 +155,17 @@ mod tests {
         }
         // Off, or outside hybrid search, the query stays as asked.
         let off = request(Feedback::OFF);
-        assert!(
-            refine_query(&db, &query, Ranking::top(&keyword), &vector, &off)
-                .unwrap()
-                .is_none()
-        );
+        assert!(refine_query(&db, &query, &lists(&keyword, &vector), &off)
+            .unwrap()
+            .is_none());
         let keyword_only = SearchRequest {
             mode: Mode::Keyword,
             ..on
         };
         assert!(
-            refine_query(&db, &query, Ranking::top(&keyword), &vector, &keyword_only)
+            refine_query(&db, &query, &lists(&keyword, &vector), &keyword_only)
                 .unwrap()
                 .is_none()
         );
-    }
-
-    /// Two connections sharing the blocks keep the same pool as one.
-    #[test]
-    fn the_pool_does_not_depend_on_how_the_scan_was_split() {
-        use crate::db::test_support::{bound_database, write_note};
-        let dir = tempfile::tempdir().unwrap();
-        let db = bound_database(dir.path(), 8);
-        for d in 0..25 {
-            // Few distinct vectors, so many codes tie.
-            let vectors: Vec<Vec<f32>> = (0..100)
-                .map(|i| {
-                    let mut v: Vec<f32> = (0..8).map(|j| ((i % 7 + j * 3) % 5) as f32).collect();
-                    v[0] += 0.1;
-                    crate::embed::normalize(&mut v);
-                    v
-                })
-                .collect();
-            write_note(&db, &format!("/d{d}"), "h", &vectors);
-        }
-        let mut q = vec![1.0, 0.5, 0.0, 0.2, 0.0, 0.0, 0.3, 0.1];
-        crate::embed::normalize(&mut q);
-        let pool = |parallel_from| {
-            let sink = || PoolSink::with_size(150);
-            let (scored, p) =
-                super::super::vector::scan_codes(&db, &q, None, 10, sink, parallel_from).unwrap();
-            let hits = exact_top_k(&db, &q, scored, 10).unwrap();
-            let mut ids: Vec<i64> = p.into_pool().entries.iter().map(|e| e.id).collect();
-            ids.sort_unstable();
-            (hits, ids)
-        };
-        let one = pool(usize::MAX);
-        assert_eq!(one.1.len(), 150);
-        for _ in 0..5 {
-            assert_eq!(pool(1), one);
-        }
-        // The pool is the best 150 codes, ties by chunk id.
-        let code = QueryCode::new(&q);
-        let mut all: Vec<PoolEntry> = Vec::new();
-        db.for_each_code(|id, c| {
-            let a = code.score(id, c).unwrap();
-            all.push(PoolEntry {
-                approx: a.approx,
-                id,
-                scale: c.scale,
-                error: c.error,
-            });
-        })
-        .unwrap();
-        all.sort_by(stronger);
-        let mut best: Vec<i64> = all[..150].iter().map(|e| e.id).collect();
-        best.sort_unstable();
-        assert_eq!(one.1, best);
     }
 }

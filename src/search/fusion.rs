@@ -1,4 +1,4 @@
-//! Fusing the keyword and vector rankings into one.
+//! Fusing ranked lists (one per ranker, each with its weight) into one.
 //!
 //! - Reciprocal Rank Fusion: `score(d) = sum over rankers of w / (k + rank)`.
 //!   Only ranks count, so the rankers' score scales never need to agree.
@@ -11,7 +11,7 @@
 //!   otherwise a chunk that matched a query word counts no more than one
 //!   that matched none.
 //!
-//! A chunk missing from one ranker's list gets 0 from it. Each side's
+//! A chunk missing from one ranker's list gets 0 from it. Each list's
 //! contribution is kept for `score_breakdown`.
 
 use std::collections::HashMap;
@@ -59,21 +59,23 @@ impl FusionSettings {
     }
 }
 
-/// One ranker's list of `(chunk id, score)`, best first.
+/// One ranker's list of `(chunk id, score)`, best first, with its weight.
 #[derive(Debug, Clone, Copy)]
 pub struct Ranking<'a> {
     pub hits: &'a [(i64, f64)],
     /// Every chunk the ranker matched is in `hits`, and a chunk outside it
     /// scores 0 (a keyword list shorter than its limit).
     pub complete: bool,
+    pub weight: f64,
 }
 
 impl<'a> Ranking<'a> {
     /// The best part of a longer ranking (a vector ranker's top k).
-    pub fn top(hits: &'a [(i64, f64)]) -> Ranking<'a> {
+    pub fn top(hits: &'a [(i64, f64)], weight: f64) -> Ranking<'a> {
         Ranking {
             hits,
             complete: false,
+            weight,
         }
     }
 }
@@ -82,45 +84,34 @@ impl<'a> Ranking<'a> {
 pub struct Fused {
     pub chunk_id: i64,
     pub score: f64,
-    /// The keyword ranker's contribution (0 when absent from its list, `None`
-    /// when it did not run).
-    pub fts: Option<f64>,
-    pub vector: Option<f64>,
+    /// Each list's contribution to the score, in the order of the lists
+    /// fused (0 for a list the chunk is not in).
+    pub parts: Vec<f64>,
 }
 
-/// Fuses two ranked lists, best first. Ties are broken by chunk id so
+/// Fuses ranked lists into one, best first. Ties are broken by chunk id so
 /// results are stable.
-pub fn fuse(keyword: Option<Ranking>, vector: Option<Ranking>, how: &FusionSettings) -> Vec<Fused> {
+pub fn fuse(lists: &[Ranking], how: &FusionSettings) -> Vec<Fused> {
     let mut map: HashMap<i64, Fused> = HashMap::new();
     let mut order: Vec<i64> = Vec::new();
-    let lists = [
-        (keyword, true, how.keyword_weight),
-        (vector, false, how.vector_weight),
-    ];
-    for (list, is_keyword, weight) in lists {
-        let Some(ranking) = list else { continue };
+    for (i, ranking) in lists.iter().enumerate() {
         let list = ranking.hits;
         let contributions = match how.method {
             Fusion::Rrf => reciprocal_ranks(list.len(), how.rrf_k),
-            Fusion::Convex => min_max(ranking),
+            Fusion::Convex => min_max(*ranking),
         };
         for ((id, _), c) in list.iter().zip(contributions) {
-            let contribution = weight * c;
+            let contribution = ranking.weight * c;
             let entry = map.entry(*id).or_insert_with(|| {
                 order.push(*id);
                 Fused {
                     chunk_id: *id,
                     score: 0.0,
-                    fts: keyword.map(|_| 0.0),
-                    vector: vector.map(|_| 0.0),
+                    parts: vec![0.0; lists.len()],
                 }
             });
             entry.score += contribution;
-            if is_keyword {
-                entry.fts = Some(contribution);
-            } else {
-                entry.vector = Some(contribution);
-            }
+            entry.parts[i] = contribution;
         }
     }
     let mut out: Vec<Fused> = order.into_iter().filter_map(|id| map.remove(&id)).collect();
@@ -157,8 +148,8 @@ fn min_max(ranking: Ranking) -> Vec<f64> {
 mod tests {
     use super::*;
 
-    fn top(list: &[(i64, f64)]) -> Option<Ranking<'_>> {
-        Some(Ranking::top(list))
+    fn top(list: &[(i64, f64)]) -> Ranking<'_> {
+        Ranking::top(list, 1.0)
     }
 
     fn ranked(ids: &[i64]) -> Vec<(i64, f64)> {
@@ -170,36 +161,33 @@ mod tests {
 
     #[test]
     fn fuses_by_reciprocal_rank() {
-        let f = fuse(
-            top(&ranked(&[1, 2, 3])),
-            top(&ranked(&[3, 1, 4])),
-            &FusionSettings::rrf(60.0),
-        );
+        let (a, b) = (ranked(&[1, 2, 3]), ranked(&[3, 1, 4]));
+        let f = fuse(&[top(&a), top(&b)], &FusionSettings::rrf(60.0));
         assert_eq!(f[0].chunk_id, 1); // 1/61 + 1/62
         assert_eq!(f[1].chunk_id, 3); // 1/63 + 1/61
         assert!((f[0].score - (1.0 / 61.0 + 1.0 / 62.0)).abs() < 1e-12);
         let four = f.iter().find(|x| x.chunk_id == 4).unwrap();
-        assert_eq!(four.fts, Some(0.0));
-        assert!((four.vector.unwrap() - 1.0 / 63.0).abs() < 1e-12);
+        assert_eq!(four.parts[0], 0.0);
+        assert!((four.parts[1] - 1.0 / 63.0).abs() < 1e-12);
     }
 
     #[test]
-    fn one_sided_has_null_other_side() {
-        let f = fuse(top(&ranked(&[7, 8])), None, &FusionSettings::rrf(60.0));
-        assert_eq!(f[0].vector, None);
-        assert_eq!(f[0].fts, Some(1.0 / 61.0));
+    fn one_list_has_one_part() {
+        let a = ranked(&[7, 8]);
+        let f = fuse(&[top(&a)], &FusionSettings::rrf(60.0));
+        assert_eq!(f[0].parts, [1.0 / 61.0]);
         assert_eq!(f[0].score, 1.0 / 61.0);
     }
 
     #[test]
     fn weights_scale_each_side() {
-        let how = FusionSettings {
-            vector_weight: 0.0,
-            ..FusionSettings::rrf(10.0)
-        };
-        let f = fuse(top(&ranked(&[1, 2])), top(&ranked(&[2, 1])), &how);
+        let (a, b) = (ranked(&[1, 2]), ranked(&[2, 1]));
+        let f = fuse(
+            &[top(&a), Ranking::top(&b, 0.0)],
+            &FusionSettings::rrf(10.0),
+        );
         assert_eq!(f[0].chunk_id, 1);
-        assert_eq!(f[0].vector, Some(0.0));
+        assert_eq!(f[0].parts[1], 0.0);
     }
 
     #[test]
@@ -211,13 +199,13 @@ mod tests {
             method: Fusion::Convex,
             ..FusionSettings::rrf(60.0)
         };
-        let f = fuse(top(&kw), top(&vec), &how);
+        let f = fuse(&[top(&kw), top(&vec)], &how);
         // 1: 1.0 + 0.0; 2: ~0.053 + 0.9; 3: 0.0 + 1.0
         assert_eq!(f.iter().map(|x| x.chunk_id).collect::<Vec<_>>(), [1, 3, 2]);
-        assert!((f[0].fts.unwrap() - 1.0).abs() < 1e-12);
-        assert_eq!(f[0].vector, Some(0.0));
+        assert!((f[0].parts[0] - 1.0).abs() < 1e-12);
+        assert_eq!(f[0].parts[1], 0.0);
         // RRF puts the chunk both rankers hold second first.
-        let r = fuse(top(&kw), top(&vec), &FusionSettings::rrf(60.0));
+        let r = fuse(&[top(&kw), top(&vec)], &FusionSettings::rrf(60.0));
         assert_eq!(r[0].chunk_id, 1);
     }
 
@@ -234,12 +222,13 @@ mod tests {
         let complete = Ranking {
             hits: &kw,
             complete: true,
+            weight: 1.0,
         };
-        let f = fuse(Some(complete), top(&vec), &how);
+        let f = fuse(&[complete, top(&vec)], &how);
         assert_eq!(f[0].chunk_id, 2, "{f:?}");
-        assert!((f[0].fts.unwrap() - 0.5).abs() < 1e-12);
+        assert!((f[0].parts[0] - 0.5).abs() < 1e-12);
         // Cut from a longer list, its last hit is the bottom.
-        let f = fuse(top(&kw), top(&vec), &how);
-        assert_eq!(f.iter().find(|x| x.chunk_id == 2).unwrap().fts, Some(0.0));
+        let f = fuse(&[top(&kw), top(&vec)], &how);
+        assert_eq!(f.iter().find(|x| x.chunk_id == 2).unwrap().parts[0], 0.0);
     }
 }

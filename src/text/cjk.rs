@@ -9,21 +9,50 @@
 //! query's bigrams higher. No dictionary is needed and Latin text is left
 //! alone.
 
-/// Whether `c` belongs to a CJK script written without spaces (Han,
+/// The Unicode blocks of CJK text, in code point order: whether each
+/// holds letters of a script written without spaces (Han, kana, Hangul,
+/// with their extensions and marks) or punctuation and full-width forms.
+const BLOCKS: &[(u32, u32, Kind)] = &[
+    (0x1100, 0x11FF, Kind::Letter),      // Hangul Jamo
+    (0x3000, 0x303F, Kind::Punctuation), // CJK symbols and punctuation
+    (0x3040, 0x30FF, Kind::Letter),      // Hiragana, Katakana (with the prolonged sound mark)
+    (0x3130, 0x318F, Kind::Letter),      // Hangul compatibility Jamo
+    (0x31F0, 0x31FF, Kind::Letter),      // Katakana phonetic extensions
+    (0x3400, 0x4DBF, Kind::Letter),      // CJK extension A
+    (0x4E00, 0x9FFF, Kind::Letter),      // CJK unified ideographs
+    (0xAC00, 0xD7AF, Kind::Letter),      // Hangul syllables
+    (0xF900, 0xFAFF, Kind::Letter),      // CJK compatibility ideographs
+    (0xFF00, 0xFF65, Kind::Punctuation), // full-width forms
+    (0xFF66, 0xFF9F, Kind::Letter),      // half-width Katakana
+    (0xFFA0, 0xFFEF, Kind::Punctuation), // half-width Hangul and other forms
+    (0x20000, 0x2FA1F, Kind::Letter),    // CJK extensions B.. and compatibility supplement
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Letter,
+    Punctuation,
+}
+
+fn kind(c: char) -> Option<Kind> {
+    let c = c as u32;
+    let i = BLOCKS.partition_point(|(_, hi, _)| *hi < c);
+    BLOCKS
+        .get(i)
+        .filter(|(lo, _, _)| *lo <= c)
+        .map(|(_, _, k)| *k)
+}
+
+/// Whether `c` is a letter of a CJK script written without spaces (Han,
 /// Hiragana, Katakana, Hangul, and their extensions and marks).
 pub fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF      // Hiragana, Katakana (with the prolonged sound mark)
-        | 0x31F0..=0x31FF    // Katakana phonetic extensions
-        | 0x3400..=0x4DBF    // CJK extension A
-        | 0x4E00..=0x9FFF    // CJK unified ideographs
-        | 0xF900..=0xFAFF    // CJK compatibility ideographs
-        | 0xFF66..=0xFF9F    // half-width Katakana
-        | 0x1100..=0x11FF    // Hangul Jamo
-        | 0x3130..=0x318F    // Hangul compatibility Jamo
-        | 0xAC00..=0xD7AF    // Hangul syllables
-        | 0x20000..=0x2FA1F  // CJK extensions B.. and compatibility supplement
-    )
+    kind(c) == Some(Kind::Letter)
+}
+
+/// Whether `c` is CJK text at all: a letter, or CJK punctuation and
+/// full-width forms (each counts as a token of its own).
+pub fn is_cjk_or_punctuation(c: char) -> bool {
+    kind(c).is_some()
 }
 
 /// Calls `f` with every bigram of every CJK run in `text` (a run of one
@@ -60,6 +89,20 @@ pub fn for_each_bigram(text: &str, mut f: impl FnMut(&str)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_table_tells_letters_from_punctuation() {
+        assert!(BLOCKS.windows(2).all(|w| w[0].1 < w[1].0), "sorted, apart");
+        for c in ['密', 'の', 'カ', 'ｶ', '한', 'ᄀ', '𠀀'] {
+            assert!(is_cjk(c) && is_cjk_or_punctuation(c), "{c}");
+        }
+        for c in ['。', '「', '，', '　'] {
+            assert!(!is_cjk(c) && is_cjk_or_punctuation(c), "{c}");
+        }
+        for c in ['a', 'é', '1', ' ', 'Ω'] {
+            assert!(!is_cjk_or_punctuation(c), "{c}");
+        }
+    }
 
     fn bigrams(t: &str) -> Vec<String> {
         let mut v = Vec::new();

@@ -19,7 +19,7 @@ fn random_unit_vector(seed: &mut u64, dim: usize) -> Vec<f32> {
         ((*seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5
     };
     let mut v: Vec<f32> = (0..dim).map(|_| next() + next() + next()).collect();
-    kb::embed::normalize(&mut v);
+    kb::vector_math::normalize(&mut v);
     v
 }
 
@@ -109,7 +109,7 @@ pub(crate) fn bench_build(a: &Args) -> Result<()> {
                 title: id.clone(),
                 source_path: format!("bench:{id}"),
                 content_hash: id.clone(),
-                doc_type: kb::ingest::DocType::Note,
+                doc_type: kb::document::DocType::Note,
                 language: None,
                 file_size: 0,
                 file_mtime: 0,

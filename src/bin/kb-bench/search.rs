@@ -216,19 +216,17 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
             })
             .unwrap_or_default();
         // The exact search.
-        let req = kb::search::SearchRequest {
-            query: q.clone(),
-            top,
-            filters: Default::default(),
-            mode: kb::search::Mode::Hybrid,
-            threshold: None,
-            fusion: kb::search::FusionSettings::of(&config.search),
-            columns: Default::default(),
-            max_per_document: 0,
-            feedback: kb::search::Feedback::OFF,
-            expand: true,
-            snippets: false,
-        };
+        let req = kb::search::SearchRequest::build(
+            q,
+            &config.search,
+            &kb::search::SearchOverrides {
+                top: Some(top),
+                mode: Some(kb::search::Mode::Hybrid),
+                max_per_document: Some(0),
+                feedback: Some(kb::search::Feedback::OFF),
+                ..Default::default()
+            },
+        )?;
         let k = req.candidates();
         let keyword = kb::search::search_with(
             &db,
@@ -250,7 +248,7 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
             all.iter()
                 .map(|(id, v)| kb::db::VectorHit {
                     chunk_id: *id,
-                    cosine: kb::search::vector::dot(&qv, v),
+                    cosine: kb::vector_math::dot(&qv, v),
                 })
                 .collect(),
             k,
@@ -264,12 +262,10 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
         let keyword_list = kb::search::Ranking {
             hits: &keyword_ranked,
             complete: keyword.total_matches <= keyword_ranked.len(),
+            weight: req.fusion.keyword_weight,
         };
-        let mut fused = kb::search::fuse(
-            Some(keyword_list),
-            Some(kb::search::Ranking::top(&vector_ranked)),
-            &req.fusion,
-        );
+        let vector_list = kb::search::Ranking::top(&vector_ranked, req.fusion.vector_weight);
+        let mut fused = kb::search::fuse(&[keyword_list, vector_list], &req.fusion);
         fused.truncate(top);
         let want: Vec<(i64, Option<f64>)> = fused
             .iter()

@@ -33,13 +33,14 @@ use dataset::{judged_queries, load_corpus, load_qrels, load_queries, CorpusDoc, 
 use metrics::{median, ndcg_as_listed, ndcg_at, recall_at};
 
 use kb::config::{CliOverrides, Config, Fusion};
-use kb::db::{ColumnWeights, Database, Filters, NewDocument, OpenMode};
+use kb::db::{ColumnWeights, Database, NewDocument, OpenMode};
+use kb::document::DocType;
 use kb::embed::{resolve, Embedder, ModelUse};
 use kb::error::{KbError, Result};
 use kb::ingest::context::stored_chunks;
 use kb::ingest::pipeline::{embed_and_write, ReadyDocument};
-use kb::ingest::{self, ChunkContext, DocType};
-use kb::search::{self, Feedback, FusionSettings, Mode, SearchRequest};
+use kb::ingest::{self, ChunkContext};
+use kb::search::{self, Feedback, Mode, SearchOverrides, SearchRequest};
 
 /// Documents ranked per query: the depth of Recall@100.
 const RANK_DEPTH: usize = 100;
@@ -128,25 +129,22 @@ struct BeirArgs {
     feedback_weight: Option<f32>,
 }
 
-/// How every query is searched, from the options and the configuration.
+/// How every query is searched: one request built from the options and
+/// the configuration, its query, depth and mode set per search.
 struct Settings {
-    fusion: FusionSettings,
-    columns: ColumnWeights,
-    expand: bool,
-    max_per_document: usize,
-    feedback: Feedback,
+    base: SearchRequest,
 }
 
 impl Settings {
     fn of(args: &BeirArgs, config: &Config) -> Result<Settings> {
         let columns = match args.column_weights.as_deref() {
-            None => ColumnWeights::default(),
-            Some([text, title, section, terms]) => ColumnWeights {
+            None => None,
+            Some([text, title, section, terms]) => Some(ColumnWeights {
                 text: *text,
                 title: *title,
                 section: *section,
                 terms: *terms,
-            },
+            }),
             Some(other) => {
                 return Err(KbError::Usage(format!(
                     "--column-weights takes 4 numbers (text,title,section,terms), not {}",
@@ -154,32 +152,51 @@ impl Settings {
                 )))
             }
         };
-        Ok(Settings {
-            fusion: FusionSettings {
-                method: args.fusion.unwrap_or(config.search.fusion),
-                keyword_weight: args.keyword_weight.unwrap_or(config.search.weights.keyword),
-                vector_weight: args.vector_weight.unwrap_or(config.search.weights.vector),
-                rrf_k: args.rrf_k.unwrap_or(config.search.rrf_k),
-            },
-            columns,
-            expand: !args.no_expansion,
-            max_per_document: args
-                .max_per_document
-                .unwrap_or(config.search.max_per_document),
-            feedback: Feedback {
+        let feedback =
+            (args.feedback_chunks.is_some() || args.feedback_weight.is_some()).then(|| Feedback {
                 chunks: args
                     .feedback_chunks
                     .unwrap_or(config.search.feedback.chunks),
                 weight: args
                     .feedback_weight
                     .unwrap_or(config.search.feedback.weight),
-            },
+            });
+        let overrides = SearchOverrides {
+            fusion: args.fusion,
+            rrf_k: args.rrf_k,
+            keyword_weight: args.keyword_weight,
+            vector_weight: args.vector_weight,
+            columns,
+            feedback,
+            expand: Some(!args.no_expansion),
+            max_per_document: args.max_per_document,
+            ..Default::default()
+        };
+        Ok(Settings {
+            base: SearchRequest::build("settings", &config.search, &overrides)?,
         })
     }
 
+    /// The request for one search.
+    fn request(
+        &self,
+        query: &str,
+        mode: Mode,
+        top: usize,
+        max_per_document: usize,
+    ) -> SearchRequest {
+        SearchRequest {
+            query: query.to_string(),
+            mode,
+            top,
+            max_per_document,
+            ..self.base.clone()
+        }
+    }
+
     fn describe(&self) -> String {
-        let f = &self.fusion;
-        let c = &self.columns;
+        let f = &self.base.fusion;
+        let c = &self.base.columns;
         format!(
             "fusion {} (weights keyword {} vector {}{}); columns text {} title {} section {} terms {}; \
              expansion {}; max_per_document {}; feedback {} x {}",
@@ -191,10 +208,10 @@ impl Settings {
             c.title,
             c.section,
             c.terms,
-            if self.expand { "on" } else { "off" },
-            self.max_per_document,
-            self.feedback.chunks,
-            self.feedback.weight
+            if self.base.expand { "on" } else { "off" },
+            self.base.max_per_document,
+            self.base.feedback.chunks,
+            self.base.feedback.weight
         )
     }
 }
@@ -586,7 +603,7 @@ fn listed_documents(
     settings: &Settings,
 ) -> Result<Vec<String>> {
     // One more than the cut-off, as the query's own document is left out.
-    let per_document = settings.max_per_document;
+    let per_document = settings.base.max_per_document;
     let mut docs = search_documents(
         db,
         embedder,
@@ -611,19 +628,7 @@ fn search_documents(
     top: usize,
     max_per_document: usize,
 ) -> Result<Vec<String>> {
-    let req = SearchRequest {
-        query: query.text.to_string(),
-        top,
-        filters: Filters::default(),
-        mode,
-        threshold: None,
-        fusion: settings.fusion,
-        columns: settings.columns,
-        max_per_document,
-        feedback: settings.feedback,
-        expand: settings.expand,
-        snippets: false,
-    };
+    let req = settings.request(&query.text, mode, top, max_per_document);
     let resp = match mode {
         Mode::Keyword => search::search(db, &req, None::<fn(&str) -> Result<Vec<f32>>>),
         Mode::Vector | Mode::Hybrid => {

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 
 use super::definitions::{Language, Walker};
 use super::unit::{Scope, Sym};
-use crate::ingest::document::SymbolKind;
+use crate::document::SymbolKind;
 
 /// Bash, and the POSIX shells read with its grammar.
 pub(super) struct Bash;

@@ -8,8 +8,8 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use super::unit::{Item, ItemKind, Lines, Scope, Sym, Unit};
+use crate::document::Heading;
 use crate::embed::TokenCounter;
-use crate::ingest::document::Heading;
 
 /// What the walker needs to know of a programming language.
 pub(super) trait Language: Sync {

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 
 use super::definitions::{first_of_kind, Language, Walker};
 use super::unit::{Scope, Sym};
-use crate::ingest::document::SymbolKind;
+use crate::document::SymbolKind;
 
 pub(super) struct Go;
 

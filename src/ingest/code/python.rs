@@ -9,7 +9,7 @@ use tree_sitter::Node;
 
 use super::definitions::{Language, Walker};
 use super::unit::{ItemKind, Scope, Sym, Unit};
-use crate::ingest::document::SymbolKind;
+use crate::document::SymbolKind;
 
 pub(super) struct Python;
 

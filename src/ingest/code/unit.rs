@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use tree_sitter::Node;
 
-use crate::ingest::document::SymbolKind;
+use crate::document::SymbolKind;
 
 /// What a chunk is about: the metadata every chunk of it carries.
 #[derive(Debug, Clone)]

@@ -27,6 +27,7 @@ mod prune;
 mod stages;
 mod summary;
 mod walk;
+mod workers;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
@@ -46,7 +47,8 @@ pub use summary::{IngestSummary, Timings, TypeCounts};
 
 use errors_log::ErrorsLog;
 use model_source::SharedModel;
-use stages::{Workers, Writer};
+use stages::Writer;
+use workers::Workers;
 
 /// Options of one `kb add` run.
 pub struct IngestOptions {

@@ -5,12 +5,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::group::ReadyDocument;
-use super::stages::Workers;
+use super::workers::Workers;
 use crate::db::{normalize_tags, IndexedFile, NewChunk, NewDocument};
+use crate::document::DocType;
 use crate::error::Result;
 use crate::ingest::change::{content_hash, FileStamp};
 use crate::ingest::context::stored_chunks;
-use crate::ingest::{parse, source_path, ChunkContext, DocType, IngestError, ParsedDocument};
+use crate::ingest::{parse, source_path, ChunkContext, IngestError, ParsedDocument};
 
 /// What a parser thread makes of one file.
 pub(super) enum FileOutcome {

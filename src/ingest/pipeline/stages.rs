@@ -7,11 +7,11 @@
 //! writing and returns, and they notice and stop on their own (each after
 //! its current file or model batch). Everything committed is complete.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -19,29 +19,14 @@ use rayon::prelude::*;
 use super::backlog::{backlog, Backlog, BacklogSender};
 use super::errors_log::ErrorsLog;
 use super::group::{embed_group_in_batches, write_group, ReadyDocument, EMBED_GROUP_CHUNKS};
-use super::model_source::SharedModel;
 use super::prepare::FileOutcome;
+use super::workers::Workers;
 use super::IngestSummary;
-use crate::config::Config;
 use crate::db::{Database, IndexedFile, WriteOutcome};
-use crate::embed::Embed;
+use crate::document::DocType;
 use crate::error::{KbError, Result};
-use crate::ingest::{source_path, DocType, IngestError};
+use crate::ingest::{source_path, IngestError};
 use crate::progress::Progress;
-
-/// What the parser and embedding threads share: the settings, the model,
-/// the progress line and their clocks. No database in here: only the
-/// writer has it.
-pub(super) struct Workers {
-    pub(super) config: Config,
-    pub(super) model: SharedModel,
-    pub(super) progress: Arc<dyn Progress>,
-    /// Time spent parsing, summed over the parser threads.
-    pub(super) parse_nanos: AtomicU64,
-    pub(super) embed_nanos: AtomicU64,
-    /// Parse time by document type.
-    pub(super) parse_by_type: Mutex<BTreeMap<DocType, f64>>,
-}
 
 /// Messages to the writer, the only thread with the database.
 enum Event {
@@ -77,19 +62,6 @@ const WAITING_CHUNKS: usize = 2 * EMBED_GROUP_CHUNKS;
 /// How long the writer waits for an event before looking at the cancel
 /// flag again.
 const POLL: Duration = Duration::from_millis(50);
-
-impl Workers {
-    /// The model, saying on the progress line while it loads.
-    pub(super) fn model(&self) -> Result<Arc<dyn Embed>> {
-        if self.model.is_ready() {
-            return self.model.get();
-        }
-        self.progress.loading_model(true);
-        let model = self.model.get();
-        self.progress.loading_model(false);
-        model
-    }
-}
 
 /// The stage that owns the database: the calling thread.
 pub(super) struct Writer<'a> {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::ingest::document::DocType;
+use crate::document::DocType;
 
 /// What a run did, printed as the summary.
 #[derive(Debug, Default, Clone, Serialize, PartialEq)]

@@ -3,9 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use super::errors_log::ErrorsLog;
+use crate::document::DocType;
 use crate::error::{KbError, Result};
+use crate::ingest::detect;
 use crate::ingest::source_path::canonical;
-use crate::ingest::{detect, DocType};
 
 /// The file that lists, like a `.gitignore`, what `kb add` leaves out of
 /// the folder it sits in (and below).

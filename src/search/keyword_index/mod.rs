@@ -22,7 +22,7 @@ use std::sync::Mutex;
 
 use postings::{has_overflow, ColumnCounts, PostingList};
 
-use super::Allowed;
+use super::allowed::Allowed;
 use crate::db::{ColumnWeights, Database, FtsTotals, TokenPurpose};
 use crate::error::{KbError, Result};
 
@@ -317,7 +317,7 @@ impl KeywordIndex {
         let last = self.ids.last().copied().unwrap_or(i64::MIN);
         let added = db.fts_row_ids_after(last)?;
         let rows = stored.rows as usize;
-        if super::reload_is_cheaper(added.len(), rows) {
+        if super::allowed::reload_is_cheaper(added.len(), rows) {
             return Ok(Refreshed::Reload);
         }
         // Every row up to `last` was known, so when the rows are those

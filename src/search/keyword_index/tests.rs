@@ -75,7 +75,7 @@ fn write_docs(db: &Database, rng: &mut Lcg, from: usize, docs: usize) {
         let mut doc = note(&format!("/doc{d}"), "h");
         doc.title = rng.words(3);
         if d % 3 == 0 {
-            doc.doc_type = crate::ingest::DocType::Markdown;
+            doc.doc_type = crate::document::DocType::Markdown;
         }
         if d % 2 == 0 {
             doc.tags = vec!["even".into()];
@@ -137,7 +137,7 @@ fn assert_ranks_as_fts5(db: &Database, index: &KeywordIndex, queries: &[String])
     let filters = [
         Filters::default(),
         Filters {
-            doc_type: Some(crate::ingest::DocType::Markdown),
+            doc_type: Some(crate::document::DocType::Markdown),
             ..Default::default()
         },
         Filters {

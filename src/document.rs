@@ -1,8 +1,9 @@
-//! The words kb uses for what it indexes, at the bottom of `ingest`: the
-//! kinds of document, a heading, what a chunk knows about its place in
-//! its document (stored as `chunks.metadata`), what a document knows about
-//! itself (stored as `documents.metadata`), and the citation every output
-//! that shows a chunk flattens into its JSON.
+//! The words kb uses for what it indexes, below everything that reads or
+//! stores it: the kinds of document, a heading, what a chunk knows about
+//! its place in its document (stored as `chunks.metadata`), what a document
+//! knows about itself (stored as `documents.metadata`), and the citation
+//! every output that shows a chunk flattens into its JSON. `ingest` makes
+//! them, `db` stores them, `commands` show them.
 //!
 //! The stored forms are JSON objects whose keys are the field names below;
 //! knowledge bases written before these types existed use the same keys.

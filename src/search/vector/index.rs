@@ -2,14 +2,16 @@
 //! vector's int8 code loaded once, refreshed as documents come and go. A
 //! search scans the codes in memory and re-scores its candidates with their
 //! exact floats from the database, as a one-shot search does
-//! ([`super::vector::search_codes`]), so both give the same results.
+//! ([`super::search_codes`]), so both give the same results.
 
 use std::collections::{HashMap, HashSet};
 
-use super::vector::{exact_top_k, Approx, CodeSink, FloatVectors, QueryCode, Scorer};
-use super::Allowed;
-use crate::db::{quantize, Database, Filters, VectorCode, VectorHit};
+use super::codes::{exact_top_k, Approx, CodeSink, QueryCode, Scorer};
+use super::floats::FloatVectors;
+use crate::db::{Database, Filters, VectorHit};
 use crate::error::Result;
+use crate::search::allowed::Allowed;
+use crate::vector_math::{quantize, VectorCode};
 
 /// Vectors from which [`VectorIndex::scan`] uses two threads.
 const PARALLEL_SCAN: usize = 100_000;
@@ -164,7 +166,7 @@ impl VectorIndex {
         let last = self.ids.iter().copied().max().unwrap_or(i64::MIN);
         let new_ids = db.chunk_ids_after(last)?;
         let chunks = db.chunk_count()? as usize;
-        if super::reload_is_cheaper(new_ids.len(), chunks) {
+        if crate::search::allowed::reload_is_cheaper(new_ids.len(), chunks) {
             return Ok(None);
         }
         // When every chunk had a code here and the chunks are those plus the

@@ -1,0 +1,230 @@
+//! The rankers a search fuses, and the first phase of every search: each
+//! ranker the mode asks for, run at once. The keyword ranker queries the
+//! caller's connection (or the in-memory index) while the vector ranker's
+//! thread embeds the query and scans the vectors (at a million chunks each
+//! takes ~100 ms).
+//!
+//! A ranker is an entry in [`RankerId`], its list in [`Rankings`] and its
+//! start in [`rank_in_parallel`]; fusion, the count and the presentation
+//! go through [`Rankings::lists`].
+
+use std::collections::HashSet;
+
+use super::allowed::Allowed;
+use super::fusion::{FusionSettings, Ranking};
+use super::keyword::{self, KeywordRanking};
+use super::keyword_index::KeywordIndex;
+use super::query;
+use super::request::SearchRequest;
+use super::vector::{self, exact_top_k, CandidatePool, ReadFloats, VectorIndex};
+use crate::db::Database;
+use crate::error::{KbError, Result};
+
+/// The rankers, in the order their lists are fused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RankerId {
+    /// BM25 over the keyword index.
+    Keyword,
+    /// Cosine similarity of the embeddings.
+    Vector,
+}
+
+impl RankerId {
+    /// The ranker's weight in the fusion.
+    fn weight(self, fusion: &FusionSettings) -> f64 {
+        match self {
+            RankerId::Keyword => fusion.keyword_weight,
+            RankerId::Vector => fusion.vector_weight,
+        }
+    }
+}
+
+/// What a long-running process (`kb mcp`) keeps in memory for the rankers.
+#[derive(Clone, Copy, Default)]
+pub struct InMemory<'a> {
+    /// Every vector's code: scanned instead of the database's.
+    pub vectors: Option<&'a VectorIndex>,
+    /// Every token's postings: ranked instead of asking FTS5.
+    pub keywords: Option<&'a KeywordIndex>,
+}
+
+/// The query as the keyword ranker sees it, and how deep each ranker goes.
+pub(crate) struct QueryPlan {
+    /// The words and their extra forms, each a phrase of the MATCH.
+    pub(crate) phrases: Vec<String>,
+    /// The FTS5 MATCH expression (`None`: no word to match).
+    pub(crate) fts: Option<String>,
+    /// Candidates each ranker contributes to the fusion.
+    pub(crate) candidates: usize,
+}
+
+impl QueryPlan {
+    pub(crate) fn of(req: &SearchRequest) -> QueryPlan {
+        let phrases = query::keyword_phrases(&req.query, req.expand);
+        let fts = query::match_expression(&phrases);
+        QueryPlan {
+            phrases,
+            fts,
+            candidates: req.candidates(),
+        }
+    }
+}
+
+/// The vector ranker's list, with the query vector it ranked by.
+pub(crate) struct VectorRanking {
+    /// The query as embedded.
+    pub(crate) query: Vec<f32>,
+    /// (chunk id, cosine), best first: to the query as embedded, or to the
+    /// refined query once feedback has run.
+    pub(crate) hits: Vec<(i64, f64)>,
+    /// The nearest candidates' codes, for a refined query.
+    pub(crate) pool: Option<CandidatePool>,
+    /// The hits rank the refined query (their cosines are not the query's).
+    pub(crate) refined: bool,
+}
+
+/// What each ranker found (`None`: the mode leaves it out).
+pub(crate) struct Rankings<'a> {
+    pub(crate) keyword: Option<KeywordRanking<'a>>,
+    pub(crate) vector: Option<VectorRanking>,
+}
+
+impl Rankings<'_> {
+    /// The lists to fuse, with their rankers and weights.
+    pub(crate) fn lists(&self, fusion: &FusionSettings) -> (Vec<RankerId>, Vec<Ranking<'_>>) {
+        let mut ids = Vec::new();
+        let mut lists = Vec::new();
+        if let Some(kw) = &self.keyword {
+            ids.push(RankerId::Keyword);
+            lists.push(Ranking {
+                hits: &kw.hits,
+                complete: kw.complete(),
+                weight: RankerId::Keyword.weight(fusion),
+            });
+        }
+        if let Some(v) = &self.vector {
+            ids.push(RankerId::Vector);
+            lists.push(Ranking::top(&v.hits, RankerId::Vector.weight(fusion)));
+        }
+        (ids, lists)
+    }
+
+    /// Chunks matched by any ranker: every keyword match plus the vector
+    /// ranker's candidates.
+    pub(crate) fn matched(&self, db: &Database, plan: &QueryPlan) -> Result<usize> {
+        Ok(match (&self.keyword, &self.vector) {
+            (Some(kw), Some(v)) => {
+                let ids: Vec<i64> = v.hits.iter().map(|h| h.0).collect();
+                let already = match &plan.fts {
+                    Some(q) => kw.matches_among(db, q, &ids)?,
+                    None => 0,
+                };
+                kw.total + ids.len() - already
+            }
+            (Some(kw), None) => kw.total,
+            (None, Some(v)) => v.hits.len(),
+            (None, None) => 0,
+        })
+    }
+}
+
+/// Runs every ranker the mode asks for at once. `embed_query` turns the
+/// query into a vector (loading the model if needed); it is required when
+/// the mode uses vectors. Every float read goes through `floats`.
+pub(crate) fn rank_in_parallel<'a, F>(
+    db: &Database,
+    req: &SearchRequest,
+    plan: &QueryPlan,
+    embed_query: Option<F>,
+    warm: InMemory<'a>,
+    floats: &ReadFloats,
+) -> Result<Rankings<'a>>
+where
+    F: FnOnce(&str) -> Result<Vec<f32>> + Send,
+{
+    let k = plan.candidates;
+    // Keyword-only search needs only `top` chunks, unless chunks of
+    // documents already listed are to be skipped.
+    let keyword_limit = if !req.mode.uses_vector() && req.max_per_document == 0 {
+        req.top
+    } else {
+        k
+    };
+    let pooled = req.refines();
+    let reopener = db.reopener();
+    let vectors = warm.vectors.filter(|_| req.mode.uses_vector());
+    let keywords = warm.keywords.filter(|_| req.mode.uses_keyword());
+    // The in-memory rankers have no connection: the chunks the filters
+    // allow are read here, for them.
+    let allowed = if vectors.is_some() || keywords.is_some() {
+        Some(Allowed::of(db, &req.filters)?)
+    } else {
+        None
+    };
+    let in_memory = vectors.zip(allowed.as_ref());
+    let (keyword, vector) = std::thread::scope(|s| -> Result<_> {
+        let vector_thread = if req.mode.uses_vector() {
+            let embed = embed_query.ok_or_else(|| {
+                KbError::ModelMissing(
+                    "vector search needs the embedding model; run `kb init`".into(),
+                )
+            })?;
+            let (filters, reopener, q) = (&req.filters, &reopener, req.query.as_str());
+            Some(s.spawn(move || -> Result<_> {
+                let qv = embed(q)?;
+                let ranked = vector::rank_on_own_thread(
+                    qv.clone(),
+                    reopener,
+                    in_memory,
+                    filters,
+                    k,
+                    pooled,
+                )?;
+                Ok((qv, ranked))
+            }))
+        } else {
+            None
+        };
+        let keyword = if req.mode.uses_keyword() {
+            let index = keywords.zip(allowed.as_ref());
+            let words = (plan.phrases.as_slice(), plan.fts.as_deref());
+            Some(keyword::rank(db, req, words, keyword_limit, index)?)
+        } else {
+            None
+        };
+        let vector = match vector_thread {
+            Some(handle) => Some(
+                handle
+                    .join()
+                    .map_err(|_| KbError::Model("the embedding thread crashed".into()))??,
+            ),
+            None => None,
+        };
+        Ok((keyword, vector))
+    })?;
+    let vector = match vector {
+        Some((qv, vector::Ranked::Exact(hits, pool, read))) => {
+            floats.remember(read);
+            Some((qv, hits, pool))
+        }
+        Some((qv, vector::Ranked::Scanned(scored, pool))) => {
+            let hits = exact_top_k(floats, &qv, scored, k)?;
+            Some((qv, hits, pool))
+        }
+        None => None,
+    };
+    Ok(Rankings {
+        keyword,
+        vector: vector.map(|(query, hits, pool)| VectorRanking {
+            query,
+            hits: hits.iter().map(|h| (h.chunk_id, h.cosine as f64)).collect(),
+            pool,
+            refined: false,
+        }),
+    })
+}
+
+/// The chunk ids of a list.
+pub(crate) fn ids_of(hits: &[(i64, f64)]) -> HashSet<i64> {
+    hits.iter().map(|h| h.0).collect()
+}

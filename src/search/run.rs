@@ -1,0 +1,90 @@
+//! A search, phase by phase:
+//!
+//! 1. rank: every ranker the mode asks for, at once (`rankers`);
+//! 2. refine: a hybrid query moves towards its best fused results and the
+//!    vector ranker runs again (`feedback`);
+//! 3. fuse the rankers' lists (`fusion`);
+//! 4. threshold and count: drop what scores under the threshold, count
+//!    what matched;
+//! 5. diversify: at most N chunks of one document (`diversify`);
+//! 6. present: the chosen chunks with their evidence (`present`).
+
+use super::diversify;
+use super::feedback;
+use super::fusion::{fuse, Fused};
+use super::present::{self, SearchResponse};
+use super::rankers::{rank_in_parallel, InMemory, QueryPlan, Rankings};
+use super::request::SearchRequest;
+use super::vector::{FloatVectors, ReadFloats};
+use crate::db::Database;
+use crate::error::{KbError, Result};
+
+/// Runs a search. `embed_query` turns the query into a vector (loading the
+/// model if needed); it runs on its own thread while the keyword ranker
+/// queries the database, and is required when the mode uses vectors.
+pub fn search<F>(
+    db: &Database,
+    req: &SearchRequest,
+    embed_query: Option<F>,
+) -> Result<SearchResponse>
+where
+    F: FnOnce(&str) -> Result<Vec<f32>> + Send,
+{
+    search_with(db, req, embed_query, InMemory::default())
+}
+
+/// [`search`] with the rankers using the in-memory indexes given.
+pub fn search_with<F>(
+    db: &Database,
+    req: &SearchRequest,
+    embed_query: Option<F>,
+    warm: InMemory<'_>,
+) -> Result<SearchResponse>
+where
+    F: FnOnce(&str) -> Result<Vec<f32>> + Send,
+{
+    if req.query.trim().is_empty() {
+        return Err(KbError::EmptyQuery);
+    }
+    let plan = QueryPlan::of(req);
+    // Every float the search reads (the candidates' re-score, the feedback
+    // pool's, the feedback chunks, the cosines shown) is read once: from
+    // the in-memory index when it keeps them, else the database.
+    let index_floats = warm.vectors.map(|index| index.floats(db));
+    let source: &dyn FloatVectors = match &index_floats {
+        Some(f) => f,
+        None => db,
+    };
+    let floats = ReadFloats::new(source);
+
+    let mut rankings = rank_in_parallel(db, req, &plan, embed_query, warm, &floats)?;
+    feedback::refine(db, req, &mut rankings, &floats)?;
+    let fused = {
+        let (_, lists) = rankings.lists(&req.fusion);
+        fuse(&lists, &req.fusion)
+    };
+    let (fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;
+    let fused = diversify::per_document(db, fused, req.max_per_document, req.top)?;
+    present::results(db, req, &plan, &rankings, &floats, fused, total_matches)
+}
+
+/// Drops the chunks under the threshold; counts the chunks that matched.
+/// With a positive threshold only the fused candidates can pass it (a chunk
+/// outside every ranker's list scores 0), so they are the count.
+fn threshold_and_count(
+    db: &Database,
+    req: &SearchRequest,
+    plan: &QueryPlan,
+    rankings: &Rankings,
+    mut fused: Vec<Fused>,
+) -> Result<(Vec<Fused>, usize)> {
+    if let Some(t) = req.threshold {
+        fused.retain(|f| f.score >= t);
+    }
+    let total = if req.threshold.is_some_and(|t| t > 0.0) {
+        fused.len()
+    } else {
+        rankings.matched(db, plan)?
+    };
+    Ok((fused, total))
+}
