@@ -14,8 +14,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// The kind of a document. Adding a format adds a variant here; the
-/// compiler then points at every place that must know it.
+/// The kind of a document: code, markdown, note or pdf.
+// Adding a format adds a variant here; the compiler then points at every
+// place that must know it.
 #[derive(
     Debug,
     Clone,
@@ -214,10 +215,11 @@ pub struct Citation {
     /// otherwise): cite `page`–`page_end`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_end: Option<u32>,
-    /// 1-based inclusive lines in the file (absent where kb does not know
-    /// them).
+    /// The chunk's first 1-based line in the file (absent where kb does not
+    /// know its lines: PDFs cite pages).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line_start: Option<u64>,
+    /// The chunk's last line (inclusive): cite `line_start`–`line_end`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line_end: Option<u64>,
     /// Code chunks only (absent otherwise): the symbol the chunk holds
@@ -236,11 +238,15 @@ pub struct Citation {
 
 /// What a SKILL.md declares in its frontmatter; its presence marks the
 /// document as a skill.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SkillInfo {
+    /// Skills only: the skill's name from its SKILL.md frontmatter.
     pub name: Option<String>,
+    /// Skills only: what the skill does and when to use it.
     pub description: Option<String>,
+    /// Skills only: its version (null when it declares none).
     pub version: Option<String>,
+    /// Skills only: the capabilities it declares.
     #[serde(default)]
     pub capabilities: Vec<String>,
 }

@@ -7,6 +7,7 @@
 mod docs;
 mod errors;
 mod progress;
+pub mod reference;
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write as _};

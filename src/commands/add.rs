@@ -75,7 +75,7 @@ impl AddArgs {
 }
 
 /// What a run did.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, JsonSchema)]
 pub struct AddOutput {
     /// New documents indexed.
     pub added: usize,
@@ -99,6 +99,7 @@ pub struct AddOutput {
     pub walk_errors: usize,
     /// True when the run was stopped by Ctrl-C before the end.
     pub interrupted: bool,
+    /// The log that names each file that failed and why.
     pub errors_log: Option<PathBuf>,
     /// Documents and chunks written, by document type.
     pub by_type: BTreeMap<DocType, TypeCounts>,
@@ -107,19 +108,28 @@ pub struct AddOutput {
     pub seconds: Seconds,
 }
 
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, JsonSchema)]
 pub struct TypeCounts {
+    /// Documents written.
     pub documents: usize,
+    /// Chunks written.
     pub chunks: usize,
+    /// Time spent reading, parsing and chunking these files, summed over the
+    /// parser threads.
     pub parse_seconds: f64,
 }
 
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, JsonSchema)]
 pub struct Seconds {
+    /// The whole run.
     pub total: f64,
+    /// Finding the files.
     pub walk: f64,
+    /// Reading, parsing and chunking, summed over the parser threads.
     pub parse: f64,
+    /// Embedding.
     pub embed: f64,
+    /// Writing to the database.
     pub write: f64,
 }
 

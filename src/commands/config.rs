@@ -16,10 +16,11 @@ use crate::session::Session;
 #[serde(deny_unknown_fields)]
 pub struct ConfigArgs {}
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Setting {
     /// The key path, as in config.yaml (`search.default_top`).
     pub key: String,
+    /// Its effective value.
     pub value: Value,
     /// default, file, environment or flag
     pub source: &'static str,
@@ -27,10 +28,13 @@ pub struct Setting {
     pub from: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ConfigOutput {
+    /// Where kb reads config.yaml.
     pub config_file: String,
+    /// Whether that file exists.
     pub config_file_exists: bool,
+    /// Every setting with its value and where the value came from.
     pub settings: Vec<Setting>,
 }
 

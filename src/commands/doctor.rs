@@ -17,7 +17,7 @@ use crate::session::Session;
 #[serde(deny_unknown_fields)]
 pub struct DoctorArgs {}
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Ok,
@@ -27,19 +27,23 @@ pub enum Status {
     Fault,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Check {
+    /// What was checked.
     pub name: &'static str,
+    /// ok, warning or fault.
     pub status: Status,
+    /// What was found.
     pub detail: String,
     /// What to do about a warning or fault.
     pub fix: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct DoctorOutput {
     /// No check found a fault.
     pub healthy: bool,
+    /// Each check with its finding.
     pub checks: Vec<Check>,
 }
 

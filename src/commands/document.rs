@@ -142,14 +142,20 @@ pub fn document_file_status(doc: &DocumentRecord) -> Option<FileStatus> {
 }
 
 /// How a document is named in every inspection result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DocumentRef {
+    /// The document's id.
     pub id: i64,
+    /// Its title.
     pub title: String,
+    /// The file it was read from (null for a document without a file).
     pub path: Option<String>,
+    /// Its type.
     #[serde(rename = "type")]
     pub doc_type: DocType,
+    /// Its tags.
     pub tags: Vec<String>,
+    /// Its chunks.
     pub total_chunks: i64,
 }
 

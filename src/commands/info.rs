@@ -21,34 +21,49 @@ pub struct InfoArgs {
 }
 
 /// A chunk of the document, without its text.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct InfoChunk {
+    /// The chunk's id.
     pub chunk_id: i64,
+    /// Its position in the document, from 0.
     pub chunk_index: i64,
+    /// Its length in the model's tokens.
     pub token_count: Option<i64>,
     /// Where the chunk is: section, page, lines, symbol.
     #[serde(flatten)]
     pub citation: Citation,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct InfoOutput {
+    /// The document's id.
     pub id: i64,
+    /// Its title.
     pub title: String,
+    /// Its type.
     #[serde(rename = "type")]
     pub doc_type: DocType,
+    /// The file it was read from (null for a document without a file).
     pub path: Option<String>,
+    /// Its tags.
     pub tags: Vec<String>,
+    /// Its chunks.
     pub chunk_count: i64,
+    /// When it was first indexed (UTC, ISO 8601).
     pub created_at: String,
+    /// When it was last re-indexed (UTC, ISO 8601).
     pub updated_at: String,
+    /// The programming language of a code document (null otherwise).
     pub language: Option<String>,
+    /// The SHA-256 of the file as indexed.
     pub content_hash: String,
+    /// The file's size in bytes as indexed.
     pub file_size: Option<u64>,
     /// unchanged, changed or missing (null for a document without a file).
     pub file_status: Option<FileStatus>,
     /// PDF pages (null for other documents).
     pub pages: Option<u32>,
+    /// PDF pages without extractable text (0 for other documents).
     pub pages_without_text: u32,
     /// PDF pages whose text was recognised by OCR.
     pub pages_ocr: u32,
@@ -57,6 +72,7 @@ pub struct InfoOutput {
     pub ocr: String,
     /// The Markdown frontmatter, as written.
     pub metadata: Value,
+    /// Its chunks in order, without their text.
     pub chunks: Vec<InfoChunk>,
     /// Skills only: name, description, version, capabilities.
     #[serde(flatten)]

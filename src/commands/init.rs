@@ -31,15 +31,21 @@ pub struct InitArgs {
     pub quiet: bool,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct InitOutput {
     /// initialised, or already initialised
     pub status: &'static str,
+    /// The model the knowledge base is bound to.
     pub model_name: String,
+    /// Its vectors' dimensions.
     pub embedding_dim: usize,
+    /// The most tokens the model reads of one chunk.
     pub model_max_tokens: usize,
+    /// Where the model's files are.
     pub model_dir: Option<String>,
+    /// The model's ONNX file.
     pub onnx_file: Option<String>,
+    /// The knowledge base's file.
     pub db_path: String,
     /// Chunks indexed before a model was bound, embedded now.
     pub embedded_chunks: usize,

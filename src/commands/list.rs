@@ -86,16 +86,24 @@ fn skill_line(s: &SkillInfo) -> String {
 }
 
 /// One listed document.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ListedDocument {
+    /// The document's id.
     pub id: i64,
+    /// Its title.
     pub title: String,
+    /// Its type.
     #[serde(rename = "type")]
     pub doc_type: DocType,
+    /// Its tags.
     pub tags: Vec<String>,
+    /// Its chunks.
     pub chunk_count: i64,
+    /// When it was first indexed (UTC, ISO 8601).
     pub created_at: String,
+    /// The file it was read from (null for a document without a file).
     pub path: Option<String>,
+    /// When it was last re-indexed (UTC, ISO 8601).
     pub updated_at: String,
     /// Skills only (other documents have none of these fields): name,
     /// description, version, capabilities from the SKILL.md frontmatter.
@@ -120,7 +128,7 @@ impl ListedDocument {
 }
 
 /// Ordered by id.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(transparent)]
 pub struct ListOutput(pub Vec<ListedDocument>);
 

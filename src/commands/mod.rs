@@ -27,8 +27,9 @@ use crate::session::Session;
 pub trait Command: Sized {
     /// What the registry knows about the command.
     const SPEC: CommandSpec;
-    /// The command's result; its JSON is the output contract.
-    type Output: Serialize + Outcome + 'static;
+    /// The command's result; its JSON is the output contract, and its
+    /// JSON Schema declares that contract.
+    type Output: Serialize + JsonSchema + Outcome + 'static;
     /// Checks the arguments, runs the command and returns its result.
     fn run(self, session: &mut Session) -> Result<Self::Output>;
 }
@@ -98,6 +99,17 @@ pub enum CallError {
     Failed(KbError),
 }
 
+/// The JSON Schema of an output type as kb writes it: its fields with their
+/// descriptions (the doc comments), a field required unless kb leaves it
+/// out when it does not apply, nested types inlined.
+pub fn output_schema_of<T: JsonSchema>() -> serde_json::Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator();
+    generator.into_root_schema_for::<T>().to_value()
+}
+
 /// The JSON Schema of an arguments type, inlined (MCP clients want no
 /// `$ref`s).
 pub fn schema_of<T: JsonSchema>() -> serde_json::Value {
@@ -163,6 +175,14 @@ macro_rules! registry {
         pub fn args_schema(name: &str) -> Option<serde_json::Value> {
             $( if name == <$module::$args as Command>::SPEC.name {
                 return Some(schema_of::<$module::$args>());
+            } )*
+            None
+        }
+
+        /// The JSON Schema of a command's output (its JSON contract).
+        pub fn output_schema(name: &str) -> Option<serde_json::Value> {
+            $( if name == <$module::$args as Command>::SPEC.name {
+                return Some(output_schema_of::<<$module::$args as Command>::Output>());
             } )*
             None
         }

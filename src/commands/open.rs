@@ -96,16 +96,23 @@ impl Range {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct OpenOutput {
+    /// The document.
     pub document: DocumentRef,
+    /// unchanged, changed or missing: whether the file still says what was
+    /// indexed (null for a document without a file).
     pub file_status: Option<FileStatus>,
+    /// Lines in the document's text as indexed.
     pub total_lines: usize,
+    /// Lines cut by --max-lines (0 when none): continue after last_line.
     pub truncated_lines: usize,
+    /// The text asked for, as indexed.
     pub content: String,
     /// The 1-based lines of the document `content` holds (before any
     /// truncation); 0 and 0 for an empty selection.
     pub first_line: usize,
+    /// The last 1-based line `content` holds (0 for an empty selection).
     pub last_line: usize,
 }
 

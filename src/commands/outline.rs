@@ -23,9 +23,11 @@ pub struct OutlineArgs {
     pub level: Option<u8>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct OutlineOutput {
+    /// The document.
     pub document: DocumentRef,
+    /// Its headings in order (else its PDF pages or code symbols).
     pub items: Vec<OutlineItem>,
 }
 

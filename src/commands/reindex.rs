@@ -32,11 +32,15 @@ pub struct ReindexArgs {
     pub quiet: bool,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ReindexOutput {
+    /// The model the knowledge base is now bound to.
     pub model_name: String,
+    /// Its vectors' dimensions.
     pub embedding_dim: usize,
+    /// The model it was bound to before (null when it had none).
     pub previous_model: Option<String>,
+    /// Chunks embedded.
     pub chunks: usize,
 }
 

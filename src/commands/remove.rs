@@ -24,9 +24,11 @@ pub struct RemoveArgs {
     pub missing: bool,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct RemoveOutput {
+    /// Documents removed.
     pub removed: usize,
+    /// The documents removed.
     pub documents: Vec<DocumentRef>,
 }
 

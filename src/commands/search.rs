@@ -228,29 +228,40 @@ fn log_entry(
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct SearchOutput {
+    /// The query as searched (the words joined).
     pub query: String,
+    /// The results, best first.
     pub results: Vec<SearchResult>,
+    /// Chunks matched by either ranker: every keyword match plus the vector
+    /// ranker's candidates (with a threshold, the candidates that pass it).
     pub total_matches: usize,
+    /// How many results came back (at most --top).
     pub returned: usize,
     /// hybrid, keyword or vector.
     pub mode: Mode,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct SearchResult {
+    /// The chunk's id: what `kb show` takes.
     pub chunk_id: i64,
+    /// The fused score: orders the results, says nothing absolute (see
+    /// score_breakdown).
     pub score: f64,
+    /// What each ranker said of the chunk.
     pub score_breakdown: ScoreBreakdown,
+    /// The chunk's own text, as in the file (quote it).
     pub text: String,
+    /// The document the chunk is from, and where in it.
     pub source: Source,
     /// The best-matching passage, about 32 tokens, query words wrapped in
     /// [MATCH]...[/MATCH], "..." at cut ends.
     pub snippet: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ScoreBreakdown {
     /// The keyword ranker's contribution to the fused score; null when it
     /// did not run.
@@ -266,15 +277,25 @@ pub struct ScoreBreakdown {
     pub cosine: Option<f64>,
 }
 
-#[derive(Debug, Serialize)]
+/// The document a chunk is from, and where in it.
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Source {
+    /// The document's id: what `kb outline`, `kb show --section` and `kb open`
+    /// take.
     pub document_id: i64,
+    /// The document's title.
     pub title: String,
+    /// The file the document was read from (null for a document without a
+    /// file).
     pub path: Option<String>,
+    /// The document's type.
     #[serde(rename = "type")]
     pub doc_type: DocType,
+    /// The chunk's position in its document, from 0.
     pub chunk_index: i64,
+    /// Chunks in the document.
     pub total_chunks: i64,
+    /// The document's tags.
     pub tags: Vec<String>,
     /// Where the chunk is: section, page, lines, symbol.
     #[serde(flatten)]

@@ -2,17 +2,21 @@
 //! its headings (Markdown, PDF) in order, else its pages or code symbols,
 //! and the text of one section.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::db::{Database, DocumentRecord};
 use crate::error::{KbError, Result};
 
 /// An entry of a document's outline.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct OutlineItem {
     /// heading, page or symbol
     pub kind: String,
+    /// Its level (1 is the highest).
     pub level: u8,
+    /// The heading (or page label, or symbol) as written: what `kb show
+    /// --section` takes.
     pub text: String,
     /// 1-based line in the indexed text (headings), else null.
     pub line: Option<u64>,

@@ -115,11 +115,15 @@ impl ShowArgs {
 }
 
 /// A chunk as `kb show` prints it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ChunkView {
+    /// The chunk's id.
     pub chunk_id: i64,
+    /// Its position in the document, from 0.
     pub chunk_index: i64,
+    /// Its length in the model's tokens.
     pub token_count: Option<i64>,
+    /// The chunk's own text, as in the file.
     pub text: String,
     /// Where the chunk is: section, page, lines, symbol.
     #[serde(flatten)]
@@ -139,26 +143,37 @@ impl ChunkView {
 }
 
 /// A chunk with its neighbours.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ChunkWithContext {
+    /// The document the chunk is from.
     pub document: DocumentRef,
+    /// The chunk asked for.
     pub chunk: ChunkView,
+    /// Its neighbours before it, in order (--context).
     pub before: Vec<ChunkView>,
+    /// Its neighbours after it, in order.
     pub after: Vec<ChunkView>,
 }
 
 /// One section of a document.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct SectionOutput {
+    /// The document the section is from.
     pub document: DocumentRef,
+    /// The heading that matched, as written.
     pub heading: String,
+    /// Its level (1 is the highest).
     pub level: u8,
+    /// The heading's 1-based line in the document's text.
     pub line: u64,
     /// The section's last line (before any --max-lines cut).
     pub line_end: u64,
     /// The PDF page the heading is on (null for other documents).
     pub page: Option<u64>,
+    /// The section's text: from the heading to the next heading of the same or
+    /// a higher level.
     pub content: String,
+    /// Lines cut by --max-lines (0 when none).
     pub truncated_lines: usize,
     /// How the section was asked for and how many other headings matched
     /// (for the warning; not part of the JSON).
@@ -168,7 +183,7 @@ pub struct SectionOutput {
     other_matches: usize,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ShowOutput {
     Chunk(ChunkWithContext),

@@ -15,8 +15,9 @@ const SKILL_MD: &str = include_str!("../../SKILL.md");
 #[serde(deny_unknown_fields)]
 pub struct SkillArgs {}
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct SkillOutput {
+    /// SKILL.md, the instructions for LLM tools.
     pub content: &'static str,
 }
 

@@ -28,27 +28,39 @@ fn default_limit() -> usize {
     10
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Latency {
+    /// Median search time in milliseconds (null before any search).
     pub p50: Option<f64>,
+    /// 95th percentile.
     pub p95: Option<f64>,
+    /// 99th percentile.
     pub p99: Option<f64>,
+    /// The slowest.
     pub max: Option<f64>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct QueryCount {
+    /// The query.
     pub query: String,
+    /// How often it was searched.
     pub count: i64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct StatsSummary {
+    /// Searches logged.
     pub total_searches: i64,
+    /// Searches that found nothing.
     pub zero_result_searches: i64,
+    /// Searches that failed with an error.
     pub failed_searches: i64,
+    /// Search times.
     pub latency_ms: Latency,
+    /// The most frequent queries.
     pub top_queries: Vec<QueryCount>,
+    /// The most frequent queries that found nothing.
     pub zero_result_queries: Vec<QueryCount>,
     /// Whether searches are being logged (`search.log`).
     pub logging: bool,
@@ -56,12 +68,13 @@ pub struct StatsSummary {
     pub searches_by_source: BTreeMap<String, i64>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Cleared {
+    /// Log entries deleted.
     pub cleared: usize,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum StatsOutput {
     Summary(StatsSummary),

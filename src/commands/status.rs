@@ -17,19 +17,28 @@ use crate::session::Session;
 #[serde(deny_unknown_fields)]
 pub struct StatusArgs {}
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct StatusOutput {
     /// Document counts by type (every type listed, zeros included).
     pub documents: BTreeMap<DocType, i64>,
+    /// Documents indexed.
     pub total_documents: i64,
+    /// Chunks indexed.
     pub total_chunks: i64,
+    /// The size of kb.db with its write-ahead log.
     pub db_size_bytes: u64,
+    /// The embedding model the knowledge base is bound to (null before `kb
+    /// init` or the first add).
     pub model_name: Option<String>,
+    /// Its vectors' dimensions.
     pub embedding_dim: Option<usize>,
+    /// The version of kb.db's schema.
     pub schema_version: i64,
+    /// When a document was last added or re-indexed (UTC, ISO 8601).
     pub last_ingest_at: Option<String>,
     /// Indexed documents whose source file changed or vanished since.
     pub stale_documents: usize,
+    /// The knowledge base's file.
     pub db_path: String,
 }
 

@@ -13,14 +13,16 @@ use crate::session::Session;
 #[serde(deny_unknown_fields)]
 pub struct TagsArgs {}
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct TagCount {
+    /// The tag.
     pub name: String,
+    /// Documents carrying it.
     pub count: i64,
 }
 
 /// Most used first.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(transparent)]
 pub struct TagsOutput(pub Vec<TagCount>);
 

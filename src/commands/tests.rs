@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::{run_json, CommandArgs, Outcome};
 use crate::config::{CliOverrides, Config};
@@ -99,126 +99,268 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// The shape of a JSON value: field names with their types; an array's
-/// element shape merges every element (a field that is sometimes null
-/// reads `string|null`).
-fn shape(v: &Value) -> Value {
+/// Checks that `v` is what `schema` declares: every required field there,
+/// no field the schema does not declare, each of its declared type.
+/// Returns the first difference, as a path and what is wrong there.
+fn conforms(v: &Value, schema: &Value, path: &str) -> Result<(), String> {
+    if schema == &Value::Bool(true) {
+        return Ok(());
+    }
+    if let Some(branches) = schema.get("anyOf").or_else(|| schema.get("oneOf")) {
+        let errors: Vec<String> = branches
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|b| conforms(v, b, path).err())
+            .collect();
+        return if errors.len() < branches.as_array().unwrap().len() {
+            Ok(())
+        } else {
+            Err(errors.join("; or "))
+        };
+    }
+    if let Some(options) = schema.get("enum") {
+        if !options.as_array().unwrap().contains(v) {
+            return Err(format!("{path}: {v} is not one of {options}"));
+        }
+    }
+    if let Some(t) = schema.get("type") {
+        let kind = match v {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        };
+        let allowed: Vec<&str> = match t {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        let ok = allowed.contains(&kind) || (kind == "integer" && allowed.contains(&"number"));
+        if !ok {
+            return Err(format!("{path}: a {kind} where the schema says {t}"));
+        }
+    }
     match v {
-        Value::Null => json!("null"),
-        Value::Bool(_) => json!("boolean"),
-        Value::Number(n) if n.is_i64() || n.is_u64() => json!("integer"),
-        Value::Number(_) => json!("number"),
-        Value::String(_) => json!("string"),
-        Value::Array(items) => {
-            let merged = items.iter().map(shape).reduce(|a, b| merge(&a, &b));
-            json!([merged.unwrap_or(json!("unknown"))])
+        Value::Object(map) => {
+            let props = schema.get("properties").and_then(Value::as_object);
+            // A map of the user's own keys (frontmatter): any key.
+            let free = props.is_none() && schema.get("additionalProperties").is_none();
+            for r in schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let r = r.as_str().unwrap();
+                if !map.contains_key(r) {
+                    return Err(format!("{path}.{r}: required, and missing"));
+                }
+            }
+            for (k, x) in map {
+                let declared = props
+                    .and_then(|p| p.get(k))
+                    .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
+                match declared {
+                    Some(s) => conforms(x, s, &format!("{path}.{k}"))?,
+                    None if free => {}
+                    None => return Err(format!("{path}.{k}: not declared in the schema")),
+                }
+            }
+            Ok(())
         }
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), shape(v)))
-                .collect::<Map<_, _>>(),
-        ),
+        Value::Array(items) => match schema.get("items") {
+            Some(s) => items
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, x)| conforms(x, s, &format!("{path}[{i}]"))),
+            None => Ok(()),
+        },
+        _ => Ok(()),
     }
 }
 
-fn merge(a: &Value, b: &Value) -> Value {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let mut out = x.clone();
-            for (k, v) in y {
-                let merged = match x.get(k) {
-                    Some(prev) => merge(prev, v),
-                    None => v.clone(),
-                };
-                out.insert(k.clone(), merged);
-            }
-            Value::Object(out)
+/// Every property path a schema declares, with whether it is required:
+/// `results[].source.page_end (optional)`.
+fn declared_fields(schema: &Value, path: &str, out: &mut Vec<String>) {
+    for branch in ["anyOf", "oneOf"] {
+        for b in schema
+            .get(branch)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            declared_fields(b, path, out);
         }
-        (Value::Array(x), Value::Array(y)) => json!([merge(&x[0], &y[0])]),
-        (Value::String(x), Value::String(y)) => {
-            let mut kinds: Vec<&str> = x.split('|').chain(y.split('|')).collect();
-            kinds.sort();
-            kinds.dedup();
-            // "integer" is also a "number"; keep the wider one.
-            if kinds.contains(&"number") {
-                kinds.retain(|k| *k != "integer");
-            }
-            json!(kinds.join("|"))
-        }
-        (x, _) => x.clone(),
+    }
+    if let Some(items) = schema.get("items") {
+        declared_fields(items, &format!("{path}[]"), out);
+    }
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    for (k, s) in schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let p = if path.is_empty() {
+            k.clone()
+        } else {
+            format!("{path}.{k}")
+        };
+        let how = if required.contains(&k.as_str()) {
+            ""
+        } else {
+            " (optional)"
+        };
+        out.push(format!("{p}{how}"));
+        declared_fields(s, &p, out);
     }
 }
 
-/// Compares a command's JSON shape with its golden file.
-fn golden(name: &str, v: &Value) {
+/// Compares a command's declared output schema with its golden file: a
+/// field removed, renamed or made optional fails; `KB_UPDATE_GOLDEN=1`
+/// rewrites the file after a deliberate, additive change.
+fn golden(name: &str) -> Value {
+    // The contract is the fields and their types; wording is not.
+    fn without_descriptions(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                map.remove("description");
+                map.values_mut().for_each(without_descriptions);
+            }
+            Value::Array(items) => items.iter_mut().for_each(without_descriptions),
+            _ => {}
+        }
+    }
+    let mut schema = super::output_schema(name).unwrap();
+    without_descriptions(&mut schema);
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("src/commands/golden")
-        .join(format!("{name}.json"));
-    let got = shape(v);
-    let text = serde_json::to_string_pretty(&got).unwrap() + "\n";
+        .join(format!("{name}.schema.json"));
+    let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
     if std::env::var_os("KB_UPDATE_GOLDEN").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, &text).unwrap();
-        return;
+        return schema;
     }
     let want: Value = serde_json::from_str(
         &std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("{}: {e} (KB_UPDATE_GOLDEN=1 writes it)", path.display())),
     )
     .unwrap();
-    assert_eq!(
-        got,
-        want,
-        "the JSON of `kb {name}` changed shape; fields may be added, never removed or renamed.\nnow:\n{text}"
+    let (mut before, mut now) = (Vec::new(), Vec::new());
+    declared_fields(&want, "", &mut before);
+    declared_fields(&schema, "", &mut now);
+    let lost: Vec<&String> = before.iter().filter(|f| !now.contains(f)).collect();
+    assert!(
+        lost.is_empty(),
+        "the JSON contract of `kb {name}` lost fields (removed, renamed or made optional): \
+         {lost:?}; fields may be added, never removed or renamed"
     );
+    assert_eq!(
+        schema,
+        want,
+        "the declared JSON of `kb {name}` changed; after a deliberate, additive change \
+         KB_UPDATE_GOLDEN=1 cargo test --lib commands:: rewrites {}",
+        path.display()
+    );
+    schema
+}
+
+/// A command's real output, checked against its declared schema.
+fn check(name: &str, v: &Value) {
+    let schema = super::output_schema(name).unwrap();
+    if let Err(e) = conforms(v, &schema, name) {
+        panic!("`kb {name}` printed what its schema does not declare: {e}\n{v:#}");
+    }
 }
 
 #[test]
-fn every_command_has_a_pinned_json_shape() {
+fn every_command_has_a_pinned_declared_contract() {
+    for spec in super::SPECS {
+        golden(spec.name);
+    }
+}
+
+#[test]
+fn every_command_prints_what_its_contract_declares() {
     let f = Fixture::new();
-    golden("init", &f.json(&["init"]));
+    check("init", &f.json(&["init"]));
     let corpus = f.corpus();
-    golden(
+    check(
         "add",
         &f.json(&["add", corpus.to_str().unwrap(), "--tags", "example"]),
     );
     let search = f.json(&["search", "how do I rotate my ssh keys", "--top", "5"]);
-    golden("search", &search);
+    check("search", &search);
     let code = f.json(&["search", "prune old backups", "--type", "code"]);
     assert!(
         code["results"][0]["source"]["symbol_name"].is_string(),
         "{code}"
     );
-    golden("search-code", &code);
+    check("search", &code);
+    check("search", &f.json(&["search", "sourdough", "--fts-only"]));
     let hit = &search["results"][0];
     let chunk = hit["chunk_id"].to_string();
     let doc = hit["source"]["document_id"].to_string();
-    golden("show", &f.json(&["show", &chunk, "--context", "1"]));
+    check("show", &f.json(&["show", &chunk, "--context", "1"]));
     let outline = f.json(&["outline", &doc]);
-    golden("outline", &outline);
+    check("outline", &outline);
     let heading = outline["items"][1]["text"].as_str().unwrap().to_string();
-    golden(
-        "show-section",
-        &f.json(&["show", &doc, "--section", &heading]),
-    );
-    golden("open", &f.json(&["open", &doc, "--max-lines", "3"]));
-    golden("list", &f.json(&["list"]));
-    golden("tags", &f.json(&["tags"]));
-    golden("tag", &f.json(&["tag", &doc, "--add", "keys"]));
-    golden("info", &f.json(&["info", &doc]));
-    golden("status", &f.json(&["status"]));
-    golden("stats", &f.json(&["stats"]));
-    golden("reindex", &f.json(&["reindex"]));
+    check("show", &f.json(&["show", &doc, "--section", &heading]));
+    check("open", &f.json(&["open", &doc, "--max-lines", "3"]));
+    check("list", &f.json(&["list"]));
+    check("tags", &f.json(&["tags"]));
+    check("tag", &f.json(&["tag", &doc, "--add", "keys"]));
+    check("info", &f.json(&["info", &doc]));
+    check("status", &f.json(&["status"]));
+    check("stats", &f.json(&["stats"]));
+    check("reindex", &f.json(&["reindex"]));
     let skill = f.run(&["skill"]).unwrap();
     assert!(skill.human(&Style::PLAIN).contains("name: kb"));
-    golden("config", &f.json(&["config"]));
+    check("config", &f.json(&["config"]));
     let doctor = f.run(&["doctor"]).unwrap();
-    golden(
+    check(
         "doctor",
         &serde_json::from_str(&doctor.to_json().unwrap()).unwrap(),
     );
-    golden("remove", &f.json(&["remove", &doc]));
-    golden("stats-clear", &f.json(&["stats", "--clear"]));
+    check("remove", &f.json(&["remove", &doc]));
+    check("stats", &f.json(&["stats", "--clear"]));
+}
+
+#[test]
+fn the_contract_check_catches_what_it_must() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer"},
+            "b": {"type": ["string", "null"]},
+            "c": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}}
+        },
+        "required": ["a", "b"]
+    });
+    assert!(conforms(&json!({"a": 1, "b": null, "c": ["x"]}), &schema, "v").is_ok());
+    assert!(conforms(&json!({"a": 1}), &schema, "v")
+        .unwrap_err()
+        .contains("v.b"));
+    assert!(conforms(&json!({"a": 1, "b": "s", "d": 0}), &schema, "v")
+        .unwrap_err()
+        .contains("v.d: not declared"));
+    assert!(conforms(&json!({"a": "1", "b": null}), &schema, "v").is_err());
+    assert!(conforms(&json!({"a": 1, "b": null, "c": ["z"]}), &schema, "v").is_err());
+    let mut fields = Vec::new();
+    declared_fields(&schema, "", &mut fields);
+    assert_eq!(fields, ["a", "b", "c (optional)"]);
 }
 
 #[test]
@@ -678,4 +820,53 @@ fn results_say_stale_threshold_counts_and_chunks_number_from_one() {
     assert_eq!(v["results"][0]["source"]["stale"], true, "{v}");
     let text = f.run(&query).unwrap().human(&Style::PLAIN);
     assert!(text.contains("file changed since indexing"), "{text}");
+}
+
+/// Every field of every command's JSON says what it is (the descriptions
+/// are docs/json.md's field tables).
+#[test]
+fn every_output_field_is_described() {
+    fn walk(schema: &Value, path: &str, missing: &mut Vec<String>) {
+        for key in ["anyOf", "oneOf"] {
+            for b in schema
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                walk(b, path, missing);
+            }
+        }
+        if let Some(items) = schema.get("items") {
+            walk(items, &format!("{path}[]"), missing);
+        }
+        for (k, s) in schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let p = format!("{path}.{k}");
+            // A map keyed by document type lists every type; its own
+            // description says what the values are.
+            let type_key = k.parse::<crate::document::DocType>().is_ok()
+                && schema.get("description").is_some();
+            if s.get("description").is_none() && !type_key {
+                missing.push(p.clone());
+            }
+            walk(s, &p, missing);
+        }
+    }
+    let mut missing = Vec::new();
+    for spec in super::SPECS {
+        walk(
+            &super::output_schema(spec.name).unwrap(),
+            spec.name,
+            &mut missing,
+        );
+    }
+    assert!(
+        missing.is_empty(),
+        "fields without a doc comment: {missing:#?}"
+    );
 }

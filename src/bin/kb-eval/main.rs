@@ -628,7 +628,7 @@ fn search_documents(
     top: usize,
     max_per_document: usize,
 ) -> Result<Vec<String>> {
-    let req = settings.request(&query.text, mode, top, max_per_document);
+    let req = settings.request(query.text, mode, top, max_per_document);
     let resp = match mode {
         Mode::Keyword => search::search(db, &req, None::<fn(&str) -> Result<Vec<f32>>>),
         Mode::Vector | Mode::Hybrid => {

@@ -1,0 +1,432 @@
+//! Every setting: its key, type, meaning (the doc comment, which
+//! `docs/configuration.md` is generated from) and default.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::Source;
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputFormat {
+    /// The JSON contract (for agents and pipes).
+    Json,
+    /// Text for people at a terminal.
+    Human,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Where kb keeps kb.db, config.yaml and ingest-errors.log.
+    pub data_dir: PathBuf,
+    /// The embedding model and how it runs.
+    pub embedding: EmbeddingConfig,
+    /// How `kb search` ranks and what it returns.
+    pub search: SearchConfig,
+    /// How documents are cut into chunks, per format.
+    pub chunking: ChunkingConfig,
+    /// How `kb add` reads files.
+    pub ingestion: IngestionConfig,
+    /// True when the user chose `embedding.model` (flag, environment or
+    /// config.yaml) rather than taking the default; only then does a
+    /// different model bound to the index count as a mismatch.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub model_explicit: bool,
+    /// Where each key's value came from (see [`Config::source_of`]).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub sources: BTreeMap<String, Source>,
+    /// Things worth a warning that do not stop kb (a mistyped `KB_*`
+    /// variable).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct EmbeddingConfig {
+    /// A model name from models.toml (all-MiniLM-L6-v2-int8,
+    /// all-MiniLM-L6-v2, ...); a new knowledge base is bound to it, an
+    /// existing one keeps its model until `kb reindex --model`.
+    pub model: String,
+    /// Text put before every query before embedding; unset means the
+    /// model's prefix from models.toml, "" means none.
+    pub query_prefix: Option<String>,
+    /// Text put before every chunk before embedding; unset means the
+    /// model's prefix from models.toml, "" means none.
+    pub passage_prefix: Option<String>,
+    /// A local directory with the model's ONNX file, tokenizer.json and
+    /// config.json; unset means the directory recorded by `kb init`, else
+    /// the Hugging Face cache.
+    pub model_dir: Option<PathBuf>,
+    /// Path to libonnxruntime; unset means ORT_DYLIB_PATH, <data_dir>/lib,
+    /// ~/.cache/kb/onnxruntime, then the system library path.
+    pub onnxruntime: Option<PathBuf>,
+    /// Inference threads; 0 means all cores (one for the query of a
+    /// one-shot `kb search`).
+    pub threads: usize,
+    /// Chunks embedded per model call.
+    pub batch_size: usize,
+}
+
+/// The most results one search returns (`--top`, `search.default_top`): a
+/// stated limit, so that a huge number is an error rather than an overflow
+/// (the vector ranker scans the codes itself and has no limit of
+/// sqlite-vec's k <= 4096 to meet).
+pub const MAX_TOP: usize = 4096;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchConfig {
+    /// Results returned when --top is not given (1 to 4096).
+    pub default_top: usize,
+    /// What queries print when --format is not given: json (for agents) or
+    /// human (for terminals).
+    pub default_format: OutputFormat,
+    /// How the keyword and vector rankings are fused.
+    pub fusion: Fusion,
+    /// Weight of each ranker in the fusion.
+    pub weights: FusionWeights,
+    /// Reciprocal Rank Fusion constant: score = sum of weight / (rrf_k + rank).
+    pub rrf_k: f64,
+    /// At most this many chunks of one document in the results; the next
+    /// best documents fill the freed places (0 = no limit;
+    /// --max-per-document).
+    pub max_per_document: usize,
+    /// Query refinement from the best fused results (hybrid search).
+    pub feedback: FeedbackConfig,
+    /// Record every search in the database's search log (`kb stats`).
+    pub log: bool,
+}
+
+/// How two rankings become one.
+#[derive(
+    Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, JsonSchema, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Fusion {
+    /// Reciprocal Rank Fusion: weight / (rrf_k + rank), summed.
+    Rrf,
+    /// Each ranker's scores min-max normalised over its candidates, then a
+    /// weighted sum.
+    Convex,
+}
+
+impl Fusion {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fusion::Rrf => "rrf",
+            Fusion::Convex => "convex",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct FusionWeights {
+    /// The keyword (BM25) ranker's weight.
+    pub keyword: f64,
+    /// The vector (embedding) ranker's weight.
+    pub vector: f64,
+}
+
+impl Default for FusionWeights {
+    fn default() -> Self {
+        SearchConfig::default().weights
+    }
+}
+
+/// Pseudo-relevance feedback of hybrid search (see `search::Feedback`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct FeedbackConfig {
+    /// Best fused results whose vectors refine the query: it moves towards
+    /// their mean vector and the vector ranker runs again (0 = off).
+    pub chunks: usize,
+    /// How far the query moves towards them.
+    pub weight: f32,
+}
+
+impl Default for FeedbackConfig {
+    fn default() -> Self {
+        SearchConfig::default().feedback
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChunkingConfig {
+    /// Embed each chunk after a short header naming its document (title, or
+    /// the file name as words) and section, so a chunk deep inside a
+    /// document is found by a question that names the document; the stored
+    /// and quoted text stays the file's own. Applies to files indexed
+    /// afterwards.
+    pub context_header: bool,
+    /// What every format shares.
+    pub defaults: ChunkDefaults,
+    /// PDFs.
+    pub pdf: PdfChunking,
+    /// Markdown files.
+    pub markdown: MarkdownChunking,
+    /// Source code.
+    pub code: CodeChunking,
+    /// Plain-text notes.
+    pub note: NoteChunking,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct ChunkDefaults {
+    /// Most tokens in a chunk where a format sets none (every limit is
+    /// also capped at the model's maximum sequence length, so no chunk is
+    /// truncated by the model).
+    pub max_tokens: usize,
+    /// Tokens repeated between neighbouring windows of a split text.
+    pub overlap_tokens: usize,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PdfStrategy {
+    /// Paragraphs packed within a section and a page.
+    Hierarchy,
+    /// Each page cut into token windows.
+    Fixed,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct PdfChunking {
+    /// hierarchy (paragraphs within sections and pages) or fixed (token
+    /// windows per page).
+    pub strategy: PdfStrategy,
+    /// Most tokens in a chunk.
+    pub max_tokens: usize,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MarkdownStrategy {
+    /// One chunk per heading section.
+    Header,
+    /// Token windows.
+    Fixed,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct MarkdownChunking {
+    /// header (one chunk per section) or fixed (token windows).
+    pub strategy: MarkdownStrategy,
+    /// Sections smaller than this merge with a neighbour.
+    pub min_tokens: usize,
+    /// Most tokens in a chunk.
+    pub max_tokens: usize,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CodeStrategy {
+    /// One chunk per definition (tree-sitter).
+    Ast,
+    /// Line windows.
+    Fixed,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct CodeChunking {
+    /// ast (one chunk per definition, with tree-sitter: Python, Bash, Go)
+    /// or fixed (line windows).
+    pub strategy: CodeStrategy,
+    /// Methods are embedded with their class line and docstring.
+    pub include_context: bool,
+    /// Most tokens in a chunk.
+    pub max_tokens: usize,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NoteStrategy {
+    /// The whole note, split into windows only when it is too long.
+    Whole,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct NoteChunking {
+    /// whole (the note, in windows when too long).
+    pub strategy: NoteStrategy,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OcrMode {
+    /// Pages without a usable text layer.
+    Auto,
+    /// Every page.
+    Always,
+    /// No page (pages without text are only counted).
+    Never,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct IngestionConfig {
+    /// Files parsed in parallel; 0 means one per core.
+    pub workers: usize,
+    /// Most documents gathered into one embedding group (groups also stop
+    /// at 256 chunks); each document is still committed in its own
+    /// transaction.
+    pub batch_size: usize,
+    /// OCR of PDF pages: `auto` (pages without a usable text layer),
+    /// `always` (every page) or `never`.
+    pub enable_ocr: OcrMode,
+    /// Tesseract languages for OCR, joined by `+` (`eng`, `eng+deu`); each
+    /// needs its data package (`tesseract-ocr-deu`).
+    pub ocr_languages: String,
+    /// The tesseract program; when unset, the first `tesseract` on PATH.
+    pub tesseract: Option<PathBuf>,
+    /// Path to libpdfium, the PDF engine; unset means
+    /// PDFIUM_DYNAMIC_LIB_PATH, <data_dir>/lib, ~/.cache/kb/pdfium (where
+    /// setup.sh puts it), next to kb, then the system.
+    pub pdfium: Option<PathBuf>,
+    /// Files larger than this many megabytes are skipped with a logged
+    /// reason.
+    pub max_file_mb: u64,
+    /// Seconds a PDF's text extraction may spend loading the file or on any
+    /// one page before it is logged as failed and the run goes on (every
+    /// page resets it, so long PDFs are fine).
+    pub pdf_timeout_secs: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            data_dir: PathBuf::from("~/.kb"),
+            embedding: EmbeddingConfig::default(),
+            search: SearchConfig::default(),
+            chunking: ChunkingConfig::default(),
+            ingestion: IngestionConfig::default(),
+            model_explicit: false,
+            sources: BTreeMap::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+impl Default for EmbeddingConfig {
+    fn default() -> Self {
+        EmbeddingConfig {
+            // The int8 copy: 1.6x faster ingest than fp32 at 0.0022 less
+            // hybrid nDCG@10 on NFCorpus dev (docs/models.md); fp32 is
+            // `--model all-MiniLM-L6-v2`.
+            model: "all-MiniLM-L6-v2-int8".into(),
+            query_prefix: None,
+            passage_prefix: None,
+            model_dir: None,
+            onnxruntime: None,
+            threads: 0,
+            batch_size: 32,
+        }
+    }
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            default_top: 10,
+            default_format: OutputFormat::Json,
+            fusion: Fusion::Convex,
+            weights: FusionWeights {
+                keyword: 1.0,
+                vector: 1.0,
+            },
+            rrf_k: 60.0,
+            max_per_document: 1,
+            feedback: FeedbackConfig {
+                chunks: 5,
+                weight: 1.0,
+            },
+            log: true,
+        }
+    }
+}
+
+impl Default for ChunkingConfig {
+    fn default() -> Self {
+        ChunkingConfig {
+            context_header: true,
+            defaults: ChunkDefaults {
+                max_tokens: 512,
+                overlap_tokens: 50,
+            },
+            pdf: PdfChunking {
+                strategy: PdfStrategy::Hierarchy,
+                max_tokens: 1024,
+            },
+            markdown: MarkdownChunking {
+                strategy: MarkdownStrategy::Header,
+                min_tokens: 50,
+                max_tokens: 1024,
+            },
+            code: CodeChunking {
+                strategy: CodeStrategy::Ast,
+                include_context: true,
+                max_tokens: 1024,
+            },
+            note: NoteChunking {
+                strategy: NoteStrategy::Whole,
+            },
+        }
+    }
+}
+
+impl Default for ChunkDefaults {
+    fn default() -> Self {
+        ChunkingConfig::default().defaults
+    }
+}
+impl Default for PdfChunking {
+    fn default() -> Self {
+        ChunkingConfig::default().pdf
+    }
+}
+impl Default for MarkdownChunking {
+    fn default() -> Self {
+        ChunkingConfig::default().markdown
+    }
+}
+impl Default for CodeChunking {
+    fn default() -> Self {
+        ChunkingConfig::default().code
+    }
+}
+impl Default for NoteChunking {
+    fn default() -> Self {
+        ChunkingConfig::default().note
+    }
+}
+
+impl Default for IngestionConfig {
+    fn default() -> Self {
+        IngestionConfig {
+            workers: 0,
+            batch_size: 256,
+            enable_ocr: OcrMode::Auto,
+            ocr_languages: "eng".into(),
+            tesseract: None,
+            pdfium: None,
+            max_file_mb: 20,
+            pdf_timeout_secs: 60,
+        }
+    }
+}
