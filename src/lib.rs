@@ -9,18 +9,20 @@
 //! text. Underneath them all, `config` resolves settings once and `db` owns
 //! the schema and every SQL statement; `error` is the one error type.
 
+#![warn(unreachable_pub)]
+
 pub mod cli;
-pub mod commands;
+pub(crate) mod commands;
 pub mod config;
 pub mod db;
 pub mod document;
 pub mod embed;
 pub mod error;
 pub mod ingest;
-pub mod mcp;
-pub mod output;
-pub mod progress;
+pub(crate) mod mcp;
+pub(crate) mod output;
+pub(crate) mod progress;
 pub mod search;
-pub mod session;
+pub(crate) mod session;
 pub mod text;
 pub mod vector_math;

@@ -24,7 +24,6 @@ fn load(name: &str, dir: &Path) -> Embedder {
     let config = Config::load_from(
         &CliOverrides {
             data_dir: Some(home.path().into()),
-            model: None,
         },
         &std::env::vars().collect(),
     )

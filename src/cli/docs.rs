@@ -7,7 +7,7 @@ use clap_complete::Shell;
 use crate::error::{KbError, Result};
 
 #[derive(Debug, Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell to complete for
     #[arg(value_enum)]
     pub shell: Shell,
@@ -22,7 +22,7 @@ pub fn command() -> clap::Command {
     super::Cli::command()
 }
 
-pub fn completions(shell: Shell) -> Result<String> {
+pub(super) fn completions(shell: Shell) -> Result<String> {
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut command(), "kb", &mut out);
     String::from_utf8(out).map_err(|e| KbError::Internal(format!("completions: {e}")))
@@ -30,7 +30,7 @@ pub fn completions(shell: Shell) -> Result<String> {
 
 /// The man page: kb(1) with every subcommand's options, from the same
 /// definitions as `--help`.
-pub fn man_page() -> Result<String> {
+pub(super) fn man_page() -> Result<String> {
     let cmd = command();
     let mut out = Vec::new();
     let render = |cmd: clap::Command, out: &mut Vec<u8>| {

@@ -13,7 +13,7 @@ use crate::config::OutputFormat;
 
 /// Errors follow an explicit `--format`/`--json`; else a terminal gets
 /// text, and a pipe gets the format the output would have had.
-pub fn error_format(explicit: Option<OutputFormat>, output: OutputFormat) -> OutputFormat {
+pub(super) fn error_format(explicit: Option<OutputFormat>, output: OutputFormat) -> OutputFormat {
     match explicit {
         Some(f) => f,
         None if std::io::stderr().is_terminal() => OutputFormat::Human,
@@ -66,7 +66,7 @@ fn parse_format(v: &str) -> Option<OutputFormat> {
 
 /// A command line clap could not parse, shown in the format the command
 /// would have used; help and version are not errors.
-pub fn usage_error(e: clap::Error, args: &[OsString]) -> i32 {
+pub(super) fn usage_error(e: clap::Error, args: &[OsString]) -> i32 {
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         let _ = e.print();
         return 0;

@@ -49,7 +49,7 @@ Examples:
     max_term_width = 100,
     after_help = EXAMPLES
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Where kb.db, config.yaml and ingest-errors.log live [env: KB_DATA_DIR] [default: ~/.kb]
     #[arg(long, global = true, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
@@ -64,11 +64,11 @@ pub struct Cli {
     pub json: bool,
 
     #[command(subcommand)]
-    pub command: CliCommand,
+    pub(crate) command: CliCommand,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum CliCommand {
+pub(crate) enum CliCommand {
     #[command(flatten)]
     Kb(CommandArgs),
     /// Serve the knowledge base to LLM tools over stdio (Model Context Protocol)
@@ -141,7 +141,6 @@ pub fn run() -> i32 {
     }
     let overrides = CliOverrides {
         data_dir: cli.data_dir.clone(),
-        model: None,
     };
     let kind = match &cli.command {
         CliCommand::Kb(c) => c.spec().output,

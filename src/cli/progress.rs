@@ -28,7 +28,7 @@ struct State {
 }
 
 /// A progress line on a terminal.
-pub struct TerminalProgress {
+pub(super) struct TerminalProgress {
     work: Work,
     bar: indicatif::ProgressBar,
     state: Mutex<State>,
@@ -37,12 +37,12 @@ pub struct TerminalProgress {
 /// Seconds of embedding before an ETA is worth showing.
 const ETA_AFTER: Duration = Duration::from_secs(5);
 /// Columns the line may take: an 80-column terminal without wrapping.
-pub const MAX_WIDTH: usize = 79;
+pub(super) const MAX_WIDTH: usize = 79;
 
 impl TerminalProgress {
     /// A progress line on stderr (the CLI makes one only when stderr is a
     /// terminal).
-    pub fn new(work: Work) -> TerminalProgress {
+    pub(super) fn new(work: Work) -> TerminalProgress {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.set_style(
             indicatif::ProgressStyle::with_template("{msg}")

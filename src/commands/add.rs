@@ -33,7 +33,7 @@ const EXAMPLES: &str = "Examples:
 #[derive(Debug, clap::Args, Deserialize, JsonSchema)]
 #[command(after_help = EXAMPLES)]
 #[serde(deny_unknown_fields)]
-pub struct AddArgs {
+pub(crate) struct AddArgs {
     /// Files or folders; folders are walked recursively, skipping hidden and .gitignored entries
     /// (over MCP: absolute paths, or relative to the server's working directory)
     #[arg(required = true, value_name = "PATH")]
@@ -76,7 +76,7 @@ impl AddArgs {
 
 /// What a run did.
 #[derive(Debug, Default, Serialize, JsonSchema)]
-pub struct AddOutput {
+pub(crate) struct AddOutput {
     /// New documents indexed.
     pub added: usize,
     /// Documents whose file changed and were re-indexed.
@@ -109,7 +109,7 @@ pub struct AddOutput {
 }
 
 #[derive(Debug, Default, Serialize, JsonSchema)]
-pub struct TypeCounts {
+pub(crate) struct TypeCounts {
     /// Documents written.
     pub documents: usize,
     /// Chunks written.
@@ -120,7 +120,7 @@ pub struct TypeCounts {
 }
 
 #[derive(Debug, Default, Serialize, JsonSchema)]
-pub struct Seconds {
+pub(crate) struct Seconds {
     /// The whole run.
     pub total: f64,
     /// Finding the files.

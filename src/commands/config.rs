@@ -14,10 +14,10 @@ use crate::session::Session;
 /// The effective configuration: every setting, its value and where it came from
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ConfigArgs {}
+pub(crate) struct ConfigArgs {}
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Setting {
+pub(crate) struct Setting {
     /// The key path, as in config.yaml (`search.default_top`).
     pub key: String,
     /// Its effective value.
@@ -29,7 +29,7 @@ pub struct Setting {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ConfigOutput {
+pub(crate) struct ConfigOutput {
     /// Where kb reads config.yaml.
     pub config_file: String,
     /// Whether that file exists.

@@ -15,11 +15,11 @@ use crate::session::Session;
 /// problem comes with a fix
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct DoctorArgs {}
+pub(crate) struct DoctorArgs {}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub(crate) enum Status {
     Ok,
     /// Works, but worth attention.
     Warning,
@@ -28,7 +28,7 @@ pub enum Status {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Check {
+pub(crate) struct Check {
     /// What was checked.
     pub name: &'static str,
     /// ok, warning or fault.
@@ -40,7 +40,7 @@ pub struct Check {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct DoctorOutput {
+pub(crate) struct DoctorOutput {
     /// No check found a fault.
     pub healthy: bool,
     /// Each check with its finding.

@@ -16,7 +16,7 @@ use crate::ingest::source_path;
 /// by the path of an indexed file.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(untagged)]
-pub enum DocRef {
+pub(crate) enum DocRef {
     Id(i64),
     Path(String),
 }
@@ -62,7 +62,7 @@ impl DocRef {
     /// The indexed document this names. A path must resolve to an indexed
     /// document: one that climbs out with `..`, or a symlink to a file that
     /// is not indexed, is refused with `E_PATH_ESCAPE`.
-    pub fn resolve(&self, db: &Database) -> Result<DocumentRecord> {
+    pub(crate) fn resolve(&self, db: &Database) -> Result<DocumentRecord> {
         let arg = self.to_string();
         let arg = arg.trim();
         // "12" given as a string (MCP clients do) is an id too.
@@ -127,10 +127,10 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
-pub use crate::ingest::change::{file_status, FileStatus};
+pub(crate) use crate::ingest::change::{file_status, FileStatus};
 
 /// The state of a document's file, or none for a document without one.
-pub fn document_file_status(doc: &DocumentRecord) -> Option<FileStatus> {
+pub(crate) fn document_file_status(doc: &DocumentRecord) -> Option<FileStatus> {
     doc.summary.path.as_deref().map(|p| {
         file_status(
             p,
@@ -143,7 +143,7 @@ pub fn document_file_status(doc: &DocumentRecord) -> Option<FileStatus> {
 
 /// How a document is named in every inspection result.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct DocumentRef {
+pub(crate) struct DocumentRef {
     /// The document's id.
     pub id: i64,
     /// Its title.
@@ -160,7 +160,7 @@ pub struct DocumentRef {
 }
 
 impl DocumentRef {
-    pub fn of(d: &DocumentRecord) -> DocumentRef {
+    pub(crate) fn of(d: &DocumentRecord) -> DocumentRef {
         DocumentRef {
             id: d.summary.id,
             title: d.summary.title.clone(),
@@ -172,7 +172,7 @@ impl DocumentRef {
     }
 
     /// The path, else the title: what people recognise a document by.
-    pub fn label(&self) -> &str {
+    pub(crate) fn label(&self) -> &str {
         self.path.as_deref().unwrap_or(&self.title)
     }
 }

@@ -14,7 +14,7 @@ use crate::session::Session;
 /// A document's metadata, tags, chunks, and whether its file changed since indexing
 #[derive(Debug, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct InfoArgs {
+pub(crate) struct InfoArgs {
     /// Document id or path
     #[arg(value_name = "DOC")]
     pub document: DocRef,
@@ -22,7 +22,7 @@ pub struct InfoArgs {
 
 /// A chunk of the document, without its text.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct InfoChunk {
+pub(crate) struct InfoChunk {
     /// The chunk's id.
     pub chunk_id: i64,
     /// Its position in the document, from 0.
@@ -35,7 +35,7 @@ pub struct InfoChunk {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct InfoOutput {
+pub(crate) struct InfoOutput {
     /// The document's id.
     pub id: i64,
     /// Its title.

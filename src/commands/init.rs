@@ -17,7 +17,7 @@ use crate::session::Session;
 /// Set up the embedding model (download it, or use a local copy) and bind the knowledge base to it
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// Model name from models.toml (all-MiniLM-L6-v2 for fp32) [env: KB_MODEL] [default: all-MiniLM-L6-v2-int8]
     #[arg(long)]
     pub model: Option<String>,
@@ -32,7 +32,7 @@ pub struct InitArgs {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct InitOutput {
+pub(crate) struct InitOutput {
     /// initialised, or already initialised
     pub status: &'static str,
     /// The model the knowledge base is bound to.

@@ -13,7 +13,7 @@ use crate::session::Session;
 /// List indexed documents (filters combine with AND)
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     /// Only documents of this type
     #[arg(long = "type", value_enum, value_name = "TYPE")]
     #[serde(rename = "type")]
@@ -87,7 +87,7 @@ fn skill_line(s: &SkillInfo) -> String {
 
 /// One listed document.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ListedDocument {
+pub(crate) struct ListedDocument {
     /// The document's id.
     pub id: i64,
     /// Its title.
@@ -130,7 +130,7 @@ impl ListedDocument {
 /// Ordered by id.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(transparent)]
-pub struct ListOutput(pub Vec<ListedDocument>);
+pub(crate) struct ListOutput(pub Vec<ListedDocument>);
 
 impl Command for ListArgs {
     const SPEC: CommandSpec = CommandSpec {

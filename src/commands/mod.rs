@@ -12,8 +12,8 @@
 //! front ends cannot drift apart. Adding a command: a file here with a type
 //! implementing [`Command`], and one registry row.
 
-pub mod document;
-pub mod sections;
+pub(crate) mod document;
+pub(crate) mod sections;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -24,7 +24,7 @@ use crate::output::Render;
 use crate::session::Session;
 
 /// A command: its arguments type implements this.
-pub trait Command: Sized {
+pub(crate) trait Command: Sized {
     /// What the registry knows about the command.
     const SPEC: CommandSpec;
     /// The command's result; its JSON is the output contract, and its
@@ -36,7 +36,7 @@ pub trait Command: Sized {
 
 /// Facts about a command that front ends act on.
 #[derive(Debug, Clone, Copy)]
-pub struct CommandSpec {
+pub(crate) struct CommandSpec {
     /// The subcommand and MCP tool name.
     pub name: &'static str,
     /// The MCP tool's description (the CLI's help comes from doc comments).
@@ -47,7 +47,7 @@ pub struct CommandSpec {
 
 /// How a command's result is shown by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputKind {
+pub(crate) enum OutputKind {
     /// A query: JSON on stdout unless `--format human` (or
     /// `search.default_format: human`).
     Query,
@@ -60,7 +60,7 @@ pub enum OutputKind {
 
 /// Whether and how a command is offered as an MCP tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mcp {
+pub(crate) enum Mcp {
     /// Not a tool.
     Hidden,
     /// A read-only tool.
@@ -72,7 +72,7 @@ pub enum Mcp {
 /// A command's result, whatever the command: JSON for the contract, text
 /// for people, and whether the command ended in an error after all (an
 /// interrupted `kb add` still reports what it did).
-pub trait Outcome: Render {
+pub(crate) trait Outcome: Render {
     fn to_json(&self) -> Result<String>;
     fn failure(&self) -> Option<KbError> {
         None
@@ -92,7 +92,7 @@ macro_rules! plain_outcome {
 
 /// Why a call over MCP failed before or while running.
 #[derive(Debug)]
-pub enum CallError {
+pub(crate) enum CallError {
     /// The arguments do not parse (every problem, each with its field).
     Invalid(Vec<(String, String)>),
     /// The command ran and failed.
@@ -102,7 +102,7 @@ pub enum CallError {
 /// The JSON Schema of an output type as kb writes it: its fields with their
 /// descriptions (the doc comments), a field required unless kb leaves it
 /// out when it does not apply, nested types inlined.
-pub fn output_schema_of<T: JsonSchema>() -> serde_json::Value {
+pub(crate) fn output_schema_of<T: JsonSchema>() -> serde_json::Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12()
         .for_serialize()
         .with(|s| s.inline_subschemas = true)
@@ -112,7 +112,7 @@ pub fn output_schema_of<T: JsonSchema>() -> serde_json::Value {
 
 /// The JSON Schema of an arguments type, inlined (MCP clients want no
 /// `$ref`s).
-pub fn schema_of<T: JsonSchema>() -> serde_json::Value {
+pub(crate) fn schema_of<T: JsonSchema>() -> serde_json::Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12()
         .with(|s| s.inline_subschemas = true)
         .into_generator();
@@ -144,23 +144,23 @@ where
 /// the MCP tool list.
 macro_rules! registry {
     ($( $variant:ident($module:ident :: $args:ident) ),* $(,)?) => {
-        $(pub mod $module;)*
+        $(pub(crate) mod $module;)*
 
         /// The command of a parsed command line.
         #[derive(Debug, clap::Subcommand)]
-        pub enum CommandArgs {
+        pub(crate) enum CommandArgs {
             $( $variant($module::$args), )*
         }
 
         impl CommandArgs {
-            pub fn spec(&self) -> &'static CommandSpec {
+            pub(crate) fn spec(&self) -> &'static CommandSpec {
                 match self {
                     $( CommandArgs::$variant(_) => &<$module::$args as Command>::SPEC, )*
                 }
             }
 
             /// Runs the command; errors name the session's database.
-            pub fn run(self, session: &mut Session) -> Result<Box<dyn Outcome>> {
+            pub(crate) fn run(self, session: &mut Session) -> Result<Box<dyn Outcome>> {
                 let out: Result<Box<dyn Outcome>> = match self {
                     $( CommandArgs::$variant(a) => a.run(session).map(|o| Box::new(o) as Box<dyn Outcome>), )*
                 };
@@ -169,10 +169,10 @@ macro_rules! registry {
         }
 
         /// Every command's registry facts, in order.
-        pub const SPECS: &[CommandSpec] = &[ $( <$module::$args as Command>::SPEC, )* ];
+        pub(crate) const SPECS: &[CommandSpec] = &[ $( <$module::$args as Command>::SPEC, )* ];
 
         /// The JSON Schema of a command's arguments (the MCP input schema).
-        pub fn args_schema(name: &str) -> Option<serde_json::Value> {
+        pub(crate) fn args_schema(name: &str) -> Option<serde_json::Value> {
             $( if name == <$module::$args as Command>::SPEC.name {
                 return Some(schema_of::<$module::$args>());
             } )*
@@ -180,7 +180,7 @@ macro_rules! registry {
         }
 
         /// The JSON Schema of a command's output (its JSON contract).
-        pub fn output_schema(name: &str) -> Option<serde_json::Value> {
+        pub(crate) fn output_schema(name: &str) -> Option<serde_json::Value> {
             $( if name == <$module::$args as Command>::SPEC.name {
                 return Some(output_schema_of::<<$module::$args as Command>::Output>());
             } )*
@@ -189,7 +189,7 @@ macro_rules! registry {
 
         /// Runs a command from JSON arguments (an MCP call); `None` for an
         /// unknown name.
-        pub fn run_json(
+        pub(crate) fn run_json(
             name: &str,
             args: serde_json::Value,
             session: &mut Session,
@@ -226,6 +226,6 @@ registry! {
 mod tests;
 
 /// The registry facts of the command named `name`.
-pub fn spec(name: &str) -> Option<&'static CommandSpec> {
+pub(crate) fn spec(name: &str) -> Option<&'static CommandSpec> {
     SPECS.iter().find(|s| s.name == name)
 }

@@ -29,7 +29,7 @@ const EXAMPLES: &str = "Examples:
 #[derive(Debug, clap::Args, Deserialize, JsonSchema)]
 #[command(after_help = EXAMPLES)]
 #[serde(deny_unknown_fields)]
-pub struct OpenArgs {
+pub(crate) struct OpenArgs {
     /// Document id or path
     #[arg(value_name = "DOC")]
     pub document: DocRef,
@@ -49,7 +49,7 @@ pub struct OpenArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(try_from = "String")]
 #[schemars(with = "String")]
-pub struct Range {
+pub(crate) struct Range {
     pub from: usize,
     pub to: Option<usize>,
 }
@@ -97,7 +97,7 @@ impl Range {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct OpenOutput {
+pub(crate) struct OpenOutput {
     /// The document.
     pub document: DocumentRef,
     /// unchanged, changed or missing: whether the file still says what was

@@ -13,7 +13,7 @@ use crate::session::Session;
 /// A document's structure: Markdown headings, PDF pages, code symbols
 #[derive(Debug, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct OutlineArgs {
+pub(crate) struct OutlineArgs {
     /// Document id or path
     #[arg(value_name = "DOC")]
     pub document: DocRef,
@@ -24,7 +24,7 @@ pub struct OutlineArgs {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct OutlineOutput {
+pub(crate) struct OutlineOutput {
     /// The document.
     pub document: DocumentRef,
     /// Its headings in order (else its PDF pages or code symbols).

@@ -18,7 +18,7 @@ use crate::session::Session;
 /// Re-embed every chunk, optionally with another model; the old index stays usable until it finishes
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ReindexArgs {
+pub(crate) struct ReindexArgs {
     /// Switch to this model from models.toml (default: the model the index uses)
     #[arg(long)]
     pub model: Option<String>,
@@ -33,7 +33,7 @@ pub struct ReindexArgs {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ReindexOutput {
+pub(crate) struct ReindexOutput {
     /// The model the knowledge base is now bound to.
     pub model_name: String,
     /// Its vectors' dimensions.

@@ -13,7 +13,7 @@ use crate::session::Session;
 /// Remove documents (with their chunks, vectors and tag links)
 #[derive(Debug, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RemoveArgs {
+pub(crate) struct RemoveArgs {
     /// Documents to remove (ids or paths)
     #[arg(required_unless_present = "missing", value_name = "DOC")]
     #[serde(default)]
@@ -25,7 +25,7 @@ pub struct RemoveArgs {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct RemoveOutput {
+pub(crate) struct RemoveOutput {
     /// Documents removed.
     pub removed: usize,
     /// The documents removed.

@@ -27,7 +27,7 @@ const EXAMPLES: &str = "Examples:
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[command(after_help = EXAMPLES)]
 #[serde(deny_unknown_fields)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// What to look for, in plain words; `-` reads the query from stdin
     /// (a query that starts with `-` goes after `--`: kb search -- -v flag)
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
@@ -73,12 +73,12 @@ fn query_words<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Ve
 
 impl SearchArgs {
     /// The query as one string: the command line's words joined.
-    pub fn query_text(&self) -> String {
+    pub(crate) fn query_text(&self) -> String {
         self.query.join(" ")
     }
 
     /// `kb search -`: the query is what `input` (stdin) holds.
-    pub fn read_query_from(&mut self, input: &mut dyn std::io::Read) -> Result<()> {
+    pub(crate) fn read_query_from(&mut self, input: &mut dyn std::io::Read) -> Result<()> {
         if self.query != ["-"] {
             return Ok(());
         }
@@ -121,7 +121,7 @@ impl SearchArgs {
     }
 
     /// Checks the arguments and turns them into a request.
-    pub fn request(self, config: &crate::config::Config) -> Result<SearchRequest> {
+    pub(crate) fn request(self, config: &crate::config::Config) -> Result<SearchRequest> {
         let mode = self.mode()?;
         let overrides = SearchOverrides {
             top: self.top,
@@ -229,7 +229,7 @@ fn log_entry(
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct SearchOutput {
+pub(crate) struct SearchOutput {
     /// The query as searched (the words joined).
     pub query: String,
     /// The results, best first.
@@ -244,7 +244,7 @@ pub struct SearchOutput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct SearchResult {
+pub(crate) struct SearchResult {
     /// The chunk's id: what `kb show` takes.
     pub chunk_id: i64,
     /// The fused score: orders the results, says nothing absolute (see
@@ -262,7 +262,7 @@ pub struct SearchResult {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ScoreBreakdown {
+pub(crate) struct ScoreBreakdown {
     /// The keyword ranker's contribution to the fused score; null when it
     /// did not run.
     pub fts: Option<f64>,
@@ -279,7 +279,7 @@ pub struct ScoreBreakdown {
 
 /// The document a chunk is from, and where in it.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Source {
+pub(crate) struct Source {
     /// The document's id: what `kb outline`, `kb show --section` and `kb open`
     /// take.
     pub document_id: i64,
@@ -308,7 +308,7 @@ pub struct Source {
 }
 
 impl SearchOutput {
-    pub fn of(resp: &SearchResponse) -> SearchOutput {
+    pub(crate) fn of(resp: &SearchResponse) -> SearchOutput {
         // Each document's file is checked once, however many of its chunks hit.
         let mut stale: std::collections::HashMap<i64, bool> = Default::default();
         let results: Vec<SearchResult> = resp

@@ -10,7 +10,7 @@ use crate::error::{KbError, Result};
 
 /// An entry of a document's outline.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct OutlineItem {
+pub(crate) struct OutlineItem {
     /// heading, page or symbol
     pub kind: String,
     /// Its level (1 is the highest).
@@ -26,7 +26,7 @@ pub struct OutlineItem {
 
 /// The document's structure in order: headings (down to `max_level`; for
 /// PDFs with their page), else PDF pages or code symbols.
-pub fn outline(
+pub(crate) fn outline(
     db: &Database,
     doc: &DocumentRecord,
     max_level: Option<u8>,
@@ -87,7 +87,7 @@ pub fn outline(
 
 /// A section found by heading.
 #[derive(Debug, Clone)]
-pub struct Section {
+pub(crate) struct Section {
     pub heading: String,
     pub level: u8,
     pub line: u64,
@@ -98,7 +98,7 @@ pub struct Section {
 
 /// Normalises a section query: trimmed, with a trailing ` — description`
 /// cut off, lower-cased.
-pub fn normalize_heading_query(q: &str) -> String {
+pub(crate) fn normalize_heading_query(q: &str) -> String {
     let q = q.trim();
     let q = match q.find(" — ") {
         Some(i) => &q[..i],
@@ -112,7 +112,7 @@ pub fn normalize_heading_query(q: &str) -> String {
 /// `func (s *Server) Start`), the outline's name (`TextWrapper._handle_long_word`)
 /// or the bare name, all become `textwrapper._handle_long_word` (or
 /// `server.start`), lower-cased.
-pub fn symbol_key(text: &str) -> String {
+pub(crate) fn symbol_key(text: &str) -> String {
     text.split('>')
         .filter_map(|part| {
             let mut p = part.trim();
@@ -145,7 +145,7 @@ pub fn symbol_key(text: &str) -> String {
 /// Finds a heading (case-insensitive) and returns its content: from the
 /// heading line to the next heading of the same or a higher level. For code,
 /// a symbol matches however it is written (see [`symbol_key`]).
-pub fn find_section(doc: &DocumentRecord, query: &str) -> Result<Section> {
+pub(crate) fn find_section(doc: &DocumentRecord, query: &str) -> Result<Section> {
     let wanted = normalize_heading_query(query);
     let headings = &doc.metadata.headings;
     let mut matches: Vec<usize> = headings
@@ -222,7 +222,7 @@ pub fn find_section(doc: &DocumentRecord, query: &str) -> Result<Section> {
 
 /// Keeps the first `max` lines and appends `... (N more lines)`; returns
 /// the text and how many lines were cut.
-pub fn truncate_lines(text: &str, max: Option<usize>) -> (String, usize) {
+pub(crate) fn truncate_lines(text: &str, max: Option<usize>) -> (String, usize) {
     let lines: Vec<&str> = text.lines().collect();
     match max {
         Some(m) if lines.len() > m => {

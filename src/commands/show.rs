@@ -23,7 +23,7 @@ const EXAMPLES: &str = "Examples:
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[command(after_help = EXAMPLES)]
 #[serde(deny_unknown_fields)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// A chunk id (from search results), or with --section a document id or path
     #[arg(required = true, value_name = "TARGET")]
     #[serde(skip)]
@@ -48,7 +48,7 @@ pub struct ShowArgs {
 
 /// What `kb show` was asked for.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ShowRequest {
+pub(crate) enum ShowRequest {
     Chunk {
         id: i64,
         context: usize,
@@ -63,7 +63,7 @@ pub enum ShowRequest {
 impl ShowArgs {
     /// The request, from the command line's `TARGET [--section H]` or the
     /// MCP tool's `chunk_id` / `document` + `section`.
-    pub fn request(self) -> Result<ShowRequest> {
+    pub(crate) fn request(self) -> Result<ShowRequest> {
         let context = self.context.unwrap_or(0);
         if let Some(target) = self.target {
             return match self.section {
@@ -116,7 +116,7 @@ impl ShowArgs {
 
 /// A chunk as `kb show` prints it.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ChunkView {
+pub(crate) struct ChunkView {
     /// The chunk's id.
     pub chunk_id: i64,
     /// Its position in the document, from 0.
@@ -144,7 +144,7 @@ impl ChunkView {
 
 /// A chunk with its neighbours.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct ChunkWithContext {
+pub(crate) struct ChunkWithContext {
     /// The document the chunk is from.
     pub document: DocumentRef,
     /// The chunk asked for.
@@ -157,7 +157,7 @@ pub struct ChunkWithContext {
 
 /// One section of a document.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct SectionOutput {
+pub(crate) struct SectionOutput {
     /// The document the section is from.
     pub document: DocumentRef,
     /// The heading that matched, as written.
@@ -185,7 +185,7 @@ pub struct SectionOutput {
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
-pub enum ShowOutput {
+pub(crate) enum ShowOutput {
     Chunk(ChunkWithContext),
     Section(SectionOutput),
 }

@@ -13,10 +13,10 @@ const SKILL_MD: &str = include_str!("../../SKILL.md");
 /// Print SKILL.md, the instructions for LLM tools (kb skill > ~/.claude/skills/kb/SKILL.md)
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SkillArgs {}
+pub(crate) struct SkillArgs {}
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct SkillOutput {
+pub(crate) struct SkillOutput {
     /// SKILL.md, the instructions for LLM tools.
     pub content: &'static str,
 }

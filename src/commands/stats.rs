@@ -13,7 +13,7 @@ use crate::session::Session;
 /// Search log: frequent queries, queries without results, latency percentiles
 #[derive(Debug, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct StatsArgs {
+pub(crate) struct StatsArgs {
     /// Empty the search log
     #[arg(long)]
     #[serde(default)]
@@ -29,7 +29,7 @@ fn default_limit() -> usize {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Latency {
+pub(crate) struct Latency {
     /// Median search time in milliseconds (null before any search).
     pub p50: Option<f64>,
     /// 95th percentile.
@@ -41,7 +41,7 @@ pub struct Latency {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct QueryCount {
+pub(crate) struct QueryCount {
     /// The query.
     pub query: String,
     /// How often it was searched.
@@ -49,7 +49,7 @@ pub struct QueryCount {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct StatsSummary {
+pub(crate) struct StatsSummary {
     /// Searches logged.
     pub total_searches: i64,
     /// Searches that found nothing.
@@ -69,14 +69,14 @@ pub struct StatsSummary {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Cleared {
+pub(crate) struct Cleared {
     /// Log entries deleted.
     pub cleared: usize,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
-pub enum StatsOutput {
+pub(crate) enum StatsOutput {
     Summary(StatsSummary),
     Cleared(Cleared),
 }

@@ -15,10 +15,10 @@ use crate::session::Session;
 /// Counts of documents and chunks, database size, model and schema version
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct StatusArgs {}
+pub(crate) struct StatusArgs {}
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct StatusOutput {
+pub(crate) struct StatusOutput {
     /// Document counts by type (every type listed, zeros included).
     pub documents: BTreeMap<DocType, i64>,
     /// Documents indexed.

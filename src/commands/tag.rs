@@ -13,7 +13,7 @@ use crate::session::Session;
 /// Add or remove tags of a document
 #[derive(Debug, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TagArgs {
+pub(crate) struct TagArgs {
     /// Document id or path
     #[arg(value_name = "DOC")]
     pub document: DocRef,

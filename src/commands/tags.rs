@@ -11,10 +11,10 @@ use crate::session::Session;
 /// Every tag with the number of documents carrying it
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TagsArgs {}
+pub(crate) struct TagsArgs {}
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct TagCount {
+pub(crate) struct TagCount {
     /// The tag.
     pub name: String,
     /// Documents carrying it.
@@ -24,7 +24,7 @@ pub struct TagCount {
 /// Most used first.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(transparent)]
-pub struct TagsOutput(pub Vec<TagCount>);
+pub(crate) struct TagsOutput(pub Vec<TagCount>);
 
 impl Command for TagsArgs {
     const SPEC: CommandSpec = CommandSpec {

@@ -43,7 +43,6 @@ impl Fixture {
     fn config(&self) -> Config {
         let cli = CliOverrides {
             data_dir: Some(self.dir.path().join("data")),
-            model: None,
         };
         let mut config = Config::load_from(&cli, &Default::default()).unwrap();
         // Unit tests never load ONNX Runtime (kb doctor would): the test

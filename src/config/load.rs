@@ -18,7 +18,6 @@ use crate::error::{KbError, Result};
 #[derive(Debug, Default, Clone)]
 pub struct CliOverrides {
     pub data_dir: Option<PathBuf>,
-    pub model: Option<String>,
 }
 
 /// Where a setting's value came from.
@@ -124,22 +123,12 @@ impl Provider for Named {
 }
 
 const ENV_SOURCE: &str = "environment variable ";
-const FLAG_SOURCE: &str = "flag ";
 
 impl Named {
     fn env(name: &str, key: &str, value: serde_json::Value) -> Named {
         Named {
             metadata: Metadata::named(format!("{ENV_SOURCE}{name}"))
                 .source(figment::Source::Custom(format!("{ENV_SOURCE}{name}"))),
-            key: key.into(),
-            value,
-        }
-    }
-
-    fn flag(flag: &str, key: &str, value: serde_json::Value) -> Named {
-        Named {
-            metadata: Metadata::named(format!("{FLAG_SOURCE}{flag}"))
-                .source(figment::Source::Custom(format!("{FLAG_SOURCE}{flag}"))),
             key: key.into(),
             value,
         }
@@ -153,15 +142,10 @@ fn source_of(md: Option<&Metadata>) -> Source {
     };
     match &md.source {
         Some(figment::Source::File(p)) => Source::File(p.clone()),
-        Some(figment::Source::Custom(c)) => {
-            if let Some(v) = c.strip_prefix(ENV_SOURCE) {
-                Source::Environment(v.to_string())
-            } else if let Some(f) = c.strip_prefix(FLAG_SOURCE) {
-                Source::Flag(f.to_string())
-            } else {
-                Source::Default
-            }
-        }
+        Some(figment::Source::Custom(c)) => match c.strip_prefix(ENV_SOURCE) {
+            Some(v) => Source::Environment(v.to_string()),
+            None => Source::Default,
+        },
         _ => Source::Default,
     }
 }
@@ -209,13 +193,6 @@ impl Config {
         let (settings, warnings) = env_settings(env)?;
         for s in settings {
             figment = figment.merge(s);
-        }
-        if let Some(model) = &cli.model {
-            figment = figment.merge(Named::flag(
-                "--model",
-                "embedding.model",
-                serde_json::Value::String(model.clone()),
-            ));
         }
 
         let mut config: Config = figment.extract().map_err(config_error)?;

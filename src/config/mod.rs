@@ -144,7 +144,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cli = CliOverrides {
             data_dir: Some(dir.path().into()),
-            ..Default::default()
         };
         let c = Config::load_from(&cli, &env(&[])).unwrap();
         assert_eq!(c.search.default_top, 10);
@@ -162,7 +161,6 @@ mod tests {
         .unwrap();
         let cli = CliOverrides {
             data_dir: Some(dir.path().into()),
-            ..Default::default()
         };
         let c = Config::load_from(&cli, &env(&[])).unwrap();
         assert_eq!(c.search.default_top, 3);
@@ -191,12 +189,12 @@ mod tests {
             "file value survives when env is silent"
         );
 
-        let cli2 = CliOverrides {
-            data_dir: Some(dir.path().into()),
-            model: Some("from-cli".into()),
-        };
-        let c = Config::load_from(&cli2, &e).unwrap();
-        assert_eq!(c.embedding.model, "from-cli");
+        // The --data-dir flag beats KB_DATA_DIR.
+        let mut e = e;
+        e.insert("KB_DATA_DIR".into(), "/tmp/kb-test-elsewhere".into());
+        let c = Config::load_from(&cli, &e).unwrap();
+        assert_eq!(c.data_dir, dir.path());
+        assert_eq!(c.source_of("data_dir"), Source::Flag("--data-dir".into()));
     }
 
     #[test]
@@ -221,7 +219,6 @@ mod tests {
         std::fs::write(&f, "search: [unclosed\n").unwrap();
         let cli = CliOverrides {
             data_dir: Some(dir.path().into()),
-            ..Default::default()
         };
         let err = Config::load_from(&cli, &env(&[])).unwrap_err();
         assert_eq!(err.code(), "E_CONFIG");
@@ -234,7 +231,6 @@ mod tests {
         let f = dir.path().join("config.yaml");
         let cli = CliOverrides {
             data_dir: Some(dir.path().into()),
-            ..Default::default()
         };
         std::fs::write(&f, "search:\n  defualt_top: 3\n").unwrap();
         let err = Config::load_from(&cli, &env(&[])).unwrap_err().to_string();
@@ -280,7 +276,6 @@ mod tests {
         let f = dir.path().join("config.yaml");
         let cli = CliOverrides {
             data_dir: Some(dir.path().into()),
-            ..Default::default()
         };
         std::fs::write(&f, "search:\n  default_topp: 5\n").unwrap();
         let err = Config::load_from(&cli, &env(&[])).unwrap_err().to_string();
@@ -311,7 +306,6 @@ mod tests {
         std::fs::write(dir.path().join("config.yaml"), "search:\n  rrf_k: 20\n").unwrap();
         let cli = CliOverrides {
             data_dir: Some(dir.path().into()),
-            ..Default::default()
         };
         let c = Config::load_from(
             &cli,

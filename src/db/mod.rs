@@ -99,12 +99,6 @@ impl Database {
         &self.path
     }
 
-    /// Names this database in an error that came from it (and the reason,
-    /// for a failure to read or write its files).
-    pub fn name_in(&self, e: KbError) -> KbError {
-        explain(&self.path, e)
-    }
-
     pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::{Database, ModelBinding, NewChunk, NewDocument, OpenMode};
 
 /// A new kb.db in `dir` bound to a model of `dim` dimensions.
-pub fn bound_database(dir: &Path, dim: usize) -> Database {
+pub(crate) fn bound_database(dir: &Path, dim: usize) -> Database {
     let db = Database::open(&dir.join("kb.db"), OpenMode::Create).unwrap();
     db.bind_model(&ModelBinding {
         model_name: "m".into(),
@@ -21,7 +21,7 @@ pub fn bound_database(dir: &Path, dim: usize) -> Database {
 }
 
 /// A note at `path` (its title too) with content hash `hash`.
-pub fn note(path: &str, hash: &str) -> NewDocument {
+pub(crate) fn note(path: &str, hash: &str) -> NewDocument {
     NewDocument {
         title: path.into(),
         source_path: path.into(),
@@ -37,7 +37,7 @@ pub fn note(path: &str, hash: &str) -> NewDocument {
 }
 
 /// `n` chunks whose texts are `{prefix} {i}`.
-pub fn chunks(prefix: &str, n: usize) -> Vec<NewChunk> {
+pub(crate) fn chunks(prefix: &str, n: usize) -> Vec<NewChunk> {
     (0..n)
         .map(|i| NewChunk {
             text: format!("{prefix} {i}"),
@@ -49,7 +49,7 @@ pub fn chunks(prefix: &str, n: usize) -> Vec<NewChunk> {
 }
 
 /// Writes a note at `path` with one chunk per vector (texts `{path} {i}`).
-pub fn write_note(db: &Database, path: &str, hash: &str, vectors: &[Vec<f32>]) {
+pub(crate) fn write_note(db: &Database, path: &str, hash: &str, vectors: &[Vec<f32>]) {
     db.write_document(
         &note(path, hash),
         &chunks(path, vectors.len()),
@@ -60,7 +60,7 @@ pub fn write_note(db: &Database, path: &str, hash: &str, vectors: &[Vec<f32>]) {
 
 /// Pseudo-random unit vectors of `dim` dimensions from `seed` (an LCG: the
 /// same vectors on every run, no extra dependency).
-pub fn unit_vectors(seed: u64, dim: usize) -> impl FnMut() -> Vec<f32> {
+pub(crate) fn unit_vectors(seed: u64, dim: usize) -> impl FnMut() -> Vec<f32> {
     let mut state = seed;
     move || {
         let mut v: Vec<f32> = (0..dim)

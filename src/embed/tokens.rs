@@ -7,10 +7,11 @@ use tokenizers::Tokenizer;
 /// Counts tokens the way the embedding model will see them.
 #[derive(Clone)]
 pub enum TokenCounter {
-    /// An estimate, one token per whitespace-separated word (and one per
-    /// Chinese, Japanese or Korean character, which no space separates),
-    /// used when no model is bound (keyword-only indexes and unit tests).
-    /// Real BERT word-piece counts run about 1.3x higher for English prose.
+    /// An estimate for unit tests, which have no model: one token per
+    /// whitespace-separated word (and one per Chinese, Japanese or Korean
+    /// character, which no space separates). Real BERT word-piece counts
+    /// run about 1.3x higher for English prose.
+    #[cfg(test)]
     Whitespace,
     /// The model's own tokenizer, with truncation and padding switched off.
     Model(Arc<Tokenizer>),
@@ -19,6 +20,7 @@ pub enum TokenCounter {
 impl std::fmt::Debug for TokenCounter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            #[cfg(test)]
             TokenCounter::Whitespace => f.write_str("TokenCounter::Whitespace"),
             TokenCounter::Model(_) => f.write_str("TokenCounter::Model"),
         }
@@ -29,6 +31,7 @@ impl TokenCounter {
     /// Tokens in `text`, not counting the model's special tokens.
     pub fn count(&self, text: &str) -> usize {
         match self {
+            #[cfg(test)]
             TokenCounter::Whitespace => text.split_whitespace().map(word_tokens).sum(),
             TokenCounter::Model(tok) => match tok.encode_fast(text, false) {
                 Ok(enc) => enc.len(),
@@ -42,6 +45,7 @@ impl TokenCounter {
 
 /// Tokens of one whitespace-separated word in the estimate: each CJK
 /// character, and each run of other characters, counts one.
+#[cfg(test)]
 fn word_tokens(word: &str) -> usize {
     let mut n = 0;
     let mut in_run = false;

@@ -7,7 +7,7 @@
 use super::ParsedDocument;
 
 /// Records `line_start` and `line_end` on every chunk that has none.
-pub fn annotate(doc: &mut ParsedDocument) {
+pub(super) fn annotate(doc: &mut ParsedDocument) {
     let lines: Vec<&str> = doc.content.lines().collect();
     let mut from = 0;
     for chunk in &mut doc.chunks {

@@ -220,7 +220,7 @@ pub(crate) mod test_support {
     use crate::config::ChunkingConfig;
     use crate::embed::TokenCounter;
 
-    pub fn ctx(config: &ChunkingConfig) -> ChunkContext<'_> {
+    pub(crate) fn ctx(config: &ChunkingConfig) -> ChunkContext<'_> {
         ChunkContext {
             config,
             tokens: &TokenCounter::Whitespace,
@@ -229,7 +229,7 @@ pub(crate) mod test_support {
         }
     }
 
-    pub fn words(n: usize, w: &str) -> String {
+    pub(crate) fn words(n: usize, w: &str) -> String {
         vec![w; n].join(" ")
     }
 }

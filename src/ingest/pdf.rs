@@ -27,9 +27,9 @@ use super::{file_title, ChunkContext, IngestError, ParsedDocument};
 use crate::config::PdfStrategy;
 use crate::document::Heading;
 
-pub use extract::{
-    child_main, extract_bytes, extract_in_child_processes, CHILD_COMMAND, MEMORY_LIMIT_BYTES,
-};
+#[cfg(test)]
+use extract::extract_bytes;
+pub use extract::{child_main, extract_in_child_processes, CHILD_COMMAND, MEMORY_LIMIT_BYTES};
 pub use glyphs::Glyph;
 pub use layout::Block;
 pub use page::{Extracted, Line, Page};

@@ -31,8 +31,7 @@ use crate::error::{KbError, Result};
 use crate::session::{Session, SessionKind};
 use tools::ToolDef;
 
-pub use validate::Issue;
-pub use wire::MAX_LINE_BYTES;
+pub(crate) use validate::Issue;
 
 const INSTRUCTIONS: &str =
     "kb is a local knowledge base of the user's documents. Use search first \
@@ -276,7 +275,7 @@ const LAST_ANSWERS: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Serves until stdin closes or a signal arrives; both are a clean exit.
 /// `cancel` is set on a signal, so a running `add` stops after its document.
-pub fn serve(config: Config, allow_write: bool, cancel: Arc<AtomicBool>) -> Result<()> {
+pub(crate) fn serve(config: Config, allow_write: bool, cancel: Arc<AtomicBool>) -> Result<()> {
     let tools = ToolDef::all(allow_write);
     let db_path = config.db_path();
     let session = Session::new(config, SessionKind::Server, cancel.clone())

@@ -10,7 +10,7 @@ use crate::commands::{self, CommandSpec, Mcp};
 
 /// A tool's definition with its input schema, kept for validation.
 #[derive(Debug, Clone)]
-pub struct ToolDef {
+pub(super) struct ToolDef {
     pub spec: &'static CommandSpec,
     pub schema: Arc<Map<String, Value>>,
 }
@@ -18,7 +18,7 @@ pub struct ToolDef {
 impl ToolDef {
     /// Every command offered over MCP (the writing ones with `allow_write`),
     /// in registry order.
-    pub fn all(allow_write: bool) -> Vec<ToolDef> {
+    pub(super) fn all(allow_write: bool) -> Vec<ToolDef> {
         commands::SPECS
             .iter()
             .filter(|s| match s.mcp {
@@ -41,11 +41,11 @@ impl ToolDef {
         }
     }
 
-    pub fn name(&self) -> &'static str {
+    pub(super) fn name(&self) -> &'static str {
         self.spec.name
     }
 
-    pub fn to_tool(&self) -> rmcp::model::Tool {
+    pub(super) fn to_tool(&self) -> rmcp::model::Tool {
         use rmcp::model::{Tool, ToolAnnotations};
         let annotations = match self.spec.mcp {
             Mcp::Write {
@@ -62,13 +62,13 @@ impl ToolDef {
     }
 
     /// Every way `args` breaks the input schema.
-    pub fn check(&self, args: &Value) -> Vec<Issue> {
+    pub(super) fn check(&self, args: &Value) -> Vec<Issue> {
         validate(&Value::Object((*self.schema).clone()), args)
     }
 }
 
 /// Whether `name` is a command that changes the knowledge base.
-pub fn writes(name: &str) -> bool {
+pub(super) fn writes(name: &str) -> bool {
     commands::spec(name).is_some_and(|s| matches!(s.mcp, Mcp::Write { .. }))
 }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 /// One validation problem: which field, what was wrong.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Issue {
+pub(crate) struct Issue {
     /// The argument at fault, dotted for nested values (`tags.2`); empty
     /// for the arguments object itself.
     pub field: String,
@@ -17,7 +17,7 @@ pub struct Issue {
 }
 
 impl Issue {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Issue {
+    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Issue {
         Issue {
             field: field.into(),
             message: message.into(),
@@ -26,7 +26,7 @@ impl Issue {
 }
 
 /// Every way `value` breaks `schema`.
-pub fn validate(schema: &Value, value: &Value) -> Vec<Issue> {
+pub(super) fn validate(schema: &Value, value: &Value) -> Vec<Issue> {
     let mut issues = Vec::new();
     check(schema, value, "", &mut issues);
     issues

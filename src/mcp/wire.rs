@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 
 /// The longest line (one message) `kb mcp` accepts: 4 MiB.
-pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
@@ -22,7 +22,7 @@ const INVALID_PARAMS: i64 = -32602;
 
 /// What to do with one incoming line.
 #[derive(Debug, PartialEq)]
-pub enum Verdict {
+pub(super) enum Verdict {
     /// A message rmcp can decode: pass it on.
     Pass,
     /// Nothing to answer (a blank line).
@@ -42,7 +42,7 @@ fn error_reply(id: Value, code: i64, message: String) -> Verdict {
 }
 
 /// Judges one line (without its newline).
-pub fn check(line: &[u8]) -> Verdict {
+pub(super) fn check(line: &[u8]) -> Verdict {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     if line.trim_ascii().is_empty() {
@@ -189,7 +189,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(
 }
 
 /// The two ends rmcp is given, and the task that writes stdout.
-pub struct Wire {
+pub(super) struct Wire {
     /// What rmcp reads: the lines that passed.
     pub to_rmcp: tokio::io::DuplexStream,
     /// What rmcp writes: its messages, copied to stdout line by line.
@@ -199,7 +199,7 @@ pub struct Wire {
 }
 
 /// Starts the reader and writer tasks on the current runtime.
-pub fn start<R, W>(input: R, output: W) -> Wire
+pub(super) fn start<R, W>(input: R, output: W) -> Wire
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,

@@ -10,11 +10,11 @@ use serde::Serialize;
 
 use crate::error::{KbError, Result};
 
-pub use style::Style;
-pub use text::{display_path, highlight, plural};
+pub(crate) use style::Style;
+pub(crate) use text::{display_path, highlight, plural};
 
 /// How a command's output is shown to a person.
-pub trait Render {
+pub(crate) trait Render {
     /// The text printed for `--format human`.
     fn human(&self, style: &Style) -> String;
 
@@ -27,7 +27,7 @@ pub trait Render {
 
 /// Pretty JSON with a trailing newline. A value that cannot be serialised
 /// is a bug in kb, reported as such (exit 2), never printed as a result.
-pub fn to_json<T: Serialize + ?Sized>(v: &T) -> Result<String> {
+pub(crate) fn to_json<T: Serialize + ?Sized>(v: &T) -> Result<String> {
     let mut s = serde_json::to_string_pretty(v)
         .map_err(|e| KbError::Internal(format!("cannot serialise the output as JSON: {e}")))?;
     s.push('\n');
@@ -36,7 +36,7 @@ pub fn to_json<T: Serialize + ?Sized>(v: &T) -> Result<String> {
 
 /// The JSON object printed on stderr for an error; `suggestions` when kb
 /// has some (headings close to a missing section).
-pub fn error_json(e: &KbError) -> String {
+pub(crate) fn error_json(e: &KbError) -> String {
     let mut v = serde_json::json!({
         "error": e.to_string(),
         "code": e.code(),
@@ -51,7 +51,7 @@ pub fn error_json(e: &KbError) -> String {
 }
 
 /// Rounds for the JSON contract (scores to 6 digits, bm25 and cosine to 4).
-pub fn round(x: f64, digits: i32) -> f64 {
+pub(crate) fn round(x: f64, digits: i32) -> f64 {
     let p = 10f64.powi(digits);
     (x * p).round() / p
 }

@@ -12,7 +12,7 @@ const EMPHASIS_OFF: char = '\u{E001}';
 
 /// Presentation choices for human output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Style {
+pub(crate) struct Style {
     /// ANSI colour and bold.
     pub color: bool,
     /// Columns to wrap long text to (None: do not wrap).
@@ -27,14 +27,14 @@ impl Default for Style {
 
 impl Style {
     /// Plain text, not wrapped.
-    pub const PLAIN: Style = Style {
+    pub(crate) const PLAIN: Style = Style {
         color: false,
         width: None,
     };
 
     /// Colour and wrapping when stdout is a terminal (no colour with
     /// NO_COLOR set).
-    pub fn for_stdout() -> Style {
+    pub(crate) fn for_stdout() -> Style {
         use std::io::IsTerminal;
         if !std::io::stdout().is_terminal() {
             return Style::PLAIN;
@@ -46,13 +46,13 @@ impl Style {
     }
 
     /// Marks `text` as emphasised (shown bold yellow when colour is on).
-    pub fn emphasis(&self, text: &str) -> String {
+    pub(crate) fn emphasis(&self, text: &str) -> String {
         format!("{EMPHASIS_ON}{}{EMPHASIS_OFF}", strip_marks(text))
     }
 
     /// Wraps `text` to the width, each line after the first indented by
     /// `indent` spaces (the first line is indented by the caller).
-    pub fn wrap(&self, text: &str, indent: usize) -> String {
+    pub(crate) fn wrap(&self, text: &str, indent: usize) -> String {
         let Some(width) = self.width.filter(|w| *w > indent + 20) else {
             return text.to_string();
         };
@@ -79,7 +79,7 @@ impl Style {
     /// (or vanish), and every control character that came from a document or
     /// a file name (escape sequences that could clear the screen, set the
     /// window title or plant a link) is shown escaped instead of obeyed.
-    pub fn finish(&self, text: &str) -> String {
+    pub(crate) fn finish(&self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
         for c in text.chars() {
             match c {

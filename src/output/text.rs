@@ -4,7 +4,7 @@ use super::Style;
 
 /// A snippet for people: `[MATCH]` markers become emphasis, and runs of
 /// white space fold into one space.
-pub fn highlight(snippet: &str, style: &Style) -> String {
+pub(crate) fn highlight(snippet: &str, style: &Style) -> String {
     let mut out = String::new();
     let mut rest = snippet;
     while let Some(start) = rest.find("[MATCH]") {
@@ -25,14 +25,14 @@ pub fn highlight(snippet: &str, style: &Style) -> String {
 }
 
 /// `1 document`, `2 documents`.
-pub fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
+pub(crate) fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A path as people want to see it: relative to the working directory when
 /// it lies under it, else whole.
-pub fn display_path(path: &str) -> String {
+pub(crate) fn display_path(path: &str) -> String {
     let p = std::path::Path::new(path);
     match std::env::current_dir()
         .ok()

@@ -48,7 +48,7 @@ impl Session {
     /// The in-memory keyword index, when this is a server session and the
     /// index is loaded and in step with the database; `None` sends the
     /// search to FTS5.
-    pub fn keyword_index(&self) -> Result<Option<Arc<KeywordIndex>>> {
+    pub(crate) fn keyword_index(&self) -> Result<Option<Arc<KeywordIndex>>> {
         if self.kind != SessionKind::Server {
             return Ok(None);
         }

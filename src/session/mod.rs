@@ -10,7 +10,7 @@ mod models;
 mod warm;
 
 use std::cell::{Cell, OnceCell, RefCell};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,12 +19,12 @@ use crate::db::{Database, OpenMode, SearchLogEntry, WriterLock, BUSY_TIMEOUT};
 use crate::error::Result;
 use crate::progress::{Progress, Silent, Work};
 
-pub use models::ModelProvider;
-pub use warm::VectorRanker;
+pub(crate) use models::ModelProvider;
+pub(crate) use warm::VectorRanker;
 
 /// How long the session lives, which decides how models and vectors are kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SessionKind {
+pub(crate) enum SessionKind {
     /// One command in a fresh process: load what the command needs, once.
     OneShot,
     /// A long-running server (`kb mcp`): keep the model and the vectors.
@@ -33,7 +33,7 @@ pub enum SessionKind {
 
 /// What a server session has done so far (reported in MCP results' `_meta`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct Counters {
+pub(crate) struct Counters {
     /// Times the embedding model was loaded.
     pub model_loads: u64,
     /// Full loads of the vectors into memory.
@@ -49,16 +49,16 @@ pub struct Counters {
 
 /// Where a session's notes (things worth telling the user that are not the
 /// command's result, like "using MODEL from DIR") go: the front end decides.
-pub type NoteSink = Arc<dyn Fn(&str) + Send + Sync>;
+pub(crate) type NoteSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Makes what reports a piece of long work's progress (the front end
 /// decides: a line on a terminal, or nothing).
-pub type ProgressSink = Arc<dyn Fn(Work) -> Arc<dyn Progress> + Send + Sync>;
+pub(crate) type ProgressSink = Arc<dyn Fn(Work) -> Arc<dyn Progress> + Send + Sync>;
 
 /// Search log entries kept while the database is busy (server sessions).
 const MAX_PENDING_LOG: usize = 1000;
 
-pub struct Session {
+pub(crate) struct Session {
     config: Config,
     kind: SessionKind,
     cancel: Arc<AtomicBool>,
@@ -78,7 +78,7 @@ pub struct Session {
 
 impl Session {
     /// A session over `config`; `cancel` is set by Ctrl-C (or SIGTERM).
-    pub fn new(config: Config, kind: SessionKind, cancel: Arc<AtomicBool>) -> Session {
+    pub(crate) fn new(config: Config, kind: SessionKind, cancel: Arc<AtomicBool>) -> Session {
         Session {
             config,
             kind,
@@ -96,40 +96,41 @@ impl Session {
     }
 
     /// Who watches long work (the CLI at a terminal draws a line).
-    pub fn with_progress(mut self, sink: ProgressSink) -> Session {
+    pub(crate) fn with_progress(mut self, sink: ProgressSink) -> Session {
         self.progress = Some(sink);
         self
     }
 
     /// Where notes go (stderr for the CLI, the server log for `kb mcp`).
-    pub fn with_notes(mut self, sink: NoteSink) -> Session {
+    pub(crate) fn with_notes(mut self, sink: NoteSink) -> Session {
         self.notes = sink;
         self
     }
 
     /// Embeds with `provider` instead of resolving models from disk (unit
     /// tests use the deterministic test embedder).
-    pub fn with_models(mut self, provider: ModelProvider) -> Session {
+    #[cfg(test)]
+    pub(crate) fn with_models(mut self, provider: ModelProvider) -> Session {
         self.models = models::Models::new(provider);
         self
     }
 
-    pub fn config(&self) -> &Config {
+    pub(crate) fn config(&self) -> &Config {
         &self.config
     }
 
-    pub fn kind(&self) -> SessionKind {
+    pub(crate) fn kind(&self) -> SessionKind {
         self.kind
     }
 
     /// Whether anyone watches long work.
-    pub fn show_progress(&self) -> bool {
+    pub(crate) fn show_progress(&self) -> bool {
         self.progress.is_some()
     }
 
     /// What reports `work`'s progress: the front end's, unless `quiet` or
     /// nobody watches.
-    pub fn progress(&self, work: Work, quiet: bool) -> Arc<dyn Progress> {
+    pub(crate) fn progress(&self, work: Work, quiet: bool) -> Arc<dyn Progress> {
         match &self.progress {
             Some(make) if !quiet => make(work),
             _ => Arc::new(Silent),
@@ -137,25 +138,21 @@ impl Session {
     }
 
     /// The flag Ctrl-C sets; long commands stop at the next safe point.
-    pub fn cancel_flag(&self) -> &AtomicBool {
+    pub(crate) fn cancel_flag(&self) -> &AtomicBool {
         &self.cancel
     }
 
     /// The cancel flag, shared with threads that outlive a borrow.
-    pub fn cancel_arc(&self) -> Arc<AtomicBool> {
+    pub(crate) fn cancel_arc(&self) -> Arc<AtomicBool> {
         self.cancel.clone()
     }
 
-    pub fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::SeqCst)
-    }
-
     /// Tells the user something that is not the command's result.
-    pub fn note(&self, message: &str) {
+    pub(crate) fn note(&self, message: &str) {
         (self.notes)(message)
     }
 
-    pub fn counters(&self) -> Counters {
+    pub(crate) fn counters(&self) -> Counters {
         self.counters.get()
     }
 
@@ -167,12 +164,12 @@ impl Session {
 
     /// The knowledge base, opened on first use; `E_NO_INDEX` when there is
     /// none yet (commands that only read never create one).
-    pub fn db(&self) -> Result<&Database> {
+    pub(crate) fn db(&self) -> Result<&Database> {
         self.open_db(OpenMode::Existing)
     }
 
     /// The knowledge base, created if needed (commands that write).
-    pub fn db_or_create(&self) -> Result<&Database> {
+    pub(crate) fn db_or_create(&self) -> Result<&Database> {
         self.open_db(OpenMode::Create)
     }
 
@@ -191,14 +188,14 @@ impl Session {
 
     /// Names the session's database (and the reason, for a failure to
     /// read or write its files) in an error from it.
-    pub fn name_db_in(&self, e: crate::error::KbError) -> crate::error::KbError {
+    pub(crate) fn name_db_in(&self, e: crate::error::KbError) -> crate::error::KbError {
         crate::db::explain(&self.config.db_path(), e)
     }
 
     /// Waits until no other `kb add`, `kb init` or `kb reindex` runs on
     /// this knowledge base, then keeps them waiting until the guard drops
     /// (see `db::WriterLock`). Ctrl-C stops the wait.
-    pub fn lock_writer(&self) -> Result<WriterLock> {
+    pub(crate) fn lock_writer(&self) -> Result<WriterLock> {
         let dir = &self.config.data_dir;
         std::fs::create_dir_all(dir).map_err(|e| crate::error::KbError::io(dir, e))?;
         let db_path = self.config.db_path();
@@ -216,14 +213,14 @@ impl Session {
 
     /// Remembers that this session changed the knowledge base, so a warm
     /// server refreshes its indexes before the next search.
-    pub fn mark_written(&self) {
+    pub(crate) fn mark_written(&self) {
         self.writes.set(self.writes.get() + 1);
     }
 
     /// Records a search in the log (unless `search.log: false`). A one-shot
     /// session writes it at once and never fails the search for it; a server
     /// queues it until [`Session::flush_log`], after the answer is sent.
-    pub fn log_search(&self, entry: SearchLogEntry) {
+    pub(crate) fn log_search(&self, entry: SearchLogEntry) {
         if !self.config.search.log {
             return;
         }
@@ -243,7 +240,7 @@ impl Session {
 
     /// Writes the queued search log entries without waiting for another
     /// writer: while `kb add` holds the write lock they stay queued.
-    pub fn flush_log(&self) {
+    pub(crate) fn flush_log(&self) {
         let mut pending = self.pending_log.borrow_mut();
         if pending.is_empty() {
             return;

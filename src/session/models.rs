@@ -10,17 +10,18 @@ use crate::embed::{self, resolve, Embed, ModelChoice, ModelUse};
 use crate::error::{KbError, Result};
 
 /// Where the session's models come from.
-pub enum ModelProvider {
+pub(crate) enum ModelProvider {
     /// From disk, as `embed::resolve` decides (every real run).
     Resolve,
     /// Always this model (unit tests).
+    #[cfg(test)]
     Fixed(Arc<dyn Embed>),
 }
 
 /// A model load deferred to whoever calls it: another thread (a one-shot
 /// search loads the model beside its keyword ranker), or the first ingest
 /// thread that needs it.
-pub type ModelLoader = Box<dyn Fn() -> Result<Arc<dyn Embed>> + Send + Sync>;
+pub(super) type ModelLoader = Box<dyn Fn() -> Result<Arc<dyn Embed>> + Send + Sync>;
 
 /// What a model and its vectors were made with; a change means reload.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,13 +56,14 @@ impl Models {
 }
 
 /// The error when a knowledge base has no model yet.
-pub fn no_model_yet() -> KbError {
+pub(super) fn no_model_yet() -> KbError {
     KbError::ModelMissing(
         "this knowledge base has no embedding model yet; run `kb init` (or search with --fts-only)"
             .into(),
     )
 }
 
+#[cfg(test)]
 fn check_fixed(model: &dyn Embed, binding: &ModelBinding) -> Result<()> {
     if model.model_name() != binding.model_name {
         return Err(KbError::ModelMismatch(format!(
@@ -75,13 +77,13 @@ fn check_fixed(model: &dyn Embed, binding: &ModelBinding) -> Result<()> {
 
 impl Session {
     /// The binding of the knowledge base, or `E_MODEL_MISSING`.
-    pub fn binding(&self) -> Result<ModelBinding> {
+    pub(crate) fn binding(&self) -> Result<ModelBinding> {
         self.db()?.model_binding()?.ok_or_else(no_model_yet)
     }
 
     /// The model the knowledge base is bound to, loaded once and kept
     /// (loaded again only when the binding changes).
-    pub fn bound_model(&self, model_use: ModelUse) -> Result<Arc<dyn Embed>> {
+    pub(crate) fn bound_model(&self, model_use: ModelUse) -> Result<Arc<dyn Embed>> {
         let binding = self.binding()?;
         self.model_for_binding(&binding, model_use)
     }
@@ -119,7 +121,11 @@ impl Session {
 
     /// Checks now (cheaply: no model load) that the bound model's files are
     /// there and match, and returns the load itself, to run later.
-    pub fn model_loader(&self, binding: &ModelBinding, model_use: ModelUse) -> Result<ModelLoader> {
+    pub(crate) fn model_loader(
+        &self,
+        binding: &ModelBinding,
+        model_use: ModelUse,
+    ) -> Result<ModelLoader> {
         match &self.models.provider {
             ModelProvider::Resolve => {
                 let choice = resolve::for_binding(&self.config, binding)?;
@@ -130,6 +136,7 @@ impl Session {
                     Ok(Arc::new(m) as Arc<dyn Embed>)
                 }))
             }
+            #[cfg(test)]
             ModelProvider::Fixed(m) => {
                 check_fixed(m.as_ref(), binding)?;
                 let m = m.clone();
@@ -140,7 +147,7 @@ impl Session {
 
     /// A knowledge base without a model, on its first `kb add`: binds the
     /// configured model when its files are already on disk.
-    pub fn bind_configured_model(&self) -> Result<Arc<dyn Embed>> {
+    pub(crate) fn bind_configured_model(&self) -> Result<Arc<dyn Embed>> {
         // The model first: a knowledge base is only created once it can be
         // used, so a first `kb add` without a model leaves nothing behind.
         let model: Arc<dyn Embed> = match &self.models.provider {
@@ -154,6 +161,7 @@ impl Session {
                 ));
                 Arc::new(m)
             }
+            #[cfg(test)]
             ModelProvider::Fixed(m) => m.clone(),
         };
         embed::bind(self.db_or_create()?, model.as_ref())?;
@@ -164,7 +172,7 @@ impl Session {
 
     /// Chooses and loads a model for `kb init` or `kb reindex` (with the
     /// choice, which says where its files are; none for a fixed model).
-    pub fn load_chosen(
+    pub(crate) fn load_chosen(
         &self,
         choose: impl FnOnce(&crate::config::Config) -> Result<ModelChoice>,
     ) -> Result<(Arc<dyn Embed>, Option<ModelChoice>)> {
@@ -174,6 +182,7 @@ impl Session {
                 let m = choice.load(&self.config, ModelUse::Passages)?;
                 Ok((Arc::new(m), Some(choice)))
             }
+            #[cfg(test)]
             ModelProvider::Fixed(m) => Ok((m.clone(), None)),
         }
     }

@@ -15,7 +15,7 @@ use crate::error::{KbError, Result};
 use crate::search::vector::VectorIndex;
 
 /// What the vector side of a search runs with.
-pub enum VectorRanker {
+pub(crate) enum VectorRanker {
     /// Load the model when the search asks for the query's embedding (a
     /// one-shot search: it loads beside the keyword ranker), and let
     /// sqlite-vec rank.
@@ -51,7 +51,7 @@ enum VectorState {
 impl Session {
     /// What the vector ranker of a search needs, loaded or refreshed as the
     /// session's kind asks.
-    pub fn vector_ranker(&self) -> Result<VectorRanker> {
+    pub(crate) fn vector_ranker(&self) -> Result<VectorRanker> {
         match self.kind {
             SessionKind::OneShot => {
                 let binding = self.binding()?;

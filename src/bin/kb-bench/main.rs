@@ -140,7 +140,6 @@ pub(crate) fn config(data_dir: Option<&Path>) -> Result<Config> {
     Config::load_from(
         &CliOverrides {
             data_dir: Some(data_dir.map(Path::to_path_buf).unwrap_or(tmp)),
-            model: None,
         },
         &std::env::vars().collect(),
     )

@@ -250,7 +250,6 @@ fn run_beir(args: &BeirArgs) -> Result<()> {
 
     let mut config = Config::load(&CliOverrides {
         data_dir: Some(args.data_dir.clone()),
-        model: None,
     })?;
     config.chunking.context_header = !args.no_context_header;
     let settings = Settings::of(args, &config)?;

@@ -49,7 +49,7 @@ pub fn extract_in_child_processes() {
 
 /// Pages read so far, shared between an extraction and its watcher.
 #[derive(Debug, Default)]
-pub struct Progress {
+pub(super) struct Progress {
     /// Stages finished: 1 once the file is loaded, then one per page.
     stages: AtomicU32,
     pages: AtomicU32,
@@ -103,7 +103,11 @@ impl Watch {
 
 /// Extracts with the strongest isolation available: a child process when
 /// this is the `kb` binary, a watched thread otherwise.
-pub fn extract(path: &Path, bytes: &[u8], settings: &PdfSettings) -> Result<Extracted, String> {
+pub(super) fn extract(
+    path: &Path,
+    bytes: &[u8],
+    settings: &PdfSettings,
+) -> Result<Extracted, String> {
     let opts = settings.engine.as_ref().map_err(Clone::clone)?;
     let limit = settings.timeout;
     let report = settings.on_page.clone();
@@ -426,9 +430,10 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+#[cfg(test)]
 /// Extracts in this thread; a page that fails is recorded with its reason
 /// and the other pages are still read.
-pub fn extract_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Extracted, String> {
+pub(super) fn extract_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Extracted, String> {
     extract_with_progress(bytes, opts, &mut |_, _| {})
 }
 

@@ -29,7 +29,7 @@ pub struct Block {
 }
 
 /// Blocks of every page, in reading order.
-pub fn blocks(pages: &[Page]) -> Vec<Block> {
+pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     let mut lines: Vec<Vec<Line>> = pages.iter().map(|p| p.lines.clone()).collect();
     let body = body_size(&lines);
     strip_running_lines(&mut lines, body);
@@ -146,7 +146,7 @@ fn mean_size(g: &[&Line]) -> f32 {
 }
 
 /// The most common font size, weighted by characters.
-pub fn body_size(pages: &[Vec<Line>]) -> f32 {
+pub(super) fn body_size(pages: &[Vec<Line>]) -> f32 {
     let mut hist: HashMap<i32, usize> = HashMap::new();
     for l in pages.iter().flatten() {
         let n = l.text.chars().filter(|c| !c.is_whitespace()).count();
@@ -279,7 +279,7 @@ fn starts_with_bullet(t: &str) -> bool {
 }
 
 /// Ends with `.`, `!`, `?`, `:` or `…`, closing quotes and brackets aside.
-pub fn ends_sentence(t: &str) -> bool {
+pub(super) fn ends_sentence(t: &str) -> bool {
     let t = t.trim_end_matches(|c: char| {
         c.is_whitespace() || matches!(c, ')' | ']' | '"' | '\'' | '”' | '’' | '»')
     });
@@ -288,7 +288,7 @@ pub fn ends_sentence(t: &str) -> bool {
 
 /// Joins wrapped lines with spaces; a word hyphenated at a line end
 /// (`infor-` + `mation`) is joined back.
-pub fn join_lines(lines: &[&Line]) -> String {
+pub(super) fn join_lines(lines: &[&Line]) -> String {
     let mut s = String::new();
     for l in lines {
         append_line(&mut s, &l.text);
@@ -328,7 +328,7 @@ fn collapse_leaders(s: &str) -> String {
 }
 
 /// Appends `next` to a paragraph as the following line.
-pub fn append_line(s: &mut String, next: &str) {
+pub(super) fn append_line(s: &mut String, next: &str) {
     let next = next.trim();
     if next.is_empty() {
         return;
@@ -358,7 +358,7 @@ pub fn append_line(s: &mut String, next: &str) {
 /// Whether a block's text could be a heading: short, starts with a capital
 /// or a number, no final period, mostly letters, not a caption or a table
 /// of contents entry.
-pub fn heading_text(t: &str) -> bool {
+pub(super) fn heading_text(t: &str) -> bool {
     let t = t.trim();
     let n = t.chars().count();
     if !(2..=120).contains(&n) || t.split_whitespace().count() > 16 {
@@ -408,7 +408,7 @@ pub fn heading_text(t: &str) -> bool {
 /// The depth of a numbered heading: `2` → 1, `2.3` → 2, `2.3.1.` → 3,
 /// `A.` / `IV.` / `Chapter 3` → 1. A number at the end (a table of
 /// contents entry) disqualifies.
-pub fn numbered_depth(t: &str) -> Option<u8> {
+pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     let t = t.trim();
     let (num, rest) = t.split_once(char::is_whitespace)?;
     let rest = rest.trim_start();
@@ -445,7 +445,7 @@ pub fn numbered_depth(t: &str) -> Option<u8> {
 }
 
 /// Every letter upper-case, at least four of them.
-pub fn all_caps(t: &str) -> bool {
+pub(super) fn all_caps(t: &str) -> bool {
     let letters: Vec<char> = t.chars().filter(|c| c.is_alphabetic()).collect();
     letters.len() >= 4
         && letters.iter().all(|c| !c.is_lowercase())
@@ -453,7 +453,7 @@ pub fn all_caps(t: &str) -> bool {
 }
 
 /// Every significant word capitalised ("Results and Discussion").
-pub fn title_case(t: &str) -> bool {
+pub(super) fn title_case(t: &str) -> bool {
     const SMALL: &[&str] = &[
         "a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "of", "on", "or",
         "per", "the", "to", "vs", "via", "with", "without", "over", "under", "is", "are",

@@ -106,7 +106,7 @@ fn chunk(
 /// Hierarchy strategy: paragraphs packed up to `max` tokens within a
 /// section and a page; headings start chunks and label them with their
 /// chain; oversized paragraphs are split by `split_text`.
-pub fn hierarchy(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chunk> {
+pub(super) fn hierarchy(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chunk> {
     let overlap = ctx.overlap(max);
     let tokens = ctx.tokens;
     let mut out = Vec::new();
@@ -214,7 +214,7 @@ pub fn hierarchy(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chunk>
 
 /// Fixed strategy: each page's text cut into windows of `max` tokens with
 /// `overlap`, no sections.
-pub fn fixed(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chunk> {
+pub(super) fn fixed(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chunk> {
     let overlap = ctx.overlap(max);
     let mut out = Vec::new();
     let mut i = 0;

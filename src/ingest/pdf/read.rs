@@ -30,7 +30,7 @@ const MAX_RENDER_SIDE: f32 = 12_000.0;
 
 /// Reads every page, calling `on_page(done, total)` after loading the
 /// file (done = 0) and after each page.
-pub fn read(
+pub(super) fn read(
     bytes: &[u8],
     opts: &ReadOptions,
     on_page: &mut dyn FnMut(u32, u32),
@@ -269,7 +269,7 @@ fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, String> {
 /// Every page rendered in grey at `dpi`, rows packed (for the tests'
 /// scanned PDFs).
 #[cfg(any(test, feature = "e2e"))]
-pub fn render_all(
+pub(super) fn render_all(
     pdfium: &std::path::Path,
     bytes: &[u8],
     dpi: f32,

@@ -13,7 +13,7 @@ use super::glyphs::{compose_accents, push_char, rtl, Placed};
 use super::page::{Line, Row, Span};
 use super::tables::{join_section_number, merge_symbols, table_rows, CELL_SEPARATOR};
 
-pub use super::glyphs::Glyph;
+pub(super) use super::glyphs::Glyph;
 
 /// Two words further apart than this many font sizes are in different
 /// spans (a column gutter or a table cell gap; a justified word space is
@@ -40,7 +40,7 @@ struct Word {
 /// The page's lines in reading order. Text running in the page's main
 /// direction comes first; text turned another way (a rotated table, an
 /// axis label) follows, laid out in its own upright frame.
-pub fn lines(glyphs: &[Glyph]) -> Vec<Line> {
+pub(super) fn lines(glyphs: &[Glyph]) -> Vec<Line> {
     let mut counts = [0usize; 4];
     for g in glyphs.iter().filter(|g| !g.ch.is_whitespace()) {
         counts[(g.turns % 4) as usize] += 1;

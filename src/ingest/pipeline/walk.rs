@@ -10,7 +10,7 @@ use crate::ingest::source_path::canonical;
 
 /// The file that lists, like a `.gitignore`, what `kb add` leaves out of
 /// the folder it sits in (and below).
-pub const IGNORE_FILE: &str = ".kbignore";
+pub(super) const IGNORE_FILE: &str = ".kbignore";
 
 /// What the walk found.
 #[derive(Debug, Default)]

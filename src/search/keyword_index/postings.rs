@@ -7,10 +7,10 @@
 //! as 3 and followed by its exact value as a varint.
 
 /// How often a token occurs in each column of a row.
-pub type ColumnCounts = [u32; 4];
+pub(super) type ColumnCounts = [u32; 4];
 
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct PostingList {
+pub(super) struct PostingList {
     bytes: Vec<u8>,
     /// Postings, live and removed rows alike.
     len: u32,
@@ -43,13 +43,13 @@ fn get_varint(bytes: &[u8], at: &mut usize) -> u32 {
 
 /// The count byte's fields that say "3 or more, exact value follows".
 #[inline]
-pub fn has_overflow(packed: u8) -> bool {
+pub(super) fn has_overflow(packed: u8) -> bool {
     packed & (packed >> 1) & 0x55 != 0
 }
 
 impl PostingList {
     /// Appends a row after every row already in the list.
-    pub fn push(&mut self, row: u32, counts: ColumnCounts) {
+    pub(super) fn push(&mut self, row: u32, counts: ColumnCounts) {
         let gap = match self.last {
             None => row,
             Some(last) => {
@@ -72,22 +72,22 @@ impl PostingList {
         self.len += 1;
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
-    pub fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         self.bytes.capacity()
     }
 
-    pub fn shrink(&mut self) {
+    pub(super) fn shrink(&mut self) {
         self.bytes.shrink_to_fit();
     }
 
     /// Calls `f(row, packed count byte, exact counts)` for every posting
     /// (the byte alone is enough unless [`has_overflow`]).
     #[inline]
-    pub fn for_each(&self, mut f: impl FnMut(u32, u8, ColumnCounts)) {
+    pub(super) fn for_each(&self, mut f: impl FnMut(u32, u8, ColumnCounts)) {
         let bytes = &self.bytes[..];
         let mut at = 0;
         // The first gap is from row 0, so every row is the sum of gaps.
@@ -111,7 +111,7 @@ impl PostingList {
     }
 
     /// The list without the rows `keep` maps to `None`, the others renumbered.
-    pub fn remap(&self, keep: &[Option<u32>]) -> PostingList {
+    pub(super) fn remap(&self, keep: &[Option<u32>]) -> PostingList {
         let mut out = PostingList::default();
         self.for_each(|row, _, counts| {
             if let Some(new) = keep[row as usize] {
@@ -125,7 +125,7 @@ impl PostingList {
 
 /// The four 2-bit fields of a count byte.
 #[inline]
-pub fn unpack(packed: u8) -> ColumnCounts {
+pub(super) fn unpack(packed: u8) -> ColumnCounts {
     [
         (packed & 3) as u32,
         ((packed >> 2) & 3) as u32,

@@ -18,7 +18,7 @@ use crate::vector_math::VectorCode;
 /// is a mix of the query and its best results, so its nearest chunks lie
 /// among the first query's nearest: on NFCorpus dev (9,190 chunks) the pool
 /// gives what the full second scan gave (README, Retrieval quality).
-pub fn pool_size(k: usize) -> usize {
+pub(super) fn pool_size(k: usize) -> usize {
     (k * 10).max(4000)
 }
 
@@ -75,7 +75,7 @@ impl CandidatePool {
 
 /// [`super::search`] that also keeps the [`pool_size`] nearest
 /// candidates' codes for a refined query.
-pub fn search_pooled(
+pub(super) fn search_pooled(
     db: &Database,
     floats: &dyn FloatVectors,
     query: &[f32],
