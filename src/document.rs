@@ -58,6 +58,16 @@ impl DocType {
         }
     }
 
+    /// The file extensions (lower case) of this type.
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            DocType::Code => &["py", "sh", "bash", "go"],
+            DocType::Markdown => &["md", "markdown"],
+            DocType::Note => &["txt", "text"],
+            DocType::Pdf => &["pdf"],
+        }
+    }
+
     /// Whether the document's text is cut into pages (form feeds between
     /// them) and its chunks are cited by page.
     pub fn has_pages(self) -> bool {

@@ -13,13 +13,9 @@ pub const SNIFF_BYTES: usize = 1024;
 /// extension is missing or not one kb indexes.
 pub fn detect_by_extension(path: &Path) -> Option<DocType> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    match ext.as_str() {
-        "md" | "markdown" => Some(DocType::Markdown),
-        "txt" | "text" => Some(DocType::Note),
-        "pdf" => Some(DocType::Pdf),
-        "py" | "sh" | "bash" | "go" => Some(DocType::Code),
-        _ => None,
-    }
+    DocType::ALL
+        .into_iter()
+        .find(|t| t.extensions().contains(&ext.as_str()))
 }
 
 /// The document type of a file whose extension says nothing, from its first
