@@ -822,7 +822,7 @@ def venv_main(args, cache: Path) -> tuple[Path, Path, Path]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write-fixture", action="store_true",
-                    help="write the reference vectors of tests/embedding.rs (fp32 from the numpy "
+                    help="write the reference vectors of tests/e2e/embedding.rs (fp32 from the numpy "
                          "reference, int8 from its numpy emulation)")
     ap.add_argument("--verify", action="store_true", help="re-run the numpy vs ORT check even if cached")
     ap.add_argument("--bench", action="store_true", help="measure ORT throughput (batch 32, 2 threads)")

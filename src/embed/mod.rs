@@ -12,6 +12,8 @@ pub mod resolve;
 pub mod runtime;
 #[cfg(test)]
 mod test_embedder;
+#[cfg(feature = "e2e")]
+pub mod test_pause;
 mod tokens;
 
 pub use api::Embed;

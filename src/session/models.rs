@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::Session;
 use crate::db::ModelBinding;
-use crate::embed::{self, resolve, Embed, ModelChoice, ModelUse};
+use crate::embed::{self, resolve, Embed, Embedder, ModelChoice, ModelUse};
 use crate::error::{KbError, Result};
 
 /// Where the session's models come from.
@@ -61,6 +61,19 @@ pub(super) fn no_model_yet() -> KbError {
         "this knowledge base has no embedding model yet; run `kb init` (or search with --fts-only)"
             .into(),
     )
+}
+
+/// A model loaded from disk, as the session hands it out: in builds for
+/// the end-to-end tests (feature `e2e`) behind their pause
+/// (`embed::test_pause`, off unless its variable is set).
+#[cfg(feature = "e2e")]
+fn loaded(model: Embedder) -> Arc<dyn Embed> {
+    embed::test_pause::wrap(Arc::new(model))
+}
+
+#[cfg(not(feature = "e2e"))]
+fn loaded(model: Embedder) -> Arc<dyn Embed> {
+    Arc::new(model)
 }
 
 #[cfg(test)]
@@ -133,7 +146,7 @@ impl Session {
                 let binding = binding.clone();
                 Ok(Box::new(move || {
                     let m = choice.load_for_binding(&config, model_use, &binding)?;
-                    Ok(Arc::new(m) as Arc<dyn Embed>)
+                    Ok(loaded(m))
                 }))
             }
             #[cfg(test)]
@@ -159,7 +172,7 @@ impl Session {
                     choice.spec.name,
                     choice.files.dir.display()
                 ));
-                Arc::new(m)
+                loaded(m)
             }
             #[cfg(test)]
             ModelProvider::Fixed(m) => m.clone(),
@@ -180,7 +193,7 @@ impl Session {
             ModelProvider::Resolve => {
                 let choice = choose(&self.config)?;
                 let m = choice.load(&self.config, ModelUse::Passages)?;
-                Ok((Arc::new(m), Some(choice)))
+                Ok((loaded(m), Some(choice)))
             }
             #[cfg(test)]
             ModelProvider::Fixed(m) => Ok((m.clone(), None)),

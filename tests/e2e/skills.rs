@@ -2,11 +2,9 @@
 //! skill folders) read into name, description, version and capabilities;
 //! `kb list --capability`; pruning a removed skill.
 
-mod common;
-
 use std::path::Path;
 
-use common::{write, Kb};
+use crate::common::{write, Kb};
 use serde_json::{json, Value};
 
 /// A folder of SKILL.md files as found in the wild, plus one ordinary

@@ -2,9 +2,7 @@
 //! outline and sections from detected headings, page counts, and hostile
 //! files that must fail alone with a named reason.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use kb::ingest::pdf::testpdf::{self, heading, para, TestPdf};
 
 fn words(n: usize, w: &str) -> String {

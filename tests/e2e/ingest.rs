@@ -1,12 +1,10 @@
 //! `kb add` on real folders: hostile files, interruption by kill -9, and
 //! keeping the index in step with a folder that changes.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{write, Kb};
+use crate::common::{self, write, Kb};
 use kb::ingest::pdf::testpdf::{self, heading, para, TestPdf};
 
 /// Path → chunk count of every indexed document.
@@ -197,16 +195,21 @@ fn write_notes(dir: &Path, n: usize) {
 
 #[test]
 fn kill_9_midway_then_rerun_matches_an_uninterrupted_run() {
+    const NOTES: usize = 40;
     let interrupted = Kb::new();
     let reference = Kb::new();
     let docs = interrupted.home.path().join("survey");
-    write_notes(&docs, 240);
+    write_notes(&docs, NOTES);
 
-    let mut child = interrupted.spawn(&["add", "--quiet", docs.to_str().unwrap()]);
+    // Groups of 8 notes (one model batch each), held in the third batch.
+    let mut child = interrupted.start_paused_with(
+        &["add", "--quiet", docs.to_str().unwrap()],
+        2,
+        &[("KB_INGESTION_BATCH_SIZE", "8")],
+    );
     // Wait until some documents are committed, then kill without warning.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
-        std::thread::sleep(std::time::Duration::from_millis(200));
         let n = interrupted.json(&["status"])["total_documents"]
             .as_u64()
             .unwrap_or(0);
@@ -214,12 +217,13 @@ fn kill_9_midway_then_rerun_matches_an_uninterrupted_run() {
             break;
         }
         assert!(std::time::Instant::now() < deadline, "nothing was written");
+        assert!(child.is_running(), "kb add ended before it was killed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    child.kill().unwrap(); // SIGKILL
-    let status = child.wait().unwrap();
+    let status = child.kill(); // SIGKILL
     assert!(!status.success(), "the run finished before it was killed");
     let partial = indexed(&interrupted).len();
-    assert!(partial > 0 && partial < 240, "killed midway: {partial}");
+    assert!(partial > 0 && partial < NOTES, "killed midway: {partial}");
 
     let rerun = interrupted.add(&[&docs]);
     assert_eq!(
@@ -228,7 +232,7 @@ fn kill_9_midway_then_rerun_matches_an_uninterrupted_run() {
         "{rerun}"
     );
     let full = reference.add(&[&docs]);
-    assert_eq!(full["added"], 240);
+    assert_eq!(full["added"], NOTES);
 
     let after_kill = indexed(&interrupted);
     let uninterrupted = indexed(&reference);

@@ -7,12 +7,12 @@
 //!   code and the flips grow layer by layer), too loose to tell int8 from
 //!   fp32; prepare_model.py checks the fixture against it when writing it.
 
-mod common;
-
 use std::path::Path;
 
 use kb::config::{CliOverrides, Config};
 use kb::embed::{model_spec, Embedder, ModelFiles};
+
+use crate::common;
 
 fn load(name: &str, dir: &Path) -> Embedder {
     // ONNX Runtime loads in this process: its telemetry must be off here as
@@ -82,7 +82,7 @@ fn min_cosines(embedder: &Embedder, items: &[(String, Vec<f32>)]) -> (f32, f32) 
 
 #[test]
 fn embeddings_match_the_numpy_reference() {
-    let items = fixture(include_str!("fixtures/reference_embeddings.json"));
+    let items = fixture(include_str!("../fixtures/reference_embeddings.json"));
     let embedder = load("all-MiniLM-L6-v2", &common::model_dir());
     let (in_batch, alone) = min_cosines(&embedder, &items);
     assert!(in_batch >= 0.999, "batch: min cosine {in_batch}");
@@ -91,7 +91,7 @@ fn embeddings_match_the_numpy_reference() {
 
 #[test]
 fn int8_embeddings_match_their_own_reference() {
-    let items = fixture(include_str!("fixtures/reference_embeddings_int8.json"));
+    let items = fixture(include_str!("../fixtures/reference_embeddings_int8.json"));
     let embedder = load("all-MiniLM-L6-v2-int8", &common::model_dir_int8());
     let (in_batch, alone) = min_cosines(&embedder, &items);
     // One text alone goes through the same graph as the reference (1.0
@@ -104,7 +104,7 @@ fn int8_embeddings_match_their_own_reference() {
     // which moves the vectors (0.9896 measured).
     assert!(in_batch >= 0.98, "batch: min cosine {in_batch}");
     // And it really is the int8 model: fp32 vectors differ from these.
-    let fp32 = fixture(include_str!("fixtures/reference_embeddings.json"));
+    let fp32 = fixture(include_str!("../fixtures/reference_embeddings.json"));
     let farthest = fp32
         .iter()
         .map(|(t, want)| cosine(&embedder.embed_query(t).unwrap(), want))

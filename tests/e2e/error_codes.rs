@@ -1,9 +1,7 @@
 //! The error codes that the other tests do not reach: each has its exit
 //! code and a message saying what to do.
 
-mod common;
-
-use common::{fixture_tree, model_dir, stderr_json, write, Kb};
+use crate::common::{fixture_tree, model_dir, stderr_json, write, Kb};
 use serde_json::Value;
 
 #[test]
@@ -76,16 +74,23 @@ fn database_from_a_newer_kb() {
 
 #[test]
 fn ctrl_c_keeps_committed_work() {
+    const NOTES: u64 = 40;
     let kb = Kb::new();
     let docs = kb.home.path().join("many");
-    for i in 0..400 {
+    for i in 0..NOTES {
         write(
             &docs.join(format!("n{i:03}.txt")),
             &format!("Note {i} on rivers, bridges and the towns along them; entry number {i}. ")
                 .repeat(6),
         );
     }
-    let child = kb.spawn(&["add", "--format", "json", "--quiet", docs.to_str().unwrap()]);
+    // Groups of 8 notes (one model batch each), held in the third batch:
+    // two groups are embedded and on their way to the database.
+    let mut child = kb.start_paused_with(
+        &["add", "--format", "json", "--quiet", docs.to_str().unwrap()],
+        2,
+        &[("KB_INGESTION_BATCH_SIZE", "8")],
+    );
     // Interrupt once the first documents are committed.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     while kb.json(&["status"])["total_documents"]
@@ -94,14 +99,15 @@ fn ctrl_c_keeps_committed_work() {
         == 0
     {
         assert!(std::time::Instant::now() < deadline, "nothing was written");
-        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(child.is_running(), "kb add ended before it was interrupted");
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    // Within 2 s and with exit 130 (common::interrupt).
-    let out = common::interrupt(child);
+    // Within 2 s and with exit 130 (Running::interrupt).
+    let out = child.interrupt();
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["interrupted"], true);
     let added = summary["added"].as_u64().unwrap();
-    assert!(added > 0 && added < 400, "stopped midway: {summary}");
+    assert!(added > 0 && added < NOTES, "stopped midway: {summary}");
     // kb's error is its last word: nothing from ONNX Runtime's teardown
     // under the model batch still in flight follows it.
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -114,7 +120,7 @@ fn ctrl_c_keeps_committed_work() {
         added
     );
     let again = kb.add(&[&docs]);
-    assert_eq!(again["added"].as_u64().unwrap() + added, 400);
+    assert_eq!(again["added"].as_u64().unwrap() + added, NOTES);
     assert_eq!(again["skipped"].as_u64().unwrap(), added);
     let _ = fixture_tree;
 }

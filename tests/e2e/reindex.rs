@@ -1,9 +1,12 @@
 //! `kb reindex` builds new vectors beside the old ones: a kill -9 midway
 //! leaves the old index working, and a re-run completes.
 
-mod common;
+use crate::common::{self, write, Kb};
 
-use common::{write, Kb};
+/// Notes of one chunk each: enough for four model batches (32 chunks, the
+/// default embedding.batch_size), so each of the two runs stopped after its
+/// first batch leaves work for the re-run.
+const NOTES: usize = 120;
 
 #[test]
 fn killed_reindex_leaves_old_index_and_rerun_completes() {
@@ -17,7 +20,7 @@ fn killed_reindex_leaves_old_index_and_rerun_completes() {
         "chess",
         "sailing",
     ];
-    for i in 0..600 {
+    for i in 0..NOTES {
         let t = topics[i % topics.len()];
         write(
             &docs.join(format!("note-{i:04}.txt")),
@@ -29,17 +32,16 @@ fn killed_reindex_leaves_old_index_and_rerun_completes() {
         );
     }
     let s = kb.add(&[&docs]);
-    assert_eq!(s["added"], 600);
+    assert_eq!(s["added"], NOTES);
     let before = kb.json(&["search", "telescope and planets"]);
     assert!(before["results"][0]["text"]
         .as_str()
         .unwrap()
         .contains("astronomy"));
 
-    // Ctrl-C: within 2 s, exit 130, one message, the old index kept.
-    let child = kb.spawn(&["reindex", "--quiet"]);
-    std::thread::sleep(std::time::Duration::from_millis(2500));
-    let out = common::interrupt(child);
+    // Ctrl-C, with the second model batch in flight (the first is staged):
+    // within 2 s, exit 130, one message, the old index kept.
+    let out = kb.start_paused(&["reindex", "--quiet"], 1).interrupt();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.matches("interrupted").count(), 1, "{stderr}");
     assert!(!stderr.contains("onnxruntime"), "{stderr}");
@@ -48,14 +50,13 @@ fn killed_reindex_leaves_old_index_and_rerun_completes() {
         before["results"]
     );
 
-    let mut child = kb.spawn(&["reindex", "--quiet"]);
-    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // kill -9, the same way: one more batch staged.
+    let mut child = kb.start_paused(&["reindex", "--quiet"], 1);
     assert!(
-        child.try_wait().unwrap().is_none(),
+        child.is_running(),
         "reindex finished before it could be killed; the corpus is too small for this test"
     );
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    child.kill(); // SIGKILL
 
     // The old index answers exactly as before.
     let after = kb.json(&["search", "telescope and planets"]);
@@ -65,14 +66,14 @@ fn killed_reindex_leaves_old_index_and_rerun_completes() {
 
     // A re-run continues and completes.
     let r = kb.json(&["reindex", "--format", "json", "--quiet"]);
-    assert_eq!(r["chunks"], 600);
+    assert_eq!(r["chunks"], NOTES);
     let again = kb.json(&["search", "telescope and planets"]);
     assert_eq!(
         again["results"][0]["chunk_id"],
         before["results"][0]["chunk_id"]
     );
     let s = kb.json(&["status"]);
-    assert_eq!(s["total_chunks"], 600);
+    assert_eq!(s["total_chunks"], NOTES);
 }
 
 /// A knowledge base from before context headers (as migration 006 leaves

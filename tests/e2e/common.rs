@@ -2,7 +2,12 @@
 //! the real model, and the real `kb` binary to drive it.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::process::{Child, ExitStatus, Output, Stdio};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -84,10 +89,39 @@ impl Kb {
     pub fn spawn(&self, args: &[&str]) -> std::process::Child {
         self.std_cmd()
             .args(args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap()
+    }
+
+    /// `kb ARGS` started in the background, its output read as it comes
+    /// (so a test can wait for a line on stderr).
+    pub fn start(&self, args: &[&str]) -> Running {
+        let mut cmd = self.std_cmd();
+        cmd.args(args);
+        Running::start(cmd)
+    }
+
+    /// `kb ARGS` started and held by the test pause built into kb for the
+    /// end-to-end tests (src/embed/test_pause.rs): returns once kb has
+    /// embedded `batches` model batches and is running its next one (which
+    /// it repeats until it is interrupted, killed or resumed). What those
+    /// batches led to is committed, or on its way to the database.
+    pub fn start_paused(&self, args: &[&str], batches: usize) -> Running {
+        self.start_paused_with(args, batches, &[])
+    }
+
+    /// [`Kb::start_paused`] with these extra environment variables.
+    pub fn start_paused_with(
+        &self,
+        args: &[&str],
+        batches: usize,
+        env: &[(&str, &str)],
+    ) -> Running {
+        let mut cmd = self.std_cmd();
+        cmd.args(args).envs(env.iter().copied());
+        Running::start_paused(cmd, batches)
     }
 
     /// `kb --data-dir <tmp>` as a plain `std::process::Command`.
@@ -163,31 +197,6 @@ pub fn stdout_of(cmd: &mut Command) -> Vec<u8> {
     out.stdout
 }
 
-/// Sends Ctrl-C (SIGINT) to a running kb and waits for it: it must stop
-/// within 2 s (finishing the document it is writing, not the model's work
-/// in flight) with exit 130, as shells expect.
-pub fn interrupt(child: std::process::Child) -> std::process::Output {
-    let interrupted = std::time::Instant::now();
-    assert!(std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
-    let out = child.wait_with_output().unwrap();
-    let took = interrupted.elapsed();
-    assert!(
-        took < std::time::Duration::from_secs(2),
-        "Ctrl-C took {took:?}"
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
 /// The JSON error object on the last line of a command's stderr.
 pub fn stderr_json(out: &std::process::Output) -> Value {
     let text = String::from_utf8_lossy(&out.stderr);
@@ -255,4 +264,172 @@ pub fn long_guide(docs: &Path) {
             para("paddle")
         ),
     );
+}
+
+/// The line kb's test pause writes when it holds a model batch.
+fn paused_line(batches: usize) -> String {
+    format!("kb-test: paused after batch {batches}")
+}
+
+/// How long a test waits for kb to reach a point it waits for.
+const REACH: Duration = Duration::from_secs(120);
+
+/// A kb running in the background, its stdout and stderr read on threads
+/// of their own (it never blocks on a full pipe); stderr comes line by line
+/// to [`Running::wait_for_stderr`] as well. Killed if the test lets go of
+/// it still running (a failed assertion).
+pub struct Running {
+    child: Option<Child>,
+    stdout: Option<JoinHandle<Vec<u8>>>,
+    stderr: Option<JoinHandle<Vec<u8>>>,
+    lines: mpsc::Receiver<String>,
+    /// The file that ends the test pause, in a directory of its own.
+    resume: tempfile::TempDir,
+}
+
+impl Running {
+    fn start(mut cmd: std::process::Command) -> Running {
+        let resume = tempfile::tempdir().unwrap();
+        cmd.env("KB_TEST_RESUME_FILE", resume.path().join("resume"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+        let mut out = child.stdout.take().unwrap();
+        let stdout = std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = out.read_to_end(&mut v);
+            v
+        });
+        let err = child.stderr.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        let stderr = std::thread::spawn(move || {
+            // Everything but the pause's own lines: what kb itself said.
+            let mut kept = Vec::new();
+            let mut reader = BufReader::new(err);
+            let mut line = Vec::new();
+            while reader.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
+                let text = String::from_utf8_lossy(&line).trim_end().to_string();
+                if !text.starts_with("kb-test: paused after batch ") {
+                    kept.extend_from_slice(&line);
+                }
+                let _ = tx.send(text);
+                line.clear();
+            }
+            kept
+        });
+        Running {
+            child: Some(child),
+            stdout: Some(stdout),
+            stderr: Some(stderr),
+            lines,
+            resume,
+        }
+    }
+
+    fn start_paused(mut cmd: std::process::Command, batches: usize) -> Running {
+        cmd.env("KB_TEST_PAUSE_AFTER_BATCH", batches.to_string());
+        let mut running = Running::start(cmd);
+        let paused = paused_line(batches);
+        running.wait_for_stderr(
+            |l| l == paused,
+            &format!(
+                "its model batch {} (the corpus is too small for this test?)",
+                batches + 1
+            ),
+        );
+        running
+    }
+
+    pub fn id(&self) -> u32 {
+        self.child.as_ref().unwrap().id()
+    }
+
+    /// Waits (up to 2 minutes) for a line on stderr that `found` accepts;
+    /// fails, with what kb said, when kb ends first or never says it.
+    pub fn wait_for_stderr(&mut self, found: impl Fn(&str) -> bool, what: &str) {
+        let deadline = Instant::now() + REACH;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if found(&line) => return,
+                Ok(_) => {}
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    panic!("kb did not reach {what} within {REACH:?}")
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    let out = self.finish();
+                    panic!(
+                        "kb ended ({}) before it reached {what}:\n{}",
+                        out.status,
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                }
+            }
+        }
+    }
+
+    /// Whether kb is still running.
+    pub fn is_running(&mut self) -> bool {
+        self.child.as_mut().unwrap().try_wait().unwrap().is_none()
+    }
+
+    /// Ends the test pause: kb finishes the batch it holds and carries on.
+    pub fn resume(&self) {
+        std::fs::write(self.resume.path().join("resume"), b"").unwrap();
+    }
+
+    /// Sends Ctrl-C (SIGINT) and waits for kb: it must stop within 2 s
+    /// (finishing the document it is writing, not the model's work in
+    /// flight) with exit 130, as shells expect.
+    pub fn interrupt(mut self) -> Output {
+        let interrupted = Instant::now();
+        assert!(std::process::Command::new("kill")
+            .args(["-INT", &self.id().to_string()])
+            .status()
+            .unwrap()
+            .success());
+        let out = self.finish();
+        let took = interrupted.elapsed();
+        assert!(took < Duration::from_secs(2), "Ctrl-C took {took:?}");
+        assert_eq!(
+            out.status.code(),
+            Some(130),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// Kills kb without warning (SIGKILL) and returns how it ended.
+    pub fn kill(mut self) -> ExitStatus {
+        self.child.as_mut().unwrap().kill().unwrap();
+        self.finish().status
+    }
+
+    /// Waits for kb to end, and returns what it printed (on stderr,
+    /// without the test pause's own line).
+    pub fn wait(mut self) -> Output {
+        self.finish()
+    }
+
+    fn finish(&mut self) -> Output {
+        let status = self.child.take().unwrap().wait().unwrap();
+        Output {
+            status,
+            stdout: self.stdout.take().unwrap().join().unwrap(),
+            stderr: self.stderr.take().unwrap().join().unwrap(),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }

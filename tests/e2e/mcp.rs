@@ -1,14 +1,12 @@
 //! `kb mcp`: the real binary as an MCP server over stdio, driven the way an
 //! MCP client drives it (newline-delimited JSON-RPC 2.0), with the real model.
 
-mod common;
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::{fixture_tree, long_guide, stdout_of, write, Kb};
+use crate::common::{self, fixture_tree, long_guide, stdout_of, write, Kb};
 use serde_json::{json, Value};
 
 /// A running `kb mcp` and a minimal MCP client for it.

@@ -2,11 +2,9 @@
 //! is found without flags, the first `kb add` binds it, agents get JSON
 //! (errors included) and flags are never taken for the query.
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::{fixture_tree, model_dir_int8, stderr_json, Kb};
+use crate::common::{fixture_tree, model_dir_int8, stderr_json, Kb};
 use serde_json::Value;
 
 /// A kb cache laid out as ./setup.sh leaves it (the model under

@@ -1,11 +1,7 @@
 //! Retrieval beyond plain RRF, through the real binary and model: chunks
 //! found by their document's title, numbers and identifiers in every
 //! spelling, CJK keywords, and one result per document when asked.
-#![cfg(feature = "e2e")]
-
-mod common;
-
-use common::{write, Kb};
+use crate::common::{write, Kb};
 use serde_json::Value;
 
 fn paths(v: &Value) -> Vec<String> {

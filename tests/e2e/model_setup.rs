@@ -1,8 +1,6 @@
 //! How kb finds (or fails to find) the model and ONNX Runtime.
 
-mod common;
-
-use common::{fixture_tree, model_dir, model_dir_int8, stderr_json, stdout_of, Kb};
+use crate::common::{self, fixture_tree, model_dir, model_dir_int8, stderr_json, stdout_of, Kb};
 
 /// `kb init` without --model-dir finds the model in the Hugging Face cache
 /// (HF_HOME) with the hub offline: the default (int8) model, or fp32 when

@@ -2,9 +2,7 @@
 //! extensionless shebang script, then find functions by name and by what
 //! they do, with the symbol in the search JSON.
 
-mod common;
-
-use common::{write, Kb};
+use crate::common::{write, Kb};
 use serde_json::Value;
 
 const PY: &str = r#""""Shipping helpers for the web shop."""

@@ -1,9 +1,7 @@
 //! The inspection commands: list, tag, info, remove, show, outline, open,
 //! stats, and match snippets; an agent-style session end to end.
 
-mod common;
-
-use common::{fixture_tree, long_guide, write, Kb};
+use crate::common::{fixture_tree, long_guide, write, Kb};
 use serde_json::Value;
 
 fn setup() -> (Kb, std::path::PathBuf) {
@@ -329,5 +327,5 @@ fn skill_prints_the_skill_file() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("---\nname: kb\ndescription: "), "{text}");
-    assert_eq!(text, include_str!("../SKILL.md"));
+    assert_eq!(text, include_str!("../../SKILL.md"));
 }

@@ -4,12 +4,10 @@
 //! writers at once, limits of `--top` and `--threshold`, bytes that are not
 //! UTF-8 in arguments and the environment, escape sequences in documents.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{fixture_tree, long_guide, stderr_json, write, Kb};
+use crate::common::{self, fixture_tree, long_guide, stderr_json, write, Kb};
 use serde_json::Value;
 
 /// Real text for a folder of documents: the repository's own manuals,
@@ -373,15 +371,19 @@ fn a_write_ahead_log_deleted_under_a_running_process_is_named() {
 fn two_adds_at_once_embed_each_file_once() {
     let kb = Kb::new();
     let docs = kb.home.path().join("docs");
-    let files = manual_folder(&docs, 40) as u64;
+    // About 30 chunks a file: several model batches.
+    let files = manual_folder(&docs, 6) as u64;
     let args = ["add", docs.to_str().unwrap(), "--format", "json", "--quiet"];
-    let first = kb.spawn(&args);
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    let second = kb.spawn(&args);
-    let outs = [
-        first.wait_with_output().unwrap(),
-        second.wait_with_output().unwrap(),
-    ];
+    // The first holds the writer lock, held in its second model batch,
+    // until the second says it waits for it.
+    let first = kb.start_paused(&args, 1);
+    let mut second = kb.start(&args);
+    second.wait_for_stderr(
+        |l| l.contains("waiting for it to finish"),
+        "the wait for the first kb add",
+    );
+    first.resume();
+    let outs = [first.wait(), second.wait()];
     let mut added = 0;
     for out in &outs {
         assert!(
