@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::{file_title, ParsedDocument};
 use crate::db::{Database, NewChunk};
+use crate::document::DocType;
 use crate::embed::TokenCounter;
 use crate::error::Result;
 use crate::text::header::{compose, document_line, file_name_words, fit_header, HEADER_TOKENS};
@@ -14,10 +15,25 @@ use crate::text::terms::index_terms;
 
 /// The title a document is searched and embedded by: its own title, or
 /// its file name as words when it has none (the parsers fall back to the
-/// file name).
-pub fn search_title(title: &str, path: &Path) -> String {
+/// file name). A PDF's title is often a form's boilerplate ("FORM 10-K",
+/// "UNITED STATES SECURITIES AND EXCHANGE COMMISSION") while its file
+/// name says what it is (`3M_2018_10K.pdf`): the file name's words follow
+/// its title when the title lacks some of them.
+pub fn search_title(title: &str, path: &Path, doc_type: Option<DocType>) -> String {
+    let words = file_name_words(&file_title(path));
     if title.is_empty() || title == file_title(path) {
-        file_name_words(&file_title(path))
+        return words;
+    }
+    let lower = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let in_title = lower(title);
+    let named = lower(&words).iter().all(|w| in_title.contains(w));
+    if doc_type.is_some_and(DocType::has_pages) && !named {
+        format!("{title} ({words})")
     } else {
         title.to_string()
     }
@@ -53,7 +69,7 @@ pub fn stored_chunks(
     tokens: &TokenCounter,
     max_tokens: usize,
 ) -> Vec<NewChunk> {
-    let title = search_title(&doc.title, path);
+    let title = search_title(&doc.title, path, doc.doc_type);
     doc.chunks
         .iter()
         .map(|c| {
@@ -77,10 +93,33 @@ pub fn stored_chunks(
                 context,
                 doc_title: title.clone(),
                 section: c.meta.section.clone().unwrap_or_default(),
-                terms: index_terms(&c.text),
+                terms: terms(c, doc.doc_type),
             }
         })
         .collect()
+}
+
+/// The extra keyword-indexed words of a chunk: the extra forms of its
+/// text, and the context it is embedded with where that says what the
+/// text means (a table piece's caption and header row). A code chunk's
+/// context is its class, whose words would rank every method of it.
+fn terms(c: &super::Chunk, doc_type: Option<DocType>) -> String {
+    let mut terms = index_terms(&c.text);
+    if let Some(ctx) = c
+        .context
+        .as_deref()
+        .filter(|_| doc_type != Some(DocType::Code))
+    {
+        for t in [ctx.to_string(), index_terms(ctx)] {
+            if !t.is_empty() {
+                if !terms.is_empty() {
+                    terms.push(' ');
+                }
+                terms.push_str(&t);
+            }
+        }
+    }
+    terms
 }
 
 /// Fills the headers, search titles and extra terms of chunks stored before
@@ -100,7 +139,7 @@ pub fn fill_missing_headers(
         after = last.id;
         let tx = db.begin_write()?;
         for c in &page {
-            let title = search_title(&c.title, Path::new(&c.path));
+            let title = search_title(&c.title, Path::new(&c.path), None);
             let section = (!c.section.is_empty()).then_some(c.section.as_str());
             let text_tokens = tokens.count(&c.text);
             let header = header(
@@ -218,7 +257,23 @@ mod tests {
 
     #[test]
     fn real_titles_are_kept() {
-        assert_eq!(search_title("SSH keys", Path::new("a/ssh.md")), "SSH keys");
-        assert_eq!(search_title("ssh.md", Path::new("a/ssh.md")), "ssh");
+        assert_eq!(
+            search_title("SSH keys", Path::new("a/ssh.md"), None),
+            "SSH keys"
+        );
+        assert_eq!(search_title("ssh.md", Path::new("a/ssh.md"), None), "ssh");
+        let pdf = Some(DocType::Pdf);
+        assert_eq!(
+            search_title("FORM 10-K", Path::new("/f/PEPSICO_2022_10K.pdf"), pdf),
+            "FORM 10-K (PEPSICO 2022 10K)"
+        );
+        assert_eq!(
+            search_title(
+                "Pepsico 2022 10K",
+                Path::new("/f/PEPSICO_2022_10K.pdf"),
+                pdf
+            ),
+            "Pepsico 2022 10K"
+        );
     }
 }

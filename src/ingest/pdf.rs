@@ -8,6 +8,7 @@
 
 pub mod engine;
 mod extract;
+mod furniture;
 mod glyphs;
 mod layout;
 pub mod ocr;
@@ -16,10 +17,12 @@ mod page;
 mod read;
 mod reading;
 mod settings;
+mod statement;
 mod tables;
 #[cfg(any(test, feature = "e2e"))]
 #[doc(hidden)]
 pub mod testpdf;
+mod text_shape;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! Searchable forms of fiscal years, quarters and numbers with thousands
 //! separators: `FY18` → `2018`, `Q3'19` and `3Q19` → `q3` and `2019`,
-//! `1,234,567` → `1234567`.
+//! `third quarter` → `q3`, `1,234,567` → `1234567`.
 //!
 //! A hand-written scanner rather than regexes: a one-shot `kb search`
 //! would spend a millisecond or two compiling them (Unicode tables and
@@ -9,6 +9,7 @@
 /// Calls `emit` with each extra form found in `text`: fiscal years first,
 /// then quarters (quarter, year), then separated numbers.
 pub fn forms(text: &str, mut emit: impl FnMut(String)) {
+    quarter_words(text, &mut emit);
     let b = text.as_bytes();
     if !b.iter().any(u8::is_ascii_digit) {
         return;
@@ -43,6 +44,29 @@ pub fn forms(text: &str, mut emit: impl FnMut(String)) {
             emit(text[i..end].replace(',', ""));
             from = end;
         }
+    }
+}
+
+/// `third quarter`, `3rd quarter` → `q3` (the form `Q3` and `3Q19` have).
+fn quarter_words(text: &str, emit: &mut impl FnMut(String)) {
+    const ORDINALS: [(&str, &str, char); 4] = [
+        ("first", "1st", '1'),
+        ("second", "2nd", '2'),
+        ("third", "3rd", '3'),
+        ("fourth", "4th", '4'),
+    ];
+    let mut prev = String::new();
+    for w in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let w = w.to_ascii_lowercase();
+        if w == "quarter" || w == "quarters" {
+            if let Some((_, _, n)) = ORDINALS.iter().find(|(a, b, _)| prev == *a || prev == *b) {
+                emit(format!("q{n}"));
+            }
+        }
+        prev = w;
     }
 }
 
@@ -139,6 +163,9 @@ mod tests {
         assert_eq!(all("3Q19 revenue"), ["q3", "2019"]);
         assert_eq!(all("q4 2020"), ["q4", "2020"]);
         assert!(all("Q5 2020").is_empty());
+        assert_eq!(all("the third quarter of 2019"), ["q3"]);
+        assert_eq!(all("1st Quarter results"), ["q1"]);
+        assert!(all("a quarter of the third").is_empty());
         assert!(all("Q3 201").is_empty());
     }
 

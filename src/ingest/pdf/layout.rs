@@ -7,9 +7,15 @@
 //! stay one line each, in a block of their own with the caption above
 //! them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
+use super::furniture::strip_running_lines;
 use super::page::{Line, Page};
+use super::statement::{caption, statement_line, statement_title};
+use super::text_shape::{
+    all_caps, ends_sentence, heading_text, join_lines, numbered_depth, starts_with_bullet,
+    title_case,
+};
 
 /// A paragraph or heading of a page.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,19 +59,71 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     let below_fonts = heading_sizes.len().min(5) as u8 + 1;
 
     let mut out: Vec<Block> = Vec::with_capacity(raw.len());
+    // The lines of the last two blocks of prose, for a statement's title.
+    let mut last_lines: [Vec<String>; 2] = Default::default();
+    // The page of the last statement title: the row groups under it
+    // ("Assets", "Current liabilities") are its subsections, not its
+    // siblings, on its page and the next.
+    let mut statement_page: Option<u32> = None;
     for (page, g) in raw {
         let ocr = pages[page as usize - 1].ocr;
         let size = mean_size(&g);
         if g.first().is_some_and(|l| l.table) {
             let rows: Vec<&str> = g.iter().map(|l| l.text.as_str()).collect();
             let mut text = rows.join("\n");
-            // The caption right above the table goes with it.
-            if let Some(prev) = out
-                .last_mut()
-                .filter(|b| b.page == page && !b.table && caption(&b.text))
+            // The caption right above the table goes with it: a `Table 3`
+            // line, or the short lines that title a statement
+            // ("CONSOLIDATED BALANCE SHEETS", "(Amounts in millions)"),
+            // whose title line heads the table as a heading.
+            // The units and dateline between a statement's title and its
+            // table ("(Amounts in millions)", "Years Ended December 31,")
+            // belong to the table.
+            let lead = statement_lead(&out, page);
+            if lead > 0 {
+                let lines: Vec<String> = out.drain(out.len() - lead..).map(|b| b.text).collect();
+                text = format!("{}\n{text}", lines.join("\n"));
+            } else if let Some(prev) = out
+                .last()
+                .filter(|b| b.page == page && !b.table && b.level.is_none())
             {
-                text = format!("{}\n{text}", prev.text);
-                out.pop();
+                if caption(&prev.text) {
+                    text = format!("{}\n{text}", prev.text);
+                    out.pop();
+                } else if let Some((title, rest)) = statement_title(&last_lines[1]) {
+                    let prev = out.pop().unwrap_or_else(|| unreachable!());
+                    statement_page = Some(page);
+                    out.push(Block {
+                        text: title,
+                        level: Some(below_fonts),
+                        ..prev
+                    });
+                    if !rest.is_empty() {
+                        text = format!("{rest}\n{text}");
+                    }
+                } else if prev.text.split_whitespace().count() <= 8 && out.len() >= 2 {
+                    // A dateline between the title and its table ("Years
+                    // Ended December 31,").
+                    let before = &out[out.len() - 2];
+                    if before.page == page && !before.table && before.level.is_none() {
+                        if let Some((title, rest)) = statement_title(&last_lines[0]) {
+                            let dateline = out.pop().unwrap_or_else(|| unreachable!());
+                            let block = out.pop().unwrap_or_else(|| unreachable!());
+                            statement_page = Some(page);
+                            out.push(Block {
+                                text: title,
+                                level: Some(below_fonts),
+                                ..block
+                            });
+                            let lead = [rest.as_str(), dateline.text.as_str()]
+                                .iter()
+                                .filter(|s| !s.is_empty())
+                                .copied()
+                                .collect::<Vec<_>>()
+                                .join("\n");
+                            text = format!("{lead}\n{text}");
+                        }
+                    }
+                }
             }
             out.push(Block {
                 page,
@@ -78,6 +136,40 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             continue;
         }
         let text = join_lines(&g);
+        last_lines.swap(0, 1);
+        last_lines[1] = g.iter().map(|l| l.text.clone()).collect();
+        // A financial statement's title heads what follows wherever its
+        // table starts: "CONSOLIDATED STATEMENTS OF OPERATIONS (Amounts in
+        // millions)", its units split off as text of their own.
+        if g.len() <= 2 {
+            if let Some((title, units)) = statement_line(&g[0].text) {
+                statement_page = Some(page);
+                out.push(Block {
+                    page,
+                    text: title,
+                    level: Some(below_fonts),
+                    size,
+                    table: false,
+                    ocr,
+                });
+                let rest: Vec<&str> = std::iter::once(units.as_str())
+                    .chain(g[1..].iter().map(|l| l.text.as_str()))
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                if !rest.is_empty() {
+                    out.push(Block {
+                        page,
+                        text: rest.join(" "),
+                        level: None,
+                        size,
+                        table: false,
+                        ocr,
+                    });
+                }
+                last_lines[1].clear();
+                continue;
+            }
+        }
         let bold = g.iter().all(|l| l.bold);
         let level = if g.len() > 2 || !heading_text(&text) {
             None
@@ -88,16 +180,23 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 .iter()
                 .position(|s| (s - size).abs() < 0.6)
                 .unwrap_or(0);
+            statement_page = None;
             Some(rank as u8 + 1)
         } else if g.len() > 1 {
             None
         } else if let Some(d) = numbered_depth(&text) {
             // Below every larger-font heading, nested by its numbering.
+            statement_page = None;
             Some(below_fonts - 1 + d)
         } else if text.starts_with(char::is_alphabetic)
             && (all_caps(&text) || title_case(&text) || (bold && short_line(&text)))
         {
-            Some(below_fonts)
+            let under_statement = statement_page.is_some_and(|p| page <= p + 1)
+                && !text.to_lowercase().starts_with("notes to");
+            if !under_statement {
+                statement_page = None;
+            }
+            Some(below_fonts + u8::from(under_statement))
         } else {
             None
         };
@@ -113,17 +212,27 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     out
 }
 
-/// A table's caption: `Table 3`, `TABLE 3.1:`, `Table A-2.`.
-fn caption(t: &str) -> bool {
-    let mut w = t.split_whitespace();
-    let first = w.next().unwrap_or("").trim_end_matches([':', '.']);
-    let second = w.next().unwrap_or("");
-    first.eq_ignore_ascii_case("table")
-        && second
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
-        && t.chars().count() <= 200
+/// How many short blocks at the end of `out` sit between a statement's
+/// title heading and the table starting on `page`: at most two, each of
+/// at most twelve words.
+fn statement_lead(out: &[Block], page: u32) -> usize {
+    for lead in 1..=2.min(out.len().saturating_sub(1)) {
+        let between = &out[out.len() - lead..];
+        let short = |b: &Block| {
+            b.page == page
+                && !b.table
+                && b.level.is_none()
+                && b.text.split_whitespace().count() <= 12
+        };
+        if !between.iter().all(short) {
+            return 0;
+        }
+        let title = &out[out.len() - lead - 1];
+        if title.page == page && title.level.is_some() && statement_line(&title.text).is_some() {
+            return lead;
+        }
+    }
+    0
 }
 
 /// A bold line short enough to be a heading rather than a bold sentence.
@@ -157,64 +266,6 @@ pub(super) fn body_size(pages: &[Vec<Line>]) -> f32 {
         .map(|(size, _)| size as f32 / 2.0)
         .filter(|s| *s > 0.0)
         .unwrap_or(10.0)
-}
-
-/// Drops running headers and footers (the same text, digits aside, at the
-/// top or bottom of at least half the pages) and bare page numbers.
-fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
-    fn key(t: &str) -> String {
-        t.chars()
-            .filter(|c| !c.is_whitespace())
-            .map(|c| if c.is_ascii_digit() { '#' } else { c })
-            .flat_map(char::to_lowercase)
-            .collect()
-    }
-    fn edge(i: usize, n: usize) -> bool {
-        i < 2 || i + 2 >= n
-    }
-    let with_text = pages.iter().filter(|p| !p.is_empty()).count();
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    for p in pages.iter() {
-        let mut seen = HashSet::new();
-        for (i, l) in p.iter().enumerate() {
-            if edge(i, p.len()) && seen.insert(key(&l.text)) {
-                *counts.entry(key(&l.text)).or_default() += 1;
-            }
-        }
-    }
-    for p in pages.iter_mut() {
-        let n = p.len();
-        let mut i = 0;
-        p.retain(|l| {
-            let at_edge = edge(i, n);
-            i += 1;
-            if !at_edge || l.size >= body * 1.12 {
-                return true;
-            }
-            let repeated = with_text >= 3 && {
-                let c = counts.get(&key(&l.text)).copied().unwrap_or(0);
-                c >= 3 && c * 2 >= with_text
-            };
-            !(repeated || page_number(&l.text))
-        });
-    }
-}
-
-/// "12", "xii", "- 12 -", "Page 12", "12 / 40", "Page 12 of 40".
-fn page_number(t: &str) -> bool {
-    let t = t.trim().to_lowercase();
-    let words: String = t
-        .chars()
-        .filter(|c| c.is_alphabetic())
-        .collect::<String>()
-        .replace("page", "")
-        .replace("of", "");
-    let digits = t.chars().filter(char::is_ascii_digit).count();
-    if digits > 0 && digits <= 8 && words.is_empty() && t.chars().count() <= 20 {
-        return true;
-    }
-    let roman = !t.is_empty() && t.len() <= 6 && t.chars().all(|c| "ivxlcdm".contains(c));
-    roman
 }
 
 /// Splits a page's lines into blocks.
@@ -269,216 +320,6 @@ fn right_edges(lines: &[Line]) -> Vec<f32> {
         .collect()
 }
 
-fn starts_with_bullet(t: &str) -> bool {
-    let mut cs = t.chars();
-    match cs.next() {
-        Some('•' | '◦' | '▪' | '▸' | '►' | '‣' | '∙' | '·') => true,
-        Some('-' | '*' | '–') => cs.next() == Some(' '),
-        _ => false,
-    }
-}
-
-/// Ends with `.`, `!`, `?`, `:` or `…`, closing quotes and brackets aside.
-pub(super) fn ends_sentence(t: &str) -> bool {
-    let t = t.trim_end_matches(|c: char| {
-        c.is_whitespace() || matches!(c, ')' | ']' | '"' | '\'' | '”' | '’' | '»')
-    });
-    matches!(t.chars().last(), Some('.' | '!' | '?' | ':' | '…'))
-}
-
-/// Joins wrapped lines with spaces; a word hyphenated at a line end
-/// (`infor-` + `mation`) is joined back.
-pub(super) fn join_lines(lines: &[&Line]) -> String {
-    let mut s = String::new();
-    for l in lines {
-        append_line(&mut s, &l.text);
-    }
-    collapse_leaders(&s)
-}
-
-/// Replaces dot leaders (`Results . . . . . 12`, four dots or more) with
-/// ` … `, so tables of contents do not fill chunks with dots.
-fn collapse_leaders(s: &str) -> String {
-    if !s.contains("....") && !s.contains(". . . .") {
-        return s.to_string();
-    }
-    let chars: Vec<char> = s.chars().collect();
-    let mut out = String::with_capacity(s.len());
-    let mut i = 0;
-    while i < chars.len() {
-        if chars[i] == '.' {
-            let mut j = i;
-            let mut dots = 0;
-            while j < chars.len() && (chars[j] == '.' || chars[j] == ' ') {
-                dots += usize::from(chars[j] == '.');
-                j += 1;
-            }
-            if dots >= 4 {
-                let trimmed = out.trim_end().len();
-                out.truncate(trimmed);
-                out.push_str(" … ");
-                i = j;
-                continue;
-            }
-        }
-        out.push(chars[i]);
-        i += 1;
-    }
-    out
-}
-
-/// Appends `next` to a paragraph as the following line.
-pub(super) fn append_line(s: &mut String, next: &str) {
-    let next = next.trim();
-    if next.is_empty() {
-        return;
-    }
-    if s.is_empty() {
-        s.push_str(next);
-        return;
-    }
-    if s.ends_with('\u{ad}') {
-        s.pop();
-        s.push_str(next);
-        return;
-    }
-    let next_lower = next.chars().next().is_some_and(char::is_lowercase);
-    if s.ends_with('-') && next_lower {
-        let before = s[..s.len() - 1].chars().last();
-        if before.is_some_and(char::is_alphabetic) {
-            s.pop();
-            s.push_str(next);
-            return;
-        }
-    }
-    s.push(' ');
-    s.push_str(next);
-}
-
-/// Whether a block's text could be a heading: short, starts with a capital
-/// or a number, no final period, mostly letters, not a caption or a table
-/// of contents entry.
-pub(super) fn heading_text(t: &str) -> bool {
-    let t = t.trim();
-    let n = t.chars().count();
-    if !(2..=120).contains(&n) || t.split_whitespace().count() > 16 {
-        return false;
-    }
-    let first = t.chars().next().unwrap_or(' ');
-    if first.is_lowercase() || !(first.is_alphanumeric() || first == '§') {
-        return false;
-    }
-    if matches!(t.chars().last(), Some('.' | ',' | ';' | ':' | '-')) {
-        return false;
-    }
-    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
-    let visible = t.chars().filter(|c| !c.is_whitespace()).count();
-    if letters < 2 || letters * 2 < visible {
-        return false;
-    }
-    if t.contains("...") || t.contains(" … ") || t.contains('@') || t.contains("://") {
-        return false;
-    }
-    // Code, markup and formulas are not headings.
-    if t.contains(['\\', '{', '}', '<', '>', '=', '$', '|', '%', ';']) {
-        return false;
-    }
-    // A numbered line ending in a number is a table of contents entry.
-    let numbered_start = t
-        .split_whitespace()
-        .next()
-        .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit() || c == '.'));
-    let number_end = t
-        .split_whitespace()
-        .last()
-        .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()));
-    if numbered_start && number_end {
-        return false;
-    }
-    let mut words = t.split_whitespace();
-    let w0 = words.next().unwrap_or("").to_lowercase();
-    let w1 = words.next().unwrap_or("");
-    let caption = matches!(
-        w0.trim_end_matches(['.', ':']),
-        "figure" | "fig" | "table" | "listing" | "algorithm" | "equation"
-    ) && w1.chars().next().is_some_and(|c| c.is_ascii_digit());
-    !caption
-}
-
-/// The depth of a numbered heading: `2` → 1, `2.3` → 2, `2.3.1.` → 3,
-/// `A.` / `IV.` / `Chapter 3` → 1. A number at the end (a table of
-/// contents entry) disqualifies.
-pub(super) fn numbered_depth(t: &str) -> Option<u8> {
-    let t = t.trim();
-    let (num, rest) = t.split_once(char::is_whitespace)?;
-    let rest = rest.trim_start();
-    let lower = num.to_lowercase();
-    if matches!(lower.as_str(), "chapter" | "part" | "appendix" | "section") {
-        let next = rest.split_whitespace().next()?;
-        let next = next.trim_end_matches(['.', ':']);
-        let ok = next.chars().all(|c| c.is_ascii_digit())
-            || next.chars().all(|c| "IVXLC".contains(c))
-            || (next.len() == 1 && next.chars().all(|c| c.is_ascii_uppercase()));
-        return (ok && !next.is_empty()).then_some(1);
-    }
-    if !rest.chars().next().is_some_and(char::is_uppercase) {
-        return None;
-    }
-    if rest.chars().last().is_some_and(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    let stem = num.trim_end_matches('.');
-    if stem.is_empty() {
-        return None;
-    }
-    let parts: Vec<&str> = stem.split('.').collect();
-    if parts
-        .iter()
-        .all(|p| (1..=2).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit()))
-    {
-        return Some(parts.len().min(6) as u8);
-    }
-    let dotted = num.ends_with('.');
-    let letter = stem.len() == 1 && stem.chars().all(|c| c.is_ascii_uppercase());
-    let roman = stem.len() <= 5 && stem.chars().all(|c| "IVXLC".contains(c));
-    ((letter || roman) && dotted).then_some(1)
-}
-
-/// Every letter upper-case, at least four of them.
-pub(super) fn all_caps(t: &str) -> bool {
-    let letters: Vec<char> = t.chars().filter(|c| c.is_alphabetic()).collect();
-    letters.len() >= 4
-        && letters.iter().all(|c| !c.is_lowercase())
-        && t.split_whitespace().count() <= 10
-}
-
-/// Every significant word capitalised ("Results and Discussion").
-pub(super) fn title_case(t: &str) -> bool {
-    const SMALL: &[&str] = &[
-        "a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "of", "on", "or",
-        "per", "the", "to", "vs", "via", "with", "without", "over", "under", "is", "are",
-    ];
-    let words: Vec<&str> = t.split_whitespace().collect();
-    if words.is_empty() || words.len() > 10 {
-        return false;
-    }
-    let mut significant = 0;
-    for w in words {
-        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-        let Some(first) = w.chars().next() else {
-            continue;
-        };
-        if !first.is_alphabetic() || SMALL.contains(&w.to_lowercase().as_str()) {
-            continue;
-        }
-        if first.is_lowercase() {
-            return false;
-        }
-        significant += 1;
-    }
-    significant >= 1
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -498,65 +339,6 @@ mod tests {
     /// Body lines 11 pt, full width to x=540.
     fn body(text: &str, y: f32, gap: bool) -> Line {
         line(text, 11.0, 72.0, 540.0, y, gap)
-    }
-
-    #[test]
-    fn heading_detection_rules() {
-        for h in [
-            "2.3 Results",
-            "1 Introduction",
-            "INSTALLATION NOTES",
-            "Results and Discussion",
-            "Chapter 3",
-            "A. Proofs",
-            "IV. Evaluation",
-            "Why Search?",
-        ] {
-            assert!(heading_text(h), "{h}");
-            assert!(
-                numbered_depth(h).is_some() || all_caps(h) || title_case(h),
-                "{h}"
-            );
-        }
-        for not in [
-            "This sentence ends with a period.",
-            "the lower-case start of a line",
-            "Figure 3 Distribution of latencies",
-            "Table 2 Results",
-            "1.2 Results . . . . . . 14",
-            "12345 67890",
-            "see http://example.com",
-            "18 \\RecordChanges",
-            "1 Introduction 2",
-            "x = f(y)",
-        ] {
-            let h = heading_text(not) && (numbered_depth(not).is_some() || title_case(not));
-            assert!(!h, "{not}");
-        }
-        assert_eq!(numbered_depth("2.3 Results"), Some(2));
-        assert_eq!(numbered_depth("2.3.1. Fine Print"), Some(3));
-        assert_eq!(numbered_depth("3 Methods"), Some(1));
-        assert_eq!(numbered_depth("1.2 Results 14"), None, "a TOC entry");
-        assert_eq!(numbered_depth("A Study of Things"), None);
-        assert!(!title_case("Results were good"));
-        assert!(title_case("Installing the Tools"));
-        assert!(!all_caps("USA"), "too short to be a heading by case alone");
-    }
-
-    #[test]
-    fn wrapped_lines_join_and_hyphens_are_undone() {
-        let a = body("The quick extrac-", 100.0, false);
-        let b = body("tion of text and a well-", 114.0, false);
-        let c = body("Known name.", 128.0, false);
-        assert_eq!(
-            join_lines(&[&a, &b, &c]),
-            "The quick extraction of text and a well- Known name."
-        );
-        let toc = body("3.1 Package Options . . . . . . . . 3", 100.0, false);
-        assert_eq!(join_lines(&[&toc]), "3.1 Package Options … 3");
-        let mut s = "soft\u{ad}".to_string();
-        append_line(&mut s, "hyphen");
-        assert_eq!(s, "softhyphen");
     }
 
     #[test]
@@ -680,7 +462,133 @@ mod tests {
         assert!(b.iter().all(|b| b.text.parse::<u32>().is_err()), "{b:#?}");
         assert_eq!(b.len(), 4);
         assert_eq!(b[3].page, 4);
-        assert!(page_number("Page 3 of 10") && page_number("- 4 -") && page_number("xii"));
-        assert!(!page_number("Chapter 2") && !page_number("Version 2.0 notes"));
+    }
+
+    /// A running header on a quarter of the pages is dropped; one on two
+    /// pages of forty is not.
+    #[test]
+    fn running_lines_on_a_tenth_of_the_pages_are_dropped() {
+        let pages: Vec<Page> = (1..=40)
+            .map(|i| {
+                let mut lines = Vec::new();
+                if i % 4 == 0 {
+                    lines.push(line(
+                        "Notes to Financial Statements (continued)",
+                        9.0,
+                        72.0,
+                        300.0,
+                        30.0,
+                        false,
+                    ));
+                }
+                if i <= 2 {
+                    lines.push(line(
+                        "Selected Quarterly Data",
+                        9.0,
+                        72.0,
+                        300.0,
+                        44.0,
+                        false,
+                    ));
+                }
+                lines.push(body(
+                    &format!("Page {i} says something of its own."),
+                    100.0,
+                    true,
+                ));
+                Page {
+                    lines,
+                    ..Page::default()
+                }
+            })
+            .collect();
+        let b = blocks(&pages);
+        assert!(
+            b.iter().all(|b| !b.text.contains("Notes to Financial")),
+            "{b:#?}"
+        );
+        assert!(b.iter().any(|b| b.text.contains("Selected Quarterly Data")));
+    }
+
+    /// The lines that title a statement go with its table: the title as a
+    /// heading, the company and units as the table's caption.
+    #[test]
+    fn a_statement_title_heads_its_table() {
+        let row = |t: &str, y: f32| Line {
+            table: true,
+            ..line(t, 9.0, 72.0, 400.0, y, false)
+        };
+        let pages = vec![Page {
+            lines: vec![
+                body("The notes follow the statements below.", 60.0, true),
+                line("CONSOLIDATED BALANCE SHEETS", 9.0, 72.0, 250.0, 90.0, true),
+                line("(Amounts in millions)", 9.0, 72.0, 200.0, 102.0, false),
+                row("At December 31 | 2019 | 2018", 120.0),
+                row("Cash | $5,794 | $4,225", 132.0),
+                row("Total assets | $19,845 | $17,890", 144.0),
+            ],
+            ..Page::default()
+        }];
+        let b = blocks(&pages);
+        let title = b
+            .iter()
+            .position(|b| b.text == "CONSOLIDATED BALANCE SHEETS")
+            .unwrap();
+        assert!(b[title].level.is_some(), "{b:#?}");
+        assert!(b[title + 1].table, "{b:#?}");
+        assert!(
+            b[title + 1].text.starts_with("(Amounts in millions)\n"),
+            "{b:#?}"
+        );
+    }
+
+    /// The row groups of a statement ("Assets", "Liabilities") are its
+    /// subsections; the notes after it are not.
+    #[test]
+    fn headings_inside_a_statement_nest_under_its_title() {
+        let row = |t: &str, y: f32| Line {
+            table: true,
+            ..line(t, 9.0, 72.0, 400.0, y, false)
+        };
+        let pages = vec![
+            Page {
+                lines: vec![
+                    line("CONSOLIDATED BALANCE SHEETS", 9.0, 72.0, 250.0, 90.0, true),
+                    row("At December 31 | 2017 | 2016", 120.0),
+                    line("Assets", 9.0, 72.0, 120.0, 140.0, true),
+                    row("Cash | $2,822 | $1,467", 152.0),
+                    line("Liabilities and Equity", 9.0, 72.0, 200.0, 170.0, true),
+                    row("Total current liabilities | 5,466 | 4,587", 182.0),
+                ],
+                ..Page::default()
+            },
+            Page {
+                lines: vec![
+                    line(
+                        "NOTES TO CONSOLIDATED FINANCIAL STATEMENTS",
+                        9.0,
+                        72.0,
+                        300.0,
+                        90.0,
+                        true,
+                    ),
+                    body(
+                        "The notes begin here and say something long enough.",
+                        110.0,
+                        true,
+                    ),
+                ],
+                ..Page::default()
+            },
+        ];
+        let b = blocks(&pages);
+        let level = |t: &str| b.iter().find(|b| b.text == t).and_then(|b| b.level);
+        let title = level("CONSOLIDATED BALANCE SHEETS").expect("a heading");
+        assert_eq!(level("Assets"), Some(title + 1), "{b:#?}");
+        assert_eq!(level("Liabilities and Equity"), Some(title + 1));
+        assert_eq!(
+            level("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS"),
+            Some(title)
+        );
     }
 }

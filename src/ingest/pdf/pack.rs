@@ -4,8 +4,9 @@
 //! fits, else cut between rows with its caption and header row repeated
 //! at the top of each piece.
 
-use super::layout::{self, Block};
+use super::layout::Block;
 use super::tables::CELL_SEPARATOR;
+use super::text_shape;
 use crate::embed::TokenCounter;
 use crate::ingest::split::{split_text, Piece};
 use crate::ingest::{Chunk, ChunkContext};
@@ -39,9 +40,9 @@ fn paragraphs(blocks: &[Block]) -> Vec<Para> {
                 && !b.table
                 && !prev.table
                 && prev.page_end + 1 == b.page
-                && !layout::ends_sentence(&prev.text);
+                && !text_shape::ends_sentence(&prev.text);
             if continues {
-                layout::append_line(&mut prev.text, &b.text);
+                text_shape::append_line(&mut prev.text, &b.text);
                 prev.page_end = b.page;
                 prev.ocr |= b.ocr;
                 continue;
@@ -180,15 +181,20 @@ pub(super) fn hierarchy(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec
             } else {
                 text.push_str(&p.text);
                 split_text(&text, max, overlap, tokens)
+                    .into_iter()
+                    .map(|piece| (piece, None))
+                    .collect()
             };
-            for piece in pieces {
-                out.push(chunk(
+            for (piece, context) in pieces {
+                let mut c = chunk(
                     piece.text,
                     piece.tokens,
                     label.clone(),
                     (p.page, p.page_end),
                     p.ocr || cur.ocr,
-                ));
+                );
+                c.context = context;
+                out.push(c);
             }
             cur = Pending::default();
             continue;
@@ -236,11 +242,19 @@ pub(super) fn fixed(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chu
     out
 }
 
-/// A table too big for one chunk, cut between rows: each piece starts with
-/// `lead` (headings waiting for their text), the caption and the header
-/// row, so every piece says what its numbers are; a row too big alone is
+/// A table too big for one chunk, cut between rows. The first piece is the
+/// table's start as on the page (`lead`, the headings waiting for their
+/// text, then the caption and the header row); every later piece holds
+/// only its own rows, with the caption and header row as its context,
+/// embedded and keyword-indexed with it, so each piece says what its
+/// numbers are while its text stays the page's own. A row too big alone is
 /// split like prose.
-fn split_table(lead: &str, table: &str, max: usize, tokens: &TokenCounter) -> Vec<Piece> {
+fn split_table(
+    lead: &str,
+    table: &str,
+    max: usize,
+    tokens: &TokenCounter,
+) -> Vec<(Piece, Option<String>)> {
     let rows: Vec<&str> = table.lines().filter(|r| !r.trim().is_empty()).collect();
     let header_at = rows.iter().position(|r| r.contains(CELL_SEPARATOR));
     let head_end = header_at.map_or(0, |h| h + 1);
@@ -254,15 +268,23 @@ fn split_table(lead: &str, table: &str, max: usize, tokens: &TokenCounter) -> Ve
         // A header as big as the table: no room to repeat it.
         head_text.clear();
     }
+    // What later pieces are embedded with: the caption and header row.
+    let context = (!head_text.is_empty()).then(|| rows[..head_end].join("\n"));
     let head_tokens = tokens.count(&head_text);
-    let mut out: Vec<Piece> = Vec::new();
+    let mut out: Vec<(Piece, Option<String>)> = Vec::new();
     let mut cur: Vec<&str> = Vec::new();
     let mut cur_tokens = head_tokens;
-    let emit = |cur: &mut Vec<&str>, out: &mut Vec<Piece>| {
+    let emit = |cur: &mut Vec<&str>, out: &mut Vec<(Piece, Option<String>)>| {
         if cur.is_empty() {
             return;
         }
-        let mut text = head_text.clone();
+        // The first piece starts as the table does on the page.
+        let first = out.is_empty();
+        let mut text = if first {
+            head_text.clone()
+        } else {
+            String::new()
+        };
         for r in cur.drain(..) {
             if !text.is_empty() {
                 text.push('\n');
@@ -270,7 +292,8 @@ fn split_table(lead: &str, table: &str, max: usize, tokens: &TokenCounter) -> Ve
             text.push_str(r);
         }
         let n = tokens.count(&text);
-        out.push(Piece { text, tokens: n });
+        let ctx = if first { None } else { context.clone() };
+        out.push((Piece { text, tokens: n }, ctx));
     };
     let body = if head_text.is_empty() {
         &rows[..]
@@ -282,7 +305,9 @@ fn split_table(lead: &str, table: &str, max: usize, tokens: &TokenCounter) -> Ve
         if head_tokens + n > max {
             emit(&mut cur, &mut out);
             cur_tokens = head_tokens;
-            out.extend(split_text(row, max, 0, tokens));
+            for piece in split_text(row, max, 0, tokens) {
+                out.push((piece, context.clone()));
+            }
             continue;
         }
         if cur_tokens + n > max {
@@ -295,10 +320,13 @@ fn split_table(lead: &str, table: &str, max: usize, tokens: &TokenCounter) -> Ve
     emit(&mut cur, &mut out);
     if out.is_empty() && !head_text.is_empty() {
         let n = tokens.count(&head_text);
-        out.push(Piece {
-            text: head_text,
-            tokens: n,
-        });
+        out.push((
+            Piece {
+                text: head_text,
+                tokens: n,
+            },
+            None,
+        ));
     }
     out
 }

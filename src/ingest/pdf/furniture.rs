@@ -1,0 +1,92 @@
+//! Page furniture: running headers and footers and page numbers, which
+//! repeat on many pages and would otherwise become the text or the
+//! section of every chunk under them.
+
+use std::collections::{HashMap, HashSet};
+
+use super::page::Line;
+
+/// Drops running headers and footers and bare page numbers. A running
+/// line is the same text, digits aside, among the first three or last two
+/// lines of at least a tenth of the pages (and of three): a filing repeats
+/// "Table of Contents" or "Notes to Consolidated Financial Statements
+/// (continued)" on a quarter of its pages, and as body text or headings
+/// they would cite every page under them. Table rows stay: a header row
+/// repeated on every page of a long table is what its numbers mean.
+pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
+    fn key(t: &str) -> String {
+        t.chars()
+            .filter(|c| !c.is_whitespace())
+            .map(|c| if c.is_ascii_digit() { '#' } else { c })
+            .flat_map(char::to_lowercase)
+            .collect()
+    }
+    fn edge(i: usize, n: usize) -> bool {
+        i < 3 || i + 2 >= n
+    }
+    let with_text = pages.iter().filter(|p| !p.is_empty()).count();
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for p in pages.iter() {
+        let mut seen = HashSet::new();
+        for (i, l) in p.iter().enumerate() {
+            if edge(i, p.len()) && seen.insert(key(&l.text)) {
+                *counts.entry(key(&l.text)).or_default() += 1;
+            }
+        }
+    }
+    for p in pages.iter_mut() {
+        let n = p.len();
+        let mut i = 0;
+        p.retain(|l| {
+            let at_edge = edge(i, n);
+            i += 1;
+            if !at_edge || l.size >= body * 1.12 || l.table {
+                return true;
+            }
+            let repeated = with_text >= 3 && {
+                let c = counts.get(&key(&l.text)).copied().unwrap_or(0);
+                c >= 3 && c * 10 >= with_text
+            };
+            !(repeated || page_number(&l.text))
+        });
+    }
+}
+
+/// "12", "xii", "- 12 -", "Page 12", "12 / 40", "Page 12 of 40", and the
+/// numbered pages of a filing's parts: "F-4", "A-12", "S-3".
+fn page_number(t: &str) -> bool {
+    let t = t.trim().to_lowercase();
+    if let Some((prefix, n)) = t.split_once('-') {
+        if (1..=2).contains(&prefix.len())
+            && prefix.chars().all(|c| c.is_ascii_alphabetic())
+            && (1..=4).contains(&n.len())
+            && n.chars().all(|c| c.is_ascii_digit())
+        {
+            return true;
+        }
+    }
+    let words: String = t
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .collect::<String>()
+        .replace("page", "")
+        .replace("of", "");
+    let digits = t.chars().filter(char::is_ascii_digit).count();
+    if digits > 0 && digits <= 8 && words.is_empty() && t.chars().count() <= 20 {
+        return true;
+    }
+    let roman = !t.is_empty() && t.len() <= 6 && t.chars().all(|c| "ivxlcdm".contains(c));
+    roman
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_numbers_in_their_forms() {
+        assert!(page_number("Page 3 of 10") && page_number("- 4 -") && page_number("xii"));
+        assert!(page_number("F-4") && page_number("A-12") && !page_number("COVID-19"));
+        assert!(!page_number("Chapter 2") && !page_number("Version 2.0 notes"));
+    }
+}

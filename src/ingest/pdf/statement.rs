@@ -1,0 +1,134 @@
+//! The titles of financial statements and tables: the line that names a
+//! statement ("CONSOLIDATED BALANCE SHEETS (In millions)") heads the
+//! table under it, so a row of numbers is found under the statement's
+//! name and cited at its page.
+
+use super::text_shape::{all_caps, heading_text, title_case};
+
+/// A table's caption: `Table 3`, `TABLE 3.1:`, `Table A-2.`.
+pub(super) fn caption(t: &str) -> bool {
+    let mut w = t.split_whitespace();
+    let first = w.next().unwrap_or("").trim_end_matches([':', '.']);
+    let second = w.next().unwrap_or("");
+    first.eq_ignore_ascii_case("table")
+        && second
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+        && t.chars().count() <= 200
+}
+
+/// The title of the statement or schedule a block of `lines` introduces,
+/// with the rest of the block (company, period, units): one of its first
+/// three lines names a statement, table, schedule or summary in title case
+/// or capitals ("Consolidated Statement of Cash Flows", "CONSOLIDATED
+/// BALANCE SHEETS", "Selected Financial Data"), and the block is short.
+pub(super) fn statement_title(lines: &[String]) -> Option<(String, String)> {
+    const NAMES: &[&str] = &[
+        "statement",
+        "statements",
+        "balance",
+        "sheet",
+        "sheets",
+        "table",
+        "schedule",
+        "summary",
+        "results",
+        "data",
+        "information",
+        "reconciliation",
+        "income",
+        "operations",
+        "flows",
+        "equity",
+        "earnings",
+    ];
+    if lines.len() > 6
+        || lines
+            .iter()
+            .map(|l| l.split_whitespace().count())
+            .sum::<usize>()
+            > 60
+    {
+        return None;
+    }
+    // A title may carry its units: "CONSOLIDATED BALANCE SHEETS (In
+    // thousands)".
+    let core = |l: &str| -> (String, String) {
+        match l.find(" (") {
+            Some(i) => (l[..i].trim().to_string(), l[i..].trim().to_string()),
+            None => (l.trim().to_string(), String::new()),
+        }
+    };
+    let at = lines.iter().take(3).position(|l| {
+        let (t, _) = core(l);
+        let names = t.split_whitespace().any(|w| {
+            let w = w
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            NAMES.contains(&w.as_str())
+        });
+        names && (all_caps(&t) || title_case(&t)) && heading_text(&t)
+    })?;
+    let (title, units) = core(&lines[at]);
+    let mut rest: Vec<&str> = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if i == at {
+            if !units.is_empty() {
+                rest.push(&units);
+            }
+        } else {
+            rest.push(l);
+        }
+    }
+    Some((title, rest.join(" ")))
+}
+
+/// A line that titles a financial statement, with its units split off:
+/// "Consolidated Balance Sheets", "CONSOLIDATED STATEMENTS OF CASH FLOWS
+/// (In millions)". Only the words statements are named by count here; a
+/// table's own title is found by its table (`statement_title`).
+pub(super) fn statement_line(line: &str) -> Option<(String, String)> {
+    let (core, units) = match line.find(" (") {
+        Some(i) => (line[..i].trim(), line[i..].trim()),
+        None => (line.trim(), ""),
+    };
+    let lower = core.to_lowercase();
+    let names = lower.contains("statement of")
+        || lower.contains("statements of")
+        || lower.contains("balance sheet");
+    let styled = all_caps(core) || title_case(core);
+    (names && styled && heading_text(core) && core.split_whitespace().count() <= 10)
+        .then(|| (core.to_string(), units.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statement_titles_and_their_units() {
+        assert_eq!(
+            statement_title(&[
+                "Consolidated Statement of Cash Flows".into(),
+                "PepsiCo, Inc.".into()
+            ]),
+            Some((
+                "Consolidated Statement of Cash Flows".into(),
+                "PepsiCo, Inc.".into()
+            ))
+        );
+        assert_eq!(statement_title(&["The company grew.".into()]), None);
+        assert_eq!(
+            statement_title(&["CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)".into()]),
+            Some((
+                "CONSOLIDATED STATEMENTS OF OPERATIONS".into(),
+                "(in millions)".into()
+            ))
+        );
+
+        assert!(statement_line("Consolidated Statements of Cash Flows (In millions)").is_some());
+        assert!(statement_line("Notes to Consolidated Financial Statements").is_none());
+        assert!(caption("Table 3.1: Results") && !caption("Tablespoons of sugar"));
+    }
+}

@@ -1,0 +1,322 @@
+//! What a line's text looks like (a heading, a sentence's end, a bullet,
+//! a date) and how wrapped lines join back into a paragraph.
+
+use super::page::Line;
+
+pub(super) fn starts_with_bullet(t: &str) -> bool {
+    let mut cs = t.chars();
+    match cs.next() {
+        Some('•' | '◦' | '▪' | '▸' | '►' | '‣' | '∙' | '·') => true,
+        Some('-' | '*' | '–') => cs.next() == Some(' '),
+        _ => false,
+    }
+}
+
+/// Ends with `.`, `!`, `?`, `:` or `…`, closing quotes and brackets aside.
+pub(super) fn ends_sentence(t: &str) -> bool {
+    let t = t.trim_end_matches(|c: char| {
+        c.is_whitespace() || matches!(c, ')' | ']' | '"' | '\'' | '”' | '’' | '»')
+    });
+    matches!(t.chars().last(), Some('.' | '!' | '?' | ':' | '…'))
+}
+
+/// Joins wrapped lines with spaces; a word hyphenated at a line end
+/// (`infor-` + `mation`) is joined back.
+pub(super) fn join_lines(lines: &[&Line]) -> String {
+    let mut s = String::new();
+    for l in lines {
+        append_line(&mut s, &l.text);
+    }
+    collapse_leaders(&s)
+}
+
+/// Replaces dot leaders (`Results . . . . . 12`, four dots or more) with
+/// ` … `, so tables of contents do not fill chunks with dots.
+pub(super) fn collapse_leaders(s: &str) -> String {
+    if !s.contains("....") && !s.contains(". . . .") {
+        return s.to_string();
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '.' {
+            let mut j = i;
+            let mut dots = 0;
+            while j < chars.len() && (chars[j] == '.' || chars[j] == ' ') {
+                dots += usize::from(chars[j] == '.');
+                j += 1;
+            }
+            if dots >= 4 {
+                let trimmed = out.trim_end().len();
+                out.truncate(trimmed);
+                out.push_str(" … ");
+                i = j;
+                continue;
+            }
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+/// Appends `next` to a paragraph as the following line.
+pub(super) fn append_line(s: &mut String, next: &str) {
+    let next = next.trim();
+    if next.is_empty() {
+        return;
+    }
+    if s.is_empty() {
+        s.push_str(next);
+        return;
+    }
+    if s.ends_with('\u{ad}') {
+        s.pop();
+        s.push_str(next);
+        return;
+    }
+    let next_lower = next.chars().next().is_some_and(char::is_lowercase);
+    if s.ends_with('-') && next_lower {
+        let before = s[..s.len() - 1].chars().last();
+        if before.is_some_and(char::is_alphabetic) {
+            s.pop();
+            s.push_str(next);
+            return;
+        }
+    }
+    s.push(' ');
+    s.push_str(next);
+}
+
+/// Whether a block's text could be a heading: short, starts with a capital
+/// or a number, no final period, mostly letters, not a caption or a table
+/// of contents entry.
+pub(super) fn heading_text(t: &str) -> bool {
+    let t = t.trim();
+    let n = t.chars().count();
+    if !(2..=120).contains(&n) || t.split_whitespace().count() > 16 {
+        return false;
+    }
+    let first = t.chars().next().unwrap_or(' ');
+    if first.is_lowercase() || !(first.is_alphanumeric() || first == '§') {
+        return false;
+    }
+    if matches!(t.chars().last(), Some('.' | ',' | ';' | ':' | '-')) {
+        return false;
+    }
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    let visible = t.chars().filter(|c| !c.is_whitespace()).count();
+    if letters < 2 || letters * 2 < visible {
+        return false;
+    }
+    if t.contains("...") || t.contains(" … ") || t.contains('@') || t.contains("://") {
+        return false;
+    }
+    if is_date(t) {
+        return false;
+    }
+    // Code, markup and formulas are not headings.
+    if t.contains(['\\', '{', '}', '<', '>', '=', '$', '|', '%', ';']) {
+        return false;
+    }
+    // A numbered line ending in a number is a table of contents entry.
+    let numbered_start = t
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    let number_end = t
+        .split_whitespace()
+        .last()
+        .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()));
+    if numbered_start && number_end {
+        return false;
+    }
+    let mut words = t.split_whitespace();
+    let w0 = words.next().unwrap_or("").to_lowercase();
+    let w1 = words.next().unwrap_or("");
+    let caption = matches!(
+        w0.trim_end_matches(['.', ':']),
+        "figure" | "fig" | "table" | "listing" | "algorithm" | "equation"
+    ) && w1.chars().next().is_some_and(|c| c.is_ascii_digit());
+    !caption
+}
+
+/// A date on a line of its own ("February 27, 2019", "June 2021"): the
+/// dateline of a signature or a report, not a heading.
+pub(super) fn is_date(t: &str) -> bool {
+    const MONTHS: &[&str] = &[
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let words: Vec<String> = t
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    words.len() <= 3
+        && words.first().is_some_and(|w| MONTHS.contains(&w.as_str()))
+        && words[1..]
+            .iter()
+            .all(|w| w.chars().all(|c| c.is_ascii_digit()))
+        && words.len() >= 2
+}
+
+/// The depth of a numbered heading: `2` → 1, `2.3` → 2, `2.3.1.` → 3,
+/// `A.` / `IV.` / `Chapter 3` → 1. A number at the end (a table of
+/// contents entry) disqualifies.
+pub(super) fn numbered_depth(t: &str) -> Option<u8> {
+    let t = t.trim();
+    let (num, rest) = t.split_once(char::is_whitespace)?;
+    let rest = rest.trim_start();
+    let lower = num.to_lowercase();
+    if matches!(lower.as_str(), "chapter" | "part" | "appendix" | "section") {
+        let next = rest.split_whitespace().next()?;
+        let next = next.trim_end_matches(['.', ':']);
+        let ok = next.chars().all(|c| c.is_ascii_digit())
+            || next.chars().all(|c| "IVXLC".contains(c))
+            || (next.len() == 1 && next.chars().all(|c| c.is_ascii_uppercase()));
+        return (ok && !next.is_empty()).then_some(1);
+    }
+    if !rest.chars().next().is_some_and(char::is_uppercase) {
+        return None;
+    }
+    if rest.chars().last().is_some_and(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let stem = num.trim_end_matches('.');
+    if stem.is_empty() {
+        return None;
+    }
+    let parts: Vec<&str> = stem.split('.').collect();
+    if parts
+        .iter()
+        .all(|p| (1..=2).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit()))
+    {
+        return Some(parts.len().min(6) as u8);
+    }
+    let dotted = num.ends_with('.');
+    let letter = stem.len() == 1 && stem.chars().all(|c| c.is_ascii_uppercase());
+    let roman = stem.len() <= 5 && stem.chars().all(|c| "IVXLC".contains(c));
+    ((letter || roman) && dotted).then_some(1)
+}
+
+/// Every letter upper-case, at least four of them.
+pub(super) fn all_caps(t: &str) -> bool {
+    let letters: Vec<char> = t.chars().filter(|c| c.is_alphabetic()).collect();
+    letters.len() >= 4
+        && letters.iter().all(|c| !c.is_lowercase())
+        && t.split_whitespace().count() <= 10
+}
+
+/// Every significant word capitalised ("Results and Discussion").
+pub(super) fn title_case(t: &str) -> bool {
+    const SMALL: &[&str] = &[
+        "a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "of", "on", "or",
+        "per", "the", "to", "vs", "via", "with", "without", "over", "under", "is", "are",
+    ];
+    let words: Vec<&str> = t.split_whitespace().collect();
+    if words.is_empty() || words.len() > 10 {
+        return false;
+    }
+    let mut significant = 0;
+    for w in words {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let Some(first) = w.chars().next() else {
+            continue;
+        };
+        if !first.is_alphabetic() || SMALL.contains(&w.to_lowercase().as_str()) {
+            continue;
+        }
+        if first.is_lowercase() {
+            return false;
+        }
+        significant += 1;
+    }
+    significant >= 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(text: &str) -> Line {
+        Line {
+            text: text.into(),
+            size: 11.0,
+            x: 72.0,
+            end: 540.0,
+            ..Line::default()
+        }
+    }
+    #[test]
+    fn heading_detection_rules() {
+        for h in [
+            "2.3 Results",
+            "1 Introduction",
+            "INSTALLATION NOTES",
+            "Results and Discussion",
+            "Chapter 3",
+            "A. Proofs",
+            "IV. Evaluation",
+            "Why Search?",
+        ] {
+            assert!(heading_text(h), "{h}");
+            assert!(
+                numbered_depth(h).is_some() || all_caps(h) || title_case(h),
+                "{h}"
+            );
+        }
+        for not in [
+            "This sentence ends with a period.",
+            "the lower-case start of a line",
+            "Figure 3 Distribution of latencies",
+            "Table 2 Results",
+            "1.2 Results . . . . . . 14",
+            "12345 67890",
+            "see http://example.com",
+            "18 \\RecordChanges",
+            "1 Introduction 2",
+            "x = f(y)",
+        ] {
+            let h = heading_text(not) && (numbered_depth(not).is_some() || title_case(not));
+            assert!(!h, "{not}");
+        }
+        assert_eq!(numbered_depth("2.3 Results"), Some(2));
+        assert_eq!(numbered_depth("2.3.1. Fine Print"), Some(3));
+        assert_eq!(numbered_depth("3 Methods"), Some(1));
+        assert_eq!(numbered_depth("1.2 Results 14"), None, "a TOC entry");
+        assert_eq!(numbered_depth("A Study of Things"), None);
+        assert!(!title_case("Results were good"));
+        assert!(title_case("Installing the Tools"));
+        assert!(!all_caps("USA"), "too short to be a heading by case alone");
+        assert!(is_date("February 27, 2019") && is_date("June 2021"));
+        assert!(!is_date("March Madness") && !heading_text("January 29, 2018"));
+    }
+
+    #[test]
+    fn wrapped_lines_join_and_hyphens_are_undone() {
+        let a = body("The quick extrac-");
+        let b = body("tion of text and a well-");
+        let c = body("Known name.");
+        assert_eq!(
+            join_lines(&[&a, &b, &c]),
+            "The quick extraction of text and a well- Known name."
+        );
+        let toc = body("3.1 Package Options . . . . . . . . 3");
+        assert_eq!(join_lines(&[&toc]), "3.1 Package Options … 3");
+        let mut s = "soft\u{ad}".to_string();
+        append_line(&mut s, "hyphen");
+        assert_eq!(s, "softhyphen");
+    }
+}
