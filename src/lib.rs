@@ -21,7 +21,7 @@ pub mod error;
 pub mod ingest;
 pub(crate) mod mcp;
 pub(crate) mod output;
-pub(crate) mod progress;
+pub mod progress;
 pub mod search;
 pub(crate) mod session;
 pub mod text;

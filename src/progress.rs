@@ -5,7 +5,7 @@
 
 /// What the work is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Work {
+pub enum Work {
     /// `kb add`: files parsed into chunks, chunks embedded and written.
     Ingest,
     /// `kb reindex`: every chunk embedded again.
@@ -43,6 +43,6 @@ pub trait Progress: Send + Sync {
 }
 
 /// Nobody watches.
-pub(crate) struct Silent;
+pub struct Silent;
 
 impl Progress for Silent {}

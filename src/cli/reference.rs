@@ -298,9 +298,14 @@ fn configuration_keys() -> String {
         if ty == "section" {
             continue;
         }
+        let default = match &default {
+            Value::Array(items) if !items.is_empty() => {
+                format!("{} entries (see config.example.yaml)", items.len())
+            }
+            other => format!("`{}`", yaml_value(other)),
+        };
         out.push_str(&format!(
-            "| `{key}` | {ty} | `{}` | `{}` | {} |\n",
-            yaml_value(&default),
+            "| `{key}` | {ty} | {default} | `{}` | {} |\n",
             env_name(&key),
             cell(&meaning)
         ));
@@ -331,10 +336,15 @@ fn example_yaml() -> String {
         for line in wrap(&meaning, 78 - indent.len() - 2) {
             out.push_str(&format!("{indent}# {line}\n"));
         }
-        if ty == "section" {
-            out.push_str(&format!("{indent}{name}:\n"));
-        } else {
-            out.push_str(&format!("{indent}{name}: {}\n", yaml_value(&default)));
+        match &default {
+            _ if ty == "section" => out.push_str(&format!("{indent}{name}:\n")),
+            Value::Array(items) if !items.is_empty() => {
+                out.push_str(&format!("{indent}{name}:\n"));
+                for item in items {
+                    out.push_str(&format!("{indent}  - {}\n", item));
+                }
+            }
+            other => out.push_str(&format!("{indent}{name}: {}\n", yaml_value(other))),
         }
     }
     out

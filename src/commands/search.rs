@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::document::{file_status, FileStatus};
 use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::config::PerDocument;
 use crate::db::{normalize_tags, Filters, SearchLogEntry};
 use crate::error::{KbError, Result};
 use crate::document::{Citation, DocType};
@@ -61,7 +62,7 @@ pub(crate) struct SearchArgs {
     #[arg(long, value_name = "SCORE")]
     #[schemars(range(min = 0.0))]
     pub threshold: Option<f64>,
-    /// At most N chunks of one document; the next best documents fill the freed places (0: no limit; default: search.max_per_document)
+    /// At most N chunks of one document; the next best documents fill the freed places (0: no limit; default: search.max_per_document, auto: as many as a document holds of the best candidates, a few places kept for other documents)
     #[arg(long, value_name = "N")]
     pub max_per_document: Option<usize>,
 }
@@ -131,7 +132,7 @@ impl SearchArgs {
             },
             mode: Some(mode),
             threshold: self.threshold,
-            max_per_document: self.max_per_document,
+            max_per_document: self.max_per_document.map(PerDocument::AtMost),
             ..Default::default()
         };
         SearchRequest::build(&self.query_text(), &config.search, &overrides)

@@ -97,14 +97,46 @@ pub struct SearchConfig {
     pub weights: FusionWeights,
     /// Reciprocal Rank Fusion constant: score = sum of weight / (rrf_k + rank).
     pub rrf_k: f64,
-    /// At most this many chunks of one document in the results; the next
-    /// best documents fill the freed places (0 = no limit;
-    /// --max-per-document).
-    pub max_per_document: usize,
+    /// Convex fusion: the share of each ranker's contribution that comes
+    /// from the chunk's rank alone, (rrf_k + 1) / (rrf_k + rank), rather
+    /// than from its normalised score (0 = scores only).
+    pub rank_share: f64,
+    /// How many chunks of one document the results may hold: `auto` (a
+    /// document fills about as many places as it holds of the best
+    /// candidates, and a few places stay open for other documents), or at
+    /// most N, the next best documents filling the freed places (0 = no
+    /// limit; --max-per-document N).
+    pub max_per_document: PerDocument,
     /// Query refinement from the best fused results (hybrid search).
     pub feedback: FeedbackConfig,
+    /// How the rankers' scores are read as evidence of a match.
+    pub evidence: EvidenceConfig,
+    /// Groups of phrases that name the same thing: a query naming one
+    /// also finds the others by keyword (whole words, any case). The
+    /// defaults are the names of financial statements and common
+    /// accounting terms; set your own groups, or [] for none.
+    pub synonyms: Vec<Vec<String>>,
     /// Record every search in the database's search log (`kb stats`).
     pub log: bool,
+}
+
+/// How strong a match each ranker's score is.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvidenceConfig {
+    /// A cosine the vector ranker counts as a strong match: in convex
+    /// fusion its list's scale tops at the higher of this and its best
+    /// cosine, so a weak best candidate does not get full marks (0 = the
+    /// list's best, always).
+    pub strong_cosine: f64,
+    /// A BM25 score the keyword ranker counts as a strong match, likewise.
+    pub strong_bm25: f64,
+}
+
+impl Default for EvidenceConfig {
+    fn default() -> Self {
+        SearchConfig::default().evidence
+    }
 }
 
 /// How two rankings become one.
@@ -351,11 +383,17 @@ impl Default for SearchConfig {
                 vector: 1.0,
             },
             rrf_k: 60.0,
-            max_per_document: 1,
+            rank_share: 0.0,
+            max_per_document: PerDocument::Auto,
             feedback: FeedbackConfig {
                 chunks: 5,
                 weight: 1.0,
             },
+            evidence: EvidenceConfig {
+                strong_cosine: 0.0,
+                strong_bm25: 0.0,
+            },
+            synonyms: default_synonyms(),
             log: true,
         }
     }
@@ -428,5 +466,136 @@ impl Default for IngestionConfig {
             max_file_mb: 20,
             pdf_timeout_secs: 60,
         }
+    }
+}
+
+/// The built-in synonym groups: what reports and filings call their
+/// statements and common line items, and the abbreviations analysts use.
+fn default_synonyms() -> Vec<Vec<String>> {
+    const GROUPS: &[&[&str]] = &[
+        &[
+            "balance sheet",
+            "balance sheets",
+            "statement of financial position",
+            "statements of financial position",
+        ],
+        &[
+            "income statement",
+            "statement of income",
+            "statements of income",
+            "statement of operations",
+            "statements of operations",
+            "statement of earnings",
+            "statements of earnings",
+            "p&l",
+            "profit and loss",
+        ],
+        &[
+            "cash flow statement",
+            "statement of cash flows",
+            "statements of cash flows",
+        ],
+        &[
+            "capex",
+            "capital expenditure",
+            "capital expenditures",
+            "capital spending",
+            "purchases of property",
+            "additions to property",
+            "payments for property",
+        ],
+        &[
+            "pp&e",
+            "ppe",
+            "ppne",
+            "property, plant and equipment",
+            "property and equipment",
+        ],
+        &[
+            "cogs",
+            "cost of sales",
+            "cost of goods sold",
+            "cost of revenue",
+            "cost of revenues",
+        ],
+        &["sg&a", "selling, general and administrative"],
+        &["d&a", "depreciation and amortization"],
+        &["shareholders' equity", "stockholders' equity"],
+    ];
+    GROUPS
+        .iter()
+        .map(|g| g.iter().map(|p| p.to_string()).collect())
+        .collect()
+}
+
+/// How many chunks of one document a search returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PerDocument {
+    /// As many as the document holds of the best candidates (see
+    /// `search::diversify`).
+    Auto,
+    /// At most this many (0: no limit).
+    AtMost(usize),
+}
+
+impl std::fmt::Display for PerDocument {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PerDocument::Auto => f.write_str("auto"),
+            PerDocument::AtMost(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+impl std::str::FromStr for PerDocument {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<PerDocument, String> {
+        match s.trim() {
+            "auto" => Ok(PerDocument::Auto),
+            n => n
+                .parse()
+                .map(PerDocument::AtMost)
+                .map_err(|_| format!("`{s}` is neither auto nor a number of chunks")),
+        }
+    }
+}
+
+impl Serialize for PerDocument {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            PerDocument::Auto => s.serialize_str("auto"),
+            PerDocument::AtMost(n) => s.serialize_u64(*n as u64),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PerDocument {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Count(usize),
+            Word(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Count(n) => Ok(PerDocument::AtMost(n)),
+            Raw::Word(w) => w.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl JsonSchema for PerDocument {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PerDocument".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "anyOf": [
+                {"type": "string", "enum": ["auto"]},
+                {"type": "integer", "minimum": 0}
+            ]
+        })
     }
 }

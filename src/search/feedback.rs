@@ -97,9 +97,11 @@ mod tests {
             threshold: None,
             fusion: FusionSettings::rrf(60.0),
             columns: ColumnWeights::default(),
-            max_per_document: 0,
+            max_per_document: crate::config::PerDocument::AtMost(0),
             feedback,
             expand: true,
+            synonyms: Default::default(),
+            pool: 0,
         }
     }
 

@@ -11,6 +11,13 @@
 //!   otherwise a chunk that matched a query word counts no more than one
 //!   that matched none.
 //!
+//! Convex fusion also weighs evidence, not only rank: a list's scale tops at
+//! its best score or at the score its ranker calls a strong match,
+//! whichever is higher (`strong` below), so a list whose best candidate is
+//! a weak match (a cosine of 0.25 for a query the corpus knows nothing
+//! about) no longer gives it full marks beside a real keyword match. Of two
+//! chunks with the same score, the one more rankers list goes first.
+//!
 //! A chunk missing from one ranker's list gets 0 from it. Each list's
 //! contribution is kept for `score_breakdown`.
 
@@ -26,6 +33,14 @@ pub struct FusionSettings {
     pub vector_weight: f64,
     /// The RRF constant (rrf only).
     pub rrf_k: f64,
+    /// The share of a convex contribution that comes from the rank alone
+    /// (`(rrf_k + 1) / (rrf_k + rank)`) rather than the score (0: none).
+    pub rank_share: f64,
+    /// A cosine the vector ranker calls a strong match (convex only): its
+    /// list's scale tops at the higher of this and its best cosine (0: off).
+    pub strong_cosine: f64,
+    /// A BM25 score the keyword ranker calls a strong match, likewise.
+    pub strong_bm25: f64,
 }
 
 impl FusionSettings {
@@ -36,6 +51,9 @@ impl FusionSettings {
             keyword_weight: search.weights.keyword,
             vector_weight: search.weights.vector,
             rrf_k: search.rrf_k,
+            rank_share: search.rank_share,
+            strong_cosine: search.evidence.strong_cosine,
+            strong_bm25: search.evidence.strong_bm25,
         }
     }
 
@@ -55,6 +73,9 @@ impl FusionSettings {
             keyword_weight: 1.0,
             vector_weight: 1.0,
             rrf_k: k,
+            rank_share: 0.0,
+            strong_cosine: 0.0,
+            strong_bm25: 0.0,
         }
     }
 }
@@ -67,6 +88,9 @@ pub struct Ranking<'a> {
     /// scores 0 (a keyword list shorter than its limit).
     pub complete: bool,
     pub weight: f64,
+    /// The score of a strong match: the top of the scale is at least this
+    /// (convex; 0: the list's best).
+    pub strong: f64,
 }
 
 impl<'a> Ranking<'a> {
@@ -76,6 +100,7 @@ impl<'a> Ranking<'a> {
             hits,
             complete: false,
             weight,
+            strong: 0.0,
         }
     }
 }
@@ -98,6 +123,16 @@ pub fn fuse(lists: &[Ranking], how: &FusionSettings) -> Vec<Fused> {
         let list = ranking.hits;
         let contributions = match how.method {
             Fusion::Rrf => reciprocal_ranks(list.len(), how.rrf_k),
+            Fusion::Convex if how.rank_share > 0.0 => {
+                // Part of each contribution from the rank alone, scaled so
+                // the first gets 1: score gaps count, but less.
+                let b = how.rank_share.min(1.0);
+                min_max(*ranking)
+                    .into_iter()
+                    .zip(reciprocal_ranks(list.len(), how.rrf_k))
+                    .map(|(m, r)| (1.0 - b) * m + b * r * (how.rrf_k + 1.0))
+                    .collect()
+            }
             Fusion::Convex => min_max(*ranking),
         };
         for ((id, _), c) in list.iter().zip(contributions) {
@@ -115,10 +150,12 @@ pub fn fuse(lists: &[Ranking], how: &FusionSettings) -> Vec<Fused> {
         }
     }
     let mut out: Vec<Fused> = order.into_iter().filter_map(|id| map.remove(&id)).collect();
+    let support = |f: &Fused| f.parts.iter().filter(|p| **p > 0.0).count();
     out.sort_by(|a, b| {
         b.score
             .partial_cmp(&a.score)
             .unwrap_or(std::cmp::Ordering::Equal)
+            .then(support(b).cmp(&support(a)))
             .then(a.chunk_id.cmp(&b.chunk_id))
     });
     out
@@ -139,6 +176,7 @@ fn min_max(ranking: Ranking) -> Vec<f64> {
             (lo.min(*s), hi.max(*s))
         });
     let lo = if ranking.complete { lo.min(0.0) } else { lo };
+    let hi = hi.max(ranking.strong);
     list.iter()
         .map(|(_, s)| if hi > lo { (s - lo) / (hi - lo) } else { 1.0 })
         .collect()
@@ -223,6 +261,7 @@ mod tests {
             hits: &kw,
             complete: true,
             weight: 1.0,
+            strong: 0.0,
         };
         let f = fuse(&[complete, top(&vec)], &how);
         assert_eq!(f[0].chunk_id, 2, "{f:?}");
@@ -230,5 +269,44 @@ mod tests {
         // Cut from a longer list, its last hit is the bottom.
         let f = fuse(&[top(&kw), top(&vec)], &how);
         assert_eq!(f.iter().find(|x| x.chunk_id == 2).unwrap().parts[0], 0.0);
+    }
+
+    /// A weak best cosine no longer gets full marks beside a keyword match;
+    /// a tie goes to the chunk both rankers list.
+    #[test]
+    fn weak_evidence_is_not_full_marks() {
+        let how = FusionSettings {
+            method: Fusion::Convex,
+            ..FusionSettings::rrf(60.0)
+        };
+        // Keyword: only chunk 1 matched. Vector: chunk 9 is nearest, weakly.
+        let kw = [(1, 8.8)];
+        let vec = [(9, 0.25), (1, 0.20), (5, 0.15)];
+        let keyword = Ranking {
+            hits: &kw,
+            complete: true,
+            weight: 1.0,
+            strong: 0.0,
+        };
+        let plain = fuse(&[keyword, top(&vec)], &how);
+        assert_eq!(plain[0].chunk_id, 1, "{plain:?}");
+        assert_eq!(plain[1].score, 1.0, "the weak cosine gets full marks");
+        let vector = Ranking {
+            strong: 0.5,
+            ..top(&vec)
+        };
+        let weighed = fuse(&[keyword, vector], &how);
+        assert_eq!(weighed[0].chunk_id, 1);
+        let nine = weighed.iter().find(|f| f.chunk_id == 9).unwrap();
+        assert!(
+            (nine.score - (0.25 - 0.15) / (0.5 - 0.15)).abs() < 1e-12,
+            "{weighed:?}"
+        );
+        // Equal scores: the chunk both lists hold first.
+        let a = [(3, 2.0), (4, 1.5), (6, 1.0)];
+        let b = [(8, 0.9), (4, 0.8), (9, 0.7)];
+        let tie = fuse(&[top(&a), top(&b)], &how);
+        let order: Vec<i64> = tie.iter().take(3).map(|f| f.chunk_id).collect();
+        assert_eq!(order, [4, 3, 8], "{tie:?}");
     }
 }

@@ -169,21 +169,60 @@ pub fn query_terms(query: &str) -> Vec<String> {
 /// years, bare numbers, CJK bigrams), as the index stores them; empty when
 /// the query has no words (e.g. only punctuation).
 pub fn keyword_phrases(query: &str, expand: bool) -> Vec<String> {
+    keyword_phrases_with(query, expand, &[])
+}
+
+/// [`keyword_phrases`], with the other phrases of the synonym `groups`
+/// the query names (`search.synonyms`) when expanding.
+pub fn keyword_phrases_with(query: &str, expand: bool, groups: &[Vec<String>]) -> Vec<String> {
     let mut terms = query_terms(query);
     if terms.is_empty() {
         return terms;
     }
-    let extras = if expand {
+    let mut extras = if expand {
         crate::text::terms::query_expansions(query)
     } else {
         Vec::new()
     };
+    if expand {
+        extras.extend(synonyms(query, groups));
+    }
     for extra in extras {
         if !terms.contains(&extra) && terms.len() < MAX_TERMS {
             terms.push(extra);
         }
     }
     terms
+}
+
+/// The other phrases of every synonym group a phrase of the query belongs
+/// to (whole words, case-insensitive): `capex` brings `capital
+/// expenditures` and `purchases of property`.
+fn synonyms(query: &str, groups: &[Vec<String>]) -> Vec<String> {
+    let words = |s: &str| -> String {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let text = format!(" {} ", words(query));
+    let mut out = Vec::new();
+    for group in groups {
+        let phrases: Vec<String> = group
+            .iter()
+            .map(|p| words(p))
+            .filter(|p| !p.is_empty())
+            .collect();
+        if phrases.iter().any(|p| text.contains(&format!(" {p} "))) {
+            for p in phrases {
+                if !text.contains(&format!(" {p} ")) && !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The FTS5 MATCH expression of the phrases: each quoted (every character
@@ -240,6 +279,26 @@ mod tests {
             fts_query("to be or not to be", true).unwrap(),
             "\"to\" OR \"be\" OR \"or\" OR \"not\""
         );
+    }
+
+    #[test]
+    fn synonym_groups_add_the_other_phrases() {
+        let groups = vec![
+            vec![
+                "capex".to_string(),
+                "capital expenditures".into(),
+                "purchases of property".into(),
+            ],
+            vec!["cogs".to_string(), "cost of sales".into()],
+        ];
+        let p = keyword_phrases_with("FY2018 CapEx for Juniper?", true, &groups);
+        assert!(p.contains(&"capital expenditures".to_string()), "{p:?}");
+        assert!(p.contains(&"purchases of property".to_string()), "{p:?}");
+        assert!(!p.contains(&"cost of sales".to_string()), "{p:?}");
+        // Whole words only; and not without expansion.
+        assert_eq!(synonyms("capexes", &groups), Vec::<String>::new());
+        assert!(!keyword_phrases_with("capex", false, &groups)
+            .contains(&"capital expenditures".to_string()));
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub(crate) struct QueryPlan {
 
 impl QueryPlan {
     pub(crate) fn of(req: &SearchRequest) -> QueryPlan {
-        let phrases = query::keyword_phrases(&req.query, req.expand);
+        let phrases = query::keyword_phrases_with(&req.query, req.expand, &req.synonyms);
         let fts = query::match_expression(&phrases);
         QueryPlan {
             phrases,
@@ -100,13 +100,23 @@ impl Rankings<'_> {
                 hits: &kw.hits,
                 complete: kw.complete(),
                 weight: RankerId::Keyword.weight(fusion),
+                strong: fusion.strong_bm25,
             });
         }
         if let Some(v) = &self.vector {
             ids.push(RankerId::Vector);
-            lists.push(Ranking::top(&v.hits, RankerId::Vector.weight(fusion)));
+            lists.push(Ranking {
+                strong: fusion.strong_cosine,
+                ..Ranking::top(&v.hits, RankerId::Vector.weight(fusion))
+            });
         }
         (ids, lists)
+    }
+
+    /// Whether a ranker stopped at `k` candidates with more to give.
+    pub(crate) fn cut_short(&self, k: usize) -> bool {
+        self.keyword.as_ref().is_some_and(|kw| !kw.complete())
+            || self.vector.as_ref().is_some_and(|v| v.hits.len() >= k)
     }
 
     /// Chunks matched by any ranker: every keyword match plus the vector
@@ -145,7 +155,9 @@ where
     let k = plan.candidates;
     // Keyword-only search needs only `top` chunks, unless chunks of
     // documents already listed are to be skipped.
-    let keyword_limit = if !req.mode.uses_vector() && req.max_per_document == 0 {
+    let keyword_limit = if !req.mode.uses_vector()
+        && req.max_per_document == crate::config::PerDocument::AtMost(0)
+    {
         req.top
     } else {
         k

@@ -3,7 +3,7 @@
 //! one place, [`SearchRequest::build`], from the configuration and what a
 //! caller overrides (the CLI's and MCP's arguments, kb-eval's levers).
 
-use crate::config::{Fusion, SearchConfig, MAX_TOP};
+use crate::config::{Fusion, PerDocument, SearchConfig, MAX_TOP};
 use crate::db::{ColumnWeights, Filters};
 use crate::error::{KbError, Result};
 
@@ -77,13 +77,19 @@ pub struct SearchRequest {
     pub fusion: FusionSettings,
     /// BM25 weights of the keyword index's columns.
     pub columns: ColumnWeights,
-    /// At most this many chunks of one document (0: no limit).
-    pub max_per_document: usize,
+    /// How many chunks of one document the results may hold.
+    pub max_per_document: PerDocument,
     /// Query refinement from the best fused results (hybrid only).
     pub feedback: Feedback,
     /// Also search the extra forms of the query's numbers, identifiers and
-    /// CJK text (`text::terms`); always on in kb, off only to measure it.
+    /// CJK text (`text::terms`) and the synonyms of its phrases; always on
+    /// in kb, off only to measure it.
     pub expand: bool,
+    /// Groups of phrases that name the same thing (`search.synonyms`).
+    pub synonyms: std::sync::Arc<Vec<Vec<String>>>,
+    /// At least this many candidates per ranker (0: as `candidates` says);
+    /// a lever of the evaluation.
+    pub pool: usize,
 }
 
 /// What a caller changes of the configured search; `None` keeps the
@@ -94,14 +100,18 @@ pub struct SearchOverrides {
     pub filters: Filters,
     pub mode: Option<Mode>,
     pub threshold: Option<f64>,
-    pub max_per_document: Option<usize>,
+    pub max_per_document: Option<PerDocument>,
     pub fusion: Option<Fusion>,
     pub rrf_k: Option<f64>,
     pub keyword_weight: Option<f64>,
     pub vector_weight: Option<f64>,
+    pub rank_share: Option<f64>,
+    pub strong_cosine: Option<f64>,
+    pub strong_bm25: Option<f64>,
     pub columns: Option<ColumnWeights>,
     pub feedback: Option<Feedback>,
     pub expand: Option<bool>,
+    pub pool: Option<usize>,
 }
 
 impl SearchRequest {
@@ -124,6 +134,9 @@ impl SearchRequest {
             keyword_weight: o.keyword_weight.unwrap_or(defaults.keyword_weight),
             vector_weight: o.vector_weight.unwrap_or(defaults.vector_weight),
             rrf_k: o.rrf_k.unwrap_or(defaults.rrf_k),
+            rank_share: o.rank_share.unwrap_or(defaults.rank_share),
+            strong_cosine: o.strong_cosine.unwrap_or(defaults.strong_cosine),
+            strong_bm25: o.strong_bm25.unwrap_or(defaults.strong_bm25),
         };
         for (field, w) in [
             ("keyword_weight", fusion.keyword_weight),
@@ -165,6 +178,8 @@ impl SearchRequest {
                 weight: search.feedback.weight,
             }),
             expand: o.expand.unwrap_or(true),
+            synonyms: std::sync::Arc::new(search.synonyms.clone()),
+            pool: o.pool.unwrap_or(0),
         })
     }
 
@@ -173,15 +188,16 @@ impl SearchRequest {
         self.mode == Mode::Hybrid && self.feedback.chunks > 0 && self.feedback.weight > 0.0
     }
 
-    /// Candidates each ranker contributes to the fusion: 3x the results
-    /// asked for, at least 30; twice that when chunks of documents already
-    /// listed are skipped.
+    /// Candidates each ranker contributes to the fusion at first: 3x the
+    /// results asked for, at least 30; twice that when chunks of documents
+    /// already listed are skipped. (More are fetched when these cannot
+    /// fill the results.)
     pub fn candidates(&self) -> usize {
-        let n = self.top.saturating_mul(3).max(30);
-        if self.max_per_document > 0 {
-            n.saturating_mul(2)
-        } else {
+        let n = self.top.saturating_mul(3).max(30).max(self.pool);
+        if self.max_per_document == PerDocument::AtMost(0) {
             n
+        } else {
+            n.saturating_mul(2)
         }
     }
 }
@@ -197,6 +213,16 @@ mod tests {
         assert_eq!(req.top, config.default_top);
         assert_eq!(req.mode, Mode::Hybrid);
         assert_eq!(req.max_per_document, config.max_per_document);
+        let capped = SearchOverrides {
+            max_per_document: Some(PerDocument::AtMost(2)),
+            ..Default::default()
+        };
+        assert_eq!(
+            SearchRequest::build("x", &config, &capped)
+                .unwrap()
+                .max_per_document,
+            PerDocument::AtMost(2)
+        );
         assert!(req.expand);
         let o = SearchOverrides {
             top: Some(3),

@@ -46,7 +46,7 @@ where
     if req.query.trim().is_empty() {
         return Err(KbError::EmptyQuery);
     }
-    let plan = QueryPlan::of(req);
+    let mut plan = QueryPlan::of(req);
     // Every float the search reads (the candidates' re-score, the feedback
     // pool's, the feedback chunks, the cosines shown) is read once: from
     // the in-memory index when it keeps them, else the database.
@@ -57,15 +57,39 @@ where
     };
     let floats = ReadFloats::new(source);
 
-    let mut rankings = rank_in_parallel(db, req, &plan, embed_query, warm, &floats)?;
-    feedback::refine(db, req, &mut rankings, &floats)?;
-    let fused = {
-        let (_, lists) = rankings.lists(&req.fusion);
-        fuse(&lists, &req.fusion)
-    };
-    let (fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;
-    let fused = diversify::per_document(db, fused, req.max_per_document, req.top)?;
-    present::results(db, req, &plan, &rankings, &floats, fused, total_matches)
+    // The query is embedded once, however many rounds the rankers take.
+    let mut query_vector: Option<Vec<f32>> = None;
+    let mut embed_query = embed_query;
+    loop {
+        let embed = |q: &str| -> Result<Vec<f32>> {
+            match &query_vector {
+                Some(v) => Ok(v.clone()),
+                None => embed_query.take().map_or_else(
+                    || Err(KbError::Internal("the query was not embedded".into())),
+                    |e| e(q),
+                ),
+            }
+        };
+        let embed = req.mode.uses_vector().then_some(embed);
+        let mut rankings = rank_in_parallel(db, req, &plan, embed, warm, &floats)?;
+        if let Some(v) = &rankings.vector {
+            query_vector.get_or_insert_with(|| v.query.clone());
+        }
+        feedback::refine(db, req, &mut rankings, &floats)?;
+        let fused = {
+            let (_, lists) = rankings.lists(&req.fusion);
+            fuse(&lists, &req.fusion)
+        };
+        let (fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;
+        let chosen = diversify::diversify(db, fused, req.max_per_document, req.top)?;
+        // Results too few to fill the page while the rankers have more:
+        // a few large documents filled the candidates. Ask for more.
+        if chosen.len() < req.top && rankings.cut_short(plan.candidates) {
+            plan.candidates = plan.candidates.saturating_mul(4);
+            continue;
+        }
+        return present::results(db, req, &plan, &rankings, &floats, chosen, total_matches);
+    }
 }
 
 /// Drops the chunks under the threshold; counts the chunks that matched.

@@ -22,6 +22,8 @@ mod ingest;
 #[cfg(feature = "e2e")]
 mod inspect;
 #[cfg(feature = "e2e")]
+mod long_documents;
+#[cfg(feature = "e2e")]
 mod mcp;
 #[cfg(feature = "e2e")]
 mod model_setup;

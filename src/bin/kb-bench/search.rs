@@ -222,7 +222,7 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
             &kb::search::SearchOverrides {
                 top: Some(top),
                 mode: Some(kb::search::Mode::Hybrid),
-                max_per_document: Some(0),
+                max_per_document: Some(kb::config::PerDocument::AtMost(0)),
                 feedback: Some(kb::search::Feedback::OFF),
                 ..Default::default()
             },
@@ -263,8 +263,12 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
             hits: &keyword_ranked,
             complete: keyword.total_matches <= keyword_ranked.len(),
             weight: req.fusion.keyword_weight,
+            strong: req.fusion.strong_bm25,
         };
-        let vector_list = kb::search::Ranking::top(&vector_ranked, req.fusion.vector_weight);
+        let vector_list = kb::search::Ranking {
+            strong: req.fusion.strong_cosine,
+            ..kb::search::Ranking::top(&vector_ranked, req.fusion.vector_weight)
+        };
         let mut fused = kb::search::fuse(&[keyword_list, vector_list], &req.fusion);
         fused.truncate(top);
         let want: Vec<(i64, Option<f64>)> = fused

@@ -1,0 +1,144 @@
+//! The levers of retrieval every evaluation can switch, and the one
+//! search request they make with the configuration.
+
+use clap::Args;
+
+use kb::config::{Config, Fusion, PerDocument};
+use kb::db::ColumnWeights;
+use kb::error::{KbError, Result};
+use kb::search::{Feedback, Mode, SearchOverrides, SearchRequest};
+
+/// Retrieval levers; each left out keeps the configuration's setting.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct Levers {
+    /// Fusion method [default: search.fusion]
+    #[arg(long, value_enum)]
+    fusion: Option<Fusion>,
+    /// RRF constant [default: search.rrf_k]
+    #[arg(long)]
+    rrf_k: Option<f64>,
+    /// Weight of the keyword ranker [default: search.weights.keyword]
+    #[arg(long)]
+    keyword_weight: Option<f64>,
+    /// Weight of the vector ranker [default: search.weights.vector]
+    #[arg(long)]
+    vector_weight: Option<f64>,
+    /// Convex fusion: the share of each contribution from the rank alone [default: search.rank_share]
+    #[arg(long)]
+    rank_share: Option<f64>,
+    /// A cosine counted as a strong match: the vector list's scale tops at least there [default: search.evidence.strong_cosine]
+    #[arg(long)]
+    strong_cosine: Option<f64>,
+    /// A BM25 score counted as a strong match [default: search.evidence.strong_bm25]
+    #[arg(long)]
+    strong_bm25: Option<f64>,
+    /// BM25 weights of the keyword index's columns: text,title,section,terms
+    #[arg(long, value_delimiter = ',', value_name = "W,W,W,W")]
+    column_weights: Option<Vec<f64>>,
+    /// Do not expand queries with the extra forms of numbers, identifiers and CJK
+    #[arg(long)]
+    no_expansion: bool,
+    /// Chunks of one document in each result list: auto, or at most N (0: no limit) [default: search.max_per_document]
+    #[arg(long)]
+    max_per_document: Option<PerDocument>,
+    /// Query refinement: best fused chunks whose vectors refine the query, 0 = off [default: search.feedback.chunks]
+    #[arg(long)]
+    feedback_chunks: Option<usize>,
+    /// Query refinement weight [default: search.feedback.weight]
+    #[arg(long)]
+    feedback_weight: Option<f32>,
+    /// Candidates each ranker gives the fusion, at least [default: 3 x top, at least 30, doubled unless max-per-document is 0]
+    #[arg(long)]
+    pool: Option<usize>,
+}
+
+/// How every query is searched: one request built from the options and
+/// the configuration, its query, depth and mode set per search.
+pub(crate) struct Settings {
+    pub(crate) base: SearchRequest,
+}
+
+impl Settings {
+    pub(crate) fn of(args: &Levers, config: &Config) -> Result<Settings> {
+        let columns = match args.column_weights.as_deref() {
+            None => None,
+            Some([text, title, section, terms]) => Some(ColumnWeights {
+                text: *text,
+                title: *title,
+                section: *section,
+                terms: *terms,
+            }),
+            Some(other) => {
+                return Err(KbError::Usage(format!(
+                    "--column-weights takes 4 numbers (text,title,section,terms), not {}",
+                    other.len()
+                )))
+            }
+        };
+        let feedback =
+            (args.feedback_chunks.is_some() || args.feedback_weight.is_some()).then(|| Feedback {
+                chunks: args
+                    .feedback_chunks
+                    .unwrap_or(config.search.feedback.chunks),
+                weight: args
+                    .feedback_weight
+                    .unwrap_or(config.search.feedback.weight),
+            });
+        let overrides = SearchOverrides {
+            fusion: args.fusion,
+            rrf_k: args.rrf_k,
+            keyword_weight: args.keyword_weight,
+            vector_weight: args.vector_weight,
+            rank_share: args.rank_share,
+            strong_cosine: args.strong_cosine,
+            strong_bm25: args.strong_bm25,
+            columns,
+            feedback,
+            expand: Some(!args.no_expansion),
+            max_per_document: args.max_per_document,
+            pool: args.pool,
+            ..Default::default()
+        };
+        Ok(Settings {
+            base: SearchRequest::build("settings", &config.search, &overrides)?,
+        })
+    }
+
+    /// The request for one search.
+    pub(crate) fn request(
+        &self,
+        query: &str,
+        mode: Mode,
+        top: usize,
+        max_per_document: PerDocument,
+    ) -> SearchRequest {
+        SearchRequest {
+            query: query.to_string(),
+            mode,
+            top,
+            max_per_document,
+            ..self.base.clone()
+        }
+    }
+
+    pub(crate) fn describe(&self) -> String {
+        let f = &self.base.fusion;
+        let c = &self.base.columns;
+        format!(
+            "fusion {} (weights keyword {} vector {}{}); columns text {} title {} section {} terms {}; \
+             expansion {}; max_per_document {}; feedback {} x {}",
+            f.method.as_str(),
+            f.keyword_weight,
+            f.vector_weight,
+            if f.method == Fusion::Rrf { format!(", k {}", f.rrf_k) } else { String::new() },
+            c.text,
+            c.title,
+            c.section,
+            c.terms,
+            if self.base.expand { "on" } else { "off" },
+            self.base.max_per_document,
+            self.base.feedback.chunks,
+            self.base.feedback.weight
+        )
+    }
+}

@@ -1,0 +1,199 @@
+//! Long documents: `--top N` fills its page when a few long documents hold
+//! most of the matches, a question about one long report lists several of
+//! its pages, a broad question several documents, and a statement's row is
+//! found on its page by a question that names the metric and the year in
+//! words.
+
+use kb::ingest::pdf::testpdf::{self, heading, para, TestPdf};
+use serde_json::Value;
+
+use crate::common::{write, Kb};
+
+fn results(v: &Value) -> &Vec<Value> {
+    v["results"].as_array().unwrap()
+}
+
+fn distinct_documents(v: &Value) -> usize {
+    let mut ids: Vec<i64> = results(v)
+        .iter()
+        .map(|r| r["source"]["document_id"].as_i64().unwrap())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.len()
+}
+
+/// Two long notes hold nearly every chunk that matches; a dozen short ones
+/// one match each. `--top 10` still returns ten results, however few
+/// chunks of one document may be listed.
+#[test]
+fn top_n_returns_n_when_long_documents_fill_the_candidates() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    for name in ["greenhouse-log", "orchard-log"] {
+        let mut text = format!("# {name}\n\n");
+        for i in 0..90 {
+            text.push_str(&format!(
+                "## Week {i}\n\nIrrigation schedule for week {i}: the drip irrigation ran \
+                 {i} hours, the irrigation valves were checked and the irrigation filters \
+                 cleaned. Irrigation pressure stayed normal.\n\n"
+            ));
+        }
+        write(&docs.join(format!("{name}.md")), &text);
+    }
+    for i in 0..12 {
+        write(
+            &docs.join(format!("note-{i:02}.txt")),
+            &format!("Shopping list {i}: seeds, gloves, a hose for irrigation, twine."),
+        );
+    }
+    kb.add(&[&docs]);
+    for per_document in ["1", "2", "0"] {
+        let v = kb.json(&[
+            "search",
+            "irrigation schedule",
+            "--top",
+            "10",
+            "--max-per-document",
+            per_document,
+        ]);
+        assert_eq!(
+            results(&v).len(),
+            10,
+            "--max-per-document {per_document}: {v}"
+        );
+    }
+    let v = kb.json(&["search", "irrigation schedule", "--top", "10"]);
+    assert_eq!(results(&v).len(), 10, "{v}");
+    let v = kb.json(&["search", "irrigation", "--top", "4", "--type", "note"]);
+    assert_eq!(results(&v).len(), 4, "{v}");
+}
+
+/// A long report of forty pages whose cash-flow statement is on page 31,
+/// among other reports.
+fn reports(kb: &Kb) -> std::path::PathBuf {
+    let dir = kb.home.path().join("reports");
+    std::fs::create_dir_all(&dir).unwrap();
+    let topics = [
+        "our stores and the communities they serve",
+        "product quality and food safety programs",
+        "distribution centers and logistics",
+        "employee training and benefits",
+        "energy use and sustainability goals",
+    ];
+    let mut pdf = TestPdf::new().title("Juniper Foods Annual Report 2018");
+    for page in 1..=40 {
+        let topic = topics[page % topics.len()];
+        let blocks = if page == 31 {
+            vec![
+                heading("CONSOLIDATED STATEMENTS OF CASH FLOWS", 11.0),
+                para("(Amounts in millions)"),
+                testpdf::table(&[
+                    &["Fiscal year", "2018", "2017", "2016"],
+                    &["Net income", "2,104", "1,988", "1,870"],
+                    &["Depreciation and amortization", "612", "590", "574"],
+                    &[
+                        "Purchases of property, plant and equipment",
+                        "(1,577)",
+                        "(1,373)",
+                        "(1,420)",
+                    ],
+                    &["Proceeds from sales of assets", "41", "37", "29"],
+                    &["Dividends paid", "(702)", "(655)", "(611)"],
+                ]),
+            ]
+        } else {
+            vec![
+                heading(&format!("Section {page}: {topic}"), 14.0),
+                para(&format!(
+                    "In fiscal 2018 Juniper Foods continued its work on {topic}. This page \
+                     describes what changed during the year, what it cost and what we plan \
+                     next; management reviews {topic} every quarter with the board."
+                )),
+                para(&format!(
+                    "Page {page} also notes that capital projects for {topic} are reviewed \
+                     against the plan, and that results are reported in the annual report."
+                )),
+            ]
+        };
+        pdf = pdf.page(blocks);
+    }
+    std::fs::write(dir.join("JUNIPER_2018_ANNUAL.pdf"), pdf.to_bytes()).unwrap();
+    for (name, body) in [
+        (
+            "harbor-logistics-review",
+            "Harbor Logistics reviewed its fleet, fuel costs and routes in 2018.",
+        ),
+        (
+            "maple-bank-letter",
+            "Maple Bank's letter to shareholders on interest rates and deposits.",
+        ),
+        (
+            "cedar-health-update",
+            "Cedar Health's update on clinics, staffing and patient visits.",
+        ),
+        (
+            "birch-energy-outlook",
+            "Birch Energy's outlook on wind farms and power prices.",
+        ),
+        (
+            "aspen-retail-notes",
+            "Aspen Retail's notes on store openings and online sales growth.",
+        ),
+    ] {
+        let mut pdf = TestPdf::new().title(&name.replace('-', " "));
+        for page in 1..=3 {
+            pdf = pdf.page(vec![
+                heading(&format!("Annual review, part {page}"), 14.0),
+                para(&format!(
+                    "{body} Part {page} of the annual report for the year."
+                )),
+            ]);
+        }
+        std::fs::write(dir.join(format!("{name}.pdf")), pdf.to_bytes()).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_statement_row_is_found_on_its_page_and_long_reports_list_their_pages() {
+    let kb = Kb::new();
+    let dir = reports(&kb);
+    let s = kb.add(&[&dir]);
+    assert_eq!(s["added"], 6, "{s}");
+
+    // The metric and the year in words; the row says "Purchases of
+    // property, plant and equipment" under a header row of years.
+    let v = kb.json(&[
+        "search",
+        "What was Juniper Foods' capital expenditure for purchases of property and equipment in fiscal 2018?",
+    ]);
+    let first_page_31 = results(&v)
+        .iter()
+        .position(|r| r["source"]["page"] == 31)
+        .unwrap_or_else(|| panic!("page 31 not in the results: {v:#}"));
+    assert!(first_page_31 < 3, "page 31 ranked {first_page_31}: {v:#}");
+    let hit = &results(&v)[first_page_31];
+    assert!(
+        hit["source"]["section"]
+            .as_str()
+            .unwrap_or("")
+            .contains("CONSOLIDATED STATEMENTS OF CASH FLOWS"),
+        "{hit:#}"
+    );
+
+    // A question about the one long report lists several of its pages.
+    let v = kb.json(&[
+        "search",
+        "Juniper Foods food safety and distribution centers",
+    ]);
+    let juniper: Vec<&Value> = results(&v)
+        .iter()
+        .filter(|r| r["source"]["path"].as_str().unwrap().contains("JUNIPER"))
+        .collect();
+    assert!(juniper.len() >= 3, "{v:#}");
+
+    // A broad question lists several documents.
+    let v = kb.json(&["search", "annual report review for the year"]);
+    assert!(distinct_documents(&v) >= 4, "{v:#}");
+}
