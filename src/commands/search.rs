@@ -14,7 +14,7 @@ use crate::error::{KbError, Result};
 use crate::document::{Citation, DocType};
 use crate::output::{display_path, highlight, plural, round, Render, Style};
 use crate::search::{
-    self, InMemory, Mode, SearchHit, SearchOverrides, SearchRequest, SearchResponse,
+    self, InMemory, Mode, RankerId, SearchHit, SearchOverrides, SearchRequest, SearchResponse,
 };
 use crate::session::{Session, SessionKind, VectorRanker};
 
@@ -24,7 +24,7 @@ const EXAMPLES: &str = "Examples:
   kb search backup strategy --tags work --type markdown --format human
   echo \"rotate keys\" | kb search -               the query from stdin";
 
-/// Search: keyword (BM25) and semantic (embedding) rankings fused into one, one chunk per document by default
+/// Search: keyword (BM25) and semantic (embedding) rankings fused into one, a few chunks of a long document, one of a short one
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[command(after_help = EXAMPLES)]
 #[serde(deny_unknown_fields)]
@@ -62,7 +62,7 @@ pub(crate) struct SearchArgs {
     #[arg(long, value_name = "SCORE")]
     #[schemars(range(min = 0.0))]
     pub threshold: Option<f64>,
-    /// At most N chunks of one document; the next best documents fill the freed places (0: no limit; default: search.max_per_document, auto: as many as a document holds of the best candidates, a few places kept for other documents)
+    /// At most N chunks of one document; the next best documents fill the freed places (0: no limit; default: search.max_per_document, auto: a long document about half as many as it holds of the best candidates, a short one 1, a few places kept for other documents)
     #[arg(long, value_name = "N")]
     pub max_per_document: Option<usize>,
 }
@@ -135,7 +135,12 @@ impl SearchArgs {
             max_per_document: self.max_per_document.map(PerDocument::AtMost),
             ..Default::default()
         };
-        SearchRequest::build(&self.query_text(), &config.search, &overrides)
+        let mut req = SearchRequest::build(&self.query_text(), &config.search, &overrides)?;
+        // An unknown model name is reported where the model is loaded.
+        if let Ok(spec) = crate::embed::model_spec(&config.embedding.model) {
+            req.reads = spec.reads;
+        }
+        Ok(req)
     }
 }
 
@@ -143,9 +148,11 @@ impl Command for SearchArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "search",
         summary: "Search the knowledge base: keyword (BM25) and semantic (embedding) rankings \
-                  fused into one, the best chunk of each document by default. Returns the JSON of `kb search`: results \
-                  with chunk_id, score (fused, for ordering only), score_breakdown (bm25 and \
-                  cosine are absolute: cosine below about 0.35 means a weak match), snippet \
+                  fused into one; a long document lists several of its best pages, other \
+                  documents keep places (max_per_document 0: every matching chunk). Returns the \
+                  JSON of `kb search`: results with chunk_id, score (fused, for ordering only), \
+                  score_breakdown (bm25 and cosine are absolute), weak (cosine under 0.4 and \
+                  not every query word: related at best; no_good_match when all are), snippet \
                   ([MATCH] marks query words), text and source (document_id, title, path, \
                   section, page). Widen a hit with show (chunk_id, context) or outline + show \
                   (document, section).",
@@ -240,8 +247,17 @@ pub(crate) struct SearchOutput {
     pub total_matches: usize,
     /// How many results came back (at most --top).
     pub returned: usize,
-    /// hybrid, keyword or vector.
+    /// hybrid, keyword or vector: the mode asked for.
     pub mode: Mode,
+    /// The rankers that ranked the results ("keyword", "vector"): in
+    /// hybrid mode only "keyword" when the model cannot read the query.
+    pub ranked_by: Vec<RankerId>,
+    /// True when the embedding model reads no word of the query (CJK for an
+    /// English model, emoji, symbols): keyword matches alone answered it.
+    pub query_unreadable: bool,
+    /// True when nothing came back or every result is weak: nothing in the
+    /// knowledge base is a good match. Say so rather than answer from them.
+    pub no_good_match: bool,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -260,6 +276,11 @@ pub(crate) struct SearchResult {
     /// The best-matching passage, about 32 tokens, query words wrapped in
     /// [MATCH]...[/MATCH], "..." at cut ends.
     pub snippet: String,
+    /// A weak match: it does not hold every word of the query and its
+    /// cosine is under search.evidence.weak_cosine (or, keywords alone
+    /// ranking, it matched no word). Related at best; do not answer from it
+    /// alone.
+    pub weak: bool,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -332,6 +353,9 @@ impl SearchOutput {
             results,
             total_matches: resp.total_matches,
             mode: resp.mode,
+            ranked_by: resp.ranked_by.clone(),
+            query_unreadable: resp.query_unreadable,
+            no_good_match: resp.no_good_match(),
         }
     }
 }
@@ -350,6 +374,7 @@ impl SearchResult {
             },
             text: c.text.clone(),
             snippet: h.snippet.clone(),
+            weak: h.weak,
             source: Source {
                 document_id: c.document_id,
                 title: c.title.clone(),
@@ -386,8 +411,19 @@ impl Render for SearchOutput {
             plural(self.total_matches as u64, "match", "matches"),
             self.returned
         );
+        if self.query_unreadable {
+            out.push_str(
+                "The embedding model cannot read this query (no word in a script it knows): \
+                 keyword matches only.\n",
+            );
+        }
         if self.results.is_empty() {
             out.push_str("\nNo results.\n");
+        } else if self.no_good_match {
+            out.push_str(
+                "No good match: no result holds a word of the query, and none is close in \
+                 meaning. These are the nearest chunks, not answers.\n",
+            );
         }
         for (i, r) in self.results.iter().enumerate() {
             let src = &r.source;
@@ -431,6 +467,9 @@ impl Render for SearchOutput {
             }
             if let Some(c) = r.score_breakdown.cosine {
                 details.push(format!("cosine {c:.2}"));
+            }
+            if r.weak && !self.no_good_match {
+                details.push("weak match".into());
             }
             if src.stale {
                 details.push("file changed since indexing".into());

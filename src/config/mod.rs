@@ -82,6 +82,28 @@ impl Config {
         if !(w.is_finite() && w >= 0.0) {
             return bad("search.feedback.weight", "must be a number of at least 0");
         }
+        let e = &self.search.evidence;
+        for (key, v) in [
+            ("search.evidence.strong_cosine", e.strong_cosine),
+            ("search.evidence.weak_cosine", e.weak_cosine),
+            ("search.evidence.cosine_floor", e.cosine_floor),
+        ] {
+            if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
+                return bad(key, "must be a cosine from 0 to 1");
+            }
+        }
+        if !(e.strong_bm25.is_finite() && e.strong_bm25 >= 0.0) {
+            return bad(
+                "search.evidence.strong_bm25",
+                "must be a number of at least 0",
+            );
+        }
+        if e.strong_cosine > 0.0 && e.cosine_floor >= e.strong_cosine {
+            return bad(
+                "search.evidence.cosine_floor",
+                "must be under search.evidence.strong_cosine",
+            );
+        }
         if self.embedding.batch_size == 0 {
             return bad("embedding.batch_size", "must be at least 1");
         }

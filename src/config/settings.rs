@@ -120,6 +120,10 @@ pub struct SearchConfig {
     pub log: bool,
 }
 
+/// The cosine under which a result without a keyword match is weak, for
+/// the shipped models (all-MiniLM-L6-v2 and its int8 copy).
+pub const WEAK_COSINE: f64 = 0.4;
+
 /// How strong a match each ranker's score is.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -131,6 +135,14 @@ pub struct EvidenceConfig {
     pub strong_cosine: f64,
     /// A BM25 score the keyword ranker counts as a strong match, likewise.
     pub strong_bm25: f64,
+    /// A result under this cosine that does not hold every word of the
+    /// query is a weak match (`weak` in the JSON); when every result is,
+    /// the search says there is no good match. Calibrated on real questions
+    /// against off-topic and nonsense queries (docs/benchmarks.md).
+    pub weak_cosine: f64,
+    /// A cosine at or under which the vector ranker adds nothing to a
+    /// result's fused score (convex fusion; 0 = the bottom of its list).
+    pub cosine_floor: f64,
 }
 
 impl Default for EvidenceConfig {
@@ -390,8 +402,13 @@ impl Default for SearchConfig {
                 weight: 1.0,
             },
             evidence: EvidenceConfig {
-                strong_cosine: 0.0,
+                // Chosen on NFCorpus dev and FinanceBench dev: neutral on
+                // both (docs/benchmarks.md), and a weak vector list no
+                // longer gives its best candidate full marks.
+                strong_cosine: 0.5,
                 strong_bm25: 0.0,
+                weak_cosine: WEAK_COSINE,
+                cosine_floor: 0.2,
             },
             synonyms: default_synonyms(),
             log: true,

@@ -195,6 +195,28 @@ impl Database {
         Ok(n as usize)
     }
 
+    /// The chunks among `ids` that `fts_query` matches.
+    pub fn keyword_matched_among(
+        &self,
+        fts_query: &str,
+        ids: &[i64],
+    ) -> Result<std::collections::HashSet<i64>> {
+        if ids.is_empty() {
+            return Ok(Default::default());
+        }
+        let list = ids
+            .iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        let sql = format!(
+            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 AND +rowid IN ({list})"
+        );
+        let mut stmt = self.conn().prepare(&sql)?;
+        let rows = stmt.query_map([fts_query], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// The ids of the chunks that pass the filters (for the vector ranker).
     pub fn filtered_chunk_ids(&self, filters: &Filters) -> Result<Vec<i64>> {
         let mut params = Vec::new();

@@ -30,6 +30,10 @@ pub struct ModelSpec {
     pub normalize: bool,
     pub query_prefix: String,
     pub passage_prefix: String,
+    /// The scripts its vocabulary reads; a query with no word in them is
+    /// searched by keywords alone.
+    #[serde(default)]
+    pub reads: crate::text::script::Reads,
 }
 
 #[derive(Deserialize)]

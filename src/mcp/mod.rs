@@ -37,8 +37,10 @@ const INSTRUCTIONS: &str =
     "kb is a local knowledge base of the user's documents. Use search first \
 (hybrid keyword + semantic); cite results by title and path with the section or page. Widen a hit \
 with show (chunk_id, context: 1-2), read a whole section with outline then show (document, \
-section). score is for ordering only; score_breakdown.cosine below about 0.35 means no good match: \
-say so rather than guess.";
+section); for a long PDF, set max_per_document 0 to list every matching page of it, or open \
+(document, pages). score is for ordering only; no_good_match true (every result weak: not every \
+query word in it and cosine under 0.4) means the knowledge base does not cover the question: say \
+so rather than guess.";
 
 #[derive(Clone)]
 struct KbServer {

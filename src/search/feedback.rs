@@ -102,6 +102,8 @@ mod tests {
             expand: true,
             synonyms: Default::default(),
             pool: 0,
+            reads: Default::default(),
+            weak_cosine: 0.4,
         }
     }
 

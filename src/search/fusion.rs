@@ -41,6 +41,9 @@ pub struct FusionSettings {
     pub strong_cosine: f64,
     /// A BM25 score the keyword ranker calls a strong match, likewise.
     pub strong_bm25: f64,
+    /// A cosine at or under which the vector ranker contributes nothing
+    /// (convex; 0: the list's worst).
+    pub cosine_floor: f64,
 }
 
 impl FusionSettings {
@@ -54,6 +57,7 @@ impl FusionSettings {
             rank_share: search.rank_share,
             strong_cosine: search.evidence.strong_cosine,
             strong_bm25: search.evidence.strong_bm25,
+            cosine_floor: search.evidence.cosine_floor,
         }
     }
 
@@ -76,6 +80,7 @@ impl FusionSettings {
             rank_share: 0.0,
             strong_cosine: 0.0,
             strong_bm25: 0.0,
+            cosine_floor: 0.0,
         }
     }
 }
@@ -91,6 +96,9 @@ pub struct Ranking<'a> {
     /// The score of a strong match: the top of the scale is at least this
     /// (convex; 0: the list's best).
     pub strong: f64,
+    /// The bottom of the scale is at least this: a score at or under it
+    /// contributes nothing (convex; 0: the list's worst).
+    pub floor: f64,
 }
 
 impl<'a> Ranking<'a> {
@@ -101,6 +109,7 @@ impl<'a> Ranking<'a> {
             complete: false,
             weight,
             strong: 0.0,
+            floor: 0.0,
         }
     }
 }
@@ -176,9 +185,22 @@ fn min_max(ranking: Ranking) -> Vec<f64> {
             (lo.min(*s), hi.max(*s))
         });
     let lo = if ranking.complete { lo.min(0.0) } else { lo };
+    let lo = if ranking.floor > 0.0 {
+        lo.max(ranking.floor)
+    } else {
+        lo
+    };
     let hi = hi.max(ranking.strong);
     list.iter()
-        .map(|(_, s)| if hi > lo { (s - lo) / (hi - lo) } else { 1.0 })
+        .map(|(_, s)| {
+            if hi > lo {
+                ((s - lo) / (hi - lo)).max(0.0)
+            } else if *s > lo || ranking.floor <= 0.0 {
+                1.0
+            } else {
+                0.0
+            }
+        })
         .collect()
 }
 
@@ -262,6 +284,7 @@ mod tests {
             complete: true,
             weight: 1.0,
             strong: 0.0,
+            floor: 0.0,
         };
         let f = fuse(&[complete, top(&vec)], &how);
         assert_eq!(f[0].chunk_id, 2, "{f:?}");
@@ -287,6 +310,7 @@ mod tests {
             complete: true,
             weight: 1.0,
             strong: 0.0,
+            floor: 0.0,
         };
         let plain = fuse(&[keyword, top(&vec)], &how);
         assert_eq!(plain[0].chunk_id, 1, "{plain:?}");
@@ -308,5 +332,36 @@ mod tests {
         let tie = fuse(&[top(&a), top(&b)], &how);
         let order: Vec<i64> = tie.iter().take(3).map(|f| f.chunk_id).collect();
         assert_eq!(order, [4, 3, 8], "{tie:?}");
+    }
+
+    /// Under the floor the vector side adds nothing; above it the scale
+    /// starts at the floor.
+    #[test]
+    fn a_cosine_under_the_floor_adds_nothing() {
+        let how = FusionSettings {
+            method: Fusion::Convex,
+            ..FusionSettings::rrf(60.0)
+        };
+        let vec = [(1, 0.6), (2, 0.3), (3, 0.1)];
+        let floored = Ranking {
+            strong: 0.5,
+            floor: 0.2,
+            ..top(&vec)
+        };
+        let f = fuse(&[floored], &how);
+        let part = |id: i64| f.iter().find(|x| x.chunk_id == id).unwrap().parts[0];
+        assert_eq!(part(1), 1.0);
+        assert!((part(2) - (0.3 - 0.2) / (0.6 - 0.2)).abs() < 1e-12);
+        assert_eq!(part(3), 0.0);
+        // A list wholly under its floor: nothing from it.
+        let weak = [(4, 0.15), (5, 0.12)];
+        let f = fuse(
+            &[Ranking {
+                floor: 0.2,
+                ..top(&weak)
+            }],
+            &how,
+        );
+        assert!(f.iter().all(|x| x.parts[0] == 0.0), "{f:?}");
     }
 }

@@ -25,6 +25,6 @@ pub use crate::config::MAX_TOP;
 pub use allowed::Allowed;
 pub use fusion::{fuse, Fused, FusionSettings, Ranking};
 pub use present::{SearchHit, SearchResponse};
-pub use rankers::InMemory;
+pub use rankers::{InMemory, RankerId};
 pub use request::{Feedback, Mode, SearchOverrides, SearchRequest};
 pub use run::{search, search_with};

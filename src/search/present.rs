@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use super::fusion::Fused;
 use super::rankers::{ids_of, QueryPlan, RankerId, Rankings};
 use super::request::{Mode, SearchRequest};
-use super::snippet;
 use super::vector::FloatVectors;
+use super::{query, snippet};
 use crate::db::{ChunkDetails, Database};
 use crate::error::Result;
 use crate::vector_math::dot;
@@ -28,6 +28,12 @@ pub struct SearchHit {
     pub cosine: Option<f32>,
     /// The best-matching passage, query words in [MATCH]...[/MATCH].
     pub snippet: String,
+    /// The chunk (with its title and section) holds every word of the query.
+    pub every_word: bool,
+    /// A weak match: the vector ranker ran and the chunk's cosine is under
+    /// the weak threshold, and it does not hold every word of the query;
+    /// or, keywords alone ranking, it matched no word.
+    pub weak: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -38,6 +44,18 @@ pub struct SearchResponse {
     /// Chunks matched by either ranker: every keyword match plus the vector
     /// ranker's candidates.
     pub total_matches: usize,
+    /// The rankers whose lists were fused.
+    pub ranked_by: Vec<RankerId>,
+    /// The embedding model reads no word of the query: keywords alone
+    /// answered it.
+    pub query_unreadable: bool,
+}
+
+impl SearchResponse {
+    /// Nothing came back, or only weak matches.
+    pub fn no_good_match(&self) -> bool {
+        self.hits.iter().all(|h| h.weak)
+    }
 }
 
 /// The results for the chosen chunks (`fused`, in order).
@@ -51,13 +69,28 @@ pub(crate) fn results(
     total_matches: usize,
 ) -> Result<SearchResponse> {
     let (rankers, _) = rankings.lists(&req.fusion);
+    let ids: Vec<i64> = fused.iter().map(|f| f.chunk_id).collect();
+    // A chunk holding every word of the query is evidence whatever its
+    // cosine (an identifier, an error code); one sharing a common word with
+    // an off-topic question is not.
+    let every_word = match (&rankings.keyword, query::every_word_expression(&req.query)) {
+        (Some(_), Some(q)) => db.keyword_matched_among(&q, &ids)?,
+        _ => Default::default(),
+    };
+    let vector_ran = rankings.vector.is_some();
+    let weak = |bm25: Option<f64>, cosine: Option<f32>, every_word: bool| {
+        if vector_ran {
+            !every_word && cosine.is_none_or(|c| f64::from(c) < req.weak_cosine)
+        } else {
+            bm25.is_none()
+        }
+    };
     let part = |f: &Fused, r: RankerId| rankers.iter().position(|x| *x == r).map(|i| f.parts[i]);
     let bm25: HashMap<i64, f64> = rankings
         .keyword
         .as_ref()
         .map(|kw| kw.hits.iter().cloned().collect())
         .unwrap_or_default();
-    let ids: Vec<i64> = fused.iter().map(|f| f.chunk_id).collect();
     let cosine = cosines(rankings, floats, &ids)?;
     let details = db.chunk_details(&ids)?;
     let by_id: HashMap<i64, ChunkDetails> = details.into_iter().map(|d| (d.chunk_id, d)).collect();
@@ -72,13 +105,20 @@ pub(crate) fn results(
         };
         let snippet =
             keyword_snippet.unwrap_or_else(|| snippet::lexical_snippet(&chunk.text, &req.query));
+        let (bm25, cosine, every_word) = (
+            bm25.get(&f.chunk_id).copied(),
+            cosine.get(&f.chunk_id).copied(),
+            every_word.contains(&f.chunk_id),
+        );
         hits.push(SearchHit {
             score: f.score,
             fts: part(&f, RankerId::Keyword),
             vector: part(&f, RankerId::Vector),
-            bm25: bm25.get(&f.chunk_id).copied(),
-            cosine: cosine.get(&f.chunk_id).copied(),
+            bm25,
+            cosine,
             snippet,
+            every_word,
+            weak: weak(bm25, cosine, every_word),
             chunk,
         });
     }
@@ -87,6 +127,8 @@ pub(crate) fn results(
         mode: req.mode,
         hits,
         total_matches,
+        ranked_by: rankers,
+        query_unreadable: false,
     })
 }
 

@@ -21,8 +21,9 @@ use crate::db::Database;
 use crate::error::{KbError, Result};
 
 /// The rankers, in the order their lists are fused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RankerId {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RankerId {
     /// BM25 over the keyword index.
     Keyword,
     /// Cosine similarity of the embeddings.
@@ -101,12 +102,14 @@ impl Rankings<'_> {
                 complete: kw.complete(),
                 weight: RankerId::Keyword.weight(fusion),
                 strong: fusion.strong_bm25,
+                floor: 0.0,
             });
         }
         if let Some(v) = &self.vector {
             ids.push(RankerId::Vector);
             lists.push(Ranking {
                 strong: fusion.strong_cosine,
+                floor: fusion.cosine_floor,
                 ..Ranking::top(&v.hits, RankerId::Vector.weight(fusion))
             });
         }

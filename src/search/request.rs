@@ -90,6 +90,11 @@ pub struct SearchRequest {
     /// At least this many candidates per ranker (0: as `candidates` says);
     /// a lever of the evaluation.
     pub pool: usize,
+    /// The scripts the embedding model reads: a query with no word in them
+    /// is searched by keywords alone.
+    pub reads: crate::text::script::Reads,
+    /// A result under this cosine without a keyword match is weak.
+    pub weak_cosine: f64,
 }
 
 /// What a caller changes of the configured search; `None` keeps the
@@ -108,6 +113,7 @@ pub struct SearchOverrides {
     pub rank_share: Option<f64>,
     pub strong_cosine: Option<f64>,
     pub strong_bm25: Option<f64>,
+    pub cosine_floor: Option<f64>,
     pub columns: Option<ColumnWeights>,
     pub feedback: Option<Feedback>,
     pub expand: Option<bool>,
@@ -137,6 +143,7 @@ impl SearchRequest {
             rank_share: o.rank_share.unwrap_or(defaults.rank_share),
             strong_cosine: o.strong_cosine.unwrap_or(defaults.strong_cosine),
             strong_bm25: o.strong_bm25.unwrap_or(defaults.strong_bm25),
+            cosine_floor: o.cosine_floor.unwrap_or(defaults.cosine_floor),
         };
         for (field, w) in [
             ("keyword_weight", fusion.keyword_weight),
@@ -180,6 +187,8 @@ impl SearchRequest {
             expand: o.expand.unwrap_or(true),
             synonyms: std::sync::Arc::new(search.synonyms.clone()),
             pool: o.pool.unwrap_or(0),
+            reads: Default::default(),
+            weak_cosine: search.evidence.weak_cosine,
         })
     }
 

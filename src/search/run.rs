@@ -7,14 +7,18 @@
 //! 4. threshold and count: drop what scores under the threshold, count
 //!    what matched;
 //! 5. diversify: at most N chunks of one document (`diversify`);
-//! 6. present: the chosen chunks with their evidence (`present`).
+//! 6. present: the chosen chunks with their evidence, weak matches marked
+//!    (`present`).
+//!
+//! A query the embedding model cannot read (`text::script`) skips the
+//! vector ranker.
 
 use super::diversify;
 use super::feedback;
 use super::fusion::{fuse, Fused};
 use super::present::{self, SearchResponse};
 use super::rankers::{rank_in_parallel, InMemory, QueryPlan, Rankings};
-use super::request::SearchRequest;
+use super::request::{Mode, SearchRequest};
 use super::vector::{FloatVectors, ReadFloats};
 use crate::db::Database;
 use crate::error::{KbError, Result};
@@ -46,6 +50,19 @@ where
     if req.query.trim().is_empty() {
         return Err(KbError::EmptyQuery);
     }
+    // A query the model cannot read would get a vector near whatever the
+    // model understands least: its keywords alone answer it.
+    let unreadable = req.mode.uses_vector() && !req.reads.any_word_in(&req.query);
+    let keyword_only;
+    let req = if unreadable {
+        keyword_only = SearchRequest {
+            mode: Mode::Keyword,
+            ..req.clone()
+        };
+        &keyword_only
+    } else {
+        req
+    };
     let mut plan = QueryPlan::of(req);
     // Every float the search reads (the candidates' re-score, the feedback
     // pool's, the feedback chunks, the cosines shown) is read once: from
@@ -88,7 +105,10 @@ where
             plan.candidates = plan.candidates.saturating_mul(4);
             continue;
         }
-        return present::results(db, req, &plan, &rankings, &floats, chosen, total_matches);
+        let mut response =
+            present::results(db, req, &plan, &rankings, &floats, chosen, total_matches)?;
+        response.query_unreadable = unreadable;
+        return Ok(response);
     }
 }
 

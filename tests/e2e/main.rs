@@ -16,6 +16,8 @@ mod embedding;
 #[cfg(feature = "e2e")]
 mod error_codes;
 #[cfg(feature = "e2e")]
+mod evidence;
+#[cfg(feature = "e2e")]
 mod first_run;
 #[cfg(feature = "e2e")]
 mod ingest;

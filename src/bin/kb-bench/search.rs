@@ -264,9 +264,11 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
             complete: keyword.total_matches <= keyword_ranked.len(),
             weight: req.fusion.keyword_weight,
             strong: req.fusion.strong_bm25,
+            floor: 0.0,
         };
         let vector_list = kb::search::Ranking {
             strong: req.fusion.strong_cosine,
+            floor: req.fusion.cosine_floor,
             ..kb::search::Ranking::top(&vector_ranked, req.fusion.vector_weight)
         };
         let mut fused = kb::search::fuse(&[keyword_list, vector_list], &req.fusion);

@@ -68,6 +68,10 @@ pub(crate) struct BeirArgs {
         default_value = "keyword,vector,hybrid"
     )]
     modes: Vec<Mode>,
+    /// Also report how often a search says "no good match", for the
+    /// judged queries and for built-in off-topic and nonsense queries
+    #[arg(long)]
+    confidence: bool,
     #[command(flatten)]
     levers: Levers,
 }
@@ -172,6 +176,12 @@ pub(crate) fn run_beir(args: &BeirArgs) -> Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     ));
+    if args.confidence {
+        let real: Vec<&str> = judged.iter().map(|q| q.text).collect();
+        out.push_str(&crate::confidence::report(
+            &db, &embedder, &settings, &real, 10,
+        )?);
+    }
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(out.as_bytes())

@@ -66,6 +66,10 @@ pub(crate) struct FinanceBenchArgs {
     /// (same model, same text), and add the new ones to it
     #[arg(long, value_name = "FILE")]
     embedding_cache: Option<PathBuf>,
+    /// Also report how often a search says "no good match", for the
+    /// questions and for built-in off-topic and nonsense queries
+    #[arg(long)]
+    confidence: bool,
     #[command(flatten)]
     levers: Levers,
 }
@@ -287,6 +291,12 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
     }
     for m in misses {
         out.push_str(&m);
+    }
+    if args.confidence {
+        let real: Vec<&str> = questions.iter().map(|q| q.question.as_str()).collect();
+        out.push_str(&crate::confidence::report(
+            &db, &embedder, &settings, &real, args.top,
+        )?);
     }
     let mut stdout = std::io::stdout().lock();
     stdout

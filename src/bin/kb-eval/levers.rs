@@ -32,6 +32,12 @@ pub(crate) struct Levers {
     /// A BM25 score counted as a strong match [default: search.evidence.strong_bm25]
     #[arg(long)]
     strong_bm25: Option<f64>,
+    /// A cosine at or under which the vector ranker adds nothing [default: search.evidence.cosine_floor]
+    #[arg(long)]
+    cosine_floor: Option<f64>,
+    /// A result under this cosine without every query word is weak [default: search.evidence.weak_cosine]
+    #[arg(long)]
+    weak_cosine: Option<f64>,
     /// BM25 weights of the keyword index's columns: text,title,section,terms
     #[arg(long, value_delimiter = ',', value_name = "W,W,W,W")]
     column_weights: Option<Vec<f64>>,
@@ -92,6 +98,7 @@ impl Settings {
             rank_share: args.rank_share,
             strong_cosine: args.strong_cosine,
             strong_bm25: args.strong_bm25,
+            cosine_floor: args.cosine_floor,
             columns,
             feedback,
             expand: Some(!args.no_expansion),
@@ -99,9 +106,11 @@ impl Settings {
             pool: args.pool,
             ..Default::default()
         };
-        Ok(Settings {
-            base: SearchRequest::build("settings", &config.search, &overrides)?,
-        })
+        let mut base = SearchRequest::build("settings", &config.search, &overrides)?;
+        if let Some(t) = args.weak_cosine {
+            base.weak_cosine = t;
+        }
+        Ok(Settings { base })
     }
 
     /// The request for one search.

@@ -25,6 +25,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod beir;
+mod confidence;
 mod dataset;
 mod embed_cache;
 mod financebench;
