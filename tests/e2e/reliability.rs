@@ -762,3 +762,125 @@ fn documents_an_older_kb_stored_under_a_link_are_not_kept_twice() {
         "{again}"
     );
 }
+
+#[test]
+fn a_kb_db_too_short_for_an_sqlite_header_is_refused_and_left_as_it_is() {
+    // SQLite took a 1-byte kb.db for a new database and wrote one over it,
+    // from any command (kb status included); every size short of the
+    // header, and any file without its magic, is refused.
+    for bytes in [
+        &b"x"[..],
+        &[7u8; 50][..],
+        &b"SQLite format 2\0 and then some text that fills up a hundred bytes or more, to be sure."
+            [..],
+    ] {
+        let kb = Kb::empty();
+        std::fs::create_dir_all(kb.data_dir()).unwrap();
+        std::fs::write(kb.db_path(), bytes).unwrap();
+        for args in [
+            &["status"][..],
+            &["search", "anything", "--fts-only"][..],
+            &["doctor"][..],
+        ] {
+            let out = kb
+                .cmd()
+                .args(args)
+                .args(["--format", "json"])
+                .output()
+                .unwrap();
+            if args[0] == "doctor" {
+                assert_eq!(
+                    out.status.code(),
+                    Some(2),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(v["healthy"], false, "{v}");
+                continue;
+            }
+            let e = json_error(&out, 2);
+            assert_eq!(
+                e["code"],
+                "E_DB_CORRUPT",
+                "{} bytes, kb {args:?}: {e}",
+                bytes.len()
+            );
+            assert!(e["error"].as_str().unwrap().contains("kb.db"), "{e}");
+        }
+        assert_eq!(
+            std::fs::read(kb.db_path()).unwrap(),
+            bytes,
+            "{} bytes: left as they were",
+            bytes.len()
+        );
+        let names: Vec<String> = std::fs::read_dir(kb.data_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["kb.db"], "nothing written beside it");
+    }
+}
+
+#[test]
+fn doctor_flags_a_database_sqlite_opened_read_only() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    assert_eq!(kb.json(&["doctor"])["healthy"], true);
+    // A damaged header byte: the file format's write version says no
+    // SQLite may write this file, so SQLite opens it read-only.
+    let mut main = std::fs::read(kb.db_path()).unwrap();
+    assert_eq!((main[18], main[19]), (2, 2), "WAL mode");
+    main[18] = 3;
+    std::fs::write(kb.db_path(), &main).unwrap();
+    // Reads still work...
+    assert_eq!(status(&kb)["total_documents"], 3);
+    // ... but kb doctor says what stops the writes.
+    let out = kb
+        .cmd()
+        .args(["doctor", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["healthy"], false, "{v}");
+    let check = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["status"] == "fault")
+        .unwrap_or_else(|| panic!("no fault: {v}"));
+    let detail = check["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("read-only") && detail.contains("byte 18"),
+        "{check}"
+    );
+    assert!(check["fix"].as_str().is_some(), "{check}");
+    let e = json_error(&stderr_output(&kb, &["doctor"]), 2);
+    assert_eq!(e["code"], "E_UNHEALTHY", "{e}");
+    // And a write is refused with the same reason.
+    let out = kb
+        .cmd()
+        .args(["add", "--quiet", "--format", "json"])
+        .arg(&docs)
+        .output()
+        .unwrap();
+    let e = json_error(&out, 2);
+    assert_eq!(e["code"], "E_IO", "{e}");
+    assert!(e["error"].as_str().unwrap().contains("byte 18"), "{e}");
+}
+
+fn stderr_output(kb: &Kb, args: &[&str]) -> std::process::Output {
+    kb.cmd()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap()
+}
