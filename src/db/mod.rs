@@ -3,6 +3,7 @@
 //! rankers' queries in `queries`, the vector table in `vectors`, reads for
 //! the inspection commands in `lookups`, the search log in `search_log`).
 
+mod backup;
 mod codes;
 mod documents;
 mod fts_index;
@@ -18,6 +19,7 @@ pub(crate) mod test_support;
 mod vectors;
 mod writer_lock;
 
+pub use backup::CopyCheck;
 pub use codes::*;
 pub use documents::*;
 pub use fts_index::{FtsRow, FtsTotals, FTS_COLUMNS};

@@ -875,6 +875,12 @@ fn doctor_flags_a_database_sqlite_opened_read_only() {
     let e = json_error(&out, 2);
     assert_eq!(e["code"], "E_IO", "{e}");
     assert!(e["error"].as_str().unwrap().contains("byte 18"), "{e}");
+    // What the fix says works: a backup is a new file with a sound header.
+    let copy = kb.home.path().join("rescued.db");
+    let b = kb.json(&["backup", copy.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(b["documents"], 3, "{b}");
+    let head = std::fs::read(&copy).unwrap();
+    assert!(head[18] <= 2, "the copy's header is a new one");
 }
 
 fn stderr_output(kb: &Kb, args: &[&str]) -> std::process::Output {
@@ -883,4 +889,88 @@ fn stderr_output(kb: &Kb, args: &[&str]) -> std::process::Output {
         .args(["--format", "json"])
         .output()
         .unwrap()
+}
+
+#[test]
+fn a_backup_during_a_running_add_is_consistent_and_answers_searches() {
+    let kb = Kb::new();
+    let first = kb.home.path().join("first");
+    fixture_tree(&first);
+    kb.add(&[&first]);
+    let second = kb.home.path().join("second");
+    manual_folder(&second, 24);
+    // kb add is held in the middle of its work: a model batch in flight,
+    // documents committed before it, the write-ahead log busy.
+    let running = kb.start_paused(
+        &[
+            "add",
+            second.to_str().unwrap(),
+            "--quiet",
+            "--format",
+            "json",
+        ],
+        2,
+    );
+    let copies = kb.home.path().join("copies");
+    std::fs::create_dir_all(copies.join("kb")).unwrap();
+    let copy = copies.join("kb/kb.db");
+    let b = kb.json(&["backup", copy.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(b["integrity"], "ok", "{b}");
+    assert!(b["documents"].as_i64().unwrap() >= 3, "{b}");
+    running.resume();
+    let out = running.wait();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The copy: sound, whole documents only, and a knowledge base of its
+    // own that answers searches.
+    assert_eq!(integrity(&copy), "ok");
+    let conn =
+        rusqlite::Connection::open_with_flags(&copy, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let partial: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM documents d WHERE NOT EXISTS
+                 (SELECT 1 FROM chunks c WHERE c.document_id = d.id)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(partial, 0);
+    drop(conn);
+    let run = |args: &[&str]| -> Value {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("kb"));
+        c.arg("--data-dir").arg(copies.join("kb"));
+        c.args(args)
+            .env("HOME", kb.home.path())
+            .env("HF_HUB_OFFLINE", "1");
+        for (k, _) in std::env::vars() {
+            if k.starts_with("KB_") {
+                c.env_remove(k);
+            }
+        }
+        let out = c.output().unwrap();
+        assert!(
+            out.status.success(),
+            "kb {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    assert_eq!(run(&["status"])["total_documents"], b["documents"]);
+    let hits = run(&["search", "dentist appointment"]);
+    assert!(hits["returned"].as_u64().unwrap() >= 1, "{hits}");
+    assert_eq!(hits["mode"], "hybrid", "{hits}");
+    // A second backup to the same file is refused; into a folder it is named.
+    let e = kb.error(&["backup", copy.to_str().unwrap()], 1);
+    assert!(e["error"].as_str().unwrap().contains("exists"), "{e}");
+    let b2 = kb.json(&["backup", copies.to_str().unwrap(), "--format", "json"]);
+    let named = b2["path"].as_str().unwrap();
+    assert!(
+        named.contains("/copies/kb-") && named.ends_with(".db"),
+        "{b2}"
+    );
+    assert_eq!(b2["documents"], status(&kb)["total_documents"], "{b2}");
 }
