@@ -329,6 +329,33 @@ impl Running {
         }
     }
 
+    /// A command built by the test, started in the background.
+    pub fn start_cmd(cmd: std::process::Command) -> Running {
+        Running::start(cmd)
+    }
+
+    /// Waits (up to 2 minutes) until `reached` is true of the world outside
+    /// kb (a file a helper program writes); fails, with what kb said, when
+    /// kb ends first.
+    pub fn wait_until(&mut self, reached: impl Fn() -> bool, what: &str) {
+        let deadline = Instant::now() + REACH;
+        while !reached() {
+            if !self.is_running() {
+                let out = self.finish();
+                panic!(
+                    "kb ended ({}) before it reached {what}:\n{}",
+                    out.status,
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "kb did not reach {what} within {REACH:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     fn start_paused(mut cmd: std::process::Command, batches: usize) -> Running {
         cmd.env("KB_TEST_PAUSE_AFTER_BATCH", batches.to_string());
         let mut running = Running::start(cmd);

@@ -135,6 +135,7 @@ impl<'a> Ingester<'a> {
         let writer = Writer {
             db: self.db,
             errors_log: &self.errors_log,
+            data_dir: &self.config.data_dir,
         };
         let outcome =
             writer.run_stages(&workers, files, indexed, &tags, &opts.cancel, &mut summary);
