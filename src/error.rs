@@ -55,7 +55,7 @@ error_codes! {
     ModelMismatch = "E_MODEL_MISMATCH", 1, "the configured model is not the one the index was built with; run `kb reindex`";
     UnknownModel = "E_UNKNOWN_MODEL", 1, "the model name is not in models.toml";
     Interrupted = "E_INTERRUPTED", 130, "interrupted (Ctrl-C); committed work is kept, re-run to continue (exit 130, as shells expect)";
-    DbCorrupt = "E_DB_CORRUPT", 2, "SQLite reports kb.db corrupt or not a database (garbage, empty, truncated past what its write-ahead log holds) — never silently re-created";
+    DbCorrupt = "E_DB_CORRUPT", 2, "kb.db is not an SQLite database (empty, shorter than the 100-byte SQLite header, or without its magic) or SQLite reports it corrupt (garbage, truncated past what its write-ahead log holds) — never silently re-created or written";
     DbTooNew = "E_DB_TOO_NEW", 2, "kb.db was written by a newer kb";
     Db = "E_DB", 2, "a database operation failed";
     Io = "E_IO", 2, "reading or writing a file failed (kb.db included: a full disk, a read-only directory, permissions; the message names the file and the reason)";

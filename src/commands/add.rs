@@ -48,6 +48,14 @@ pub(crate) struct AddArgs {
     #[arg(long, value_name = "GLOB")]
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// Follow symbolic links whose target lies outside every file and folder given to kb add
+    /// (by default they are skipped and logged: a link in a downloaded folder could otherwise put
+    /// ~/.ssh/id_rsa into the index, and into what kb search and kb mcp show); the same as
+    /// ingestion.follow_external_links: true
+    #[arg(long)]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub follow_external_links: bool,
     /// No progress bar
     #[arg(long, short)]
     #[serde(skip)]
@@ -95,8 +103,13 @@ pub(crate) struct AddOutput {
     pub chunks: usize,
     /// PDF pages without extractable text.
     pub pages_without_text: u64,
-    /// Directories or links the walk could not enter (unreadable, loops).
+    /// Directories or links the walk could not enter (unreadable, loops), and FIFOs, sockets and
+    /// devices it skipped (each logged).
     pub walk_errors: usize,
+    /// Links whose target lies outside every file and folder given to `kb add` (this run's and
+    /// earlier runs'): not followed, each logged with its target (see
+    /// `--follow-external-links`).
+    pub external_links: usize,
     /// True when the run was stopped by Ctrl-C before the end.
     pub interrupted: bool,
     /// The log that names each file that failed and why.
@@ -146,6 +159,7 @@ impl AddOutput {
             chunks: s.chunks,
             pages_without_text: s.pages_without_text,
             walk_errors: s.walk_errors,
+            external_links: s.external_links,
             interrupted: s.interrupted,
             errors_log: s.errors_log,
             by_type: s
@@ -232,6 +246,8 @@ impl Command for AddArgs {
                 exclude: self.exclude.clone(),
                 progress: bar,
                 cancel: session.cancel_arc(),
+                follow_external_links: self.follow_external_links
+                    || session.config().ingestion.follow_external_links,
             },
         )?;
         Ok(AddOutput::of(summary))
@@ -285,8 +301,19 @@ impl Render for AddOutput {
         }
         if self.walk_errors > 0 {
             s.push_str(&format!(
-                " {} could not be read.",
-                plural(self.walk_errors as u64, "folder or link", "folders or links")
+                " {} could not be read or {} not documents.",
+                plural(
+                    self.walk_errors as u64,
+                    "folder, link or special file",
+                    "folders, links or special files"
+                ),
+                if self.walk_errors == 1 { "is" } else { "are" }
+            ));
+        }
+        if self.external_links > 0 {
+            s.push_str(&format!(
+                " {} to outside the added files and folders not followed.",
+                plural(self.external_links as u64, "link", "links")
             ));
         }
         if self.removed > 0 {
@@ -300,7 +327,7 @@ impl Render for AddOutput {
                 }
             ));
         }
-        if self.failed > 0 || self.empty > 0 || self.walk_errors > 0 {
+        if self.failed > 0 || self.empty > 0 || self.walk_errors > 0 || self.external_links > 0 {
             if let Some(p) = &self.errors_log {
                 s.push_str(&format!(" Reasons in {}.", p.display()));
             }

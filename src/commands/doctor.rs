@@ -11,8 +11,9 @@ use crate::output::{plural, Render, Style};
 use crate::session::Session;
 
 /// Check the ONNX Runtime library, the model files and their fingerprint, the PDF and OCR
-/// engines, the database's integrity, the keyword and vector indexes, and stale files; each
-/// problem comes with a fix
+/// engines, the database's integrity and whether it can be written, the keyword and vector
+/// indexes, documents outside every added file and folder, and stale files; each problem comes
+/// with a fix
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct DoctorArgs {}
@@ -135,6 +136,63 @@ fn ocr_check(config: &crate::config::Config) -> Check {
     }
 }
 
+/// Whether every document lies inside a file or folder given to `kb add`
+/// (a knowledge base built by an older kb may hold files it reached
+/// through links to elsewhere: `notes.md -> ~/.ssh/id_rsa`).
+fn roots_check(db: &crate::db::Database) -> Result<Check> {
+    let roots = db.roots()?;
+    let unrooted: Vec<(i64, String)> = db
+        .documents_without_root()?
+        .into_iter()
+        .filter(|(_, path)| !roots.iter().any(|r| r.holds(path)))
+        .collect();
+    if unrooted.is_empty() {
+        return Ok(check(
+            "roots",
+            Status::Ok,
+            format!(
+                "every document lies inside the {} given to kb add",
+                plural(roots.len() as u64, "file or folder", "files and folders")
+            ),
+            None,
+        ));
+    }
+    if roots.is_empty() {
+        return Ok(check(
+            "roots",
+            Status::Warning,
+            format!(
+                "the files and folders this knowledge base was built from are not recorded (an \
+                 older kb built it), so kb cannot tell whether its {} lie inside them",
+                plural(unrooted.len() as u64, "document", "documents")
+            ),
+            Some(
+                "kb add each of your files and folders again (only what changed is re-indexed): \
+                 kb records them, drops what came in through links to elsewhere, and kb doctor \
+                 then names any document outside them",
+            ),
+        ));
+    }
+    let shown: Vec<&str> = unrooted.iter().take(5).map(|(_, p)| p.as_str()).collect();
+    let ids: Vec<String> = unrooted.iter().map(|(id, _)| id.to_string()).collect();
+    Ok(Check {
+        name: "roots",
+        status: Status::Warning,
+        detail: format!(
+            "{} outside every file and folder given to kb add (indexed by an older kb, perhaps \
+             through a link): {}{}",
+            plural(unrooted.len() as u64, "document lies", "documents lie"),
+            shown.join(", "),
+            if unrooted.len() > shown.len() { ", ..." } else { "" }
+        ),
+        fix: Some(format!(
+            "if they belong to a folder you added before, kb add it again (kb records it); \
+             otherwise remove them: kb remove {}",
+            ids.join(" ")
+        )),
+    })
+}
+
 impl Command for DoctorArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "doctor",
@@ -188,6 +246,22 @@ impl Command for DoctorArgs {
                 return Ok(DoctorOutput::of(checks));
             }
         };
+        // SQLite may open a database read-only without a word (a file or
+        // directory kb may not write, a header it may not write): every
+        // write would then fail, so kb cannot do part of its job.
+        if let Err(e) = db.writable() {
+            checks.push(check(
+                "database writes",
+                Status::Fault,
+                format!("opened read-only: {e}"),
+                Some(
+                    "writes (kb add, kb remove, kb reindex) fail until this is fixed: give this \
+                     user write permission on the file or directory named (kb writes kb.db, \
+                     kb.db-wal and kb.db-shm), or for a damaged header restore kb.db from a \
+                     backup (kb backup PATH copies what it holds into a new file)",
+                ),
+            ));
+        }
         let problems = db.quick_check()?;
         checks.push(if problems == ["ok"] {
             check(
@@ -297,6 +371,7 @@ impl Command for DoctorArgs {
                 Some("kb reindex (it continues where it stopped)"),
             ));
         }
+        checks.push(roots_check(db)?);
         let stale = db
             .document_files()?
             .into_iter()

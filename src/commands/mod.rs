@@ -220,6 +220,7 @@ registry! {
     Skill(skill::SkillArgs),
     Config(config::ConfigArgs),
     Doctor(doctor::DoctorArgs),
+    Backup(backup::BackupArgs),
 }
 
 #[cfg(test)]

@@ -350,6 +350,13 @@ pub struct IngestionConfig {
     /// one page before it is logged as failed and the run goes on (every
     /// page resets it, so long PDFs are fine).
     pub pdf_timeout_secs: u64,
+    /// Follow symbolic links whose target lies outside every file and
+    /// folder given to `kb add`. Off by default: such a link is skipped and
+    /// logged, since a link in a downloaded folder (`notes.md ->
+    /// ~/.ssh/id_rsa`) would otherwise put any file you may read into the
+    /// index, and into what `kb search` and `kb mcp` show. Links inside the
+    /// added files and folders are always followed.
+    pub follow_external_links: bool,
 }
 
 impl Default for Config {
@@ -482,6 +489,7 @@ impl Default for IngestionConfig {
             pdfium: None,
             max_file_mb: 20,
             pdf_timeout_secs: 60,
+            follow_external_links: false,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! rankers' queries in `queries`, the vector table in `vectors`, reads for
 //! the inspection commands in `lookups`, the search log in `search_log`).
 
+mod backup;
 mod codes;
 mod documents;
 mod fts_index;
@@ -11,12 +12,14 @@ mod health;
 mod lookups;
 mod open;
 mod queries;
+mod roots;
 mod search_log;
 #[cfg(test)]
 pub(crate) mod test_support;
 mod vectors;
 mod writer_lock;
 
+pub use backup::CopyCheck;
 pub use codes::*;
 pub use documents::*;
 pub use fts_index::{FtsRow, FtsTotals, FTS_COLUMNS};
@@ -25,6 +28,7 @@ pub use health::*;
 pub use lookups::*;
 pub use open::{explain, OpenMode, Reopener};
 pub use queries::*;
+pub use roots::*;
 pub use search_log::*;
 pub use vectors::*;
 pub use writer_lock::{writer_lock_path, WriterLock};
@@ -57,6 +61,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
         8,
         include_str!("../../migrations/008_vector_code_blocks.sql"),
     ),
+    (9, include_str!("../../migrations/009_roots.sql")),
 ];
 
 /// The newest schema this binary knows.
@@ -254,6 +259,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_new_database_appears_whole_and_leaves_nothing_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("kb.db");
+        drop(Database::open(&p, OpenMode::Create).unwrap());
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["kb.db"], "no temporary file left");
+        let head = std::fs::read(&p).unwrap();
+        assert!(head.starts_with(b"SQLite format 3\0"));
+        assert_eq!((head[18], head[19]), (2, 2), "already in WAL mode");
+        let db = Database::open(&p, OpenMode::Existing).unwrap();
+        assert_eq!(db.schema_version().unwrap(), SCHEMA_VERSION);
+    }
+
+    #[test]
     fn creates_schema_and_reopens() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("kb.db");
@@ -290,6 +313,40 @@ mod tests {
         let e = Database::open(&p, OpenMode::Create).err().unwrap();
         assert_eq!(e.code(), "E_DB_CORRUPT");
         assert_eq!(std::fs::metadata(&p).unwrap().len(), 0, "never re-created");
+
+        // Shorter than the header, or without its magic: refused at every
+        // size, by readers and writers alike, and never touched.
+        for len in [1usize, 2, 50, 99, 100, 4096] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8 + 1).collect();
+            std::fs::write(&p, &bytes).unwrap();
+            for mode in [OpenMode::Existing, OpenMode::Create] {
+                let e = Database::open(&p, mode).err().unwrap();
+                assert_eq!(e.code(), "E_DB_CORRUPT", "{len} bytes: {e}");
+                assert!(e.to_string().contains("kb.db"), "names the file: {e}");
+            }
+            assert!(
+                std::fs::read(&p).unwrap() == bytes,
+                "{len} bytes left as they were"
+            );
+            assert!(!dir.path().join("kb.db-wal").exists());
+        }
+        // A valid SQLite file without tables is no knowledge base: a
+        // reader says so and writes nothing; a writer sets it up.
+        std::fs::remove_file(&p).unwrap();
+        rusqlite::Connection::open(&p)
+            .unwrap()
+            .execute_batch("PRAGMA user_version = 7; VACUUM;")
+            .unwrap();
+        let before = std::fs::read(&p).unwrap();
+        let e = Database::open(&p, OpenMode::Existing).err().unwrap();
+        assert_eq!(e.code(), "E_NO_INDEX", "{e}");
+        assert!(
+            std::fs::read(&p).unwrap() == before,
+            "no schema written by a reader"
+        );
+        let db = Database::open(&p, OpenMode::Create).unwrap();
+        assert_eq!(db.schema_version().unwrap(), SCHEMA_VERSION);
+        drop(db);
 
         std::fs::remove_file(&p).unwrap();
         {

@@ -1,14 +1,20 @@
 //! Opening kb.db, and naming why it could not be opened.
 //!
-//! Whether the file is corrupt is SQLite's call: its error codes
-//! (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) when it reads the file, never kb's own
-//! reading of the header. A database file shorter than the page count in its
+//! A file that is not an SQLite database at all (shorter than the 100-byte
+//! header every SQLite database starts with, or without its magic string) is
+//! refused before SQLite sees it: SQLite would take some of those for a new
+//! database and write one over them. Past that, whether the file is corrupt
+//! is SQLite's call: its error codes (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) when
+//! it reads the file. A database file shorter than the page count in its
 //! header is normal while the write-ahead log holds pages a checkpoint has
 //! not copied back yet (after a full disk or a crash during a checkpoint);
 //! SQLite reads those pages from the log, and reports corruption only when
 //! neither the file nor the log has them. Every other failure (a read-only
 //! data directory, a file kb may not read, a lock held by another process, a
 //! deleted `-wal`) is named for what it is, and reads go on where SQLite can.
+//!
+//! A new kb.db is built beside its final name and linked into place whole,
+//! so no process ever sees a kb.db without its header and schema.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -44,15 +50,19 @@ impl Database {
     /// [`Database::open`] waiting at most `busy` for another process's lock.
     pub(crate) fn open_waiting(path: &Path, mode: OpenMode, busy: Duration) -> Result<Database> {
         register_sqlite_vec();
-        if path.exists() {
-            refuse_empty(path)?;
-        } else {
+        if std::fs::symlink_metadata(path).is_err() {
             if mode == OpenMode::Existing {
                 return Err(KbError::NoIndex(path.to_path_buf()));
             }
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| KbError::io(dir, e))?;
-            }
+            create_new(path, busy)?;
+        }
+        let header = refuse_non_database(path)?;
+        // A database in rollback-journal mode was not made by kb (a new
+        // kb.db is in WAL mode from its first byte): when it holds no
+        // table it is no knowledge base, and a command that only reads
+        // must not switch it to WAL (a write) to find that out.
+        if mode == OpenMode::Existing && header[18] == 1 && holds_no_table(path, busy) {
+            return Err(KbError::NoIndex(path.to_path_buf()));
         }
         let failure = match connect(path, busy) {
             Ok(conn) => {
@@ -61,7 +71,7 @@ impl Database {
                     Ok(false) => None,
                     _ => Some(read_only_reason(path).unwrap_or_else(|| ReadOnlyReason {
                         path: path.to_path_buf(),
-                        message: "SQLite opened the database read-only; only reads work".into(),
+                        message: sqlite_read_only_reason(path),
                     })),
                 };
                 if let (Some(r), OpenMode::Create) = (&read_only, mode) {
@@ -72,6 +82,13 @@ impl Database {
                     path: path.to_path_buf(),
                     read_only,
                 };
+                // A valid SQLite file without a table is not a knowledge
+                // base yet: a command that only reads leaves it as it is.
+                if mode == OpenMode::Existing
+                    && db.schema_version().map_err(|e| e.at_db(path))? == 0
+                {
+                    return Err(KbError::NoIndex(path.to_path_buf()));
+                }
                 db.migrate().map_err(|e| e.at_db(path))?;
                 return Ok(db);
             }
@@ -147,12 +164,11 @@ impl Reopener {
 /// holds.
 const MMAP_SIZE: u64 = 64 << 30;
 
-/// Opens a read-write connection, switches it to WAL and reads the schema,
-/// so that a file SQLite cannot use fails here rather than mid-command.
+/// Opens a read-write connection to an existing file (never creating one:
+/// see [`create_new`]), switches it to WAL and reads the schema, so that a
+/// file SQLite cannot use fails here rather than mid-command.
 fn connect(path: &Path, busy: Duration) -> rusqlite::Result<Connection> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-        | OpenFlags::SQLITE_OPEN_CREATE
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags)?;
     conn.busy_timeout(busy)?;
     // WAL lets searches read while an ingest writes; the busy timeout
@@ -226,19 +242,167 @@ fn uri_path(path: &Path) -> String {
     out
 }
 
-/// SQLite would take an empty file for a new database and start over (and
-/// delete a `-wal` beside it): kb refuses it instead.
-fn refuse_empty(path: &Path) -> Result<()> {
-    let len = std::fs::metadata(path)
-        .map_err(|e| KbError::io(path, e))?
-        .len();
-    if len == 0 {
-        return Err(KbError::DbCorrupt {
-            path: path.to_path_buf(),
-            reason: "the file is empty".into(),
-        });
+/// The first bytes of every SQLite database file.
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// The size of the header every SQLite database file starts with.
+const HEADER_BYTES: usize = 100;
+
+/// Refuses a file that is not an SQLite database, whatever its size, before
+/// SQLite sees it: SQLite takes an empty (and some shorter-than-a-header)
+/// files for a new database and starts over, deleting a `-wal` beside it.
+fn refuse_non_database(path: &Path) -> Result<[u8; HEADER_BYTES]> {
+    use std::io::Read as _;
+    let mut head = Vec::with_capacity(HEADER_BYTES);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(HEADER_BYTES as u64).read_to_end(&mut head))
+        .map_err(|e| KbError::io(path, e))?;
+    let reason = if head.is_empty() {
+        "the file is empty".to_string()
+    } else if head.len() < HEADER_BYTES {
+        format!(
+            "the file is {} bytes, shorter than the {HEADER_BYTES}-byte header every SQLite \
+             database starts with",
+            head.len()
+        )
+    } else if &head[..SQLITE_MAGIC.len()] != SQLITE_MAGIC {
+        "the file does not start with the SQLite header (\"SQLite format 3\"): it is not an \
+         SQLite database"
+            .to_string()
+    } else {
+        let mut header = [0u8; HEADER_BYTES];
+        header.copy_from_slice(&head);
+        return Ok(header);
+    };
+    Err(KbError::DbCorrupt {
+        path: path.to_path_buf(),
+        reason,
+    })
+}
+
+/// Whether an SQLite file has no table at all (read through a read-only
+/// connection, so nothing is written).
+fn holds_no_table(path: &Path, busy: Duration) -> bool {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    Connection::open_with_flags(path, flags)
+        .and_then(|c| {
+            c.busy_timeout(busy)?;
+            c.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+        })
+        .is_ok_and(|n| n == 0)
+}
+
+/// Builds a new, empty knowledge base (header, WAL mode, schema) in a file
+/// of its own beside `path`, then links it into place, so a kb.db that
+/// exists is always a whole database. When another process created kb.db
+/// meanwhile, its file is kept and this one dropped.
+fn create_new(path: &Path, busy: Duration) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| KbError::io(&dir, e))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "kb.db".into());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let new = dir.join(format!(".{name}.new-{}-{nanos}", std::process::id()));
+    let cleanup = |p: &Path| {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let _ = std::fs::remove_file(sidecar(p, suffix));
+        }
+    };
+    let built = (|| -> Result<()> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(&new, flags)
+            .map_err(|e| creation_failure(path, &dir, e))?;
+        conn.busy_timeout(busy)?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(|e| creation_failure(path, &dir, e))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(KbError::Db(format!(
+                "{}: cannot switch a new database to WAL mode (got {mode})",
+                new.display()
+            )));
+        }
+        conn.execute_batch("PRAGMA foreign_keys = ON;")?;
+        let db = Database {
+            conn,
+            path: new.clone(),
+            read_only: None,
+        };
+        db.migrate()?;
+        // Closing checkpoints the log into the file and removes it.
+        drop(db);
+        Ok(())
+    })();
+    if let Err(e) = built {
+        cleanup(&new);
+        return Err(e);
     }
-    Ok(())
+    let linked = match std::fs::hard_link(&new, path) {
+        Ok(()) => Ok(()),
+        // Another process was first: its database stays.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        // A file system without hard links: a rename, unless kb.db
+        // appeared meanwhile.
+        Err(_) if std::fs::symlink_metadata(path).is_err() => {
+            std::fs::rename(&new, path).map_err(|e| KbError::io(path, e))
+        }
+        Err(e) => Err(KbError::io(path, e)),
+    };
+    cleanup(&new);
+    linked
+}
+
+/// Names a failure to create a new database: the data directory kb may
+/// not write, or the file system's own reason.
+fn creation_failure(path: &Path, dir: &Path, e: rusqlite::Error) -> KbError {
+    if let Some(r) = read_only_reason(path) {
+        return r.to_error();
+    }
+    let full = e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull);
+    KbError::DbFile {
+        path: dir.to_path_buf(),
+        reason: if full {
+            format!("the disk is full ({e}); free some space and run the command again")
+        } else {
+            format!("cannot create a new database here: {e}")
+        },
+        sqlite_code: match &e {
+            rusqlite::Error::SqliteFailure(f, _) => f.extended_code,
+            _ => rusqlite::ffi::SQLITE_CANTOPEN,
+        },
+    }
+}
+
+/// Why SQLite opened a database read-only when every file is writable:
+/// its header says a newer (or damaged) file format it may read but not
+/// write.
+fn sqlite_read_only_reason(path: &Path) -> String {
+    use std::io::Read as _;
+    let mut head = [0u8; HEADER_BYTES];
+    let read = std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut head));
+    match read {
+        Ok(()) if head[18] > 2 => format!(
+            "SQLite opened the database read-only: byte 18 of its header (the file format's \
+             write version) is {}, which no SQLite writes (1 and 2 are valid), so the header is \
+             damaged or was written by a much newer SQLite; only reads work. Restore kb.db from \
+             a backup, or copy what it holds into a new one with `kb backup PATH`",
+            head[18]
+        ),
+        _ => "SQLite opened the database read-only; only reads work".into(),
+    }
 }
 
 /// Failures that say the file or its directory cannot be written (or
@@ -384,6 +548,19 @@ pub fn explain(path: &Path, e: KbError) -> KbError {
         return r.to_error();
     }
     let wal = sidecar(path, "-wal");
+    if primary == rusqlite::ffi::SQLITE_IOERR && holds_deleted(&wal) {
+        return file(
+            &wal,
+            format!(
+                "the write-ahead log was deleted while this kb process was writing to it \
+                 ({reason}): something removed kb.db-wal (a cleanup script, a sync tool, \
+                 `rm kb.db-*`?) while kb had the database open. What this run committed \
+                 before is in kb.db or in the deleted log, which kb writes back into kb.db as \
+                 it closes. Leave kb's files in the data directory alone while kb runs; run \
+                 `kb doctor`, then the same command again: it continues where it stopped"
+            ),
+        );
+    }
     let wal_len = std::fs::metadata(&wal).map_or(0, |m| m.len());
     if primary == rusqlite::ffi::SQLITE_IOERR && sidecar(path, "-shm").exists() && wal_len == 0 {
         return file(
@@ -400,6 +577,22 @@ pub fn explain(path: &Path, e: KbError) -> KbError {
         path,
         format!("SQLite could not use the database file: {reason}"),
     )
+}
+
+/// Whether this process still holds `file` open after it was deleted (or
+/// replaced by another file of the same name): Linux shows such a
+/// descriptor's target as `PATH (deleted)`. False where that cannot be
+/// told.
+fn holds_deleted(file: &Path) -> bool {
+    let Ok(fds) = std::fs::read_dir("/proc/self/fd") else {
+        return false;
+    };
+    let absolute = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    let mut deleted = absolute.into_os_string();
+    deleted.push(" (deleted)");
+    fds.flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .any(|target| target.as_os_str() == deleted)
 }
 
 #[derive(Clone, Copy)]
@@ -469,6 +662,40 @@ mod tests {
     fn uri_escapes_what_sqlite_would_parse() {
         let p = uri_path(Path::new("/tmp/a b?c#d%e/kb.db"));
         assert_eq!(p, "/tmp/a%20b%3Fc%23d%25e/kb.db");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_write_ahead_log_deleted_under_this_process_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("kb.db");
+        let db = Database::open(&p, OpenMode::Create).unwrap();
+        db.set_config("probe", "1").unwrap();
+        let wal = sidecar(&p, "-wal");
+        assert!(wal.exists());
+        let io_error = || KbError::DbFile {
+            path: PathBuf::new(),
+            reason: "disk I/O error".into(),
+            sqlite_code: rusqlite::ffi::SQLITE_IOERR_SHORT_READ,
+        };
+        // While the log is there, an I/O error is not blamed on it.
+        let e = explain(&p, io_error());
+        assert!(!e.to_string().contains("deleted"), "{e}");
+        std::fs::remove_file(&wal).unwrap();
+        // Another process's reader may have made a new one meanwhile.
+        std::fs::write(&wal, vec![0u8; 4096]).unwrap();
+        let e = explain(&p, io_error());
+        assert_eq!(e.code(), "E_IO");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("kb.db-wal") && msg.contains("deleted while this kb process"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("kb doctor") && !msg.contains("corrupt"),
+            "{msg}"
+        );
+        drop(db);
     }
 
     #[test]

@@ -231,7 +231,11 @@ impl Embedder {
             counter: Arc::new(counter),
             query_prefix,
             passage_prefix,
-            batch_size: config.embedding.batch_size,
+            batch_size: if model_use != ModelUse::Queries && quantises_whole_batches(&files.onnx) {
+                1
+            } else {
+                config.embedding.batch_size.max(1)
+            },
             wants_token_type_ids,
             output_name,
             _model_bytes: bytes,
@@ -248,6 +252,12 @@ impl Embedder {
 
     pub fn dim(&self) -> usize {
         self.spec.dim
+    }
+
+    /// How many passages go into one model call (1 for a graph that
+    /// quantises activations over the whole batch).
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
     }
 
     pub fn token_counter(&self) -> TokenCounter {
@@ -380,6 +390,25 @@ impl Embedder {
         }
         Ok(out)
     }
+}
+
+/// Whether a graph quantises activations over its whole input (ONNX's
+/// `DynamicQuantizeLinear`, what `onnxruntime.quantization.quantize_dynamic`
+/// puts before each weight matrix, as in the int8 exports on the Hugging
+/// Face hub): one scale for a whole padded batch, so a text's vector would
+/// depend on what it is batched with. Such a model embeds passages one at a
+/// time, so the same files always give the same vectors (slower, exact).
+/// kb's own int8 copy quantises each row apart and batches as usual.
+fn quantises_whole_batches(onnx: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(onnx) else {
+        return false;
+    };
+    // SAFETY: read-only mapping of a model file kb does not write; a file
+    // truncated meanwhile fails the session load anyway.
+    let Ok(bytes) = (unsafe { memmap2::Mmap::map(&file) }) else {
+        return false;
+    };
+    memchr::memmem::find(&bytes, b"DynamicQuantizeLinear").is_some()
 }
 
 /// The tokenizer for inference (truncating at the model's maximum length,
@@ -629,5 +658,25 @@ impl super::Embed for Embedder {
             model_fingerprint: self.files.fingerprint()?,
             model_dir: Some(self.files.dir.display().to_string()),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_graph_quantising_whole_batches_is_recognised() {
+        let dir = tempfile::tempdir().unwrap();
+        let per_tensor = dir.path().join("a.onnx");
+        let mut bytes = vec![7u8; 1 << 20];
+        bytes.extend_from_slice(b"\x12\x15DynamicQuantizeLinear\x22");
+        bytes.extend(vec![1u8; 4096]);
+        std::fs::write(&per_tensor, &bytes).unwrap();
+        assert!(quantises_whole_batches(&per_tensor));
+        let per_row = dir.path().join("b.onnx");
+        std::fs::write(&per_row, b"\x12\x0eQuantizeLinear MatMulIntegerToFloat").unwrap();
+        assert!(!quantises_whole_batches(&per_row));
+        assert!(!quantises_whole_batches(&dir.path().join("missing.onnx")));
     }
 }

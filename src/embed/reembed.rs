@@ -179,6 +179,7 @@ mod tests {
             exclude: Vec::new(),
             progress: Arc::new(crate::progress::Silent),
             cancel: Arc::new(AtomicBool::new(false)),
+            follow_external_links: false,
         };
         Ingester::new(&config, &db, ModelSource::Ready(model.clone()))
             .run(&[docs], &opts)

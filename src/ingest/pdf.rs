@@ -14,6 +14,7 @@ mod layout;
 pub mod ocr;
 mod pack;
 mod page;
+pub mod page_cache;
 mod read;
 mod reading;
 mod settings;

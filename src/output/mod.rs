@@ -3,6 +3,7 @@
 //! Each command's output type lives in its command file and implements
 //! [`Render`]; this module holds what every renderer shares.
 
+mod escape;
 mod style;
 mod text;
 
@@ -10,6 +11,7 @@ use serde::Serialize;
 
 use crate::error::{KbError, Result};
 
+pub(crate) use escape::{escape, Escape};
 pub(crate) use style::Style;
 pub(crate) use text::{display_path, highlight, plural};
 

@@ -5,6 +5,8 @@
 //! nothing) and makes anything from a document or a file name safe for a
 //! terminal.
 
+use super::escape::{escaped, Escape};
+
 /// Opens emphasis in rendered text (replaced by `finish`).
 const EMPHASIS_ON: char = '\u{E000}';
 /// Closes emphasis.
@@ -86,14 +88,10 @@ impl Style {
                 EMPHASIS_ON if self.color => out.push_str("\x1b[1;33m"),
                 EMPHASIS_OFF if self.color => out.push_str("\x1b[0m"),
                 EMPHASIS_ON | EMPHASIS_OFF => {}
-                '\n' | '\t' => out.push(c),
-                c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
-                // Bidirectional overrides and isolates reorder what follows
-                // them on screen (a disguised file name).
-                '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
-                    out.push_str(&c.escape_unicode().to_string())
-                }
-                c => out.push(c),
+                c => match escaped(c, Escape::Terminal) {
+                    Some(e) => out.push_str(&e),
+                    None => out.push(c),
+                },
             }
         }
         out

@@ -128,8 +128,11 @@ impl Kb {
     pub fn std_cmd(&self) -> std::process::Command {
         let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("kb"));
         c.arg("--data-dir").arg(self.data_dir());
+        // Every KB_ variable, KB_CACHE_DIR included: a cache set for
+        // ./test.sh would lend kb the model that some tests need missing
+        // (the runtime and engines come from their own variables).
         for (k, _) in std::env::vars() {
-            if k.starts_with("KB_") && k != "KB_CACHE_DIR" {
+            if k.starts_with("KB_") {
                 c.env_remove(k);
             }
         }
@@ -326,6 +329,33 @@ impl Running {
             stderr: Some(stderr),
             lines,
             resume,
+        }
+    }
+
+    /// A command built by the test, started in the background.
+    pub fn start_cmd(cmd: std::process::Command) -> Running {
+        Running::start(cmd)
+    }
+
+    /// Waits (up to 2 minutes) until `reached` is true of the world outside
+    /// kb (a file a helper program writes); fails, with what kb said, when
+    /// kb ends first.
+    pub fn wait_until(&mut self, reached: impl Fn() -> bool, what: &str) {
+        let deadline = Instant::now() + REACH;
+        while !reached() {
+            if !self.is_running() {
+                let out = self.finish();
+                panic!(
+                    "kb ended ({}) before it reached {what}:\n{}",
+                    out.status,
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "kb did not reach {what} within {REACH:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 

@@ -157,6 +157,11 @@ fn hostile_files_are_logged_and_the_good_ones_indexed() {
     assert_logged(&log, "legacy.txt", "invalid UTF-8");
     assert_logged(&log, "back-to-root", "loop");
     assert_logged(&log, "dangling.md", "skipped while walking");
+    assert_logged(
+        &log,
+        "pipe.md",
+        "skipped: a named pipe (FIFO), not a document",
+    );
     assert_logged(&log, "truncated.pdf", "truncated or malformed PDF");
     assert_logged(&log, "locked.pdf", "encrypted PDF");
     assert_logged(&log, "bomb.pdf", "ran out of memory");
@@ -357,4 +362,261 @@ fn exclude_globs_and_kbignore_files_leave_things_out() {
     let e = kb.error(&["add", docs.to_str().unwrap(), "--exclude", "["], 1);
     assert_eq!(e["code"], "E_USAGE");
     assert!(e["error"].as_str().unwrap().contains("--exclude"), "{e}");
+}
+
+/// `kb add PATH... --format json` with extra arguments → the summary.
+fn add_with(kb: &Kb, path: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["add", path.to_str().unwrap(), "--format", "json", "--quiet"];
+    args.extend_from_slice(extra);
+    kb.json(&args)
+}
+
+fn hits(kb: &Kb, words: &str) -> u64 {
+    kb.json(&["search", words, "--fts-only"])["returned"]
+        .as_u64()
+        .unwrap()
+}
+
+/// A folder of notes with a link to a file outside it, and one to a folder
+/// outside it: what a downloaded repository with `notes.md -> ~/.ssh/id_rsa`
+/// looks like.
+fn folder_with_links_out(home: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::symlink;
+    let docs = home.join("docs");
+    write(
+        &docs.join("lighthouse.md"),
+        "# Lighthouse\n\nThe keeper trimmed the wick at dusk.\n",
+    );
+    let secret = home.join("private/credentials.txt");
+    write(
+        &secret,
+        "aws_secret_access_key = xylophone-quartz-zebra-secret\n",
+    );
+    write(
+        &home.join("private/more/diary.md"),
+        "# Diary\n\nmarzipan confessions of the night\n",
+    );
+    symlink(&secret, docs.join("notes.md")).unwrap();
+    symlink(home.join("private/more"), docs.join("more")).unwrap();
+    (docs, secret)
+}
+
+#[test]
+fn a_link_to_a_file_outside_the_added_folder_is_not_indexed_and_is_logged() {
+    let kb = Kb::new();
+    let (docs, secret) = folder_with_links_out(kb.home.path());
+    let s = add_with(&kb, &docs, &[]);
+    assert_eq!(
+        (s["added"].as_u64(), s["external_links"].as_u64()),
+        (Some(1), Some(2)),
+        "{s}"
+    );
+    assert_eq!(hits(&kb, "xylophone quartz zebra"), 0);
+    assert_eq!(hits(&kb, "marzipan confessions"), 0);
+    let e = kb.error(&["open", secret.to_str().unwrap()], 1);
+    assert_eq!(e["code"], "E_NOT_FOUND", "{e}");
+    // The log names each link, where it leads and why it was skipped.
+    let log = error_log(&kb);
+    let target = std::fs::canonicalize(&secret).unwrap();
+    let line = log
+        .lines()
+        .find(|l| l.contains("docs/notes.md"))
+        .unwrap_or_else(|| panic!("the link is not logged:\n{log}"));
+    assert!(
+        line.contains(target.to_str().unwrap()) && line.contains("outside"),
+        "{line}"
+    );
+    assert_logged(&log, "docs/more", "outside");
+    // Re-adding changes nothing, and the link is not followed then either.
+    let again = add_with(&kb, &docs, &[]);
+    assert_eq!(
+        (again["added"].as_u64(), again["skipped"].as_u64()),
+        (Some(0), Some(1)),
+        "{again}"
+    );
+    assert_eq!(hits(&kb, "xylophone quartz zebra"), 0);
+}
+
+#[test]
+fn an_opt_in_follows_links_outside_and_a_deleted_link_takes_its_document_along() {
+    let kb = Kb::new();
+    let (docs, _) = folder_with_links_out(kb.home.path());
+    let s = add_with(&kb, &docs, &["--follow-external-links"]);
+    assert_eq!(
+        (s["added"].as_u64(), s["external_links"].as_u64()),
+        (Some(3), Some(0)),
+        "{s}"
+    );
+    assert_eq!(hits(&kb, "xylophone quartz zebra"), 1);
+    assert_eq!(hits(&kb, "marzipan confessions"), 1);
+    // The links go: so do the documents that came in through them,
+    // although their files are still there.
+    std::fs::remove_file(docs.join("notes.md")).unwrap();
+    std::fs::remove_file(docs.join("more")).unwrap();
+    let s = add_with(&kb, &docs, &["--follow-external-links"]);
+    assert_eq!(
+        (s["removed"].as_u64(), s["skipped"].as_u64()),
+        (Some(2), Some(1)),
+        "{s}"
+    );
+    assert_eq!(hits(&kb, "xylophone quartz zebra"), 0);
+    assert_eq!(hits(&kb, "marzipan confessions"), 0);
+    // The setting does the same as the flag.
+    let (docs2, _) = folder_with_links_out(&kb.home.path().join("second"));
+    let out = kb
+        .cmd()
+        .env("KB_INGESTION_FOLLOW_EXTERNAL_LINKS", "true")
+        .args([
+            "add",
+            docs2.to_str().unwrap(),
+            "--format",
+            "json",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["added"], 3, "{s}");
+}
+
+#[test]
+fn a_deleted_link_inside_the_added_folder_removes_its_document() {
+    use std::os::unix::fs::symlink;
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(
+        &docs.join("index.md"),
+        "# Index\n\nthe map of the harbour\n",
+    );
+    // The target sits in a folder the walk leaves out: only the link
+    // brings it in.
+    write(&docs.join(".gitignore"), "archive/\n");
+    write(
+        &docs.join("archive/tides-1910.md"),
+        "# Tides 1910\n\nthe great flood of the estuary in nineteen ten\n",
+    );
+    symlink(docs.join("archive/tides-1910.md"), docs.join("tides.md")).unwrap();
+    // A link to a file the walk reaches anyway: one document per file.
+    symlink(docs.join("index.md"), docs.join("start.md")).unwrap();
+    let s = add_with(&kb, &docs, &[]);
+    assert_eq!(
+        (s["added"].as_u64(), s["external_links"].as_u64()),
+        (Some(2), Some(0)),
+        "{s}"
+    );
+    assert_eq!(hits(&kb, "estuary flood"), 1);
+    assert_eq!(indexed(&kb).len(), 2);
+    std::fs::remove_file(docs.join("tides.md")).unwrap();
+    std::fs::remove_file(docs.join("start.md")).unwrap();
+    let s = add_with(&kb, &docs, &[]);
+    assert_eq!(
+        (s["removed"].as_u64(), s["skipped"].as_u64()),
+        (Some(1), Some(1)),
+        "{s}"
+    );
+    assert_eq!(hits(&kb, "estuary flood"), 0);
+    assert_logged(&error_log(&kb), "tides-1910.md", "no walk");
+}
+
+#[test]
+fn links_between_added_folders_are_followed() {
+    use std::os::unix::fs::symlink;
+    let kb = Kb::new();
+    let home = kb.home.path();
+    write(
+        &home.join("work/plan.md"),
+        "# Plan\n\nthe quarterly plan of the bakery\n",
+    );
+    write(&home.join("notes/todo.md"), "# Todo\n\nbuy flour\n");
+    symlink(home.join("work/plan.md"), home.join("notes/plan.md")).unwrap();
+    // Before work/ is added, the link leads outside.
+    let s = add_with(&kb, &home.join("notes"), &[]);
+    assert_eq!(s["external_links"], 1, "{s}");
+    add_with(&kb, &home.join("work"), &[]);
+    let s = add_with(&kb, &home.join("notes"), &[]);
+    assert_eq!(
+        (s["external_links"].as_u64(), s["added"].as_u64()),
+        (Some(0), Some(0)),
+        "{s}"
+    );
+    assert_eq!(indexed(&kb).len(), 2);
+    // Removing the link leaves the document work/ reaches.
+    std::fs::remove_file(home.join("notes/plan.md")).unwrap();
+    let s = add_with(&kb, &home.join("notes"), &[]);
+    assert_eq!(s["removed"], 0, "{s}");
+    assert_eq!(hits(&kb, "quarterly bakery"), 1);
+}
+
+#[test]
+fn documents_an_older_kb_took_through_a_link_are_named_by_doctor_and_pruned() {
+    let kb = Kb::new();
+    let (docs, secret) = folder_with_links_out(kb.home.path());
+    // What an older kb did: follow the links, and record no roots.
+    add_with(&kb, &docs, &["--follow-external-links"]);
+    let conn = rusqlite::Connection::open(kb.db_path()).unwrap();
+    conn.execute_batch("DELETE FROM document_roots; DELETE FROM roots;")
+        .unwrap();
+    drop(conn);
+    assert_eq!(hits(&kb, "xylophone quartz zebra"), 1);
+    // kb doctor cannot judge without roots: it says how to record them.
+    let check = |kb: &Kb| -> serde_json::Value {
+        let v = kb.json(&["doctor"]);
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "roots")
+            .cloned()
+            .unwrap_or_else(|| panic!("no roots check: {v}"))
+    };
+    let c = check(&kb);
+    assert_eq!(c["status"], "warning", "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("kb add"), "{c}");
+    // Another folder is added: its root is recorded, and the documents
+    // that lie outside every recorded root are listed with their removal.
+    let other = kb.home.path().join("other");
+    write(&other.join("a.md"), "# A\n\nanything\n");
+    add_with(&kb, &other, &[]);
+    let c = check(&kb);
+    assert_eq!(c["status"], "warning", "{c}");
+    let detail = c["detail"].as_str().unwrap();
+    let target = std::fs::canonicalize(&secret).unwrap();
+    assert!(detail.contains(target.to_str().unwrap()), "{c}");
+    assert!(c["fix"].as_str().unwrap().contains("kb remove "), "{c}");
+    // The next add of the folder finds the links, does not follow them, and
+    // drops what came in through them.
+    let s = add_with(&kb, &docs, &[]);
+    assert_eq!(
+        (s["removed"].as_u64(), s["external_links"].as_u64()),
+        (Some(2), Some(2)),
+        "{s}"
+    );
+    assert_eq!(hits(&kb, "xylophone quartz zebra"), 0);
+    assert_eq!(hits(&kb, "marzipan confessions"), 0);
+    assert_eq!(check(&kb)["status"], "ok");
+}
+
+#[test]
+fn a_file_name_with_a_newline_stays_one_line_of_the_errors_log() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(&docs.join("fine.md"), "# Fine\n\nnothing to see\n");
+    // An empty file (logged) whose name would forge a second entry.
+    let name = "evil\n2030-01-01T00:00:00Z\tforged.md\tindexed fine.md";
+    std::fs::write(docs.join(name), b"").unwrap();
+    let s = add_with(&kb, &docs, &[]);
+    assert_eq!(s["empty"], 1, "{s}");
+    let log = error_log(&kb);
+    assert_eq!(log.lines().count(), 1, "{log}");
+    let fields: Vec<&str> = log.lines().next().unwrap().split('\t').collect();
+    assert_eq!(fields.len(), 3, "{log}");
+    assert!(
+        fields[1].ends_with("docs/evil\\n2030-01-01T00:00:00Z\\tforged.md\\tindexed fine.md"),
+        "{log}"
+    );
 }

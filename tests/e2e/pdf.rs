@@ -442,3 +442,113 @@ fn without_the_pdf_engine_pdfs_fail_alone_saying_where_kb_looked() {
         .unwrap();
     assert_eq!(check["status"], "warning", "{v}");
 }
+
+/// A `tesseract` that counts the pages it is asked to read (in `count`)
+/// and, on the page numbered `hold_at` of its life, says so (`held`) and
+/// waits until `release` exists: a test can then stop kb in the middle of
+/// a scanned PDF, its earlier pages read and the next one half-way.
+fn counting_tesseract(dir: &std::path::Path, hold_at: usize) -> std::path::PathBuf {
+    let real = kb::ingest::pdf::ocr::locate(None).unwrap();
+    let script = dir.join("tesseract");
+    let q = |p: &std::path::Path| format!("'{}'", p.display());
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n\
+             if [ \"$1\" = stdin ]; then\n\
+             \techo page >> {count}\n\
+             \tif [ \"$(wc -l < {count})\" -eq {hold_at} ]; then\n\
+             \t\ttouch {held}\n\
+             \t\ti=0; while [ ! -e {release} ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done\n\
+             \tfi\n\
+             fi\n\
+             exec {real} \"$@\"\n",
+            count = q(&dir.join("count")),
+            held = q(&dir.join("held")),
+            release = q(&dir.join("release")),
+            real = q(&real),
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+fn pages_read(dir: &std::path::Path) -> usize {
+    std::fs::read_to_string(dir.join("count"))
+        .map(|s| s.lines().count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_resumed_add_neither_ocrs_nor_logs_again_what_it_read_before() {
+    if !ocr_available() {
+        return;
+    }
+    let kb = Kb::new();
+    let tools = kb.home.path().join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    let tesseract = counting_tesseract(&tools, 2);
+    let dir = kb.home.path().join("scans");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Three scanned pages, and a blank one (nothing to OCR: a warning).
+    let mut pages = testpdf::render_pages(&pdfium(), &handbook(), 300.0);
+    let (w, h, _) = pages[0].clone();
+    pages.push((w, h, vec![255u8; w * h]));
+    std::fs::write(dir.join("scanned.pdf"), testpdf::image_only(&pages)).unwrap();
+    let env = [("KB_INGESTION_TESSERACT", tesseract.to_str().unwrap())];
+    let args = ["add", dir.to_str().unwrap(), "--quiet", "--format", "json"];
+
+    // 1. Ctrl-C while Tesseract reads page 2: page 1 was read.
+    let mut cmd = kb.std_cmd();
+    cmd.args(args).envs(env);
+    let mut running = Running::start_cmd(cmd);
+    let held = tools.join("held");
+    running.wait_until(|| held.exists(), "Tesseract reading page 2");
+    running.interrupt();
+    std::fs::write(tools.join("release"), b"").unwrap();
+    assert_eq!(pages_read(&tools), 2);
+    let log =
+        || std::fs::read_to_string(kb.data_dir().join("ingest-errors.log")).unwrap_or_default();
+    assert_eq!(log(), "", "nothing logged before the document is written");
+
+    // 2. Resumed, and stopped again once the PDF is read, its first model
+    // batch in flight: only pages 2 and 3 were read by Tesseract.
+    let running = kb.start_paused_with(&args, 0, &env);
+    assert_eq!(pages_read(&tools), 4, "page 1 came from the cache");
+    running.interrupt();
+    assert_eq!(log(), "", "warnings wait for the document to be written");
+
+    // 3. Resumed to the end: no page read again, the warning logged once,
+    // and the cache gone with the document written.
+    let out = kb.cmd().args(args).envs(env).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (s["added"].as_u64(), s["pages_without_text"].as_u64()),
+        (Some(1), Some(1)),
+        "{s}"
+    );
+    assert_eq!(pages_read(&tools), 4, "every page came from the cache");
+    let log = log();
+    assert_eq!(log.lines().count(), 1, "{log}");
+    assert!(
+        log.contains("1 of 4 pages have no extractable text"),
+        "{log}"
+    );
+    let info = kb.json(&["info", dir.join("scanned.pdf").to_str().unwrap()]);
+    assert_eq!(
+        info["ocr"], "3 of 4 recognised by OCR; 1 without extractable text",
+        "{info}"
+    );
+    let v = kb.json(&["search", "twists off the spur", "--fts-only"]);
+    assert_eq!(v["results"][0]["source"]["page"], 3, "{v}");
+    let cache = kb.data_dir().join("extract-cache");
+    let left = std::fs::read_dir(&cache).map_or(0, |d| d.count());
+    assert_eq!(left, 0, "the cache goes with the written document");
+}

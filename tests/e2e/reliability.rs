@@ -762,3 +762,215 @@ fn documents_an_older_kb_stored_under_a_link_are_not_kept_twice() {
         "{again}"
     );
 }
+
+#[test]
+fn a_kb_db_too_short_for_an_sqlite_header_is_refused_and_left_as_it_is() {
+    // SQLite took a 1-byte kb.db for a new database and wrote one over it,
+    // from any command (kb status included); every size short of the
+    // header, and any file without its magic, is refused.
+    for bytes in [
+        &b"x"[..],
+        &[7u8; 50][..],
+        &b"SQLite format 2\0 and then some text that fills up a hundred bytes or more, to be sure."
+            [..],
+    ] {
+        let kb = Kb::empty();
+        std::fs::create_dir_all(kb.data_dir()).unwrap();
+        std::fs::write(kb.db_path(), bytes).unwrap();
+        for args in [
+            &["status"][..],
+            &["search", "anything", "--fts-only"][..],
+            &["doctor"][..],
+        ] {
+            let out = kb
+                .cmd()
+                .args(args)
+                .args(["--format", "json"])
+                .output()
+                .unwrap();
+            if args[0] == "doctor" {
+                assert_eq!(
+                    out.status.code(),
+                    Some(2),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(v["healthy"], false, "{v}");
+                continue;
+            }
+            let e = json_error(&out, 2);
+            assert_eq!(
+                e["code"],
+                "E_DB_CORRUPT",
+                "{} bytes, kb {args:?}: {e}",
+                bytes.len()
+            );
+            assert!(e["error"].as_str().unwrap().contains("kb.db"), "{e}");
+        }
+        assert_eq!(
+            std::fs::read(kb.db_path()).unwrap(),
+            bytes,
+            "{} bytes: left as they were",
+            bytes.len()
+        );
+        let names: Vec<String> = std::fs::read_dir(kb.data_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["kb.db"], "nothing written beside it");
+    }
+}
+
+#[test]
+fn doctor_flags_a_database_sqlite_opened_read_only() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    assert_eq!(kb.json(&["doctor"])["healthy"], true);
+    // A damaged header byte: the file format's write version says no
+    // SQLite may write this file, so SQLite opens it read-only.
+    let mut main = std::fs::read(kb.db_path()).unwrap();
+    assert_eq!((main[18], main[19]), (2, 2), "WAL mode");
+    main[18] = 3;
+    std::fs::write(kb.db_path(), &main).unwrap();
+    // Reads still work...
+    assert_eq!(status(&kb)["total_documents"], 3);
+    // ... but kb doctor says what stops the writes.
+    let out = kb
+        .cmd()
+        .args(["doctor", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["healthy"], false, "{v}");
+    let check = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["status"] == "fault")
+        .unwrap_or_else(|| panic!("no fault: {v}"));
+    let detail = check["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("read-only") && detail.contains("byte 18"),
+        "{check}"
+    );
+    assert!(check["fix"].as_str().is_some(), "{check}");
+    let e = json_error(&stderr_output(&kb, &["doctor"]), 2);
+    assert_eq!(e["code"], "E_UNHEALTHY", "{e}");
+    // And a write is refused with the same reason.
+    let out = kb
+        .cmd()
+        .args(["add", "--quiet", "--format", "json"])
+        .arg(&docs)
+        .output()
+        .unwrap();
+    let e = json_error(&out, 2);
+    assert_eq!(e["code"], "E_IO", "{e}");
+    assert!(e["error"].as_str().unwrap().contains("byte 18"), "{e}");
+    // What the fix says works: a backup is a new file with a sound header.
+    let copy = kb.home.path().join("rescued.db");
+    let b = kb.json(&["backup", copy.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(b["documents"], 3, "{b}");
+    let head = std::fs::read(&copy).unwrap();
+    assert!(head[18] <= 2, "the copy's header is a new one");
+}
+
+fn stderr_output(kb: &Kb, args: &[&str]) -> std::process::Output {
+    kb.cmd()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_backup_during_a_running_add_is_consistent_and_answers_searches() {
+    let kb = Kb::new();
+    let first = kb.home.path().join("first");
+    fixture_tree(&first);
+    kb.add(&[&first]);
+    let second = kb.home.path().join("second");
+    manual_folder(&second, 24);
+    // kb add is held in the middle of its work: a model batch in flight,
+    // documents committed before it, the write-ahead log busy.
+    let running = kb.start_paused(
+        &[
+            "add",
+            second.to_str().unwrap(),
+            "--quiet",
+            "--format",
+            "json",
+        ],
+        2,
+    );
+    let copies = kb.home.path().join("copies");
+    std::fs::create_dir_all(copies.join("kb")).unwrap();
+    let copy = copies.join("kb/kb.db");
+    let b = kb.json(&["backup", copy.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(b["integrity"], "ok", "{b}");
+    assert!(b["documents"].as_i64().unwrap() >= 3, "{b}");
+    running.resume();
+    let out = running.wait();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The copy: sound, whole documents only, and a knowledge base of its
+    // own that answers searches.
+    assert_eq!(integrity(&copy), "ok");
+    let conn =
+        rusqlite::Connection::open_with_flags(&copy, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let partial: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM documents d WHERE NOT EXISTS
+                 (SELECT 1 FROM chunks c WHERE c.document_id = d.id)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(partial, 0);
+    drop(conn);
+    let run = |args: &[&str]| -> Value {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("kb"));
+        c.arg("--data-dir").arg(copies.join("kb"));
+        c.args(args)
+            .env("HOME", kb.home.path())
+            .env("HF_HUB_OFFLINE", "1");
+        for (k, _) in std::env::vars() {
+            if k.starts_with("KB_") {
+                c.env_remove(k);
+            }
+        }
+        let out = c.output().unwrap();
+        assert!(
+            out.status.success(),
+            "kb {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    assert_eq!(run(&["status"])["total_documents"], b["documents"]);
+    let hits = run(&["search", "dentist appointment"]);
+    assert!(hits["returned"].as_u64().unwrap() >= 1, "{hits}");
+    assert_eq!(hits["mode"], "hybrid", "{hits}");
+    // A second backup to the same file is refused; into a folder it is named.
+    let e = kb.error(&["backup", copy.to_str().unwrap()], 1);
+    assert!(e["error"].as_str().unwrap().contains("exists"), "{e}");
+    let b2 = kb.json(&["backup", copies.to_str().unwrap(), "--format", "json"]);
+    let named = b2["path"].as_str().unwrap();
+    assert!(
+        named.contains("/copies/kb-") && named.ends_with(".db"),
+        "{b2}"
+    );
+    assert_eq!(b2["documents"], status(&kb)["total_documents"], "{b2}");
+}

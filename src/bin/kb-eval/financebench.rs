@@ -193,6 +193,7 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
                 exclude: Vec::new(),
                 progress: Arc::new(kb::progress::Silent),
                 cancel: Arc::new(AtomicBool::new(false)),
+                follow_external_links: false,
             },
         )?;
         format!(

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 use super::page::{Extracted, Page};
+use super::page_cache::PageCache;
 use super::reading::{self, Glyph};
 use super::{engine, ocr};
 use crate::config::OcrMode;
@@ -22,6 +23,10 @@ pub struct ReadOptions {
     pub ocr_languages: String,
     /// The tesseract program, when one was found.
     pub tesseract: Option<PathBuf>,
+    /// Where the pages read are kept until the document is written, so an
+    /// interrupted run does not read (and OCR) them again (`page_cache`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_cache: Option<PathBuf>,
 }
 
 /// The largest rendering side in pixels (a poster-sized page is rendered
@@ -52,9 +57,18 @@ pub(super) fn read(
     if total == 0 {
         return Err("truncated or malformed PDF: no pages found".into());
     }
+    let mut cache = opts
+        .page_cache
+        .as_deref()
+        .and_then(|p| PageCache::open(p, opts, total));
     on_page(0, total);
     let mut pages = Vec::with_capacity(total as usize);
     for i in 0..total {
+        if let Some(page) = cache.as_mut().and_then(|c| c.take(i)) {
+            pages.push(page);
+            on_page(i + 1, total);
+            continue;
+        }
         let page = match doc.pages().get(i as PdfPageIndex) {
             Ok(p) => read_page(&p, opts),
             Err(e) => Page {
@@ -62,6 +76,9 @@ pub(super) fn read(
                 ..Page::default()
             },
         };
+        if let Some(c) = cache.as_mut() {
+            c.keep(i, &page);
+        }
         pages.push(page);
         on_page(i + 1, total);
     }

@@ -43,6 +43,7 @@ impl PdfSettings {
                 ocr: i.enable_ocr,
                 ocr_languages: i.ocr_languages.clone(),
                 tesseract: ocr::locate(i.tesseract.as_deref()),
+                page_cache: None,
             }),
             on_page: None,
         }

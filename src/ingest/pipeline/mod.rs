@@ -36,7 +36,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::config::Config;
-use crate::db::{normalize_tags, Database};
+use crate::db::{normalize_tags, Database, RootKind};
 use crate::error::{KbError, Result};
 use crate::ingest::source_path;
 use crate::progress::Progress;
@@ -60,6 +60,9 @@ pub struct IngestOptions {
     pub progress: Arc<dyn Progress>,
     /// Set by Ctrl-C: the run stops at once, keeping what it committed.
     pub cancel: Arc<AtomicBool>,
+    /// Follow links to targets outside every root (`kb add
+    /// --follow-external-links`, `ingestion.follow_external_links`).
+    pub follow_external_links: bool,
 }
 
 /// One knowledge base's `kb add`: its settings, database, model and log.
@@ -88,16 +91,33 @@ impl<'a> Ingester<'a> {
             }
         }
         let tags = normalize_tags(&opts.tags);
-        let walked = walk::collect_files(paths, &opts.exclude, &self.errors_log)?;
+        // This run's roots are recorded first: links may lead into them,
+        // and into those of earlier runs.
+        let given: Vec<(String, RootKind)> = paths
+            .iter()
+            .map(|p| {
+                let kind = if p.is_dir() {
+                    RootKind::Folder
+                } else {
+                    RootKind::File
+                };
+                (source_path::encode(&source_path::canonical(p)), kind)
+            })
+            .collect();
+        let root_ids = self.db.record_roots(&given)?;
+        let policy = walk::LinkPolicy {
+            roots: self.db.roots()?,
+            follow_external: opts.follow_external_links,
+        };
+        let walked = walk::collect_files(paths, &opts.exclude, &policy, &self.errors_log)?;
         let mut summary = IngestSummary {
             errors_log: Some(self.errors_log.path().to_path_buf()),
             unsupported: walked.unsupported,
             walk_errors: walked.errors,
+            external_links: walked.external_links.len(),
             ..Default::default()
         };
         let files = walked.files;
-        let mut folders = walked.folders;
-        folders.extend(paths.iter().cloned());
         let walked_paths: HashSet<String> =
             files.iter().map(|(p, _)| source_path::encode(p)).collect();
         let indexed = self.db.indexed_files()?;
@@ -115,6 +135,7 @@ impl<'a> Ingester<'a> {
         let writer = Writer {
             db: self.db,
             errors_log: &self.errors_log,
+            data_dir: &self.config.data_dir,
         };
         let outcome =
             writer.run_stages(&workers, files, indexed, &tags, &opts.cancel, &mut summary);
@@ -123,8 +144,22 @@ impl<'a> Ingester<'a> {
         if opts.cancel.load(Ordering::SeqCst) {
             summary.interrupted = true;
         }
-        if !summary.interrupted {
-            summary.removed += prune::prune_deleted(self.db, &folders, &walked_paths)?;
+        let complete = !summary.interrupted;
+        summary.removed += prune::follow_reach(
+            self.db,
+            &walked.roots,
+            &root_ids,
+            complete,
+            &self.errors_log,
+        )?;
+        if complete {
+            summary.removed += prune::prune_deleted(self.db, paths, &walked_paths)?;
+            summary.removed += prune::prune_external(
+                self.db,
+                &walked.external_links,
+                &policy.roots,
+                &self.errors_log,
+            )?;
         }
         summary.seconds.parse = workers.parse_nanos.load(Ordering::Relaxed) as f64 / 1e9;
         summary.seconds.embed = workers.embed_nanos.load(Ordering::Relaxed) as f64 / 1e9;

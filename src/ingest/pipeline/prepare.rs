@@ -11,6 +11,7 @@ use crate::document::DocType;
 use crate::error::Result;
 use crate::ingest::change::{content_hash, FileStamp};
 use crate::ingest::context::stored_chunks;
+use crate::ingest::pdf::page_cache;
 use crate::ingest::{parse, source_path, ChunkContext, IngestError, ParsedDocument};
 
 /// What a parser thread makes of one file.
@@ -102,11 +103,20 @@ impl Workers {
             ctx.pdf.on_page = Some(std::sync::Arc::new(move |done, total| {
                 progress.pdf_pages(&name, done, total)
             }));
+            // Pages read are kept until the document is written, so an
+            // interrupted run resumes the PDF where it stopped.
+            if let Ok(engine) = ctx.pdf.engine.as_mut() {
+                engine.page_cache = Some(page_cache::path(&self.config.data_dir, &hash));
+            }
         }
         // A parser bug must cost one file, not the batch.
         let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             parse(doc_type, path, &bytes, &ctx)
         }));
+        if doc_type == DocType::Pdf && !matches!(parsed, Ok(Ok(_))) {
+            // A failure is final for this content: its pages are not kept.
+            page_cache::remove(&self.config.data_dir, &hash);
+        }
         let doc: ParsedDocument = match parsed {
             Ok(Ok(d)) => d,
             Ok(Err(e)) => return not_indexed(e),

@@ -1,17 +1,123 @@
-//! Keeping the index in step with the folders: a document whose file under
-//! an added folder is gone is removed, and so is one stored under another
-//! name of a file the walk has just indexed by its canonical path.
+//! Keeping the index in step with what was added: a document stays while a
+//! walk of a root reaches it (a document that came in through a link goes
+//! when the link goes); a document whose file under an added folder is gone
+//! is removed, and so is one stored under another name of a file the walk
+//! has just indexed by its canonical path; a document an older kb indexed
+//! through a link to outside the roots goes when the walk finds that link.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::db::Database;
+use super::errors_log::ErrorsLog;
+use super::walk::{ExternalLink, WalkedRoot};
+use crate::db::{Database, Root};
 use crate::error::Result;
 use crate::ingest::source_path;
 
+/// Records which documents each root's walk reached (`root_ids` in the
+/// order of `roots`). When the walks ran to the end (`complete`), a
+/// document a root's walk reached before and not now is no longer that
+/// root's; one that no root reaches any more is removed (its link, or the
+/// link to its folder, is gone, or it is ignored now). Returns how many
+/// were removed.
+pub(super) fn follow_reach(
+    db: &Database,
+    roots: &[WalkedRoot],
+    root_ids: &[i64],
+    complete: bool,
+    log: &ErrorsLog,
+) -> Result<usize> {
+    let by_path: HashMap<String, i64> = db
+        .indexed_files()?
+        .into_iter()
+        .map(|(path, f)| (path, f.id))
+        .collect();
+    let mut lost_any: Vec<i64> = Vec::new();
+    for (root, &root_id) in roots.iter().zip(root_ids) {
+        let reached: HashSet<i64> = root
+            .reached
+            .iter()
+            .filter_map(|p| by_path.get(p).copied())
+            .collect();
+        let before = db.root_documents(root_id)?;
+        let new: Vec<i64> = reached.difference(&before).copied().collect();
+        let lost: Vec<i64> = if complete {
+            before.difference(&reached).copied().collect()
+        } else {
+            Vec::new()
+        };
+        db.set_root_documents(root_id, &new, &lost, complete)?;
+        lost_any.extend(lost);
+    }
+    if lost_any.is_empty() {
+        return Ok(0);
+    }
+    lost_any.sort_unstable();
+    lost_any.dedup();
+    let gone = db.unreached_documents(&lost_any)?;
+    if gone.is_empty() {
+        return Ok(0);
+    }
+    let paths: HashMap<i64, String> = by_path.into_iter().map(|(p, id)| (id, p)).collect();
+    for id in &gone {
+        if let Some(p) = paths.get(id) {
+            log.record(
+                &source_path::decode(p),
+                "removed: no walk of the added files and folders reaches it any more \
+                 (the link that led to it, or its folder, is gone, or it is ignored now)",
+            );
+        }
+    }
+    db.remove_documents(&gone)
+}
+
+/// Removes documents that no root reaches and that lie at or under the
+/// target of a link the walk did not follow because it leads outside every
+/// root (`roots`): an older kb followed such links. Returns how many.
+pub(super) fn prune_external(
+    db: &Database,
+    links: &[ExternalLink],
+    roots: &[Root],
+    log: &ErrorsLog,
+) -> Result<usize> {
+    if links.is_empty() {
+        return Ok(0);
+    }
+    let targets: Vec<(String, &ExternalLink)> = links
+        .iter()
+        .map(|l| (source_path::encode(&l.target), l))
+        .collect();
+    let mut gone = Vec::new();
+    for (id, path) in db.documents_without_root()? {
+        if roots.iter().any(|r| r.holds(&path)) {
+            continue;
+        }
+        let via = targets.iter().find(|(t, _)| {
+            path == *t
+                || path
+                    .strip_prefix(t.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+        });
+        if let Some((_, l)) = via {
+            log.record(
+                &source_path::decode(&path),
+                &format!(
+                    "removed: it was indexed through the link {}, which leads outside the \
+                     files and folders given to kb add",
+                    source_path::encode(&l.link)
+                ),
+            );
+            gone.push(id);
+        }
+    }
+    if gone.is_empty() {
+        return Ok(0);
+    }
+    db.remove_documents(&gone)
+}
+
 /// Removes the documents under one of the folders in `folders` (the folders
-/// given to `kb add`, as given and canonical, and those their links lead
-/// to) whose file no longer exists, or that name by another path (a link,
+/// given to `kb add`, as given and canonical) whose file no longer exists, or that name by another path (a link,
 /// `..`: how kb before canonical paths stored them) a file that is also a
 /// document under its canonical path; returns how many. `walked` holds the
 /// stored paths the walk just indexed: only a document outside it is

@@ -25,6 +25,7 @@ use super::IngestSummary;
 use crate::db::{Database, IndexedFile, WriteOutcome};
 use crate::document::DocType;
 use crate::error::{KbError, Result};
+use crate::ingest::pdf::page_cache;
 use crate::ingest::{source_path, IngestError};
 use crate::progress::Progress;
 
@@ -42,9 +43,10 @@ enum Event {
     /// Not indexed, with the document an earlier version of the file
     /// left, if any.
     NotIndexed(PathBuf, IngestError, Option<i64>),
-    Warning(PathBuf, String),
-    /// Documents with their vectors, and their PDF pages without text.
-    Embedded(Vec<ReadyDocument>, Vec<Vec<f32>>, u64),
+    /// Documents with their vectors, their PDF pages without text, and
+    /// each one's warnings (logged once it is written, so a run
+    /// interrupted before that logs nothing the resumed run logs again).
+    Embedded(Vec<ReadyDocument>, Vec<Vec<f32>>, u64, Vec<Vec<String>>),
     /// A model or system failure: stop the run.
     Fatal(KbError),
 }
@@ -53,6 +55,8 @@ enum Event {
 struct Parsed {
     doc: ReadyDocument,
     pages_without_text: u64,
+    /// The parser's warnings, logged when the document is written.
+    warnings: Vec<String>,
 }
 
 /// Parsed chunks that may wait for the model: two embedding groups, so the
@@ -67,6 +71,9 @@ const POLL: Duration = Duration::from_millis(50);
 pub(super) struct Writer<'a> {
     pub(super) db: &'a Database,
     pub(super) errors_log: &'a ErrorsLog,
+    /// The data directory, where PDF pages wait in `extract-cache/` until
+    /// their document is written.
+    pub(super) data_dir: &'a std::path::Path,
 }
 
 impl Writer<'_> {
@@ -123,7 +130,6 @@ impl Writer<'_> {
                                     indexed.get(&*key),
                                     &tags,
                                     parsed_tx,
-                                    events,
                                 );
                                 if let Some(event) = event {
                                     let _ = events.send(event);
@@ -220,13 +226,19 @@ impl Writer<'_> {
                     }
                     progress.file_done();
                 }
-                Event::Warning(path, reason) => {
-                    self.errors_log.record(&path, &format!("warning: {reason}"));
-                }
-                Event::Embedded(group, vectors, pages_without_text) => {
+                Event::Embedded(group, vectors, pages_without_text, warnings) => {
                     summary.pages_without_text += pages_without_text;
                     let outcomes = write_group(self.db, &group, Some(&vectors))?;
-                    for ((outcome, n), doc) in outcomes.into_iter().zip(&group) {
+                    for (((outcome, n), doc), warnings) in
+                        outcomes.into_iter().zip(&group).zip(warnings)
+                    {
+                        let path = source_path::decode(&doc.document.source_path);
+                        for w in warnings {
+                            self.errors_log.record(&path, &format!("warning: {w}"));
+                        }
+                        if doc.document.doc_type == DocType::Pdf {
+                            page_cache::remove(self.data_dir, &doc.document.content_hash);
+                        }
                         match outcome {
                             WriteOutcome::Added(_) => summary.added += 1,
                             WriteOutcome::Replaced(_) => summary.updated += 1,
@@ -257,7 +269,6 @@ impl Workers {
         existing: Option<&IndexedFile>,
         tags: &[String],
         parsed: &BacklogSender<Parsed>,
-        events: &SyncSender<Event>,
     ) -> Option<Event> {
         let (outcome, spent) = self.prepare_file(path, doc_type, existing, tags);
         self.parse_nanos
@@ -267,15 +278,13 @@ impl Workers {
         }
         Some(match outcome {
             Ok((FileOutcome::Ready(doc, pages_without_text), warnings)) => {
-                for w in warnings {
-                    let _ = events.send(Event::Warning(path.to_path_buf(), w));
-                }
                 self.progress.chunks_found(doc.chunks.len() as u64);
                 let chunks = doc.chunks.len();
                 parsed.send(
                     Parsed {
                         doc: *doc,
                         pages_without_text: pages_without_text.unwrap_or(0),
+                        warnings,
                     },
                     chunks,
                 );
@@ -303,6 +312,7 @@ impl Workers {
     ) {
         let min_batch = self.config.embedding.batch_size.max(1);
         let mut group: Vec<ReadyDocument> = Vec::new();
+        let mut warnings: Vec<Vec<String>> = Vec::new();
         let mut chunks = 0usize;
         let mut pages_without_text = 0u64;
         loop {
@@ -316,6 +326,7 @@ impl Workers {
                 chunks += p.doc.chunks.len();
                 pages_without_text += p.pages_without_text;
                 group.push(p.doc);
+                warnings.push(p.warnings);
                 if chunks < EMBED_GROUP_CHUNKS
                     && group.len() < self.config.ingestion.batch_size.max(1)
                 {
@@ -340,6 +351,7 @@ impl Workers {
                         std::mem::take(&mut group),
                         vectors,
                         std::mem::take(&mut pages_without_text),
+                        std::mem::take(&mut warnings),
                     ),
                     Ok(None) => return,
                     Err(e) => Event::Fatal(e),

@@ -29,8 +29,11 @@ pub struct IngestSummary {
     pub chunks: usize,
     /// PDF pages without extractable text (scanned pages; OCR is not done).
     pub pages_without_text: u64,
-    /// Directories or links the walk could not enter (unreadable, loops).
+    /// Directories or links the walk could not enter (unreadable, loops), and FIFOs, sockets and
+    /// devices it skipped (each logged).
     pub walk_errors: usize,
+    /// Links to outside every added file and folder, not followed (logged).
+    pub external_links: usize,
     /// True when the run was stopped by Ctrl-C before the end.
     pub interrupted: bool,
     pub errors_log: Option<PathBuf>,

@@ -21,6 +21,7 @@ fn options(tags: &[&str], cancel: bool) -> IngestOptions {
         exclude: Vec::new(),
         progress: Arc::new(Silent),
         cancel: Arc::new(AtomicBool::new(cancel)),
+        follow_external_links: false,
     }
 }
 

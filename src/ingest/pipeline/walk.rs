@@ -1,16 +1,62 @@
 //! Finding the files to index under the paths given to `kb add`.
+//!
+//! Links are followed only to what the user added: a link whose target
+//! (resolved to its canonical path) lies outside every root (the paths of
+//! this run and those of earlier runs) is not followed but logged with its
+//! target, unless `ingestion.follow_external_links` (`kb add
+//! --follow-external-links`) says to. A downloaded folder holding
+//! `notes.md -> ~/.ssh/id_rsa` must not put the key into the index.
+//! FIFOs, sockets and devices are not documents: they are skipped and
+//! logged like every other skip.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use super::errors_log::ErrorsLog;
+use crate::db::Root;
 use crate::document::DocType;
 use crate::error::{KbError, Result};
 use crate::ingest::detect;
-use crate::ingest::source_path::canonical;
+use crate::ingest::source_path::{self, canonical};
 
 /// The file that lists, like a `.gitignore`, what `kb add` leaves out of
 /// the folder it sits in (and below).
 pub(super) const IGNORE_FILE: &str = ".kbignore";
+
+/// Where links may lead.
+#[derive(Debug, Clone, Default)]
+pub(super) struct LinkPolicy {
+    /// Every root, this run's and the recorded ones, canonical and stored
+    /// (`source_path::encode`).
+    pub roots: Vec<Root>,
+    /// Follow links wherever they lead (`ingestion.follow_external_links`).
+    pub follow_external: bool,
+}
+
+impl LinkPolicy {
+    /// Whether a link to `target` (canonical) may be followed.
+    fn allows(&self, target: &Path) -> bool {
+        self.follow_external || {
+            let stored = source_path::encode(target);
+            self.roots.iter().any(|r| r.holds(&stored))
+        }
+    }
+}
+
+/// What the walk of one path given to `kb add` reached.
+#[derive(Debug)]
+pub(super) struct WalkedRoot {
+    /// The supported files reached, stored form.
+    pub reached: Vec<String>,
+}
+
+/// A link the walk did not follow, and where it leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ExternalLink {
+    pub link: PathBuf,
+    /// Canonical.
+    pub target: PathBuf,
+}
 
 /// What the walk found.
 #[derive(Debug, Default)]
@@ -20,27 +66,29 @@ pub(super) struct Walked {
     pub files: Vec<(PathBuf, DocType)>,
     /// Files of a type kb does not index.
     pub unsupported: usize,
-    /// Folders or links that could not be entered (logged).
+    /// Folders or links that could not be entered, and FIFOs, sockets and
+    /// devices (each logged).
     pub errors: usize,
-    /// The folders given and the folders links inside them lead to
-    /// (canonical): where a document whose file is gone is pruned.
-    pub folders: Vec<PathBuf>,
+    /// The paths given, in order, each with what it reached.
+    pub roots: Vec<WalkedRoot>,
+    /// Links to outside every root, not followed (logged).
+    pub external_links: Vec<ExternalLink>,
 }
 
 /// Lists the supported files under `paths` (hidden entries, what a
 /// `.gitignore` or `.kbignore` names and what matches an `exclude` glob
-/// skipped; symbolic links followed), counting the unsupported ones. Loops
-/// and unreadable folders are logged and skipped. A bad glob is an error.
+/// skipped; links followed where `links` allows), counting the unsupported
+/// ones. Loops, unreadable folders, links not followed and special files
+/// are logged and skipped. A bad glob is an error.
 pub(super) fn collect_files(
     paths: &[PathBuf],
     exclude: &[String],
+    links: &LinkPolicy,
     log: &ErrorsLog,
 ) -> Result<Walked> {
     let mut walked = Walked::default();
     for root in paths {
-        if root.is_dir() {
-            walked.folders.push(canonical(root));
-        }
+        let mut reached = Vec::new();
         let mut overrides = ignore::overrides::OverrideBuilder::new(root);
         for glob in exclude {
             overrides.add(&format!("!{glob}")).map_err(|e| {
@@ -53,6 +101,31 @@ pub(super) fn collect_files(
         let overrides = overrides
             .build()
             .map_err(|e| KbError::invalid("exclude", format!("--exclude: {e}")))?;
+        // Links found inside the root (never the root itself: the user
+        // named it) to targets outside every root, kept out of the walk.
+        let outside = Arc::new(Mutex::new(Vec::<ExternalLink>::new()));
+        let filter = {
+            let (outside, links) = (outside.clone(), links.clone());
+            move |entry: &ignore::DirEntry| {
+                if entry.depth() == 0 || !entry.path_is_symlink() {
+                    return true;
+                }
+                // A dangling link or a loop: the walk reports it.
+                let Ok(target) = std::fs::canonicalize(entry.path()) else {
+                    return true;
+                };
+                if links.allows(&target) {
+                    return true;
+                }
+                if let Ok(mut o) = outside.lock() {
+                    o.push(ExternalLink {
+                        link: entry.path().to_path_buf(),
+                        target,
+                    });
+                }
+                false
+            }
+        };
         let walker = ignore::WalkBuilder::new(root)
             .hidden(true)
             .git_ignore(true)
@@ -62,6 +135,7 @@ pub(super) fn collect_files(
             .follow_links(true)
             .add_custom_ignore_filename(IGNORE_FILE)
             .overrides(overrides)
+            .filter_entry(filter)
             .build();
         for entry in walker {
             let entry = match entry {
@@ -72,25 +146,80 @@ pub(super) fn collect_files(
                     continue;
                 }
             };
-            // Directories, FIFOs, sockets and devices are not documents.
-            if !entry.file_type().is_some_and(|ft| ft.is_file()) {
-                if entry.path_is_symlink() && entry.file_type().is_some_and(|ft| ft.is_dir()) {
-                    walked.folders.push(canonical(entry.path()));
-                }
+            let Some(file_type) = entry.file_type() else {
+                continue;
+            };
+            if file_type.is_dir() {
+                continue;
+            }
+            if !file_type.is_file() {
+                // FIFOs, sockets and devices are not documents (and a
+                // FIFO would block the reader).
+                walked.errors += 1;
+                let what = special_file(&file_type);
+                let reason = if entry.path_is_symlink() {
+                    format!(
+                        "skipped: a link to {what} ({}), not a document",
+                        source_path::encode(&canonical(entry.path()))
+                    )
+                } else {
+                    format!("skipped: {what}, not a document")
+                };
+                log.record(entry.path(), &reason);
                 continue;
             }
             let path = entry.into_path();
             match detect::detect_by_extension(&path).or_else(|| sniff(&path)) {
-                Some(t) => walked.files.push((canonical(&path), t)),
+                Some(t) => {
+                    let c = canonical(&path);
+                    reached.push(source_path::encode(&c));
+                    walked.files.push((c, t));
+                }
                 None => walked.unsupported += 1,
             }
         }
+        let outside = std::mem::take(&mut *outside.lock().unwrap_or_else(|p| p.into_inner()));
+        for l in &outside {
+            log.record(
+                &l.link,
+                &format!(
+                    "skipped: a link to {}, outside the files and folders given to kb add; \
+                     not followed (kb add --follow-external-links, or \
+                     ingestion.follow_external_links: true, follows such links)",
+                    source_path::encode(&l.target)
+                ),
+            );
+        }
+        walked.external_links.extend(outside);
+        reached.sort();
+        reached.dedup();
+        walked.roots.push(WalkedRoot { reached });
     }
     walked.files.sort();
     walked.files.dedup();
-    walked.folders.sort();
-    walked.folders.dedup();
     Ok(walked)
+}
+
+/// What a file that is neither a regular file nor a folder is, in words.
+fn special_file(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if t.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+    }
+    let _ = t;
+    "a special file"
 }
 
 /// The type of a file whose extension says nothing, from its first bytes.
@@ -131,7 +260,13 @@ mod tests {
         put("build/d.md", b"# D\n");
         put(".gitignore", b"build/\n");
         let log = ErrorsLog::new(home.path().join("errors.log"));
-        let walked = collect_files(std::slice::from_ref(&root), &[], &log).unwrap();
+        let walked = collect_files(
+            std::slice::from_ref(&root),
+            &[],
+            &LinkPolicy::default(),
+            &log,
+        )
+        .unwrap();
         let found: Vec<(String, DocType)> = walked
             .files
             .iter()
@@ -151,20 +286,37 @@ mod tests {
         );
         assert_eq!((walked.unsupported, walked.errors), (1, 0));
         // A folder given twice yields its files once.
-        let twice = collect_files(&[root.clone(), root.join("notes")], &[], &log).unwrap();
+        let twice = collect_files(
+            &[root.clone(), root.join("notes")],
+            &[],
+            &LinkPolicy::default(),
+            &log,
+        )
+        .unwrap();
         assert_eq!(twice.files, walked.files);
         // --exclude globs and a .kbignore file leave things out.
         put("drafts/e.md", b"# E\n");
         put("notes/old.txt", b"old");
         put(".kbignore", b"drafts/\n");
-        let some = collect_files(std::slice::from_ref(&root), &["*.txt".into()], &log).unwrap();
+        let some = collect_files(
+            std::slice::from_ref(&root),
+            &["*.txt".into()],
+            &LinkPolicy::default(),
+            &log,
+        )
+        .unwrap();
         let names: Vec<String> = some
             .files
             .iter()
             .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, ["a.md", "run-me"]);
-        let bad = collect_files(std::slice::from_ref(&root), &["[".into()], &log);
+        let bad = collect_files(
+            std::slice::from_ref(&root),
+            &["[".into()],
+            &LinkPolicy::default(),
+            &log,
+        );
         assert_eq!(bad.unwrap_err().field(), Some("exclude"));
     }
 }

@@ -1,0 +1,177 @@
+//! `kb backup PATH`: a consistent copy of the knowledge base while other
+//! processes read and write it.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::db::Database;
+use crate::error::{KbError, Result};
+use crate::output::{plural, Render, Style};
+use crate::session::Session;
+
+const EXAMPLES: &str = "Examples:
+  kb backup ~/backups/kb-monday.db       a new file
+  kb backup ~/backups                    into a folder, named kb-<UTC time>.db";
+
+/// Write a consistent copy of the knowledge base (kb.db) while other kb processes read and
+/// write it, checked by SQLite's integrity check before it gets its name
+///
+/// Copying kb.db with cp while kb runs can miss what is in kb.db-wal, the write-ahead log
+/// (recent documents, a half-applied reindex): kb backup copies one consistent snapshot of both.
+/// The copy is a knowledge base of its own: restore it by putting it in place of kb.db (with kb
+/// stopped), or use it with kb --data-dir.
+#[derive(Debug, clap::Args, Deserialize, JsonSchema)]
+#[command(after_help = EXAMPLES)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BackupArgs {
+    /// A new file, or an existing folder to write kb-<UTC time>.db into; an existing file is never
+    /// overwritten
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+}
+
+/// What a backup wrote.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct BackupOutput {
+    /// The copy.
+    pub path: PathBuf,
+    /// Its size.
+    pub bytes: u64,
+    /// Documents in the copy.
+    pub documents: i64,
+    /// Chunks in the copy.
+    pub chunks: i64,
+    /// SQLite's integrity check of the copy: "ok".
+    pub integrity: String,
+    /// How long it took.
+    pub seconds: f64,
+}
+
+impl BackupArgs {
+    /// Where the copy goes, checked before anything is written.
+    fn destination(&self) -> Result<PathBuf> {
+        let path = &self.path;
+        if path.is_dir() {
+            let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+                .to_string()
+                .replace(':', "");
+            let file = path.join(format!("kb-{stamp}.db"));
+            if std::fs::symlink_metadata(&file).is_ok() {
+                return Err(exists(&file));
+            }
+            return Ok(file);
+        }
+        if std::fs::symlink_metadata(path).is_ok() {
+            return Err(exists(path));
+        }
+        match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() && !p.is_dir() => {
+                Err(KbError::PathNotFound(p.to_path_buf()))
+            }
+            _ => Ok(path.clone()),
+        }
+    }
+}
+
+fn exists(path: &Path) -> KbError {
+    KbError::invalid(
+        "path",
+        format!(
+            "{}: exists already; kb backup never overwrites a file: name a new file, or a folder",
+            path.display()
+        ),
+    )
+}
+
+/// The file the copy is written to before it is checked and named.
+fn partial(dest: &Path) -> PathBuf {
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "kb.db".into());
+    dest.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+}
+
+impl Command for BackupArgs {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "backup",
+        summary: "Writes a consistent copy of the knowledge base to a file (`kb backup`).",
+        output: OutputKind::Report,
+        // Writing a file wherever a client names is not for agents.
+        mcp: Mcp::Hidden,
+    };
+    type Output = BackupOutput;
+
+    fn run(self, session: &mut Session) -> Result<BackupOutput> {
+        let started = Instant::now();
+        let dest = self.destination()?;
+        let db = session.db()?;
+        let tmp = partial(&dest);
+        let remove = |p: &Path| {
+            let _ = std::fs::remove_file(p);
+            let _ = std::fs::remove_file(format!("{}-journal", p.display()));
+        };
+        let checked = db
+            .backup_into(&tmp, session.cancel_flag())
+            .map_err(|e| match e {
+                KbError::DbFile { reason, .. } => KbError::io(
+                    &dest,
+                    std::io::Error::other(format!("cannot write the copy: {reason}")),
+                ),
+                e => e,
+            })
+            .and_then(|()| Database::check_copy(&tmp));
+        let check = match checked {
+            Ok(c) => c,
+            Err(e) => {
+                remove(&tmp);
+                return Err(e);
+            }
+        };
+        if check.integrity != ["ok"] {
+            remove(&tmp);
+            return Err(KbError::Db(format!(
+                "{}: the copy failed SQLite's integrity check ({}); nothing was kept. Run kb \
+                 doctor on the knowledge base",
+                dest.display(),
+                check.integrity.join("; ")
+            )));
+        }
+        // Named only once whole and checked; never over a file that
+        // appeared meanwhile.
+        let named = std::fs::hard_link(&tmp, &dest);
+        remove(&tmp);
+        named.map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => exists(&dest),
+            _ => KbError::io(&dest, e),
+        })?;
+        let bytes = std::fs::metadata(&dest).map_or(0, |m| m.len());
+        Ok(BackupOutput {
+            path: std::path::absolute(&dest).unwrap_or(dest),
+            bytes,
+            documents: check.documents,
+            chunks: check.chunks,
+            integrity: "ok".into(),
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+plain_outcome!(BackupOutput);
+
+impl Render for BackupOutput {
+    fn human(&self, _style: &Style) -> String {
+        format!(
+            "Backed up {} ({}) to {}: {:.1} MB, integrity ok, in {:.1} s.\n",
+            plural(self.documents as u64, "document", "documents"),
+            plural(self.chunks as u64, "chunk", "chunks"),
+            self.path.display(),
+            self.bytes as f64 / 1_048_576.0,
+            self.seconds
+        )
+    }
+}
