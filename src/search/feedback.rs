@@ -102,6 +102,7 @@ mod tests {
             expand: true,
             synonyms: Default::default(),
             pool: 0,
+            page_weight: 0.0,
             reads: Default::default(),
             weak_cosine: 0.4,
         }

@@ -90,6 +90,10 @@ pub struct SearchRequest {
     /// At least this many candidates per ranker (0: as `candidates` says);
     /// a lever of the evaluation.
     pub pool: usize,
+    /// Pages as units: each chunk of a paged document also gets this share
+    /// of the fused scores of the other candidates on its page (0: off); a
+    /// lever of the evaluation.
+    pub page_weight: f64,
     /// The scripts the embedding model reads: a query with no word in them
     /// is searched by keywords alone.
     pub reads: crate::text::script::Reads,
@@ -118,6 +122,7 @@ pub struct SearchOverrides {
     pub feedback: Option<Feedback>,
     pub expand: Option<bool>,
     pub pool: Option<usize>,
+    pub page_weight: Option<f64>,
 }
 
 impl SearchRequest {
@@ -187,6 +192,7 @@ impl SearchRequest {
             expand: o.expand.unwrap_or(true),
             synonyms: std::sync::Arc::new(search.synonyms.clone()),
             pool: o.pool.unwrap_or(0),
+            page_weight: o.page_weight.unwrap_or(0.0),
             reads: Default::default(),
             weak_cosine: search.evidence.weak_cosine,
         })

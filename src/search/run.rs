@@ -97,6 +97,11 @@ where
             let (_, lists) = rankings.lists(&req.fusion);
             fuse(&lists, &req.fusion)
         };
+        let fused = if req.page_weight > 0.0 {
+            diversify::pages_as_units(db, fused, req.page_weight)?
+        } else {
+            fused
+        };
         let (fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;
         let chosen = diversify::diversify(db, fused, req.max_per_document, req.top)?;
         // Results too few to fill the page while the rankers have more:
