@@ -397,7 +397,7 @@ impl Embedder {
 /// puts before each weight matrix, as in the int8 exports on the Hugging
 /// Face hub): one scale for a whole padded batch, so a text's vector would
 /// depend on what it is batched with. Such a model embeds passages one at a
-/// time, so the same files always give the same vectors (slower, exact).
+/// time, so the same files always give the same vectors.
 /// kb's own int8 copy quantises each row apart and batches as usual.
 fn quantises_whole_batches(onnx: &Path) -> bool {
     let Ok(file) = std::fs::File::open(onnx) else {
