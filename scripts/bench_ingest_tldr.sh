@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `kb add` of a tldr-like corpus (4,612 short Markdown command pages) with
 # the fp32 and the int8 model, against a plain ONNX Runtime session on the
-# same chunks in the same batches (issue 13, item 3).
+# same chunks in the same batches.
 #
 #   scripts/bench_ingest_tldr.sh                 corpus (once), then both models
 #   scripts/bench_ingest_tldr.sh --corpus        only build the corpus (prints its path)

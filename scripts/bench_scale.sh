@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kb at 100,000 and 1,000,000 chunks (issue 13, item 4).
+# kb at 100,000 and 1,000,000 chunks.
 #
 #   scripts/bench_scale.sh [CHUNKS...]     default: 100000 1000000
 #   KB_BENCH_RUNS=30                       fresh-process queries per mode

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fresh-process `kb search` at 20,000 chunks (issue 13): builds the
+# Fresh-process `kb search` at 20,000 chunks: builds the
 # knowledge base once, then prints p50/p95 of five runs of 30 fresh-process
 # queries (keyword-only and hybrid) with the load average of each, and
 # checks that 100 hybrid queries return exactly what an exact float scan

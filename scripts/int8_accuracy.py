@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How far the int8 model's embeddings lie from fp32's (issue 13).
+"""How far the int8 model's embeddings lie from fp32's.
 
     int8_accuracy.py [N] [CORPUS.jsonl]
 

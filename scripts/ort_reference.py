@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A plain ONNX Runtime session on the batches kb embeds: the reference
-that `kb add`'s throughput is compared with (issue 13).
+that `kb add`'s throughput is compared with.
 
     ort_reference.py MODEL.onnx TOKENIZER.json BATCHES.jsonl [THREADS]
 

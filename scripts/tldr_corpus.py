@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Builds a tldr-like corpus: short Markdown command pages made from real
-Debian man pages (issue 13's ingest benchmark).
+Debian man pages (the ingest benchmark).
 
 No package on the registries this project reaches (crates.io, PyPI, Debian,
 npm) ships the English tldr pages themselves (the npm and PyPI tldr clients

@@ -51,7 +51,7 @@ impl Mode {
 /// with it. The best results of both rankers together are usually on topic,
 /// so their vectors say what the question's words alone do not: on NFCorpus
 /// dev, 5 chunks at weight 1 lifted hybrid nDCG@10 from 0.336 to 0.345 and
-/// Recall@100 from 0.304 to 0.332 (README, Retrieval quality).
+/// Recall@100 from 0.304 to 0.332 (docs/benchmarks.md, Retrieval quality).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Feedback {
     /// Fused results whose vectors refine the query (0: off).

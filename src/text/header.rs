@@ -14,7 +14,7 @@ pub const HEADER_TOKENS: usize = 32;
 
 /// Tokens every chunk leaves free under the model's limit for its header;
 /// a chunk shorter than the limit leaves more, up to [`HEADER_TOKENS`].
-/// Chosen on NFCorpus dev (README, Retrieval quality): with no reserve the
+/// Chosen on NFCorpus dev (docs/benchmarks.md, Retrieval quality): with no reserve the
 /// longest chunks, which need the title most, got no room for it (hybrid
 /// 0.3314 vs 0.3363 with 32 reserved, though reserving splits 8,322 chunks
 /// into 9,190).

@@ -1,4 +1,4 @@
-//! What a reliability campaign (issue 15) found kb doing wrong, each as the
+//! What a reliability campaign found kb doing wrong, each as the
 //! state or input that broke it: a full disk, a crash during a checkpoint, a
 //! read-only data directory, an unreadable or half-deleted database, two
 //! writers at once, limits of `--top` and `--threshold`, bytes that are not

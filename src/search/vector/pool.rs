@@ -17,7 +17,7 @@ use crate::vector_math::VectorCode;
 /// 20,000 chunks; ranking this pool costs well under one. The refined query
 /// is a mix of the query and its best results, so its nearest chunks lie
 /// among the first query's nearest: on NFCorpus dev (9,190 chunks) the pool
-/// gives what the full second scan gave (README, Retrieval quality).
+/// gives what the full second scan gave (docs/benchmarks.md, Retrieval quality).
 pub(super) fn pool_size(k: usize) -> usize {
     (k * 10).max(4000)
 }
