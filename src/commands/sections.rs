@@ -221,10 +221,12 @@ pub(crate) fn find_section(doc: &DocumentRecord, query: &str) -> Result<Section>
 }
 
 /// Keeps the first `max` lines and appends `... (N more lines)`; returns
-/// the text and how many lines were cut.
+/// the text and how many lines were cut. `max` 0 keeps nothing, not even
+/// the marker: the caller asked for the counts alone.
 pub(crate) fn truncate_lines(text: &str, max: Option<usize>) -> (String, usize) {
     let lines: Vec<&str> = text.lines().collect();
     match max {
+        Some(0) => (String::new(), lines.len()),
         Some(m) if lines.len() > m => {
             let more = lines.len() - m;
             (
@@ -273,5 +275,7 @@ mod tests {
             ("a\nb\n... (1 more lines)".into(), 1)
         );
         assert_eq!(truncate_lines("a\nb", Some(5)).1, 0);
+        assert_eq!(truncate_lines("a\nb", Some(0)), (String::new(), 2));
+        assert_eq!(truncate_lines("", Some(0)), (String::new(), 0));
     }
 }

@@ -33,7 +33,7 @@ pub(crate) struct ShowArgs {
     #[arg(skip)]
     pub chunk_id: Option<i64>,
     /// Neighbouring chunks to show before and after the chunk (default 0)
-    #[arg(long, short = 'C', value_name = "N")]
+    #[arg(long, short = 'C', value_name = "N", allow_negative_numbers = true)]
     pub context: Option<usize>,
     /// With section: the document whose section to show
     #[arg(skip)]
@@ -41,8 +41,8 @@ pub(crate) struct ShowArgs {
     /// Show this section (a heading of the document as outline lists it; case-insensitive)
     #[arg(long, value_name = "HEADING")]
     pub section: Option<String>,
-    /// With section: show at most this many lines
-    #[arg(long, value_name = "N")]
+    /// With section: show at most this many lines (0: none, only the counts)
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub max_lines: Option<usize>,
 }
 
