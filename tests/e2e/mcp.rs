@@ -352,6 +352,8 @@ fn session_searches_widens_and_reports_errors() {
         json!({"document": doc, "section": "no such heading"}),
     );
     assert_eq!(e["kb_code"], "E_SECTION_NOT_FOUND", "{e}");
+    let e = s.err("show", json!({"document": doc, "section": "Instalation"}));
+    assert_eq!(e["suggestions"], json!(["Installation"]), "{e}");
     let e = s.err(
         "show",
         json!({"document": "../../etc/passwd", "section": "x"}),
