@@ -7,7 +7,9 @@ use std::path::Path;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
-use super::split::split_text;
+use std::ops::Range;
+
+use super::verbatim::split_lines;
 use super::{decode_text, file_title, skill, Chunk, ChunkContext, IngestError, ParsedDocument};
 use crate::config::MarkdownStrategy;
 use crate::document::Heading;
@@ -44,15 +46,18 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
         None => {}
     }
 
-    let mut sections = sections(body, body_line);
+    // Chunks are slices of the file's text: the body is its end.
+    let body_start = text.len() - body.len();
+    let mut sections = sections(&text, body_start, body_line);
     doc.meta.headings = sections.iter().filter_map(|s| s.heading.clone()).collect();
     if let Some(t) = unparsed_front.filter(|t| !t.is_empty()) {
+        let start = t.as_ptr() as usize - text.as_ptr() as usize;
         sections.insert(
             0,
             Section {
                 heading: None,
                 label: None,
-                text: t.to_string(),
+                range: start..start + t.len(),
             },
         );
     }
@@ -70,21 +75,25 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     let cfg = &ctx.config.markdown;
     let max = ctx.cap(cfg.max_tokens);
     let overlap = ctx.overlap(max);
-    if cfg.strategy == MarkdownStrategy::Fixed {
-        let indexed = if unparsed_front.is_some() {
-            &text
+    let pieces: Vec<(Range<usize>, Option<String>)> = if cfg.strategy == MarkdownStrategy::Fixed {
+        let start = if unparsed_front.is_some() {
+            0
         } else {
-            body
+            body_start
         };
-        for p in split_text(indexed, max, overlap, ctx.tokens) {
-            doc.chunks.push(Chunk::new(p.text, p.tokens, None));
-        }
+        vec![(start..text.len(), None)]
     } else {
-        for s in merge_small(sections, cfg.min_tokens, max, ctx) {
-            for p in split_text(&s.text, max, overlap, ctx.tokens) {
-                doc.chunks
-                    .push(Chunk::new(p.text, p.tokens, s.label.clone()));
-            }
+        merge_small(&text, sections, cfg.min_tokens, max, ctx)
+            .into_iter()
+            .map(|m| (m.range, m.label))
+            .collect()
+    };
+    for (range, label) in pieces {
+        for p in split_lines(&text, range, max, overlap, ctx.tokens) {
+            let mut chunk = Chunk::new(p.text, p.tokens, label.clone());
+            chunk.meta.line_start = Some(p.line_start as u64);
+            chunk.meta.line_end = Some(p.line_end as u64);
+            doc.chunks.push(chunk);
         }
     }
     if doc.chunks.is_empty() {
@@ -263,11 +272,14 @@ fn apply_frontmatter(fm: &Map<String, Value>, doc: &mut ParsedDocument) {
 struct Section {
     heading: Option<Heading>,
     label: Option<String>,
-    text: String,
+    /// Its bytes in the file's text.
+    range: Range<usize>,
 }
 
-/// Cuts the body at every heading; each section carries its heading chain.
-fn sections(body: &str, first_line: usize) -> Vec<Section> {
+/// Cuts the body (`text` from `body_start`, line `first_line`) at every
+/// heading; each section carries its heading chain.
+fn sections(text: &str, body_start: usize, first_line: usize) -> Vec<Section> {
+    let body = &text[body_start..];
     let mut starts: Vec<(usize, u8, String)> = Vec::new();
     let mut current: Option<(usize, u8, String)> = None;
     let parser = Parser::new_ext(body, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH);
@@ -292,12 +304,11 @@ fn sections(body: &str, first_line: usize) -> Vec<Section> {
 
     let mut out = Vec::new();
     let preamble_end = starts.first().map(|s| s.0).unwrap_or(body.len());
-    let preamble = body[..preamble_end].trim();
-    if !preamble.is_empty() {
+    if !body[..preamble_end].trim().is_empty() {
         out.push(Section {
             heading: None,
             label: None,
-            text: preamble.to_string(),
+            range: body_start..body_start + preamble_end,
         });
     }
     let mut chain: Vec<(u8, String)> = Vec::new();
@@ -321,7 +332,7 @@ fn sections(body: &str, first_line: usize) -> Vec<Section> {
                 line,
             }),
             label: if label.is_empty() { None } else { Some(label) },
-            text: body[*start..end].trim().to_string(),
+            range: body_start + start..body_start + end,
         });
     }
     out
@@ -340,7 +351,7 @@ fn heading_level(l: HeadingLevel) -> u8 {
 
 struct Merged {
     label: Option<String>,
-    text: String,
+    range: Range<usize>,
     tokens: usize,
 }
 
@@ -362,13 +373,20 @@ fn common_chain(a: Option<&str>, b: Option<&str>) -> Option<String> {
 /// text before the first heading). A merged chunk is labelled with the
 /// chain its sections share, so a citation (and `kb show --section`) names a
 /// section that holds all of its text.
-fn merge_small(sections: Vec<Section>, min: usize, max: usize, ctx: &ChunkContext) -> Vec<Merged> {
+fn merge_small(
+    text: &str,
+    sections: Vec<Section>,
+    min: usize,
+    max: usize,
+    ctx: &ChunkContext,
+) -> Vec<Merged> {
     let mut out: Vec<Merged> = Vec::new();
     for s in sections {
-        if s.text.is_empty() {
+        let own = text[s.range.clone()].trim();
+        if own.is_empty() {
             continue;
         }
-        let n = ctx.tokens.count(&s.text);
+        let n = ctx.tokens.count(own);
         if let Some(last) = out.last_mut() {
             let shared = match (&last.label, &s.label) {
                 (Some(a), Some(b)) => common_chain(Some(a), Some(b)).map(Some),
@@ -377,8 +395,9 @@ fn merge_small(sections: Vec<Section>, min: usize, max: usize, ctx: &ChunkContex
             };
             if let Some(label) = shared {
                 if (last.tokens < min || n < min) && last.tokens + n <= max {
-                    last.text.push_str("\n\n");
-                    last.text.push_str(&s.text);
+                    // Sections follow one another: the merged text is the
+                    // file's, whatever lies between them.
+                    last.range.end = s.range.end;
                     last.tokens += n;
                     last.label = label;
                     continue;
@@ -387,7 +406,7 @@ fn merge_small(sections: Vec<Section>, min: usize, max: usize, ctx: &ChunkContex
         }
         out.push(Merged {
             label: s.label,
-            text: s.text,
+            range: s.range,
             tokens: n,
         });
     }
