@@ -12,6 +12,7 @@ pub mod code;
 pub mod context;
 pub mod detect;
 mod error;
+pub mod frontmatter;
 pub mod markdown;
 pub mod note;
 pub mod pdf;
