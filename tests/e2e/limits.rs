@@ -51,6 +51,41 @@ fn run(kb: &Kb, args: &[&str]) -> (i32, Value) {
     (code, json)
 }
 
+/// The flags that take a number (`<N>`, `<SCORE>`, `<FROM:TO>`) of every
+/// command, as `kb --help` and `kb COMMAND --help` list them.
+fn numeric_flags(kb: &Kb) -> Vec<(String, String)> {
+    let help = |args: &[&str]| {
+        let out = kb.cmd().args(args).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let top = help(&["--help"]);
+    let commands: Vec<String> = top
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() > 10, "{top}");
+    let mut out = Vec::new();
+    for command in commands {
+        for line in help(&[&command, "--help"]).lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            for pair in words.windows(2) {
+                let numeric = ["<N>", "<SCORE>", "<FROM:TO>"].contains(&pair[1]);
+                if pair[0].starts_with("--") && numeric {
+                    out.push((command.clone(), pair[0].to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn numeric_arguments_at_their_limits_never_panic() {
     let kb = Kb::new();
@@ -77,6 +112,14 @@ fn numeric_arguments_at_their_limits_never_panic() {
             "--max-lines",
             "V",
         ],
+        vec![
+            "show",
+            &doc,
+            "--section",
+            "Installation",
+            "--occurrence",
+            "V",
+        ],
         vec!["show", "V", "--section", "Installation"],
         vec!["outline", &doc, "--level", "V"],
         vec!["outline", "V"],
@@ -92,6 +135,15 @@ fn numeric_arguments_at_their_limits_never_panic() {
         vec!["stats", "--limit", "V"],
         vec!["remove", "V"],
     ];
+    // Every numeric flag `--help` lists is among them.
+    for (command, flag) in numeric_flags(&kb) {
+        assert!(
+            templates
+                .iter()
+                .any(|t| t[0] == command && t.contains(&flag.as_str())),
+            "kb {command} {flag} takes a number and is not tried at its limits here"
+        );
+    }
     for template in &templates {
         for value in LIMITS.iter().chain(["1e308", "NaN", "inf"].iter()) {
             let args: Vec<&str> = template
