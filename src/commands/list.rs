@@ -32,11 +32,11 @@ pub(crate) struct ListArgs {
     #[arg(long)]
     pub skills: bool,
     /// At most N documents (over MCP 100 unless given); with --offset to page
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     #[serde(default = "mcp_limit")]
     pub limit: Option<usize>,
     /// Skip the first N documents (in id order)
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true)]
     pub offset: usize,
 }
 

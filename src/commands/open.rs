@@ -34,13 +34,13 @@ pub(crate) struct OpenArgs {
     #[arg(value_name = "DOC")]
     pub document: DocRef,
     /// Only these lines, 1-based and inclusive: 40:80, 40: (to the end), :80, 12
-    #[arg(long, value_name = "FROM:TO", conflicts_with = "pages")]
+    #[arg(long, value_name = "FROM:TO", conflicts_with = "pages", allow_negative_numbers = true)]
     pub lines: Option<Range>,
     /// Only these pages of a PDF: 3:5, 3, 7:
-    #[arg(long, value_name = "FROM:TO")]
+    #[arg(long, value_name = "FROM:TO", allow_negative_numbers = true)]
     pub pages: Option<Range>,
-    /// Show at most N lines (over MCP 400 unless given)
-    #[arg(long, value_name = "N")]
+    /// Show at most N lines (over MCP 400 unless given); 0 shows none, only the counts
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     #[serde(default = "mcp_max_lines")]
     pub max_lines: Option<usize>,
 }
@@ -106,13 +106,16 @@ pub(crate) struct OpenOutput {
     /// Lines in the document's text as indexed.
     pub total_lines: usize,
     /// Lines cut by --max-lines (0 when none): continue after last_line.
+    /// With --max-lines 0 nothing is shown and this counts every selected
+    /// line.
     pub truncated_lines: usize,
     /// The text asked for, as indexed.
     pub content: String,
     /// The 1-based lines of the document `content` holds (before any
     /// truncation); 0 and 0 for an empty selection.
     pub first_line: usize,
-    /// The last 1-based line `content` holds (0 for an empty selection).
+    /// The last 1-based line `content` holds (0 for an empty selection;
+    /// first_line - 1 when --max-lines 0 shows none).
     pub last_line: usize,
 }
 
@@ -158,23 +161,53 @@ impl Command for OpenArgs {
             }
             (None, None) => all.iter().enumerate().map(|(i, l)| (i + 1, *l)).collect(),
         };
+        if selected.is_empty() && !all.is_empty() {
+            return Err(past_the_end(&doc.summary.title, &text, self.lines, self.pages));
+        }
         let first_line = selected.first().map(|s| s.0).unwrap_or(0);
-        let last_line = selected.last().map(|s| s.0).unwrap_or(0);
         let body = selected.iter().map(|s| s.1).collect::<Vec<_>>().join("\n");
         let (content, more) = truncate_lines(&body, self.max_lines);
+        // The last line shown; with nothing shown (--max-lines 0) the line
+        // before the first, so that reading on after it loses nothing.
+        let shown = selected.len() - more;
+        let last_line = match shown.checked_sub(1) {
+            Some(i) => selected[i].0,
+            None => first_line.saturating_sub(1),
+        };
         Ok(OpenOutput {
             document: DocumentRef::of(&doc),
             file_status: document_file_status(&doc),
             total_lines: all.len(),
             truncated_lines: more,
             first_line,
-            last_line: if more > 0 {
-                selected[selected.len() - 1 - more].0
-            } else {
-                last_line
-            },
+            last_line,
             content,
         })
+    }
+}
+
+/// The error for a range that selects nothing of a non-empty document:
+/// it starts past its end.
+fn past_the_end(title: &str, text: &str, lines: Option<Range>, pages: Option<Range>) -> KbError {
+    match (lines, pages) {
+        (_, Some(r)) => {
+            let pages = PageIndex::new(text).page(text.lines().count());
+            KbError::invalid(
+                "pages",
+                format!(
+                    "{title} has {pages} pages; --pages {} starts after the last",
+                    r.from
+                ),
+            )
+        }
+        (r, None) => KbError::invalid(
+            "lines",
+            format!(
+                "{title} has {} lines; --lines {} starts after the last",
+                text.lines().count(),
+                r.map_or(0, |r| r.from)
+            ),
+        ),
     }
 }
 
@@ -182,6 +215,9 @@ plain_outcome!(OpenOutput);
 
 impl Render for OpenOutput {
     fn human(&self, _style: &Style) -> String {
+        if self.content.is_empty() && self.truncated_lines > 0 {
+            return format!("({} lines, none shown)\n", self.truncated_lines);
+        }
         format!("{}\n", self.content)
     }
 }

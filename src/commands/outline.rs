@@ -18,7 +18,8 @@ pub(crate) struct OutlineArgs {
     #[arg(value_name = "DOC")]
     pub document: DocRef,
     /// Only headings of this level or above (1-6)
-    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=6), value_name = "N")]
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=6), value_name = "N",
+          allow_negative_numbers = true)]
     #[schemars(range(min = 1, max = 6))]
     pub level: Option<u8>,
 }

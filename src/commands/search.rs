@@ -36,7 +36,7 @@ pub(crate) struct SearchArgs {
     #[schemars(with = "String")]
     pub query: Vec<String>,
     /// Number of results, 1 to 4096 (default: search.default_top from the configuration, 10)
-    #[arg(long, short = 'n', value_name = "N")]
+    #[arg(long, short = 'n', value_name = "N", allow_negative_numbers = true)]
     #[schemars(range(min = 1, max = search::MAX_TOP))]
     pub top: Option<usize>,
     /// Only documents carrying all of these tags (comma-separated on the command line)
@@ -59,11 +59,11 @@ pub(crate) struct SearchArgs {
     #[serde(default)]
     pub vec_only: bool,
     /// Drop results whose fused score is below this (a number from 0 up; fused scores are at most 2 by default, 2/(rrf_k+1) with fusion rrf)
-    #[arg(long, value_name = "SCORE")]
+    #[arg(long, value_name = "SCORE", allow_negative_numbers = true)]
     #[schemars(range(min = 0.0))]
     pub threshold: Option<f64>,
     /// At most N chunks of one document; the next best documents fill the freed places (0: no limit; default: search.max_per_document, auto: a long document about half as many as it holds of the best candidates, a short one 1, a few places kept for other documents)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub max_per_document: Option<usize>,
 }
 

@@ -85,6 +85,17 @@ pub(crate) fn outline(
     Ok(items)
 }
 
+/// A heading that matched a section query.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub(crate) struct SectionMatch {
+    /// The heading as written.
+    pub heading: String,
+    /// Its level (1 is the highest).
+    pub level: u8,
+    /// Its 1-based line in the document's text.
+    pub line: u64,
+}
+
 /// A section found by heading.
 #[derive(Debug, Clone)]
 pub(crate) struct Section {
@@ -92,19 +103,87 @@ pub(crate) struct Section {
     pub level: u8,
     pub line: u64,
     pub content: String,
-    /// Other headings that matched too (the first is shown).
-    pub other_matches: usize,
+    /// Every heading that matched, in document order (the one shown too).
+    pub matches: Vec<SectionMatch>,
+    /// Which of `matches` is shown, from 1.
+    pub occurrence: usize,
 }
 
-/// Normalises a section query: trimmed, with a trailing ` — description`
-/// cut off, lower-cased.
-pub(crate) fn normalize_heading_query(q: &str) -> String {
-    let q = q.trim();
-    let q = match q.find(" — ") {
-        Some(i) => &q[..i],
-        None => q,
-    };
-    q.trim().to_lowercase()
+/// Dashes a heading may use between its parts: hyphen, en and em dash,
+/// figure dash, horizontal bar, minus sign.
+const DASHES: [char; 6] = [
+    '-', '\u{2013}', '\u{2014}', '\u{2012}', '\u{2015}', '\u{2212}',
+];
+
+/// The form headings are compared in: lower-cased, whitespace collapsed,
+/// and every dash with or without spaces around it one `-`, so that
+/// `Generating a key — ed25519 only` (as `kb outline` prints it) equals
+/// `generating a key - ed25519 only` or `Generating a key–ed25519 only`.
+pub(crate) fn heading_key(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.trim().chars() {
+        if DASHES.contains(&c) {
+            while out.ends_with(' ') {
+                out.pop();
+            }
+            out.push('-');
+            space = false;
+        } else if c.is_whitespace() {
+            space = true;
+        } else {
+            if space && !out.is_empty() && !out.ends_with('-') {
+                out.push(' ');
+            }
+            space = false;
+            out.extend(c.to_lowercase());
+        }
+    }
+    out
+}
+
+/// The part of a heading before its first dash that has a space on
+/// either side, or before its first en or em dash (`Generating a key —
+/// ed25519 only` → `Generating a key`): None when there is no such dash.
+/// A hyphen inside a word (`ssh-agent`) is no such dash.
+fn heading_head(text: &str) -> Option<&str> {
+    let t = text.trim();
+    let cut = t.char_indices().find(|&(i, c)| {
+        DASHES.contains(&c)
+            && (c != '-'
+                || t[..i].ends_with(char::is_whitespace)
+                || t[i + 1..].starts_with(char::is_whitespace))
+    })?;
+    let head = t[..cut.0].trim();
+    (!head.is_empty()).then_some(head)
+}
+
+/// The indexes of the headings that match `query`, trying in turn: the
+/// whole heading; the part of the heading before a dash; the part of the
+/// query before a dash against the heading, whole or its part.
+fn heading_matches(headings: &[crate::document::Heading], query: &str) -> Vec<usize> {
+    let whole = |t: &str| heading_key(t);
+    let head = |t: &str| heading_head(t).map(heading_key);
+    let q_whole = whole(query);
+    let q_head = head(query);
+    let tiers: [&dyn Fn(&str) -> bool; 4] = [
+        &|h| whole(h) == q_whole,
+        &|h| head(h).as_deref() == Some(q_whole.as_str()),
+        &|h| q_head.as_deref() == Some(whole(h).as_str()),
+        &|h| q_head.is_some() && head(h) == q_head,
+    ];
+    for tier in tiers {
+        let found: Vec<usize> = headings
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| !q_whole.is_empty() && tier(&h.text))
+            .map(|(i, _)| i)
+            .collect();
+        if !found.is_empty() {
+            return found;
+        }
+    }
+    Vec::new()
 }
 
 /// The symbol a code section names, whichever way it is written: the
@@ -142,18 +221,18 @@ pub(crate) fn symbol_key(text: &str) -> String {
         .join(".")
 }
 
-/// Finds a heading (case-insensitive) and returns its content: from the
-/// heading line to the next heading of the same or a higher level. For code,
-/// a symbol matches however it is written (see [`symbol_key`]).
-pub(crate) fn find_section(doc: &DocumentRecord, query: &str) -> Result<Section> {
-    let wanted = normalize_heading_query(query);
+/// Finds a heading (case-insensitive, dashes alike, see [`heading_key`])
+/// and returns its content: from the heading line to the next heading of
+/// the same or a higher level. For code, a symbol matches however it is
+/// written (see [`symbol_key`]). When several headings match,
+/// `occurrence` (from 1) picks one, else the first is shown.
+pub(crate) fn find_section(
+    doc: &DocumentRecord,
+    query: &str,
+    occurrence: Option<usize>,
+) -> Result<Section> {
     let headings = &doc.metadata.headings;
-    let mut matches: Vec<usize> = headings
-        .iter()
-        .enumerate()
-        .filter(|(_, h)| h.text.trim().to_lowercase() == wanted)
-        .map(|(i, _)| i)
-        .collect();
+    let mut matches = heading_matches(headings, query);
     if matches.is_empty() && doc.summary.doc_type.has_symbols() {
         let key = symbol_key(query);
         // The whole dotted name, else its last part (a method asked for by
@@ -174,34 +253,36 @@ pub(crate) fn find_section(doc: &DocumentRecord, query: &str) -> Result<Section>
             }
         }
     }
-    let Some(&first) = matches.first() else {
-        let suggestions: Vec<&str> = headings
-            .iter()
-            .map(|h| h.text.as_str())
-            .filter(|t| {
-                let t = t.to_lowercase();
-                !wanted.is_empty()
-                    && (t.starts_with(&wanted) || t.contains(&wanted) || wanted.contains(&t))
-            })
-            .take(5)
-            .collect();
-        let mut message = format!(
-            "section not found: '{}' in {}",
-            query.trim(),
-            doc.summary.title
-        );
-        if !suggestions.is_empty() {
-            message.push_str(&format!(". Did you mean: {}?", suggestions.join(", ")));
-        } else if !headings.is_empty() {
-            message.push_str("; `kb outline DOC` lists its headings");
-        }
-        return Err(KbError::SectionNotFound {
-            message,
-            suggestions: suggestions.into_iter().map(str::to_string).collect(),
-        });
+    if matches.is_empty() {
+        return Err(not_found(doc, query));
+    }
+    let listed: Vec<SectionMatch> = matches
+        .iter()
+        .map(|&i| SectionMatch {
+            heading: headings[i].text.clone(),
+            level: headings[i].level,
+            line: headings[i].line as u64,
+        })
+        .collect();
+    let n = occurrence.unwrap_or(1);
+    let Some(&index) = n.checked_sub(1).and_then(|i| matches.get(i)) else {
+        let lines: Vec<String> = listed.iter().map(|m| m.line.to_string()).collect();
+        return Err(KbError::invalid(
+            "occurrence",
+            format!(
+                "must be from 1 to {} (got {n}): {} heading{} of {} match '{}' (line{} {})",
+                listed.len(),
+                listed.len(),
+                if listed.len() == 1 { "" } else { "s" },
+                doc.summary.title,
+                query.trim(),
+                if listed.len() == 1 { "" } else { "s" },
+                lines.join(", ")
+            ),
+        ));
     };
-    let h = &headings[first];
-    let end_line = headings[first + 1..]
+    let h = &headings[index];
+    let end_line = headings[index + 1..]
         .iter()
         .find(|next| next.level <= h.level)
         .map(|next| next.line);
@@ -216,15 +297,98 @@ pub(crate) fn find_section(doc: &DocumentRecord, query: &str) -> Result<Section>
         level: h.level,
         line: h.line as u64,
         content: text.join("\n").trim_end().to_string(),
-        other_matches: matches.len() - 1,
+        matches: listed,
+        occurrence: n,
     })
 }
 
+/// The error for a heading no section has, with the closest headings as
+/// suggestions: those that contain the query or are contained in it, then
+/// those a few typing mistakes away, each heading once.
+fn not_found(doc: &DocumentRecord, query: &str) -> KbError {
+    let headings = &doc.metadata.headings;
+    let wanted = heading_key(query);
+    let code = doc.summary.doc_type.has_symbols();
+    // (typing mistakes, difference in length, place in the document)
+    let mut scored: Vec<(usize, usize, usize, &str)> = Vec::new();
+    for (order, h) in headings.iter().enumerate() {
+        if wanted.is_empty() || scored.iter().any(|s| s.3 == h.text) {
+            continue;
+        }
+        let key = heading_key(&h.text);
+        let mut forms = vec![key.clone()];
+        forms.extend(heading_head(&h.text).map(heading_key));
+        if code {
+            let sym = symbol_key(&h.text);
+            forms.extend(sym.rsplit('.').next().map(str::to_string));
+            forms.push(sym);
+        }
+        let wanted_forms = if code {
+            vec![wanted.clone(), symbol_key(query)]
+        } else {
+            vec![wanted.clone()]
+        };
+        let best = forms
+            .iter()
+            .filter(|f| !f.is_empty())
+            .flat_map(|f| wanted_forms.iter().map(move |w| (f, w)))
+            .filter_map(|(f, w)| {
+                let (lf, lw) = (f.chars().count(), w.chars().count());
+                if f.contains(w.as_str()) || w.contains(f.as_str()) {
+                    Some((0, lf.abs_diff(lw)))
+                } else {
+                    let d = edit_distance(f, w);
+                    (d <= (lf.max(lw) / 4).max(1)).then_some((d, lf.abs_diff(lw)))
+                }
+            })
+            .min();
+        if let Some((d, diff)) = best {
+            scored.push((d, diff, order, &h.text));
+        }
+    }
+    scored.sort();
+    let suggestions: Vec<String> = scored.iter().take(5).map(|s| s.3.to_string()).collect();
+    let mut message = format!(
+        "section not found: '{}' in {}",
+        query.trim(),
+        doc.summary.title
+    );
+    if !suggestions.is_empty() {
+        message.push_str(&format!(". Did you mean: {}?", suggestions.join(", ")));
+    } else if !headings.is_empty() {
+        message.push_str("; `kb outline DOC` lists its headings");
+    }
+    KbError::SectionNotFound {
+        message,
+        suggestions,
+    }
+}
+
+/// Levenshtein distance in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != *cb))
+                .min(above + 1)
+                .min(row[j] + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 /// Keeps the first `max` lines and appends `... (N more lines)`; returns
-/// the text and how many lines were cut.
+/// the text and how many lines were cut. `max` 0 keeps nothing, not even
+/// the marker: the caller asked for the counts alone.
 pub(crate) fn truncate_lines(text: &str, max: Option<usize>) -> (String, usize) {
     let lines: Vec<&str> = text.lines().collect();
     match max {
+        Some(0) => (String::new(), lines.len()),
         Some(m) if lines.len() > m => {
             let more = lines.len() - m;
             (
@@ -240,13 +404,71 @@ pub(crate) fn truncate_lines(text: &str, max: Option<usize>) -> (String, usize) 
 mod tests {
     use super::*;
 
+    use crate::document::Heading;
+
     #[test]
     fn heading_query_normalisation() {
         assert_eq!(
-            normalize_heading_query("  Install — how to set up "),
-            "install"
+            heading_key("  Generating a key — ed25519 only "),
+            "generating a key-ed25519 only"
         );
-        assert_eq!(normalize_heading_query("API Reference"), "api reference");
+        for same in [
+            "generating a key - ed25519 only",
+            "Generating a key–ed25519 only",
+            "GENERATING  a key \u{2013} ed25519 only",
+            "Generating a key -ed25519 only",
+        ] {
+            assert_eq!(heading_key(same), "generating a key-ed25519 only", "{same}");
+        }
+        assert_eq!(heading_key("Using ssh-agent"), "using ssh-agent");
+        assert_eq!(heading_head("Install — how to set up"), Some("Install"));
+        assert_eq!(heading_head("Install—how"), Some("Install"));
+        assert_eq!(heading_head("Install - how"), Some("Install"));
+        assert_eq!(heading_head("Using ssh-agent"), None);
+        assert_eq!(heading_head("— only a tail"), None);
+    }
+
+    fn headings(texts: &[&str]) -> Vec<Heading> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Heading {
+                level: 2,
+                text: t.to_string(),
+                line: i * 3 + 1,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn headings_match_whole_or_before_a_dash() {
+        let hs = headings(&[
+            "Generating a key — ed25519 only",
+            "Using ssh-agent",
+            "Install",
+            "Install",
+        ]);
+        for q in [
+            "Generating a key — ed25519 only",
+            "generating a key - ED25519 only",
+            "Generating a key–ed25519 only",
+            "Generating a key",
+            "generating a key — whatever follows",
+        ] {
+            assert_eq!(heading_matches(&hs, q), [0], "{q}");
+        }
+        assert_eq!(heading_matches(&hs, "using ssh–agent"), [1]);
+        assert_eq!(heading_matches(&hs, "Using ssh"), Vec::<usize>::new());
+        assert_eq!(heading_matches(&hs, "INSTALL — quick start"), [2, 3]);
+        assert!(heading_matches(&hs, "  ").is_empty());
+    }
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("deployng the key", "deploying the key"), 1);
+        assert_eq!(edit_distance("isvalidnumbr", "isvalidnumber"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 
     #[test]
@@ -273,5 +495,7 @@ mod tests {
             ("a\nb\n... (1 more lines)".into(), 1)
         );
         assert_eq!(truncate_lines("a\nb", Some(5)).1, 0);
+        assert_eq!(truncate_lines("a\nb", Some(0)), (String::new(), 2));
+        assert_eq!(truncate_lines("", Some(0)), (String::new(), 0));
     }
 }

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::document::{DocRef, DocumentRef};
-use super::sections::{find_section, truncate_lines};
+use super::sections::{find_section, truncate_lines, SectionMatch};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::ChunkDetails;
 use crate::error::{KbError, Result};
@@ -33,7 +33,7 @@ pub(crate) struct ShowArgs {
     #[arg(skip)]
     pub chunk_id: Option<i64>,
     /// Neighbouring chunks to show before and after the chunk (default 0)
-    #[arg(long, short = 'C', value_name = "N")]
+    #[arg(long, short = 'C', value_name = "N", allow_negative_numbers = true)]
     pub context: Option<usize>,
     /// With section: the document whose section to show
     #[arg(skip)]
@@ -41,8 +41,12 @@ pub(crate) struct ShowArgs {
     /// Show this section (a heading of the document as outline lists it; case-insensitive)
     #[arg(long, value_name = "HEADING")]
     pub section: Option<String>,
-    /// With section: show at most this many lines
-    #[arg(long, value_name = "N")]
+    /// With section: when several headings match, show the Nth (from 1; the
+    /// output's `matches` lists them)
+    #[arg(long, value_name = "N", requires = "section", allow_negative_numbers = true)]
+    pub occurrence: Option<usize>,
+    /// With section: show at most this many lines (0: none, only the counts)
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub max_lines: Option<usize>,
 }
 
@@ -56,6 +60,7 @@ pub(crate) enum ShowRequest {
     Section {
         document: DocRef,
         heading: String,
+        occurrence: Option<usize>,
         max_lines: Option<usize>,
     },
 }
@@ -70,6 +75,7 @@ impl ShowArgs {
                 Some(heading) => Ok(ShowRequest::Section {
                     document: target.parse().unwrap_or(DocRef::Path(target)),
                     heading,
+                    occurrence: self.occurrence,
                     max_lines: self.max_lines,
                 }),
                 None => {
@@ -87,6 +93,7 @@ impl ShowArgs {
             (None, Some(document), Some(heading)) => Ok(ShowRequest::Section {
                 document,
                 heading,
+                occurrence: self.occurrence,
                 max_lines: self.max_lines,
             }),
             (Some(_), _, Some(_)) => Err(KbError::invalid(
@@ -175,12 +182,15 @@ pub(crate) struct SectionOutput {
     pub content: String,
     /// Lines cut by --max-lines (0 when none).
     pub truncated_lines: usize,
-    /// How the section was asked for and how many other headings matched
-    /// (for the warning; not part of the JSON).
+    /// Every heading that matched, in document order: more than one when
+    /// headings repeat; --occurrence N (MCP `occurrence`) shows the Nth.
+    pub matches: Vec<SectionMatch>,
+    /// Which of `matches` this is, from 1.
+    pub occurrence: usize,
+    /// How the section was asked for (for the warning; not part of the
+    /// JSON).
     #[serde(skip)]
     asked: String,
-    #[serde(skip)]
-    other_matches: usize,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -229,10 +239,11 @@ impl Command for ShowArgs {
             ShowRequest::Section {
                 document,
                 heading,
+                occurrence,
                 max_lines,
             } => {
                 let doc = document.resolve(db)?;
-                let s = find_section(&doc, &heading)?;
+                let s = find_section(&doc, &heading, occurrence)?;
                 let (content, more) = truncate_lines(&s.content, max_lines);
                 let page = doc
                     .content
@@ -249,7 +260,8 @@ impl Command for ShowArgs {
                     content,
                     truncated_lines: more,
                     asked: heading.trim().to_string(),
-                    other_matches: s.other_matches,
+                    matches: s.matches,
+                    occurrence: s.occurrence,
                 }))
             }
         }
@@ -299,10 +311,17 @@ impl Render for ShowOutput {
 
     fn warnings(&self) -> Vec<String> {
         match self {
-            ShowOutput::Section(s) if s.other_matches > 0 => vec![format!(
-                "warning: multiple matches for \"{}\"; showing first",
-                s.asked
-            )],
+            ShowOutput::Section(s) if s.matches.len() > 1 => {
+                let lines: Vec<String> = s.matches.iter().map(|m| m.line.to_string()).collect();
+                vec![format!(
+                    "warning: {} headings match \"{}\" (lines {}); showing number {} \
+                     (--occurrence N picks another)",
+                    s.matches.len(),
+                    s.asked,
+                    lines.join(", "),
+                    s.occurrence
+                )]
+            }
             _ => Vec::new(),
         }
     }

@@ -19,7 +19,7 @@ pub(crate) struct StatsArgs {
     #[serde(default)]
     pub clear: bool,
     /// How many queries to list
-    #[arg(long, default_value_t = 10, value_name = "N")]
+    #[arg(long, default_value_t = 10, value_name = "N", allow_negative_numbers = true)]
     #[serde(default = "default_limit")]
     pub limit: usize,
 }

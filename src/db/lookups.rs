@@ -197,7 +197,12 @@ impl Database {
             "SELECT id FROM chunks WHERE document_id = ?1 AND chunk_index BETWEEN ?2 AND ?3
              ORDER BY chunk_index",
         )?;
-        let rows = stmt.query_map(params![doc, idx - n as i64, idx + n as i64], |r| r.get(0))?;
+        // Any width is allowed; past i64 it is the whole document.
+        let n = i64::try_from(n).unwrap_or(i64::MAX);
+        let rows = stmt.query_map(
+            params![doc, idx.saturating_sub(n), idx.saturating_add(n)],
+            |r| r.get(0),
+        )?;
         Ok(Some(rows.collect::<rusqlite::Result<_>>()?))
     }
 

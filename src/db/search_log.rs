@@ -52,7 +52,8 @@ impl Database {
              GROUP BY query ORDER BY n DESC, max(ts) DESC LIMIT ?1"
         );
         let mut stmt = self.conn().prepare(&sql)?;
-        let rows = stmt.query_map([limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt.query_map([limit], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 

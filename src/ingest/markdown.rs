@@ -4,10 +4,13 @@
 
 use std::path::Path;
 
+use std::ops::Range;
+
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
-use super::split::split_text;
+use super::frontmatter::{parse_frontmatter, split_frontmatter};
+use super::verbatim::split_lines;
 use super::{decode_text, file_title, skill, Chunk, ChunkContext, IngestError, ParsedDocument};
 use crate::config::MarkdownStrategy;
 use crate::document::Heading;
@@ -44,15 +47,18 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
         None => {}
     }
 
-    let mut sections = sections(body, body_line);
+    // Chunks are slices of the file's text: the body is its end.
+    let body_start = text.len() - body.len();
+    let mut sections = sections(&text, body_start, body_line);
     doc.meta.headings = sections.iter().filter_map(|s| s.heading.clone()).collect();
     if let Some(t) = unparsed_front.filter(|t| !t.is_empty()) {
+        let start = t.as_ptr() as usize - text.as_ptr() as usize;
         sections.insert(
             0,
             Section {
                 heading: None,
                 label: None,
-                text: t.to_string(),
+                range: start..start + t.len(),
             },
         );
     }
@@ -70,21 +76,25 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     let cfg = &ctx.config.markdown;
     let max = ctx.cap(cfg.max_tokens);
     let overlap = ctx.overlap(max);
-    if cfg.strategy == MarkdownStrategy::Fixed {
-        let indexed = if unparsed_front.is_some() {
-            &text
+    let pieces: Vec<(Range<usize>, Option<String>)> = if cfg.strategy == MarkdownStrategy::Fixed {
+        let start = if unparsed_front.is_some() {
+            0
         } else {
-            body
+            body_start
         };
-        for p in split_text(indexed, max, overlap, ctx.tokens) {
-            doc.chunks.push(Chunk::new(p.text, p.tokens, None));
-        }
+        vec![(start..text.len(), None)]
     } else {
-        for s in merge_small(sections, cfg.min_tokens, max, ctx) {
-            for p in split_text(&s.text, max, overlap, ctx.tokens) {
-                doc.chunks
-                    .push(Chunk::new(p.text, p.tokens, s.label.clone()));
-            }
+        merge_small(&text, sections, cfg.min_tokens, max, ctx)
+            .into_iter()
+            .map(|m| (m.range, m.label))
+            .collect()
+    };
+    for (range, label) in pieces {
+        for p in split_lines(&text, range, max, overlap, ctx.tokens) {
+            let mut chunk = Chunk::new(p.text, p.tokens, label.clone());
+            chunk.meta.line_start = Some(p.line_start as u64);
+            chunk.meta.line_end = Some(p.line_end as u64);
+            doc.chunks.push(chunk);
         }
     }
     if doc.chunks.is_empty() {
@@ -93,150 +103,6 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
         ));
     }
     Ok(doc)
-}
-
-/// Splits `---`-fenced YAML frontmatter from the body. Returns the YAML, the
-/// body, and the 1-based line where the body starts.
-pub fn split_frontmatter(text: &str) -> (Option<&str>, &str, usize) {
-    let Some(first) = text.split_inclusive('\n').next() else {
-        return (None, text, 1);
-    };
-    if first.trim_end() != "---" || !first.ends_with('\n') {
-        return (None, text, 1);
-    }
-    let rest = &text[first.len()..];
-    let mut offset = 0;
-    for (i, line) in rest.split_inclusive('\n').enumerate() {
-        let t = line.trim_end();
-        if t == "---" || t == "..." {
-            let yaml = &rest[..offset];
-            let body = &rest[offset + line.len()..];
-            return (Some(yaml), body, i + 3);
-        }
-        offset += line.len();
-    }
-    (None, text, 1)
-}
-
-/// Parsed frontmatter, and what had to be repaired to read it.
-#[derive(Debug, Default)]
-pub struct Frontmatter {
-    pub map: Map<String, Value>,
-    /// Warnings: each repair made before the YAML parsed.
-    pub repairs: Vec<String>,
-}
-
-/// Parses frontmatter as YAML. The one repair: when the parser stops at a
-/// `key: value` line whose unquoted value contains `: ` (invalid YAML, and
-/// the most common mistake in real SKILL.md descriptions), such values are
-/// quoted and the text parsed again, with a warning saying so. Nothing else
-/// is relaxed: tabs used for indentation, unclosed quotes and bad
-/// indentation stay errors, as in any YAML parser.
-pub fn parse_frontmatter(yaml: &str) -> Result<Frontmatter, String> {
-    let first = match yaml_mapping(yaml) {
-        Ok(map) => {
-            return Ok(Frontmatter {
-                map,
-                repairs: Vec::new(),
-            })
-        }
-        Err(e) => e,
-    };
-    if first.starts_with("mapping values are not allowed") {
-        if let Some((fixed, lines)) = quote_colon_values(yaml) {
-            if let Ok(map) = yaml_mapping(&fixed) {
-                let lines = lines
-                    .iter()
-                    .map(|(line, key)| format!("`{key}` (line {line})"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                return Ok(Frontmatter {
-                    map,
-                    repairs: vec![format!(
-                        "frontmatter is not valid YAML ({first}); read it after quoting the \
-                         value of {lines}, which contains ': '; quote it in the file"
-                    )],
-                });
-            }
-        }
-        return Err(format!(
-            "{first}; a value containing ': ' must be quoted, and the keys of one mapping \
-             indented alike"
-        ));
-    }
-    if yaml
-        .lines()
-        .any(|l| l.trim_start_matches(' ').starts_with('\t'))
-    {
-        return Err(format!("{first}; YAML does not allow tabs for indentation"));
-    }
-    Err(first)
-}
-
-/// Parses YAML that must be a mapping (or empty).
-fn yaml_mapping(yaml: &str) -> Result<Map<String, Value>, String> {
-    // The opening fence goes in too, as YAML's document marker, so that the
-    // parser's line numbers are the file's.
-    let v: serde_norway::Value =
-        serde_norway::from_str(&format!("---\n{yaml}")).map_err(|e| e.to_string())?;
-    match v {
-        serde_norway::Value::Null => Ok(Map::new()),
-        serde_norway::Value::Mapping(_) => match serde_json::to_value(v) {
-            Ok(Value::Object(m)) => Ok(m),
-            Ok(_) => Err("frontmatter is not a mapping".into()),
-            Err(e) => Err(e.to_string()),
-        },
-        _ => Err("frontmatter is not a mapping of keys".into()),
-    }
-}
-
-/// Quotes the plain values that contain `: ` (or end in `:`), which YAML
-/// rejects in a block mapping: `description: Use when: asked` becomes
-/// `description: 'Use when: asked'`. A YAML comment (` #...`) after the
-/// value is dropped, as YAML would drop it. Returns the new text and the
-/// (file line, key) of each quoted value, or None when no line qualifies.
-fn quote_colon_values(yaml: &str) -> Option<(String, Vec<(usize, String)>)> {
-    let mut out = String::with_capacity(yaml.len() + 16);
-    let mut changed = Vec::new();
-    for (i, line) in yaml.split_inclusive('\n').enumerate() {
-        match colon_value(line) {
-            Some((indent, key, value)) => {
-                out.push_str(&format!("{indent}{key}: '{}'\n", value.replace('\'', "''")));
-                // +2: the file's line numbers start at the opening fence.
-                changed.push((i + 2, key.to_string()));
-            }
-            None => out.push_str(line),
-        }
-    }
-    (!changed.is_empty()).then_some((out, changed))
-}
-
-/// Splits `  key: value` when the value is a plain scalar YAML cannot read
-/// because of a colon in it.
-fn colon_value(line: &str) -> Option<(&str, &str, &str)> {
-    let body = line.trim_start_matches(' ');
-    let indent = &line[..line.len() - body.len()];
-    let key_len = body
-        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        .unwrap_or(body.len());
-    let (key, rest) = body.split_at(key_len);
-    if key.is_empty() || key.starts_with('-') {
-        return None;
-    }
-    let rest = rest.strip_prefix(':')?;
-    if !rest.starts_with([' ', '\t']) {
-        return None;
-    }
-    let mut value = rest.trim();
-    if let Some(c) = value.find(" #").or_else(|| value.find("\t#")) {
-        value = value[..c].trim_end();
-    }
-    let plain = value
-        .chars()
-        .next()
-        .is_some_and(|c| !"'\"[]{}|>&*!%@`#,?-".contains(c));
-    let bad_colon = value.contains(": ") || value.contains(":\t") || value.ends_with(':');
-    (plain && bad_colon).then_some((indent, key, value))
 }
 
 fn apply_frontmatter(fm: &Map<String, Value>, doc: &mut ParsedDocument) {
@@ -263,11 +129,14 @@ fn apply_frontmatter(fm: &Map<String, Value>, doc: &mut ParsedDocument) {
 struct Section {
     heading: Option<Heading>,
     label: Option<String>,
-    text: String,
+    /// Its bytes in the file's text.
+    range: Range<usize>,
 }
 
-/// Cuts the body at every heading; each section carries its heading chain.
-fn sections(body: &str, first_line: usize) -> Vec<Section> {
+/// Cuts the body (`text` from `body_start`, line `first_line`) at every
+/// heading; each section carries its heading chain.
+fn sections(text: &str, body_start: usize, first_line: usize) -> Vec<Section> {
+    let body = &text[body_start..];
     let mut starts: Vec<(usize, u8, String)> = Vec::new();
     let mut current: Option<(usize, u8, String)> = None;
     let parser = Parser::new_ext(body, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH);
@@ -292,12 +161,11 @@ fn sections(body: &str, first_line: usize) -> Vec<Section> {
 
     let mut out = Vec::new();
     let preamble_end = starts.first().map(|s| s.0).unwrap_or(body.len());
-    let preamble = body[..preamble_end].trim();
-    if !preamble.is_empty() {
+    if !body[..preamble_end].trim().is_empty() {
         out.push(Section {
             heading: None,
             label: None,
-            text: preamble.to_string(),
+            range: body_start..body_start + preamble_end,
         });
     }
     let mut chain: Vec<(u8, String)> = Vec::new();
@@ -321,7 +189,7 @@ fn sections(body: &str, first_line: usize) -> Vec<Section> {
                 line,
             }),
             label: if label.is_empty() { None } else { Some(label) },
-            text: body[*start..end].trim().to_string(),
+            range: body_start + start..body_start + end,
         });
     }
     out
@@ -340,7 +208,7 @@ fn heading_level(l: HeadingLevel) -> u8 {
 
 struct Merged {
     label: Option<String>,
-    text: String,
+    range: Range<usize>,
     tokens: usize,
 }
 
@@ -362,13 +230,20 @@ fn common_chain(a: Option<&str>, b: Option<&str>) -> Option<String> {
 /// text before the first heading). A merged chunk is labelled with the
 /// chain its sections share, so a citation (and `kb show --section`) names a
 /// section that holds all of its text.
-fn merge_small(sections: Vec<Section>, min: usize, max: usize, ctx: &ChunkContext) -> Vec<Merged> {
+fn merge_small(
+    text: &str,
+    sections: Vec<Section>,
+    min: usize,
+    max: usize,
+    ctx: &ChunkContext,
+) -> Vec<Merged> {
     let mut out: Vec<Merged> = Vec::new();
     for s in sections {
-        if s.text.is_empty() {
+        let own = text[s.range.clone()].trim();
+        if own.is_empty() {
             continue;
         }
-        let n = ctx.tokens.count(&s.text);
+        let n = ctx.tokens.count(own);
         if let Some(last) = out.last_mut() {
             let shared = match (&last.label, &s.label) {
                 (Some(a), Some(b)) => common_chain(Some(a), Some(b)).map(Some),
@@ -377,8 +252,9 @@ fn merge_small(sections: Vec<Section>, min: usize, max: usize, ctx: &ChunkContex
             };
             if let Some(label) = shared {
                 if (last.tokens < min || n < min) && last.tokens + n <= max {
-                    last.text.push_str("\n\n");
-                    last.text.push_str(&s.text);
+                    // Sections follow one another: the merged text is the
+                    // file's, whatever lies between them.
+                    last.range.end = s.range.end;
                     last.tokens += n;
                     last.label = label;
                     continue;
@@ -387,7 +263,7 @@ fn merge_small(sections: Vec<Section>, min: usize, max: usize, ctx: &ChunkContex
         }
         out.push(Merged {
             label: s.label,
-            text: s.text,
+            range: s.range,
             tokens: n,
         });
     }
@@ -489,48 +365,6 @@ mod tests {
         let doc = parse(Path::new("g.md"), md.as_bytes(), &ctx(&c)).unwrap();
         assert_eq!(doc.warnings.len(), 1);
         assert!(doc.chunks[0].text.contains("Body words"));
-    }
-
-    #[test]
-    fn unquoted_colon_values_are_quoted_with_a_warning() {
-        let fm =
-            parse_frontmatter("name: x\ndescription: Use when: the user asks # why\n").unwrap();
-        assert_eq!(fm.map["description"], "Use when: the user asks");
-        assert_eq!(fm.repairs.len(), 1);
-        assert!(
-            fm.repairs[0].contains("`description` (line 3)")
-                && fm.repairs[0].contains("mapping values are not allowed"),
-            "{:?}",
-            fm.repairs
-        );
-        let fm = parse_frontmatter("description: it's ok: really\n").unwrap();
-        assert_eq!(fm.map["description"], "it's ok: really");
-        // Valid YAML is never touched.
-        let fm = parse_frontmatter("description: 'quoted: fine'\nurl: http://x\n").unwrap();
-        assert!(fm.repairs.is_empty());
-        assert_eq!(fm.map["description"], "quoted: fine");
-    }
-
-    #[test]
-    fn what_yaml_rejects_stays_rejected() {
-        for bad in [
-            "capabilities:\n\t- a\n",             // tab indentation
-            "description: \"unclosed\nname: x\n", // unclosed quote
-            "name: bad\n description: x\n",       // bad indentation
-            "description: Use when:\n  the user asks\n",
-            "a: 1\na: 2\n",
-            "- a list\n",
-        ] {
-            assert!(parse_frontmatter(bad).is_err(), "{bad:?}");
-        }
-        // Error line numbers are the file's (the opening --- is line 1).
-        let e = parse_frontmatter("name: x\ncapabilities:\n\t- a\n").unwrap_err();
-        assert!(
-            e.contains("line 4") && e.contains("tabs for indentation"),
-            "{e}"
-        );
-        // A tab after the colon is a separator, which YAML allows.
-        assert_eq!(parse_frontmatter("name:\tx\n").unwrap().map["name"], "x");
     }
 
     #[test]

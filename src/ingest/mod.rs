@@ -3,7 +3,8 @@
 //! `detect` decides a file's type; each format module (`markdown`, `note`,
 //! `pdf`, `code`) exposes the same `parse(path, bytes, ctx)` that
 //! returns a [`ParsedDocument`]; `split` holds the size-bounded splitting
-//! they share; `change` tells whether a file changed since it was indexed;
+//! of extracted text (PDF), `verbatim` that of a file's own lines
+//! (Markdown, notes); `change` tells whether a file changed since it was indexed;
 //! `pipeline` walks folders and writes documents to the database.
 
 pub mod change;
@@ -11,7 +12,7 @@ pub mod code;
 pub mod context;
 pub mod detect;
 mod error;
-mod lines;
+pub mod frontmatter;
 pub mod markdown;
 pub mod note;
 pub mod pdf;
@@ -19,6 +20,7 @@ pub mod pipeline;
 pub mod skill;
 pub mod source_path;
 pub mod split;
+pub mod verbatim;
 
 use std::path::Path;
 
@@ -125,9 +127,6 @@ pub fn parse(
         DocType::Pdf => pdf::parse(path, bytes, ctx)?,
         DocType::Code => code::parse(path, bytes, ctx)?,
     };
-    if matches!(doc_type, DocType::Markdown | DocType::Note) {
-        lines::annotate(&mut doc);
-    }
     doc.doc_type = Some(doc_type);
     Ok(doc)
 }

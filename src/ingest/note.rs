@@ -1,9 +1,10 @@
 //! Plain-text notes: the whole note is one chunk unless it is longer than
-//! `chunking.defaults.max_tokens`, then it splits at paragraphs.
+//! `chunking.defaults.max_tokens`, then it splits at lines, preferring
+//! blank lines (each chunk a verbatim slice of the note).
 
 use std::path::Path;
 
-use super::split::split_text;
+use super::verbatim::split_lines;
 use super::{decode_text, file_title, Chunk, ChunkContext, IngestError, ParsedDocument};
 
 pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
@@ -12,8 +13,11 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     doc.content = text.clone();
     doc.title = file_title(path);
     let max = ctx.cap(ctx.config.defaults.max_tokens);
-    for p in split_text(&text, max, ctx.overlap(max), ctx.tokens) {
-        doc.chunks.push(Chunk::new(p.text, p.tokens, None));
+    for p in split_lines(&text, 0..text.len(), max, ctx.overlap(max), ctx.tokens) {
+        let mut chunk = Chunk::new(p.text, p.tokens, None);
+        chunk.meta.line_start = Some(p.line_start as u64);
+        chunk.meta.line_end = Some(p.line_end as u64);
+        doc.chunks.push(chunk);
     }
     Ok(doc)
 }

@@ -142,10 +142,10 @@ fn raw_scalar(yaml: &str, key: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::markdown;
+    use crate::ingest::frontmatter;
 
     fn skill(yaml: &str) -> (SkillInfo, Vec<String>) {
-        let fm = markdown::parse_frontmatter(yaml).unwrap();
+        let fm = frontmatter::parse_frontmatter(yaml).unwrap();
         let mut doc = ParsedDocument::default();
         apply(&fm.map, yaml, &mut doc);
         let info = doc.meta.skill.clone().unwrap();

@@ -105,6 +105,9 @@ fn tool_error_result(tool: &str, e: ToolError) -> CallToolResult {
         ToolError::Failed(err) => {
             let mut extra = Map::new();
             extra.insert("kb_code".into(), json!(err.code()));
+            if !err.suggestions().is_empty() {
+                extra.insert("suggestions".into(), json!(err.suggestions()));
+            }
             error_envelope("HANDLER_ERROR", &err.to_string(), extra)
         }
     };

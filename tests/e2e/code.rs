@@ -170,4 +170,15 @@ fn code_files_are_indexed_by_symbol() {
         .as_str()
         .unwrap()
         .contains("return round(base"));
+    // A mistyped symbol gets the symbol as a suggestion.
+    let e = kb.error(&["show", py, "--section", "computeShippingCost"], 1);
+    assert_eq!(e["code"], "E_SECTION_NOT_FOUND", "{e}");
+    let e = kb.error(&["show", py, "--section", "compute_shiping_cost"], 1);
+    assert_eq!(
+        e["suggestions"],
+        serde_json::json!(["compute_shipping_cost"]),
+        "{e}"
+    );
+    let e = kb.error(&["show", py, "--section", "Basket.ad"], 1);
+    assert_eq!(e["suggestions"][0], "Basket.add", "{e}");
 }

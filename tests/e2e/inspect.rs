@@ -106,8 +106,21 @@ fn sections_match_case_insensitively_and_suggest() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("warning: multiple matches"));
+    let warning = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        warning.contains("2 headings match") && warning.contains("--occurrence"),
+        "{warning}"
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Both matches are in the JSON, with their lines; the first is shown.
+    let lines: Vec<u64> = v["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [5, 18], "{v}");
+    assert_eq!(v["occurrence"], 1, "{v}");
     let content = v["content"].as_str().unwrap();
     assert!(
         content.contains("Run the installer") && content.contains("### Linux"),
@@ -117,6 +130,22 @@ fn sections_match_case_insensitively_and_suggest() {
 
     let v = kb.json(&["show", m, "--section", "usage"]);
     assert_eq!(v["content"], "## Usage\n\nType commands.");
+    assert_eq!(v["matches"].as_array().unwrap().len(), 1, "{v}");
+    let second = kb.json(&["show", m, "--section", "install", "--occurrence", "2"]);
+    assert_eq!(
+        second["content"], "## Install\n\nSecond install section.",
+        "{second}"
+    );
+    assert_eq!(
+        (second["line"].as_u64(), second["occurrence"].as_u64()),
+        (Some(18), Some(2))
+    );
+    let e = kb.error(&["show", m, "--section", "install", "--occurrence", "3"], 1);
+    let msg = e["error"].as_str().unwrap();
+    assert!(
+        msg.contains("from 1 to 2") && msg.contains("5, 18"),
+        "{msg}"
+    );
 
     let v = kb.json(&[
         "show",
@@ -136,6 +165,50 @@ fn sections_match_case_insensitively_and_suggest() {
         msg.contains("Did you mean") && msg.contains("Install"),
         "{msg}"
     );
+    // Two headings with one text are suggested once.
+    assert_eq!(e["suggestions"], serde_json::json!(["Install"]), "{e}");
+}
+
+#[test]
+fn headings_with_dashes_and_typos_are_reachable() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(
+        &docs.join("ssh.md"),
+        "# SSH keys\n\n## Generating a key — ed25519 only\n\nRun ssh-keygen -t ed25519.\n\n\
+         ## Deploying the key\n\nCopy it with ssh-copy-id.\n\n## Using ssh-agent\n\nStart the agent.\n",
+    );
+    kb.add(&[&docs]);
+    let ssh = docs.join("ssh.md");
+    let ssh = ssh.to_str().unwrap();
+    // As outline prints it, with other dashes or spacing, or only the part
+    // before the dash.
+    for asked in [
+        "Generating a key — ed25519 only",
+        "generating a key - ed25519 only",
+        "Generating a key–ed25519 only",
+        "Generating a key —ed25519 only",
+        "Generating a key",
+    ] {
+        let v = kb.json(&["show", ssh, "--section", asked]);
+        assert_eq!(
+            v["heading"], "Generating a key — ed25519 only",
+            "{asked}: {v}"
+        );
+        assert!(v["content"].as_str().unwrap().contains("ssh-keygen"), "{v}");
+    }
+    assert_eq!(
+        kb.json(&["show", ssh, "--section", "using ssh–agent"])["heading"],
+        "Using ssh-agent"
+    );
+    for (typo, meant) in [
+        ("Deployng the key", "Deploying the key"),
+        ("Generating a kye", "Generating a key — ed25519 only"),
+    ] {
+        let e = kb.error(&["show", ssh, "--section", typo], 1);
+        assert_eq!(e["code"], "E_SECTION_NOT_FOUND", "{e}");
+        assert_eq!(e["suggestions"][0], meant, "{typo}: {e}");
+    }
 }
 
 #[test]

@@ -197,3 +197,52 @@ fn a_statement_row_is_found_on_its_page_and_long_reports_list_their_pages() {
     let v = kb.json(&["search", "annual report review for the year"]);
     assert!(distinct_documents(&v) >= 4, "{v:#}");
 }
+
+/// A section too long for one chunk (a tldr page of many examples, a long
+/// note): every chunk's text is in the file verbatim, newlines and all, at
+/// the lines it names, and the later chunks start on a line of their own.
+#[test]
+fn split_chunks_are_quotable_with_their_lines() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    let mut page = String::from(
+        "# git reset\n\n> Undo commits or unstage changes.\n> More information: <https://git-scm.com>.\n\n",
+    );
+    for i in 0..40 {
+        page.push_str(&format!(
+            "- Reset the branch to commit number {i}, keeping the working tree as it was:\n\n\
+             `git reset --soft HEAD~{i}`\n\n"
+        ));
+    }
+    let mut note = String::new();
+    for i in 0..60 {
+        note.push_str(&format!(
+            "Line {i} of a long note about dentists, appointments and insurance cards.\n"
+        ));
+        if i % 7 == 6 {
+            note.push('\n');
+        }
+    }
+    write(&docs.join("git-reset.md"), &page);
+    write(&docs.join("long.txt"), &note);
+    kb.add(&[&docs]);
+    for (name, file) in [("git-reset.md", &page), ("long.txt", &note)] {
+        let path = docs.join(name);
+        let info = kb.json(&["info", path.to_str().unwrap()]);
+        let chunks = info["chunks"].as_array().unwrap();
+        assert!(chunks.len() >= 3, "{name}: {info}");
+        let lines: Vec<&str> = file.split('\n').collect();
+        for c in chunks {
+            let id = c["chunk_id"].as_i64().unwrap().to_string();
+            let shown = kb.json(&["show", &id]);
+            let chunk = &shown["chunk"];
+            let text = chunk["text"].as_str().unwrap();
+            assert!(file.contains(text), "{name}: not in the file: {text:?}");
+            assert!(!text.contains(" - Reset"), "{name}: lines joined: {text:?}");
+            let start = chunk["line_start"].as_u64().expect("line_start") as usize;
+            let end = chunk["line_end"].as_u64().expect("line_end") as usize;
+            let span = lines[start - 1..end].join("\n");
+            assert_eq!(span.trim_end(), text, "{name}: lines {start}-{end}");
+        }
+    }
+}

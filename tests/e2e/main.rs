@@ -24,6 +24,8 @@ mod ingest;
 #[cfg(feature = "e2e")]
 mod inspect;
 #[cfg(feature = "e2e")]
+mod limits;
+#[cfg(feature = "e2e")]
 mod long_documents;
 #[cfg(feature = "e2e")]
 mod mcp;

@@ -352,6 +352,8 @@ fn session_searches_widens_and_reports_errors() {
         json!({"document": doc, "section": "no such heading"}),
     );
     assert_eq!(e["kb_code"], "E_SECTION_NOT_FOUND", "{e}");
+    let e = s.err("show", json!({"document": doc, "section": "Instalation"}));
+    assert_eq!(e["suggestions"], json!(["Installation"]), "{e}");
     let e = s.err(
         "show",
         json!({"document": "../../etc/passwd", "section": "x"}),
@@ -617,5 +619,90 @@ fn every_malformed_line_is_answered_and_the_server_keeps_serving() {
 
     let (_, v) = s.ok("search", json!({"query": "kayak", "top": 1}));
     assert_eq!(v["returned"], 1, "{v}");
+    s.finish();
+}
+
+/// Every numeric argument of every tool (as tools/list declares them) at
+/// its limits: an answer or a clear error, never kb's internal error (what
+/// a panic inside a tool becomes).
+#[test]
+fn numeric_arguments_at_their_limits() {
+    let kb = Kb::new();
+    corpus(&kb);
+    let doc = kb.json(&["list", "--search", "git"])[0]["id"].clone();
+    let chunk = kb.json(&["search", "git config", "--top", "1"])["results"][0]["chunk_id"].clone();
+    let mut s = Session::start(&kb, &["--allow-write"]);
+    s.handshake();
+    let tools = s.request("tools/list", json!({}))["result"]["tools"].clone();
+    let mut tried = Vec::new();
+    for tool in tools.as_array().unwrap() {
+        let name = tool["name"].as_str().unwrap();
+        let props = tool["inputSchema"]["properties"].as_object().unwrap();
+        for (prop, schema) in props {
+            let numeric = ["integer", "number"].iter().any(|t| {
+                schema["type"] == *t
+                    || schema["type"]
+                        .as_array()
+                        .is_some_and(|a| a.iter().any(|x| x == *t))
+            });
+            if !numeric {
+                continue;
+            }
+            let base = match (name, prop.as_str()) {
+                ("search", _) => json!({"query": "git"}),
+                ("show", "context" | "chunk_id") => json!({"chunk_id": chunk}),
+                ("show", _) => json!({"document": doc, "section": "Installation"}),
+                ("outline" | "open", _) => json!({"document": doc}),
+                // Removing documents is not what this test is about.
+                ("remove", _) => continue,
+                _ => json!({}),
+            };
+            for value in [
+                json!(0),
+                json!(1),
+                json!(u64::MAX),
+                json!(i64::MAX),
+                json!(-1),
+                json!(1e308),
+            ] {
+                let mut args = base.clone();
+                args[prop.as_str()] = value.clone();
+                let r = s.request("tools/call", json!({"name": name, "arguments": args}));
+                tried.push(format!("{name}.{prop}"));
+                if let Some(e) = r.get("error") {
+                    assert!(e["message"].as_str().is_some_and(|m| !m.is_empty()), "{r}");
+                    continue;
+                }
+                let text = r["result"]["content"][0]["text"].as_str().unwrap();
+                let v: Value = serde_json::from_str(text)
+                    .unwrap_or_else(|e| panic!("{name} {args}: not JSON ({e}): {text}"));
+                if r["result"]["isError"] == true {
+                    assert_ne!(v["error"]["kb_code"], "E_INTERNAL", "{name} {args}: {v}");
+                    assert!(
+                        v["error"]["message"]
+                            .as_str()
+                            .is_some_and(|m| !m.is_empty()),
+                        "{name} {args}: {v}"
+                    );
+                }
+            }
+        }
+    }
+    for expected in [
+        "search.top",
+        "show.context",
+        "show.max_lines",
+        "open.max_lines",
+        "list.limit",
+        "list.offset",
+    ] {
+        assert!(
+            tried.iter().any(|t| t == expected),
+            "{expected} not tried: {tried:?}"
+        );
+    }
+    let (_, open) = s.ok("open", json!({"document": doc, "max_lines": 0}));
+    assert_eq!(open["content"], "", "{open}");
+    assert_eq!(open["truncated_lines"], open["total_lines"], "{open}");
     s.finish();
 }
