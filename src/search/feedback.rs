@@ -105,6 +105,7 @@ mod tests {
             page_weight: 0.0,
             reads: Default::default(),
             weak_cosine: 0.4,
+            words_held: 1.0,
         }
     }
 

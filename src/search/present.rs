@@ -28,7 +28,8 @@ pub struct SearchHit {
     pub cosine: Option<f32>,
     /// The best-matching passage, query words in [MATCH]...[/MATCH].
     pub snippet: String,
-    /// The chunk (with its title and section) holds every word of the query.
+    /// The chunk (with its title and section) holds every word of the
+    /// query (or the share `SearchRequest::words_held` asks for).
     pub every_word: bool,
     /// A weak match: the vector ranker ran and the chunk's cosine is under
     /// the weak threshold, and it does not hold every word of the query;
@@ -73,9 +74,23 @@ pub(crate) fn results(
     // A chunk holding every word of the query is evidence whatever its
     // cosine (an identifier, an error code); one sharing a common word with
     // an off-topic question is not.
-    let every_word = match (&rankings.keyword, query::every_word_expression(&req.query)) {
-        (Some(_), Some(q)) => db.keyword_matched_among(&q, &ids)?,
-        _ => Default::default(),
+    let every_word: std::collections::HashSet<i64> = match &rankings.keyword {
+        Some(_) => {
+            let words = query::query_terms(&req.query);
+            let needed = ((words.len() as f64 * req.words_held).ceil() as usize).max(1);
+            let mut held: HashMap<i64, usize> = HashMap::new();
+            for w in &words {
+                let phrase = format!("\"{}\"", w.replace('"', "\"\""));
+                for id in db.keyword_matched_among(&phrase, &ids)? {
+                    *held.entry(id).or_default() += 1;
+                }
+            }
+            held.into_iter()
+                .filter(|(_, n)| *n >= needed)
+                .map(|(id, _)| id)
+                .collect()
+        }
+        None => Default::default(),
     };
     let vector_ran = rankings.vector.is_some();
     let weak = |bm25: Option<f64>, cosine: Option<f32>, every_word: bool| {

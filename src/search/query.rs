@@ -241,23 +241,6 @@ pub fn match_expression(phrases: &[String]) -> Option<String> {
     )
 }
 
-/// The FTS5 MATCH expression a chunk meets when it holds every word of the
-/// query (its text, title, section or terms); `None` when the query has no
-/// word.
-pub fn every_word_expression(query: &str) -> Option<String> {
-    let words = query_terms(query);
-    if words.is_empty() {
-        return None;
-    }
-    Some(
-        words
-            .iter()
-            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-            .collect::<Vec<_>>()
-            .join(" AND "),
-    )
-}
-
 /// The FTS5 MATCH expression for a query (see [`keyword_phrases`]).
 pub fn fts_query(query: &str, expand: bool) -> Option<String> {
     match_expression(&keyword_phrases(query, expand))
@@ -266,15 +249,6 @@ pub fn fts_query(query: &str, expand: bool) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_word_of_a_question() {
-        assert_eq!(
-            every_word_expression("How do I rotate the \"keys\"?").unwrap(),
-            "\"rotate\" AND \"keys\""
-        );
-        assert_eq!(every_word_expression("(((("), None);
-    }
 
     #[test]
     fn natural_question() {

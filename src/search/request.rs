@@ -99,6 +99,9 @@ pub struct SearchRequest {
     pub reads: crate::text::script::Reads,
     /// A result under this cosine without a keyword match is weak.
     pub weak_cosine: f64,
+    /// The share of the query's words a result must hold to count as a
+    /// match whatever its cosine.
+    pub words_held: f64,
 }
 
 /// What a caller changes of the configured search; `None` keeps the
@@ -195,6 +198,7 @@ impl SearchRequest {
             page_weight: o.page_weight.unwrap_or(0.0),
             reads: Default::default(),
             weak_cosine: search.evidence.weak_cosine,
+            words_held: 1.0,
         })
     }
 

@@ -38,6 +38,9 @@ pub(crate) struct Levers {
     /// A result under this cosine without every query word is weak [default: search.evidence.weak_cosine]
     #[arg(long)]
     weak_cosine: Option<f64>,
+    /// The share of the query's words a result must hold to be no weak match [default: 1, every word]
+    #[arg(long)]
+    words_held: Option<f64>,
     /// BM25 weights of the keyword index's columns: text,title,section,terms
     #[arg(long, value_delimiter = ',', value_name = "W,W,W,W")]
     column_weights: Option<Vec<f64>>,
@@ -113,6 +116,9 @@ impl Settings {
         let mut base = SearchRequest::build("settings", &config.search, &overrides)?;
         if let Some(t) = args.weak_cosine {
             base.weak_cosine = t;
+        }
+        if let Some(w) = args.words_held {
+            base.words_held = w;
         }
         Ok(Settings { base })
     }
