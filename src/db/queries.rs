@@ -294,23 +294,39 @@ impl Database {
     pub fn chunk_places(&self, ids: &[i64]) -> Result<std::collections::HashMap<i64, ChunkPlace>> {
         let mut out = std::collections::HashMap::with_capacity(ids.len());
         let mut stmt = self.conn().prepare_cached(
-            "SELECT c.document_id, json_extract(c.metadata, '$.page'),
-                    (SELECT count(*) FROM chunks d WHERE d.document_id = c.document_id)
-             FROM chunks c WHERE c.id = ?1",
+            "SELECT document_id, json_extract(metadata, '$.page') FROM chunks WHERE id = ?1",
         )?;
+        let mut count = self
+            .conn()
+            .prepare_cached("SELECT count(*) FROM chunks WHERE document_id = ?1")?;
+        // The candidates of a search are often many chunks of a few long
+        // documents: each document is counted once.
+        let mut counted: std::collections::HashMap<i64, u32> = Default::default();
         for id in ids {
             let place = stmt
                 .query_row([id], |r| {
-                    Ok(ChunkPlace {
-                        document: r.get(0)?,
-                        page: r.get::<_, Option<i64>>(1)?.map(|p| p as u32),
-                        document_chunks: r.get(2)?,
-                    })
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?))
                 })
                 .optional()?;
-            if let Some(place) = place {
-                out.insert(*id, place);
-            }
+            let Some((document, page)) = place else {
+                continue;
+            };
+            let document_chunks = match counted.get(&document) {
+                Some(n) => *n,
+                None => {
+                    let n: u32 = count.query_row([document], |r| r.get(0))?;
+                    counted.insert(document, n);
+                    n
+                }
+            };
+            out.insert(
+                *id,
+                ChunkPlace {
+                    document,
+                    page: page.map(|p| p as u32),
+                    document_chunks,
+                },
+            );
         }
         Ok(out)
     }

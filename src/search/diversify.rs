@@ -81,12 +81,7 @@ pub(crate) fn pages_as_units(db: &Database, fused: Vec<Fused>, weight: f64) -> R
             f
         })
         .collect();
-    out.sort_by(|a, b| {
-        b.score
-            .partial_cmp(&a.score)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.chunk_id.cmp(&b.chunk_id))
-    });
+    super::fusion::best_first(&mut out);
     Ok(out)
 }
 

@@ -159,15 +159,21 @@ pub fn fuse(lists: &[Ranking], how: &FusionSettings) -> Vec<Fused> {
         }
     }
     let mut out: Vec<Fused> = order.into_iter().filter_map(|id| map.remove(&id)).collect();
+    best_first(&mut out);
+    out
+}
+
+/// Orders fused chunks best first: by score, then by how many rankers list
+/// them, then by chunk id so results are stable.
+pub(crate) fn best_first(fused: &mut [Fused]) {
     let support = |f: &Fused| f.parts.iter().filter(|p| **p > 0.0).count();
-    out.sort_by(|a, b| {
+    fused.sort_by(|a, b| {
         b.score
             .partial_cmp(&a.score)
             .unwrap_or(std::cmp::Ordering::Equal)
             .then(support(b).cmp(&support(a)))
             .then(a.chunk_id.cmp(&b.chunk_id))
     });
-    out
 }
 
 /// `1 / (k + rank)` for 1-based ranks.

@@ -52,6 +52,19 @@ pub struct SearchResponse {
     pub query_unreadable: bool,
 }
 
+impl SearchHit {
+    /// Whether the hit is weak at cosine `t`: the vector ranker ran, the
+    /// chunk is under `t` and does not hold the query's words; or, keywords
+    /// alone ranking, it matched no word.
+    pub fn weak_at(&self, t: f64) -> bool {
+        if self.vector.is_some() {
+            !self.every_word && self.cosine.is_none_or(|c| f64::from(c) < t)
+        } else {
+            self.bm25.is_none()
+        }
+    }
+}
+
 impl SearchResponse {
     /// Nothing came back, or only weak matches.
     pub fn no_good_match(&self) -> bool {
@@ -74,31 +87,9 @@ pub(crate) fn results(
     // A chunk holding every word of the query is evidence whatever its
     // cosine (an identifier, an error code); one sharing a common word with
     // an off-topic question is not.
-    let every_word: std::collections::HashSet<i64> = match &rankings.keyword {
-        Some(_) => {
-            let words = query::query_terms(&req.query);
-            let needed = ((words.len() as f64 * req.words_held).ceil() as usize).max(1);
-            let mut held: HashMap<i64, usize> = HashMap::new();
-            for w in &words {
-                let phrase = format!("\"{}\"", w.replace('"', "\"\""));
-                for id in db.keyword_matched_among(&phrase, &ids)? {
-                    *held.entry(id).or_default() += 1;
-                }
-            }
-            held.into_iter()
-                .filter(|(_, n)| *n >= needed)
-                .map(|(id, _)| id)
-                .collect()
-        }
+    let every_word = match &rankings.keyword {
+        Some(_) => holding_the_words(db, &req.query, req.words_held, &ids)?,
         None => Default::default(),
-    };
-    let vector_ran = rankings.vector.is_some();
-    let weak = |bm25: Option<f64>, cosine: Option<f32>, every_word: bool| {
-        if vector_ran {
-            !every_word && cosine.is_none_or(|c| f64::from(c) < req.weak_cosine)
-        } else {
-            bm25.is_none()
-        }
     };
     let part = |f: &Fused, r: RankerId| rankers.iter().position(|x| *x == r).map(|i| f.parts[i]);
     let bm25: HashMap<i64, f64> = rankings
@@ -125,7 +116,7 @@ pub(crate) fn results(
             cosine.get(&f.chunk_id).copied(),
             every_word.contains(&f.chunk_id),
         );
-        hits.push(SearchHit {
+        let mut hit = SearchHit {
             score: f.score,
             fts: part(&f, RankerId::Keyword),
             vector: part(&f, RankerId::Vector),
@@ -133,9 +124,11 @@ pub(crate) fn results(
             cosine,
             snippet,
             every_word,
-            weak: weak(bm25, cosine, every_word),
+            weak: false,
             chunk,
-        });
+        };
+        hit.weak = hit.weak_at(req.weak_cosine);
+        hits.push(hit);
     }
     Ok(SearchResponse {
         query: req.query.clone(),
@@ -145,6 +138,38 @@ pub(crate) fn results(
         ranked_by: rankers,
         query_unreadable: false,
     })
+}
+
+/// The chunks among `ids` holding at least the share `share` of the query's
+/// words (with their title and section): one query when every word is
+/// asked for, one per word otherwise.
+fn holding_the_words(
+    db: &Database,
+    query: &str,
+    share: f64,
+    ids: &[i64],
+) -> Result<std::collections::HashSet<i64>> {
+    let words = query::query_terms(query);
+    let phrase = |w: &String| format!("\"{}\"", w.replace('"', "\"\""));
+    if words.is_empty() {
+        return Ok(Default::default());
+    }
+    if share >= 1.0 {
+        let all: Vec<String> = words.iter().map(phrase).collect();
+        return db.keyword_matched_among(&all.join(" AND "), ids);
+    }
+    let needed = ((words.len() as f64 * share).ceil() as usize).max(1);
+    let mut held: HashMap<i64, usize> = HashMap::new();
+    for w in &words {
+        for id in db.keyword_matched_among(&phrase(w), ids)? {
+            *held.entry(id).or_default() += 1;
+        }
+    }
+    Ok(held
+        .into_iter()
+        .filter(|(_, n)| *n >= needed)
+        .map(|(id, _)| id)
+        .collect())
 }
 
 /// The cosine shown is always to the query as asked: for the chunks a

@@ -43,29 +43,20 @@ const SWEEP: &[f64] = &[0.30, 0.35, 0.38, 0.40, 0.45];
 
 /// One query's results as the threshold sees them.
 struct Seen {
-    /// (holds every query word, cosine) of each result.
-    hits: Vec<(bool, Option<f32>)>,
+    hits: Vec<SearchHit>,
 }
 
 impl Seen {
-    fn of(hits: &[SearchHit]) -> Seen {
-        Seen {
-            hits: hits.iter().map(|h| (h.every_word, h.cosine)).collect(),
-        }
-    }
-
-    /// "No good match" at cosine `t`: no result holds every query word
-    /// and none reaches `t` (as `SearchHit::weak` in hybrid mode).
+    /// "No good match" at cosine `t` (as `SearchResponse::no_good_match`
+    /// at the configured threshold).
     fn no_good_match(&self, t: f64) -> bool {
-        self.hits
-            .iter()
-            .all(|(every_word, c)| !every_word && c.is_none_or(|c| f64::from(c) < t))
+        self.hits.iter().all(|h| h.weak_at(t))
     }
 
     fn best_cosine(&self) -> f64 {
         self.hits
             .iter()
-            .filter_map(|(_, c)| c.map(f64::from))
+            .filter_map(|h| h.cosine.map(f64::from))
             .fold(0.0, f64::max)
     }
 }
@@ -85,7 +76,7 @@ pub(crate) fn report(
             .map(|q| {
                 let req = settings.request(q, Mode::Hybrid, top, settings.base.max_per_document);
                 let resp = search::search(db, &req, Some(|t: &str| embedder.embed_query(t)))?;
-                Ok(Seen::of(&resp.hits))
+                Ok(Seen { hits: resp.hits })
             })
             .collect()
     };
