@@ -68,6 +68,16 @@ impl DocType {
         }
     }
 
+    /// Every extension kb reads, as a user would type them: ".md .markdown ...".
+    pub fn supported_formats() -> String {
+        DocType::ALL
+            .iter()
+            .flat_map(|t| t.extensions())
+            .map(|e| format!(".{e}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// Whether the document's text is cut into pages (form feeds between
     /// them) and its chunks are cited by page.
     pub fn has_pages(self) -> bool {

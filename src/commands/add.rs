@@ -13,7 +13,8 @@ use crate::embed::ModelUse;
 use crate::error::{KbError, Result};
 use crate::ingest::pipeline::{IngestOptions, IngestSummary, Ingester, ModelSource};
 use crate::document::DocType;
-use crate::output::{plural, Render, Style};
+use crate::ingest::source_path;
+use crate::output::{escape, plural, Escape, Render, Style};
 use crate::progress::Work;
 use crate::session::{Session, SessionKind};
 
@@ -95,6 +96,8 @@ pub(crate) struct AddOutput {
     pub skipped: usize,
     /// Files of a type kb does not index.
     pub unsupported: usize,
+    /// Those files, each with why (also in the errors log).
+    pub unsupported_files: Vec<UnsupportedFile>,
     /// Empty files.
     pub empty: usize,
     /// Documents removed because their file under an added folder is gone.
@@ -119,6 +122,19 @@ pub(crate) struct AddOutput {
     /// Where the time went (the stages overlap; `parse` is summed over the
     /// parser threads).
     pub seconds: Seconds,
+}
+
+/// A file kb does not index.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct UnsupportedFile {
+    /// The file, as kb stores paths.
+    pub path: String,
+    /// Its extension, lower case, without the dot ("" when it has none).
+    pub extension: String,
+    /// True when the file was named on the command line, not found in a folder.
+    pub named: bool,
+    /// Why it was not indexed.
+    pub reason: String,
 }
 
 #[derive(Debug, Default, Serialize, JsonSchema)]
@@ -154,6 +170,16 @@ impl AddOutput {
             failed: s.failed,
             skipped: s.skipped,
             unsupported: s.unsupported,
+            unsupported_files: s
+                .unsupported_files
+                .into_iter()
+                .map(|u| UnsupportedFile {
+                    path: source_path::encode(&u.path),
+                    extension: u.extension,
+                    named: u.named,
+                    reason: u.reason,
+                })
+                .collect(),
             empty: s.empty,
             removed: s.removed,
             chunks: s.chunks,
@@ -267,23 +293,22 @@ impl Outcome for AddOutput {
 impl Render for AddOutput {
     /// The design's summary line, with the extra counts when non-zero.
     fn human(&self, _style: &Style) -> String {
-        let mut s = format!(
-            "Added {}. {} failed. {} skipped (already indexed).",
-            plural((self.added + self.updated) as u64, "document", "documents"),
-            self.failed,
-            self.skipped
-        );
+        let mut s = format!("Added {}.", plural(self.added as u64, "document", "documents"));
         if self.updated > 0 {
             s.push_str(&format!(
-                " {} of the added {} re-indexed after a change.",
-                self.updated,
-                if self.updated == 1 { "was" } else { "were" }
+                " Updated {} (changed since indexed).",
+                plural(self.updated as u64, "document", "documents")
             ));
         }
+        s.push_str(&format!(
+            " {} failed. {} skipped (already indexed).",
+            self.failed, self.skipped
+        ));
         if self.unsupported > 0 {
             s.push_str(&format!(
-                " {} skipped.",
-                plural(self.unsupported as u64, "unsupported file", "unsupported files")
+                " {} skipped ({}).",
+                plural(self.unsupported as u64, "unsupported file", "unsupported files"),
+                self.unsupported_by_extension()
             ));
         }
         if self.empty > 0 {
@@ -327,7 +352,12 @@ impl Render for AddOutput {
                 }
             ));
         }
-        if self.failed > 0 || self.empty > 0 || self.walk_errors > 0 || self.external_links > 0 {
+        if self.failed > 0
+            || self.empty > 0
+            || self.unsupported > 0
+            || self.walk_errors > 0
+            || self.external_links > 0
+        {
             if let Some(p) = &self.errors_log {
                 s.push_str(&format!(" Reasons in {}.", p.display()));
             }
@@ -336,7 +366,35 @@ impl Render for AddOutput {
             s.push_str(" Interrupted: re-run the same command to continue.");
         }
         s.push('\n');
+        // A file the user named and kb cannot read gets its own line.
+        for u in self.unsupported_files.iter().filter(|u| u.named) {
+            s.push_str(&format!(
+                "{}: {}\n",
+                escape(&u.path, Escape::Terminal),
+                u.reason
+            ));
+        }
         s
+    }
+}
+
+impl AddOutput {
+    /// ".html 3, .docx 1, no extension 1": most first, then by name.
+    fn unsupported_by_extension(&self) -> String {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for u in &self.unsupported_files {
+            *counts.entry(u.extension.as_str()).or_default() += 1;
+        }
+        let mut counts: Vec<(&str, usize)> = counts.into_iter().collect();
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        counts
+            .iter()
+            .map(|(ext, n)| match *ext {
+                "" => format!("no extension {n}"),
+                ext => format!(".{ext} {n}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -360,7 +418,21 @@ mod tests {
             updated: 1,
             failed: 1,
             empty: 2,
-            unsupported: 1,
+            unsupported: 2,
+            unsupported_files: vec![
+                UnsupportedFile {
+                    path: "/docs/page.xyz".into(),
+                    extension: "xyz".into(),
+                    named: true,
+                    reason: "not indexed: .xyz is not a type kb reads (kb reads .md)".into(),
+                },
+                UnsupportedFile {
+                    path: "/docs/Makefile".into(),
+                    extension: String::new(),
+                    named: false,
+                    reason: "not indexed: no extension kb reads".into(),
+                },
+            ],
             removed: 1,
             interrupted: true,
             errors_log: quiet.errors_log.clone(),
@@ -370,10 +442,11 @@ mod tests {
         };
         assert_eq!(
             busy.human(&Style::PLAIN),
-            "Added 2 documents. 1 failed. 5 skipped (already indexed). \
-             1 of the added was re-indexed after a change. 1 unsupported file skipped. \
+            "Added 1 document. Updated 1 document (changed since indexed). 1 failed. \
+             5 skipped (already indexed). 2 unsupported files skipped (no extension 1, .xyz 1). \
              2 empty files skipped. Removed 1 document whose file is gone. \
-             Reasons in /kb/ingest-errors.log. Interrupted: re-run the same command to continue.\n"
+             Reasons in /kb/ingest-errors.log. Interrupted: re-run the same command to continue.\n\
+             /docs/page.xyz: not indexed: .xyz is not a type kb reads (kb reads .md)\n"
         );
         assert!(busy.failure().is_some() && quiet.failure().is_none());
     }

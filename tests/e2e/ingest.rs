@@ -620,3 +620,59 @@ fn a_file_name_with_a_newline_stays_one_line_of_the_errors_log() {
         "{log}"
     );
 }
+
+#[test]
+fn unsupported_files_are_named_with_why() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(&docs.join("guide.md"), "# Guide\n\nWords about tides.\n");
+    write(&docs.join("part.stl"), "solid cube\n");
+    write(&docs.join("sub/Makefile.bak2"), "all:\n");
+    let s = kb.add(&[&docs]);
+    assert_eq!(
+        (s["added"].as_u64(), s["unsupported"].as_u64()),
+        (Some(1), Some(2)),
+        "{s}"
+    );
+    let files = s["unsupported_files"].as_array().unwrap();
+    let named: Vec<(&str, &str)> = files
+        .iter()
+        .map(|f| {
+            (
+                f["extension"].as_str().unwrap(),
+                f["reason"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        named.contains(&("stl", "not indexed: .stl is not a type kb reads")),
+        "{s}"
+    );
+    assert!(files
+        .iter()
+        .all(|f| f["path"].as_str().unwrap().starts_with('/') && f["named"] == false));
+    let log = error_log(&kb);
+    assert_logged(&log, "part.stl", "not indexed");
+    assert_logged(&log, "Makefile.bak2", "not indexed");
+    // In human output, grouped by extension.
+    let out = kb
+        .cmd()
+        .args(["add", "--format", "human"])
+        .arg(&docs)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("2 unsupported files skipped (.bak2 1, .stl 1)"),
+        "{text}"
+    );
+    // A file named on the command line that kb cannot read: an error naming it and what kb reads.
+    let e = kb.error(&["add", docs.join("part.stl").to_str().unwrap()], 1);
+    let msg = e["error"].as_str().unwrap();
+    assert!(
+        msg.contains("part.stl: not indexed: .stl is not a type kb reads (kb reads ")
+            && msg.contains(".md"),
+        "{e}"
+    );
+}

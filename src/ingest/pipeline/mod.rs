@@ -43,7 +43,7 @@ use crate::progress::Progress;
 
 pub use group::{embed_and_write, embed_group, write_group, ReadyDocument};
 pub use model_source::{LoadModel, ModelSource};
-pub use summary::{IngestSummary, Timings, TypeCounts};
+pub use summary::{IngestSummary, Timings, TypeCounts, Unsupported};
 
 use errors_log::ErrorsLog;
 use model_source::SharedModel;
@@ -90,6 +90,18 @@ impl<'a> Ingester<'a> {
                 return Err(KbError::PathNotFound(p.clone()));
             }
         }
+        // Only files kb cannot read were named: an error a script sees, and
+        // nothing recorded.
+        if paths
+            .iter()
+            .all(|p| p.is_file() && walk::detect(p).is_none())
+        {
+            let u = Unsupported::of(paths[0].clone(), true);
+            return Err(KbError::invalid(
+                "path",
+                format!("{}: {}", source_path::encode(&u.path), u.reason),
+            ));
+        }
         let tags = normalize_tags(&opts.tags);
         // This run's roots are recorded first: links may lead into them,
         // and into those of earlier runs.
@@ -112,7 +124,8 @@ impl<'a> Ingester<'a> {
         let walked = walk::collect_files(paths, &opts.exclude, &policy, &self.errors_log)?;
         let mut summary = IngestSummary {
             errors_log: Some(self.errors_log.path().to_path_buf()),
-            unsupported: walked.unsupported,
+            unsupported: walked.unsupported.len(),
+            unsupported_files: walked.unsupported,
             walk_errors: walked.errors,
             external_links: walked.external_links.len(),
             ..Default::default()

@@ -8,6 +8,46 @@ use serde::Serialize;
 
 use crate::document::DocType;
 
+/// A file the walk found that kb does not index.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unsupported {
+    pub path: PathBuf,
+    /// Its extension, lower case, without the dot ("" when it has none).
+    pub extension: String,
+    /// Named on the command line (not found in a folder).
+    pub named: bool,
+    pub reason: String,
+}
+
+impl Unsupported {
+    pub(super) fn of(path: PathBuf, named: bool) -> Unsupported {
+        let extension = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        let what = if extension.is_empty() {
+            "no extension kb reads, and its first bytes are not a PDF or a script".to_string()
+        } else {
+            format!(".{extension} is not a type kb reads")
+        };
+        // A file the user named gets the list of what kb reads: they meant it.
+        let reason = if named {
+            format!(
+                "not indexed: {what} (kb reads {})",
+                DocType::supported_formats()
+            )
+        } else {
+            format!("not indexed: {what}")
+        };
+        Unsupported {
+            path,
+            extension,
+            named,
+            reason,
+        }
+    }
+}
+
 /// What a run did, printed as the summary.
 #[derive(Debug, Default, Clone, Serialize, PartialEq)]
 pub struct IngestSummary {
@@ -21,6 +61,8 @@ pub struct IngestSummary {
     pub skipped: usize,
     /// Files of a type kb does not index.
     pub unsupported: usize,
+    /// Those files, each with why.
+    pub unsupported_files: Vec<Unsupported>,
     /// Empty files.
     pub empty: usize,
     /// Documents removed because their file under an added folder is gone.

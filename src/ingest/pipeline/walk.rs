@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::errors_log::ErrorsLog;
+use super::summary::Unsupported;
 use crate::db::Root;
 use crate::document::DocType;
 use crate::error::{KbError, Result};
@@ -64,8 +65,8 @@ pub(super) struct Walked {
     /// Supported files with their type, as canonical paths (see
     /// `source_path`), sorted, once each.
     pub files: Vec<(PathBuf, DocType)>,
-    /// Files of a type kb does not index.
-    pub unsupported: usize,
+    /// Files of a type kb does not index, each with why (also logged).
+    pub unsupported: Vec<Unsupported>,
     /// Folders or links that could not be entered, and FIFOs, sockets and
     /// devices (each logged).
     pub errors: usize,
@@ -168,14 +169,19 @@ pub(super) fn collect_files(
                 log.record(entry.path(), &reason);
                 continue;
             }
+            let depth = entry.depth();
             let path = entry.into_path();
-            match detect::detect_by_extension(&path).or_else(|| sniff(&path)) {
+            match detect(&path) {
                 Some(t) => {
                     let c = canonical(&path);
                     reached.push(source_path::encode(&c));
                     walked.files.push((c, t));
                 }
-                None => walked.unsupported += 1,
+                None => {
+                    let skipped = Unsupported::of(canonical(&path), depth == 0);
+                    log.record(&skipped.path, &skipped.reason);
+                    walked.unsupported.push(skipped);
+                }
             }
         }
         let outside = std::mem::take(&mut *outside.lock().unwrap_or_else(|p| p.into_inner()));
@@ -222,6 +228,11 @@ fn special_file(t: &std::fs::FileType) -> &'static str {
     "a special file"
 }
 
+/// The type of a file kb reads: by its extension, else by its first bytes.
+pub(super) fn detect(path: &Path) -> Option<DocType> {
+    detect::detect_by_extension(path).or_else(|| sniff(path))
+}
+
 /// The type of a file whose extension says nothing, from its first bytes.
 /// A file that cannot be read here is counted as unsupported: nothing says
 /// it is a document.
@@ -255,7 +266,7 @@ mod tests {
         put("a.md", b"# A\n");
         put("notes/b.txt", b"b");
         put("run-me", b"#!/usr/bin/env python3\nprint(1)\n");
-        put("photo.jpg", b"\xff\xd8\xff");
+        put("model.stl", b"solid\x00\x01");
         put(".hidden/c.md", b"# C\n");
         put("build/d.md", b"# D\n");
         put(".gitignore", b"build/\n");
@@ -284,7 +295,14 @@ mod tests {
                 ("run-me".to_string(), DocType::Code),
             ]
         );
-        assert_eq!((walked.unsupported, walked.errors), (1, 0));
+        assert_eq!((walked.unsupported.len(), walked.errors), (1, 0));
+        // Each unsupported file is named with why, in the summary and the log.
+        let skipped = &walked.unsupported[0];
+        assert!(skipped.path.ends_with("model.stl"), "{skipped:?}");
+        assert_eq!(skipped.extension, "stl");
+        assert_eq!(skipped.reason, "not indexed: .stl is not a type kb reads");
+        let logged = std::fs::read_to_string(log.path()).unwrap();
+        assert!(logged.contains("model.stl\tnot indexed: .stl"), "{logged}");
         // A folder given twice yields its files once.
         let twice = collect_files(
             &[root.clone(), root.join("notes")],
