@@ -10,6 +10,7 @@ use serde_json::json;
 
 use crate::commands::{self, OutputKind};
 use crate::config::OutputFormat;
+use crate::text::similar;
 
 /// Errors follow an explicit `--format`/`--json`; else a terminal gets
 /// text, and a pipe gets the format the output would have had.
@@ -66,11 +67,12 @@ fn parse_format(v: &str) -> Option<OutputFormat> {
 
 /// A command line clap could not parse, shown in the format the command
 /// would have used; help and version are not errors.
-pub(super) fn usage_error(e: clap::Error, args: &[OsString]) -> i32 {
+pub(super) fn usage_error(mut e: clap::Error, args: &[OsString]) -> i32 {
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
         let _ = e.print();
         return 0;
     }
+    closest_flag(&mut e, args);
     let (explicit, kind) = intent(args);
     let output = match kind {
         OutputKind::Query => OutputFormat::Json,
@@ -83,6 +85,42 @@ pub(super) fn usage_error(e: clap::Error, args: &[OsString]) -> i32 {
         }
     }
     1
+}
+
+/// An unknown flag's suggestion counts a swap of two letters as one typo
+/// (clap would offer `--type` for `--tpo`; `--top` is what was meant).
+fn closest_flag(e: &mut clap::Error, args: &[OsString]) {
+    if e.kind() != ErrorKind::UnknownArgument {
+        return;
+    }
+    let Some(ContextValue::String(asked)) = e.get(ContextKind::InvalidArg).cloned() else {
+        return;
+    };
+    let asked = asked.split('=').next().unwrap_or_default().to_string();
+    if !asked.starts_with("--") {
+        return;
+    }
+    let root = <super::Cli as clap::CommandFactory>::command();
+    let name = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy())
+        .find(|a| root.find_subcommand(a.as_ref()).is_some());
+    let command = match &name {
+        Some(n) => root.find_subcommand(n.as_ref()).unwrap_or(&root),
+        None => &root,
+    };
+    let flags: Vec<String> = command
+        .get_arguments()
+        .chain(root.get_arguments())
+        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+        .collect();
+    if let Some(best) = similar::closest(&asked, flags.iter().map(String::as_str), 1).first() {
+        e.insert(
+            ContextKind::SuggestedArg,
+            ContextValue::String((*best).to_string()),
+        );
+    }
 }
 
 /// clap's whole message (without the `error: ` prefix) with its
@@ -151,6 +189,16 @@ mod tests {
             intent(&args(&["kb", "add", "--json"])).0,
             Some(OutputFormat::Json)
         );
+    }
+
+    #[test]
+    fn a_swapped_pair_of_letters_suggests_the_flag_meant() {
+        let line = args(&["kb", "search", "--tpo", "3", "ssh"]);
+        let mut e = super::super::Cli::try_parse_from(line.clone()).unwrap_err();
+        closest_flag(&mut e, &line);
+        let v = usage_json(&e);
+        assert_eq!(v["suggestions"], json!(["--top"]), "{v}");
+        assert!(v["error"].as_str().unwrap().contains("'--top'"), "{v}");
     }
 
     #[test]

@@ -26,6 +26,10 @@ pub(crate) struct Setting {
     pub source: &'static str,
     /// The file, variable or flag that set it (null for defaults).
     pub from: Option<String>,
+    /// The value in effect when it differs from `value`: a chunk size the
+    /// model's token limit caps (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effective: Option<Value>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -51,6 +55,10 @@ impl Command for ConfigArgs {
         let config = session.config();
         let values = serde_json::to_value(config)
             .map_err(|e| KbError::Internal(format!("configuration: {e}")))?;
+        // Chunk sizes above what the configured model reads are capped.
+        let limit = crate::embed::model_spec(&config.embedding.model)
+            .ok()
+            .map(|spec| crate::ingest::chunk_token_limit(config, spec.max_tokens));
         let settings = key_paths()
             .into_iter()
             .map(|key| {
@@ -64,11 +72,22 @@ impl Command for ConfigArgs {
                     Source::Environment(v) => ("environment", Some(v)),
                     Source::Flag(f) => ("flag", Some(f)),
                 };
+                let effective = match (limit, value.as_u64()) {
+                    (Some(limit), Some(v))
+                        if key.starts_with("chunking.")
+                            && key.ends_with("max_tokens")
+                            && v as usize > limit =>
+                    {
+                        Some(Value::from(limit))
+                    }
+                    _ => None,
+                };
                 Setting {
                     key,
                     value,
                     source,
                     from,
+                    effective,
                 }
             })
             .collect();
@@ -104,7 +123,14 @@ impl Render for ConfigOutput {
                 Some(from) => format!("{} {from}", s.source),
                 None => s.source.to_string(),
             };
-            out.push_str(&format!("{:<width$} = {value}  ({origin})\n", s.key));
+            let capped = match &s.effective {
+                Some(e) => format!("; chunks hold at most {e} tokens, what the model reads"),
+                None => String::new(),
+            };
+            out.push_str(&format!(
+                "{:<width$} = {value}  ({origin}{capped})\n",
+                s.key
+            ));
         }
         out
     }

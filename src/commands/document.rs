@@ -171,9 +171,13 @@ impl DocumentRef {
         }
     }
 
-    /// The path, else the title: what people recognise a document by.
-    pub(crate) fn label(&self) -> &str {
-        self.path.as_deref().unwrap_or(&self.title)
+    /// "Title (path)", the path relative to the current folder when under
+    /// it: what people recognise a document by, and cite.
+    pub(crate) fn label(&self) -> String {
+        match self.path.as_deref() {
+            Some(p) => format!("{} ({})", self.title, crate::output::display_path(p)),
+            None => self.title.clone(),
+        }
     }
 }
 

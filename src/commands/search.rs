@@ -10,6 +10,7 @@ use super::document::{file_status, FileStatus};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::config::PerDocument;
 use crate::db::{normalize_tags, Filters, SearchLogEntry};
+use crate::text::similar;
 use crate::error::{KbError, Result};
 use crate::document::{Citation, DocType};
 use crate::output::{display_path, highlight, plural, round, Render, Style};
@@ -97,7 +98,7 @@ impl SearchArgs {
             (true, true) => {
                 return Err(KbError::invalid(
                     "vec_only",
-                    "fts_only and vec_only exclude each other; use mode",
+                    "--fts-only and --vec-only exclude each other; use --mode keyword or --mode vector",
                 ))
             }
             (true, false) => Some(Mode::Keyword),
@@ -108,12 +109,12 @@ impl SearchArgs {
             (Some(m), Some(f)) if m != f => Err(KbError::invalid(
                 "mode",
                 format!(
-                    "mode {} contradicts {}",
+                    "--mode {} contradicts {} (give one of them)",
                     m.as_str(),
                     if f == Mode::Keyword {
-                        "fts_only"
+                        "--fts-only"
                     } else {
-                        "vec_only"
+                        "--vec-only"
                     }
                 ),
             )),
@@ -124,6 +125,13 @@ impl SearchArgs {
     /// Checks the arguments and turns them into a request.
     pub(crate) fn request(self, config: &crate::config::Config) -> Result<SearchRequest> {
         let mode = self.mode()?;
+        if self.tags.iter().any(|t| t.trim().is_empty()) {
+            return Err(KbError::invalid(
+                "tags",
+                "--tags: an empty tag name matches no document; name a tag (kb tags lists \
+                 them) or leave --tags out",
+            ));
+        }
         let overrides = SearchOverrides {
             top: self.top,
             filters: Filters {
@@ -163,6 +171,7 @@ impl Command for SearchArgs {
 
     fn run(self, session: &mut Session) -> Result<SearchOutput> {
         let req = self.request(session.config())?;
+        check_tags(session, &req.filters.tags)?;
         if req.mode.uses_vector() && session.db()?.headers_pending()? {
             session.note(
                 "this knowledge base was embedded before chunks carried their document's title and \
@@ -174,6 +183,33 @@ impl Command for SearchArgs {
         session.log_search(log_entry(session.kind(), &req, &result, started.elapsed()));
         Ok(SearchOutput::of(&result?))
     }
+}
+
+/// A tag no document carries filters out everything: say so, with the
+/// tags it may have meant, rather than return nothing.
+fn check_tags(session: &Session, tags: &[String]) -> Result<()> {
+    if tags.is_empty() {
+        return Ok(());
+    }
+    let known: Vec<String> = session
+        .db()?
+        .tag_counts()?
+        .into_iter()
+        .map(|(t, _)| t)
+        .collect();
+    let Some(unknown) = tags.iter().find(|t| !known.contains(t)) else {
+        return Ok(());
+    };
+    let close = similar::closest(unknown, known.iter().map(String::as_str), 3);
+    let hint = if close.is_empty() {
+        "kb tags lists them".to_string()
+    } else {
+        format!("did you mean: {}?", close.join(", "))
+    };
+    Err(KbError::invalid(
+        "tags",
+        format!("no document has the tag '{unknown}' ({hint})"),
+    ))
 }
 
 /// Runs both rankers, with the in-memory indexes a server session keeps.

@@ -337,7 +337,7 @@ fn not_found(doc: &DocumentRecord, query: &str) -> KbError {
                 if f.contains(w.as_str()) || w.contains(f.as_str()) {
                     Some((0, lf.abs_diff(lw)))
                 } else {
-                    let d = edit_distance(f, w);
+                    let d = crate::text::similar::edit_distance(f, w);
                     (d <= (lf.max(lw) / 4).max(1)).then_some((d, lf.abs_diff(lw)))
                 }
             })
@@ -362,24 +362,6 @@ fn not_found(doc: &DocumentRecord, query: &str) -> KbError {
         message,
         suggestions,
     }
-}
-
-/// Levenshtein distance in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != *cb))
-                .min(above + 1)
-                .min(row[j] + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 /// Keeps the first `max` lines and appends `... (N more lines)`; returns
@@ -461,14 +443,6 @@ mod tests {
         assert_eq!(heading_matches(&hs, "Using ssh"), Vec::<usize>::new());
         assert_eq!(heading_matches(&hs, "INSTALL — quick start"), [2, 3]);
         assert!(heading_matches(&hs, "  ").is_empty());
-    }
-
-    #[test]
-    fn edit_distances() {
-        assert_eq!(edit_distance("deployng the key", "deploying the key"), 1);
-        assert_eq!(edit_distance("isvalidnumbr", "isvalidnumber"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 
     #[test]

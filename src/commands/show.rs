@@ -273,7 +273,19 @@ plain_outcome!(ShowOutput);
 impl Render for ShowOutput {
     fn human(&self, _style: &Style) -> String {
         match self {
-            ShowOutput::Section(s) => format!("{}\n", s.content),
+            ShowOutput::Section(s) => {
+                // A header to cite: the document, the section and its place.
+                let place = match s.page {
+                    Some(p) => format!("p.{p}"),
+                    None => format!("lines {}-{}", s.line, s.line_end),
+                };
+                format!(
+                    "{} § {}, {place}\n\n{}\n",
+                    s.document.label(),
+                    s.heading,
+                    s.content
+                )
+            }
             ShowOutput::Chunk(s) => {
                 // Chunks are numbered from 1, as people count them.
                 let total = s.document.total_chunks;

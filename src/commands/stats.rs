@@ -161,16 +161,38 @@ impl Render for StatsOutput {
             }
             out.push_str(&format!("\n{title}:\n"));
             for q in list {
-                out.push_str(&format!("  {:>4}  {}\n", q.count, q.query));
+                out.push_str(&format!("  {:>4}  {}\n", q.count, shortened(&q.query)));
             }
         }
         out
     }
 }
 
+/// A query as one line of at most 100 characters: a pasted document must
+/// not fill the terminal.
+fn shortened(query: &str) -> String {
+    const MAX: usize = 100;
+    let one_line: String = query.split_whitespace().collect::<Vec<_>>().join(" ");
+    let chars = one_line.chars().count();
+    if chars <= MAX {
+        return one_line;
+    }
+    let head: String = one_line.chars().take(MAX).collect();
+    format!("{head}... ({chars} characters)")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pasted_document_is_one_short_line() {
+        assert_eq!(shortened("ssh  keys\n"), "ssh keys");
+        let long = "word ".repeat(100_000);
+        let s = shortened(&long);
+        assert!(s.starts_with("word word") && s.ends_with("... (499999 characters)"), "{s}");
+        assert!(s.chars().count() < 130);
+    }
 
     #[test]
     fn nearest_rank_percentiles() {

@@ -9,7 +9,7 @@ use super::document::{file_status, FileStatus};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::error::Result;
 use crate::document::DocType;
-use crate::output::{Render, Style};
+use crate::output::{plural, Render, Style};
 use crate::session::Session;
 
 /// Counts of documents and chunks, database size, model and schema version
@@ -110,8 +110,9 @@ impl Render for StatusOutput {
         }
         if self.stale_documents > 0 {
             out.push_str(&format!(
-                "Stale: {} documents changed or missing since indexing (kb add to refresh, kb remove --missing to drop)\n",
-                self.stale_documents
+                "Stale: {} changed or missing since indexing (kb add to refresh, kb remove \
+                 --missing to drop)\n",
+                plural(self.stale_documents as u64, "document", "documents")
             ));
         }
         out

@@ -82,21 +82,28 @@ pub struct ChunkContext<'a> {
     pub pdf: pdf::PdfSettings,
 }
 
+/// The most tokens a chunk holds with this model, whatever the configured
+/// maximum: the model's limit, less room for the context header when
+/// chunks are embedded with one.
+pub fn chunk_token_limit(config: &Config, model_max_tokens: usize) -> usize {
+    let reserve = if config.chunking.context_header {
+        crate::text::header::HEADER_RESERVE
+    } else {
+        0
+    };
+    model_max_tokens.saturating_sub(reserve).max(8)
+}
+
 impl<'a> ChunkContext<'a> {
     /// The context of a run: the configured chunking and PDF limits, and
     /// the embedding model's token counter and limit.
     /// With context headers on, chunks leave `HEADER_RESERVE` tokens for the
     /// header under the model's limit.
     pub fn for_run(config: &'a Config, tokens: &'a TokenCounter, model_max_tokens: usize) -> Self {
-        let reserve = if config.chunking.context_header {
-            crate::text::header::HEADER_RESERVE
-        } else {
-            0
-        };
         ChunkContext {
             config: &config.chunking,
             tokens,
-            model_max_tokens: Some(model_max_tokens.saturating_sub(reserve).max(8)),
+            model_max_tokens: Some(chunk_token_limit(config, model_max_tokens)),
             pdf: pdf::PdfSettings::from_config(config),
         }
     }

@@ -270,7 +270,7 @@ fn errors_have_codes_and_exit_codes() {
         .as_str()
         .unwrap()
         .contains("/definitely/not/here"));
-    let e = kb.error(&["search", "x", "--type", "spreadsheet"], 1);
+    let e = kb.error(&["search", "x", "--type", "sheet-music"], 1);
     assert_eq!(e["code"], "E_USAGE");
     let e = kb.error(&["search"], 1);
     assert_eq!(e["code"], "E_USAGE");
@@ -498,4 +498,64 @@ fn readding_a_folder_prunes_deleted_files() {
     // Adding a single file never prunes anything else.
     let s = kb.add(&[&docs.join("new.md")]);
     assert_eq!(s["removed"], 0);
+}
+
+/// What the second new-user trial tripped over in messages and human output.
+#[test]
+fn messages_name_flags_tags_and_places_as_the_user_sees_them() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let msg = |args: &[&str]| kb.error(args, 1)["error"].as_str().unwrap().to_string();
+    // An empty tag and a tag no document has are errors, the latter with the tag meant.
+    assert!(msg(&["search", "git", "--tags", ""]).contains("empty tag"));
+    let m = msg(&["search", "git", "--tags", "admn"]);
+    assert!(
+        m.contains("'admn'") && m.contains("did you mean: admin?"),
+        "{m}"
+    );
+    // A swapped pair of letters suggests the flag meant.
+    let e = kb.error(&["search", "git", "--tpo", "3"], 1);
+    assert_eq!(e["suggestions"], serde_json::json!(["--top"]), "{e}");
+    // Contradictions name the flags as typed.
+    let m = msg(&["search", "git", "--mode", "keyword", "--vec-only"]);
+    assert!(m.contains("--mode keyword contradicts --vec-only"), "{m}");
+    // `show --section` in human output starts with what to cite.
+    let human = |args: &[&str]| {
+        let out = kb
+            .cmd()
+            .args(args)
+            .args(["--format", "human"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let guide = docs.join("git.md");
+    let guide = guide.to_str().unwrap();
+    let shown = human(&["show", guide, "--section", "Installation"]);
+    let first = shown.lines().next().unwrap();
+    assert!(
+        first.starts_with("Git Admin Guide (") && first.contains("§ Installation, lines "),
+        "{shown}"
+    );
+    // The outline is headed by the title and the path, not an absolute path alone.
+    let outline = human(&["outline", guide]);
+    assert!(outline.starts_with("Git Admin Guide ("), "{outline}");
+    // `kb config` says where the model caps a chunk size.
+    let config = human(&["config"]);
+    let pdf = config
+        .lines()
+        .find(|l| l.starts_with("chunking.pdf.max_tokens"))
+        .unwrap();
+    assert!(pdf.contains("chunks hold at most"), "{pdf}");
+    // One stale document is one document.
+    std::fs::write(docs.join("git.md"), "# Git Admin Guide\n\nchanged\n").unwrap();
+    let status = human(&["status"]);
+    assert!(status.contains("Stale: 1 document changed"), "{status}");
 }
