@@ -228,56 +228,71 @@ impl Command for AddArgs {
 
     fn run(self, session: &mut Session) -> Result<AddOutput> {
         let tags = self.request()?;
-        // One add at a time: a second one waits, then skips what this one
-        // committed instead of embedding it again.
-        let _writer = session.lock_writer()?;
-        // A knowledge base bound to a model loads it only when a file needs
-        // embedding (re-adding an unchanged folder never does); a server
-        // keeps its model; a new knowledge base binds the configured model
-        // when it is on disk (and is not created when it is not).
-        let binding = if session.config().db_path().exists() {
-            let db = session.db()?;
-            if db.headers_pending()? {
-                // New chunks would be embedded with headers, the old ones
-                // were not: never mix the two in one vector index.
-                return Err(KbError::ModelMismatch(format!(
-                    "{} was indexed before chunks were embedded with their document's title and \
-                     section; run `kb reindex` once to re-embed it, then add",
-                    db.path().display()
-                )));
-            }
-            db.model_binding()?
-        } else {
-            None
-        };
-        let bar = session.progress(Work::Ingest, self.quiet);
-        let source = match binding {
-            Some(binding) if session.kind() == SessionKind::OneShot => {
-                ModelSource::Lazy(session.model_loader(&binding, ModelUse::Passages)?)
-            }
-            Some(_) => ModelSource::Ready(session.bound_model(ModelUse::Server)?),
-            None => {
-                bar.loading_model(true);
-                let model = session.bind_configured_model()?;
-                bar.loading_model(false);
-                ModelSource::Ready(model)
-            }
-        };
-        let db = session.db_or_create()?;
-        session.mark_written();
-        let summary = Ingester::new(session.config(), db, source).run(
-            &self.paths,
-            &IngestOptions {
-                tags,
-                exclude: self.exclude.clone(),
-                progress: bar,
-                cancel: session.cancel_arc(),
-                follow_external_links: self.follow_external_links
-                    || session.config().ingestion.follow_external_links,
-            },
-        )?;
-        Ok(AddOutput::of(summary))
+        let follow = self.follow_external_links;
+        ingest(session, &self.paths, tags, self.exclude, follow, self.quiet)
     }
+}
+
+/// Indexes `paths` (what `kb add` and `kb update` do): new and changed
+/// files in, gone ones out, one writer at a time.
+pub(super) fn ingest(
+    session: &mut Session,
+    paths: &[PathBuf],
+    tags: Vec<String>,
+    exclude: Vec<String>,
+    follow_external_links: bool,
+    quiet: bool,
+) -> Result<AddOutput> {
+    // One add at a time: a second one waits, then skips what this one
+    // committed instead of embedding it again.
+    let _writer = session.lock_writer()?;
+    // A knowledge base bound to a model loads it only when a file needs
+    // embedding (re-adding an unchanged folder never does); a server
+    // keeps its model; a new knowledge base binds the configured model
+    // when it is on disk (and is not created when it is not).
+    let binding = if session.config().db_path().exists() {
+        let db = session.db()?;
+        if db.headers_pending()? {
+            // New chunks would be embedded with headers, the old ones
+            // were not: never mix the two in one vector index.
+            return Err(KbError::ModelMismatch(format!(
+                "{} was indexed before chunks were embedded with their document's title and \
+                 section; run `kb reindex` once to re-embed it, then add",
+                db.path().display()
+            )));
+        }
+        db.model_binding()?
+    } else {
+        None
+    };
+    let bar = session.progress(Work::Ingest, quiet);
+    let source = match binding {
+        Some(binding) if session.kind() == SessionKind::OneShot => {
+            ModelSource::Lazy(session.model_loader(&binding, ModelUse::Passages)?)
+        }
+        Some(_) => ModelSource::Ready(session.bound_model(ModelUse::Server)?),
+        None => {
+            bar.loading_model(true);
+            let model = session.bind_configured_model()?;
+            bar.loading_model(false);
+            ModelSource::Ready(model)
+        }
+    };
+    let db = session.db_or_create()?;
+    session.mark_written();
+    let follow_external_links =
+        follow_external_links || session.config().ingestion.follow_external_links;
+    let summary = Ingester::new(session.config(), db, source).run(
+        paths,
+        &IngestOptions {
+            tags,
+            exclude,
+            progress: bar,
+            cancel: session.cancel_arc(),
+            follow_external_links,
+        },
+    )?;
+    Ok(AddOutput::of(summary))
 }
 
 impl Outcome for AddOutput {

@@ -13,6 +13,7 @@
 //! implementing [`Command`], and one registry row.
 
 pub(crate) mod document;
+pub(crate) mod scope;
 pub(crate) mod sections;
 
 use schemars::JsonSchema;
@@ -208,9 +209,11 @@ registry! {
     Outline(outline::OutlineArgs),
     Open(open::OpenArgs),
     List(list::ListArgs),
+    Sources(sources::SourcesArgs),
     Tags(tags::TagsArgs),
     Status(status::StatusArgs),
     Add(add::AddArgs),
+    Update(update::UpdateArgs),
     Remove(remove::RemoveArgs),
     Init(init::InitArgs),
     Reindex(reindex::ReindexArgs),

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::document::{file_status, FileStatus};
+use super::document::{file_status, DocRef, FileStatus};
+use super::scope;
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::config::PerDocument;
 use crate::db::{normalize_tags, Filters, SearchLogEntry};
@@ -48,6 +49,14 @@ pub(crate) struct SearchArgs {
     #[arg(long = "type", value_enum, value_name = "TYPE")]
     #[serde(rename = "type")]
     pub doc_type: Option<DocType>,
+    /// Only this document: its id (source.document_id) or its file's path; repeat for several
+    #[arg(long = "document", value_name = "DOC")]
+    #[serde(default, rename = "document")]
+    pub documents: Vec<DocRef>,
+    /// Only documents whose path matches this glob: `*.pdf` (a file name, any folder), `reports/**` (under a folder), `~/notes/*.md`; repeat for several
+    #[arg(long = "path", value_name = "GLOB")]
+    #[serde(default, rename = "path")]
+    pub paths: Vec<String>,
     /// Ranking: hybrid (default; keyword and semantic fused), keyword (BM25 only), vector (embeddings only)
     #[arg(long, value_enum, value_name = "MODE")]
     pub mode: Option<Mode>,
@@ -137,6 +146,7 @@ impl SearchArgs {
             filters: Filters {
                 tags: normalize_tags(&self.tags),
                 doc_type: self.doc_type,
+                documents: None,
             },
             mode: Some(mode),
             threshold: self.threshold,
@@ -170,8 +180,16 @@ impl Command for SearchArgs {
     type Output = SearchOutput;
 
     fn run(self, session: &mut Session) -> Result<SearchOutput> {
-        let req = self.request(session.config())?;
+        let (documents, paths) = (self.documents.clone(), self.paths.clone());
+        let mut req = self.request(session.config())?;
         check_tags(session, &req.filters.tags)?;
+        req.filters.documents = scope::documents_in_scope(session.db()?, &documents, &paths)?;
+        // Searching inside one document: its chunks are all there is to list.
+        if req.filters.documents.as_ref().is_some_and(|d| d.len() == 1)
+            && req.max_per_document == PerDocument::Auto
+        {
+            req.max_per_document = PerDocument::AtMost(0);
+        }
         if req.mode.uses_vector() && session.db()?.headers_pending()? {
             session.note(
                 "this knowledge base was embedded before chunks carried their document's title and \
@@ -255,6 +273,7 @@ fn log_entry(
         "top": req.top,
         "tags": req.filters.tags,
         "type": req.filters.doc_type,
+        "documents": req.filters.documents,
         "threshold": req.threshold,
     });
     SearchLogEntry {

@@ -14,16 +14,29 @@ pub struct Filters {
     pub tags: Vec<String>,
     /// The document must be of this type.
     pub doc_type: Option<DocType>,
+    /// The document must be one of these (`None`: any).
+    pub documents: Option<Vec<i64>>,
 }
 
 impl Filters {
     pub fn is_empty(&self) -> bool {
-        self.tags.is_empty() && self.doc_type.is_none()
+        self.tags.is_empty() && self.doc_type.is_none() && self.documents.is_none()
     }
 
     /// SQL conditions on the documents alias `d`, with their parameters.
     fn sql(&self, params: &mut Vec<Value>) -> String {
         let mut sql = String::new();
+        if let Some(ids) = &self.documents {
+            // One parameter however many: a JSON array of the ids.
+            params.push(Value::Text(format!(
+                "[{}]",
+                ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+            )));
+            sql.push_str(&format!(
+                " AND d.id IN (SELECT value FROM json_each(?{}))",
+                params.len()
+            ));
+        }
         if let Some(t) = &self.doc_type {
             params.push(Value::Text(t.as_str().into()));
             sql.push_str(&format!(" AND d.doc_type = ?{}", params.len()));

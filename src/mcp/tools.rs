@@ -89,10 +89,10 @@ mod tests {
         let names: Vec<&str> = ToolDef::all(false).iter().map(|t| t.name()).collect();
         assert_eq!(
             names,
-            ["search", "show", "outline", "open", "list", "tags", "status"]
+            ["search", "show", "outline", "open", "list", "sources", "tags", "status"]
         );
         let names: Vec<&str> = ToolDef::all(true).iter().map(|t| t.name()).collect();
-        assert_eq!(names[7..], ["add", "remove"]);
+        assert_eq!(names[8..], ["add", "update", "remove"]);
         assert!(writes("remove") && !writes("search"));
     }
 

@@ -241,6 +241,67 @@ pub fn match_expression(phrases: &[String]) -> Option<String> {
     )
 }
 
+/// The phrases a query puts in double quotes (`"reset --hard"` gives
+/// `reset hard`), as the index sees their words: a keyword match must hold
+/// each, its words side by side in that order. Curly quotes count; an
+/// unclosed quote quotes nothing.
+pub fn quoted_phrases(query: &str) -> Vec<String> {
+    let normalized: String = query
+        .chars()
+        .map(|c| {
+            if matches!(c, '\u{201c}' | '\u{201d}') {
+                '"'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let parts: Vec<&str> = normalized.split('"').collect();
+    let mut out = Vec::new();
+    // Odd parts lie between a pair of quotes; the last one only when closed.
+    for (i, part) in parts.iter().enumerate() {
+        if i % 2 == 1 && i + 1 < parts.len() {
+            let words: Vec<String> = part
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .collect();
+            let phrase = words.join(" ");
+            if !phrase.is_empty() && !out.contains(&phrase) {
+                out.push(phrase);
+            }
+        }
+    }
+    out
+}
+
+/// The query without its quote marks: what the embedding model reads (a
+/// quoted phrase is plain words to it).
+pub fn unquoted(query: &str) -> std::borrow::Cow<'_, str> {
+    if query.contains(['"', '\u{201c}', '\u{201d}']) {
+        query.replace(['"', '\u{201c}', '\u{201d}'], "").into()
+    } else {
+        query.into()
+    }
+}
+
+/// [`match_expression`] where every one of `required` must match too.
+pub fn match_expression_requiring(phrases: &[String], required: &[String]) -> Option<String> {
+    let any = match_expression(phrases);
+    if required.is_empty() {
+        return any;
+    }
+    let all = required
+        .iter()
+        .map(|p| format!("\"{}\"", p.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" AND ");
+    Some(match any {
+        Some(any) => format!("{all} AND ({any})"),
+        None => all,
+    })
+}
+
 /// The FTS5 MATCH expression for a query (see [`keyword_phrases`]).
 pub fn fts_query(query: &str, expand: bool) -> Option<String> {
     match_expression(&keyword_phrases(query, expand))
@@ -261,7 +322,7 @@ mod tests {
     #[test]
     fn syntax_is_neutralised() {
         let q = fts_query(
-            "NEAR(foo bar) -baz \"quoted\" col:val prefix* AND OR NOT",
+            "NEAR(foo bar) -baz \"quoted col:val prefix* AND OR NOT",
             true,
         )
         .unwrap();
@@ -271,6 +332,27 @@ mod tests {
         );
         assert_eq!(fts_query("???", true), None);
         assert_eq!(fts_query("   ", true), None);
+    }
+
+    #[test]
+    fn quoted_phrases_must_match_word_for_word() {
+        assert_eq!(quoted_phrases("git \"reset --hard\" undo"), ["reset hard"]);
+        assert_eq!(
+            quoted_phrases("\u{201c}Item 7\u{201d} and \"a\" \"A\""),
+            ["item 7", "a"]
+        );
+        assert!(quoted_phrases("an \"unclosed quote").is_empty());
+        assert!(quoted_phrases("\"--\" \"\"").is_empty());
+        assert_eq!(unquoted("git \"reset --hard\""), "git reset --hard");
+        let phrases = keyword_phrases("git \"reset --hard\"", true);
+        assert_eq!(
+            match_expression_requiring(&phrases, &quoted_phrases("git \"reset --hard\"")).unwrap(),
+            "\"reset hard\" AND (\"git\" OR \"reset\" OR \"hard\")"
+        );
+        assert_eq!(
+            match_expression_requiring(&phrases, &[]),
+            match_expression(&phrases)
+        );
     }
 
     #[test]

@@ -55,6 +55,8 @@ pub(crate) struct QueryPlan {
     pub(crate) phrases: Vec<String>,
     /// The FTS5 MATCH expression (`None`: no word to match).
     pub(crate) fts: Option<String>,
+    /// The query's quoted phrases, each required of a keyword match.
+    pub(crate) required: Vec<String>,
     /// Candidates each ranker contributes to the fusion.
     pub(crate) candidates: usize,
 }
@@ -62,10 +64,12 @@ pub(crate) struct QueryPlan {
 impl QueryPlan {
     pub(crate) fn of(req: &SearchRequest) -> QueryPlan {
         let phrases = query::keyword_phrases_with(&req.query, req.expand, &req.synonyms);
-        let fts = query::match_expression(&phrases);
+        let required = query::quoted_phrases(&req.query);
+        let fts = query::match_expression_requiring(&phrases, &required);
         QueryPlan {
             phrases,
             fts,
+            required,
             candidates: req.candidates(),
         }
     }
@@ -177,6 +181,7 @@ where
         None
     };
     let in_memory = vectors.zip(allowed.as_ref());
+    let embedded = query::unquoted(&req.query);
     let (keyword, vector) = std::thread::scope(|s| -> Result<_> {
         let vector_thread = if req.mode.uses_vector() {
             let embed = embed_query.ok_or_else(|| {
@@ -184,7 +189,7 @@ where
                     "vector search needs the embedding model; run `kb init`".into(),
                 )
             })?;
-            let (filters, reopener, q) = (&req.filters, &reopener, req.query.as_str());
+            let (filters, reopener, q) = (&req.filters, &reopener, embedded.as_ref());
             Some(s.spawn(move || -> Result<_> {
                 let qv = embed(q)?;
                 let ranked = vector::rank_on_own_thread(
@@ -201,7 +206,11 @@ where
             None
         };
         let keyword = if req.mode.uses_keyword() {
-            let index = keywords.zip(allowed.as_ref());
+            // The in-memory index ranks any of the words; a required
+            // phrase is FTS5's to check.
+            let index = keywords
+                .zip(allowed.as_ref())
+                .filter(|_| plan.required.is_empty());
             let words = (plan.phrases.as_slice(), plan.fts.as_deref());
             Some(keyword::rank(db, req, words, keyword_limit, index)?)
         } else {

@@ -40,6 +40,8 @@ mod reliability;
 #[cfg(feature = "e2e")]
 mod retrieval;
 #[cfg(feature = "e2e")]
+mod scoping;
+#[cfg(feature = "e2e")]
 mod skills;
 
 mod query_props;
