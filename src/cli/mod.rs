@@ -54,8 +54,8 @@ pub(crate) struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
 
-    /// Output format: json (the stable contract; queries print it unless stdout is a
-    /// terminal and search.default_format says human) or human
+    /// Output format: json (the stable contract; queries print it to pipes, scripts and agents)
+    /// or human (what a terminal gets unless search.default_format says json)
     #[arg(long, global = true, value_enum, conflicts_with = "json")]
     pub format: Option<OutputFormat>,
 
@@ -274,8 +274,9 @@ fn query_words_last(args: Vec<OsString>) -> Vec<OsString> {
 }
 
 /// The format a command prints when none is asked for: queries print JSON
-/// (the contract agents read) unless stdout is a terminal and
-/// `search.default_format` says human; work and text commands print text.
+/// (the contract agents read) unless stdout is a terminal, which gets
+/// `search.default_format` (human unless set); work and text commands print
+/// text.
 fn default_format(kind: OutputKind, config: Option<&Config>) -> OutputFormat {
     match kind {
         OutputKind::Query if std::io::stdout().is_terminal() => config

@@ -3,7 +3,8 @@
 //! [`crate::progress::Progress`] events. It counts chunks, the unit the
 //! model works in, moves with every model batch, says what it is doing
 //! while the model loads, shows an ETA only once there is real progress to
-//! go by, and fits an 80-column terminal.
+//! go by, and fits the terminal's width, leaving out whole parts (never cutting a
+//! number) when it is narrow.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -36,8 +37,9 @@ pub(super) struct TerminalProgress {
 
 /// Seconds of embedding before an ETA is worth showing.
 const ETA_AFTER: Duration = Duration::from_secs(5);
-/// Columns the line may take: an 80-column terminal without wrapping.
-pub(super) const MAX_WIDTH: usize = 79;
+/// Columns the line may take when the terminal's width is unknown: an
+/// 80-column terminal without wrapping.
+pub(super) const DEFAULT_WIDTH: usize = 79;
 
 impl TerminalProgress {
     /// A progress line on stderr (the CLI makes one only when stderr is a
@@ -68,7 +70,8 @@ impl TerminalProgress {
     fn update(&self, f: impl FnOnce(&mut State)) {
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         f(&mut s);
-        self.bar.set_message(line(self.work, &s, Instant::now()));
+        self.bar
+            .set_message(line(self.work, &s, Instant::now(), terminal_width()));
     }
 }
 
@@ -149,7 +152,7 @@ fn duration(d: Duration) -> String {
 
 /// The line for a state: a 20-cell bar, chunks done of those known, files
 /// (for an ingest), rate and ETA once measured.
-fn line(work: Work, s: &State, now: Instant) -> String {
+fn line(work: Work, s: &State, now: Instant, width: usize) -> String {
     if s.loading_model && s.chunks_done == 0 {
         return match work {
             Work::Ingest => format!(
@@ -181,39 +184,71 @@ fn line(work: Work, s: &State, now: Instant) -> String {
         Work::Reindex => "re-embedded",
         Work::Backfill => "back-filled",
     };
-    let mut out = format!(
-        "{bar} {}/{} {verb}",
+    let counts = format!(
+        "{}/{} {verb}",
         thousands(s.chunks_done),
         thousands(s.chunks_known.max(s.chunks_done))
     );
-    if work == Work::Ingest {
-        out.push_str(&format!(
-            " · {}/{} files",
+    let files = (work == Work::Ingest).then(|| {
+        format!(
+            "{}/{} files",
             thousands(s.files_done),
             thousands(s.files_total)
-        ));
-    }
+        )
+    });
+    let (mut rate, mut eta) = (None, None);
     if let Some((since, base)) = s.first_done {
         let spent = now.saturating_duration_since(since);
         let done = s.chunks_done - base;
         if spent >= Duration::from_millis(500) && done > 0 {
-            let rate = done as f64 / spent.as_secs_f64();
-            out.push_str(&format!(" · {rate:.1}/s"));
+            let per_second = done as f64 / spent.as_secs_f64();
+            rate = Some(format!("{per_second:.1}/s"));
             let left = estimated_total.saturating_sub(s.chunks_done);
             if spent >= ETA_AFTER && left > 0 {
-                out.push_str(&format!(
-                    " · ETA {}",
-                    duration(Duration::from_secs_f64(left as f64 / rate))
+                eta = Some(format!(
+                    "ETA {}",
+                    duration(Duration::from_secs_f64(left as f64 / per_second))
                 ));
             }
         }
     }
+    // Whole parts are left out, least useful first, until the line fits:
+    // a number or a unit is never cut.
+    let mut bar = Some(bar);
+    let mut files = files;
+    let assemble = |bar: &Option<String>,
+                    files: &Option<String>,
+                    rate: &Option<String>,
+                    eta: &Option<String>| {
+        let head = match bar {
+            Some(b) => format!("{b} {counts}"),
+            None => counts.clone(),
+        };
+        [Some(head), files.clone(), rate.clone(), eta.clone()]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    let mut out = assemble(&bar, &files, &rate, &eta);
+    for step in 0..4 {
+        if out.chars().count() <= width {
+            break;
+        }
+        match step {
+            0 => rate = None,
+            1 => files = None,
+            2 => bar = None,
+            _ => eta = None,
+        }
+        out = assemble(&bar, &files, &rate, &eta);
+    }
     if let Some((name, done, total)) = &s.reading {
         // The name shortened to what the line has room for.
         let pages = format!(" p.{done}/{total}");
-        let room = MAX_WIDTH.saturating_sub(out.chars().count() + 3 + pages.chars().count());
+        let room = width.saturating_sub(out.chars().count() + 3 + pages.chars().count());
         if room >= 6 {
-            let mut short: String = name.chars().take(room.min(24)).collect();
+            let mut short: String = name.chars().take(room.min(40)).collect();
             if short.chars().count() < name.chars().count() {
                 short.pop();
                 short.push('…');
@@ -221,10 +256,22 @@ fn line(work: Work, s: &State, now: Instant) -> String {
             out.push_str(&format!(" · {short}{pages}"));
         }
     }
-    if out.chars().count() > MAX_WIDTH {
-        out = out.chars().take(MAX_WIDTH).collect();
-    }
     out
+}
+
+/// The columns of the terminal stderr is, less one so the line never
+/// wraps; 79 when it cannot be told.
+pub(super) fn terminal_width() -> usize {
+    #[cfg(unix)]
+    {
+        // SAFETY: TIOCGWINSZ fills a winsize struct and reads nothing else.
+        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+        let ok = unsafe { libc::ioctl(libc::STDERR_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+        if ok && size.ws_col > 1 {
+            return usize::from(size.ws_col) - 1;
+        }
+    }
+    DEFAULT_WIDTH
 }
 
 #[cfg(test)]
@@ -250,17 +297,17 @@ mod tests {
         let mut s = state();
         s.loading_model = true;
         s.files_done = 12;
-        let l = line(Work::Ingest, &s, now);
+        let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
         assert!(l.starts_with("loading the embedding model"), "{l}");
         assert!(!l.contains("ETA"));
         s.loading_model = false;
         s.chunks_known = 300;
         s.chunks_done = 32;
         s.first_done = Some((now - Duration::from_secs(2), 0));
-        let l = line(Work::Ingest, &s, now);
+        let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
         assert!(l.contains("/s") && !l.contains("ETA"), "{l}");
         s.first_done = Some((now - Duration::from_secs(10), 0));
-        let l = line(Work::Ingest, &s, now);
+        let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
         assert!(l.contains("ETA"), "{l}");
     }
 
@@ -274,7 +321,7 @@ mod tests {
         s.chunks_done = 20;
         s.first_done = Some((now - Duration::from_secs(10), 0));
         // 2 chunks/s, 10 files gave 20 chunks: 90 files to go ≈ 180 chunks.
-        let l = line(Work::Ingest, &s, now);
+        let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
         assert!(l.contains("ETA 1m30s"), "{l}");
     }
 
@@ -290,8 +337,39 @@ mod tests {
         s.chunks_done = 20;
         s.first_done = Some((now - Duration::from_secs(10), 0));
         // 2 chunks a file: 80 + 60 × 2 = 200 chunks, 180 to go at 2/s.
-        let l = line(Work::Ingest, &s, now);
+        let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
         assert!(l.contains("ETA 1m30s"), "{l}");
+    }
+
+    #[test]
+    fn the_line_uses_the_width_and_never_cuts_a_number() {
+        let now = Instant::now();
+        let mut s = state();
+        s.chunks_known = 61_510;
+        s.chunks_done = 20_000;
+        s.files_done = 1_500;
+        s.docs_parsed = 1_500;
+        s.first_done = Some((now - Duration::from_secs(200), 0));
+        let wide = line(Work::Ingest, &s, now, 200);
+        assert!(
+            wide.contains("20,000/61,510 chunks · 1,500/4,612 files · 100.0/s · ETA "),
+            "{wide}"
+        );
+        let eta = wide.rsplit(" · ").next().unwrap().to_string();
+        for width in [20, 30, 40, 50, 60, 79] {
+            let l = line(Work::Ingest, &s, now, width);
+            assert!(
+                l.chars().count() <= width.max(l.chars().count().min(40)),
+                "{width}: {l}"
+            );
+            // Every part shown is whole: the ETA and the counts as on the wide line.
+            for part in l.split(" · ") {
+                assert!(wide.contains(part), "{width}: {part:?} of {l:?} cut");
+            }
+            if width >= 40 {
+                assert!(l.ends_with(&eta), "{width}: {l}");
+            }
+        }
     }
 
     #[test]
@@ -308,24 +386,28 @@ mod tests {
             reading: Some(("a-very-long-scanned-annual-report-2019.pdf".into(), 12, 40)),
         };
         for work in [Work::Ingest, Work::Reindex, Work::Backfill] {
-            let l = line(work, &big, now);
-            assert!(l.chars().count() <= MAX_WIDTH, "{} {l}", l.chars().count());
+            let l = line(work, &big, now, DEFAULT_WIDTH);
+            assert!(
+                l.chars().count() <= DEFAULT_WIDTH,
+                "{} {l}",
+                l.chars().count()
+            );
         }
         let mut s = state();
         s.chunks_known = 6151;
         s.chunks_done = 2000;
         s.files_done = 1500;
         s.first_done = Some((now - Duration::from_secs(200), 0));
-        let l = line(Work::Ingest, &s, now);
+        let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
         assert!(l.contains("2,000/6,151 chunks · 1,500/4,612 files"), "{l}");
-        assert!(l.chars().count() <= MAX_WIDTH, "{l}");
-        let r = line(Work::Reindex, &s, now);
+        assert!(l.chars().count() <= DEFAULT_WIDTH, "{l}");
+        let r = line(Work::Reindex, &s, now, DEFAULT_WIDTH);
         assert!(r.contains("re-embedded") && !r.contains("files"), "{r}");
         // A long PDF being read shows its pages.
         s.first_done = None;
         s.reading = Some(("scan.pdf".into(), 3, 40));
-        let l = line(Work::Ingest, &s, now);
+        let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
         assert!(l.ends_with(" · scan.pdf p.3/40"), "{l}");
-        assert!(l.chars().count() <= MAX_WIDTH, "{l}");
+        assert!(l.chars().count() <= DEFAULT_WIDTH, "{l}");
     }
 }

@@ -49,8 +49,8 @@ pub(crate) struct CommandSpec {
 /// How a command's result is shown by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum OutputKind {
-    /// A query: JSON on stdout unless `--format human` (or
-    /// `search.default_format: human`).
+    /// A query: JSON on stdout unless `--format human` or stdout is a
+    /// terminal (then `search.default_format`, human by default).
     Query,
     /// Work (add, init, reindex): a summary for people on stderr, and JSON
     /// on stdout with `--format json`.

@@ -88,8 +88,8 @@ pub const MAX_TOP: usize = 4096;
 pub struct SearchConfig {
     /// Results returned when --top is not given (1 to 4096).
     pub default_top: usize,
-    /// What queries print when --format is not given: json (for agents) or
-    /// human (for terminals).
+    /// What queries print at a terminal when --format is not given: human
+    /// (default) or json. A pipe, a script or an agent always gets json.
     pub default_format: OutputFormat,
     /// How the keyword and vector rankings are fused.
     pub fusion: Fusion,
@@ -395,7 +395,7 @@ impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
             default_top: 10,
-            default_format: OutputFormat::Json,
+            default_format: OutputFormat::Human,
             fusion: Fusion::Convex,
             weights: FusionWeights {
                 keyword: 1.0,

@@ -169,6 +169,25 @@ fn agents_get_json_errors_and_flags_stay_flags() {
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["returned"].as_u64().unwrap() > 0, "{v}");
+    // A person at a terminal gets text by default; the same command in a
+    // pipe gets JSON. `script` gives the command a terminal.
+    let out = std::process::Command::new("script")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .args(["-qec"])
+        .arg(format!(
+            "{} --data-dir {} search git --fts-only",
+            assert_cmd::cargo::cargo_bin("kb").display(),
+            kb.data_dir().display()
+        ))
+        .arg("/dev/null")
+        .output()
+        .expect("script (util-linux) gives kb a terminal");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Search: \"git\"") && !text.trim_start().starts_with('{'),
+        "{text}"
+    );
     // A missing section suggests headings, as an array too.
     let doc = docs.join("git.md");
     let out = kb

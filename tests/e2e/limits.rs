@@ -133,6 +133,9 @@ fn numeric_arguments_at_their_limits_never_panic() {
         vec!["info", "V"],
         vec!["tag", "V", "--add", "x"],
         vec!["stats", "--limit", "V"],
+        vec!["sources", "--depth", "V"],
+        vec!["sources", "--limit", "V"],
+        vec!["search", "git", "--document", "V"],
         vec!["remove", "V"],
     ];
     // Every numeric flag `--help` lists is among them.

@@ -224,7 +224,7 @@ fn session_searches_widens_and_reports_errors() {
         .collect();
     assert_eq!(
         names,
-        ["search", "show", "outline", "open", "list", "tags", "status"]
+        ["search", "show", "outline", "open", "list", "sources", "tags", "status"]
     );
     for t in tools.as_array().unwrap() {
         assert_eq!(t["inputSchema"]["type"], "object", "{t}");
