@@ -358,13 +358,9 @@ impl Render for AddOutput {
         }
         if self.removed > 0 {
             s.push_str(&format!(
-                " Removed {} {} gone.",
+                " Removed {} no longer found in the added files and folders (deleted, moved, or \
+                 reached through a link that is gone).",
                 plural(self.removed as u64, "document", "documents"),
-                if self.removed == 1 {
-                    "whose file is"
-                } else {
-                    "whose files are"
-                }
             ));
         }
         if self.failed > 0
@@ -459,7 +455,8 @@ mod tests {
             busy.human(&Style::PLAIN),
             "Added 1 document. Updated 1 document (changed since indexed). 1 failed. \
              5 skipped (already indexed). 2 unsupported files skipped (no extension 1, .xyz 1). \
-             2 empty files skipped. Removed 1 document whose file is gone. \
+             2 empty files skipped. Removed 1 document no longer found in the added files and \
+             folders (deleted, moved, or reached through a link that is gone). \
              Reasons in /kb/ingest-errors.log. Interrupted: re-run the same command to continue.\n\
              /docs/page.xyz: not indexed: .xyz is not a type kb reads (kb reads .md)\n"
         );

@@ -368,7 +368,9 @@ impl Command for DoctorArgs {
                 "reindex",
                 Status::Warning,
                 format!("a reindex to {target} was interrupted; the old index is in use"),
-                Some("kb reindex (it continues where it stopped)"),
+                Some(&format!(
+                    "kb reindex --model {target} (it continues where it stopped)"
+                )),
             ));
         }
         checks.push(roots_check(db)?);

@@ -62,12 +62,14 @@ impl Command for ReindexArgs {
         let _writer = session.lock_writer()?;
         let db = session.db()?;
         let current = db.model_binding()?;
+        let unfinished = db.unfinished_reindex()?;
         let bar = session.progress(Work::Reindex, self.quiet);
         bar.loading_model(true);
         let (model, _) = session.load_chosen(|config| {
             resolve::for_reindex(
                 config,
                 current.as_ref(),
+                unfinished.as_deref(),
                 self.model.as_deref(),
                 self.model_dir.as_deref(),
                 progress,

@@ -55,16 +55,22 @@ impl Database {
         })
     }
 
-    /// The model an interrupted `kb reindex` was switching to, if any.
+    /// The name of the model an interrupted `kb reindex` was switching to,
+    /// if any.
     pub fn unfinished_reindex(&self) -> Result<Option<String>> {
-        Ok(self
+        let target: Option<String> = self
             .conn()
             .query_row(
                 "SELECT value FROM config WHERE key = 'reindex_target'",
                 [],
                 |r| r.get(0),
             )
-            .optional()?)
+            .optional()?;
+        // Stored as `name:fingerprint`; the fingerprint is kb's business.
+        Ok(target.map(|t| match t.split_once(':') {
+            Some((name, _)) => name.to_string(),
+            None => t,
+        }))
     }
 }
 

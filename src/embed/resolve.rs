@@ -184,10 +184,13 @@ pub fn for_init(
 }
 
 /// The model for `kb reindex [--model NAME] [--model-dir DIR]`: the named
-/// model, else a configured one, else the one the index uses.
+/// model, else a configured one, else the one an interrupted reindex was
+/// switching to (a bare `kb reindex` finishes that switch), else the one
+/// the index uses.
 pub fn for_reindex(
     config: &Config,
     current: Option<&ModelBinding>,
+    unfinished: Option<&str>,
     name: Option<&str>,
     dir: Option<&Path>,
     progress: bool,
@@ -200,6 +203,7 @@ pub fn for_reindex(
                 .then(|| config.embedding.model.clone())
         })
         .or_else(|| dir.and_then(declared_model))
+        .or_else(|| unfinished.map(str::to_string))
         .or_else(|| current.map(|b| b.model_name.clone()))
         .unwrap_or_else(|| config.embedding.model.clone());
     let spec = model_spec(&name)?;
@@ -219,6 +223,10 @@ pub fn for_reindex(
 /// bound one, and a model file other than the one the vectors were made
 /// with. Cheap: it fingerprints the file without loading the model.
 pub fn for_binding(config: &Config, binding: &ModelBinding) -> Result<ModelChoice> {
+    if config.model_explicit {
+        // A name models.toml does not know is that error, not a switch to it.
+        model_spec(&config.embedding.model)?;
+    }
     if config.model_explicit && config.embedding.model != binding.model_name {
         return Err(KbError::ModelMismatch(format!(
             "the index was built with {} but {} is configured; run `kb reindex --model {}` to \

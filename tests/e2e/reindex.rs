@@ -130,3 +130,85 @@ fn headerless_chunks_are_reembedded_before_anything_is_added() {
     );
     kb.add(&[&more]);
 }
+
+/// After an interrupted switch to another model, `kb doctor` names the
+/// command that finishes it (no internal fingerprint), and a bare `kb
+/// reindex` finishes the switch instead of re-embedding with the old model.
+#[test]
+fn an_interrupted_switch_is_finished_as_doctor_says() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    for i in 0..NOTES {
+        write(
+            &docs.join(format!("note-{i:04}.txt")),
+            &format!("Note {i}: a paragraph about tides, harbours and the moon, number {i}."),
+        );
+    }
+    kb.add(&[&docs]);
+    let cache = kb.home.path().join("cache");
+    std::fs::create_dir_all(cache.join("models")).unwrap();
+    std::os::unix::fs::symlink(
+        common::model_dir_int8(),
+        cache.join("models/all-MiniLM-L6-v2-int8"),
+    )
+    .unwrap();
+    let cache = cache.to_str().unwrap();
+    let env = [("KB_CACHE_DIR", cache)];
+    let out = kb
+        .start_paused_with(
+            &["reindex", "--model", "all-MiniLM-L6-v2-int8", "--quiet"],
+            1,
+            &env,
+        )
+        .interrupt();
+    assert_eq!(out.status.code(), Some(130));
+    let doctor = kb
+        .cmd()
+        .env("KB_CACHE_DIR", cache)
+        .args(["doctor", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    let check = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "reindex")
+        .unwrap_or_else(|| panic!("{v}"))
+        .clone();
+    assert_eq!(
+        check["fix"], "kb reindex --model all-MiniLM-L6-v2-int8 (it continues where it stopped)",
+        "{check}"
+    );
+    assert!(
+        check["detail"]
+            .as_str()
+            .unwrap()
+            .contains("a reindex to all-MiniLM-L6-v2-int8 was interrupted;"),
+        "no fingerprint: {check}"
+    );
+    // A bare reindex finishes the switch.
+    let out = kb
+        .cmd()
+        .env("KB_CACHE_DIR", cache)
+        .args(["reindex", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(kb.json(&["status"])["model_name"], "all-MiniLM-L6-v2-int8");
+
+    // A model name models.toml does not know is that error, not a mismatch.
+    let out = kb
+        .cmd()
+        .env("KB_MODEL", "bogus")
+        .args(["search", "tides", "--format", "json"])
+        .output()
+        .unwrap();
+    let e = common::stderr_json(&out);
+    assert_eq!(e["code"], "E_UNKNOWN_MODEL", "{e}");
+    assert!(!e["error"].as_str().unwrap().contains("reindex"), "{e}");
+}
