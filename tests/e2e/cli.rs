@@ -560,3 +560,75 @@ fn messages_name_flags_tags_and_places_as_the_user_sees_them() {
     let status = human(&["status"]);
     assert!(status.contains("Stale: 1 document changed"), "{status}");
 }
+
+/// The README's JSON example is what kb prints: every field it shows is in
+/// a real result, and no field of a real result is missing from it.
+#[test]
+fn the_readme_example_has_exactly_the_fields_of_a_real_result() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme
+        .find("$ kb search \"how do I make a new ssh key?\" --top 1 --json\n")
+        .expect("the README's JSON search example");
+    let block = &readme[start..];
+    let json_start = block.find('\n').unwrap() + 1;
+    let json_end = block.find("\n```").unwrap();
+    let example: Value = serde_json::from_str(&block[json_start..json_end]).unwrap();
+
+    let kb = Kb::new();
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/corpus");
+    kb.cmd()
+        .args(["add", "--tags", "example"])
+        .arg(&corpus)
+        .assert()
+        .success();
+    let real = kb.json(&["search", "how do I make a new ssh key?", "--top", "1"]);
+    let keys = |v: &Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(&example), keys(&real), "top level");
+    let (e, r) = (&example["results"][0], &real["results"][0]);
+    assert_eq!(keys(e), keys(r), "a result");
+    assert_eq!(keys(&e["source"]), keys(&r["source"]), "its source");
+    assert_eq!(keys(&e["score_breakdown"]), keys(&r["score_breakdown"]));
+    assert_eq!(
+        e["source"]["path"].as_str().unwrap().rsplit('/').next(),
+        r["source"]["path"].as_str().unwrap().rsplit('/').next()
+    );
+}
+
+/// Every `source.X` and `score_breakdown.X` that SKILL.md and the README
+/// tell an agent to read is a field of the search contract.
+#[test]
+fn the_fields_skill_md_and_the_readme_name_exist() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/src/commands/golden/search.schema.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let result = &schema["properties"]["results"]["items"]["properties"];
+    for file in ["SKILL.md", "README.md"] {
+        let text =
+            std::fs::read_to_string(format!("{}/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        for (object, rest) in [
+            ("source", "`source."),
+            ("score_breakdown", "`score_breakdown."),
+        ] {
+            for piece in text.split(rest).skip(1) {
+                let field: String = piece
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                assert!(
+                    result[object]["properties"].get(&field).is_some(),
+                    "{file} names {object}.{field}, which search results do not have"
+                );
+            }
+        }
+    }
+}
