@@ -155,11 +155,11 @@ pub fn run() -> i32 {
             )
         }
     };
-    for w in &config.warnings {
-        eprintln!("kb: warning: {w}");
-    }
     let format = explicit.unwrap_or_else(|| default_format(kind, Some(&config)));
     let error_format = errors::error_format(explicit, format);
+    for w in &config.warnings {
+        tell(error_format, "warning", w);
+    }
     match cli.command {
         CliCommand::Kb(mut command) => {
             if let CommandArgs::Search(search) = &mut command {
@@ -168,7 +168,7 @@ pub fn run() -> i32 {
                 }
             }
             let mut session = Session::new(config, SessionKind::OneShot, cancel)
-                .with_notes(Arc::new(|note| eprintln!("kb: {note}")));
+                .with_notes(Arc::new(move |note| tell(error_format, "note", note)));
             if std::io::stderr().is_terminal() {
                 // Long work draws its progress line on the terminal.
                 session = session.with_progress(Arc::new(|work| {
@@ -177,7 +177,7 @@ pub fn run() -> i32 {
             }
             match command
                 .run(&mut session)
-                .and_then(|out| render(out.as_ref(), kind, format))
+                .and_then(|out| render(out.as_ref(), kind, format, error_format))
             {
                 Ok(()) => 0,
                 Err(e) => report(&e, error_format),
@@ -289,7 +289,12 @@ fn default_format(kind: OutputKind, config: Option<&Config>) -> OutputFormat {
 
 /// Prints a command's output where its kind says, then its warnings; an
 /// output that records a failure (an interrupted add) becomes that error.
-fn render(out: &dyn Outcome, kind: OutputKind, format: OutputFormat) -> Result<()> {
+fn render(
+    out: &dyn Outcome,
+    kind: OutputKind,
+    format: OutputFormat,
+    error_format: OutputFormat,
+) -> Result<()> {
     let style = Style::for_stdout();
     match (kind, format) {
         (OutputKind::Query, OutputFormat::Json) => print_stdout(&out.to_json()?)?,
@@ -304,11 +309,24 @@ fn render(out: &dyn Outcome, kind: OutputKind, format: OutputFormat) -> Result<(
         }
     }
     for w in out.warnings() {
-        eprintln!("{}", Style::PLAIN.finish(&w));
+        tell(error_format, "warning", w.trim_start_matches("warning: "));
     }
     match out.failure() {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// A warning or a note on stderr: a JSON line (`{"warning": "..."}`) where
+/// errors would be JSON, so an agent reading stderr can parse every line;
+/// else `kb: warning: ...` for a person.
+fn tell(format: OutputFormat, kind: &str, text: &str) {
+    match format {
+        OutputFormat::Json => eprintln!("{}", serde_json::json!({ kind: text })),
+        OutputFormat::Human if kind == "note" => {
+            eprintln!("kb: {}", Style::PLAIN.finish(text))
+        }
+        OutputFormat::Human => eprintln!("kb: {kind}: {}", Style::PLAIN.finish(text)),
     }
 }
 

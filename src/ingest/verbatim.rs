@@ -5,7 +5,8 @@
 //! a code fence) when one leaves the piece at least half full; a piece
 //! starts on a line boundary, and carries the last lines of the one before
 //! (whole lines, up to the overlap). Only a line too long for a piece of
-//! its own is cut inside, at sentences, then words, then characters.
+//! its own is cut inside, at sentences, then words, then characters; the
+//! pieces of such a line overlap by its parts as others do by lines.
 
 use std::ops::Range;
 
@@ -263,12 +264,14 @@ fn pack(
         if end == units.len() {
             break;
         }
-        // Step back over whole lines that fit the overlap, always moving
-        // forward, and only when the next unit still fits after them.
+        // Step back over whole lines that fit the overlap (or, inside a
+        // line too long for one piece, its sentences before the cut),
+        // always moving forward, and only when the next unit still fits
+        // after them.
         let mut next = end;
         let mut carried = 0;
         while next > start + 1
-            && units[next - 1].whole_line
+            && (units[next - 1].whole_line || units[next - 1].line == units[end].line)
             && carried + units[next - 1].tokens <= overlap
         {
             carried += units[next - 1].tokens;
@@ -405,13 +408,28 @@ mod tests {
         let words = "w ".repeat(100);
         let pieces = split(&words, 7, 2);
         check_verbatim(&words, &pieces, 7);
-        assert_eq!(pieces.iter().map(|p| p.tokens).sum::<usize>(), 100);
+        // Every word is in a piece; the pieces overlap by at most 2 words.
+        let total = pieces.iter().map(|p| p.tokens).sum::<usize>();
+        assert!(
+            total >= 100 && total <= 100 + 2 * (pieces.len() - 1),
+            "{total}"
+        );
+        assert!(words.trim_end().ends_with(&pieces[pieces.len() - 1].text));
         let blob = "春".repeat(100);
-        let pieces = split(&blob, 7, 2);
+        let pieces = split(&blob, 7, 0);
         check_verbatim(&blob, &pieces, 7);
         assert_eq!(
             pieces.iter().map(|p| p.text.as_str()).collect::<String>(),
             blob
+        );
+        // The pieces of a long line overlap by its sentences.
+        let pieces = split(&line, 30, 12);
+        check_verbatim(&line, &pieces, 30);
+        assert!(pieces[1].text.starts_with("This   sentence"), "{pieces:?}");
+        let first_end = pieces[0].text.rfind("This").unwrap();
+        assert!(
+            pieces[1].text.starts_with(&pieces[0].text[first_end..]),
+            "{pieces:?}"
         );
     }
 }

@@ -111,6 +111,15 @@ fn sections_match_case_insensitively_and_suggest() {
         warning.contains("2 headings match") && warning.contains("--occurrence"),
         "{warning}"
     );
+    // With JSON output, the warning is a JSON line too.
+    let line: Value = serde_json::from_str(warning.trim()).unwrap();
+    assert!(
+        line["warning"]
+            .as_str()
+            .unwrap()
+            .starts_with("2 headings match"),
+        "{line}"
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     // Both matches are in the JSON, with their lines; the first is shown.
     let lines: Vec<u64> = v["matches"]
