@@ -54,6 +54,7 @@ pub(crate) struct InitOutput {
 impl Command for InitArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "init",
+        title: "Set up the model",
         summary: "Set up the embedding model and bind the knowledge base to it.",
         output: OutputKind::Report,
         mcp: Mcp::Hidden,
