@@ -372,3 +372,37 @@ pub(crate) fn serve(config: Config, allow_write: bool, cancel: Arc<AtomicBool>) 
     runtime.shutdown_background();
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SKILL.md, the server's instructions and the search tool's
+    /// description give one weak-match cosine: the configuration's.
+    #[test]
+    fn one_weak_cosine_everywhere() {
+        let w = crate::config::WEAK_COSINE;
+        assert_eq!(
+            crate::config::Config::default().search.evidence.weak_cosine,
+            w
+        );
+        assert!(instructions().contains(&format!("cosine under {w})")));
+        let search = crate::commands::spec("search").unwrap().summary;
+        assert!(search.contains(&format!("cosine under {w} ")), "{search}");
+        let skill = include_str!("../../SKILL.md");
+        assert!(
+            skill.contains(&format!("is under {w} (`search.evidence.weak_cosine`)")),
+            "SKILL.md does not state the weak cosine {w}"
+        );
+        assert!(
+            skill.contains(&format!("| below {w} | weak")),
+            "SKILL.md's table"
+        );
+        // No other cosine cut-off anywhere in them.
+        for text in [skill, search, &instructions()] {
+            for other in ["0.3 ", "0.35", "0.45"] {
+                assert!(!text.contains(&format!("under {other}")), "{other}");
+            }
+        }
+    }
+}

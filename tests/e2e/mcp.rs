@@ -814,3 +814,32 @@ fn what_real_clients_send_and_expect() {
         .contains("model_name"));
     s.finish();
 }
+
+/// The official MCP Python SDK (PyPI `mcp`) as the client:
+/// tests/mcp_sdk_client.py initializes, lists the tools (titles, output
+/// schemas), calls each read-only tool with integer and string-numeric
+/// arguments (the SDK validates every structured result against its output
+/// schema) and makes calls that fail.
+#[test]
+fn the_official_python_sdk_drives_the_server() {
+    let Some(python) = common::python_tools("the_official_python_sdk_drives_the_server") else {
+        return;
+    };
+    let kb = Kb::new();
+    corpus(&kb);
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_sdk_client.py");
+    let out = common::venv_cmd(&kb, &python)
+        .arg(script)
+        .arg(assert_cmd::cargo::cargo_bin("kb"))
+        .arg(kb.data_dir())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("all checks passed"),
+        "the MCP SDK client failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.matches("ok: ").count() >= 30, "{stdout}");
+}
