@@ -11,9 +11,9 @@ use crate::config::Config;
 use crate::error::{KbError, Result};
 
 #[cfg(target_os = "macos")]
-const LIB_NAME: &str = "libonnxruntime.dylib";
+pub const LIB_NAME: &str = "libonnxruntime.dylib";
 #[cfg(not(target_os = "macos"))]
-const LIB_NAME: &str = "libonnxruntime.so";
+pub const LIB_NAME: &str = "libonnxruntime.so";
 
 static ENVIRONMENT: OnceLock<
     std::result::Result<(PathBuf, ort::environment::Environment), String>,
