@@ -155,7 +155,7 @@ fn fetch_missing(session: &Session, quiet: bool) -> Result<Vec<String>> {
                 session.note(&format!("{} {} is in {}", lib.what, lib.version, path.display()));
                 fetched.push(path.display().to_string());
             }
-            Err(e) if lib == fetch::ONNX_RUNTIME => {
+            Err(e) if lib.kind == fetch::Kind::Runtime => {
                 return Err(KbError::RuntimeMissing(lib.offline_advice(&e.to_string())))
             }
             Err(e) => session.note(&format!(

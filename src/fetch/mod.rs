@@ -20,9 +20,19 @@ use crate::error::{KbError, Result};
 
 pub use pypi::Wheel;
 
+/// What a library does for kb.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// ONNX Runtime: without it no model runs, so nothing works.
+    Runtime,
+    /// pdfium: without it only PDFs cannot be read.
+    PdfEngine,
+}
+
 /// A library kb can fetch, with the wheel it comes in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Library {
+    pub kind: Kind,
     /// What it is, for messages.
     pub what: &'static str,
     /// The PyPI package whose wheel holds it.
@@ -44,6 +54,7 @@ pub struct Library {
 /// ONNX Runtime, which runs the embedding model. The version is the one
 /// scripts/prepare_model.py installs (a test pins them together).
 pub const ONNX_RUNTIME: Library = Library {
+    kind: Kind::Runtime,
     what: "ONNX Runtime",
     package: "onnxruntime",
     version: "1.31.1",
@@ -57,6 +68,7 @@ pub const ONNX_RUNTIME: Library = Library {
 /// pdfium, which reads PDFs. The version is the one scripts/prepare_pdf.sh
 /// installs.
 pub const PDFIUM: Library = Library {
+    kind: Kind::PdfEngine,
     what: "pdfium",
     package: "pypdfium2",
     version: "5.15.2",
@@ -85,15 +97,17 @@ impl Library {
     /// the configuration or its variable counts as found (kb uses only
     /// that, and says so if it is wrong).
     pub fn present(&self, config: &Config) -> bool {
-        let candidates = if *self == ONNX_RUNTIME {
-            crate::embed::runtime::candidates(config)
-        } else {
-            crate::ingest::pdf::engine::candidates(config)
+        let (configured, candidates) = match self.kind {
+            Kind::Runtime => (
+                config.embedding.onnxruntime.is_some(),
+                crate::embed::runtime::candidates(config),
+            ),
+            Kind::PdfEngine => (
+                config.ingestion.pdfium.is_some(),
+                crate::ingest::pdf::engine::candidates(config),
+            ),
         };
-        let named = match *self {
-            ONNX_RUNTIME => config.embedding.onnxruntime.is_some(),
-            _ => config.ingestion.pdfium.is_some(),
-        } || std::env::var_os(self.env_var).is_some_and(|v| !v.is_empty());
+        let named = configured || std::env::var_os(self.env_var).is_some_and(|v| !v.is_empty());
         named || candidates.iter().any(|p| p.is_file())
     }
 
@@ -282,9 +296,9 @@ pub(crate) fn install(lib: &Library, wheel: &[u8], sha256: &str, dest: &Path) ->
     }
     // What setup.sh's scripts write beside the library, so they see it as
     // theirs and up to date.
-    let stamp = match *lib {
-        ONNX_RUNTIME => ("VERSION", format!("{}\n", lib.version)),
-        _ => ("SOURCE", format!("{}=={}\n", lib.package, lib.version)),
+    let stamp = match lib.kind {
+        Kind::Runtime => ("VERSION", format!("{}\n", lib.version)),
+        Kind::PdfEngine => ("SOURCE", format!("{}=={}\n", lib.package, lib.version)),
     };
     let _ = std::fs::write(dir.join(stamp.0), stamp.1);
     Ok(dest.to_path_buf())
