@@ -112,7 +112,9 @@ fn output_schema(name: &str) -> Map<String, Value> {
 /// A nullable argument as plain optional: no `type: [T, "null"]`, no null
 /// branch, enum value or default. Clients differ in what they make of type
 /// arrays (MCP Inspector's strict mode reports each one), and kb takes an
-/// absent argument and a null one alike.
+/// absent argument and a null one alike. Numbers lose the Rust formats
+/// (`uint`, `int64`) JSON Schema does not define; strict validators
+/// reject unknown formats, and the minimum says what matters.
 fn without_null(schema: &mut Value) {
     match schema {
         Value::Object(o) => {
@@ -127,6 +129,9 @@ fn without_null(schema: &mut Value) {
                     let branches = types.into_iter().map(|t| json!({ "type": t })).collect();
                     o.insert("anyOf".into(), Value::Array(branches));
                 }
+            }
+            if matches!(o.get("type"), Some(t) if t == "integer" || t == "number") {
+                o.remove("format");
             }
             if let Some(Value::Array(values)) = o.get_mut("enum") {
                 values.retain(|v| !v.is_null());
@@ -275,6 +280,10 @@ mod tests {
                     assert!(
                         !o.get("type").is_some_and(Value::is_array),
                         "{name}: a type array at {path}: {v}"
+                    );
+                    assert!(
+                        !o.contains_key("format"),
+                        "{name}: a format JSON Schema does not define at {path}: {v}"
                     );
                     for (key, branch) in o {
                         if key == "anyOf" || key == "oneOf" {
