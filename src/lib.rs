@@ -18,6 +18,7 @@ pub mod db;
 pub mod document;
 pub mod embed;
 pub mod error;
+pub mod fetch;
 pub mod ingest;
 pub(crate) mod mcp;
 pub(crate) mod output;

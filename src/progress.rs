@@ -38,6 +38,10 @@ pub trait Progress: Send + Sync {
     /// Chunks already done before this run (a reindex that continues).
     fn already_done(&self, _n: u64) {}
 
+    /// Bytes of a download (`kb init` fetching a library) read so far, of
+    /// `total` (0 when unknown).
+    fn downloading(&self, _what: &str, _done: u64, _total: u64) {}
+
     /// The work is over, whether it succeeded or not.
     fn finish(&self) {}
 }

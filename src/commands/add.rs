@@ -42,11 +42,16 @@ pub(crate) struct AddArgs {
     pub paths: Vec<PathBuf>,
     /// Tags to put on every document of this run (comma-separated on the command line)
     #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    #[schemars(description = "Tags to put on every document of this run")]
     #[serde(default)]
     pub tags: Vec<String>,
     /// Leave out files and folders matching this glob (as in a .gitignore; repeat it).
     /// A .kbignore file in a folder does the same for that folder
     #[arg(long, value_name = "GLOB")]
+    #[schemars(
+        description = "Leave out files and folders matching these globs (as in a .gitignore); a \
+                       .kbignore file in a folder does the same for that folder"
+    )]
     #[serde(default)]
     pub exclude: Vec<String>,
     /// Follow symbolic links whose target lies outside every file and folder given to kb add
@@ -216,8 +221,10 @@ impl AddOutput {
 impl Command for AddArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "add",
+        title: "Add files",
         summary: "Index files and folders (Markdown, text, PDF, code); unchanged files are \
-                  skipped, changed ones re-indexed. Returns the JSON summary of `kb add`.",
+                  skipped, changed ones re-indexed. Returns what was added, updated, skipped \
+                  and failed.",
         output: OutputKind::Report,
         mcp: Mcp::Write {
             destructive: false,

@@ -99,6 +99,7 @@ fn partial(dest: &Path) -> PathBuf {
 impl Command for BackupArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "backup",
+        title: "Back up the knowledge base",
         summary: "Writes a consistent copy of the knowledge base to a file (`kb backup`).",
         output: OutputKind::Report,
         // Writing a file wherever a client names is not for agents.

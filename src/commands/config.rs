@@ -45,6 +45,7 @@ pub(crate) struct ConfigOutput {
 impl Command for ConfigArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "config",
+        title: "Effective configuration",
         summary: "The effective configuration with the source of each value.",
         output: OutputKind::Query,
         mcp: Mcp::Hidden,

@@ -196,6 +196,7 @@ fn roots_check(db: &crate::db::Database) -> Result<Check> {
 impl Command for DoctorArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "doctor",
+        title: "Check the installation",
         summary: "Checks the runtime, the model, the database and its indexes.",
         output: OutputKind::Query,
         mcp: Mcp::Hidden,

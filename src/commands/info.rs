@@ -82,6 +82,7 @@ pub(crate) struct InfoOutput {
 impl Command for InfoArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "info",
+        title: "Document details",
         summary: "A document's metadata, tags, chunk list and whether its file changed since \
                   indexing (`kb info`).",
         output: OutputKind::Query,

@@ -10,11 +10,12 @@ use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::embed::reembed::{reembed, Pending};
 use crate::embed::{bind, resolve, BindOutcome};
 use crate::error::{KbError, Result};
+use crate::fetch;
 use crate::progress::Work;
 use crate::output::{Render, Style};
 use crate::session::Session;
 
-/// Set up the embedding model (download it, or use a local copy) and bind the knowledge base to it
+/// Set up the embedding model (download it, or use a local copy) and bind the knowledge base to it; fetch ONNX Runtime and pdfium from PyPI if they are missing
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct InitArgs {
@@ -49,12 +50,17 @@ pub(crate) struct InitOutput {
     pub db_path: String,
     /// Chunks indexed before a model was bound, embedded now.
     pub embedded_chunks: usize,
+    /// The libraries fetched from PyPI because kb found none (ONNX
+    /// Runtime, pdfium): their paths.
+    pub fetched: Vec<String>,
 }
 
 impl Command for InitArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "init",
-        summary: "Set up the embedding model and bind the knowledge base to it.",
+        title: "Set up the model",
+        summary: "Set up the embedding model and bind the knowledge base to it; fetch ONNX \
+                  Runtime and pdfium from PyPI if they are missing.",
         output: OutputKind::Report,
         mcp: Mcp::Hidden,
     };
@@ -62,6 +68,7 @@ impl Command for InitArgs {
 
     fn run(self, session: &mut Session) -> Result<InitOutput> {
         let progress = session.show_progress() && !self.quiet;
+        let fetched = fetch_missing(session, self.quiet)?;
         // A knowledge base may not exist yet: init creates it.
         let current = if session.config().db_path().exists() {
             session.db()?.model_binding()?
@@ -113,8 +120,51 @@ impl Command for InitArgs {
             onnx_file: choice.map(|c| c.files.onnx.display().to_string()),
             db_path: db.path().display().to_string(),
             embedded_chunks: embedded?,
+            fetched,
         })
     }
+}
+
+/// Fetches ONNX Runtime and pdfium from PyPI when kb would not find them;
+/// returns the paths written. Without ONNX Runtime nothing works, so a
+/// failed fetch of it is the error; without pdfium only PDFs cannot be
+/// read, so that is a note.
+fn fetch_missing(session: &Session, quiet: bool) -> Result<Vec<String>> {
+    let mut fetched = Vec::new();
+    for lib in [fetch::ONNX_RUNTIME, fetch::PDFIUM] {
+        if lib.present(session.config()) {
+            continue;
+        }
+        let what = format!("{} {}", lib.package, lib.version);
+        let attempt = fetch::find_wheel(&lib).and_then(|wheel| {
+            session.note(&format!(
+                "{} is not installed: fetching {} ({:.1} MB) from PyPI",
+                lib.what,
+                wheel.filename,
+                wheel.size as f64 / 1e6
+            ));
+            let bar = session.progress(Work::Backfill, quiet);
+            let path = fetch::fetch(&lib, &wheel, &|done, total| {
+                bar.downloading(&what, done, total)
+            });
+            bar.finish();
+            path
+        });
+        match attempt {
+            Ok(path) => {
+                session.note(&format!("{} {} is in {}", lib.what, lib.version, path.display()));
+                fetched.push(path.display().to_string());
+            }
+            Err(e) if lib.kind == fetch::Kind::Runtime => {
+                return Err(KbError::RuntimeMissing(lib.offline_advice(&e.to_string())))
+            }
+            Err(e) => session.note(&format!(
+                "PDFs cannot be read yet: {}",
+                lib.offline_advice(&e.to_string())
+            )),
+        }
+    }
+    Ok(fetched)
 }
 
 plain_outcome!(InitOutput);

@@ -26,6 +26,7 @@ pub(crate) struct ListArgs {
     pub search: Option<String>,
     /// Only skills declaring this capability (exact match); repeat to require several
     #[arg(long = "capability", value_name = "CAP")]
+    #[schemars(description = "Only skills declaring all of these capabilities (exact match)")]
     #[serde(rename = "capability")]
     pub capabilities: Vec<String>,
     /// Only skills (SKILL.md files with frontmatter)
@@ -33,6 +34,7 @@ pub(crate) struct ListArgs {
     pub skills: bool,
     /// At most N documents (over MCP 100 unless given); with --offset to page
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    #[schemars(description = "At most this many documents (100 unless given); offset pages on")]
     #[serde(default = "mcp_limit")]
     pub limit: Option<usize>,
     /// Skip the first N documents (in id order)
@@ -130,14 +132,46 @@ impl ListedDocument {
 /// Ordered by id.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(transparent)]
-pub(crate) struct ListOutput(pub Vec<ListedDocument>);
+pub(crate) struct ListOutput {
+    pub items: Vec<ListedDocument>,
+    /// Documents matching the filters, before offset and limit.
+    #[serde(skip)]
+    pub total: usize,
+    #[serde(skip)]
+    pub offset: usize,
+}
+
+/// A page of the list as an MCP call returns it: an agent sees how many
+/// documents there are and where the next page starts.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ListPage<'a> {
+    /// Documents matching the filters.
+    pub total: usize,
+    /// This page of them, ordered by id.
+    pub items: &'a [ListedDocument],
+    /// The offset of the next page (null on the last page).
+    pub next_offset: Option<usize>,
+}
+
+impl ListOutput {
+    fn page(&self) -> ListPage<'_> {
+        let end = self.offset + self.items.len();
+        ListPage {
+            total: self.total,
+            items: &self.items,
+            next_offset: (end < self.total).then_some(end),
+        }
+    }
+}
 
 impl Command for ListArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "list",
+        title: "List documents",
         summary: "List indexed documents in id order; filters combine with AND. At most 100 \
-                  per call unless limit says otherwise; offset pages on. Returns the JSON of \
-                  `kb list`.",
+                  per call unless limit says otherwise. Returns {total, items, next_offset}: \
+                  the documents matching, this page of them, and the offset of the next page \
+                  (null on the last).",
         output: OutputKind::Query,
         mcp: Mcp::Read,
     };
@@ -146,25 +180,40 @@ impl Command for ListArgs {
     fn run(self, session: &mut Session) -> Result<ListOutput> {
         let filters = self.filters()?;
         let docs = session.db()?.list_documents(&filters)?;
-        Ok(ListOutput(
-            docs.into_iter()
+        Ok(ListOutput {
+            total: docs.len(),
+            offset: self.offset,
+            items: docs
+                .into_iter()
                 .skip(self.offset)
                 .take(self.limit.unwrap_or(usize::MAX))
                 .map(ListedDocument::of)
                 .collect(),
-        ))
+        })
+    }
+
+    fn mcp_output_schema() -> serde_json::Value {
+        super::output_schema_of::<ListPage>()
     }
 }
 
-plain_outcome!(ListOutput);
+impl super::Outcome for ListOutput {
+    fn to_json(&self) -> Result<String> {
+        crate::output::to_json(self)
+    }
+
+    fn mcp_json(&self) -> Result<String> {
+        crate::output::to_json(&self.page())
+    }
+}
 
 impl Render for ListOutput {
     fn human(&self, _style: &Style) -> String {
-        if self.0.is_empty() {
+        if self.items.is_empty() {
             return "No documents.\n".into();
         }
         let mut out = String::new();
-        for d in &self.0 {
+        for d in &self.items {
             let tags = if d.tags.is_empty() {
                 String::new()
             } else {

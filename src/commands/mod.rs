@@ -33,6 +33,11 @@ pub(crate) trait Command: Sized {
     type Output: Serialize + JsonSchema + Outcome + 'static;
     /// Checks the arguments, runs the command and returns its result.
     fn run(self, session: &mut Session) -> Result<Self::Output>;
+    /// The JSON Schema of what an MCP call returns ([`Outcome::mcp_json`]):
+    /// the output's, unless the command gives MCP another form.
+    fn mcp_output_schema() -> serde_json::Value {
+        output_schema_of::<Self::Output>()
+    }
 }
 
 /// Facts about a command that front ends act on.
@@ -40,6 +45,8 @@ pub(crate) trait Command: Sized {
 pub(crate) struct CommandSpec {
     /// The subcommand and MCP tool name.
     pub name: &'static str,
+    /// The MCP tool's title, for people choosing tools in a client.
+    pub title: &'static str,
     /// The MCP tool's description (the CLI's help comes from doc comments).
     pub summary: &'static str,
     pub output: OutputKind,
@@ -77,6 +84,12 @@ pub(crate) trait Outcome: Render {
     fn to_json(&self) -> Result<String>;
     fn failure(&self) -> Option<KbError> {
         None
+    }
+    /// The JSON an MCP call returns: a JSON object (MCP's structured
+    /// content must be one), the same as [`Outcome::to_json`] unless the
+    /// command gives MCP another form (a page of a list with its total).
+    fn mcp_json(&self) -> Result<String> {
+        self.to_json()
     }
 }
 
@@ -133,8 +146,14 @@ fn call<A>(args: serde_json::Value, session: &mut Session) -> Result<Box<dyn Out
 where
     A: Command + DeserializeOwned,
 {
-    let parsed: A = serde_json::from_value(args)
-        .map_err(|e| CallError::Invalid(vec![(String::new(), e.to_string())]))?;
+    // The path names the argument at fault (`lines` for a bad range).
+    let parsed: A = serde_path_to_error::deserialize(args).map_err(|e| {
+        let field = match e.path().to_string() {
+            root if root == "." => String::new(),
+            path => path,
+        };
+        CallError::Invalid(vec![(field, e.into_inner().to_string())])
+    })?;
     match parsed.run(session) {
         Ok(out) => Ok(Box::new(out)),
         Err(e) => Err(CallError::Failed(session.name_db_in(e))),
@@ -184,6 +203,14 @@ macro_rules! registry {
         pub(crate) fn output_schema(name: &str) -> Option<serde_json::Value> {
             $( if name == <$module::$args as Command>::SPEC.name {
                 return Some(output_schema_of::<<$module::$args as Command>::Output>());
+            } )*
+            None
+        }
+
+        /// The JSON Schema of what a command's MCP tool returns.
+        pub(crate) fn mcp_output_schema(name: &str) -> Option<serde_json::Value> {
+            $( if name == <$module::$args as Command>::SPEC.name {
+                return Some(<$module::$args as Command>::mcp_output_schema());
             } )*
             None
         }

@@ -122,9 +122,10 @@ pub(crate) struct OpenOutput {
 impl Command for OpenArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "open",
+        title: "Read a document",
         summary: "The text of a document as indexed: lines (\"40:80\") or PDF pages (\"3:5\"), \
                   at most 400 lines per call unless max_lines says otherwise; truncated_lines \
-                  and last_line tell where to continue. Returns the JSON of `kb open`.",
+                  and last_line tell where to continue.",
         output: OutputKind::Query,
         mcp: Mcp::Read,
     };

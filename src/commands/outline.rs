@@ -35,9 +35,9 @@ pub(crate) struct OutlineOutput {
 impl Command for OutlineArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "outline",
+        title: "Outline a document",
         summary: "A document's structure: Markdown headings with levels and lines, PDF pages, \
-                  code symbols. Use the heading text with show's section. Returns the JSON of \
-                  `kb outline`.",
+                  code symbols. Use the heading text with show's section.",
         output: OutputKind::Query,
         mcp: Mcp::Read,
     };

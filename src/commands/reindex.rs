@@ -47,6 +47,7 @@ pub(crate) struct ReindexOutput {
 impl Command for ReindexArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "reindex",
+        title: "Re-embed every chunk",
         summary: "Re-embed every chunk, optionally with another model.",
         output: OutputKind::Report,
         mcp: Mcp::Hidden,

@@ -35,8 +35,9 @@ pub(crate) struct RemoveOutput {
 impl Command for RemoveArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "remove",
+        title: "Remove documents",
         summary: "Remove documents (by id or path) or, with missing: true, every document whose \
-                  file is gone. Returns the JSON of `kb remove`.",
+                  file is gone.",
         output: OutputKind::Query,
         mcp: Mcp::Write {
             destructive: true,

@@ -35,7 +35,7 @@ pub(crate) struct SearchArgs {
     /// (a query that starts with `-` goes after `--`: kb search -- -v flag)
     #[arg(required = true, num_args = 1.., value_name = "QUERY")]
     #[serde(deserialize_with = "query_words")]
-    #[schemars(with = "String")]
+    #[schemars(with = "String", description = "What to look for, in plain words")]
     pub query: Vec<String>,
     /// Number of results, 1 to 4096 (default: search.default_top from the configuration, 10)
     #[arg(long, short = 'n', value_name = "N", allow_negative_numbers = true)]
@@ -43,6 +43,7 @@ pub(crate) struct SearchArgs {
     pub top: Option<usize>,
     /// Only documents carrying all of these tags (comma-separated on the command line)
     #[arg(long, value_delimiter = ',', value_name = "TAGS")]
+    #[schemars(description = "Only documents carrying all of these tags")]
     #[serde(default)]
     pub tags: Vec<String>,
     /// Only documents of this type
@@ -165,10 +166,11 @@ impl SearchArgs {
 impl Command for SearchArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "search",
+        title: "Search the knowledge base",
         summary: "Search the knowledge base: keyword (BM25) and semantic (embedding) rankings \
                   fused into one; a long document lists several of its best pages, other \
-                  documents keep places (max_per_document 0: every matching chunk). Returns the \
-                  JSON of `kb search`: results with chunk_id, score (fused, for ordering only), \
+                  documents keep places (max_per_document 0: every matching chunk). Returns \
+                  results with chunk_id, score (fused, for ordering only), \
                   score_breakdown (bm25 and cosine are absolute), weak (cosine under 0.4 and \
                   not every query word: related at best; no_good_match when all are), snippet \
                   ([MATCH] marks query words), text and source (document_id, title, path, \

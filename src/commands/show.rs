@@ -203,9 +203,9 @@ pub(crate) enum ShowOutput {
 impl Command for ShowArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "show",
+        title: "Show a chunk or a section",
         summary: "Show a chunk with its neighbours (chunk_id, context: N chunks before and after), \
-                  or a section of a document (document, section: a heading from outline). \
-                  Returns the JSON of `kb show`.",
+                  or a section of a document (document, section: a heading from outline).",
         output: OutputKind::Query,
         mcp: Mcp::Read,
     };

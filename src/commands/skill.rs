@@ -24,6 +24,7 @@ pub(crate) struct SkillOutput {
 impl Command for SkillArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "skill",
+        title: "Instructions for LLM tools",
         summary: "SKILL.md, the instructions for LLM tools.",
         output: OutputKind::Text,
         mcp: Mcp::Hidden,

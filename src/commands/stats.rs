@@ -93,6 +93,7 @@ fn percentile(sorted: &[f64], p: f64) -> Option<f64> {
 impl Command for StatsArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "stats",
+        title: "Search statistics",
         summary: "The search log: most frequent queries, queries with no results, latency \
                   percentiles (`kb stats`).",
         output: OutputKind::Query,

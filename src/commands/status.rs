@@ -45,8 +45,9 @@ pub(crate) struct StatusOutput {
 impl Command for StatusArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "status",
+        title: "Knowledge base status",
         summary: "Counts of documents and chunks, database size, embedding model, schema version, \
-                  last ingest, stale documents (`kb status`).",
+                  last ingest, stale documents.",
         output: OutputKind::Query,
         mcp: Mcp::Read,
     };

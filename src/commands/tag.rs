@@ -30,6 +30,7 @@ pub(crate) struct TagArgs {
 impl Command for TagArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "tag",
+        title: "Tag a document",
         summary: "Add or remove tags of a document; returns the document with its tags.",
         output: OutputKind::Query,
         mcp: Mcp::Hidden,

@@ -26,10 +26,20 @@ pub(crate) struct TagCount {
 #[serde(transparent)]
 pub(crate) struct TagsOutput(pub Vec<TagCount>);
 
+/// The tags as an MCP call returns them: MCP's structured content is an
+/// object.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct TagsObject<'a> {
+    /// Every tag, most used first.
+    pub tags: &'a [TagCount],
+}
+
 impl Command for TagsArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "tags",
-        summary: "Every tag with the number of documents carrying it (`kb tags`).",
+        title: "List tags",
+        summary: "Every tag with the number of documents carrying it, most used first: \
+                  {tags: [{name, count}]}.",
         output: OutputKind::Query,
         mcp: Mcp::Read,
     };
@@ -45,9 +55,21 @@ impl Command for TagsArgs {
                 .collect(),
         ))
     }
+
+    fn mcp_output_schema() -> serde_json::Value {
+        super::output_schema_of::<TagsObject>()
+    }
 }
 
-plain_outcome!(TagsOutput);
+impl super::Outcome for TagsOutput {
+    fn to_json(&self) -> Result<String> {
+        crate::output::to_json(self)
+    }
+
+    fn mcp_json(&self) -> Result<String> {
+        crate::output::to_json(&TagsObject { tags: &self.0 })
+    }
+}
 
 impl Render for TagsOutput {
     fn human(&self, _style: &Style) -> String {

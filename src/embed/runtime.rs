@@ -11,9 +11,9 @@ use crate::config::Config;
 use crate::error::{KbError, Result};
 
 #[cfg(target_os = "macos")]
-const LIB_NAME: &str = "libonnxruntime.dylib";
+pub const LIB_NAME: &str = "libonnxruntime.dylib";
 #[cfg(not(target_os = "macos"))]
-const LIB_NAME: &str = "libonnxruntime.so";
+pub const LIB_NAME: &str = "libonnxruntime.so";
 
 static ENVIRONMENT: OnceLock<
     std::result::Result<(PathBuf, ort::environment::Environment), String>,
@@ -129,7 +129,7 @@ fn load(config: &Config) -> std::result::Result<(PathBuf, ort::environment::Envi
     };
     Err(format!(
         "could not load the ONNX Runtime library ({LIB_NAME}, version 1.19 or newer). kb looked \
-         in{named}:\n{}\n`pip install onnxruntime` and point ORT_DYLIB_PATH (or \
+         in{named}:\n{}\n`kb init` fetches it from PyPI; or `pip install onnxruntime` and point ORT_DYLIB_PATH (or \
          embedding.onnxruntime in config.yaml) at site-packages/onnxruntime/capi/libonnxruntime.so.* \
          (from kb's source tree, ./setup.sh does this)",
         tried.join("\n")

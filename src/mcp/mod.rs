@@ -18,8 +18,8 @@ use std::time::Instant;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig,
+    InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
@@ -33,14 +33,25 @@ use tools::ToolDef;
 
 pub(crate) use validate::Issue;
 
-const INSTRUCTIONS: &str =
-    "kb is a local knowledge base of the user's documents. Use search first \
-(hybrid keyword + semantic); cite results by title and path with the section or page. Widen a hit \
-with show (chunk_id, context: 1-2), read a whole section with outline then show (document, \
-section); for a long PDF, set max_per_document 0 to list every matching page of it, or open \
-(document, pages). score is for ordering only; no_good_match true (every result weak: not every \
-query word in it and cosine under 0.4) means the knowledge base does not cover the question: say \
-so rather than guess.";
+/// What the server tells a client about using it; the weak-match cosine
+/// is the configuration's default, as SKILL.md states it.
+fn instructions() -> String {
+    format!(
+        "kb is a local knowledge base of the user's documents. Use search first (hybrid keyword + \
+semantic); cite results by title and path with the section or page. Widen a hit with show \
+(chunk_id, context: 1-2), read a whole section with outline then show (document, section); for a \
+long PDF, set max_per_document 0 to list every matching page of it, or open (document, pages). \
+score is for ordering only; no_good_match true (every result weak: not every query word in it and \
+cosine under {}) means the knowledge base does not cover the question: say so rather than guess.",
+        crate::config::WEAK_COSINE
+    )
+}
+
+/// Whether the client's protocol has tool titles, output schemas and
+/// structured results (2025-06-18 on; versions compare as ISO dates).
+fn structured(version: Option<ProtocolVersion>) -> bool {
+    version.is_some_and(|v| v.as_str() > tools::BEFORE_STRUCTURED)
+}
 
 #[derive(Clone)]
 struct KbServer {
@@ -120,7 +131,7 @@ fn tool_error_result(tool: &str, e: ToolError) -> CallToolResult {
 fn call(session: &mut Session, name: &str, args: Value) -> Result<String, ToolError> {
     let outcome = commands::run_json(name, args, session)
         .ok_or_else(|| ToolError::Failed(KbError::Internal(format!("no command {name}"))))??;
-    outcome.to_json().map_err(ToolError::Failed)
+    outcome.mcp_json().map_err(ToolError::Failed)
 }
 
 impl KbServer {
@@ -136,24 +147,26 @@ impl ServerHandler for KbServer {
                 Implementation::new("kb", env!("CARGO_PKG_VERSION"))
                     .with_title("kb knowledge base"),
             )
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(instructions())
     }
 
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> std::result::Result<ListToolsResult, McpError> {
+        let structured = structured(context.protocol_version());
         Ok(ListToolsResult::with_all_items(
-            self.tools.iter().map(ToolDef::to_tool).collect(),
+            self.tools.iter().map(|t| t.to_tool(structured)).collect(),
         ))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, McpError> {
+        let structured = structured(context.protocol_version());
         let name = request.name.to_string();
         let Some(def) = self.find(&name).cloned() else {
             let hint = if tools::writes(&name) && !self.allow_write {
@@ -171,7 +184,7 @@ impl ServerHandler for KbServer {
         let started = Instant::now();
         // Malformed arguments are answered at once, without waiting for a
         // call that holds the session (a first search loading the model).
-        let issues = def.check(&args);
+        let (args, issues) = def.check(args);
         if !issues.is_empty() {
             return Ok(tool_error_result(&name, ToolError::Invalid(issues)).into());
         }
@@ -194,7 +207,18 @@ impl ServerHandler for KbServer {
         };
         let took_ms = (started.elapsed().as_secs_f64() * 1e4).round() / 10.0;
         let mut result = match result {
-            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            // The JSON text for every client; the same object as structured
+            // content for those whose protocol has it.
+            Ok(text) => {
+                let mut r = CallToolResult::success(vec![ContentBlock::text(text.clone())]);
+                if structured {
+                    match serde_json::from_str::<Value>(&text) {
+                        Ok(v) if v.is_object() => r.structured_content = Some(v),
+                        _ => eprintln!("kb mcp: {name}: the result is not a JSON object"),
+                    }
+                }
+                r
+            }
             Err(e) => {
                 if let ToolError::Failed(err) = &e {
                     eprintln!("kb mcp: {name}: {} ({})", err, err.code());
@@ -347,4 +371,38 @@ pub(crate) fn serve(config: Config, allow_write: bool, cancel: Arc<AtomicBool>) 
     // stdin's reader thread may still be blocked in read(2): do not wait.
     runtime.shutdown_background();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SKILL.md, the server's instructions and the search tool's
+    /// description give one weak-match cosine: the configuration's.
+    #[test]
+    fn one_weak_cosine_everywhere() {
+        let w = crate::config::WEAK_COSINE;
+        assert_eq!(
+            crate::config::Config::default().search.evidence.weak_cosine,
+            w
+        );
+        assert!(instructions().contains(&format!("cosine under {w})")));
+        let search = crate::commands::spec("search").unwrap().summary;
+        assert!(search.contains(&format!("cosine under {w} ")), "{search}");
+        let skill = include_str!("../../SKILL.md");
+        assert!(
+            skill.contains(&format!("is under {w} (`search.evidence.weak_cosine`)")),
+            "SKILL.md does not state the weak cosine {w}"
+        );
+        assert!(
+            skill.contains(&format!("| below {w} | weak")),
+            "SKILL.md's table"
+        );
+        // No other cosine cut-off anywhere in them.
+        for text in [skill, search, &instructions()] {
+            for other in ["0.3 ", "0.35", "0.45"] {
+                assert!(!text.contains(&format!("under {other}")), "{other}");
+            }
+        }
+    }
 }

@@ -3,6 +3,11 @@
 //! told each field that is wrong. Covers the subset of JSON Schema the
 //! generated input schemas use (type, enum, minimum/maximum, minItems,
 //! items, properties, required, additionalProperties, anyOf/oneOf).
+//!
+//! Clients differ in what they send: MCP Inspector's forms send every
+//! number as a string (`"5"`), so [`coerce`] turns a numeric string into the
+//! number where the schema wants one and no string would do; an optional
+//! argument given as `null` counts as absent.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -56,6 +61,78 @@ fn describe(v: &Value) -> String {
         shown = shown.chars().take(37).collect::<String>() + "...";
     }
     format!("{shown} ({kind})")
+}
+
+/// The types a schema allows, from `type` or its `anyOf`/`oneOf` branches.
+fn types_of(schema: &Value) -> Vec<&str> {
+    let mut types = Vec::new();
+    match schema.get("type") {
+        Some(Value::String(t)) => types.push(t.as_str()),
+        Some(Value::Array(ts)) => types.extend(ts.iter().filter_map(Value::as_str)),
+        _ => {}
+    }
+    for key in ["anyOf", "oneOf"] {
+        for branch in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            types.extend(types_of(branch));
+        }
+    }
+    types
+}
+
+/// `value` with each numeric string turned into the number where `schema`
+/// wants an integer or a number and accepts no string; every other value
+/// as it was, for [`validate`] to judge.
+pub(super) fn coerce(schema: &Value, value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            let types = types_of(schema);
+            if types.contains(&"string") {
+                return;
+            }
+            let text = text.trim();
+            let number = if types.contains(&"integer") {
+                text.parse::<i64>()
+                    .map(Value::from)
+                    .or_else(|_| text.parse::<u64>().map(Value::from))
+                    .ok()
+            } else {
+                None
+            };
+            let number = number.or_else(|| {
+                types
+                    .contains(&"number")
+                    .then(|| text.parse::<f64>().ok())
+                    .flatten()
+                    .filter(|x| x.is_finite())
+                    .and_then(|x| serde_json::Number::from_f64(x).map(Value::Number))
+            });
+            if let Some(n) = number {
+                *value = n;
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for item in items {
+                    coerce(item_schema, item);
+                }
+            }
+        }
+        Value::Object(fields) => {
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (key, v) in fields.iter_mut() {
+                    if let Some(prop) = props.get(key) {
+                        coerce(prop, v);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 fn has_type(v: &Value, t: &str) -> bool {
@@ -129,7 +206,7 @@ fn check(schema: &Value, value: &Value, path: &str, issues: &mut Vec<Issue>) {
         }
     }
     if value.is_null() {
-        return; // an optional argument given as null counts as absent
+        return;
     }
     if let Some(allowed) = s.get("enum").and_then(Value::as_array) {
         if !allowed.contains(value) {
@@ -190,6 +267,11 @@ fn check(schema: &Value, value: &Value, path: &str, issues: &mut Vec<Issue>) {
             }
         }
         for (key, v) in obj {
+            // An optional argument given as null counts as absent (a
+            // required one is reported above).
+            if v.is_null() {
+                continue;
+            }
             match props.and_then(|p| p.get(key)) {
                 Some(prop) => check(prop, v, &join(path, key), issues),
                 None if s.get("additionalProperties") == Some(&Value::Bool(false)) => {
@@ -252,6 +334,56 @@ mod tests {
         );
         assert!(issues[3].message.contains("\"hybrid\", \"keyword\""));
         assert!(issues[4].message.contains("query, top, tags, mode"));
+    }
+
+    #[test]
+    fn numeric_strings_become_numbers_where_no_string_would_do() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string"},
+                "top": {"type": "integer", "minimum": 1},
+                "threshold": {"type": "number"},
+                "document": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+                "ids": {"type": "array", "items": {"type": "integer"}},
+            }
+        });
+        let mut args = json!({
+            "query": "5", "top": "5", "threshold": " 0.25", "document": "7",
+            "ids": ["1", "x"]
+        });
+        coerce(&schema, &mut args);
+        assert_eq!(
+            args,
+            json!({"query": "5", "top": 5, "threshold": 0.25, "document": "7", "ids": [1, "x"]})
+        );
+        let issues = validate(&schema, &args);
+        assert_eq!(issues.len(), 1, "{issues:?}");
+        assert_eq!(issues[0].field, "ids.1");
+        // Not a number, or not a whole one: left for the validator to name.
+        let mut args = json!({"top": "ten", "ids": ["2.5"]});
+        coerce(&schema, &mut args);
+        assert_eq!(args, json!({"top": "ten", "ids": ["2.5"]}));
+        let mut args = json!({"top": "0"});
+        coerce(&schema, &mut args);
+        assert_eq!(
+            validate(&schema, &args),
+            [Issue::new("top", "must be at least 1, got 0")]
+        );
+    }
+
+    #[test]
+    fn null_counts_as_absent_for_optional_arguments_only() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"query": {"type": "string"}, "top": {"type": "integer"}},
+            "required": ["query"],
+        });
+        assert!(validate(&schema, &json!({"query": "x", "top": null})).is_empty());
+        assert_eq!(
+            validate(&schema, &json!({"query": null})),
+            [Issue::new("query", "is required")]
+        );
     }
 
     #[test]

@@ -121,6 +121,15 @@ fn check_message(map: Map<String, Value>) -> Verdict {
             )
         }
     };
+    if let (Some("tools/call"), false) = (method.as_deref(), is_notification) {
+        if let Some(why) = bad_call_params(map.get("params")) {
+            return error_reply(
+                reply_id,
+                INVALID_PARAMS,
+                format!("Invalid params for tools/call: {why}"),
+            );
+        }
+    }
     // What rmcp cannot decode it would drop, or answer without the id.
     let decoded = serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(Value::Object(map));
     match (decoded, method) {
@@ -135,6 +144,24 @@ fn check_message(map: Map<String, Value>) -> Verdict {
             format!("Invalid params for {method}: {e}"),
         ),
         (Err(e), None) => invalid(&format!("not a valid response: {e}")),
+    }
+}
+
+/// What is wrong with the params of a `tools/call`, if anything. rmcp
+/// takes a call whose `arguments` is not an object for a request of its
+/// own kind and answers "method not found".
+fn bad_call_params(params: Option<&Value>) -> Option<String> {
+    let Some(Value::Object(params)) = params else {
+        return Some("params must be an object with the tool's name and arguments".into());
+    };
+    if !params.get("name").is_some_and(Value::is_string) {
+        return Some("params.name must be the tool's name, a string".into());
+    }
+    match params.get("arguments") {
+        None | Some(Value::Null) | Some(Value::Object(_)) => None,
+        Some(other) => Some(format!(
+            "params.arguments must be an object of named arguments, got {other}"
+        )),
     }
 }
 
@@ -342,6 +369,25 @@ mod tests {
         assert_eq!(code(&r), -32600);
         let r = reply(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":5}"#);
         assert_eq!((code(&r), &r["id"]), (-32602, &json!(3)));
+        for params in [
+            r#"{"name":"search","arguments":5}"#,
+            r#"{"name":"search","arguments":["x"]}"#,
+            r#"{"arguments":{}}"#,
+            "[]",
+        ] {
+            let line =
+                format!(r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{params}}}"#);
+            let r = reply(line.as_bytes());
+            assert_eq!((code(&r), &r["id"]), (-32602, &json!(4)), "{params}: {r}");
+        }
+        let r = reply(br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search","arguments":"q"}}"#);
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("arguments"),
+            "{r}"
+        );
         let r = reply(br#"{"jsonrpc":"2.0","id":8,"result":5,"error":{}}"#);
         assert_eq!((code(&r), &r["id"]), (-32600, &json!(8)));
         assert!(matches!(
@@ -357,6 +403,7 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{}}"#,
             br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             br#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#,
+            br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"status"}}"#,
             b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r",
         ] {
             assert_eq!(

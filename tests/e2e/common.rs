@@ -463,3 +463,37 @@ impl Drop for Running {
         }
     }
 }
+
+/// The Python of the venv scripts/prepare_py_tools.sh makes (./test.sh
+/// exports KB_TEST_PYTHON), with the official MCP Python SDK and the Agent
+/// Skills validator. Without it a test fails, unless KB_TEST_SKIP_PY_TOOLS=1
+/// says to skip it (then `None`, with the reason printed).
+pub fn python_tools(test: &str) -> Option<PathBuf> {
+    match std::env::var_os("KB_TEST_PYTHON").filter(|p| !p.is_empty()) {
+        Some(p) => Some(PathBuf::from(p)),
+        None if std::env::var_os("KB_TEST_SKIP_PY_TOOLS").is_some_and(|v| v == "1") => {
+            eprintln!("{test}: skipped (KB_TEST_SKIP_PY_TOOLS=1 and no KB_TEST_PYTHON)");
+            None
+        }
+        None => panic!(
+            "{test} needs the venv of scripts/prepare_py_tools.sh (PyPI mcp and skills-ref): \
+             run ./test.sh, or export KB_TEST_PYTHON=<that venv>/bin/python \
+             (KB_TEST_SKIP_PY_TOOLS=1 skips the test)"
+        ),
+    }
+}
+
+/// A program of that venv with the environment a test's kb gets (no KB_ variables,
+/// HOME in the test's directory), for clients that start kb themselves.
+pub fn venv_cmd(kb: &Kb, program: &Path) -> std::process::Command {
+    let mut c = std::process::Command::new(program);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("KB_") {
+            c.env_remove(k);
+        }
+    }
+    c.env("HOME", kb.home.path());
+    c.env("HF_HUB_OFFLINE", "1");
+    c.env_remove("HF_HOME");
+    c
+}

@@ -313,10 +313,14 @@ fn session_searches_widens_and_reports_errors() {
         .to_string();
     let (_, opened) = s.ok("open", json!({"document": path, "max_lines": 2}));
     assert_eq!(opened["document"]["id"], doc);
-    let (text, _) = s.ok("list", json!({"tag": "git"}));
-    assert_eq!(text, cli_stdout(&kb, &["list", "--tag", "git"]));
-    let (text, _) = s.ok("tags", json!({}));
-    assert_eq!(text, cli_stdout(&kb, &["tags"]));
+    // A page with its total over MCP; the CLI's list stays an array.
+    let (_, page) = s.ok("list", json!({"tag": "git"}));
+    let cli: Value = serde_json::from_str(&cli_stdout(&kb, &["list", "--tag", "git"])).unwrap();
+    assert_eq!(page["items"], cli, "{page}");
+    assert_eq!(page["total"], cli.as_array().unwrap().len(), "{page}");
+    let (_, tags) = s.ok("tags", json!({}));
+    let cli: Value = serde_json::from_str(&cli_stdout(&kb, &["tags"])).unwrap();
+    assert_eq!(tags["tags"], cli, "{tags}");
     let (_, status) = s.ok("status", json!({}));
     assert_eq!(status["model_name"], "all-MiniLM-L6-v2");
 
@@ -705,4 +709,137 @@ fn numeric_arguments_at_their_limits() {
     assert_eq!(open["content"], "", "{open}");
     assert_eq!(open["truncated_lines"], open["total_lines"], "{open}");
     s.finish();
+}
+
+/// What clients other than a hand-written one send and expect: MCP
+/// Inspector's numbers as strings, titles and output schemas, structured
+/// results beside the JSON text (only for a protocol that has them), a
+/// paged list, -32602 for arguments that are not an object, the field of
+/// a bad range, and the suggestions of a missing section.
+#[test]
+fn what_real_clients_send_and_expect() {
+    let kb = Kb::new();
+    corpus(&kb);
+    let mut s = Session::start(&kb, &[]);
+    s.handshake();
+    let tools = s.request("tools/list", json!({}))["result"]["tools"].clone();
+    for t in tools.as_array().unwrap() {
+        assert!(t["title"].as_str().is_some_and(|x| !x.is_empty()), "{t}");
+        assert_eq!(t["outputSchema"]["type"], "object", "{t}");
+        assert!(
+            !t["inputSchema"].to_string().contains(r#""null""#),
+            "a nullable input: {t}"
+        );
+    }
+
+    // Numbers as strings, as MCP Inspector's forms send them.
+    let r = s.call("search", json!({"query": "canoe", "top": "2"}));
+    assert_ne!(r["isError"], true, "{r}");
+    let text: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text["returned"], 2, "{text}");
+    // The structured result is the text's object.
+    assert_eq!(r["structuredContent"], text);
+    let (_, outline) = s.ok("outline", json!({"document": "1", "level": "2"}));
+    assert!(outline["items"].is_array(), "{outline}");
+    let chunk = text["results"][0]["chunk_id"].to_string();
+    let (_, shown) = s.ok("show", json!({"chunk_id": chunk, "context": "1"}));
+    assert!(shown["chunk"]["text"].is_string(), "{shown}");
+    let e = s.err("search", json!({"query": "x", "top": "ten"}));
+    assert_eq!(e["details"]["issues"][0]["field"], "top", "{e}");
+
+    // list: one page and where the next starts.
+    let all = kb.json(&["list"]).as_array().unwrap().len();
+    assert!(all >= 3, "{all}");
+    let r = s.call("list", json!({"limit": "2"}));
+    let page = &r["structuredContent"];
+    assert_eq!(page["total"], all, "{r}");
+    assert_eq!(page["items"].as_array().unwrap().len(), 2, "{r}");
+    assert_eq!(page["next_offset"], 2, "{r}");
+    let (_, last) = s.ok("list", json!({"offset": all - 1}));
+    assert_eq!(last["items"].as_array().unwrap().len(), 1, "{last}");
+    assert!(last["next_offset"].is_null(), "{last}");
+
+    // Arguments that are not an object: invalid params, not an unknown method.
+    let r = s.request("tools/call", json!({"name": "search", "arguments": 5}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let r = s.request(
+        "tools/call",
+        json!({"name": "search", "arguments": ["canoe"]}),
+    );
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+
+    // A range that is not one names its field.
+    let e = s.err("open", json!({"document": 1, "lines": "9:2"}));
+    assert_eq!(e["code"], "INVALID_PARAMS", "{e}");
+    assert_eq!(e["details"]["issues"][0]["field"], "lines", "{e}");
+    assert!(
+        e["details"]["issues"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("9:2"),
+        "{e}"
+    );
+
+    // A missing section: the close headings as a structured array.
+    let git = kb.json(&["list", "--search", "git"])[0]["id"].clone();
+    let e = s.err("show", json!({"document": git, "section": "Instalation"}));
+    assert_eq!(e["kb_code"], "E_SECTION_NOT_FOUND", "{e}");
+    assert_eq!(e["suggestions"], json!(["Installation"]), "{e}");
+    s.finish();
+
+    // A client of an older protocol gets what that protocol defines.
+    let mut s = Session::start(&kb, &[]);
+    let r = s.request(
+        "initialize",
+        json!({
+            "protocolVersion": "2025-03-26",
+            "capabilities": {},
+            "clientInfo": {"name": "kb-tests-old", "version": "0"}
+        }),
+    );
+    assert_eq!(r["result"]["protocolVersion"], "2025-03-26", "{r}");
+    s.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let tools = s.request("tools/list", json!({}))["result"]["tools"].clone();
+    for t in tools.as_array().unwrap() {
+        assert!(
+            t.get("outputSchema").is_none() && t.get("title").is_none(),
+            "{t}"
+        );
+    }
+    let r = s.call("status", json!({}));
+    assert!(r.get("structuredContent").is_none(), "{r}");
+    assert!(r["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("model_name"));
+    s.finish();
+}
+
+/// The official MCP Python SDK (PyPI `mcp`) as the client:
+/// tests/mcp_sdk_client.py initializes, lists the tools (titles, output
+/// schemas), calls each read-only tool with integer and string-numeric
+/// arguments (the SDK validates every structured result against its output
+/// schema) and makes calls that fail.
+#[test]
+fn the_official_python_sdk_drives_the_server() {
+    let Some(python) = common::python_tools("the_official_python_sdk_drives_the_server") else {
+        return;
+    };
+    let kb = Kb::new();
+    corpus(&kb);
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_sdk_client.py");
+    let out = common::venv_cmd(&kb, &python)
+        .arg(script)
+        .arg(assert_cmd::cargo::cargo_bin("kb"))
+        .arg(kb.data_dir())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("all checks passed"),
+        "the MCP SDK client failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.matches("ok: ").count() >= 30, "{stdout}");
 }

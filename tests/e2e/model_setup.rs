@@ -88,10 +88,12 @@ fn missing_model_says_run_kb_init() {
 #[test]
 fn missing_runtime_lists_where_kb_looked() {
     let kb = Kb::empty();
+    // Offline: PyPI is a closed port, so the fetch fails at once.
     let out = kb
         .cmd()
         .env_remove("ORT_DYLIB_PATH")
         .env("KB_CACHE_DIR", kb.home.path().join("no-cache"))
+        .env("KB_PYPI_URL", "http://127.0.0.1:9/pypi")
         .args(["init", "--format", "json", "--model-dir"])
         .arg(model_dir())
         .output()
@@ -110,6 +112,90 @@ fn missing_runtime_lists_where_kb_looked() {
         "{msg}"
     );
     assert!(msg.contains("ORT_DYLIB_PATH"), "{msg}");
+    // What to do without network, exactly.
+    assert!(
+        msg.contains("could not fetch ONNX Runtime 1.31.1 from PyPI"),
+        "{msg}"
+    );
+    assert!(msg.contains("./setup.sh"), "{msg}");
+    assert!(
+        msg.contains("https://pypi.org/project/onnxruntime/1.31.1/#files"),
+        "{msg}"
+    );
+}
+
+/// `kb init` where kb finds neither ONNX Runtime nor pdfium fetches both
+/// from their PyPI wheels (really: PyPI is reachable wherever the suite
+/// runs) into its cache, and then works with them: the model loads, a PDF
+/// is read. A second init fetches nothing.
+#[test]
+fn init_fetches_the_runtime_and_pdfium_from_pypi() {
+    let kb = Kb::empty();
+    let cache = kb.home.path().join("cache");
+    let run = |args: &[&str]| {
+        kb.cmd()
+            .env_remove("ORT_DYLIB_PATH")
+            .env_remove("PDFIUM_DYNAMIC_LIB_PATH")
+            .env("KB_CACHE_DIR", &cache)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let model = model_dir().display().to_string();
+    let out = run(&["init", "--format", "json", "--model-dir", &model]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let init: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ort = cache.join("onnxruntime/libonnxruntime.so");
+    let pdfium = cache.join("pdfium/libpdfium.so");
+    assert_eq!(
+        init["fetched"],
+        serde_json::json!([ort.display().to_string(), pdfium.display().to_string()]),
+        "{init}\n{stderr}"
+    );
+    assert!(stderr.contains("fetching onnxruntime-1.31.1-"), "{stderr}");
+    assert!(stderr.contains("fetching pypdfium2-5.15.2-"), "{stderr}");
+    assert!(std::fs::metadata(&ort).unwrap().len() > 1_000_000);
+    assert!(std::fs::metadata(&pdfium).unwrap().len() > 1_000_000);
+    assert_eq!(init["status"], "initialised", "{init}");
+
+    // A PDF, read with the fetched pdfium, found with the fetched runtime.
+    let pdf = kb.home.path().join("docs/orchard.pdf");
+    std::fs::create_dir_all(pdf.parent().unwrap()).unwrap();
+    std::fs::write(
+        &pdf,
+        kb::ingest::pdf::testpdf::TestPdf::new()
+            .page(vec![kb::ingest::pdf::testpdf::para(
+                "Pick the xylocarp fruit when it twists off the spur with a gentle lift.",
+            )])
+            .to_bytes(),
+    )
+    .unwrap();
+    let out = run(&["add", "--format", "json", &pdf.display().to_string()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&["search", "when to pick xylocarp fruit", "--format", "json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let found: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(found["results"][0]["source"]["page"], 1, "{found}");
+    assert!(
+        found["results"][0]["score_breakdown"]["cosine"]
+            .as_f64()
+            .unwrap()
+            > 0.3
+    );
+
+    let out = run(&["init", "--format", "json", "--model-dir", &model]);
+    assert!(out.status.success());
+    let again: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(again["fetched"], serde_json::json!([]), "{again}");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{write, Kb};
+use crate::common::{self, stdout_of, write, Kb};
 use serde_json::{json, Value};
 
 /// A folder of SKILL.md files as found in the wild, plus one ordinary
@@ -359,5 +359,33 @@ fn kbs_own_skill_file_is_a_skill() {
             .iter()
             .any(|i| i["text"] == "MCP server"),
         "{outline}"
+    );
+}
+
+/// What `kb skill` prints passes the Agent Skills reference validator
+/// (PyPI `skills-ref`'s `agentskills validate`), in a folder named after
+/// the skill as installing it makes.
+#[test]
+fn kb_skill_passes_the_agent_skills_validator() {
+    let Some(python) = common::python_tools("kb_skill_passes_the_agent_skills_validator") else {
+        return;
+    };
+    let kb = Kb::empty();
+    let dir = kb.home.path().join("skills/kb");
+    std::fs::create_dir_all(&dir).unwrap();
+    let skill = stdout_of(kb.cmd().arg("skill"));
+    std::fs::write(dir.join("SKILL.md"), skill).unwrap();
+    let validator = python.with_file_name("agentskills");
+    let out = common::venv_cmd(&kb, &validator)
+        .arg("validate")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "agentskills validate: {}\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
     );
 }

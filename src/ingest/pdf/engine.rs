@@ -79,7 +79,7 @@ pub fn locate(config: &Config) -> Result<PathBuf, String> {
 fn missing_message(named: &str, tried: &[String]) -> String {
     format!(
         "PDF engine not found: kb reads PDFs with pdfium ({LIB_NAME}) and looked in{named}:\n{}\n\
-         `pip download pypdfium2 --no-deps` and copy pypdfium2_raw/{LIB_NAME} out of the wheel to \
+         `kb init` fetches it from PyPI; or `pip download pypdfium2 --no-deps` and copy pypdfium2_raw/{LIB_NAME} out of the wheel to \
          ~/.cache/kb/pdfium/ (or point PDFIUM_DYNAMIC_LIB_PATH, or ingestion.pdfium in config.yaml, at it); \
          from kb's source tree, scripts/prepare_pdf.sh does this",
         tried.join("\n")
