@@ -52,10 +52,17 @@ pub(crate) struct SearchArgs {
     pub doc_type: Option<DocType>,
     /// Only this document: its id (source.document_id) or its file's path; repeat for several
     #[arg(long = "document", value_name = "DOC")]
+    #[schemars(
+        description = "Only these documents: ids (source.document_id) or indexed files' paths"
+    )]
     #[serde(default, rename = "document")]
     pub documents: Vec<DocRef>,
     /// Only documents whose path matches this glob: `*.pdf` (a file name, any folder), `reports/**` (under a folder), `~/notes/*.md`; repeat for several
     #[arg(long = "path", value_name = "GLOB")]
+    #[schemars(
+        description = "Only documents whose path matches one of these globs: `*.pdf` (a file name, \
+                       any folder), `/home/me/reports/**` (under a folder)"
+    )]
     #[serde(default, rename = "path")]
     pub paths: Vec<String>,
     /// Ranking: hybrid (default; keyword and semantic fused), keyword (BM25 only), vector (embeddings only)

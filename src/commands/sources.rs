@@ -69,6 +69,7 @@ pub(crate) struct SourcesOutput {
 impl Command for SourcesArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "sources",
+        title: "Indexed files as a tree",
         summary: "The indexed files as a tree: every added folder with its subfolders (each with \
                   its document count) and files; depth, dir, pattern and limit narrow it.",
         output: OutputKind::Query,

@@ -25,6 +25,7 @@ const EXAMPLES: &str = "Examples:
 pub(crate) struct UpdateArgs {
     /// Leave out files and folders matching this glob (as in a .gitignore; repeat it)
     #[arg(long, value_name = "GLOB")]
+    #[schemars(description = "Leave out files and folders matching these globs (as in a .gitignore)")]
     #[serde(default)]
     pub exclude: Vec<String>,
     /// No progress bar
@@ -49,8 +50,9 @@ pub(crate) struct UpdateOutput {
 impl Command for UpdateArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "update",
+        title: "Sync everything added",
         summary: "Sync every file and folder ever added: new and changed files are indexed, \
-                  gone ones removed. Returns the JSON summary of `kb add` with the roots synced.",
+                  gone ones removed. Returns the summary of add (added, updated, removed, failed and unsupported files) with the roots synced.",
         output: OutputKind::Report,
         mcp: Mcp::Write {
             destructive: false,
