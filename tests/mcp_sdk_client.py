@@ -26,7 +26,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 
-TOOLS = ["search", "show", "outline", "open", "list", "tags", "status"]
+TOOLS = ["search", "show", "outline", "open", "list", "sources", "tags", "status"]
 
 
 def check(ok: bool, what: str, detail: Any = "") -> None:
@@ -135,6 +135,23 @@ async def run(kb: str, data_dir: str) -> None:
             )
             await call(session, schemas, "tags", {})
             await call(session, schemas, "status", {})
+            tree = await call(session, schemas, "sources", {"depth": "1"})
+            check(tree["documents"] >= 2 and tree["entries"], "sources: the tree", tree)
+            # A search inside one document (by id, as a string) and by path glob.
+            inside = await call(
+                session, schemas, "search", {"query": "install", "document": [str(doc)]}
+            )
+            check(
+                all(r["source"]["document_id"] == doc for r in inside["results"]),
+                "search inside one document",
+                inside,
+            )
+            by_path = await call(session, schemas, "search", {"query": "git", "path": ["*.md"]})
+            check(
+                all(r["source"]["path"].endswith(".md") for r in by_path["results"]),
+                "search by path glob",
+                by_path,
+            )
 
             # Errors: a tool error result, and a protocol error.
             bad = await session.call_tool("search", {"query": "x", "top": "ten"})
