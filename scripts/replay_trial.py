@@ -309,7 +309,8 @@ def f21(t):
 def f22(t):
     r = t.mcp([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}])
     tools = r.get(1, {}).get("result", {}).get("tools", [])
-    cli = [x["name"] for x in tools if "stdin" in json.dumps(x) or "--top" in json.dumps(x)]
+    said = lambda x: json.dumps([x["description"], x["inputSchema"]])  # noqa: E731
+    cli = [x["name"] for x in tools if "stdin" in said(x) or "--top" in said(x)]
     return json.dumps(cli), bool(tools) and not cli
 
 

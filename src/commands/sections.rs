@@ -338,7 +338,13 @@ fn not_found(doc: &DocumentRecord, query: &str) -> KbError {
                     Some((0, lf.abs_diff(lw)))
                 } else {
                     let d = crate::text::similar::edit_distance(f, w);
-                    (d <= (lf.max(lw) / 4).max(1)).then_some((d, lf.abs_diff(lw)))
+                    // A typo in the first words of a long heading: the
+                    // heading's start of the same length.
+                    let start: String = f.chars().take(lw).collect();
+                    let d_start = crate::text::similar::edit_distance(&start, w) + 1;
+                    let d = d.min(d_start);
+                    (d <= (lf.max(lw) / 4).max(1) || d_start <= (lw / 4).max(1) + 1)
+                        .then_some((d, lf.abs_diff(lw)))
                 }
             })
             .min();

@@ -213,6 +213,8 @@ fn headings_with_dashes_and_typos_are_reachable() {
     for (typo, meant) in [
         ("Deployng the key", "Deploying the key"),
         ("Generating a kye", "Generating a key — ed25519 only"),
+        // A typo in the first word of a longer heading.
+        ("Deployng", "Deploying the key"),
     ] {
         let e = kb.error(&["show", ssh, "--section", typo], 1);
         assert_eq!(e["code"], "E_SECTION_NOT_FOUND", "{e}");
