@@ -286,7 +286,9 @@ fn pack(
 }
 
 /// Where a full piece `start..end` had better end: before a line it would
-/// cut (unless the piece is that line), else at its last paragraph break
+/// cut when what comes before fills at least half the piece (a title line
+/// stays with the start of a long paragraph line: alone it would be a
+/// chunk of its own that says nothing), else at its last paragraph break
 /// when that leaves it at least half full.
 fn better_end(units: &[Unit], start: usize, end: usize, max: usize) -> usize {
     let line = units[end].line;
@@ -294,7 +296,10 @@ fn better_end(units: &[Unit], start: usize, end: usize, max: usize) -> usize {
         let first = (start + 1..end)
             .find(|&k| units[k].line == line)
             .unwrap_or(end);
-        return first;
+        let before: usize = units[start..first].iter().map(|u| u.tokens).sum();
+        if before * 2 >= max {
+            return first;
+        }
     }
     let mut filled = 0;
     let mut best = None;
@@ -401,8 +406,8 @@ mod tests {
         let text = format!("short line\n{line}\nafter\n");
         let pieces = split(&text, 30, 5);
         check_verbatim(&text, &pieces, 30);
-        // The long line starts a piece of its own at its start.
-        assert_eq!(pieces[0].text, "short line");
+        // A short line before the long one stays with its start.
+        assert!(pieces[0].text.starts_with("short line\nThis   sentence"), "{pieces:?}");
         assert!(pieces[1].text.starts_with("This   sentence"), "{pieces:?}");
         assert!(pieces.iter().all(|p| p.tokens <= 30));
         let words = "w ".repeat(100);
