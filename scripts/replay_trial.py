@@ -47,8 +47,8 @@ class Trial:
     def write_docs(self):
         d = self.docs
         (d / "guides").mkdir(parents=True)
-        long_para = " ".join(
-            f"Step {i} of the key rotation runs ssh-keygen and copies the public key to host {i}."
+        long_para = "\n".join(
+            f"- Step {i} of the key rotation runs ssh-keygen and copies the public key to host {i}."
             for i in range(60)
         )
         (d / "guides/ssh.md").write_text(
