@@ -144,6 +144,65 @@ fn pdf_pages_are_cited_outlined_and_counted() {
     );
 }
 
+/// A PDF's bookmarks are its outline (titles, levels, pages), and
+/// `show --section` cuts where a bookmark points even with no heading
+/// drawn there; a heading drawn without a bookmark is body text.
+#[test]
+fn bookmarks_are_the_outline_and_cut_the_sections() {
+    let kb = Kb::new();
+    let pdf = kb.home.path().join("guide.pdf");
+    let bytes = TestPdf::new()
+        .page(vec![
+            heading("Field Guide", 20.0),
+            heading("Chapter 1 Birds", 14.0),
+            para(&format!("Wrens nest low in hedges. {}", words(40, "wren"))),
+            testpdf::anchor("owls"),
+            para("Barn owls hunt over rough grassland at dusk."),
+        ])
+        .page(vec![
+            heading("Field Guide", 9.0),
+            heading("Chapter 2 Trees", 14.0),
+            para("Hornbeam keeps its dead leaves through the winter."),
+        ])
+        .bookmark("Chapter 1 Birds", 1, "Chapter 1 Birds")
+        .bookmark("1.1 Owls", 2, "owls")
+        .bookmark("Chapter 2 Trees", 1, "Chapter 2 Trees")
+        .to_bytes();
+    std::fs::write(&pdf, bytes).unwrap();
+    let s = kb.add(&[&pdf]);
+    assert_eq!(s["added"], 1, "{s}");
+    let path = pdf.to_str().unwrap();
+    let outline = kb.json(&["outline", path]);
+    let items: Vec<(String, u64, u64)> = outline["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["text"].as_str().unwrap().to_string(),
+                i["level"].as_u64().unwrap(),
+                i["page"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        items,
+        vec![
+            ("Chapter 1 Birds".to_string(), 1, 1),
+            ("1.1 Owls".to_string(), 2, 1),
+            ("Chapter 2 Trees".to_string(), 1, 2)
+        ],
+        "{outline}"
+    );
+    let owls = kb.json(&["show", path, "--section", "1.1 Owls"]);
+    let content = owls["content"].as_str().unwrap();
+    assert!(content.contains("Barn owls"), "{content}");
+    assert!(
+        !content.contains("Wrens") && !content.contains("Hornbeam"),
+        "{content}"
+    );
+}
+
 #[test]
 fn hostile_pdfs_fail_alone_with_their_reason() {
     let kb = Kb::new();

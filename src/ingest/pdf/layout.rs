@@ -28,6 +28,8 @@ pub struct Block {
     pub level: Option<u8>,
     /// Font size in points.
     pub size: f32,
+    /// Baseline of its first line, in points from the top of the page.
+    pub top: f32,
     /// A table: one row per line (cells joined by ` | `), its caption first.
     pub table: bool,
     /// The page's text was recognised by OCR.
@@ -130,6 +132,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 text,
                 level: None,
                 size,
+                top: g[0].y,
                 table: true,
                 ocr,
             });
@@ -149,6 +152,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                     text: title,
                     level: Some(below_fonts),
                     size,
+                    top: g[0].y,
                     table: false,
                     ocr,
                 });
@@ -162,6 +166,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                         text: rest.join(" "),
                         level: None,
                         size,
+                        top: g[0].y,
                         table: false,
                         ocr,
                     });
@@ -205,6 +210,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             text,
             level: level.map(|l| l.clamp(1, 6)),
             size,
+            top: g[0].y,
             table: false,
             ocr,
         });
