@@ -203,6 +203,64 @@ fn bookmarks_are_the_outline_and_cut_the_sections() {
     );
 }
 
+/// Without bookmarks: a chapter's running header on each of its pages is
+/// neither a heading nor part of a section chain, and numbered headings
+/// nest by their numbers.
+#[test]
+fn running_headers_are_not_headings_and_numbers_give_levels() {
+    let kb = Kb::new();
+    let pdf = kb.home.path().join("manual.pdf");
+    let mut doc = TestPdf::new();
+    for (c, name) in ["Birds", "Trees", "Fungi"].iter().enumerate() {
+        let n = c + 1;
+        doc = doc.page(vec![
+            heading(&format!("{n} {name}"), 16.0),
+            para(&format!(
+                "{name} are the subject of this chapter. {}",
+                words(30, &name.to_lowercase())
+            )),
+        ]);
+        doc = doc.running_header(&format!("Chapter {n}: {name}"));
+        for (s, part) in ["Habitats", "Seasons", "Records"].iter().enumerate() {
+            let s = s + 1;
+            doc = doc.page(vec![
+                heading(&format!("{n}.{s} {name} {part}"), 12.0),
+                para(&format!(
+                    "Section {n}.{s} tells about {name}. {}",
+                    words(40, &format!("{name}{part}").to_lowercase())
+                )),
+            ]);
+        }
+        doc = doc.no_running_header();
+    }
+    std::fs::write(&pdf, doc.to_bytes()).unwrap();
+    let s = kb.add(&[&pdf]);
+    assert_eq!(s["added"], 1, "{s}");
+    let path = pdf.to_str().unwrap();
+    let outline = kb.json(&["outline", path]);
+    let items: Vec<(String, u64)> = outline["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["text"].as_str().unwrap().to_string(),
+                i["level"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        items.iter().all(|(t, _)| !t.starts_with("Chapter")),
+        "{outline}"
+    );
+    let level = |t: &str| items.iter().find(|(x, _)| x == t).map(|(_, l)| *l);
+    let top = level("2 Trees").expect("a heading");
+    assert_eq!(level("2.3 Trees Records"), Some(top + 1), "{outline}");
+    let v = kb.json(&["search", "treesrecords", "--fts-only"]);
+    let section = v["results"][0]["source"]["section"].as_str().unwrap();
+    assert_eq!(section, "2 Trees > 2.3 Trees Records", "{v}");
+}
+
 #[test]
 fn hostile_pdfs_fail_alone_with_their_reason() {
     let kb = Kb::new();

@@ -63,6 +63,9 @@ pub struct TestPdf {
     /// Bookmarks, depth first: a title, its level (1 = top) and the
     /// heading or anchor it points at.
     pub bookmarks: Vec<(String, u8, String)>,
+    /// The running header drawn at the top of each page, if any.
+    pub headers: Vec<Option<String>>,
+    header: Option<String>,
 }
 
 const BODY: f32 = 11.0;
@@ -94,8 +97,22 @@ impl TestPdf {
         self
     }
 
+    /// A running header (9 pt, above the text) on the pages added after
+    /// this call.
+    pub fn running_header(mut self, text: &str) -> TestPdf {
+        self.header = Some(text.to_string());
+        self
+    }
+
+    /// No running header on the pages added after this call.
+    pub fn no_running_header(mut self) -> TestPdf {
+        self.header = None;
+        self
+    }
+
     pub fn page(mut self, blocks: Vec<Block>) -> TestPdf {
         self.pages.push(blocks);
+        self.headers.push(self.header.clone());
         self
     }
 
@@ -231,6 +248,9 @@ impl TestPdf {
             }
             if self.footer {
                 text_line(&mut ops, "F1", 9.0, 40.0, &format!("Page {}", i + 1));
+            }
+            if let Some(Some(h)) = self.headers.get(i) {
+                text_line(&mut ops, "F1", 9.0, TOP + 30.0, h);
             }
             let content = Content { operations: ops };
             let content_id = doc.add_object(Stream::new(

@@ -173,7 +173,7 @@ fn three_page_pdf_end_to_end() {
         vec![
             (1, "Orchard Handbook"),
             (2, "1 Planting"),
-            (4, "1.1 Spacing"),
+            (3, "1.1 Spacing"),
             (2, "2 Pruning"),
             (2, "3 Harvest")
         ]
