@@ -76,6 +76,16 @@ pub(super) fn append_line(s: &mut String, next: &str) {
         s.push_str(next);
         return;
     }
+    // An identifier broken after an underscore (`R_` + `LIBS_USER`), as
+    // TeX breaks them.
+    let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    if s.ends_with('_')
+        && word_char(s[..s.len() - 1].chars().last())
+        && word_char(next.chars().next())
+    {
+        s.push_str(next);
+        return;
+    }
     let next_lower = next.chars().next().is_some_and(char::is_lowercase);
     if s.ends_with('-') && next_lower {
         let before = s[..s.len() - 1].chars().last();
@@ -347,5 +357,11 @@ mod tests {
         let mut s = "soft\u{ad}".to_string();
         append_line(&mut s, "hyphen");
         assert_eq!(s, "softhyphen");
+        let mut s = "the variable R_".to_string();
+        append_line(&mut s, "LIBS_USER is read");
+        assert_eq!(s, "the variable R_LIBS_USER is read");
+        let mut s = "a rule: _".to_string();
+        append_line(&mut s, "next");
+        assert_eq!(s, "a rule: _ next");
     }
 }
