@@ -1,8 +1,10 @@
 //! A PDF's title: one that names the document, not the form it is on.
-//! The Info title when it says something; else the registrant a filing's
-//! cover names, with its form; else the largest heading of the first
-//! pages that is not cover boilerplate ("UNITED STATES SECURITIES AND
-//! EXCHANGE COMMISSION", "FORM 10-K", "FOR IMMEDIATE RELEASE").
+//! A filing is named by the registrant its cover names, with its form
+//! (its Info title is often a working name: "ADBE 10K FY16 - FINAL",
+//! "CORP Q1 2021"); else the Info title when it says something; else the
+//! largest heading of the first pages that is not cover boilerplate
+//! ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K",
+//! "FOR IMMEDIATE RELEASE").
 
 use super::layout::Block;
 
@@ -11,14 +13,14 @@ const FIRST_PAGES: usize = 3;
 
 /// The title, or `None` to fall back to the file name.
 pub(super) fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<String> {
-    if let Some(t) = info.and_then(meaningful_info) {
-        return Some(t);
-    }
     let mut pages: Vec<u32> = blocks.iter().map(|b| b.page).collect();
     pages.dedup();
     pages.truncate(FIRST_PAGES);
     let first: Vec<&Block> = blocks.iter().filter(|b| pages.contains(&b.page)).collect();
     if let Some(t) = registrant(&first) {
+        return Some(t);
+    }
+    if let Some(t) = info.and_then(meaningful_info) {
         return Some(t);
     }
     let candidate = |b: &&&Block| {
@@ -44,7 +46,8 @@ fn meaningful_info(t: &str) -> Option<String> {
         ".doc", ".docx", ".tex", ".dvi", ".pdf", ".indd", ".odt", ".rtf", ".htm", ".html",
     ]
     .iter()
-    .any(|ext| lower.ends_with(ext));
+    .any(|ext| lower.ends_with(ext))
+        || (t.contains('_') && !t.contains(char::is_whitespace));
     let placeholder = matches!(
         lower.as_str(),
         "untitled" | "title" | "no title" | "" | "none" | "pdf" | "slide 1"
@@ -182,6 +185,11 @@ mod tests {
             choose_title(Some("Document"), &blocks).as_deref(),
             Some("3M COMPANY FORM 10-K")
         );
+        assert_eq!(
+            choose_title(Some("CORP Q1 2021"), &blocks).as_deref(),
+            Some("3M COMPANY FORM 10-K"),
+            "a filing's working title gives way to its registrant"
+        );
     }
 
     #[test]
@@ -207,6 +215,10 @@ mod tests {
         assert_eq!(
             choose_title(Some("R FAQ"), &blocks).as_deref(),
             Some("R FAQ")
+        );
+        assert_eq!(
+            choose_title(Some("F20_10K_VFinal_07.01.2020"), &blocks).as_deref(),
+            Some("Johnson & Johnson Reports Q2 2023 Results")
         );
         let only_boilerplate = vec![block(1, "FORM 10-K", Some(1), 14.0)];
         assert_eq!(choose_title(None, &only_boilerplate), None);
