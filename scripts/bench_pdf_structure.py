@@ -16,8 +16,8 @@ does; nothing is installed. `kb-eval pdf-structure` prints what kb makes
 of each PDF (the same parser `kb add` runs).
 
 Reported:
-- outline kept: files whose kb headings equal their bookmarks (title,
-  level, page) when read with the bookmarks;
+- outline kept: files whose kb headings equal their bookmarks (title's
+  letters and digits, level, page) when read with the bookmarks;
 - inferred (bookmarks stripped): heading precision and recall of titles
   (letters and digits compared, leading numbering ignored), level
   agreement of matched headings (the rank of their level among the
@@ -27,8 +27,9 @@ Reported:
   embedded title (the context header's) names company and year; titles
   that are cover boilerplate;
 - running headers (a line among the first or last two of a page, digits
-  aside, on at least a fifth of the pages and three, by pdftotext)
-  reaching a heading or a section chain (target 0);
+  aside, on at least three pages, by pdftotext)
+  reaching a heading more than once, and the section chains holding such
+  a heading (target 0), with and without the bookmarks;
 - words split by a stray space: `X Y` in kb's text where pdftotext's page
   has `XY` and not both `X` and `Y`.
 """
@@ -131,7 +132,8 @@ def running_lines(pages: list[str]) -> set[str]:
     for p in pages:
         lines = [l.strip() for l in p.splitlines() if l.strip()]
         counts.update({k(l) for l in lines[:2] + lines[-2:]})
-    need = max(3, len(pages) // 5)
+    # Three pages: a chapter's running header tops only its chapter.
+    need = 3
     return {t for t, n in counts.items() if n >= need and any(c.isalpha() for c in t)}
 
 
@@ -148,6 +150,29 @@ def split_words(kb_pages: list[str], pop_pages: list[str]) -> tuple[int, int, li
                 if len(examples) < 10:
                     examples.append(f"{a} {b}")
     return split, total, examples
+
+
+def count_running(d: dict, run: set[str], name: str, out: dict) -> None:
+    """Headings that repeat a running line (every one after the first with
+    its text: a chapter's title may be its running header too), and the
+    section chains holding such a repeated heading."""
+    rk = lambda s: re.sub(r"\d", "#", key(s))  # noqa: E731
+    seen: collections.Counter = collections.Counter()
+    repeated = set()
+    for h in d.get("headings", []):
+        k = rk(h[0])
+        if k in run:
+            seen[k] += 1
+            if seen[k] > 1:
+                repeated.add(k)
+                out["headings"] += 1
+                if len(out["examples"]) < 10:
+                    out["examples"].append(f"{name}: heading {h[0]!r}")
+    for s in d.get("sections", []):
+        if any(rk(part) in repeated for part in s.split(" > ")):
+            out["chains"] += 1
+            if len(out["examples"]) < 10:
+                out["examples"].append(f"{name}: chain {s!r}")
 
 
 def kb_structure(kb_eval: str, model_dir: str | None, files: list[Path]) -> dict[str, dict]:
@@ -244,8 +269,8 @@ def main() -> int:
         inf = kb_strip.get(str(stripped.get(str(p), "")), {})
         d = {"file": str(p), "bookmarks": len(bms)}
         if "headings" in orig:
-            kept = [(h[0], h[1], h[2]) for h in orig["headings"]]
-            want = [(t, min(l, 6), pg) for t, l, pg in bms]
+            kept = [(key(h[0]), h[1], h[2]) for h in orig["headings"]]
+            want = [(key(t), min(l, 6), pg) for t, l, pg in bms]
             d["outline_kept"] = kept == want
             tot["outline_kept"] += kept == want
         if "headings" not in inf:
@@ -273,6 +298,7 @@ def main() -> int:
     titles = {"financebench": len(fin), "names_company": 0, "header_names_company_and_year": 0,
               "boilerplate": 0, "file_name_fallback": 0, "files": 0, "examples": []}
     running = {"headings": 0, "chains": 0, "examples": []}
+    running_inferred = {"headings": 0, "chains": 0, "examples": []}
     split = {"split": 0, "words": 0, "examples": []}
     for p in originals:
         d = kb_orig.get(str(p))
@@ -294,17 +320,9 @@ def main() -> int:
                 titles["examples"].append(f"{p.name}: {t!r} -> {d['search_title']!r}")
         pop = pdftotext_pages(p)
         run = running_lines(pop)
-        rk = lambda s: re.sub(r"\d", "#", key(s))  # noqa: E731
-        for h in d["headings"]:
-            if rk(h[0]) in run:
-                running["headings"] += 1
-                if len(running["examples"]) < 10:
-                    running["examples"].append(f"{p.name}: heading {h[0]!r}")
-        for s in d["sections"]:
-            if any(rk(part) in run for part in s.split(" > ")):
-                running["chains"] += 1
-                if len(running["examples"]) < 10:
-                    running["examples"].append(f"{p.name}: chain {s!r}")
+        count_running(d, run, p.name, running)
+        if str(p) in stripped and str(stripped[str(p)]) in kb_strip:
+            count_running(kb_strip[str(stripped[str(p)])], run, p.name, running_inferred)
         n, w, ex = split_words(d["pages"], pop)
         split["split"] += n
         split["words"] += w
@@ -329,6 +347,7 @@ def main() -> int:
         },
         "titles": titles,
         "running_headers_reaching_structure": running,
+        "running_headers_reaching_structure_inferred": running_inferred,
         "split_words": split,
     }
     if args.details:

@@ -76,7 +76,13 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
                 .find(|i| matching(i) && split_at(&blocks[*i].text, title.len()).is_some())
         });
     if let Some(i) = found {
-        let cut = split_at(&blocks[i].text, title.len()).unwrap_or(blocks[i].text.len());
+        let mut cut = split_at(&blocks[i].text, title.len()).unwrap_or(blocks[i].text.len());
+        // The title's closing punctuation ("?", ")") stays with it.
+        let tail = e.title.trim_end();
+        let tail = &tail[tail.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
+        if !tail.is_empty() && blocks[i].text[cut..].starts_with(tail) {
+            cut += tail.len();
+        }
         let rest = blocks[i].text[cut..]
             .trim_start_matches(|c: char| c.is_whitespace() || c == ':' || c == '.')
             .to_string();
@@ -185,13 +191,13 @@ mod tests {
             inferred,
             block(1, "Contents", 80.0),
             block(1, "1 Planting ..... 2", 100.0),
-            block(2, "1 Planting Plant trees in spring.", 100.0),
+            block(2, "1 Planting? Plant trees in spring.", 100.0),
             block(2, "More about planting.", 130.0),
             block(2, "Soil matters a lot.", 300.0),
             block(3, "Pruning is done in winter.", 100.0),
         ];
         let outline = vec![
-            entry("1 Planting", 1, 2, Some(96.0)),
+            entry("1 Planting?", 1, 2, Some(96.0)),
             entry("1.1 Soil", 2, 2, Some(290.0)),
             entry("2 Pruning", 1, 3, None),
         ];
@@ -199,7 +205,7 @@ mod tests {
         assert_eq!(
             headings(&out),
             vec![
-                (2, "1 Planting".to_string(), 1),
+                (2, "1 Planting?".to_string(), 1),
                 (2, "1.1 Soil".to_string(), 2),
                 (3, "2 Pruning".to_string(), 1),
             ]
@@ -211,7 +217,7 @@ mod tests {
                 "Chapter 1 Introduction",
                 "Contents",
                 "1 Planting ..... 2",
-                "1 Planting",
+                "1 Planting?",
                 "Plant trees in spring.",
                 "More about planting.",
                 "1.1 Soil",

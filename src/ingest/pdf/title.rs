@@ -23,16 +23,16 @@ pub(super) fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<Strin
     if let Some(t) = info.and_then(meaningful_info) {
         return Some(t);
     }
-    let candidate = |b: &&&Block| {
+    let candidate = |b: &Block| {
         b.level.is_some() && !boilerplate(&b.text) && b.text.chars().any(char::is_alphabetic)
     };
     let first_page = pages.first().copied();
     first
         .iter()
-        .filter(|b| Some(b.page) == first_page)
-        .filter(candidate)
+        .filter(|b| Some(b.page) == first_page && candidate(b))
         .max_by(|a, b| a.size.total_cmp(&b.size).then(std::cmp::Ordering::Greater))
-        .or_else(|| first.iter().find(candidate))
+        .copied()
+        .or_else(|| blocks.iter().find(|b| candidate(b)))
         .map(|b| b.text.clone())
 }
 
