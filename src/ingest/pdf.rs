@@ -2,7 +2,8 @@
 //! boxes put in reading order by `reading`, tables kept as rows; pages
 //! without a usable text layer recognised by Tesseract in `ocr`), isolated
 //! in a child process (`extract`); paragraphs and heading-like lines
-//! recovered from the layout (`layout`), then chunks packed from
+//! recovered from the layout (`layout`), the document's own bookmarks
+//! taking the place of inferred headings (`outline`), then chunks packed from
 //! paragraphs (`pack`). A chunk never crosses a page unless a paragraph
 //! does, so every chunk cites its page.
 
@@ -12,6 +13,7 @@ mod furniture;
 mod glyphs;
 mod layout;
 pub mod ocr;
+mod outline;
 mod pack;
 mod page;
 pub mod page_cache;
@@ -24,6 +26,7 @@ mod tables;
 #[doc(hidden)]
 pub mod testpdf;
 mod text_shape;
+mod title;
 
 use std::path::Path;
 
@@ -36,7 +39,7 @@ use extract::extract_bytes;
 pub use extract::{child_main, extract_in_child_processes, CHILD_COMMAND, MEMORY_LIMIT_BYTES};
 pub use glyphs::Glyph;
 pub use layout::Block;
-pub use page::{Extracted, Line, Page};
+pub use page::{Extracted, Line, OutlineEntry, Page};
 pub use read::ReadOptions;
 pub use settings::{PageReport, PdfSettings};
 pub use tables::CELL_SEPARATOR;
@@ -88,11 +91,12 @@ pub fn build(
     }
 
     let mut doc = ParsedDocument::default();
-    let blocks = layout::blocks(&ex.pages);
+    let blocks = outline::apply(layout::blocks(&ex.pages), &ex.outline, total as u32);
     let (content, headings) = content_and_headings(&blocks, total);
     doc.content = content;
     doc.meta.headings = headings;
-    doc.title = choose_title(ex.title.as_deref(), &blocks).unwrap_or_else(|| file_title(path));
+    doc.title =
+        title::choose_title(ex.title.as_deref(), &blocks).unwrap_or_else(|| file_title(path));
 
     let max = ctx.cap(ctx.config.pdf.max_tokens);
     doc.chunks = match ctx.config.pdf.strategy {
@@ -244,32 +248,6 @@ impl PageIndex {
     pub fn page(&self, line: usize) -> u32 {
         1 + self.separators.partition_point(|&s| s < line) as u32
     }
-}
-
-/// The Info title unless it is empty or a file name; else the largest
-/// heading of the first page with text; else the first heading.
-fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<String> {
-    if let Some(t) = info {
-        let t = t.trim();
-        let t = t.strip_prefix("Microsoft Word - ").unwrap_or(t).trim();
-        let lower = t.to_lowercase();
-        let file_like = [
-            ".doc", ".docx", ".tex", ".dvi", ".pdf", ".indd", ".odt", ".rtf",
-        ]
-        .iter()
-        .any(|ext| lower.ends_with(ext));
-        let placeholder = matches!(lower.as_str(), "untitled" | "title" | "no title" | "");
-        if !file_like && !placeholder && t.chars().any(char::is_alphabetic) {
-            return Some(t.to_string());
-        }
-    }
-    let first_page = blocks.first()?.page;
-    blocks
-        .iter()
-        .filter(|b| b.page == first_page && b.level.is_some())
-        .max_by(|a, b| a.size.total_cmp(&b.size).then(std::cmp::Ordering::Greater))
-        .or_else(|| blocks.iter().find(|b| b.level.is_some()))
-        .map(|b| b.text.clone())
 }
 
 #[cfg(test)]

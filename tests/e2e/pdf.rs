@@ -144,6 +144,123 @@ fn pdf_pages_are_cited_outlined_and_counted() {
     );
 }
 
+/// A PDF's bookmarks are its outline (titles, levels, pages), and
+/// `show --section` cuts where a bookmark points even with no heading
+/// drawn there; a heading drawn without a bookmark is body text.
+#[test]
+fn bookmarks_are_the_outline_and_cut_the_sections() {
+    let kb = Kb::new();
+    let pdf = kb.home.path().join("guide.pdf");
+    let bytes = TestPdf::new()
+        .page(vec![
+            heading("Field Guide", 20.0),
+            heading("Chapter 1 Birds", 14.0),
+            para(&format!("Wrens nest low in hedges. {}", words(40, "wren"))),
+            testpdf::anchor("owls"),
+            para("Barn owls hunt over rough grassland at dusk."),
+        ])
+        .page(vec![
+            heading("Field Guide", 9.0),
+            heading("Chapter 2 Trees", 14.0),
+            para("Hornbeam keeps its dead leaves through the winter."),
+        ])
+        .bookmark("Chapter 1 Birds", 1, "Chapter 1 Birds")
+        .bookmark("1.1 Owls", 2, "owls")
+        .bookmark("Chapter 2 Trees", 1, "Chapter 2 Trees")
+        .to_bytes();
+    std::fs::write(&pdf, bytes).unwrap();
+    let s = kb.add(&[&pdf]);
+    assert_eq!(s["added"], 1, "{s}");
+    let path = pdf.to_str().unwrap();
+    let outline = kb.json(&["outline", path]);
+    let items: Vec<(String, u64, u64)> = outline["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["text"].as_str().unwrap().to_string(),
+                i["level"].as_u64().unwrap(),
+                i["page"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        items,
+        vec![
+            ("Chapter 1 Birds".to_string(), 1, 1),
+            ("1.1 Owls".to_string(), 2, 1),
+            ("Chapter 2 Trees".to_string(), 1, 2)
+        ],
+        "{outline}"
+    );
+    let owls = kb.json(&["show", path, "--section", "1.1 Owls"]);
+    let content = owls["content"].as_str().unwrap();
+    assert!(content.contains("Barn owls"), "{content}");
+    assert!(
+        !content.contains("Wrens") && !content.contains("Hornbeam"),
+        "{content}"
+    );
+}
+
+/// Without bookmarks: a chapter's running header on each of its pages is
+/// neither a heading nor part of a section chain, and numbered headings
+/// nest by their numbers.
+#[test]
+fn running_headers_are_not_headings_and_numbers_give_levels() {
+    let kb = Kb::new();
+    let pdf = kb.home.path().join("manual.pdf");
+    let mut doc = TestPdf::new();
+    for (c, name) in ["Birds", "Trees", "Fungi"].iter().enumerate() {
+        let n = c + 1;
+        doc = doc.page(vec![
+            heading(&format!("{n} {name}"), 16.0),
+            para(&format!(
+                "{name} are the subject of this chapter. {}",
+                words(30, &name.to_lowercase())
+            )),
+        ]);
+        doc = doc.running_header(&format!("Chapter {n}: {name}"));
+        for (s, part) in ["Habitats", "Seasons", "Records"].iter().enumerate() {
+            let s = s + 1;
+            doc = doc.page(vec![
+                heading(&format!("{n}.{s} {name} {part}"), 12.0),
+                para(&format!(
+                    "Section {n}.{s} tells about {name}. {}",
+                    words(40, &format!("{name}{part}").to_lowercase())
+                )),
+            ]);
+        }
+        doc = doc.no_running_header();
+    }
+    std::fs::write(&pdf, doc.to_bytes()).unwrap();
+    let s = kb.add(&[&pdf]);
+    assert_eq!(s["added"], 1, "{s}");
+    let path = pdf.to_str().unwrap();
+    let outline = kb.json(&["outline", path]);
+    let items: Vec<(String, u64)> = outline["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["text"].as_str().unwrap().to_string(),
+                i["level"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        items.iter().all(|(t, _)| !t.starts_with("Chapter")),
+        "{outline}"
+    );
+    let level = |t: &str| items.iter().find(|(x, _)| x == t).map(|(_, l)| *l);
+    let top = level("2 Trees").expect("a heading");
+    assert_eq!(level("2.3 Trees Records"), Some(top + 1), "{outline}");
+    let v = kb.json(&["search", "treesrecords", "--fts-only"]);
+    let section = v["results"][0]["source"]["section"].as_str().unwrap();
+    assert_eq!(section, "2 Trees > 2.3 Trees Records", "{v}");
+}
+
 #[test]
 fn hostile_pdfs_fail_alone_with_their_reason() {
     let kb = Kb::new();

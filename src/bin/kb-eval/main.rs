@@ -31,6 +31,7 @@ mod embed_cache;
 mod financebench;
 mod levers;
 mod metrics;
+mod pdf_structure;
 
 use kb::config::Config;
 use kb::embed::{resolve, Embedder, ModelUse};
@@ -52,6 +53,8 @@ enum Command {
     Beir(beir::BeirArgs),
     /// Index FinanceBench's filings and score where each question's evidence page lands
     Financebench(financebench::FinanceBenchArgs),
+    /// Print what kb makes of each PDF's structure (title, headings, sections, page text) as JSON lines
+    PdfStructure(pdf_structure::PdfStructureArgs),
 }
 
 fn main() -> ExitCode {
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Beir(args) => beir::run_beir(args),
         Command::Financebench(args) => financebench::run(args),
+        Command::PdfStructure(args) => pdf_structure::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

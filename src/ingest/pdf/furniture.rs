@@ -11,8 +11,11 @@ use super::page::Line;
 /// lines of at least a tenth of the pages (and of three): a filing repeats
 /// "Table of Contents" or "Notes to Consolidated Financial Statements
 /// (continued)" on a quarter of its pages, and as body text or headings
-/// they would cite every page under them. Table rows stay: a header row
-/// repeated on every page of a long table is what its numbers mean.
+/// they would cite every page under them. A line repeated at the same
+/// height on three pages is a running line however few pages the
+/// document has: a chapter's running header ("Chapter 6: Add-on
+/// packages") tops only that chapter's pages. Table rows stay: a header
+/// row repeated on every page of a long table is what its numbers mean.
 pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
     fn key(t: &str) -> String {
         t.chars()
@@ -24,13 +27,19 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
     fn edge(i: usize, n: usize) -> bool {
         i < 3 || i + 2 >= n
     }
+    // The same height within a point or so.
+    fn height(l: &Line) -> i32 {
+        (l.y / 2.0).round() as i32
+    }
     let with_text = pages.iter().filter(|p| !p.is_empty()).count();
     let mut counts: HashMap<String, usize> = HashMap::new();
+    let mut placed: HashMap<(String, i32), usize> = HashMap::new();
     for p in pages.iter() {
         let mut seen = HashSet::new();
         for (i, l) in p.iter().enumerate() {
             if edge(i, p.len()) && seen.insert(key(&l.text)) {
                 *counts.entry(key(&l.text)).or_default() += 1;
+                *placed.entry((key(&l.text), height(l))).or_default() += 1;
             }
         }
     }
@@ -45,7 +54,8 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
             }
             let repeated = with_text >= 3 && {
                 let c = counts.get(&key(&l.text)).copied().unwrap_or(0);
-                c >= 3 && c * 10 >= with_text
+                let here = placed.get(&(key(&l.text), height(l))).copied().unwrap_or(0);
+                c >= 3 && (c * 10 >= with_text || here >= 3)
             };
             !(repeated || page_number(&l.text))
         });
@@ -82,6 +92,39 @@ fn page_number(t: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A chapter's running header tops three of forty pages: under a
+    /// tenth of them, but at the same height each time.
+    #[test]
+    fn a_running_header_of_a_few_pages_is_dropped() {
+        let line = |text: &str, y: f32| Line {
+            text: text.into(),
+            size: 9.0,
+            x: 72.0,
+            end: 300.0,
+            y,
+            ..Line::default()
+        };
+        let mut pages: Vec<Vec<Line>> = (1..=40)
+            .map(|i| {
+                let mut p = vec![line(&format!("Page {i} says something of its own."), 100.0)];
+                if (2..=4).contains(&i) {
+                    p.insert(0, line("Chapter 6: Add-on packages", 30.0));
+                }
+                if (10..=12).contains(&i) {
+                    p.insert(0, line("A heading of its own", 60.0 + i as f32 * 20.0));
+                }
+                p
+            })
+            .collect();
+        strip_running_lines(&mut pages, 9.0);
+        let all: Vec<&str> = pages.iter().flatten().map(|l| l.text.as_str()).collect();
+        assert!(!all.contains(&"Chapter 6: Add-on packages"), "{all:?}");
+        assert_eq!(
+            all.iter().filter(|t| **t == "A heading of its own").count(),
+            3
+        );
+    }
 
     #[test]
     fn page_numbers_in_their_forms() {

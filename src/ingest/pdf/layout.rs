@@ -13,8 +13,8 @@ use super::furniture::strip_running_lines;
 use super::page::{Line, Page};
 use super::statement::{caption, statement_line, statement_title};
 use super::text_shape::{
-    all_caps, ends_sentence, heading_text, join_lines, numbered_depth, starts_with_bullet,
-    title_case,
+    all_caps, ends_sentence, heading_text, item_heading, join_lines, numbered_depth,
+    starts_with_bullet, title_case,
 };
 
 /// A paragraph or heading of a page.
@@ -28,6 +28,8 @@ pub struct Block {
     pub level: Option<u8>,
     /// Font size in points.
     pub size: f32,
+    /// Baseline of its first line, in points from the top of the page.
+    pub top: f32,
     /// A table: one row per line (cells joined by ` | `), its caption first.
     pub table: bool,
     /// The page's text was recognised by OCR.
@@ -65,6 +67,13 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     // ("Assets", "Current liabilities") are its subsections, not its
     // siblings, on its page and the next.
     let mut statement_page: Option<u32> = None;
+    // The level and depth of the last numbered heading: `7.37` nests under
+    // `7` by their numbers, whatever their fonts.
+    let mut numbered: Option<(u8, u8)> = None;
+    // The level of the filing item the text is in: its unnumbered
+    // sub-headings ("Liquidity and Capital Resources") nest under
+    // "Item 7.".
+    let mut item: Option<u8> = None;
     for (page, g) in raw {
         let ocr = pages[page as usize - 1].ocr;
         let size = mean_size(&g);
@@ -130,6 +139,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 text,
                 level: None,
                 size,
+                top: g[0].y,
                 table: true,
                 ocr,
             });
@@ -149,6 +159,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                     text: title,
                     level: Some(below_fonts),
                     size,
+                    top: g[0].y,
                     table: false,
                     ocr,
                 });
@@ -162,6 +173,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                         text: rest.join(" "),
                         level: None,
                         size,
+                        top: g[0].y,
                         table: false,
                         ocr,
                     });
@@ -180,14 +192,28 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 .iter()
                 .position(|s| (s - size).abs() < 0.6)
                 .unwrap_or(0);
+            let level = rank as u8 + 1;
             statement_page = None;
-            Some(rank as u8 + 1)
+            match numbered_depth(&text) {
+                Some(d) => numbered = Some((level, d)),
+                None if numbered.is_some_and(|(l, _)| level <= l) => numbered = None,
+                None => {}
+            }
+            item = item_heading(&text).then_some(level);
+            Some(level)
         } else if g.len() > 1 {
             None
         } else if let Some(d) = numbered_depth(&text) {
-            // Below every larger-font heading, nested by its numbering.
+            // Nested by its numbering under the last numbered heading, or
+            // below every larger-font heading.
             statement_page = None;
-            Some(below_fonts - 1 + d)
+            let level = match numbered {
+                Some((l, d0)) => (l + d).saturating_sub(d0).max(1),
+                None => below_fonts - 1 + d,
+            };
+            numbered = Some((level, d));
+            item = item_heading(&text).then_some(level);
+            Some(level)
         } else if text.starts_with(char::is_alphabetic)
             && (all_caps(&text) || title_case(&text) || (bold && short_line(&text)))
         {
@@ -196,7 +222,8 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             if !under_statement {
                 statement_page = None;
             }
-            Some(below_fonts + u8::from(under_statement))
+            let level = below_fonts + u8::from(under_statement);
+            Some(item.map_or(level, |i| level.max(i + 1)))
         } else {
             None
         };
@@ -205,6 +232,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             text,
             level: level.map(|l| l.clamp(1, 6)),
             size,
+            top: g[0].y,
             table: false,
             ocr,
         });
@@ -415,7 +443,7 @@ mod tests {
                     "Body text that is long enough to look like a paragraph of prose.".into(),
                     None
                 ),
-                ("1.1 Motivation".into(), Some(4)),
+                ("1.1 Motivation".into(), Some(3)),
                 (
                     "More body text that is long enough to look like a paragraph too.".into(),
                     None
@@ -427,6 +455,45 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    /// "Item 7." heads its unnumbered sub-headings; `7.37` nests under a
+    /// larger `7`.
+    #[test]
+    fn items_and_numbers_nest_their_sub_headings() {
+        let prose = |y: f32| {
+            body(
+                "A paragraph of body text long enough to be prose, which ends here.",
+                y,
+                true,
+            )
+        };
+        let page = Page {
+            lines: vec![
+                line("7 R Miscellanea", 16.0, 72.0, 300.0, 60.0, true),
+                prose(80.0),
+                body("7.37 Why does backslash behave strangely", 100.0, true),
+                prose(120.0),
+                body("Item 7. Management's Discussion and Analysis", 140.0, true),
+                prose(160.0),
+                body("Liquidity and Capital Resources", 180.0, true),
+                prose(200.0),
+                body("Item 8. Financial Statements", 220.0, true),
+                prose(240.0),
+            ],
+            ..Page::default()
+        };
+        let b = blocks(&[page]);
+        let level = |t: &str| b.iter().find(|b| b.text == t).and_then(|b| b.level);
+        let top = level("7 R Miscellanea").expect("a heading");
+        assert_eq!(
+            level("7.37 Why does backslash behave strangely"),
+            Some(top + 1),
+            "{b:#?}"
+        );
+        let item = level("Item 7. Management's Discussion and Analysis").expect("a heading");
+        assert_eq!(level("Liquidity and Capital Resources"), Some(item + 1));
+        assert_eq!(level("Item 8. Financial Statements"), Some(item));
     }
 
     #[test]

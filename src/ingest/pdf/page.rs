@@ -13,6 +13,23 @@ pub struct Extracted {
     #[serde(default)]
     pub encrypted: bool,
     pub pages: Vec<Page>,
+    /// The document's own outline (its bookmarks), depth first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outline: Vec<OutlineEntry>,
+}
+
+/// A bookmark: a section's title, its depth and where it starts.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct OutlineEntry {
+    pub title: String,
+    /// 1 for a top-level bookmark, 2 for its children, ...
+    pub level: u8,
+    /// 1-based page the bookmark points at.
+    pub page: u32,
+    /// Where on the page the section starts, in points from its top, when
+    /// the bookmark says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top: Option<f32>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -7,7 +7,7 @@ use pdfium_render::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-use super::page::{Extracted, Page};
+use super::page::{Extracted, OutlineEntry, Page};
 use super::page_cache::PageCache;
 use super::reading::{self, Glyph};
 use super::{engine, ocr};
@@ -86,7 +86,81 @@ pub(super) fn read(
         title,
         encrypted,
         pages,
+        outline: outline(&doc),
     })
+}
+
+/// The most bookmarks read, and the deepest nesting followed: a hostile
+/// outline (a cycle, millions of entries) costs no more than this.
+const MAX_BOOKMARKS: usize = 10_000;
+const MAX_BOOKMARK_DEPTH: u8 = 16;
+
+/// The document's bookmarks, depth first, each with the page and the
+/// height it points at; bookmarks without a page in this document (links
+/// to other files, named actions) are left out.
+fn outline(doc: &PdfDocument) -> Vec<OutlineEntry> {
+    fn walk(
+        first: Option<PdfBookmark>,
+        level: u8,
+        tops: &[f32],
+        seen: &mut usize,
+        out: &mut Vec<OutlineEntry>,
+    ) {
+        let mut next = first;
+        while let Some(b) = next {
+            *seen += 1;
+            if *seen > MAX_BOOKMARKS {
+                return;
+            }
+            let title = b.title().map(|t| clean_title(&t)).unwrap_or_default();
+            let target = b.destination().and_then(|d| target(&d, tops)).or_else(|| {
+                b.action().and_then(|a| {
+                    let d = a.as_local_destination_action()?.destination().ok()?;
+                    target(&d, tops)
+                })
+            });
+            if let Some((page, top)) = target.filter(|_| !title.is_empty()) {
+                out.push(OutlineEntry {
+                    title,
+                    level,
+                    page,
+                    top,
+                });
+            }
+            if level < MAX_BOOKMARK_DEPTH {
+                walk(b.first_child(), level + 1, tops, seen, out);
+            }
+            next = b.next_sibling();
+        }
+    }
+    /// The 1-based page a destination names, and the height on it in
+    /// points from the page's top when it names one.
+    fn target(d: &PdfDestination, tops: &[f32]) -> Option<(u32, Option<f32>)> {
+        let index = d.page_index().ok()?;
+        let page_top = *tops.get(index as usize)?;
+        let y = match d.view_settings() {
+            Ok(PdfDestinationViewSettings::SpecificCoordinatesAndZoom(_, y, _))
+            | Ok(PdfDestinationViewSettings::FitPageHorizontallyToWindow(y))
+            | Ok(PdfDestinationViewSettings::FitBoundsHorizontallyToWindow(y)) => y,
+            Ok(PdfDestinationViewSettings::FitPageToRectangle(r)) => Some(r.top()),
+            _ => None,
+        };
+        let top = y
+            .map(|y| page_top - y.value)
+            .filter(|t| t.is_finite() && *t >= 0.0);
+        Some((index as u32 + 1, top))
+    }
+    let Some(root) = doc.bookmarks().root() else {
+        return Vec::new();
+    };
+    // A page's top edge, to measure heights from the top as lines are.
+    let tops: Vec<f32> = match doc.pages().page_sizes() {
+        Ok(sizes) => sizes.iter().map(|r| r.top().value).collect(),
+        Err(_) => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    walk(Some(root), 1, &tops, &mut 0, &mut out);
+    out
 }
 
 fn load_error(e: PdfiumError) -> String {

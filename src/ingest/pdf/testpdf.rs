@@ -20,6 +20,13 @@ pub enum Block {
     /// Two columns of prose side by side (each wrapped at 40 characters),
     /// drawn row by row across both columns.
     Columns(String, String),
+    /// Nothing drawn: a place on the page a bookmark can point at.
+    Anchor(String),
+}
+
+/// A place for a bookmark: nothing drawn, the next block starts here.
+pub fn anchor(name: &str) -> Block {
+    Block::Anchor(name.to_string())
 }
 
 pub fn table(rows: &[&[&str]]) -> Block {
@@ -53,6 +60,12 @@ pub struct TestPdf {
     pub title: Option<String>,
     pub pages: Vec<Vec<Block>>,
     pub footer: bool,
+    /// Bookmarks, depth first: a title, its level (1 = top) and the
+    /// heading or anchor it points at.
+    pub bookmarks: Vec<(String, u8, String)>,
+    /// The running header drawn at the top of each page, if any.
+    pub headers: Vec<Option<String>>,
+    header: Option<String>,
 }
 
 const BODY: f32 = 11.0;
@@ -76,8 +89,30 @@ impl TestPdf {
         self
     }
 
+    /// A bookmark titled `title` at `level` pointing at the top of the
+    /// heading whose text is `target`, or at the anchor of that name.
+    pub fn bookmark(mut self, title: &str, level: u8, target: &str) -> TestPdf {
+        self.bookmarks
+            .push((title.to_string(), level, target.to_string()));
+        self
+    }
+
+    /// A running header (9 pt, above the text) on the pages added after
+    /// this call.
+    pub fn running_header(mut self, text: &str) -> TestPdf {
+        self.header = Some(text.to_string());
+        self
+    }
+
+    /// No running header on the pages added after this call.
+    pub fn no_running_header(mut self) -> TestPdf {
+        self.header = None;
+        self
+    }
+
     pub fn page(mut self, blocks: Vec<Block>) -> TestPdf {
         self.pages.push(blocks);
+        self.headers.push(self.header.clone());
         self
     }
 
@@ -128,6 +163,9 @@ impl TestPdf {
             "Font" => dictionary! { "F1" => body, "F2" => bold },
         });
         let mut kids = Vec::new();
+        // Where each heading and anchor is: its page and the height of
+        // its top above the page's bottom.
+        let mut places: Vec<(String, usize, f32)> = Vec::new();
         for (i, blocks) in self.pages.iter().enumerate() {
             let mut ops = Vec::new();
             let mut y = TOP;
@@ -149,6 +187,7 @@ impl TestPdf {
                             y -= 12.0;
                         }
                         text_line(&mut ops, "F2", *size, y, t);
+                        places.push((t.clone(), i, y + size));
                         y -= size * 1.2 + 10.0;
                     }
                     Block::Para(t) => {
@@ -158,6 +197,7 @@ impl TestPdf {
                         }
                         y -= 10.0;
                     }
+                    Block::Anchor(name) => places.push((name.clone(), i, y + BODY)),
                     Block::Lines(ls) => {
                         for l in ls {
                             text_line(&mut ops, "F1", BODY, y, l);
@@ -209,6 +249,9 @@ impl TestPdf {
             if self.footer {
                 text_line(&mut ops, "F1", 9.0, 40.0, &format!("Page {}", i + 1));
             }
+            if let Some(Some(h)) = self.headers.get(i) {
+                text_line(&mut ops, "F1", 9.0, TOP + 30.0, h);
+            }
             let content = Content { operations: ops };
             let content_id = doc.add_object(Stream::new(
                 dictionary! {},
@@ -226,13 +269,19 @@ impl TestPdf {
             pages_id,
             Object::Dictionary(dictionary! {
                 "Type" => "Pages",
-                "Kids" => kids,
+                "Kids" => kids.clone(),
                 "Count" => count,
                 "Resources" => resources,
                 "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
             }),
         );
-        let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+        let mut catalog = dictionary! { "Type" => "Catalog", "Pages" => pages_id };
+        if !self.bookmarks.is_empty() {
+            let outlines = self.outlines(&mut doc, &kids, &places);
+            catalog.set("Outlines", outlines);
+            catalog.set("PageMode", "UseOutlines");
+        }
+        let catalog = doc.add_object(catalog);
         doc.trailer.set("Root", catalog);
         if let Some(t) = &self.title {
             let info =
@@ -240,6 +289,69 @@ impl TestPdf {
             doc.trailer.set("Info", info);
         }
         doc
+    }
+}
+
+impl TestPdf {
+    /// The outline tree: each bookmark a child of the last one above it
+    /// with a lower level, linked to its siblings, pointing with `/XYZ`
+    /// at its target's page and height.
+    fn outlines(
+        &self,
+        doc: &mut Document,
+        kids: &[Object],
+        places: &[(String, usize, f32)],
+    ) -> lopdf::ObjectId {
+        let root = doc.new_object_id();
+        let ids: Vec<lopdf::ObjectId> =
+            self.bookmarks.iter().map(|_| doc.new_object_id()).collect();
+        // The parent of each bookmark: the index of one, or the root.
+        let mut parents: Vec<Option<usize>> = Vec::new();
+        let mut stack: Vec<usize> = Vec::new();
+        for (i, (_, level, _)) in self.bookmarks.iter().enumerate() {
+            while stack.last().is_some_and(|&p| self.bookmarks[p].1 >= *level) {
+                stack.pop();
+            }
+            parents.push(stack.last().copied());
+            stack.push(i);
+        }
+        let children = |p: Option<usize>| -> Vec<usize> {
+            (0..ids.len()).filter(|&i| parents[i] == p).collect()
+        };
+        for (i, (title, _, target)) in self.bookmarks.iter().enumerate() {
+            let (_, page, top) = places
+                .iter()
+                .find(|(name, _, _)| name == target)
+                .unwrap_or_else(|| panic!("no heading or anchor {target:?}"));
+            let mut item = dictionary! {
+                "Title" => Object::string_literal(title.as_str()),
+                "Parent" => parents[i].map_or(root, |p| ids[p]),
+                "Dest" => vec![kids[*page].clone(), "XYZ".into(), 0.into(), (*top).into(), Object::Null],
+            };
+            let siblings = children(parents[i]);
+            let at = siblings.iter().position(|&s| s == i).unwrap_or(0);
+            if at > 0 {
+                item.set("Prev", ids[siblings[at - 1]]);
+            }
+            if let Some(&n) = siblings.get(at + 1) {
+                item.set("Next", ids[n]);
+            }
+            let mine = children(Some(i));
+            if let (Some(&f), Some(&l)) = (mine.first(), mine.last()) {
+                item.set("First", ids[f]);
+                item.set("Last", ids[l]);
+                item.set("Count", mine.len() as i64);
+            }
+            doc.objects.insert(ids[i], Object::Dictionary(item));
+        }
+        let top = children(None);
+        let mut outlines = dictionary! { "Type" => "Outlines", "Count" => top.len() as i64 };
+        if let (Some(&f), Some(&l)) = (top.first(), top.last()) {
+            outlines.set("First", ids[f]);
+            outlines.set("Last", ids[l]);
+        }
+        doc.objects.insert(root, Object::Dictionary(outlines));
+        root
     }
 }
 
@@ -445,7 +557,7 @@ pub fn image_only(pages: &[(usize, usize, Vec<u8>)]) -> Vec<u8> {
         pages_id,
         Object::Dictionary(dictionary! {
             "Type" => "Pages",
-            "Kids" => kids,
+            "Kids" => kids.clone(),
             "Count" => count,
             "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
         }),

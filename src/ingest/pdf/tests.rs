@@ -1,4 +1,4 @@
-use super::testpdf::{heading, lines, para, TestPdf};
+use super::testpdf::{anchor, heading, lines, para, TestPdf};
 use super::*;
 use crate::config::ChunkingConfig;
 
@@ -63,6 +63,71 @@ fn three_pages() -> TestPdf {
         ])
 }
 
+/// The bookmarks are the headings: their titles, levels and pages, cut
+/// where they point even where no heading is drawn, and the drawn
+/// headings without a bookmark are body text.
+#[test]
+fn bookmarks_are_the_outline_and_cut_the_sections() {
+    let Some(e) = engine() else { return };
+    let bytes = three_pages()
+        .page(vec![
+            para("Storage keeps the fruit cool and dry through the winter months."),
+            anchor("pests"),
+            para(&format!(
+                "Codling moths lay eggs on the young fruit in early summer. {}",
+                words(60, "moth")
+            )),
+        ])
+        .bookmark("Orchard Handbook", 1, "Orchard Handbook")
+        .bookmark("1 Planting", 2, "1 Planting")
+        .bookmark("2 Pruning", 2, "2 Pruning")
+        .bookmark("3 Harvest", 2, "3 Harvest")
+        .bookmark("Pests", 3, "pests")
+        .to_bytes();
+    let ex = extract_bytes(&bytes, &e).unwrap();
+    let bookmarks: Vec<(String, u8, u32)> = ex
+        .outline
+        .iter()
+        .map(|o| (o.title.clone(), o.level, o.page))
+        .collect();
+    let want: Vec<(String, u8, u32)> = [
+        ("Orchard Handbook", 1, 1),
+        ("1 Planting", 2, 1),
+        ("2 Pruning", 2, 2),
+        ("3 Harvest", 2, 3),
+        ("Pests", 3, 4),
+    ]
+    .iter()
+    .map(|(t, l, p)| (t.to_string(), *l, *p))
+    .collect();
+    assert_eq!(bookmarks, want);
+    let c = ChunkingConfig::default();
+    let doc = build(Path::new("orchard.pdf"), &ex, &ctx(&c)).unwrap();
+    let index = PageIndex::new(&doc.content);
+    let outline: Vec<(String, u8, u32)> = doc
+        .meta
+        .headings
+        .iter()
+        .map(|h| (h.text.clone(), h.level, index.page(h.line)))
+        .collect();
+    assert_eq!(outline, want);
+    // "Pests" starts between the two paragraphs of page 4.
+    let lines: Vec<&str> = doc.content.lines().collect();
+    let pests = doc.meta.headings[4].line;
+    assert_eq!(lines[pests - 1], "Pests");
+    assert!(lines[..pests].iter().any(|l| l.contains("Storage keeps")));
+    assert!(lines[pests..].iter().any(|l| l.contains("Codling moths")));
+    let moths = doc
+        .chunks
+        .iter()
+        .find(|c| c.text.contains("Codling"))
+        .unwrap();
+    assert_eq!(
+        moths.meta.section.as_deref(),
+        Some("Orchard Handbook > 3 Harvest > Pests")
+    );
+}
+
 #[test]
 fn three_page_pdf_end_to_end() {
     let Some(e) = engine() else { return };
@@ -108,7 +173,7 @@ fn three_page_pdf_end_to_end() {
         vec![
             (1, "Orchard Handbook"),
             (2, "1 Planting"),
-            (4, "1.1 Spacing"),
+            (3, "1.1 Spacing"),
             (2, "2 Pruning"),
             (2, "3 Harvest")
         ]

@@ -76,6 +76,16 @@ pub(super) fn append_line(s: &mut String, next: &str) {
         s.push_str(next);
         return;
     }
+    // An identifier broken after an underscore (`R_` + `LIBS_USER`), as
+    // TeX breaks them.
+    let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    if s.ends_with('_')
+        && word_char(s[..s.len() - 1].chars().last())
+        && word_char(next.chars().next())
+    {
+        s.push_str(next);
+        return;
+    }
     let next_lower = next.chars().next().is_some_and(char::is_lowercase);
     if s.ends_with('-') && next_lower {
         let before = s[..s.len() - 1].chars().last();
@@ -173,8 +183,8 @@ pub(super) fn is_date(t: &str) -> bool {
 }
 
 /// The depth of a numbered heading: `2` → 1, `2.3` → 2, `2.3.1.` → 3,
-/// `A.` / `IV.` / `Chapter 3` → 1. A number at the end (a table of
-/// contents entry) disqualifies.
+/// `A.` / `IV.` / `Chapter 3` / `Item 7A.` → 1. A number at the end (a
+/// table of contents entry) disqualifies.
 pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     let t = t.trim();
     let (num, rest) = t.split_once(char::is_whitespace)?;
@@ -187,6 +197,10 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
             || next.chars().all(|c| "IVXLC".contains(c))
             || (next.len() == 1 && next.chars().all(|c| c.is_ascii_uppercase()));
         return (ok && !next.is_empty()).then_some(1);
+    }
+    if lower == "item" {
+        let toc = rest.chars().last().is_some_and(|c| c.is_ascii_digit());
+        return (item_number(rest) && !toc).then_some(1);
     }
     if !rest.chars().next().is_some_and(char::is_uppercase) {
         return None;
@@ -209,6 +223,26 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     let letter = stem.len() == 1 && stem.chars().all(|c| c.is_ascii_uppercase());
     let roman = stem.len() <= 5 && stem.chars().all(|c| "IVXLC".contains(c));
     ((letter || roman) && dotted).then_some(1)
+}
+
+/// `7.`, `1A.`, `7A:`: the number of a filing's item.
+fn item_number(rest: &str) -> bool {
+    let Some(next) = rest.split_whitespace().next() else {
+        return false;
+    };
+    let next = next.trim_end_matches(['.', ':']);
+    let digits = next.trim_end_matches(|c: char| c.is_ascii_uppercase());
+    !digits.is_empty()
+        && digits.len() <= 2
+        && next.len() - digits.len() <= 1
+        && digits.chars().all(|c| c.is_ascii_digit())
+}
+
+/// A filing's item heading: "Item 7. Management's Discussion", "ITEM 1A.".
+pub(super) fn item_heading(t: &str) -> bool {
+    let t = t.trim();
+    t.split_once(char::is_whitespace)
+        .is_some_and(|(w, rest)| w.eq_ignore_ascii_case("item") && item_number(rest))
 }
 
 /// Every letter upper-case, at least four of them.
@@ -296,6 +330,11 @@ mod tests {
         assert_eq!(numbered_depth("2.3.1. Fine Print"), Some(3));
         assert_eq!(numbered_depth("3 Methods"), Some(1));
         assert_eq!(numbered_depth("1.2 Results 14"), None, "a TOC entry");
+        assert_eq!(numbered_depth("Item 7. Management's Discussion"), Some(1));
+        assert_eq!(numbered_depth("ITEM 1A. RISK FACTORS"), Some(1));
+        assert_eq!(numbered_depth("Item 12345 is missing"), None);
+        assert_eq!(numbered_depth("Item 7. Management's Discussion 45"), None);
+        assert!(item_heading("Item 7A: Market Risk") && !item_heading("Items sold"));
         assert_eq!(numbered_depth("A Study of Things"), None);
         assert!(!title_case("Results were good"));
         assert!(title_case("Installing the Tools"));
@@ -318,5 +357,11 @@ mod tests {
         let mut s = "soft\u{ad}".to_string();
         append_line(&mut s, "hyphen");
         assert_eq!(s, "softhyphen");
+        let mut s = "the variable R_".to_string();
+        append_line(&mut s, "LIBS_USER is read");
+        assert_eq!(s, "the variable R_LIBS_USER is read");
+        let mut s = "a rule: _".to_string();
+        append_line(&mut s, "next");
+        assert_eq!(s, "a rule: _ next");
     }
 }

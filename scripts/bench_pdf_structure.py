@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+"""PDF structure benchmark: kb's inferred headings against the PDF's own
+outline. PDFs with bookmarks (FinanceBench filings, Debian documentation
+packages) are copied without their bookmarks (`qpdf --empty --pages`), kb
+reads the copies, and its headings are scored against the original
+bookmarks.
+
+    scripts/bench_pdf_structure.py --kb-eval target/release/kb-eval \\
+        --financebench ../shared/eval/financebench-dev --max-files 40
+
+Needs qpdf and pdftotext (Debian: qpdf, poppler-utils), pdfium
+(scripts/prepare_pdf.sh) and the model's tokenizer (`--model-dir`, or what
+`kb init` would choose). The Debian packages are fetched with
+`apt-get download` into $KB_CACHE_DIR/bench-pdf, as scripts/bench_pdf.py
+does; nothing is installed. `kb-eval pdf-structure` prints what kb makes
+of each PDF (the same parser `kb add` runs).
+
+Reported:
+- outline kept: files whose kb headings equal their bookmarks (title's
+  letters and digits, level, page) when read with the bookmarks;
+- inferred (bookmarks stripped): heading precision and recall of titles
+  (letters and digits compared, leading numbering ignored), level
+  agreement of matched headings (the rank of their level among the
+  levels used, on each side), page agreement; pooled over all headings,
+  and the mean over files;
+- titles: FinanceBench filings whose title names the company, whose
+  embedded title (the context header's) names company and year; titles
+  that are cover boilerplate;
+- running headers (a line among the first or last two of a page, digits
+  aside, on at least three pages, by pdftotext)
+  reaching a heading more than once, and the section chains holding such
+  a heading (target 0), with and without the bookmarks;
+- words split by a stray space: `X Y` in kb's text where pdftotext's page
+  has `XY` and not both `X` and `Y`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_pdf  # noqa: E402  (fetch, cache_dir, log)
+
+PACKAGES = bench_pdf.PACKAGES + ["r-doc-pdf", "python-reportlab-doc"]
+MAX_FILE_BYTES = 6 << 20
+MAX_PAGES = 400
+BOILERPLATE = {
+    "document", "formk", "form10k", "form10q", "form8k",
+    "unitedstatessecuritiesandexchangecommission", "securitiesandexchangecommission",
+    "documentsincorporatedbyreference", "forimmediaterelease", "tableofcontents",
+    "contents", "untitled", "pressrelease", "newsrelease",
+}
+log = bench_pdf.log
+
+
+def key(t: str) -> str:
+    return "".join(c for c in t.lower() if c.isalnum())
+
+
+NUMBERING = re.compile(
+    r"^\s*((chapter|part|section|item|appendix)\s+)?([0-9ivxlc]+[.)]?|[a-z][.)]|[0-9]+(\.[0-9]+)+\.?)\s+",
+    re.IGNORECASE)
+
+
+def title_key(t: str) -> str:
+    """A heading's letters and digits without its leading numbering."""
+    k = key(NUMBERING.sub("", t, count=1))
+    return k or key(t)
+
+
+def outline(path: Path) -> list[tuple[str, int, int]] | None:
+    """The bookmarks as (title, level, page), depth first."""
+    out = subprocess.run(["qpdf", "--json=2", "--json-key=outlines", str(path)],
+                         capture_output=True, timeout=120)
+    if out.returncode not in (0, 3):
+        return None
+    try:
+        items = json.loads(out.stdout)["outlines"]
+    except (ValueError, KeyError):
+        return None
+    flat: list[tuple[str, int, int]] = []
+
+    def walk(nodes, level):
+        for n in nodes:
+            page = n.get("destpageposfrom1")
+            title = " ".join((n.get("title") or "").split())
+            if page and title:
+                flat.append((title, level, int(page)))
+            walk(n.get("kids") or [], level + 1)
+
+    walk(items, 1)
+    return flat
+
+
+def page_count(path: Path) -> int:
+    out = subprocess.run(["qpdf", "--show-npages", str(path)], capture_output=True, timeout=60)
+    try:
+        return int(out.stdout.strip())
+    except ValueError:
+        return 0
+
+
+def strip(path: Path, dest: Path) -> bool:
+    if dest.exists():
+        return True
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    out = subprocess.run(["qpdf", "--empty", "--pages", str(path), "--", str(dest)],
+                         capture_output=True, timeout=300)
+    return out.returncode in (0, 3) and dest.exists()
+
+
+def pdftotext_pages(path: Path) -> list[str]:
+    out = subprocess.run(["pdftotext", "-q", str(path), "-"], capture_output=True, timeout=300)
+    pages = out.stdout.decode("utf-8", "replace").split("\f")
+    if pages and not pages[-1].strip():
+        pages.pop()
+    return pages
+
+
+def running_lines(pages: list[str]) -> set[str]:
+    def k(t):
+        return re.sub(r"\d", "#", key(t))
+    counts: collections.Counter = collections.Counter()
+    for p in pages:
+        lines = [l.strip() for l in p.splitlines() if l.strip()]
+        counts.update({k(l) for l in lines[:2] + lines[-2:]})
+    # Three pages: a chapter's running header tops only its chapter.
+    need = 3
+    return {t for t, n in counts.items() if n >= need and any(c.isalpha() for c in t)}
+
+
+def split_words(kb_pages: list[str], pop_pages: list[str]) -> tuple[int, int, list[str]]:
+    split, total, examples = 0, 0, []
+    for mine, theirs in zip(kb_pages, pop_pages):
+        truth = {w.lower() for w in re.findall(r"\w+", theirs)}
+        toks = [w.lower() for w in re.findall(r"\w+", mine)]
+        total += len(toks)
+        for a, b in zip(toks, toks[1:]):
+            ab = a + b
+            if len(ab) >= 4 and ab in truth and not (a in truth and b in truth):
+                split += 1
+                if len(examples) < 10:
+                    examples.append(f"{a} {b}")
+    return split, total, examples
+
+
+def count_running(d: dict, run: set[str], name: str, out: dict) -> None:
+    """Headings that repeat a running line (every one after the first with
+    its text: a chapter's title may be its running header too), and the
+    section chains holding such a repeated heading."""
+    rk = lambda s: re.sub(r"\d", "#", key(s))  # noqa: E731
+    seen: collections.Counter = collections.Counter()
+    repeated = set()
+    for h in d.get("headings", []):
+        k = rk(h[0])
+        if k in run:
+            seen[k] += 1
+            if seen[k] > 1:
+                repeated.add(k)
+                out["headings"] += 1
+                if len(out["examples"]) < 10:
+                    out["examples"].append(f"{name}: heading {h[0]!r}")
+    for s in d.get("sections", []):
+        if any(rk(part) in repeated for part in s.split(" > ")):
+            out["chains"] += 1
+            if len(out["examples"]) < 10:
+                out["examples"].append(f"{name}: chain {s!r}")
+
+
+def kb_structure(kb_eval: str, model_dir: str | None, files: list[Path]) -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    for i in range(0, len(files), 20):
+        batch = files[i:i + 20]
+        cmd = [kb_eval, "pdf-structure", *map(str, batch)]
+        if model_dir:
+            cmd += ["--model-dir", model_dir]
+        res = subprocess.run(cmd, capture_output=True, timeout=3600)
+        for line in res.stdout.decode("utf-8", "replace").splitlines():
+            try:
+                d = json.loads(line)
+            except ValueError:
+                continue
+            out[d["path"]] = d
+        log(f"  kb read {min(i + 20, len(files))}/{len(files)}")
+    return out
+
+
+def score(bookmarks, headings):
+    """Matched pairs of (bookmark, heading) by title, nearest page first."""
+    free = list(range(len(headings)))
+    pairs = []
+    for bm in bookmarks:
+        k = title_key(bm[0])
+        cands = [i for i in free if title_key(headings[i][0]) == k]
+        if not cands:
+            continue
+        best = min(cands, key=lambda i: abs(headings[i][2] - bm[2]))
+        free.remove(best)
+        pairs.append((bm, headings[best]))
+    return pairs
+
+
+def ranks(levels):
+    order = sorted(set(levels))
+    return {l: i for i, l in enumerate(order)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kb-eval", default="target/release/kb-eval")
+    ap.add_argument("--model-dir", default=os.environ.get("KB_MODEL_DIR_INT8"))
+    ap.add_argument("--financebench", type=Path, help="a FinanceBench dataset folder (pdfs/)")
+    ap.add_argument("--max-files", type=int, default=40, help="Debian PDFs with bookmarks")
+    ap.add_argument("--min-bookmarks", type=int, default=5)
+    ap.add_argument("--details", type=Path, help="write each file's scores as JSON here")
+    args = ap.parse_args()
+    for tool in ["qpdf", "pdftotext"]:
+        if not shutil.which(tool):
+            log(f"{tool} is missing: apt install qpdf poppler-utils")
+            return 1
+    root = bench_pdf.cache_dir()
+    tree = bench_pdf.fetch(PACKAGES)
+    fin = sorted((args.financebench / "pdfs").glob("*.pdf")) if args.financebench else []
+
+    debian = sorted(p for p in tree.rglob("*.pdf") if p.is_file() and not p.is_symlink()
+                    and p.stat().st_size <= MAX_FILE_BYTES)
+    with_outline: list[tuple[Path, list]] = []
+    for p in fin:
+        o = outline(p)
+        if o and len(o) >= args.min_bookmarks:
+            with_outline.append((p, o))
+    chosen: list[tuple[Path, list]] = []
+    for p in debian:
+        o = outline(p)
+        if o and len(o) >= args.min_bookmarks and page_count(p) <= MAX_PAGES:
+            chosen.append((p, o))
+    if args.max_files and len(chosen) > args.max_files:
+        step = len(chosen) / args.max_files
+        chosen = [chosen[int(i * step)] for i in range(args.max_files)]
+    with_outline += chosen
+    log(f"{len(with_outline)} PDFs with bookmarks ({len(with_outline) - len(chosen)} filings)")
+
+    stripped_dir = root / "stripped"
+    stripped: dict[str, Path] = {}
+    for p, _ in with_outline:
+        d = stripped_dir / (key(str(p.relative_to(p.anchor)))[-80:] + ".pdf")
+        if strip(p, d):
+            stripped[str(p)] = d
+    originals = sorted({p for p, _ in with_outline} | set(fin))
+    log("kb reads the originals")
+    kb_orig = kb_structure(args.kb_eval, args.model_dir, originals)
+    log("kb reads the copies without bookmarks")
+    kb_strip = kb_structure(args.kb_eval, args.model_dir, list(stripped.values()))
+
+    details = []
+    tot = collections.Counter()
+    macro_p, macro_r = [], []
+    for p, bms in with_outline:
+        orig = kb_orig.get(str(p), {})
+        inf = kb_strip.get(str(stripped.get(str(p), "")), {})
+        d = {"file": str(p), "bookmarks": len(bms)}
+        if "headings" in orig:
+            kept = [(key(h[0]), h[1], h[2]) for h in orig["headings"]]
+            want = [(key(t), min(l, 6), pg) for t, l, pg in bms]
+            d["outline_kept"] = kept == want
+            tot["outline_kept"] += kept == want
+        if "headings" not in inf:
+            d["error"] = inf.get("error", "not read")
+            details.append(d)
+            continue
+        hs = [(h[0], h[1], h[2]) for h in inf["headings"]]
+        pairs = score(bms, hs)
+        rb = ranks([b[1] for b, _ in pairs])
+        rk = ranks([h[1] for _, h in pairs])
+        level_ok = sum(rb[b[1]] == rk[h[1]] for b, h in pairs)
+        page_ok = sum(b[2] == h[2] for b, h in pairs)
+        d.update(headings=len(hs), matched=len(pairs), level_ok=level_ok, page_ok=page_ok)
+        tot["files"] += 1
+        tot["bookmarks"] += len(bms)
+        tot["headings"] += len(hs)
+        tot["matched"] += len(pairs)
+        tot["level_ok"] += level_ok
+        tot["page_ok"] += page_ok
+        macro_p.append(len(pairs) / len(hs) if hs else 0.0)
+        macro_r.append(len(pairs) / len(bms))
+        details.append(d)
+
+    # Titles, running headers and split words on every original.
+    titles = {"financebench": len(fin), "names_company": 0, "header_names_company_and_year": 0,
+              "boilerplate": 0, "file_name_fallback": 0, "files": 0, "examples": []}
+    running = {"headings": 0, "chains": 0, "examples": []}
+    running_inferred = {"headings": 0, "chains": 0, "examples": []}
+    split = {"split": 0, "words": 0, "examples": []}
+    for p in originals:
+        d = kb_orig.get(str(p))
+        if not d or "title" not in d:
+            continue
+        titles["files"] += 1
+        t = d["title"]
+        titles["boilerplate"] += key(t) in BOILERPLATE
+        titles["file_name_fallback"] += t == p.name
+        if p in fin:
+            parts = p.stem.split("_")
+            company = key(parts[0])
+            year = next((x[:4] for x in parts if x[:4].isdigit()), "")
+            names = company in key(t)
+            header = company in key(d["search_title"]) and year in d["search_title"]
+            titles["names_company"] += names
+            titles["header_names_company_and_year"] += header
+            if not names:
+                titles["examples"].append(f"{p.name}: {t!r} -> {d['search_title']!r}")
+        pop = pdftotext_pages(p)
+        run = running_lines(pop)
+        count_running(d, run, p.name, running)
+        if str(p) in stripped and str(stripped[str(p)]) in kb_strip:
+            count_running(kb_strip[str(stripped[str(p)])], run, p.name, running_inferred)
+        n, w, ex = split_words(d["pages"], pop)
+        split["split"] += n
+        split["words"] += w
+        split["examples"] += [f"{p.name}: {e}" for e in ex[:2]]
+    split["examples"] = split["examples"][:15]
+    split["per_10k_words"] = round(1e4 * split["split"] / max(split["words"], 1), 2)
+
+    m = max(tot["matched"], 1)
+    report = {
+        "files_with_bookmarks": len(with_outline),
+        "outline_kept_files": tot["outline_kept"],
+        "inferred": {
+            "files": tot["files"],
+            "bookmarks": tot["bookmarks"],
+            "headings": tot["headings"],
+            "precision": round(tot["matched"] / max(tot["headings"], 1), 3),
+            "recall": round(tot["matched"] / max(tot["bookmarks"], 1), 3),
+            "level_agreement": round(tot["level_ok"] / m, 3),
+            "page_agreement": round(tot["page_ok"] / m, 3),
+            "precision_mean_over_files": round(sum(macro_p) / max(len(macro_p), 1), 3),
+            "recall_mean_over_files": round(sum(macro_r) / max(len(macro_r), 1), 3),
+        },
+        "titles": titles,
+        "running_headers_reaching_structure": running,
+        "running_headers_reaching_structure_inferred": running_inferred,
+        "split_words": split,
+    }
+    if args.details:
+        args.details.write_text(json.dumps(details, indent=1))
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

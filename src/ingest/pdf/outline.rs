@@ -1,0 +1,258 @@
+//! A PDF's own outline (its bookmarks) as its headings: each bookmark
+//! becomes the heading of the block it points at (the block of its title
+//! at or below the height it points at, on its page), split off the text
+//! it was joined to, or a heading line of its own inserted where the
+//! bookmark points when no block carries its title. The headings inferred
+//! from the layout then give way, except statement titles, which stay as
+//! sub-headings of the bookmark they fall under: the author's outline is
+//! the hierarchy, and a statement's rows are still cited under its name.
+
+use super::layout::Block;
+use super::page::OutlineEntry;
+use super::statement::statement_line;
+
+/// How far above the point a bookmark names a heading's baseline may sit
+/// (viewers put the point at the top of the line, or a little above it).
+const ABOVE: f32 = 4.0;
+
+/// `blocks` with the outline's headings; unchanged when the outline has
+/// no bookmark on one of the `pages`.
+pub(super) fn apply(mut blocks: Vec<Block>, outline: &[OutlineEntry], pages: u32) -> Vec<Block> {
+    let entries: Vec<&OutlineEntry> = outline
+        .iter()
+        .filter(|e| e.page >= 1 && e.page <= pages && !key(&e.title).is_empty())
+        .collect();
+    if entries.is_empty() {
+        return blocks;
+    }
+    for b in &mut blocks {
+        if !(b.level.is_some() && statement_line(&b.text).is_some()) {
+            b.level = None;
+        }
+    }
+    // Where each bookmark's heading is, in reading order: a bookmark is
+    // looked for after the one before it.
+    let mut placed: Vec<(usize, u8)> = Vec::with_capacity(entries.len());
+    let mut from = 0;
+    for e in entries {
+        let level = e.level.clamp(1, 6);
+        let i = place(&mut blocks, e, from, level);
+        placed.push((i, level));
+        from = i + 1;
+    }
+    // Statement titles nest under the bookmark before them.
+    let mut parent: Option<u8> = None;
+    let mut next = placed.iter().peekable();
+    for (i, b) in blocks.iter_mut().enumerate() {
+        if next.peek().is_some_and(|(at, _)| *at == i) {
+            parent = next.next().map(|(_, l)| *l);
+            continue;
+        }
+        if b.level.is_some() {
+            b.level = Some(parent.map_or(1, |p| (p + 1).min(6)));
+        }
+    }
+    blocks
+}
+
+/// Makes the block where `e` starts its heading, at or after `from`, and
+/// returns its index.
+fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> usize {
+    let title = key(&e.title);
+    let on_page: Vec<usize> = (from..blocks.len())
+        .filter(|&i| blocks[i].page == e.page)
+        .collect();
+    let below = |i: &usize| e.top.is_none_or(|t| blocks[*i].top >= t - ABOVE);
+    let matching = |i: &usize| !blocks[*i].table && key(&blocks[*i].text).starts_with(&title);
+    let found = on_page
+        .iter()
+        .copied()
+        .filter(below)
+        .find(|i| matching(i) && split_at(&blocks[*i].text, title.len()).is_some())
+        .or_else(|| {
+            on_page
+                .iter()
+                .copied()
+                .find(|i| matching(i) && split_at(&blocks[*i].text, title.len()).is_some())
+        });
+    if let Some(i) = found {
+        let mut cut = split_at(&blocks[i].text, title.len()).unwrap_or(blocks[i].text.len());
+        // The title's closing punctuation ("?", ")") stays with it.
+        let tail = e.title.trim_end();
+        let tail = &tail[tail.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
+        if !tail.is_empty() && blocks[i].text[cut..].starts_with(tail) {
+            cut += tail.len();
+        }
+        let rest = blocks[i].text[cut..]
+            .trim_start_matches(|c: char| c.is_whitespace() || c == ':' || c == '.')
+            .to_string();
+        blocks[i].text.truncate(cut);
+        blocks[i].level = Some(level);
+        if !rest.is_empty() {
+            let body = Block {
+                text: rest,
+                level: None,
+                ..blocks[i].clone()
+            };
+            blocks.insert(i + 1, body);
+        }
+        return i;
+    }
+    // No block carries the title: a heading line of its own where the
+    // bookmark points (the top of its page when it names no height).
+    let at = on_page
+        .iter()
+        .copied()
+        .find(|i| below(i))
+        .unwrap_or_else(|| {
+            on_page.last().map_or_else(
+                || from + blocks[from..].partition_point(|b| b.page < e.page),
+                |l| l + 1,
+            )
+        });
+    let size = blocks.get(at).map_or(0.0, |b| b.size);
+    blocks.insert(
+        at,
+        Block {
+            page: e.page,
+            text: e.title.clone(),
+            level: Some(level),
+            size,
+            top: e.top.unwrap_or(0.0),
+            table: false,
+            ocr: false,
+        },
+    );
+    at
+}
+
+/// A title's letters and digits, lowercased: how a bookmark is matched to
+/// the text on its page whatever the spacing, punctuation or case.
+fn key(t: &str) -> String {
+    t.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The byte offset in `text` after its first `n` letters and digits (as
+/// `key` counts them), when a word ends there; the rest of the block is
+/// body text.
+fn split_at(text: &str, n: usize) -> Option<usize> {
+    let mut seen = 0;
+    for (i, c) in text.char_indices() {
+        if seen == n {
+            return (!c.is_alphanumeric()).then_some(i);
+        }
+        if c.is_alphanumeric() {
+            seen += c.to_lowercase().count();
+        }
+    }
+    (seen == n).then_some(text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(page: u32, text: &str, top: f32) -> Block {
+        Block {
+            page,
+            text: text.into(),
+            level: None,
+            size: 11.0,
+            top,
+            table: false,
+            ocr: false,
+        }
+    }
+
+    fn entry(title: &str, level: u8, page: u32, top: Option<f32>) -> OutlineEntry {
+        OutlineEntry {
+            title: title.into(),
+            level,
+            page,
+            top,
+        }
+    }
+
+    fn headings(blocks: &[Block]) -> Vec<(u32, String, u8)> {
+        blocks
+            .iter()
+            .filter_map(|b| b.level.map(|l| (b.page, b.text.clone(), l)))
+            .collect()
+    }
+
+    #[test]
+    fn bookmarks_become_the_headings_where_they_point() {
+        let mut inferred = block(1, "Chapter 1 Introduction", 30.0);
+        inferred.level = Some(1);
+        let blocks = vec![
+            inferred,
+            block(1, "Contents", 80.0),
+            block(1, "1 Planting ..... 2", 100.0),
+            block(2, "1 Planting? Plant trees in spring.", 100.0),
+            block(2, "More about planting.", 130.0),
+            block(2, "Soil matters a lot.", 300.0),
+            block(3, "Pruning is done in winter.", 100.0),
+        ];
+        let outline = vec![
+            entry("1 Planting?", 1, 2, Some(96.0)),
+            entry("1.1 Soil", 2, 2, Some(290.0)),
+            entry("2 Pruning", 1, 3, None),
+        ];
+        let out = apply(blocks, &outline, 3);
+        assert_eq!(
+            headings(&out),
+            vec![
+                (2, "1 Planting?".to_string(), 1),
+                (2, "1.1 Soil".to_string(), 2),
+                (3, "2 Pruning".to_string(), 1),
+            ]
+        );
+        let text: Vec<&str> = out.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(
+            text,
+            vec![
+                "Chapter 1 Introduction",
+                "Contents",
+                "1 Planting ..... 2",
+                "1 Planting?",
+                "Plant trees in spring.",
+                "More about planting.",
+                "1.1 Soil",
+                "Soil matters a lot.",
+                "2 Pruning",
+                "Pruning is done in winter.",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_title_is_matched_whole_words_only_and_statements_nest() {
+        let mut statement = block(1, "CONSOLIDATED BALANCE SHEETS", 300.0);
+        statement.level = Some(3);
+        let blocks = vec![
+            block(1, "Item 1A. Risk Factors", 100.0),
+            block(1, "Item 1. Business", 200.0),
+            statement,
+        ];
+        let out = apply(blocks, &[entry("Item 1", 1, 1, None)], 1);
+        assert_eq!(
+            headings(&out),
+            vec![
+                (1, "Item 1".to_string(), 1),
+                (1, "CONSOLIDATED BALANCE SHEETS".to_string(), 2),
+            ]
+        );
+        assert_eq!(out[2].text, "Business");
+    }
+
+    #[test]
+    fn bookmarks_off_the_pages_leave_the_blocks_alone() {
+        let mut h = block(1, "Heading", 10.0);
+        h.level = Some(2);
+        let out = apply(vec![h.clone()], &[entry("Gone", 1, 9, None)], 1);
+        assert_eq!(out, vec![h]);
+    }
+}

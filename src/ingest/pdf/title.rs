@@ -1,0 +1,226 @@
+//! A PDF's title: one that names the document, not the form it is on.
+//! A filing is named by the registrant its cover names, with its form
+//! (its Info title is often a working name: "ADBE 10K FY16 - FINAL",
+//! "CORP Q1 2021"); else the Info title when it says something; else the
+//! largest heading of the first pages that is not cover boilerplate
+//! ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K",
+//! "FOR IMMEDIATE RELEASE").
+
+use super::layout::Block;
+
+/// How many pages with text are looked at for a title.
+const FIRST_PAGES: usize = 3;
+
+/// The title, or `None` to fall back to the file name.
+pub(super) fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<String> {
+    let mut pages: Vec<u32> = blocks.iter().map(|b| b.page).collect();
+    pages.dedup();
+    pages.truncate(FIRST_PAGES);
+    let first: Vec<&Block> = blocks.iter().filter(|b| pages.contains(&b.page)).collect();
+    if let Some(t) = registrant(&first) {
+        return Some(t);
+    }
+    if let Some(t) = info.and_then(meaningful_info) {
+        return Some(t);
+    }
+    let candidate = |b: &Block| {
+        b.level.is_some() && !boilerplate(&b.text) && b.text.chars().any(char::is_alphabetic)
+    };
+    let first_page = pages.first().copied();
+    first
+        .iter()
+        .filter(|b| Some(b.page) == first_page && candidate(b))
+        .max_by(|a, b| a.size.total_cmp(&b.size).then(std::cmp::Ordering::Greater))
+        .copied()
+        .or_else(|| blocks.iter().find(|b| candidate(b)))
+        .map(|b| b.text.clone())
+}
+
+/// The Info title unless it is empty, a file name, a placeholder or
+/// boilerplate ("Document", "FORM 10-K").
+fn meaningful_info(t: &str) -> Option<String> {
+    let t = t.trim();
+    let t = t.strip_prefix("Microsoft Word - ").unwrap_or(t).trim();
+    let lower = t.to_lowercase();
+    let file_like = [
+        ".doc", ".docx", ".tex", ".dvi", ".pdf", ".indd", ".odt", ".rtf", ".htm", ".html",
+    ]
+    .iter()
+    .any(|ext| lower.ends_with(ext))
+        || (t.contains('_') && !t.contains(char::is_whitespace));
+    let placeholder = matches!(
+        lower.as_str(),
+        "untitled" | "title" | "no title" | "" | "none" | "pdf" | "slide 1"
+    );
+    (!file_like && !placeholder && !boilerplate(t) && t.chars().any(char::is_alphabetic))
+        .then(|| t.to_string())
+}
+
+/// A filing's registrant and form: the line above "(Exact name of
+/// registrant as specified in its charter)", with the "FORM 10-K" line of
+/// the cover: "3M COMPANY FORM 10-K".
+fn registrant(blocks: &[&Block]) -> Option<String> {
+    let at = blocks
+        .iter()
+        .position(|b| b.text.to_lowercase().contains("exact name of registrant"))?;
+    let text = &blocks[at].text;
+    let before = text[..text.find('(').unwrap_or(0)].trim();
+    let name = if before.chars().any(char::is_alphabetic) {
+        before
+    } else {
+        blocks[..at]
+            .iter()
+            .rev()
+            .map(|b| b.text.trim())
+            .find(|t| !t.is_empty() && !boilerplate(t) && !t.starts_with('('))?
+    };
+    if name.split_whitespace().count() > 12 || !name.chars().any(char::is_alphabetic) {
+        return None;
+    }
+    let form = blocks[..at]
+        .iter()
+        .map(|b| b.text.trim())
+        .find(|t| form_line(t));
+    Some(match form {
+        Some(f) if !name.to_lowercase().contains(&f.to_lowercase()) => format!("{name} {f}"),
+        _ => name.to_string(),
+    })
+}
+
+/// "FORM 10-K", "Form 8-K", "FORM 10-Q/A".
+fn form_line(t: &str) -> bool {
+    let mut w = t.split_whitespace();
+    w.next().is_some_and(|f| f.eq_ignore_ascii_case("form"))
+        && w.next()
+            .is_some_and(|n| n.chars().any(|c| c.is_ascii_digit()))
+        && w.next().is_none()
+}
+
+/// Lines of a cover page or form that name no document: the agency, the
+/// form, the filing's standard headings, a press release's dateline.
+fn boilerplate(t: &str) -> bool {
+    const LINES: &[&str] = &[
+        "document",
+        "untitled document",
+        "united states securities and exchange commission",
+        "united states",
+        "securities and exchange commission",
+        "washington dc 20549",
+        "washington d c 20549",
+        "documents incorporated by reference",
+        "for immediate release",
+        "press release",
+        "news release",
+        "table of contents",
+        "contents",
+        "index",
+        "cover page",
+        "cover",
+        "annual report",
+        "quarterly report",
+        "current report",
+        "mark one",
+        "annual report pursuant to section 13 or 15 d of the securities exchange act of 1934",
+        "quarterly report pursuant to section 13 or 15 d of the securities exchange act of 1934",
+        "current report pursuant to section 13 or 15 d of the securities exchange act of 1934",
+        "part i",
+        "part ii",
+        "forward looking statements",
+        "cautionary note regarding forward looking statements",
+    ];
+    let words: Vec<String> = t
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let joined = words.join(" ");
+    if LINES.contains(&joined.as_str()) || form_line(t) {
+        return true;
+    }
+    // "Exhibit 99.1", "EXHIBIT 99".
+    words.first().is_some_and(|w| w == "exhibit")
+        && words.len() <= 3
+        && words[1..]
+            .iter()
+            .all(|w| w.chars().all(|c| c.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(page: u32, text: &str, level: Option<u8>, size: f32) -> Block {
+        Block {
+            page,
+            text: text.into(),
+            level,
+            size,
+            top: 0.0,
+            table: false,
+            ocr: false,
+        }
+    }
+
+    #[test]
+    fn a_filing_is_titled_by_its_registrant_and_form() {
+        let blocks = vec![
+            block(
+                1,
+                "UNITED STATES SECURITIES AND EXCHANGE COMMISSION",
+                Some(1),
+                14.0,
+            ),
+            block(1, "Washington, D.C. 20549", None, 10.0),
+            block(1, "FORM 10-K", Some(1), 14.0),
+            block(1, "For the fiscal year ended December 31, 2018", None, 10.0),
+            block(1, "3M COMPANY", Some(2), 12.0),
+            block(
+                1,
+                "(Exact name of registrant as specified in its charter)",
+                None,
+                8.0,
+            ),
+        ];
+        assert_eq!(
+            choose_title(Some("Document"), &blocks).as_deref(),
+            Some("3M COMPANY FORM 10-K")
+        );
+        assert_eq!(
+            choose_title(Some("CORP Q1 2021"), &blocks).as_deref(),
+            Some("3M COMPANY FORM 10-K"),
+            "a filing's working title gives way to its registrant"
+        );
+    }
+
+    #[test]
+    fn cover_boilerplate_is_never_the_title() {
+        let blocks = vec![
+            block(1, "FOR IMMEDIATE RELEASE", Some(1), 16.0),
+            block(1, "Exhibit 99.1", Some(1), 16.0),
+            block(
+                1,
+                "Johnson & Johnson Reports Q2 2023 Results",
+                Some(1),
+                14.0,
+            ),
+        ];
+        assert_eq!(
+            choose_title(Some("FORM 8-K"), &blocks).as_deref(),
+            Some("Johnson & Johnson Reports Q2 2023 Results")
+        );
+        assert_eq!(
+            choose_title(Some("Microsoft Word - Q2 Release.docx"), &blocks).as_deref(),
+            Some("Johnson & Johnson Reports Q2 2023 Results")
+        );
+        assert_eq!(
+            choose_title(Some("R FAQ"), &blocks).as_deref(),
+            Some("R FAQ")
+        );
+        assert_eq!(
+            choose_title(Some("F20_10K_VFinal_07.01.2020"), &blocks).as_deref(),
+            Some("Johnson & Johnson Reports Q2 2023 Results")
+        );
+        let only_boilerplate = vec![block(1, "FORM 10-K", Some(1), 14.0)];
+        assert_eq!(choose_title(None, &only_boilerplate), None);
+    }
+}
