@@ -407,7 +407,10 @@ mod tests {
         let pieces = split(&text, 30, 5);
         check_verbatim(&text, &pieces, 30);
         // A short line before the long one stays with its start.
-        assert!(pieces[0].text.starts_with("short line\nThis   sentence"), "{pieces:?}");
+        assert!(
+            pieces[0].text.starts_with("short line\nThis   sentence"),
+            "{pieces:?}"
+        );
         assert!(pieces[1].text.starts_with("This   sentence"), "{pieces:?}");
         assert!(pieces.iter().all(|p| p.tokens <= 30));
         let words = "w ".repeat(100);

@@ -15,14 +15,21 @@ use super::statement::statement_line;
 /// (viewers put the point at the top of the line, or a little above it).
 const ABOVE: f32 = 4.0;
 
+/// Whether an outline is too thin to stand for the hierarchy: one or two
+/// bookmarks in a long document (a title, "Cover"), or fewer than one per
+/// 40 pages. The inferred headings then stay.
+fn thin(bookmarks: usize, pages: u32) -> bool {
+    (bookmarks < 3 && pages > 10) || (bookmarks as u64) * 40 < u64::from(pages)
+}
+
 /// `blocks` with the outline's headings; unchanged when the outline has
-/// no bookmark on one of the `pages`.
+/// no bookmark on one of the `pages`, or is too thin to be the hierarchy.
 pub(super) fn apply(mut blocks: Vec<Block>, outline: &[OutlineEntry], pages: u32) -> Vec<Block> {
     let entries: Vec<&OutlineEntry> = outline
         .iter()
         .filter(|e| e.page >= 1 && e.page <= pages && !key(&e.title).is_empty())
         .collect();
-    if entries.is_empty() {
+    if entries.is_empty() || thin(entries.len(), pages) {
         return blocks;
     }
     for b in &mut blocks {
@@ -246,6 +253,15 @@ mod tests {
             ]
         );
         assert_eq!(out[2].text, "Business");
+    }
+
+    #[test]
+    fn a_thin_outline_leaves_the_inferred_headings() {
+        let mut h = block(1, "Heading", 10.0);
+        h.level = Some(2);
+        let one = [entry("Cover", 1, 1, None)];
+        assert_eq!(apply(vec![h.clone()], &one, 200), vec![h.clone()]);
+        assert!(thin(2, 11) && thin(4, 200) && !thin(5, 200) && !thin(1, 3));
     }
 
     #[test]
