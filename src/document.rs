@@ -14,7 +14,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// The kind of a document: code, markdown, note or pdf.
+/// The kind of a document: code, data (JSON, YAML, TOML), doc (Word,
+/// OpenDocument text), epub, html, markdown, note, pdf, slides
+/// (PowerPoint, OpenDocument presentations) or spreadsheet (CSV, TSV).
 // Adding a format adds a variant here; the compiler then points at every
 // place that must know it.
 #[derive(
@@ -34,18 +36,30 @@ use serde_json::{Map, Value};
 #[serde(rename_all = "lowercase")]
 pub enum DocType {
     Code,
+    Data,
+    Doc,
+    Epub,
+    Html,
     Markdown,
     Note,
     Pdf,
+    Slides,
+    Spreadsheet,
 }
 
 impl DocType {
     /// Every type, in their names' order (as `kb status` lists them).
-    pub const ALL: [DocType; 4] = [
+    pub const ALL: [DocType; 10] = [
         DocType::Code,
+        DocType::Data,
+        DocType::Doc,
+        DocType::Epub,
+        DocType::Html,
         DocType::Markdown,
         DocType::Note,
         DocType::Pdf,
+        DocType::Slides,
+        DocType::Spreadsheet,
     ];
 
     /// The name in the JSON contract, the database and `--type`.
@@ -55,23 +69,38 @@ impl DocType {
             DocType::Markdown => "markdown",
             DocType::Code => "code",
             DocType::Note => "note",
+            DocType::Data => "data",
+            DocType::Html => "html",
+            DocType::Doc => "doc",
+            DocType::Epub => "epub",
+            DocType::Slides => "slides",
+            DocType::Spreadsheet => "spreadsheet",
         }
     }
 
     /// The file extensions (lower case) of this type.
     pub fn extensions(self) -> &'static [&'static str] {
         match self {
-            DocType::Code => &["py", "sh", "bash", "go"],
+            DocType::Code => &[
+                "py", "sh", "bash", "go", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx",
+                "rs",
+            ],
             DocType::Markdown => &["md", "markdown"],
             DocType::Note => &["txt", "text"],
             DocType::Pdf => &["pdf"],
+            DocType::Data => &["json", "yaml", "yml", "toml"],
+            DocType::Html => &["html", "htm", "xhtml"],
+            DocType::Doc => &["docx", "odt"],
+            DocType::Epub => &["epub"],
+            DocType::Slides => &["pptx", "odp"],
+            DocType::Spreadsheet => &["csv", "tsv"],
         }
     }
 
     /// Whether the document's text is cut into pages (form feeds between
-    /// them) and its chunks are cited by page.
+    /// them) and its chunks are cited by page (a slide is a page).
     pub fn has_pages(self) -> bool {
-        matches!(self, DocType::Pdf)
+        matches!(self, DocType::Pdf | DocType::Slides)
     }
 
     /// Whether its headings are code symbols, found by any of their names.
@@ -170,7 +199,8 @@ pub struct ChunkMeta {
     /// The programming language of a code chunk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
-    /// A Python method's class (dotted for nested classes).
+    /// A method's class (dotted for nested Python classes), or the type of
+    /// a Rust impl or trait.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class_name: Option<String>,
     /// A Go method's receiver type.
@@ -267,7 +297,8 @@ pub struct DocumentMeta {
     /// Its headings in order (Markdown, PDF, code symbols).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headings: Vec<Heading>,
-    /// PDF only: its pages, and which had no text or were read by OCR.
+    /// PDF and slides: its pages, and (PDF) which had no text or were read
+    /// by OCR.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -283,6 +314,9 @@ pub struct DocumentMeta {
     /// Markdown frontmatter, as written (the user's own keys).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frontmatter: Option<Map<String, Value>>,
+    /// An e-book's author.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
     /// A SKILL.md's declared name, description, version, capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skill: Option<SkillInfo>,
