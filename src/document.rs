@@ -15,8 +15,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// The kind of a document: code, data (JSON, YAML, TOML), doc (Word,
-/// OpenDocument text), epub, html, markdown, note, pdf, slides
-/// (PowerPoint, OpenDocument presentations) or spreadsheet (CSV, TSV).
+/// OpenDocument text), epub, html, image (read by OCR), markdown, note,
+/// pdf, slides (PowerPoint, OpenDocument presentations) or spreadsheet
+/// (CSV, TSV, Excel, OpenDocument).
 // Adding a format adds a variant here; the compiler then points at every
 // place that must know it.
 #[derive(
@@ -40,6 +41,7 @@ pub enum DocType {
     Doc,
     Epub,
     Html,
+    Image,
     Markdown,
     Note,
     Pdf,
@@ -49,12 +51,13 @@ pub enum DocType {
 
 impl DocType {
     /// Every type, in their names' order (as `kb status` lists them).
-    pub const ALL: [DocType; 10] = [
+    pub const ALL: [DocType; 11] = [
         DocType::Code,
         DocType::Data,
         DocType::Doc,
         DocType::Epub,
         DocType::Html,
+        DocType::Image,
         DocType::Markdown,
         DocType::Note,
         DocType::Pdf,
@@ -73,6 +76,7 @@ impl DocType {
             DocType::Html => "html",
             DocType::Doc => "doc",
             DocType::Epub => "epub",
+            DocType::Image => "image",
             DocType::Slides => "slides",
             DocType::Spreadsheet => "spreadsheet",
         }
@@ -92,15 +96,17 @@ impl DocType {
             DocType::Html => &["html", "htm", "xhtml"],
             DocType::Doc => &["docx", "odt"],
             DocType::Epub => &["epub"],
+            DocType::Image => &["png", "jpg", "jpeg", "tif", "tiff", "webp"],
             DocType::Slides => &["pptx", "odp"],
-            DocType::Spreadsheet => &["csv", "tsv"],
+            DocType::Spreadsheet => &["csv", "tsv", "xlsx", "ods"],
         }
     }
 
     /// Whether the document's text is cut into pages (form feeds between
-    /// them) and its chunks are cited by page (a slide is a page).
+    /// them) and its chunks are cited by page (a slide is a page, and an
+    /// image one or, a multi-page TIFF, several).
     pub fn has_pages(self) -> bool {
-        matches!(self, DocType::Pdf | DocType::Slides)
+        matches!(self, DocType::Pdf | DocType::Slides | DocType::Image)
     }
 
     /// Whether its headings are code symbols, found by any of their names.

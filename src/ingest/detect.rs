@@ -98,7 +98,7 @@ mod tests {
                 "{f}"
             );
         }
-        assert_eq!(detect_by_extension(Path::new("img.png")), None);
+        assert_eq!(detect_by_extension(Path::new("img.bmp")), None);
         assert_eq!(detect_by_extension(Path::new("README")), None);
     }
 

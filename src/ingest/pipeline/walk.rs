@@ -255,7 +255,7 @@ mod tests {
         put("a.md", b"# A\n");
         put("notes/b.txt", b"b");
         put("run-me", b"#!/usr/bin/env python3\nprint(1)\n");
-        put("photo.jpg", b"\xff\xd8\xff");
+        put("photo.bmp", b"BM\x00\x00");
         put(".hidden/c.md", b"# C\n");
         put("build/d.md", b"# D\n");
         put(".gitignore", b"build/\n");
