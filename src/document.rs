@@ -255,10 +255,11 @@ impl ChunkMeta {
 pub struct Citation {
     /// The heading chain the chunk sits under (null when it is under none).
     pub section: Option<String>,
-    /// The 1-based PDF page the chunk starts on (null for other documents).
+    /// The 1-based page the chunk starts on: of a PDF or an image, or the
+    /// slide of a presentation (null for other documents).
     pub page: Option<u32>,
-    /// The last page of a PDF chunk that runs onto the next page (absent
-    /// otherwise): cite `page`–`page_end`.
+    /// The last page of a chunk that runs onto the next page or slide
+    /// (absent otherwise): cite `page`–`page_end`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_end: Option<u32>,
     /// The chunk's first 1-based line in the file (absent where kb does not
@@ -275,8 +276,8 @@ pub struct Citation {
     /// Code chunks only: function, method, class, type or module.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbol_kind: Option<SymbolKind>,
-    /// PDF chunks read off the page by OCR (absent otherwise): the text may
-    /// hold recognition errors.
+    /// Chunks read off a scanned page or an image by OCR (absent
+    /// otherwise): the text may hold recognition errors.
     #[serde(skip_serializing_if = "is_false")]
     #[schemars(with = "Option<bool>")]
     pub ocr: bool,

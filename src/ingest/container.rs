@@ -233,19 +233,6 @@ pub fn first_text(bytes: &[u8], part: &str, element: &str) -> Result<Option<Stri
     Ok((!t.is_empty()).then_some(t))
 }
 
-/// A ZIP package written in memory, for the format modules' tests.
-#[cfg(test)]
-pub(crate) fn test_zip(parts: &[(&str, &str)]) -> Vec<u8> {
-    use std::io::Write;
-    let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default();
-    for (name, body) in parts {
-        w.start_file(*name, opts).unwrap();
-        w.write_all(body.as_bytes()).unwrap();
-    }
-    w.finish().unwrap().into_inner()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,7 +280,7 @@ mod tests {
         let e = p.read("big.xml").unwrap_err().to_string();
         assert!(e.contains("ZIP bomb"), "{e}");
 
-        let ok = test_zip(&[("a.xml", "<a>hello</a>")]);
+        let ok = crate::ingest::testdocs::test_zip(&[("a.xml", "<a>hello</a>")]);
         let e = Package::open(&ok[..ok.len() / 2], "Word document")
             .err()
             .unwrap();

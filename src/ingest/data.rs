@@ -350,7 +350,7 @@ fn json_entry_lines(text: &str) -> Vec<usize> {
 /// Chunks: each entry with nested values its own (split when over the
 /// limit), runs of scalar entries packed together.
 fn chunks(entries: &[Entry], ctx: &ChunkContext) -> Vec<Chunk> {
-    let max = ctx.cap(ctx.config.defaults.max_tokens);
+    let max = ctx.cap(ctx.config.data.max_tokens);
     let mut out = Vec::new();
     let mut run: Vec<&Entry> = Vec::new();
     let mut run_tokens = 0;

@@ -178,67 +178,10 @@ fn read_body(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::config::ChunkingConfig;
-    use crate::ingest::container::test_zip;
-
-    /// A minimal Word document: `(style, text)` paragraphs ("" for none;
-    /// "table" for a two-row table of `text` split at `|`).
-    pub(crate) fn docx(title: Option<&str>, paras: &[(&str, &str)]) -> Vec<u8> {
-        let mut body = String::new();
-        for (style, text) in paras {
-            if *style == "table" {
-                body.push_str("<w:tbl>");
-                for row in text.split('\n') {
-                    body.push_str("<w:tr>");
-                    for cell in row.split('|') {
-                        body.push_str(&format!(
-                            "<w:tc><w:p><w:r><w:t>{cell}</w:t></w:r></w:p></w:tc>"
-                        ));
-                    }
-                    body.push_str("</w:tr>");
-                }
-                body.push_str("</w:tbl>");
-                continue;
-            }
-            let ppr = match *style {
-                "" => String::new(),
-                "list" => {
-                    "<w:pPr><w:numPr><w:ilvl w:val=\"0\"/><w:numId w:val=\"1\"/></w:numPr></w:pPr>"
-                        .into()
-                }
-                s => format!("<w:pPr><w:pStyle w:val=\"{s}\"/></w:pPr>"),
-            };
-            body.push_str(&format!(
-                "<w:p>{ppr}<w:r><w:t xml:space=\"preserve\">{text}</w:t></w:r></w:p>"
-            ));
-        }
-        let document = format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\
-             <w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:body>{body}</w:body></w:document>"
-        );
-        let styles = "<?xml version=\"1.0\"?><w:styles xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\">\
-            <w:style w:type=\"paragraph\" w:styleId=\"Heading1\"><w:name w:val=\"heading 1\"/></w:style>\
-            <w:style w:type=\"paragraph\" w:styleId=\"berschrift2\"><w:name w:val=\"Überschrift 2\"/><w:pPr><w:outlineLvl w:val=\"1\"/></w:pPr></w:style>\
-            </w:styles>";
-        let core = title.map(|t| {
-            format!("<?xml version=\"1.0\"?><cp:coreProperties xmlns:cp=\"http://schemas.openxmlformats.org/package/2006/metadata/core-properties\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:title>{t}</dc:title></cp:coreProperties>")
-        });
-        let mut parts = vec![
-            (
-                "[Content_Types].xml",
-                "<?xml version=\"1.0\"?><Types/>".to_string(),
-            ),
-            ("word/document.xml", document),
-            ("word/styles.xml", styles.to_string()),
-        ];
-        if let Some(c) = core {
-            parts.push(("docProps/core.xml", c));
-        }
-        let refs: Vec<(&str, &str)> = parts.iter().map(|(n, b)| (*n, b.as_str())).collect();
-        test_zip(&refs)
-    }
+    use crate::ingest::testdocs::*;
 
     #[test]
     fn headings_lists_tables_and_title() {

@@ -150,43 +150,10 @@ fn percent_decode(s: &str) -> String {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::config::ChunkingConfig;
-    use crate::ingest::container::test_zip;
-
-    /// A minimal EPUB: chapters of (heading, paragraph), listed in the
-    /// spine in the given order but stored in the package reversed.
-    pub(crate) fn epub(title: &str, author: &str, chapters: &[(&str, &str)]) -> Vec<u8> {
-        let mut parts: Vec<(String, String)> = vec![
-            ("mimetype".into(), "application/epub+zip".into()),
-            (
-                "META-INF/container.xml".into(),
-                "<?xml version=\"1.0\"?><container xmlns=\"urn:oasis:names:tc:opendocument:xmlns:container\" version=\"1.0\"><rootfiles><rootfile full-path=\"OEBPS/content.opf\" media-type=\"application/oebps-package+xml\"/></rootfiles></container>".into(),
-            ),
-        ];
-        let mut manifest = String::new();
-        let mut spine = String::new();
-        for i in 0..chapters.len() {
-            manifest.push_str(&format!("<item id=\"c{i}\" href=\"text/chapter%20{i}.xhtml\" media-type=\"application/xhtml+xml\"/>"));
-            spine.push_str(&format!("<itemref idref=\"c{i}\"/>"));
-        }
-        for (i, (h, p)) in chapters.iter().enumerate().rev() {
-            parts.push((
-                format!("OEBPS/text/chapter {i}.xhtml"),
-                format!("<?xml version=\"1.0\" encoding=\"utf-8\"?><html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>x</title></head><body><h1>{h}</h1><p>{p}</p></body></html>"),
-            ));
-        }
-        parts.push((
-            "OEBPS/content.opf".into(),
-            format!("<?xml version=\"1.0\"?><package xmlns=\"http://www.idpf.org/2007/opf\" version=\"3.0\"><metadata xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:title>{title}</dc:title><dc:creator>{author}</dc:creator></metadata><manifest>{manifest}</manifest><spine>{spine}</spine></package>"),
-        ));
-        let refs: Vec<(&str, &str)> = parts
-            .iter()
-            .map(|(n, b)| (n.as_str(), b.as_str()))
-            .collect();
-        test_zip(&refs)
-    }
+    use crate::ingest::testdocs::*;
 
     #[test]
     fn chapters_in_spine_order_with_title_and_author() {
@@ -199,7 +166,7 @@ pub(crate) mod tests {
             ],
         );
         let mut c = ChunkingConfig::default();
-        c.markdown.min_tokens = 0;
+        c.document.min_tokens = 0;
         let doc = parse(
             Path::new("l.epub"),
             &bytes,

@@ -2,7 +2,7 @@
 //! document, an e-book): blocks become lines, headings are recorded where
 //! they start, table rows are their cells joined by ` | `. The result is
 //! the document's indexed text (what `kb open` shows) and is chunked by
-//! its sections as Markdown is.
+//! its sections as Markdown is (`chunking.document`).
 
 use super::sections::{chain, chunk};
 use super::{ChunkContext, IngestError, ParsedDocument};
@@ -143,18 +143,35 @@ impl TextBuilder {
         if text.trim().is_empty() {
             return Err(IngestError::Empty);
         }
-        let sections = chain(&text, 0, 1, self.headings);
-        doc.meta.headings = sections.iter().filter_map(|s| s.heading.clone()).collect();
-        doc.chunks = chunk(&text, sections, ctx);
+        let cfg = &ctx.config.document;
+        let limits = (cfg.min_tokens, cfg.max_tokens);
+        // Pages (slides) are chunked one by one, so no chunk spans two: a
+        // prefix of the text ending with the page keeps offsets and lines.
+        let separator = format!("\n{}\n", super::pdf::PAGE_SEPARATOR);
+        let mut page_ends: Vec<usize> = text.match_indices(&separator).map(|(i, _)| i).collect();
+        page_ends.push(text.len());
+        let mut start = 0;
+        let mut headings = self.headings.into_iter().peekable();
+        for end in page_ends {
+            let mut starts = Vec::new();
+            while let Some(h) = headings.next_if(|h| h.0 < end) {
+                starts.push(h);
+            }
+            let first_line = 1 + text[..start].matches('\n').count();
+            let page = &text[..end];
+            let sections = chain(page, start, first_line, starts);
+            doc.meta
+                .headings
+                .extend(sections.iter().filter_map(|s| s.heading.clone()));
+            doc.chunks.extend(chunk(page, sections, limits, ctx));
+            start = (end + separator.len()).min(text.len());
+        }
         if self.pages > 0 {
-            // Slides: each chunk cites its slide (and the last one it runs
-            // onto); the page separators are not text to search.
+            // Each chunk cites its slide or page; the separators are not
+            // text to search.
             let index = super::pdf::PageIndex::new(&text);
             for c in &mut doc.chunks {
-                let first = c.meta.line_start.map_or(1, |l| index.page(l as usize));
-                let last = c.meta.line_end.map_or(first, |l| index.page(l as usize));
-                c.meta.page = Some(first);
-                c.meta.page_end = (last > first).then_some(last);
+                c.meta.page = c.meta.line_start.map(|l| index.page(l as usize));
             }
             doc.meta.pages = Some(self.pages as u32);
         }

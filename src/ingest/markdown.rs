@@ -83,7 +83,7 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
             range: start..text.len(),
         }];
     }
-    doc.chunks = chunk(&text, sections, ctx);
+    doc.chunks = chunk(&text, sections, (cfg.min_tokens, cfg.max_tokens), ctx);
     if doc.chunks.is_empty() {
         return Err(IngestError::failed(
             "no text to index (only frontmatter or markup)",

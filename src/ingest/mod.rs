@@ -32,6 +32,9 @@ pub mod skill;
 pub mod source_path;
 pub mod split;
 pub mod table;
+#[cfg(any(test, feature = "e2e"))]
+#[doc(hidden)]
+pub mod testdocs;
 pub mod verbatim;
 
 use std::path::Path;

@@ -147,32 +147,10 @@ fn read_content(xml: &[u8], b: &mut TextBuilder) -> Result<(), IngestError> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::config::ChunkingConfig;
-    use crate::ingest::container::test_zip;
-
-    const NS: &str = "xmlns:office=\"urn:oasis:names:tc:opendocument:xmlns:office:1.0\" \
-        xmlns:text=\"urn:oasis:names:tc:opendocument:xmlns:text:1.0\" \
-        xmlns:table=\"urn:oasis:names:tc:opendocument:xmlns:table:1.0\" \
-        xmlns:draw=\"urn:oasis:names:tc:opendocument:xmlns:drawing:1.0\" \
-        xmlns:presentation=\"urn:oasis:names:tc:opendocument:xmlns:presentation:1.0\"";
-
-    /// A minimal OpenDocument package: `body` goes in `office:body`.
-    pub(crate) fn odf(mimetype: &str, title: Option<&str>, body: &str) -> Vec<u8> {
-        let content = format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><office:document-content {NS}><office:body>{body}</office:body></office:document-content>"
-        );
-        let meta = title.map(|t| {
-            format!("<?xml version=\"1.0\"?><office:document-meta {NS} xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><office:meta><dc:title>{t}</dc:title></office:meta></office:document-meta>")
-        });
-        let mut parts = vec![("mimetype", mimetype.to_string()), ("content.xml", content)];
-        if let Some(m) = meta {
-            parts.push(("meta.xml", m));
-        }
-        let refs: Vec<(&str, &str)> = parts.iter().map(|(n, b)| (*n, b.as_str())).collect();
-        test_zip(&refs)
-    }
+    use crate::ingest::testdocs::*;
 
     #[test]
     fn text_documents_headings_lists_and_tables() {
@@ -211,25 +189,15 @@ pub(crate) mod tests {
 
     #[test]
     fn presentations_are_pages_with_titles_and_notes() {
-        let slide = |title: &str, text: &str, notes: &str| {
-            format!(
-                "<draw:page><draw:frame presentation:class=\"title\"><draw:text-box><text:p>{title}</text:p></draw:text-box></draw:frame>\
-                 <draw:frame presentation:class=\"outline\"><draw:text-box><text:p>{text}</text:p></draw:text-box></draw:frame>\
-                 <presentation:notes><draw:frame><draw:text-box><text:p>{notes}</text:p></draw:text-box></draw:frame></presentation:notes></draw:page>"
-            )
-        };
-        let body = format!(
-            "<office:presentation>{}{}</office:presentation>",
-            slide("Roadmap", "Ship in March", "mention the budget"),
-            slide("Risks", "Supplier delays", "ask finance")
-        );
-        let bytes = odf(
-            "application/vnd.oasis.opendocument.presentation",
+        let bytes = odp(
             None,
-            &body,
+            &[
+                ("Roadmap", "Ship in March", "mention the budget"),
+                ("Risks", "Supplier delays", "ask finance"),
+            ],
         );
         let mut c = ChunkingConfig::default();
-        c.markdown.min_tokens = 0;
+        c.document.min_tokens = 0;
         let doc = parse(
             Path::new("plan.odp"),
             &bytes,

@@ -213,80 +213,10 @@ fn read_shapes(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::config::ChunkingConfig;
-    use crate::ingest::container::test_zip;
-
-    const P: &str = "xmlns:p=\"http://schemas.openxmlformats.org/presentationml/2006/main\" \
-        xmlns:a=\"http://schemas.openxmlformats.org/drawingml/2006/main\" \
-        xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\"";
-
-    fn shape(ph: Option<&str>, text: &str) -> String {
-        let ph = ph.map_or(String::new(), |t| {
-            format!("<p:nvPr><p:ph type=\"{t}\"/></p:nvPr>")
-        });
-        format!(
-            "<p:sp><p:nvSpPr>{ph}</p:nvSpPr><p:txBody><a:p><a:r><a:t>{text}</a:t></a:r></a:p></p:txBody></p:sp>"
-        )
-    }
-
-    /// A minimal presentation: slides of (title, text, notes), stored in
-    /// the package in reverse so their order must come from the
-    /// presentation part.
-    pub(crate) fn pptx(title: Option<&str>, slides: &[(&str, &str, &str)]) -> Vec<u8> {
-        let mut parts: Vec<(String, String)> = Vec::new();
-        let mut ids = String::new();
-        let mut rels = String::new();
-        for (i, (t, text, notes)) in slides.iter().enumerate().rev() {
-            let n = i + 1;
-            // Slide files numbered against their order.
-            let file = slides.len() - i;
-            ids.insert_str(0, &format!("<p:sldId id=\"{}\" r:id=\"rId{n}\"/>", 255 + n));
-            rels.push_str(&format!(
-                "<Relationship Id=\"rId{n}\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/slide\" Target=\"slides/slide{file}.xml\"/>"
-            ));
-            parts.push((
-                format!("ppt/slides/slide{file}.xml"),
-                format!(
-                    "<?xml version=\"1.0\"?><p:sld {P}><p:cSld><p:spTree>{}{}</p:spTree></p:cSld></p:sld>",
-                    shape(Some("title"), t),
-                    shape(None, text)
-                ),
-            ));
-            parts.push((
-                format!("ppt/slides/_rels/slide{file}.xml.rels"),
-                format!("<?xml version=\"1.0\"?><Relationships><Relationship Id=\"rId2\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/notesSlide\" Target=\"../notesSlides/notesSlide{file}.xml\"/></Relationships>"),
-            ));
-            parts.push((
-                format!("ppt/notesSlides/notesSlide{file}.xml"),
-                format!(
-                    "<?xml version=\"1.0\"?><p:notes {P}><p:cSld><p:spTree>{}{}</p:spTree></p:cSld></p:notes>",
-                    shape(Some("sldImg"), ""),
-                    shape(Some("body"), notes)
-                ),
-            ));
-        }
-        parts.push((
-            "ppt/presentation.xml".into(),
-            format!("<?xml version=\"1.0\"?><p:presentation {P}><p:sldIdLst>{ids}</p:sldIdLst></p:presentation>"),
-        ));
-        parts.push((
-            "ppt/_rels/presentation.xml.rels".into(),
-            format!("<?xml version=\"1.0\"?><Relationships>{rels}</Relationships>"),
-        ));
-        if let Some(t) = title {
-            parts.push((
-                "docProps/core.xml".into(),
-                format!("<?xml version=\"1.0\"?><cp:coreProperties xmlns:cp=\"x\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\"><dc:title>{t}</dc:title></cp:coreProperties>"),
-            ));
-        }
-        let refs: Vec<(&str, &str)> = parts
-            .iter()
-            .map(|(n, b)| (n.as_str(), b.as_str()))
-            .collect();
-        test_zip(&refs)
-    }
+    use crate::ingest::testdocs::*;
 
     #[test]
     fn slides_in_order_with_titles_and_notes() {
@@ -303,7 +233,7 @@ pub(crate) mod tests {
             ],
         );
         let mut c = ChunkingConfig::default();
-        c.markdown.min_tokens = 0;
+        c.document.min_tokens = 0;
         let doc = parse(
             Path::new("q.pptx"),
             &bytes,

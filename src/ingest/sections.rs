@@ -2,7 +2,8 @@
 //! pages, office documents and e-books): the text is cut at every heading,
 //! each section labelled with its heading chain (`Config > Advanced`);
 //! small sections merge with a neighbour that shares the chain, and each
-//! is split into verbatim pieces of whole lines (`chunking.markdown`).
+//! is split into verbatim pieces of whole lines (`chunking.markdown`, and
+//! `chunking.document` for extracted text).
 
 use std::ops::Range;
 
@@ -65,14 +66,18 @@ pub fn chain(
     out
 }
 
-/// The chunks of the sections: merged when small, split when large, each
-/// with its lines.
-pub fn chunk(text: &str, sections: Vec<Section>, ctx: &ChunkContext) -> Vec<Chunk> {
-    let cfg = &ctx.config.markdown;
-    let max = ctx.cap(cfg.max_tokens);
+/// The chunks of the sections: merged when under `min` tokens, split when
+/// over `max`, each with its lines.
+pub fn chunk(
+    text: &str,
+    sections: Vec<Section>,
+    (min, max): (usize, usize),
+    ctx: &ChunkContext,
+) -> Vec<Chunk> {
+    let max = ctx.cap(max);
     let overlap = ctx.overlap(max);
     let mut out = Vec::new();
-    for m in merge_small(text, sections, cfg.min_tokens, max, ctx) {
+    for m in merge_small(text, sections, min, max, ctx) {
         for p in split_lines(text, m.range, max, overlap, ctx.tokens) {
             let mut chunk = Chunk::new(p.text, p.tokens, m.label.clone());
             chunk.meta.line_start = Some(p.line_start as u64);

@@ -377,57 +377,10 @@ fn repeat(attrs: &[(String, String)], key: &str) -> usize {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::config::ChunkingConfig;
-    use crate::ingest::container::test_zip;
-
-    /// A minimal Excel workbook: sheets of rows of inline strings.
-    pub(crate) fn xlsx(sheets: &[(&str, &[&[&str]])]) -> Vec<u8> {
-        let mut parts: Vec<(String, String)> = Vec::new();
-        let mut list = String::new();
-        let mut rels = String::new();
-        for (i, (name, rows)) in sheets.iter().enumerate() {
-            let n = i + 1;
-            list.push_str(&format!(
-                "<sheet name=\"{name}\" sheetId=\"{n}\" r:id=\"rId{n}\"/>"
-            ));
-            rels.push_str(&format!("<Relationship Id=\"rId{n}\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet\" Target=\"worksheets/sheet{n}.xml\"/>"));
-            let mut data = String::new();
-            for (r, row) in rows.iter().enumerate() {
-                data.push_str(&format!("<row r=\"{}\">", r + 1));
-                for (c, v) in row.iter().enumerate() {
-                    let col = (b'A' + c as u8) as char;
-                    if let Ok(num) = v.parse::<f64>() {
-                        data.push_str(&format!("<c r=\"{col}{}\"><v>{num}</v></c>", r + 1));
-                    } else {
-                        data.push_str(&format!(
-                            "<c r=\"{col}{}\" t=\"inlineStr\"><is><t>{v}</t></is></c>",
-                            r + 1
-                        ));
-                    }
-                }
-                data.push_str("</row>");
-            }
-            parts.push((
-                format!("xl/worksheets/sheet{n}.xml"),
-                format!("<?xml version=\"1.0\"?><worksheet xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\"><sheetData>{data}</sheetData></worksheet>"),
-            ));
-        }
-        parts.push((
-            "xl/workbook.xml".into(),
-            format!("<?xml version=\"1.0\"?><workbook xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\"><sheets>{list}</sheets></workbook>"),
-        ));
-        parts.push((
-            "xl/_rels/workbook.xml.rels".into(),
-            format!("<?xml version=\"1.0\"?><Relationships>{rels}</Relationships>"),
-        ));
-        let refs: Vec<(&str, &str)> = parts
-            .iter()
-            .map(|(n, b)| (n.as_str(), b.as_str()))
-            .collect();
-        test_zip(&refs)
-    }
+    use crate::ingest::testdocs::*;
 
     #[test]
     fn xlsx_sheets_rows_and_shared_strings() {
@@ -474,7 +427,7 @@ pub(crate) mod tests {
             <table:table-row><table:table-cell><text:p>bolt</text:p></table:table-cell><table:table-cell><text:p>40</text:p></table:table-cell><table:table-cell table:number-columns-repeated=\"16384\"/></table:table-row>\
             <table:table-row table:number-rows-repeated=\"1048576\"><table:table-cell table:number-columns-repeated=\"16384\"/></table:table-row>\
             </table:table></office:spreadsheet>";
-        let bytes = crate::ingest::odf::tests::odf(
+        let bytes = odf(
             "application/vnd.oasis.opendocument.spreadsheet",
             Some("Stock"),
             body,

@@ -104,7 +104,7 @@ pub fn pack_rows(
     section: Option<&str>,
     ctx: &ChunkContext,
 ) -> Vec<Chunk> {
-    let max = ctx.cap(ctx.config.defaults.max_tokens);
+    let max = ctx.cap(ctx.config.table.max_tokens);
     let head = join_cells(header);
     let head_tokens = ctx.tokens.count(&head);
     // A header that would leave less than half the chunk is left out.
@@ -172,7 +172,7 @@ mod tests {
     #[test]
     fn rows_pack_under_their_header_with_their_lines() {
         let mut c = ChunkingConfig::default();
-        c.defaults.max_tokens = 20;
+        c.table.max_tokens = 20;
         let ctx = crate::ingest::test_support::ctx(&c);
         let mut src = String::from("city,country,population\n");
         for i in 0..10 {
