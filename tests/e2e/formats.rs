@@ -66,8 +66,9 @@ fn documents(dir: &Path) {
         &format!(
             "<office:text><text:h text:outline-level=\"1\">Garden notes</text:h><text:p>{}</text:p>\
              <text:h text:outline-level=\"2\">Tomatoes</text:h>\
-             <text:p>Pinch out the side shoots of the tomato plants every week in July.</text:p></office:text>",
-            filler("gardening", 6)
+             <text:p>Pinch out the side shoots of the tomato plants every week in July. {}</text:p></office:text>",
+            filler("gardening", 6),
+            filler("tomatoes", 6)
         ),
     );
     std::fs::write(dir.join("garden.odt"), odt).unwrap();
@@ -114,8 +115,10 @@ fn documents(dir: &Path) {
         <main><h1>Cheese guide</h1><p>"
         .to_vec();
     html.extend_from_slice(filler("cheese", 6).as_bytes());
+    html.extend_from_slice(b"</p><h2>Storing</h2><p>");
+    html.extend_from_slice(filler("storage", 6).as_bytes());
     html.extend_from_slice(
-        b"</p><h2>Storing</h2><p>Wrap the Gruy\xe8re in wax paper and keep it in the vegetable drawer.</p>\
+        b" Wrap the Gruy\xe8re in wax paper and keep it in the vegetable drawer.</p>\
           <table><tr><th>Cheese</th><th>Weeks</th></tr><tr><td>Comt\xe9</td><td>3</td></tr></table></main>\
           <footer>Copyright Fromagerie</footer></body></html>",
     );
