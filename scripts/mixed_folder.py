@@ -160,7 +160,7 @@ def main(out):
     home = os.path.expanduser("~")
     take([f"{home}/.cargo/registry/src/*/*/Cargo.toml"], 100, "data")
     take(["/usr/lib/node_modules/npm/node_modules/*/package.json"], 100, "data")
-    take([f"{home}/.pyenv/versions/*/lib/python3*/site-packages/**/*.yaml"], 50, "data")
+    take(["/usr/lib/google-cloud-sdk/lib/googlecloudsdk/schemas/compute/v1/*.yaml"], 100, "data")
     take([f"{home}/.cargo/registry/src/*/scraper-*/src/**/*.rs",
           f"{home}/.cargo/registry/src/*/zip-*/src/**/*.rs"], 100, "code")
     take(["/usr/lib/node_modules/npm/lib/**/*.js"], 100, "code")

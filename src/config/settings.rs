@@ -320,8 +320,8 @@ pub enum CodeStrategy {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct CodeChunking {
-    /// ast (one chunk per definition, with tree-sitter: Python, Bash, Go)
-    /// or fixed (line windows).
+    /// ast (one chunk per definition, with tree-sitter: Python, Bash, Go,
+    /// JavaScript, TypeScript, Rust) or fixed (line windows).
     pub strategy: CodeStrategy,
     /// Methods are embedded with their class line and docstring.
     pub include_context: bool,

@@ -35,11 +35,6 @@ impl TextBuilder {
         }
     }
 
-    /// A hard line break inside a block.
-    pub fn line_break(&mut self) {
-        self.end_line();
-    }
-
     /// Ends the current line (a list item, a line of a block).
     pub fn end_line(&mut self) {
         let line = self.inline.trim().to_string();

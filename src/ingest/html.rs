@@ -226,7 +226,7 @@ pub fn render(html: &Html, b: &mut TextBuilder) {
                             match (&mut pre, &mut heading) {
                                 (Some(p), _) => p.push('\n'),
                                 (_, Some((_, h))) => h.push(' '),
-                                _ => b.line_break(),
+                                _ => b.end_line(),
                             }
                         } else if name == "li" {
                             b.end_line();

@@ -270,7 +270,7 @@ fn errors_have_codes_and_exit_codes() {
         .as_str()
         .unwrap()
         .contains("/definitely/not/here"));
-    let e = kb.error(&["search", "x", "--type", "spreadsheet"], 1);
+    let e = kb.error(&["search", "x", "--type", "presentation"], 1);
     assert_eq!(e["code"], "E_USAGE");
     let e = kb.error(&["search"], 1);
     assert_eq!(e["code"], "E_USAGE");
