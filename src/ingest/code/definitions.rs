@@ -52,6 +52,10 @@ pub(super) trait Language: Sync {
     }
 }
 
+/// Names a container's member that is a definition: (its name, its label
+/// in the section: `start`, `fn new`); `None` for what is not one.
+pub(super) type MemberName<'a> = dyn Fn(&Walker<'a>, Node<'a>) -> Option<(String, String)>;
+
 /// Walks the syntax tree into units (in file order) and headings.
 pub(super) struct Walker<'a> {
     pub(super) src: &'a str,
@@ -228,7 +232,7 @@ impl<'a> Walker<'a> {
         node: Node<'a>,
         sym: Sym,
         body: Option<Node<'a>>,
-        member: &dyn Fn(&Walker<'a>, Node<'a>) -> Option<(String, String)>,
+        member: &MemberName<'a>,
     ) {
         let Some(body) = body else {
             return self.push_def(range, node, sym, None);
