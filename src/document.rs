@@ -14,7 +14,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// The kind of a document: code, markdown, note or pdf.
+/// The kind of a document: code, data (JSON, YAML, TOML), doc (Word,
+/// OpenDocument text), epub, html, image (read by OCR), markdown, note,
+/// pdf, slides (PowerPoint, OpenDocument presentations) or spreadsheet
+/// (CSV, TSV, Excel, OpenDocument).
 // Adding a format adds a variant here; the compiler then points at every
 // place that must know it.
 #[derive(
@@ -34,18 +37,32 @@ use serde_json::{Map, Value};
 #[serde(rename_all = "lowercase")]
 pub enum DocType {
     Code,
+    Data,
+    Doc,
+    Epub,
+    Html,
+    Image,
     Markdown,
     Note,
     Pdf,
+    Slides,
+    Spreadsheet,
 }
 
 impl DocType {
     /// Every type, in their names' order (as `kb status` lists them).
-    pub const ALL: [DocType; 4] = [
+    pub const ALL: [DocType; 11] = [
         DocType::Code,
+        DocType::Data,
+        DocType::Doc,
+        DocType::Epub,
+        DocType::Html,
+        DocType::Image,
         DocType::Markdown,
         DocType::Note,
         DocType::Pdf,
+        DocType::Slides,
+        DocType::Spreadsheet,
     ];
 
     /// The name in the JSON contract, the database and `--type`.
@@ -55,16 +72,33 @@ impl DocType {
             DocType::Markdown => "markdown",
             DocType::Code => "code",
             DocType::Note => "note",
+            DocType::Data => "data",
+            DocType::Html => "html",
+            DocType::Doc => "doc",
+            DocType::Epub => "epub",
+            DocType::Image => "image",
+            DocType::Slides => "slides",
+            DocType::Spreadsheet => "spreadsheet",
         }
     }
 
     /// The file extensions (lower case) of this type.
     pub fn extensions(self) -> &'static [&'static str] {
         match self {
-            DocType::Code => &["py", "sh", "bash", "go"],
+            DocType::Code => &[
+                "py", "sh", "bash", "go", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx",
+                "rs",
+            ],
             DocType::Markdown => &["md", "markdown"],
             DocType::Note => &["txt", "text"],
             DocType::Pdf => &["pdf"],
+            DocType::Data => &["json", "yaml", "yml", "toml"],
+            DocType::Html => &["html", "htm", "xhtml"],
+            DocType::Doc => &["docx", "odt"],
+            DocType::Epub => &["epub"],
+            DocType::Image => &["png", "jpg", "jpeg", "tif", "tiff", "webp"],
+            DocType::Slides => &["pptx", "odp"],
+            DocType::Spreadsheet => &["csv", "tsv", "xlsx", "ods"],
         }
     }
 
@@ -79,9 +113,10 @@ impl DocType {
     }
 
     /// Whether the document's text is cut into pages (form feeds between
-    /// them) and its chunks are cited by page.
+    /// them) and its chunks are cited by page (a slide is a page, and an
+    /// image one or, a multi-page TIFF, several).
     pub fn has_pages(self) -> bool {
-        matches!(self, DocType::Pdf)
+        matches!(self, DocType::Pdf | DocType::Slides | DocType::Image)
     }
 
     /// Whether its headings are code symbols, found by any of their names.
@@ -180,7 +215,8 @@ pub struct ChunkMeta {
     /// The programming language of a code chunk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
-    /// A Python method's class (dotted for nested classes).
+    /// A method's class (dotted for nested Python classes), or the type of
+    /// a Rust impl or trait.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class_name: Option<String>,
     /// A Go method's receiver type.
@@ -229,10 +265,11 @@ impl ChunkMeta {
 pub struct Citation {
     /// The heading chain the chunk sits under (null when it is under none).
     pub section: Option<String>,
-    /// The 1-based PDF page the chunk starts on (null for other documents).
+    /// The 1-based page the chunk starts on: of a PDF or an image, or the
+    /// slide of a presentation (null for other documents).
     pub page: Option<u32>,
-    /// The last page of a PDF chunk that runs onto the next page (absent
-    /// otherwise): cite `page`–`page_end`.
+    /// The last page of a chunk that runs onto the next page or slide
+    /// (absent otherwise): cite `page`–`page_end`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page_end: Option<u32>,
     /// The chunk's first 1-based line in the file (absent where kb does not
@@ -249,8 +286,8 @@ pub struct Citation {
     /// Code chunks only: function, method, class, type or module.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbol_kind: Option<SymbolKind>,
-    /// PDF chunks read off the page by OCR (absent otherwise): the text may
-    /// hold recognition errors.
+    /// Chunks read off a scanned page or an image by OCR (absent
+    /// otherwise): the text may hold recognition errors.
     #[serde(skip_serializing_if = "is_false")]
     #[schemars(with = "Option<bool>")]
     pub ocr: bool,
@@ -277,7 +314,8 @@ pub struct DocumentMeta {
     /// Its headings in order (Markdown, PDF, code symbols).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headings: Vec<Heading>,
-    /// PDF only: its pages, and which had no text or were read by OCR.
+    /// PDF and slides: its pages, and (PDF) which had no text or were read
+    /// by OCR.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -293,6 +331,9 @@ pub struct DocumentMeta {
     /// Markdown frontmatter, as written (the user's own keys).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frontmatter: Option<Map<String, Value>>,
+    /// An e-book's author.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
     /// A SKILL.md's declared name, description, version, capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skill: Option<SkillInfo>,

@@ -55,13 +55,16 @@ pub(crate) struct InfoOutput {
     pub updated_at: String,
     /// The programming language of a code document (null otherwise).
     pub language: Option<String>,
+    /// An e-book's author (null for other documents).
+    pub author: Option<String>,
     /// The SHA-256 of the file as indexed.
     pub content_hash: String,
     /// The file's size in bytes as indexed.
     pub file_size: Option<u64>,
     /// unchanged, changed or missing (null for a document without a file).
     pub file_status: Option<FileStatus>,
-    /// PDF pages (null for other documents).
+    /// Pages of a PDF or an image, slides of a presentation (null for
+    /// other documents).
     pub pages: Option<u32>,
     /// PDF pages without extractable text (0 for other documents).
     pub pages_without_text: u32,
@@ -114,6 +117,7 @@ impl Command for InfoArgs {
             created_at: d.summary.created_at.clone(),
             updated_at: d.summary.updated_at.clone(),
             language: d.language.clone(),
+            author: d.metadata.author.clone(),
             content_hash: d.content_hash.clone(),
             file_size: d.file_size,
             pages: d.metadata.pages,

@@ -195,10 +195,30 @@ pub(crate) fn symbol_key(text: &str) -> String {
     text.split('>')
         .filter_map(|part| {
             let mut p = part.trim();
-            for keyword in ["async ", "def ", "class ", "func ", "function ", "type "] {
+            for keyword in [
+                "export ",
+                "pub ",
+                "async ",
+                "def ",
+                "class ",
+                "func ",
+                "function ",
+                "type ",
+                "fn ",
+                "impl ",
+                "trait ",
+                "struct ",
+                "enum ",
+                "interface ",
+                "mod ",
+            ] {
                 if let Some(rest) = p.strip_prefix(keyword) {
                     p = rest.trim_start();
                 }
+            }
+            // A Rust trait impl is filed under its type.
+            if let Some((_, ty)) = p.split_once(" for ") {
+                p = ty.trim();
             }
             // A Go method: `(s *Server) Start` is Server.Start.
             let owned;
@@ -214,6 +234,7 @@ pub(crate) fn symbol_key(text: &str) -> String {
                 }
             }
             // Parameter lists and a trailing colon are not part of the name.
+            let p = p.replace("::", ".");
             let name = p.split(['(', ':', ' ']).next().unwrap_or("").trim();
             (!name.is_empty()).then(|| name.to_lowercase())
         })
@@ -466,6 +487,12 @@ mod tests {
         assert_eq!(symbol_key("Server.Start"), "server.start");
         assert_eq!(symbol_key("async def fetch(url):"), "fetch");
         assert_eq!(symbol_key("function backup_db"), "backup_db");
+        assert_eq!(
+            symbol_key("impl fmt::Display for Config > fn fmt"),
+            "config.fmt"
+        );
+        assert_eq!(symbol_key("Config::new"), "config.new");
+        assert_eq!(symbol_key("class Server > start"), "server.start");
     }
 
     #[test]

@@ -128,6 +128,9 @@ impl Config {
             ("chunking.pdf.max_tokens", c.pdf.max_tokens),
             ("chunking.markdown.max_tokens", c.markdown.max_tokens),
             ("chunking.code.max_tokens", c.code.max_tokens),
+            ("chunking.document.max_tokens", c.document.max_tokens),
+            ("chunking.table.max_tokens", c.table.max_tokens),
+            ("chunking.data.max_tokens", c.data.max_tokens),
         ] {
             if v < 16 {
                 return bad(key, "must be at least 16");
@@ -143,6 +146,12 @@ impl Config {
             return bad(
                 "chunking.markdown.min_tokens",
                 "must not exceed chunking.markdown.max_tokens",
+            );
+        }
+        if c.document.min_tokens > c.document.max_tokens {
+            return bad(
+                "chunking.document.min_tokens",
+                "must not exceed chunking.document.max_tokens",
             );
         }
         Ok(())

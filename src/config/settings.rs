@@ -224,6 +224,38 @@ pub struct ChunkingConfig {
     pub code: CodeChunking,
     /// Plain-text notes.
     pub note: NoteChunking,
+    /// Web pages, Word and OpenDocument documents, slides and e-books:
+    /// their extracted text cut at its headings, as Markdown is.
+    pub document: DocumentChunking,
+    /// CSV and TSV files and spreadsheet sheets: whole rows under their
+    /// header row.
+    pub table: TableChunking,
+    /// JSON, YAML and TOML files: their flattened key paths by top-level
+    /// key.
+    pub data: DataChunking,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct DocumentChunking {
+    /// Sections smaller than this merge with a neighbour.
+    pub min_tokens: usize,
+    /// Most tokens in a chunk.
+    pub max_tokens: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct TableChunking {
+    /// Most tokens in a chunk, the repeated header row included.
+    pub max_tokens: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct DataChunking {
+    /// Most tokens in a chunk; a top-level key longer than this is split.
+    pub max_tokens: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
@@ -288,8 +320,8 @@ pub enum CodeStrategy {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct CodeChunking {
-    /// ast (one chunk per definition, with tree-sitter: Python, Bash, Go)
-    /// or fixed (line windows).
+    /// ast (one chunk per definition, with tree-sitter: Python, Bash, Go,
+    /// JavaScript, TypeScript, Rust) or fixed (line windows).
     pub strategy: CodeStrategy,
     /// Methods are embedded with their class line and docstring.
     pub include_context: bool,
@@ -448,6 +480,12 @@ impl Default for ChunkingConfig {
             note: NoteChunking {
                 strategy: NoteStrategy::Whole,
             },
+            document: DocumentChunking {
+                min_tokens: 50,
+                max_tokens: 1024,
+            },
+            table: TableChunking { max_tokens: 512 },
+            data: DataChunking { max_tokens: 512 },
         }
     }
 }
@@ -475,6 +513,21 @@ impl Default for CodeChunking {
 impl Default for NoteChunking {
     fn default() -> Self {
         ChunkingConfig::default().note
+    }
+}
+impl Default for DocumentChunking {
+    fn default() -> Self {
+        ChunkingConfig::default().document
+    }
+}
+impl Default for TableChunking {
+    fn default() -> Self {
+        ChunkingConfig::default().table
+    }
+}
+impl Default for DataChunking {
+    fn default() -> Self {
+        ChunkingConfig::default().data
     }
 }
 

@@ -508,4 +508,43 @@ mod tests {
             assert_codes_match_vectors(&db);
         }
     }
+
+    /// A knowledge base of schema 9 (document types checked by the
+    /// schema) takes the new types after it is opened, chunks kept.
+    #[test]
+    fn migration_10_lets_every_document_type_in_and_keeps_the_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let chunks = |db: &Database| -> i64 {
+            db.conn()
+                .query_row("SELECT count(*) FROM chunks", [], |r| r.get(0))
+                .unwrap()
+        };
+        let before = {
+            let db = knowledge_base(dir.path());
+            write(&db, "/d0", 10, "v1");
+            db.conn()
+                .execute_batch(
+                    "PRAGMA writable_schema = ON;
+                     UPDATE sqlite_master SET sql = replace(sql, 'doc_type TEXT NOT NULL,',
+                         'doc_type TEXT NOT NULL CHECK (doc_type IN (''pdf'', ''markdown'', ''code'', ''note'')),')
+                     WHERE type = 'table' AND name = 'documents';
+                     PRAGMA writable_schema = OFF;
+                     UPDATE config SET value = '9' WHERE key = 'schema_version';",
+                )
+                .unwrap();
+            chunks(&db)
+        };
+        {
+            let old = rusqlite::Connection::open(dir.path().join("kb.db")).unwrap();
+            assert!(old
+                .execute("UPDATE documents SET doc_type = 'html'", [])
+                .is_err());
+        }
+        let db = Database::open(&dir.path().join("kb.db"), OpenMode::Existing).unwrap();
+        db.conn()
+            .execute("UPDATE documents SET doc_type = 'html'", [])
+            .unwrap();
+        assert_eq!(chunks(&db), before);
+        assert!(before > 0);
+    }
 }

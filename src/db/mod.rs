@@ -62,6 +62,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
         include_str!("../../migrations/008_vector_code_blocks.sql"),
     ),
     (9, include_str!("../../migrations/009_roots.sql")),
+    (10, include_str!("../../migrations/010_document_types.sql")),
 ];
 
 /// The newest schema this binary knows.
@@ -174,6 +175,13 @@ impl Database {
                     self.rebuild_codes()
                 };
                 done.map_err(|e| KbError::Db(format!("migration {version} failed: {e}")))?;
+            }
+            if *version == 10 {
+                // The schema text was edited: other connections must
+                // reread it (SQLite's procedure for such edits).
+                let cookie: i64 = tx.query_row("PRAGMA schema_version", [], |r| r.get(0))?;
+                tx.execute_batch(&format!("PRAGMA schema_version = {}", cookie + 1))
+                    .map_err(|e| KbError::Db(format!("migration {version} failed: {e}")))?;
             }
             tx.execute(
                 "INSERT INTO config(key, value) VALUES ('schema_version', ?1)

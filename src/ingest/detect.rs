@@ -40,6 +40,10 @@ pub fn code_language(path: &Path, head: &[u8]) -> Option<&'static str> {
         Some("py") => Some("python"),
         Some("sh") | Some("bash") => Some("bash"),
         Some("go") => Some("go"),
+        Some("js" | "mjs" | "cjs" | "jsx") => Some("javascript"),
+        Some("ts" | "mts" | "cts") => Some("typescript"),
+        Some("tsx") => Some("tsx"),
+        Some("rs") => Some("rust"),
         _ => shebang_language(head),
     }
 }
@@ -85,14 +89,16 @@ mod tests {
         );
         assert_eq!(detect_by_extension(Path::new("n.txt")), Some(DocType::Note));
         assert_eq!(detect_by_extension(Path::new("p.PDF")), Some(DocType::Pdf));
-        for f in ["a.py", "b.sh", "c.bash", "d.go"] {
+        for f in [
+            "a.py", "b.sh", "c.bash", "d.go", "e.js", "f.ts", "g.tsx", "h.rs",
+        ] {
             assert_eq!(
                 detect_by_extension(Path::new(f)),
                 Some(DocType::Code),
                 "{f}"
             );
         }
-        assert_eq!(detect_by_extension(Path::new("img.png")), None);
+        assert_eq!(detect_by_extension(Path::new("img.bmp")), None);
         assert_eq!(detect_by_extension(Path::new("README")), None);
     }
 
@@ -125,6 +131,11 @@ mod tests {
         assert_eq!(code_language(Path::new("x.py"), b""), Some("python"));
         assert_eq!(code_language(Path::new("x.BASH"), b""), Some("bash"));
         assert_eq!(code_language(Path::new("x.go"), b""), Some("go"));
+        assert_eq!(code_language(Path::new("x.mjs"), b""), Some("javascript"));
+        assert_eq!(code_language(Path::new("x.jsx"), b""), Some("javascript"));
+        assert_eq!(code_language(Path::new("x.ts"), b""), Some("typescript"));
+        assert_eq!(code_language(Path::new("x.tsx"), b""), Some("tsx"));
+        assert_eq!(code_language(Path::new("x.rs"), b""), Some("rust"));
         assert_eq!(
             code_language(Path::new("bin/tool"), b"#!/usr/bin/python3.11\n"),
             Some("python")

@@ -4,16 +4,13 @@
 
 use std::path::Path;
 
-use std::ops::Range;
-
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
 use super::frontmatter::{parse_frontmatter, split_frontmatter};
-use super::verbatim::split_lines;
-use super::{decode_text, file_title, skill, Chunk, ChunkContext, IngestError, ParsedDocument};
+use super::sections::{chain, chunk, Section};
+use super::{decode_text, file_title, skill, ChunkContext, IngestError, ParsedDocument};
 use crate::config::MarkdownStrategy;
-use crate::document::Heading;
 
 pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
     let mut doc = ParsedDocument::default();
@@ -74,29 +71,19 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     }
 
     let cfg = &ctx.config.markdown;
-    let max = ctx.cap(cfg.max_tokens);
-    let overlap = ctx.overlap(max);
-    let pieces: Vec<(Range<usize>, Option<String>)> = if cfg.strategy == MarkdownStrategy::Fixed {
+    if cfg.strategy == MarkdownStrategy::Fixed {
         let start = if unparsed_front.is_some() {
             0
         } else {
             body_start
         };
-        vec![(start..text.len(), None)]
-    } else {
-        merge_small(&text, sections, cfg.min_tokens, max, ctx)
-            .into_iter()
-            .map(|m| (m.range, m.label))
-            .collect()
-    };
-    for (range, label) in pieces {
-        for p in split_lines(&text, range, max, overlap, ctx.tokens) {
-            let mut chunk = Chunk::new(p.text, p.tokens, label.clone());
-            chunk.meta.line_start = Some(p.line_start as u64);
-            chunk.meta.line_end = Some(p.line_end as u64);
-            doc.chunks.push(chunk);
-        }
+        sections = vec![Section {
+            heading: None,
+            label: None,
+            range: start..text.len(),
+        }];
     }
+    doc.chunks = chunk(&text, sections, (cfg.min_tokens, cfg.max_tokens), ctx);
     if doc.chunks.is_empty() {
         return Err(IngestError::failed(
             "no text to index (only frontmatter or markup)",
@@ -126,13 +113,6 @@ fn apply_frontmatter(fm: &Map<String, Value>, doc: &mut ParsedDocument) {
     doc.meta.frontmatter = Some(fm.clone());
 }
 
-struct Section {
-    heading: Option<Heading>,
-    label: Option<String>,
-    /// Its bytes in the file's text.
-    range: Range<usize>,
-}
-
 /// Cuts the body (`text` from `body_start`, line `first_line`) at every
 /// heading; each section carries its heading chain.
 fn sections(text: &str, body_start: usize, first_line: usize) -> Vec<Section> {
@@ -159,40 +139,11 @@ fn sections(text: &str, body_start: usize, first_line: usize) -> Vec<Section> {
         }
     }
 
-    let mut out = Vec::new();
-    let preamble_end = starts.first().map(|s| s.0).unwrap_or(body.len());
-    if !body[..preamble_end].trim().is_empty() {
-        out.push(Section {
-            heading: None,
-            label: None,
-            range: body_start..body_start + preamble_end,
-        });
-    }
-    let mut chain: Vec<(u8, String)> = Vec::new();
-    for (i, (start, level, text)) in starts.iter().enumerate() {
-        let end = starts.get(i + 1).map(|s| s.0).unwrap_or(body.len());
-        while chain.last().is_some_and(|(l, _)| *l >= *level) {
-            chain.pop();
-        }
-        chain.push((*level, text.clone()));
-        let label = chain
-            .iter()
-            .map(|(_, t)| t.as_str())
-            .filter(|t| !t.is_empty())
-            .collect::<Vec<_>>()
-            .join(" > ");
-        let line = first_line + body[..*start].matches('\n').count();
-        out.push(Section {
-            heading: Some(Heading {
-                level: *level,
-                text: text.clone(),
-                line,
-            }),
-            label: if label.is_empty() { None } else { Some(label) },
-            range: body_start + start..body_start + end,
-        });
-    }
-    out
+    let starts = starts
+        .into_iter()
+        .map(|(start, level, text)| (body_start + start, level, text))
+        .collect();
+    chain(text, body_start, first_line, starts)
 }
 
 fn heading_level(l: HeadingLevel) -> u8 {
@@ -204,70 +155,6 @@ fn heading_level(l: HeadingLevel) -> u8 {
         HeadingLevel::H5 => 5,
         HeadingLevel::H6 => 6,
     }
-}
-
-struct Merged {
-    label: Option<String>,
-    range: Range<usize>,
-    tokens: usize,
-}
-
-/// The heading chain two labels share (`SSH keys > Rotating keys` and
-/// `SSH keys > Using ssh-agent` share `SSH keys`).
-fn common_chain(a: Option<&str>, b: Option<&str>) -> Option<String> {
-    let (a, b) = (a?, b?);
-    let shared: Vec<&str> = a
-        .split(" > ")
-        .zip(b.split(" > "))
-        .take_while(|(x, y)| x == y)
-        .map(|(x, _)| x)
-        .collect();
-    (!shared.is_empty()).then(|| shared.join(" > "))
-}
-
-/// Merges sections smaller than `min` tokens with a neighbour, as long as the
-/// result fits in `max` and the two share a heading chain (or one is the
-/// text before the first heading). A merged chunk is labelled with the
-/// chain its sections share, so a citation (and `kb show --section`) names a
-/// section that holds all of its text.
-fn merge_small(
-    text: &str,
-    sections: Vec<Section>,
-    min: usize,
-    max: usize,
-    ctx: &ChunkContext,
-) -> Vec<Merged> {
-    let mut out: Vec<Merged> = Vec::new();
-    for s in sections {
-        let own = text[s.range.clone()].trim();
-        if own.is_empty() {
-            continue;
-        }
-        let n = ctx.tokens.count(own);
-        if let Some(last) = out.last_mut() {
-            let shared = match (&last.label, &s.label) {
-                (Some(a), Some(b)) => common_chain(Some(a), Some(b)).map(Some),
-                // The text before the first heading belongs to no section.
-                _ => Some(None),
-            };
-            if let Some(label) = shared {
-                if (last.tokens < min || n < min) && last.tokens + n <= max {
-                    // Sections follow one another: the merged text is the
-                    // file's, whatever lies between them.
-                    last.range.end = s.range.end;
-                    last.tokens += n;
-                    last.label = label;
-                    continue;
-                }
-            }
-        }
-        out.push(Merged {
-            label: s.label,
-            range: s.range,
-            tokens: n,
-        });
-    }
-    out
 }
 
 #[cfg(test)]

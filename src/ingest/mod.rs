@@ -1,7 +1,7 @@
 //! Turning a file into a document and its chunks.
 //!
 //! `detect` decides a file's type; each format module (`markdown`, `note`,
-//! `pdf`, `code`) exposes the same `parse(path, bytes, ctx)` that
+//! `pdf`, `code`, `data`, `table`, `html`, `docx`, `odf`, `pptx`, `epub`, `image`, `sheets`) exposes the same `parse(path, bytes, ctx)` that
 //! returns a [`ParsedDocument`]; `split` holds the size-bounded splitting
 //! of extracted text (PDF), `verbatim` that of a file's own lines
 //! (Markdown, notes); `change` tells whether a file changed since it was indexed;
@@ -9,17 +9,32 @@
 
 pub mod change;
 pub mod code;
+pub mod container;
 pub mod context;
+pub mod data;
 pub mod detect;
+pub mod docx;
+pub mod epub;
 mod error;
+pub mod extracted;
 pub mod frontmatter;
+pub mod html;
+pub mod image;
 pub mod markdown;
 pub mod note;
+pub mod odf;
 pub mod pdf;
 pub mod pipeline;
+pub mod pptx;
+pub mod sections;
+pub mod sheets;
 pub mod skill;
 pub mod source_path;
 pub mod split;
+pub mod table;
+#[cfg(any(test, feature = "e2e"))]
+#[doc(hidden)]
+pub mod testdocs;
 pub mod verbatim;
 
 use std::path::Path;
@@ -133,6 +148,31 @@ pub fn parse(
         DocType::Note => note::parse(path, bytes, ctx)?,
         DocType::Pdf => pdf::parse(path, bytes, ctx)?,
         DocType::Code => code::parse(path, bytes, ctx)?,
+        DocType::Data => data::parse(path, bytes, ctx)?,
+        DocType::Html => html::parse(path, bytes, ctx)?,
+        DocType::Epub => epub::parse(path, bytes, ctx)?,
+        DocType::Image => image::parse(path, bytes, ctx)?,
+        DocType::Doc | DocType::Slides => {
+            let ext = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase);
+            match ext.as_deref() {
+                Some("docx") => docx::parse(path, bytes, ctx)?,
+                Some("pptx") => pptx::parse(path, bytes, ctx)?,
+                _ => odf::parse(path, bytes, ctx)?,
+            }
+        }
+        DocType::Spreadsheet => {
+            let ext = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase);
+            match ext.as_deref() {
+                Some("xlsx" | "ods") => sheets::parse(path, bytes, ctx)?,
+                _ => table::parse(path, bytes, ctx)?,
+            }
+        }
     };
     doc.doc_type = Some(doc_type);
     Ok(doc)

@@ -41,7 +41,7 @@ pub use glyphs::Glyph;
 pub use layout::Block;
 pub use page::{Extracted, Line, OutlineEntry, Page};
 pub use read::ReadOptions;
-pub use settings::{PageReport, PdfSettings};
+pub use settings::{ImageOcr, PageReport, PdfSettings};
 pub use tables::CELL_SEPARATOR;
 
 /// The line `content` holds between two pages: a form feed.

@@ -55,7 +55,7 @@ fn add_then_search_with_the_json_contract() {
     let summary = kb.add(&[&docs]);
     assert_eq!(summary["added"], 3, "{summary}");
     assert_eq!(summary["failed"], 0, "{summary}");
-    assert_eq!(summary["unsupported"], 1, "the csv: {summary}");
+    assert_eq!(summary["unsupported"], 1, "the svg: {summary}");
     assert!(summary["chunks"].as_u64().unwrap() >= 3);
 
     let v = kb.json(&["search", "how do I install git?"]);

@@ -247,7 +247,7 @@ pub fn fixture_tree(root: &Path) {
         &root.join("ignored/secret.md"),
         "# Secret\n\nthis ignored xylophone file must never be indexed\n",
     );
-    write(&root.join("data.csv"), "a,b\n1,2\n");
+    write(&root.join("drawing.svg"), "<svg/>\n");
 }
 
 /// A Markdown guide with three sections long enough to be chunks of their

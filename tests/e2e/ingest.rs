@@ -91,7 +91,7 @@ fn hostile_files_are_logged_and_the_good_ones_indexed() {
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
     let locked_readable = std::fs::read(&locked).is_ok();
     // An unsupported file.
-    write(&root.join("table.csv"), "a,b\n1,2\n");
+    write(&root.join("drawing.svg"), "<svg/>\n");
     // PDFs: a good one, then truncated, password-encrypted, and a
     // decompression bomb (4 GB of zeros in about 4 MB).
     let good_pdf = TestPdf::new()

@@ -20,6 +20,10 @@ mod evidence;
 #[cfg(feature = "e2e")]
 mod first_run;
 #[cfg(feature = "e2e")]
+mod formats;
+#[cfg(feature = "e2e")]
+mod images;
+#[cfg(feature = "e2e")]
 mod ingest;
 #[cfg(feature = "e2e")]
 mod inspect;

@@ -8,7 +8,7 @@ use std::ops::Range;
 use tree_sitter::Node;
 
 use super::unit::{Item, ItemKind, Lines, Scope, Sym, Unit};
-use crate::document::Heading;
+use crate::document::{Heading, SymbolKind};
 use crate::embed::TokenCounter;
 
 /// What the walker needs to know of a programming language.
@@ -19,8 +19,15 @@ pub(super) trait Language: Sync {
     /// The tree-sitter grammar.
     fn grammar(&self) -> tree_sitter::Language;
 
-    /// Node kinds that are definitions at the top level.
+    /// Node kinds that are definitions at the top level or inside a
+    /// container (a class body, a Rust impl).
     fn is_definition(&self, kind: &str) -> bool;
+
+    /// Node kinds that are comments, or (Rust attributes) go with the
+    /// definition below them as comments do.
+    fn is_comment(&self, kind: &str) -> bool {
+        kind == "comment"
+    }
 
     /// Turns one definition (`node`, with the comments above it in
     /// `range`) into units and headings on the walker; `scope` is the
@@ -44,6 +51,10 @@ pub(super) trait Language: Sync {
         format!("module {module}")
     }
 }
+
+/// Names a container's member that is a definition: (its name, its label
+/// in the section: `start`, `fn new`); `None` for what is not one.
+pub(super) type MemberName<'a> = dyn Fn(&Walker<'a>, Node<'a>) -> Option<(String, String)>;
 
 /// Walks the syntax tree into units (in file order) and headings.
 pub(super) struct Walker<'a> {
@@ -115,7 +126,7 @@ impl<'a> Walker<'a> {
     pub(super) fn items(&self, nodes: Vec<Node<'a>>) -> Vec<Item<'a>> {
         let mut items: Vec<Item> = Vec::new();
         for n in nodes {
-            let kind = if n.kind() == "comment" {
+            let kind = if self.lang.is_comment(n.kind()) {
                 ItemKind::Comment
             } else if self.lang.is_definition(n.kind()) {
                 ItemKind::Def
@@ -177,7 +188,7 @@ impl<'a> Walker<'a> {
         let mut prev: Option<Node> = None;
         for n in nodes {
             let glued = prev.is_some_and(|p| {
-                p.kind() == "comment"
+                self.lang.is_comment(p.kind())
                     && self.lines.line_of(p.end_byte().saturating_sub(1)) + 1
                         >= self.lines.line_of(n.start_byte())
             });
@@ -208,6 +219,92 @@ impl<'a> Walker<'a> {
     ) {
         let lang = self.lang;
         lang.definition(self, range, node, scope);
+    }
+
+    /// A definition holding others (a JS/TS class, a Rust impl or trait),
+    /// already headed at `level`: one chunk when it fits; else its own
+    /// lines are one symbol and each member definition (named by
+    /// `member`, `None` for what is not one) another, embedded with the
+    /// container's first line as context.
+    pub(super) fn container_def(
+        &mut self,
+        range: Range<usize>,
+        node: Node<'a>,
+        sym: Sym,
+        body: Option<Node<'a>>,
+        member: &MemberName<'a>,
+    ) {
+        let Some(body) = body else {
+            return self.push_def(range, node, sym, None);
+        };
+        let level = self.headings.last().map_or(1, |h| h.level);
+        let header = self
+            .signature(node)
+            .filter(|h| self.count(h) <= self.max / 4);
+        let mut whole = sym.context.clone().unwrap_or_default();
+        whole.push_str(&self.src[range.clone()]);
+        let fits = self.count(&whole) <= self.max;
+        let first_unit = self.units.len();
+        let owner = self.owners.len();
+        self.owners.push(sym.clone());
+        let mut cur = body.walk();
+        let children: Vec<Node> = body
+            .children(&mut cur)
+            .filter(|n| n.is_named() || !matches!(n.kind(), "{" | "}"))
+            .collect();
+        // Punctuation between members (`;` after a field) goes with the
+        // member before it.
+        let mut items: Vec<Item> = Vec::new();
+        for item in self.items(children) {
+            match items.last_mut() {
+                Some(prev) if !item.node.is_named() => prev.range.end = item.range.end,
+                _ => items.push(item),
+            }
+        }
+        let head_end = items.first().map_or(range.end, |i| i.range.start);
+        self.units.push(Unit::Code {
+            range: range.start..head_end,
+            owner,
+        });
+        let mut end = head_end;
+        for item in items {
+            end = item.range.end;
+            let named = (item.kind == ItemKind::Def)
+                .then(|| member(self, item.node))
+                .flatten();
+            let Some((name, label)) = named else {
+                self.units.push(Unit::Code {
+                    range: item.range,
+                    owner,
+                });
+                continue;
+            };
+            let full = format!("{}.{name}", sym.name);
+            self.heading(level + 1, &full, item.range.start);
+            let method = Sym {
+                name: full,
+                kind: SymbolKind::Method,
+                label: format!("{} > {label}", sym.label),
+                class_name: Some(sym.name.clone()),
+                receiver: None,
+                context: header.clone(),
+                continuation: self.signature(item.node),
+            };
+            let method_body = item.node.child_by_field_name("body");
+            self.push_def(item.range, item.node, method, method_body);
+        }
+        if end < range.end {
+            self.units.push(Unit::Code {
+                range: end..range.end,
+                owner,
+            });
+        }
+        if fits {
+            // Keep the members' headings, but chunk the container whole.
+            self.units.truncate(first_unit);
+            self.owners.truncate(owner);
+            self.push_def(range, node, sym, Some(body));
+        }
     }
 
     /// `node` is the definition itself, after the comments attached above.

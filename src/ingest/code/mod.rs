@@ -1,4 +1,4 @@
-//! Source code: Python, Bash and Go parsed with tree-sitter into one chunk
+//! Source code: Python, Bash, Go, JavaScript/TypeScript and Rust parsed with tree-sitter into one chunk
 //! per definition (function, class, method, type), with the comment block
 //! right above a definition kept with it, and the code between definitions
 //! packed into windows. Definitions over the size limit split at statement
@@ -11,14 +11,16 @@
 //! Here: the entry point and the list of languages; `unit` names the
 //! pieces, `definitions` walks a syntax tree into definitions and the code
 //! between them, with one file per language saying what its definitions
-//! are (`python`, `bash`, `go`: each a [`Language`]); `pack` sizes all
+//! are (`python`, `bash`, `go`, `javascript`, `rust`: each a [`Language`]); `pack` sizes all
 //! that into chunks, whatever the language.
 
 mod bash;
 mod definitions;
 mod go;
+mod javascript;
 mod pack;
 mod python;
+mod rust;
 #[cfg(test)]
 mod test_support;
 mod unit;
@@ -34,7 +36,15 @@ use pack::Chunker;
 use unit::{Lines, Sym};
 
 /// The languages kb parses into definitions.
-const LANGUAGES: &[&dyn Language] = &[&python::Python, &bash::Bash, &go::Go];
+const LANGUAGES: &[&dyn Language] = &[
+    &python::Python,
+    &bash::Bash,
+    &go::Go,
+    &javascript::JAVASCRIPT,
+    &javascript::TYPESCRIPT,
+    &javascript::TSX,
+    &rust::Rust,
+];
 
 /// The language of this name (as `detect::code_language` gives it).
 fn language(name: &str) -> Option<&'static dyn Language> {

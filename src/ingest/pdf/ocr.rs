@@ -134,6 +134,102 @@ pub fn recognise(
     Ok(lines_from_tsv(&tsv, 72.0 / DPI))
 }
 
+/// Recognises an image file (PNG, JPEG, TIFF, WebP; every page of a
+/// multi-page TIFF): its lines per page, in pixels. Tesseract runs with
+/// the PDF extractor's memory limit and is killed after `timeout`.
+pub fn recognise_file(
+    tesseract: &Path,
+    languages: &str,
+    image: &Path,
+    timeout: std::time::Duration,
+) -> Result<Vec<Vec<Line>>, String> {
+    let mut cmd = Command::new(tesseract);
+    cmd.arg(image)
+        .args(["stdout", "-l", languages, "--psm", "3", "tsv"])
+        .env("OMP_THREAD_LIMIT", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt as _;
+        let limit = super::MEMORY_LIMIT_BYTES;
+        // SAFETY: only setrlimit, async-signal-safe, runs between fork and
+        // exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                let lim = libc::rlimit {
+                    rlim_cur: limit as libc::rlim_t,
+                    rlim_max: limit as libc::rlim_t,
+                };
+                libc::setrlimit(libc::RLIMIT_AS, &lim);
+                Ok(())
+            });
+        }
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("could not run {}: {e}", tesseract.display()))?;
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let mut stderr = child.stderr.take().expect("stderr is piped");
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "tesseract did not finish within {} s (ingestion.pdf_timeout_secs)",
+                    timeout.as_secs()
+                ));
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            Err(e) => return Err(format!("tesseract: {e}")),
+        }
+    };
+    let tsv = out_reader.join().unwrap_or_default();
+    let err = err_reader.join().unwrap_or_default();
+    if !status.success() {
+        let detail = err
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(format!(
+            "tesseract could not read the image ({status}): {detail}"
+        ));
+    }
+    // Rows are grouped by their page number (the second column).
+    let mut pages: Vec<String> = Vec::new();
+    let header = tsv.lines().next().unwrap_or("");
+    for row in tsv.lines().skip(1) {
+        let page = row
+            .split('\t')
+            .nth(1)
+            .and_then(|p| p.trim().parse::<usize>().ok())
+            .unwrap_or(1)
+            .max(1);
+        while pages.len() < page {
+            pages.push(format!("{header}\n"));
+        }
+        pages[page - 1].push_str(row);
+        pages[page - 1].push('\n');
+    }
+    Ok(pages.iter().map(|t| lines_from_tsv(t, 1.0)).collect())
+}
+
 /// A word of Tesseract's TSV output.
 struct Word {
     key: (u32, u32, u32),

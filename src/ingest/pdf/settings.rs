@@ -22,6 +22,17 @@ pub struct PdfSettings {
     /// Told of every page read (the progress line of `kb add` shows a long
     /// PDF's pages, OCR being slow).
     pub on_page: Option<PageReport>,
+    /// How images are read: by OCR alone, without pdfium.
+    pub images: ImageOcr,
+}
+
+/// Whether and how images are recognised (`ingestion.enable_ocr`,
+/// `ocr_languages`, `tesseract`).
+#[derive(Debug, Clone)]
+pub struct ImageOcr {
+    pub mode: crate::config::OcrMode,
+    pub languages: String,
+    pub tesseract: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for PdfSettings {
@@ -46,6 +57,11 @@ impl PdfSettings {
                 page_cache: None,
             }),
             on_page: None,
+            images: ImageOcr {
+                mode: i.enable_ocr,
+                languages: i.ocr_languages.clone(),
+                tesseract: ocr::locate(i.tesseract.as_deref()),
+            },
         }
     }
 }

@@ -1,0 +1,294 @@
+//! The ZIP packages of XML that office documents and e-books are
+//! (`.docx`, `.pptx`, `.odt`, `.odp`, `.epub`), read with bounds so a
+//! hostile file fails alone: every part is read through a cap on the
+//! bytes it decompresses to (a ZIP bomb stops there, whatever sizes its
+//! directory claims), and the whole package through another; XML is read
+//! as a stream of events, custom entities are never expanded (only the
+//! five predefined ones and character references are), and nesting is
+//! bounded.
+
+use std::borrow::Cow;
+use std::io::{Cursor, Read};
+
+use quick_xml::events::Event;
+
+use super::IngestError;
+
+/// The most one part may decompress to.
+const MAX_PART_BYTES: u64 = 128 << 20;
+/// The most all the parts read from one package may decompress to.
+const MAX_TOTAL_BYTES: u64 = 256 << 20;
+/// A part larger than a mebibyte may be at most this many times its
+/// compressed size (deflated XML is rarely over 20).
+const MAX_RATIO: u64 = 200;
+/// The most entries a package may list.
+const MAX_ENTRIES: usize = 100_000;
+/// The deepest element nesting read.
+const MAX_DEPTH: usize = 5_000;
+
+pub struct Package<'a> {
+    zip: zip::ZipArchive<Cursor<&'a [u8]>>,
+    kind: &'static str,
+    read: u64,
+}
+
+impl<'a> Package<'a> {
+    /// Opens the package; `kind` names the format in messages (`Word
+    /// document`).
+    pub fn open(bytes: &'a [u8], kind: &'static str) -> Result<Package<'a>, IngestError> {
+        let zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
+            IngestError::failed(format!(
+                "not a readable {kind} (a ZIP package): {e}; is the file truncated, or misnamed?"
+            ))
+        })?;
+        if zip.len() > MAX_ENTRIES {
+            return Err(IngestError::failed(format!(
+                "{} entries in the {kind}'s package (at most {MAX_ENTRIES} are read)",
+                zip.len()
+            )));
+        }
+        Ok(Package { zip, kind, read: 0 })
+    }
+
+    /// Whether the package holds a part of this name.
+    pub fn has(&self, name: &str) -> bool {
+        self.zip.index_for_name(name).is_some()
+    }
+
+    /// The names of the parts, in the package's order.
+    pub fn names(&self) -> Vec<String> {
+        self.zip.file_names().map(str::to_string).collect()
+    }
+
+    /// A part's bytes, or `None` when the package has no such part.
+    pub fn read(&mut self, name: &str) -> Result<Option<Vec<u8>>, IngestError> {
+        let Some(index) = self.zip.index_for_name(name) else {
+            return Ok(None);
+        };
+        let kind = self.kind;
+        let left = MAX_TOTAL_BYTES.saturating_sub(self.read);
+        let mut part = self
+            .zip
+            .by_index(index)
+            .map_err(|e| IngestError::failed(format!("cannot read {name} in the {kind}: {e}")))?;
+        let compressed = part.compressed_size().max(1);
+        let cap = MAX_PART_BYTES.min(left);
+        // Read in steps, so a bomb is stopped as soon as it shows.
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; 64 << 10];
+        loop {
+            let got = part.read(&mut buf).map_err(|e| {
+                IngestError::failed(format!(
+                    "cannot read {name} in the {kind} (damaged or truncated?): {e}"
+                ))
+            })?;
+            if got == 0 {
+                break;
+            }
+            out.extend_from_slice(&buf[..got]);
+            let n = out.len() as u64;
+            if n > cap {
+                return Err(IngestError::failed(format!(
+                    "{name} in the {kind} decompresses to more than {} MB (a ZIP bomb?)",
+                    cap >> 20
+                )));
+            }
+            if n > 1 << 20 && n / compressed > MAX_RATIO {
+                return Err(IngestError::failed(format!(
+                    "{name} in the {kind} decompresses more than {MAX_RATIO}-fold (a ZIP bomb?)"
+                )));
+            }
+        }
+        let n = out.len() as u64;
+        self.read += n;
+        Ok(Some(out))
+    }
+
+    /// A part that must be there.
+    pub fn require(&mut self, name: &str) -> Result<Vec<u8>, IngestError> {
+        let kind = self.kind;
+        self.read(name)?
+            .ok_or_else(|| IngestError::failed(format!("not a {kind}: it has no {name}")))
+    }
+}
+
+/// What [`walk_xml`] reports: elements by their local name (no prefix),
+/// attributes by theirs, and text with references resolved.
+pub enum Xml<'e> {
+    Start {
+        name: &'e str,
+        attrs: &'e [(String, String)],
+    },
+    End {
+        name: &'e str,
+    },
+    Text(&'e str),
+}
+
+/// Reads `bytes` as XML, calling `f` with each element start and end and
+/// each piece of text. A custom entity (`&lol9;`) is dropped, never
+/// expanded; `part` names the XML in errors.
+pub fn walk_xml(
+    bytes: &[u8],
+    part: &str,
+    mut f: impl FnMut(Xml) -> Result<(), IngestError>,
+) -> Result<(), IngestError> {
+    let mut reader = quick_xml::Reader::from_reader(bytes);
+    reader.config_mut().check_end_names = false;
+    let bad =
+        |e: &dyn std::fmt::Display| IngestError::failed(format!("malformed XML in {part}: {e}"));
+    let mut names: Vec<String> = Vec::new();
+    let mut attrs: Vec<(String, String)> = Vec::new();
+    loop {
+        let event = reader.read_event().map_err(|e| bad(&e))?;
+        match event {
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let name = String::from_utf8_lossy(e.local_name().as_ref()).into_owned();
+                attrs.clear();
+                for a in e.attributes().flatten() {
+                    let key = String::from_utf8_lossy(a.key.local_name().as_ref()).into_owned();
+                    let value = a
+                        .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                        .unwrap_or_else(|_| String::from_utf8_lossy(&a.value).into_owned().into());
+                    attrs.push((key, value.into_owned()));
+                }
+                f(Xml::Start {
+                    name: &name,
+                    attrs: &attrs,
+                })?;
+                if matches!(event, Event::Empty(_)) {
+                    f(Xml::End { name: &name })?;
+                } else {
+                    names.push(name);
+                    if names.len() > MAX_DEPTH {
+                        return Err(IngestError::failed(format!(
+                            "{part} nests elements more than {MAX_DEPTH} deep"
+                        )));
+                    }
+                }
+            }
+            Event::End(_) => {
+                if let Some(name) = names.pop() {
+                    f(Xml::End { name: &name })?;
+                }
+            }
+            Event::Text(t) => {
+                let s = t.decode().map_err(|e| bad(&e))?;
+                f(Xml::Text(&s))?;
+            }
+            Event::CData(t) => {
+                let s = t.decode().map_err(|e| bad(&e))?;
+                f(Xml::Text(&s))?;
+            }
+            Event::GeneralRef(r) => {
+                let resolved: Option<Cow<str>> = match r.resolve_char_ref() {
+                    Ok(Some(c)) => Some(Cow::Owned(c.to_string())),
+                    Ok(None) => {
+                        let name = r.decode().map_err(|e| bad(&e))?;
+                        quick_xml::escape::resolve_predefined_entity(&name).map(Cow::Borrowed)
+                    }
+                    Err(_) => None,
+                };
+                if let Some(s) = resolved {
+                    f(Xml::Text(&s))?;
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The value of the attribute of this local name.
+pub fn attr<'e>(attrs: &'e [(String, String)], key: &str) -> Option<&'e str> {
+    attrs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+/// The text of the first element of this local name (a title in
+/// `docProps/core.xml`, `meta.xml` or an e-book's OPF).
+pub fn first_text(bytes: &[u8], part: &str, element: &str) -> Result<Option<String>, IngestError> {
+    let mut depth_in = 0usize;
+    let mut text = String::new();
+    let mut done = false;
+    walk_xml(bytes, part, |e| {
+        if done {
+            return Ok(());
+        }
+        match e {
+            Xml::Start { name, .. } if name == element => depth_in += 1,
+            Xml::End { name } if name == element && depth_in > 0 => {
+                depth_in -= 1;
+                done = !text.trim().is_empty();
+            }
+            Xml::Text(t) if depth_in > 0 => text.push_str(t),
+            _ => {}
+        }
+        Ok(())
+    })?;
+    let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    Ok((!t.is_empty()).then_some(t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entities_are_never_expanded_and_nesting_is_bounded() {
+        let lol = r#"<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>
+<a>x &lol2; &amp; &#x41; y</a>"#;
+        let mut text = String::new();
+        walk_xml(lol.as_bytes(), "t.xml", |e| {
+            if let Xml::Text(t) = e {
+                text.push_str(t);
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(
+            text.split_whitespace().collect::<Vec<_>>(),
+            ["x", "&", "A", "y"]
+        );
+        let deep = format!(
+            "{}{}",
+            "<a>".repeat(MAX_DEPTH + 1),
+            "</a>".repeat(MAX_DEPTH + 1)
+        );
+        let e = walk_xml(deep.as_bytes(), "d.xml", |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("deep"), "{e}");
+    }
+
+    #[test]
+    fn bombs_and_truncated_packages_fail_with_a_reason() {
+        use std::io::Write;
+        let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        w.start_file("big.xml", opts).unwrap();
+        let zeros = vec![b' '; 1 << 20];
+        for _ in 0..16 {
+            w.write_all(&zeros).unwrap();
+        }
+        let bytes = w.finish().unwrap().into_inner();
+        assert!(bytes.len() < 1 << 20, "{}", bytes.len());
+        let mut p = Package::open(&bytes, "test document").unwrap();
+        let e = p.read("big.xml").unwrap_err().to_string();
+        assert!(e.contains("ZIP bomb"), "{e}");
+
+        let ok = crate::ingest::testdocs::test_zip(&[("a.xml", "<a>hello</a>")]);
+        let e = Package::open(&ok[..ok.len() / 2], "Word document")
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("truncated"), "{e}");
+        let e = Package::open(b"just text", "Word document").err().unwrap();
+        assert!(
+            e.to_string().contains("not a readable Word document"),
+            "{e}"
+        );
+    }
+}

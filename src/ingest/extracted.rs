@@ -1,0 +1,220 @@
+//! Text extracted from a structured document (a web page, an office
+//! document, an e-book): blocks become lines, headings are recorded where
+//! they start, table rows are their cells joined by ` | `. The result is
+//! the document's indexed text (what `kb open` shows) and is chunked by
+//! its sections as Markdown is (`chunking.document`).
+
+use super::sections::{chain, chunk};
+use super::{ChunkContext, IngestError, ParsedDocument};
+
+/// The most text a document may extract to: a container (ZIP) of
+/// compressed XML can hold far more text than its size suggests.
+pub const MAX_TEXT_BYTES: usize = 64 << 20;
+
+#[derive(Default)]
+pub struct TextBuilder {
+    text: String,
+    /// (byte, level, text) of each heading.
+    headings: Vec<(usize, u8, String)>,
+    /// The words of the block being read.
+    inline: String,
+    /// The cells of the table row being read.
+    cells: Vec<String>,
+    /// Form feeds between pages (slides).
+    pages: usize,
+}
+
+impl TextBuilder {
+    /// Words of the current block; runs of whitespace become one space.
+    pub fn push_inline(&mut self, s: &str) {
+        for (i, part) in s.split(char::is_whitespace).enumerate() {
+            if i > 0 && !self.inline.ends_with(' ') && !self.inline.is_empty() {
+                self.inline.push(' ');
+            }
+            self.inline.push_str(part);
+        }
+    }
+
+    /// Ends the current line (a list item, a line of a block).
+    pub fn end_line(&mut self) {
+        let line = self.inline.trim().to_string();
+        self.inline.clear();
+        if !line.is_empty() {
+            self.text.push_str(&line);
+            self.text.push('\n');
+        }
+    }
+
+    /// Ends the current block: its line, then a blank line.
+    pub fn end_block(&mut self) {
+        self.end_line();
+        if !self.text.is_empty() && !self.text.ends_with("\n\n") {
+            self.text.push('\n');
+        }
+    }
+
+    /// Ends a table cell.
+    pub fn end_cell(&mut self) {
+        let cell = self.inline.trim().to_string();
+        self.inline.clear();
+        self.cells.push(cell);
+    }
+
+    /// Ends a table row: its cells on one line (a row with none is left out).
+    pub fn end_row(&mut self) {
+        self.end_cell_if_open();
+        let cells = std::mem::take(&mut self.cells);
+        if cells.iter().any(|c| !c.is_empty()) {
+            self.text.push_str(&cells.join(" | "));
+            self.text.push('\n');
+        }
+    }
+
+    fn end_cell_if_open(&mut self) {
+        if !self.inline.trim().is_empty() {
+            self.end_cell();
+        }
+    }
+
+    /// A heading of `level` (1 to 6): a block of its own, recorded.
+    pub fn heading(&mut self, level: u8, text: &str) {
+        self.end_block();
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if text.is_empty() {
+            return;
+        }
+        self.headings
+            .push((self.text.len(), level.clamp(1, 6), text.clone()));
+        self.text.push_str(&text);
+        self.text.push_str("\n\n");
+    }
+
+    /// Text whose lines are kept as they are (`<pre>`).
+    pub fn preformatted(&mut self, s: &str) {
+        self.end_block();
+        let s = s.trim_matches('\n').trim_end();
+        if !s.trim().is_empty() {
+            self.text.push_str(s);
+            self.text.push_str("\n\n");
+        }
+    }
+
+    /// Starts a new page (a slide): what follows is cited by its number.
+    pub fn new_page(&mut self) {
+        self.end_block();
+        if self.pages > 0 || !self.text.is_empty() {
+            while self.text.ends_with('\n') {
+                self.text.pop();
+            }
+            self.text.push('\n');
+            self.text.push_str(super::pdf::PAGE_SEPARATOR);
+            self.text.push_str("\n\n");
+        }
+        self.pages += 1;
+    }
+
+    /// Whether the text has grown past [`MAX_TEXT_BYTES`].
+    pub fn too_long(&self) -> bool {
+        self.text.len() + self.inline.len() > MAX_TEXT_BYTES
+    }
+
+    /// The failure for a document whose text is too long.
+    pub fn too_long_error() -> IngestError {
+        IngestError::failed(format!(
+            "its text runs past {} MB (a decompression bomb?)",
+            MAX_TEXT_BYTES >> 20
+        ))
+    }
+
+    /// The text and its headings, into the document: its content,
+    /// headings and chunks (by section).
+    pub fn finish(
+        mut self,
+        doc: &mut ParsedDocument,
+        ctx: &ChunkContext,
+    ) -> Result<(), IngestError> {
+        self.end_block();
+        let text = self.text.trim_end().to_string();
+        if text.trim().is_empty() {
+            return Err(IngestError::Empty);
+        }
+        let cfg = &ctx.config.document;
+        let limits = (cfg.min_tokens, cfg.max_tokens);
+        // Pages (slides) are chunked one by one, so no chunk spans two: a
+        // prefix of the text ending with the page keeps offsets and lines.
+        let separator = format!("\n{}\n", super::pdf::PAGE_SEPARATOR);
+        let mut page_ends: Vec<usize> = text.match_indices(&separator).map(|(i, _)| i).collect();
+        page_ends.push(text.len());
+        let mut start = 0;
+        let mut headings = self.headings.into_iter().peekable();
+        for end in page_ends {
+            let mut starts = Vec::new();
+            while let Some(h) = headings.next_if(|h| h.0 < end) {
+                starts.push(h);
+            }
+            let first_line = 1 + text[..start].matches('\n').count();
+            let page = &text[..end];
+            let sections = chain(page, start, first_line, starts);
+            doc.meta
+                .headings
+                .extend(sections.iter().filter_map(|s| s.heading.clone()));
+            doc.chunks.extend(chunk(page, sections, limits, ctx));
+            start = (end + separator.len()).min(text.len());
+        }
+        if self.pages > 0 {
+            // Each chunk cites its slide or page; the separators are not
+            // text to search.
+            let index = super::pdf::PageIndex::new(&text);
+            for c in &mut doc.chunks {
+                c.meta.page = c.meta.line_start.map(|l| index.page(l as usize));
+            }
+            doc.meta.pages = Some(self.pages as u32);
+        }
+        doc.content = text;
+        if doc.chunks.is_empty() {
+            return Err(IngestError::Empty);
+        }
+        Ok(())
+    }
+
+    /// The text so far (for a title found in it).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ChunkingConfig;
+
+    #[test]
+    fn blocks_rows_and_headings_become_lines() {
+        let mut b = TextBuilder::default();
+        b.heading(1, "  Guide ");
+        b.push_inline("Some   words\n and");
+        b.push_inline(" more.");
+        b.end_block();
+        b.push_inline("a");
+        b.end_cell();
+        b.push_inline("b");
+        b.end_row();
+        b.heading(2, "Next");
+        b.push_inline("last");
+        let c = ChunkingConfig::default();
+        let mut doc = ParsedDocument::default();
+        b.finish(&mut doc, &crate::ingest::test_support::ctx(&c))
+            .unwrap();
+        assert_eq!(
+            doc.content,
+            "Guide\n\nSome words and more.\n\na | b\n\nNext\n\nlast"
+        );
+        let hs: Vec<_> = doc
+            .meta
+            .headings
+            .iter()
+            .map(|h| (h.level, h.line))
+            .collect();
+        assert_eq!(hs, [(1, 1), (2, 7)]);
+    }
+}

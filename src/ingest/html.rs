@@ -1,0 +1,405 @@
+//! Web pages: `.html`, `.htm`, `.xhtml`. The main content (`<main>`, else
+//! a single `<article>`, else `<body>`) without navigation, scripts,
+//! styles, forms and cookie banners; `h1`-`h6` as sections, tables as
+//! rows of ` | `-joined cells, `<title>` as the title. The charset is the
+//! byte-order mark's, else the one the page declares, else UTF-8 (or
+//! Windows-1252 when the bytes are not UTF-8). E-books reuse [`render`].
+
+use std::path::Path;
+
+use ego_tree::iter::Edge;
+use scraper::{ElementRef, Html, Node, Selector};
+
+use super::extracted::TextBuilder;
+use super::{file_title, ChunkContext, IngestError, ParsedDocument};
+
+pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
+    let mut doc = ParsedDocument::default();
+    let text = decode(bytes, &mut doc.warnings);
+    if text.trim().is_empty() {
+        return Err(IngestError::Empty);
+    }
+    if super::detect::looks_binary(text.as_bytes()) {
+        return Err(IngestError::Unsupported(
+            "binary content (NUL bytes) in a web page".into(),
+        ));
+    }
+    let html = Html::parse_document(&text);
+    let mut b = TextBuilder::default();
+    render(&html, &mut b);
+    if b.too_long() {
+        return Err(TextBuilder::too_long_error());
+    }
+    doc.title = page_title(&html)
+        .or_else(|| first_heading(&html))
+        .unwrap_or_else(|| file_title(path));
+    b.finish(&mut doc, ctx)?;
+    Ok(doc)
+}
+
+/// The page's text: the bytes decoded by the charset the page names.
+pub fn decode(bytes: &[u8], warnings: &mut Vec<String>) -> String {
+    if let Some((enc, bom)) = encoding_rs::Encoding::for_bom(bytes) {
+        return enc
+            .decode_without_bom_handling(&bytes[bom..])
+            .0
+            .into_owned();
+    }
+    let declared = declared_charset(&bytes[..bytes.len().min(4096)])
+        .and_then(|l| encoding_rs::Encoding::for_label(l.as_bytes()));
+    let enc = match declared {
+        // A page declaring UTF-16 without a byte-order mark was decoded to
+        // ASCII to be read at all: its declaration is wrong.
+        Some(e) if e != encoding_rs::UTF_16LE && e != encoding_rs::UTF_16BE => e,
+        _ if std::str::from_utf8(bytes).is_ok() => encoding_rs::UTF_8,
+        _ => encoding_rs::WINDOWS_1252,
+    };
+    let (text, _, bad) = enc.decode(bytes);
+    if bad {
+        warnings.push(format!(
+            "bytes invalid in {} were replaced with U+FFFD",
+            enc.name()
+        ));
+    }
+    text.into_owned()
+}
+
+/// `<meta charset="x">` or `<meta http-equiv=... content="...; charset=x">`,
+/// or an XML declaration's `encoding="x"`.
+fn declared_charset(head: &[u8]) -> Option<String> {
+    let head = String::from_utf8_lossy(head).to_ascii_lowercase();
+    for key in ["charset=", "encoding="] {
+        let mut from = 0;
+        while let Some(i) = head[from..].find(key) {
+            let at = from + i + key.len();
+            let rest = head[at..].trim_start_matches(['"', '\'', ' ']);
+            let label: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
+                .collect();
+            if !label.is_empty() {
+                return Some(label);
+            }
+            from = at;
+        }
+    }
+    None
+}
+
+fn page_title(html: &Html) -> Option<String> {
+    let sel = Selector::parse("title").ok()?;
+    let t: String = html.select(&sel).next()?.text().collect();
+    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!t.is_empty()).then_some(t)
+}
+
+fn first_heading(html: &Html) -> Option<String> {
+    let sel = Selector::parse("h1").ok()?;
+    let t: String = html.select(&sel).next()?.text().collect();
+    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!t.is_empty()).then_some(t)
+}
+
+/// The main content of a page: `<main>` (or `role="main"`), else its one
+/// `<article>`, else the body.
+fn main_content(html: &Html) -> ElementRef<'_> {
+    let pick = |css: &str| {
+        Selector::parse(css)
+            .ok()
+            .map(|s| html.select(&s).collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    if let Some(m) = pick("main, [role=main]").into_iter().next() {
+        return m;
+    }
+    let articles = pick("article");
+    if articles.len() == 1 {
+        return articles[0];
+    }
+    pick("body")
+        .into_iter()
+        .next()
+        .unwrap_or(html.root_element())
+}
+
+/// Elements that are never content.
+fn skipped(el: &scraper::node::Element, in_main: bool) -> bool {
+    let name = el.name();
+    if matches!(
+        name,
+        "script"
+            | "style"
+            | "noscript"
+            | "template"
+            | "svg"
+            | "canvas"
+            | "nav"
+            | "aside"
+            | "form"
+            | "button"
+            | "select"
+            | "iframe"
+            | "dialog"
+            | "head"
+            | "object"
+    ) {
+        return true;
+    }
+    // Outside an explicit main part, a page's header and footer are its
+    // site's banner and footer.
+    if !in_main && matches!(name, "header" | "footer") {
+        return true;
+    }
+    if el.attr("hidden").is_some() || el.attr("aria-hidden") == Some("true") {
+        return true;
+    }
+    if matches!(
+        el.attr("role"),
+        Some("navigation" | "banner" | "contentinfo" | "complementary" | "search" | "dialog")
+    ) {
+        return true;
+    }
+    let marked = |v: &str| {
+        v.to_ascii_lowercase()
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| {
+                matches!(
+                    w,
+                    "cookie"
+                        | "cookies"
+                        | "consent"
+                        | "gdpr"
+                        | "nav"
+                        | "navbar"
+                        | "navigation"
+                        | "menu"
+                        | "breadcrumb"
+                        | "breadcrumbs"
+                        | "sidebar"
+                        | "footer"
+                        | "advert"
+                        | "ads"
+                        | "share"
+                        | "social"
+                        | "skip"
+                )
+            })
+    };
+    el.attr("id").is_some_and(marked) || el.attr("class").is_some_and(marked)
+}
+
+/// Renders the main content of a parsed page into the builder.
+pub fn render(html: &Html, b: &mut TextBuilder) {
+    let root = main_content(html);
+    let in_main = root.value().name() != "body" && root.value().name() != "html";
+    let mut skip_depth = 0usize;
+    let mut heading: Option<(u8, String)> = None;
+    let mut pre: Option<String> = None;
+    let mut pre_depth = 0usize;
+    for edge in root.traverse() {
+        if b.too_long() {
+            return;
+        }
+        match edge {
+            Edge::Open(node) => {
+                if skip_depth > 0 {
+                    if node.value().is_element() {
+                        skip_depth += 1;
+                    }
+                    continue;
+                }
+                match node.value() {
+                    Node::Element(el) => {
+                        if skipped(el, in_main) {
+                            skip_depth = 1;
+                            continue;
+                        }
+                        let name = el.name();
+                        if let Some(level) = heading_level(name) {
+                            b.end_block();
+                            heading = Some((level, String::new()));
+                        } else if name == "pre" {
+                            b.end_block();
+                            pre_depth += 1;
+                            pre.get_or_insert_with(String::new);
+                        } else if name == "br" {
+                            match (&mut pre, &mut heading) {
+                                (Some(p), _) => p.push('\n'),
+                                (_, Some((_, h))) => h.push(' '),
+                                _ => b.end_line(),
+                            }
+                        } else if name == "li" {
+                            b.end_line();
+                            b.push_inline("- ");
+                        } else if name == "tr" {
+                            b.end_line();
+                        } else if is_block(name) {
+                            b.end_block();
+                        } else if name == "img" {
+                            if let Some(alt) = el.attr("alt").filter(|a| !a.trim().is_empty()) {
+                                b.push_inline(&format!(" {alt} "));
+                            }
+                        }
+                    }
+                    Node::Text(t) => match (&mut pre, &mut heading) {
+                        (Some(p), _) => p.push_str(t),
+                        (_, Some((_, h))) => h.push_str(t),
+                        _ => b.push_inline(t),
+                    },
+                    _ => {}
+                }
+            }
+            Edge::Close(node) => {
+                let Node::Element(el) = node.value() else {
+                    continue;
+                };
+                if skip_depth > 0 {
+                    skip_depth -= 1;
+                    continue;
+                }
+                let name = el.name();
+                if heading_level(name).is_some() {
+                    if let Some((level, text)) = heading.take() {
+                        b.heading(level, &text);
+                    }
+                } else if name == "pre" {
+                    pre_depth = pre_depth.saturating_sub(1);
+                    if pre_depth == 0 {
+                        if let Some(p) = pre.take() {
+                            b.preformatted(&p);
+                        }
+                    }
+                } else if matches!(name, "td" | "th") {
+                    b.end_cell();
+                } else if name == "tr" {
+                    b.end_row();
+                } else if matches!(name, "li" | "dt" | "dd") {
+                    b.end_line();
+                } else if name == "table" || is_block(name) {
+                    b.end_block();
+                }
+            }
+        }
+    }
+}
+
+fn heading_level(name: &str) -> Option<u8> {
+    match name {
+        "h1" => Some(1),
+        "h2" => Some(2),
+        "h3" => Some(3),
+        "h4" => Some(4),
+        "h5" => Some(5),
+        "h6" => Some(6),
+        _ => None,
+    }
+}
+
+fn is_block(name: &str) -> bool {
+    matches!(
+        name,
+        "p" | "div"
+            | "section"
+            | "article"
+            | "main"
+            | "header"
+            | "footer"
+            | "blockquote"
+            | "figure"
+            | "figcaption"
+            | "ul"
+            | "ol"
+            | "dl"
+            | "table"
+            | "hr"
+            | "address"
+            | "details"
+            | "summary"
+            | "body"
+            | "caption"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ChunkingConfig;
+
+    const PAGE: &str = r#"<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Backup Guide</title>
+<style>body { color: red }</style><script>var tracking = 1;</script></head>
+<body>
+<nav><a href="/">Home</a> <a href="/about">About us</a></nav>
+<div id="cookie-banner">We use cookies to improve your experience.</div>
+<main>
+<h1>Backups</h1>
+<p>Run the <a href="x">nightly job</a> at two o'clock.<br>Check the log after.</p>
+<h2>Restoring</h2>
+<ul><li>Stop the service</li><li>Copy the snapshot back</li></ul>
+<table><tr><th>Host</th><th>Path</th></tr><tr><td>db1</td><td>/srv/backup</td></tr></table>
+<pre>tar xzf snap.tgz
+  -C /srv</pre>
+</main>
+<footer>Copyright 2024 Example Corp</footer>
+</body></html>"#;
+
+    #[test]
+    fn main_content_headings_tables_and_title() {
+        let c = ChunkingConfig::default();
+        let doc = parse(
+            Path::new("b.html"),
+            PAGE.as_bytes(),
+            &crate::ingest::test_support::ctx(&c),
+        )
+        .unwrap();
+        assert_eq!(doc.title, "Backup Guide");
+        assert_eq!(
+            doc.content,
+            "Backups\n\nRun the nightly job at two o'clock.\nCheck the log after.\n\n\
+             Restoring\n\n- Stop the service\n- Copy the snapshot back\n\n\
+             Host | Path\ndb1 | /srv/backup\n\ntar xzf snap.tgz\n  -C /srv"
+        );
+        let hs: Vec<_> = doc
+            .meta
+            .headings
+            .iter()
+            .map(|h| (h.text.as_str(), h.line))
+            .collect();
+        assert_eq!(hs, [("Backups", 1), ("Restoring", 6)]);
+        for bad in ["cookies", "About us", "tracking", "Copyright", "color"] {
+            assert!(!doc.content.contains(bad), "{bad} in {}", doc.content);
+        }
+        assert!(doc
+            .chunks
+            .iter()
+            .any(|c| c.meta.section.as_deref() == Some("Backups > Restoring")
+                || c.meta.section.as_deref() == Some("Backups")));
+    }
+
+    #[test]
+    fn declared_charsets_are_decoded() {
+        let mut w = Vec::new();
+        let latin = b"<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=ISO-8859-1\"></head><body><p>Caf\xe9 cr\xe8me</p></body></html>";
+        assert!(decode(latin, &mut w).contains("Café crème"));
+        let undeclared = b"<p>na\xefve</p>";
+        assert!(decode(undeclared, &mut w).contains("naïve"));
+        let sjis = "<meta charset=\"shift_jis\"><p>日本語</p>";
+        let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(sjis);
+        assert!(decode(&bytes, &mut w).contains("日本語"));
+        assert!(w.is_empty(), "{w:?}");
+    }
+
+    #[test]
+    fn deep_nesting_and_empty_pages() {
+        let c = ChunkingConfig::default();
+        let ctx = crate::ingest::test_support::ctx(&c);
+        let deep = format!(
+            "<body>{}deep words{}</body>",
+            "<div>".repeat(50_000),
+            "</div>".repeat(50_000)
+        );
+        let doc = parse(Path::new("d.html"), deep.as_bytes(), &ctx).unwrap();
+        assert!(doc.content.contains("deep words"));
+        assert!(parse(Path::new("e.html"), b"<html><nav>menu</nav></html>", &ctx).is_err());
+    }
+}

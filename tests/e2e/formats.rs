@@ -1,0 +1,516 @@
+//! The formats beyond Markdown, notes, PDF and Python/Bash/Go, end to end
+//! with the real kb binary and model, on files the tests write: Word,
+//! OpenDocument, PowerPoint, web pages, e-books, spreadsheets, CSV, JSON,
+//! YAML, TOML and JavaScript/TypeScript/Rust (images are in `images`). A
+//! sentence deep inside each is found by keyword and by meaning and cited
+//! where it is; headings give `outline` and `show --section`; hostile
+//! containers fail alone with a reason.
+
+use std::path::Path;
+
+use kb::ingest::testdocs;
+use serde_json::Value;
+
+use crate::common::{write, Kb};
+
+pub(crate) fn results(v: &Value) -> &Vec<Value> {
+    v["results"].as_array().unwrap()
+}
+
+/// The top result of a search, with the file it came from.
+pub(crate) fn top(kb: &Kb, args: &[&str]) -> Value {
+    let mut a = vec!["search"];
+    a.extend_from_slice(args);
+    let v = kb.json(&a);
+    results(&v)
+        .first()
+        .unwrap_or_else(|| panic!("no result for {args:?}: {v}"))
+        .clone()
+}
+
+pub(crate) fn file_of(hit: &Value) -> String {
+    let p = hit["source"]["path"].as_str().unwrap_or("");
+    Path::new(p)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn filler(topic: &str, n: usize) -> String {
+    (0..n)
+        .map(|i| format!("Paragraph {i} about {topic} says little of note."))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Writes one document of each office, web and e-book format.
+fn documents(dir: &Path) {
+    let docx = testdocs::docx(
+        Some("Cache Runbook"),
+        &[
+            ("Heading1", "Cache runbook"),
+            ("", &filler("caching", 6)),
+            ("Heading1", "Restarting the cache"),
+            (
+                "",
+                "Drain the node first, then restart the redis service with systemctl.",
+            ),
+            ("list", "Check the replication lag"),
+            ("table", "Service|Port\nredis|6379"),
+        ],
+    );
+    std::fs::write(dir.join("runbook.docx"), docx).unwrap();
+    let odt = testdocs::odf(
+        "application/vnd.oasis.opendocument.text",
+        Some("Garden Notes"),
+        &format!(
+            "<office:text><text:h text:outline-level=\"1\">Garden notes</text:h><text:p>{}</text:p>\
+             <text:h text:outline-level=\"2\">Tomatoes</text:h>\
+             <text:p>Pinch out the side shoots of the tomato plants every week in July. {}</text:p></office:text>",
+            filler("gardening", 6),
+            filler("tomatoes", 6)
+        ),
+    );
+    std::fs::write(dir.join("garden.odt"), odt).unwrap();
+    let pptx = testdocs::pptx(
+        Some("Quarterly Review"),
+        &[
+            (
+                "Revenue",
+                "Revenue grew twelve percent",
+                "thank the sales team",
+            ),
+            (
+                "Hiring",
+                "Four engineers joined the platform group",
+                "mention onboarding",
+            ),
+            (
+                "Next steps",
+                "Open the Lisbon office in autumn",
+                "dates are not final",
+            ),
+        ],
+    );
+    std::fs::write(dir.join("review.pptx"), pptx).unwrap();
+    let odp = testdocs::odp(
+        Some("Volcano Talk"),
+        &[
+            (
+                "Volcanoes",
+                "How magma reaches the surface",
+                "start with a joke",
+            ),
+            (
+                "Eruptions",
+                "Pyroclastic flows move faster than cars",
+                "show the video",
+            ),
+        ],
+    );
+    std::fs::write(dir.join("volcano.odp"), odp).unwrap();
+    // A saved page in Latin-1, with navigation, a script and a footer.
+    let mut html = b"<html><head><meta charset=\"iso-8859-1\"><title>Cheese Guide</title>\
+        <script>var t = 'tracking';</script></head><body><nav>Home | Shop | Login</nav>\
+        <main><h1>Cheese guide</h1><p>"
+        .to_vec();
+    html.extend_from_slice(filler("cheese", 6).as_bytes());
+    html.extend_from_slice(b"</p><h2>Storing</h2><p>");
+    html.extend_from_slice(filler("storage", 6).as_bytes());
+    html.extend_from_slice(
+        b" Wrap the Gruy\xe8re in wax paper and keep it in the vegetable drawer.</p>\
+          <table><tr><th>Cheese</th><th>Weeks</th></tr><tr><td>Comt\xe9</td><td>3</td></tr></table></main>\
+          <footer>Copyright Fromagerie</footer></body></html>",
+    );
+    std::fs::write(dir.join("cheese.html"), html).unwrap();
+    let epub = testdocs::epub(
+        "The Lighthouse Keeper",
+        "Ada Keeper",
+        &[
+            ("Arrival", &filler("the island", 6)),
+            ("The Storm", "The great lamp failed at midnight and the keeper climbed the tower with a lantern."),
+        ],
+    );
+    std::fs::write(dir.join("lighthouse.epub"), epub).unwrap();
+}
+
+#[test]
+fn office_documents_web_pages_and_ebooks_are_found_and_cited() {
+    let kb = Kb::new();
+    let dir = kb.home.path().join("docs");
+    std::fs::create_dir_all(&dir).unwrap();
+    documents(&dir);
+    let s = kb.add(&[&dir]);
+    assert_eq!(s["added"], 6, "{s}");
+    assert_eq!(s["failed"], 0, "{s}");
+    assert_eq!(s["unsupported"], 0, "{s}");
+
+    // Word: keyword and meaning, under its heading.
+    let hit = top(&kb, &["drain the node systemctl", "--fts-only"]);
+    assert_eq!(file_of(&hit), "runbook.docx", "{hit}");
+    assert_eq!(hit["source"]["type"], "doc");
+    assert_eq!(hit["source"]["title"], "Cache Runbook");
+    assert_eq!(hit["source"]["section"], "Restarting the cache", "{hit}");
+    let hit = top(
+        &kb,
+        &["steps to restart the redis cache server", "--vec-only"],
+    );
+    assert_eq!(file_of(&hit), "runbook.docx", "{hit}");
+    assert!(
+        hit["text"].as_str().unwrap().contains("redis | 6379"),
+        "{hit}"
+    );
+    let docx = dir.join("runbook.docx");
+    let docx = docx.to_str().unwrap();
+    let outline = kb.json(&["outline", docx]);
+    let items: Vec<&str> = outline["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        items,
+        ["Cache runbook", "Restarting the cache"],
+        "{outline}"
+    );
+    let shown = kb.json(&["show", docx, "--section", "Restarting the cache"]);
+    assert!(
+        shown["content"]
+            .as_str()
+            .unwrap()
+            .contains("- Check the replication lag"),
+        "{shown}"
+    );
+
+    // OpenDocument text: the heading chain.
+    let hit = top(&kb, &["pinch side shoots tomato", "--fts-only"]);
+    assert_eq!(file_of(&hit), "garden.odt");
+    assert_eq!(hit["source"]["section"], "Garden notes > Tomatoes", "{hit}");
+    let hit = top(&kb, &["pruning vegetables in summer", "--vec-only"]);
+    assert_eq!(file_of(&hit), "garden.odt", "{hit}");
+
+    // Slides: a slide is a page, its notes with it.
+    let hit = top(&kb, &["Lisbon office", "--fts-only"]);
+    assert_eq!(file_of(&hit), "review.pptx");
+    assert_eq!(hit["source"]["type"], "slides");
+    assert_eq!(hit["source"]["page"], 3, "{hit}");
+    let hit = top(&kb, &["onboarding", "--fts-only"]);
+    assert_eq!(hit["source"]["page"], 2, "{hit}");
+    let hit = top(&kb, &["new staff hired for the team", "--vec-only"]);
+    assert_eq!(file_of(&hit), "review.pptx", "{hit}");
+    let hit = top(&kb, &["pyroclastic flows", "--fts-only"]);
+    assert_eq!(file_of(&hit), "volcano.odp");
+    assert_eq!(hit["source"]["page"], 2, "{hit}");
+    let review = dir.join("review.pptx");
+    let info = kb.json(&["info", review.to_str().unwrap()]);
+    assert_eq!(info["pages"], 3, "{info}");
+    let opened = kb.json(&["open", review.to_str().unwrap(), "--pages", "2"]);
+    assert!(opened.to_string().contains("Four engineers"), "{opened}");
+    assert!(!opened.to_string().contains("Lisbon"), "{opened}");
+
+    // A web page: main content only, decoded from its charset.
+    let hit = top(&kb, &["Gruyère wax paper", "--fts-only"]);
+    assert_eq!(file_of(&hit), "cheese.html");
+    assert_eq!(hit["source"]["type"], "html");
+    assert_eq!(hit["source"]["title"], "Cheese Guide");
+    assert_eq!(hit["source"]["section"], "Cheese guide > Storing", "{hit}");
+    let hit = top(
+        &kb,
+        &["how to keep cheese fresh in the fridge", "--vec-only"],
+    );
+    assert_eq!(file_of(&hit), "cheese.html", "{hit}");
+    let v = kb.json(&["search", "tracking Login Fromagerie", "--fts-only"]);
+    assert!(
+        results(&v).iter().all(|r| file_of(r) != "cheese.html"),
+        "navigation, scripts and footers are not indexed: {v}"
+    );
+    let html = dir.join("cheese.html");
+    let shown = kb.json(&["show", html.to_str().unwrap(), "--section", "Storing"]);
+    assert!(
+        shown["content"].as_str().unwrap().contains("Comté | 3"),
+        "{shown}"
+    );
+
+    // An e-book: its title, author and chapters.
+    let hit = top(&kb, &["lamp failed midnight lantern", "--fts-only"]);
+    assert_eq!(file_of(&hit), "lighthouse.epub");
+    assert_eq!(hit["source"]["type"], "epub");
+    assert_eq!(hit["source"]["title"], "The Lighthouse Keeper");
+    assert_eq!(hit["source"]["section"], "The Storm", "{hit}");
+    let hit = top(&kb, &["the light went out during the night", "--vec-only"]);
+    assert_eq!(file_of(&hit), "lighthouse.epub", "{hit}");
+    let book = dir.join("lighthouse.epub");
+    let info = kb.json(&["info", book.to_str().unwrap()]);
+    assert_eq!(info["author"], "Ada Keeper", "{info}");
+
+    // `kb status` counts by type; `--type` filters.
+    let status = kb.json(&["status"]);
+    let counts = status.to_string();
+    for t in ["\"doc\":2", "\"slides\":2", "\"html\":1", "\"epub\":1"] {
+        assert!(counts.contains(t), "{t} in {status}");
+    }
+    let v = kb.json(&["search", "office", "--type", "slides", "--fts-only"]);
+    assert!(!results(&v).is_empty());
+    assert!(
+        results(&v).iter().all(|r| r["source"]["type"] == "slides"),
+        "{v}"
+    );
+}
+
+#[test]
+fn tables_data_files_and_code_are_found_and_cited() {
+    let kb = Kb::new();
+    let dir = kb.home.path().join("files");
+    let mut csv = String::from("id,city,country,note\n");
+    for i in 1..=60 {
+        csv.push_str(&format!("{i},Town{i},Country{i},ordinary row\n"));
+    }
+    csv.push_str("61,Reykjavik,Iceland,geothermal heating keeps the pavements free of ice\n");
+    for i in 62..=80 {
+        csv.push_str(&format!("{i},Town{i},Country{i},ordinary row\n"));
+    }
+    write(&dir.join("cities.csv"), &csv);
+    std::fs::write(
+        dir.join("budget.xlsx"),
+        testdocs::xlsx(&[
+            ("Staff", &[&["Name", "Team"], &["Ann", "Ops"]]),
+            (
+                "Costs",
+                &[&["Item", "Cost"], &["Satellite uplink rental", "1200"]],
+            ),
+        ]),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("stock.ods"),
+        testdocs::odf(
+            "application/vnd.oasis.opendocument.spreadsheet",
+            None,
+            "<office:spreadsheet><table:table table:name=\"Parts\">\
+             <table:table-row><table:table-cell><text:p>Part</text:p></table:table-cell><table:table-cell><text:p>Bin</text:p></table:table-cell></table:table-row>\
+             <table:table-row><table:table-cell><text:p>Brass hinge</text:p></table:table-cell><table:table-cell><text:p>B7</text:p></table:table-cell></table:table-row>\
+             </table:table></office:spreadsheet>",
+        ),
+    )
+    .unwrap();
+    write(
+        &dir.join("app.yaml"),
+        "name: shop\nversion: 3\n\nserver:\n  port: 8443\n  tls:\n    cert_file: /etc/shop/tls/fullchain.pem\n\ndatabase:\n  host: db.internal\n  pool: 20\n",
+    );
+    write(
+        &dir.join("package.json"),
+        "{\n  \"name\": \"widget\",\n  \"scripts\": {\n    \"build\": \"vite build\",\n    \"lint\": \"eslint src\"\n  },\n  \"license\": \"MIT\"\n}\n",
+    );
+    write(
+        &dir.join("Cargo.toml"),
+        "[package]\nname = \"orbit\"\nedition = \"2021\"\n\n[dependencies]\nserde = \"1\"\nnalgebra = \"0.33\"\n",
+    );
+    write(
+        &dir.join("cart.ts"),
+        "export class Cart {\n  items: string[] = [];\n\n  /** Adds a product to the shopping cart. */\n  addItem(sku: string): void {\n    this.items.push(sku);\n  }\n}\n\nexport function totalPrice(prices: number[]): number {\n  return prices.reduce((a, b) => a + b, 0);\n}\n",
+    );
+    write(
+        &dir.join("greet.js"),
+        "const greetVisitor = (name) => `Welcome to the aquarium, ${name}`;\nmodule.exports = { greetVisitor };\n",
+    );
+    write(
+        &dir.join("orbit.rs"),
+        "/// A body in orbit.\npub struct Satellite {\n    pub altitude_km: f64,\n}\n\nimpl Satellite {\n    /// The time one orbit takes, from Kepler's third law.\n    pub fn orbital_period(&self) -> f64 {\n        let r = 6371.0 + self.altitude_km;\n        2.0 * std::f64::consts::PI * (r.powi(3) / 398600.0).sqrt()\n    }\n}\n",
+    );
+    let s = kb.add(&[&dir]);
+    assert_eq!(s["added"], 9, "{s}");
+    assert_eq!(s["failed"], 0, "{s}");
+    assert_eq!(s["unsupported"], 0, "{s}");
+
+    // A CSV row by its values, cited by its line, under the header.
+    let hit = top(&kb, &["Reykjavik geothermal", "--fts-only"]);
+    assert_eq!(file_of(&hit), "cities.csv");
+    assert_eq!(hit["source"]["type"], "spreadsheet");
+    let (a, b) = (
+        hit["source"]["line_start"].as_u64().unwrap(),
+        hit["source"]["line_end"].as_u64().unwrap(),
+    );
+    assert!(a <= 62 && 62 <= b, "{hit}");
+    let text = hit["text"].as_str().unwrap();
+    assert!(text.starts_with("id | city | country | note\n"), "{text}");
+    assert!(text.contains("61 | Reykjavik | Iceland"), "{text}");
+    let hit = top(
+        &kb,
+        &[
+            "which city heats its streets with hot springs",
+            "--vec-only",
+        ],
+    );
+    assert_eq!(file_of(&hit), "cities.csv", "{hit}");
+
+    // Workbooks: the sheet is the section.
+    let hit = top(&kb, &["satellite uplink", "--fts-only"]);
+    assert_eq!(file_of(&hit), "budget.xlsx", "{hit}");
+    assert_eq!(hit["source"]["section"], "Costs > row 1", "{hit}");
+    let hit = top(&kb, &["brass hinge", "--fts-only"]);
+    assert_eq!(file_of(&hit), "stock.ods", "{hit}");
+
+    // Data files: key paths with values, cited by the key's lines.
+    let hit = top(&kb, &["cert_file fullchain", "--fts-only"]);
+    assert_eq!(file_of(&hit), "app.yaml");
+    assert_eq!(hit["source"]["type"], "data");
+    assert!(
+        hit["text"]
+            .as_str()
+            .unwrap()
+            .contains("server.tls.cert_file = /etc/shop/tls/fullchain.pem"),
+        "{hit}"
+    );
+    assert_eq!(hit["source"]["line_start"], 4, "{hit}");
+    assert_eq!(hit["source"]["line_end"], 7, "{hit}");
+    let hit = top(&kb, &["TLS certificate location", "--vec-only"]);
+    assert_eq!(file_of(&hit), "app.yaml", "{hit}");
+    let hit = top(&kb, &["eslint", "--fts-only"]);
+    assert_eq!(file_of(&hit), "package.json");
+    assert!(
+        hit["text"]
+            .as_str()
+            .unwrap()
+            .contains("scripts.lint = eslint src"),
+        "{hit}"
+    );
+    let hit = top(&kb, &["nalgebra", "--fts-only"]);
+    assert_eq!(file_of(&hit), "Cargo.toml");
+    assert_eq!(hit["source"]["section"], "dependencies", "{hit}");
+    let yaml = dir.join("app.yaml");
+    let shown = kb.json(&["show", yaml.to_str().unwrap(), "--section", "database"]);
+    assert!(
+        shown["content"].as_str().unwrap().contains("pool: 20"),
+        "{shown}"
+    );
+
+    // Code: symbols of TypeScript, JavaScript and Rust.
+    let hit = top(&kb, &["addItem", "--fts-only"]);
+    assert_eq!(file_of(&hit), "cart.ts");
+    assert_eq!(hit["source"]["language"], "typescript");
+    assert_eq!(hit["source"]["symbol_name"], "Cart", "{hit}");
+    let hit = top(&kb, &["sum of the prices", "--vec-only"]);
+    assert_eq!(hit["source"]["symbol_name"], "totalPrice", "{hit}");
+    let hit = top(&kb, &["greetVisitor aquarium", "--fts-only"]);
+    assert_eq!(hit["source"]["language"], "javascript");
+    assert_eq!(hit["source"]["symbol_name"], "greetVisitor");
+    let hit = top(
+        &kb,
+        &["how long does one trip around the earth take", "--vec-only"],
+    );
+    assert_eq!(file_of(&hit), "orbit.rs", "{hit}");
+    assert_eq!(hit["source"]["language"], "rust");
+    let rs = dir.join("orbit.rs");
+    let outline = kb.json(&["outline", rs.to_str().unwrap()]);
+    let items: Vec<&str> = outline["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        items,
+        ["Satellite", "Satellite", "Satellite.orbital_period"],
+        "{outline}"
+    );
+    let shown = kb.json(&[
+        "show",
+        rs.to_str().unwrap(),
+        "--section",
+        "Satellite::orbital_period",
+    ]);
+    assert!(
+        shown["content"].as_str().unwrap().contains("398600.0"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn hostile_containers_fail_alone_with_a_reason() {
+    use std::io::Write;
+    let kb = Kb::new();
+    let dir = kb.home.path().join("hostile");
+    std::fs::create_dir_all(&dir).unwrap();
+    // A ZIP bomb: a Word document whose body inflates to gigabytes.
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    w.start_file("word/document.xml", opts).unwrap();
+    let block = vec![b' '; 1 << 20];
+    for _ in 0..300 {
+        w.write_all(&block).unwrap();
+    }
+    std::fs::write(dir.join("bomb.docx"), w.finish().unwrap().into_inner()).unwrap();
+    // Billion laughs in an OpenDocument file.
+    let mut lol = String::from("<?xml version=\"1.0\"?><!DOCTYPE d [<!ENTITY l0 \"lol\">");
+    for i in 1..10 {
+        let p = i - 1;
+        lol.push_str(&format!(
+            "<!ENTITY l{i} \"{}\">",
+            format!("&l{p};").repeat(10)
+        ));
+    }
+    lol.push_str("]><office:document-content xmlns:office=\"o\" xmlns:text=\"t\"><office:body><office:text><text:p>laughs &l9; here</text:p></office:text></office:body></office:document-content>");
+    std::fs::write(
+        dir.join("laughs.odt"),
+        testdocs::test_zip(&[
+            ("mimetype", "application/vnd.oasis.opendocument.text"),
+            ("content.xml", &lol),
+        ]),
+    )
+    .unwrap();
+    // Nesting deeper than any document needs.
+    let deep = format!(
+        "<w:document xmlns:w=\"w\"><w:body>{}<w:p><w:r><w:t>deep</w:t></w:r></w:p>{}</w:body></w:document>",
+        "<w:sdt>".repeat(100_000),
+        "</w:sdt>".repeat(100_000)
+    );
+    std::fs::write(
+        dir.join("deep.docx"),
+        testdocs::test_zip(&[("word/document.xml", &deep)]),
+    )
+    .unwrap();
+    // A truncated presentation and a text file with a wrong extension.
+    let good = testdocs::pptx(None, &[("Title", "text", "notes")]);
+    std::fs::write(dir.join("truncated.pptx"), &good[..good.len() / 2]).unwrap();
+    write(&dir.join("notes.epub"), "just some text, not an e-book\n");
+    write(&dir.join("photo.png"), "not an image either\n");
+    // And a good file, indexed whatever the others do.
+    std::fs::write(
+        dir.join("good.docx"),
+        testdocs::docx(None, &[("", "The survivor paragraph about quokkas.")]),
+    )
+    .unwrap();
+
+    let out = kb
+        .cmd()
+        .args(["add", dir.to_str().unwrap(), "--format", "json", "--quiet"])
+        .output()
+        .unwrap();
+    let s: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(s["added"], 2, "{s}");
+    assert_eq!(s["failed"], 5, "{s}");
+    let log = std::fs::read_to_string(kb.data_dir().join("ingest-errors.log")).unwrap();
+    for (file, reason) in [
+        ("bomb.docx", "ZIP bomb"),
+        ("deep.docx", "deep"),
+        ("truncated.pptx", "truncated"),
+        ("notes.epub", "not a readable EPUB"),
+        ("photo.png", "not a PNG"),
+    ] {
+        let line = log
+            .lines()
+            .find(|l| l.contains(file))
+            .unwrap_or_else(|| panic!("{file} not logged: {log}"));
+        assert!(line.contains(reason), "{file}: {line}");
+    }
+    // The entities were never expanded: the laughs stay a few words.
+    let hit = top(&kb, &["laughs", "--fts-only"]);
+    assert_eq!(file_of(&hit), "laughs.odt");
+    assert!(hit["text"].as_str().unwrap().len() < 100, "{hit}");
+    assert!(!hit["text"].as_str().unwrap().contains("lollol"), "{hit}");
+    let hit = top(&kb, &["quokkas", "--fts-only"]);
+    assert_eq!(file_of(&hit), "good.docx");
+}
