@@ -483,13 +483,18 @@ fn hostile_containers_fail_alone_with_a_reason() {
     )
     .unwrap();
 
-    let out = kb
-        .cmd()
-        .args(["add", dir.to_str().unwrap(), "--format", "json", "--quiet"])
-        .output()
-        .unwrap();
+    let (out, peak_kib) = with_peak_rss(kb.std_cmd().args([
+        "add",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+        "--quiet",
+    ]));
     let s: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    // The bomb inflates to 300 MB and the laughs to a billion; kb's memory
+    // stays that of an ordinary add (the model, ONNX Runtime, a batch).
+    assert!(peak_kib < 1_200_000, "peak RSS {peak_kib} KiB");
     assert_eq!(s["added"], 2, "{s}");
     assert_eq!(s["failed"], 5, "{s}");
     let log = std::fs::read_to_string(kb.data_dir().join("ingest-errors.log")).unwrap();
@@ -513,4 +518,40 @@ fn hostile_containers_fail_alone_with_a_reason() {
     assert!(!hit["text"].as_str().unwrap().contains("lollol"), "{hit}");
     let hit = top(&kb, &["quokkas", "--fts-only"]);
     assert_eq!(file_of(&hit), "good.docx");
+}
+
+/// Runs a command to its end; returns its output and its peak resident
+/// memory in KiB (from `wait4`, this child's own).
+fn with_peak_rss(cmd: &mut std::process::Command) -> (std::process::Output, i64) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut so, mut se) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let err = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        se.read_to_end(&mut b).unwrap();
+        b
+    });
+    let mut stdout = Vec::new();
+    so.read_to_end(&mut stdout).unwrap();
+    let stderr = err.join().unwrap();
+    let mut status = 0;
+    // SAFETY: wait4 on our own child, with valid pointers to a status and
+    // a zeroed rusage.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32, "wait4");
+    let status = std::os::unix::process::ExitStatusExt::from_raw(status);
+    (
+        std::process::Output {
+            status,
+            stdout,
+            stderr,
+        },
+        usage.ru_maxrss,
+    )
 }
