@@ -522,6 +522,8 @@ fn hostile_containers_fail_alone_with_a_reason() {
 
 /// Runs a command to its end; returns its output and its peak resident
 /// memory in KiB (from `wait4`, this child's own).
+// wait4 reaps the child, which `Child::wait` cannot do with its rusage.
+#[allow(clippy::zombie_processes)]
 fn with_peak_rss(cmd: &mut std::process::Command) -> (std::process::Output, i64) {
     use std::io::Read;
     use std::process::Stdio;
