@@ -73,7 +73,7 @@ fn pdf_engine_check(config: &crate::config::Config) -> Check {
             "pdf engine",
             Status::Warning,
             e,
-            Some("PDFs cannot be read until libpdfium is in place: in kb's source tree scripts/prepare_pdf.sh fetches it from the PyPI pypdfium2 wheel into ~/.cache/kb/pdfium"),
+            Some("kb init fetches libpdfium from the PyPI pypdfium2 wheel into ~/.cache/kb/pdfium (offline: in kb's source tree scripts/prepare_pdf.sh, or PDFIUM_DYNAMIC_LIB_PATH at a libpdfium you have)"),
         ),
     }
 }
@@ -221,7 +221,7 @@ impl Command for DoctorArgs {
                 "runtime",
                 Status::Fault,
                 e.to_string(),
-                Some("pip install onnxruntime, then point ORT_DYLIB_PATH (or embedding.onnxruntime) at its libonnxruntime.so; in kb's source tree ./setup.sh does both"),
+                Some("kb init fetches ONNX Runtime from its PyPI wheel (offline: point ORT_DYLIB_PATH, or embedding.onnxruntime, at a libonnxruntime.so; in kb's source tree ./setup.sh does it)"),
             ),
         });
         checks.push(pdf_engine_check(session.config()));
