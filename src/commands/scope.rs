@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobSetBuilder};
+use globset::{Glob, GlobBuilder, GlobSetBuilder};
 
 use super::document::DocRef;
 use crate::db::Database;
@@ -29,12 +29,11 @@ pub(crate) fn documents_in_scope(
         let home = dirs::home_dir();
         let mut set = GlobSetBuilder::new();
         for g in globs {
-            let pattern = absolute_pattern(g, &cwd, home.as_deref());
-            let glob = GlobBuilder::new(&pattern)
-                .literal_separator(true)
-                .build()
-                .map_err(|e| KbError::invalid("path", format!("--path {g}: not a glob ({e})")))?;
-            set.add(glob);
+            set.add(glob(
+                &absolute_pattern(g, &cwd, home.as_deref()),
+                g,
+                "path",
+            )?);
         }
         let set = set
             .build()
@@ -55,12 +54,27 @@ pub(crate) fn documents_in_scope(
     Ok(Some(ids.into_iter().collect()))
 }
 
+/// A glob as kb reads them everywhere (`*` stays within a folder, `**`
+/// crosses folders), compiled; `asked` is how the user wrote it, for the
+/// error.
+pub(crate) fn glob(pattern: &str, asked: &str, field: &'static str) -> Result<Glob> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| KbError::invalid(field, format!("--{field} {asked}: not a glob ({e})")))
+}
+
+/// A pattern without a `/` names a file in any folder.
+pub(crate) fn any_folder(pattern: &str) -> Option<String> {
+    (!pattern.contains('/')).then(|| format!("**/{pattern}"))
+}
+
 /// A glob as it applies to stored (absolute) paths: one without a `/`
 /// matches a file name in any folder, `~/` is the home folder, and a
 /// relative one is relative to the current folder.
 fn absolute_pattern(glob: &str, cwd: &Path, home: Option<&Path>) -> String {
-    if !glob.contains('/') {
-        return format!("**/{glob}");
+    if let Some(anywhere) = any_folder(glob) {
+        return anywhere;
     }
     if let (Some(rest), Some(home)) = (glob.strip_prefix("~/"), home) {
         return format!("{}/{rest}", home.display());

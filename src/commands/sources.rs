@@ -4,11 +4,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::GlobMatcher;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Command, CommandSpec, Mcp, OutputKind};
+use super::{scope, Command, CommandSpec, Mcp, OutputKind};
 use crate::db::RootKind;
 use crate::error::{KbError, Result};
 use crate::ingest::source_path;
@@ -116,16 +116,8 @@ impl Command for SourcesArgs {
 
 /// `--pattern`: a file name glob, or a path glob below the top folder.
 fn matcher(pattern: &str) -> Result<GlobMatcher> {
-    let full = if pattern.contains('/') {
-        pattern.to_string()
-    } else {
-        format!("**/{pattern}")
-    };
-    GlobBuilder::new(&full)
-        .literal_separator(true)
-        .build()
-        .map(|g| g.compile_matcher())
-        .map_err(|e| KbError::invalid("pattern", format!("--pattern {pattern}: not a glob ({e})")))
+    let full = scope::any_folder(pattern).unwrap_or_else(|| pattern.to_string());
+    Ok(scope::glob(&full, pattern, "pattern")?.compile_matcher())
 }
 
 /// `--dir`: a folder that holds indexed documents, in its stored form.
