@@ -309,7 +309,7 @@ fn render(
         }
     }
     for w in out.warnings() {
-        tell(error_format, "warning", w.trim_start_matches("warning: "));
+        tell(error_format, "warning", &w);
     }
     match out.failure() {
         Some(e) => Err(e),

@@ -326,7 +326,7 @@ impl Render for ShowOutput {
             ShowOutput::Section(s) if s.matches.len() > 1 => {
                 let lines: Vec<String> = s.matches.iter().map(|m| m.line.to_string()).collect();
                 vec![format!(
-                    "warning: {} headings match \"{}\" (lines {}); showing number {} \
+                    "{} headings match \"{}\" (lines {}); showing number {} \
                      (--occurrence N picks another)",
                     s.matches.len(),
                     s.asked,
