@@ -44,6 +44,7 @@ import re
 import shutil
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -62,16 +63,22 @@ log = bench_pdf.log
 
 
 def key(t: str) -> str:
-    return "".join(c for c in t.lower() if c.isalnum())
+    """Letters and digits, lower case, accents dropped (a Greek heading set
+    in capitals drops them) and compatibility forms folded (NFKD)."""
+    t = unicodedata.normalize("NFKD", t.lower())
+    return "".join(c for c in t if c.isalnum() and not unicodedata.combining(c))
 
 
 NUMBERING = re.compile(
-    r"^\s*((chapter|part|section|item|appendix)\s+)?([0-9ivxlc]+[.)]?|[a-z][.)]|[0-9]+(\.[0-9]+)+\.?)\s+",
+    r"^\s*(§\s*)?(?:(?:chapter|part|section|item|appendix|附录)\s*[0-9a-z]+[.):]?\s+"
+    r"|(?:[0-9ivxlc]+[.)]?|[a-z][.)]|[0-9a-z]+(?:\.[0-9]+)+\.?)\s+)"
+    r"|^\s*第[0-9一二三四五六七八九十百零〇]+[章节節部篇]\s*",
     re.IGNORECASE)
 
 
 def title_key(t: str) -> str:
-    """A heading's letters and digits without its leading numbering."""
+    """A heading's letters and digits without its leading numbering
+    (`2.3`, `Chapter 3`, `Item 7.`, `第一章`)."""
     k = key(NUMBERING.sub("", t, count=1))
     return k or key(t)
 

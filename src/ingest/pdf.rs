@@ -7,8 +7,10 @@
 //! paragraphs (`pack`). A chunk never crosses a page unless a paragraph
 //! does, so every chunk cites its page.
 
+mod contents;
 pub mod engine;
 mod extract;
+mod filing;
 mod furniture;
 mod glyphs;
 mod layout;

@@ -34,32 +34,65 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
     let with_text = pages.iter().filter(|p| !p.is_empty()).count();
     let mut counts: HashMap<String, usize> = HashMap::new();
     let mut placed: HashMap<(String, i32), usize> = HashMap::new();
+    // The smallest size each running text is set in.
+    let mut smallest: HashMap<String, f32> = HashMap::new();
     for p in pages.iter() {
         let mut seen = HashSet::new();
         for (i, l) in p.iter().enumerate() {
             if edge(i, p.len()) && seen.insert(key(&l.text)) {
                 *counts.entry(key(&l.text)).or_default() += 1;
                 *placed.entry((key(&l.text), height(l))).or_default() += 1;
+                let s = smallest.entry(key(&l.text)).or_insert(l.size);
+                *s = s.min(l.size);
             }
         }
     }
+    // What each line is: kept, a page number, or a running line.
+    let judge = |l: &Line, at_edge: bool| -> Verdict {
+        if !at_edge || l.table {
+            return Verdict::Text;
+        }
+        if page_number(&l.text) {
+            return Verdict::PageNumber;
+        }
+        // A chapter's title atop its first page, larger than the running
+        // header repeating it on the pages after, stays.
+        let least = smallest.get(&key(&l.text)).copied().unwrap_or(l.size);
+        if l.size >= body * 1.12 && l.size >= least * 1.12 {
+            return Verdict::Text;
+        }
+        let c = counts.get(&key(&l.text)).copied().unwrap_or(0);
+        let here = placed.get(&(key(&l.text), height(l))).copied().unwrap_or(0);
+        if with_text >= 3 && c >= 3 && (c * 10 >= with_text || here >= 3) {
+            Verdict::Running
+        } else {
+            Verdict::Text
+        }
+    };
     for p in pages.iter_mut() {
         let n = p.len();
-        let mut i = 0;
-        p.retain(|l| {
-            let at_edge = edge(i, n);
-            i += 1;
-            if !at_edge || l.size >= body * 1.12 || l.table {
-                return true;
-            }
-            let repeated = with_text >= 3 && {
-                let c = counts.get(&key(&l.text)).copied().unwrap_or(0);
-                let here = placed.get(&(key(&l.text), height(l))).copied().unwrap_or(0);
-                c >= 3 && (c * 10 >= with_text || here >= 3)
-            };
-            !(repeated || page_number(&l.text))
+        let verdicts: Vec<Verdict> = p
+            .iter()
+            .enumerate()
+            .map(|(i, l)| judge(l, edge(i, n)))
+            .collect();
+        // A page where everything repeats (a short page of a series of
+        // short pages) keeps its text: there is nothing else it says.
+        let keep_running = !verdicts.contains(&Verdict::Text);
+        let mut it = verdicts.into_iter();
+        p.retain(|_| match it.next() {
+            Some(Verdict::PageNumber) => false,
+            Some(Verdict::Running) => keep_running,
+            _ => true,
         });
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Text,
+    PageNumber,
+    Running,
 }
 
 /// "12", "xii", "- 12 -", "Page 12", "12 / 40", "Page 12 of 40", and the
@@ -93,6 +126,15 @@ fn page_number(t: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// Words of its own for page `i` (digits alone would read as the
+    /// same line, a running one).
+    fn tag(i: usize) -> String {
+        [b'a' + (i / 26) as u8, b'a' + (i % 26) as u8]
+            .map(char::from)
+            .iter()
+            .collect()
+    }
+
     /// A chapter's running header tops three of forty pages: under a
     /// tenth of them, but at the same height each time.
     #[test]
@@ -107,7 +149,10 @@ mod tests {
         };
         let mut pages: Vec<Vec<Line>> = (1..=40)
             .map(|i| {
-                let mut p = vec![line(&format!("Page {i} says something of its own."), 100.0)];
+                let mut p = vec![line(
+                    &format!("Page {} says something of its own.", tag(i)),
+                    100.0,
+                )];
                 if (2..=4).contains(&i) {
                     p.insert(0, line("Chapter 6: Add-on packages", 30.0));
                 }
@@ -124,6 +169,39 @@ mod tests {
             all.iter().filter(|t| **t == "A heading of its own").count(),
             3
         );
+    }
+
+    /// A running header set larger than the body (its measured size
+    /// differs from the body's) is still furniture; the chapter's title,
+    /// larger again on its first page, is not.
+    #[test]
+    fn a_running_header_larger_than_the_body_is_dropped_but_not_its_title() {
+        let line = |text: &str, size: f32, y: f32| Line {
+            text: text.into(),
+            size,
+            x: 72.0,
+            end: 300.0,
+            y,
+            ..Line::default()
+        };
+        let mut pages: Vec<Vec<Line>> = (1..=10)
+            .map(|i| {
+                let word = ["alpha", "beta", "gamma", "delta", "epsilon"][i % 5];
+                let own = format!("Body text about {word} on page {i}.");
+                let mut p = vec![line(&own, 9.0, 100.0 + i as f32)];
+                if i == 1 {
+                    p.insert(0, line("第 3 节 使用方法", 20.0, 60.0));
+                } else {
+                    p.insert(0, line(&format!("{i}"), 10.5, 30.0));
+                    p.insert(0, line("第 3 节 使用方法", 10.5, 30.0));
+                }
+                p
+            })
+            .collect();
+        strip_running_lines(&mut pages, 9.0);
+        let all: Vec<&str> = pages.iter().flatten().map(|l| l.text.as_str()).collect();
+        assert_eq!(all.iter().filter(|t| **t == "第 3 节 使用方法").count(), 1);
+        assert_eq!(all.len(), 11, "{all:?}");
     }
 
     #[test]

@@ -150,11 +150,30 @@ pub(super) fn push_char(text: &mut String, c: char) {
         '\u{fb04}' => text.push_str("ffl"),
         '\u{fb05}' | '\u{fb06}' => text.push_str("st"),
         // Arabic and Hebrew presentation forms (the shapes a font draws)
-        // become the letters people type.
-        c if matches!(c as u32, 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF) => {
+        // become the letters people type; so do the Kangxi radicals and
+        // compatibility ideographs that CJK fonts often map their glyphs
+        // to (`⼭` U+2F2D for `山`), or a search for `山东` misses them.
+        c if matches!(c as u32, 0xFB1D..=0xFDFF | 0xFE70..=0xFEFF | 0x2E80..=0x2FDF | 0xF900..=0xFAFF) =>
+        {
             use unicode_normalization::UnicodeNormalization as _;
             text.extend(std::iter::once(c).nfkc());
         }
         c => text.push(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_char;
+
+    #[test]
+    fn glyphs_become_the_letters_people_type() {
+        let mut s = String::new();
+        for c in [
+            '\u{fb01}', 'x', '\u{2f2d}', '东', '\u{2f24}', '\u{f900}', 'ﻻ',
+        ] {
+            push_char(&mut s, c);
+        }
+        assert_eq!(s, "fix山东大豈لا");
     }
 }

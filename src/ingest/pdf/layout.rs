@@ -9,6 +9,8 @@
 
 use std::collections::HashMap;
 
+use super::contents::{contents_pages, contents_title};
+use super::filing::FilingNesting;
 use super::furniture::strip_running_lines;
 use super::page::{Line, Page};
 use super::statement::{caption, statement_line, statement_title};
@@ -41,6 +43,10 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     let mut lines: Vec<Vec<Line>> = pages.iter().map(|p| p.lines.clone()).collect();
     let body = body_size(&lines);
     strip_running_lines(&mut lines, body);
+    let contents = contents_pages(&lines);
+    // Bold says nothing where most of the text is bold (a font that
+    // reports a heavy weight for every glyph).
+    let bold_body = bold_share(&lines) > 0.4;
     let mut raw: Vec<(u32, Vec<&Line>)> = Vec::new();
     for (i, page) in lines.iter().enumerate() {
         for group in group_lines(page) {
@@ -74,6 +80,9 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     // sub-headings ("Liquidity and Capital Resources") nest under
     // "Item 7.".
     let mut item: Option<u8> = None;
+    let mut filing = FilingNesting::default();
+    // A statement's title sits under the item it is in (Item 8.).
+    let statement_level = |item: Option<u8>| item.map_or(below_fonts, |i| below_fonts.max(i + 1));
     for (page, g) in raw {
         let ocr = pages[page as usize - 1].ocr;
         let size = mean_size(&g);
@@ -102,8 +111,13 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                     let prev = out.pop().unwrap_or_else(|| unreachable!());
                     statement_page = Some(page);
                     out.push(Block {
+                        level: Some(filing.place(
+                            &title,
+                            statement_level(item),
+                            &mut item,
+                            &mut numbered,
+                        )),
                         text: title,
-                        level: Some(below_fonts),
                         ..prev
                     });
                     if !rest.is_empty() {
@@ -119,8 +133,13 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                             let block = out.pop().unwrap_or_else(|| unreachable!());
                             statement_page = Some(page);
                             out.push(Block {
+                                level: Some(filing.place(
+                                    &title,
+                                    statement_level(item),
+                                    &mut item,
+                                    &mut numbered,
+                                )),
                                 text: title,
-                                level: Some(below_fonts),
                                 ..block
                             });
                             let lead = [rest.as_str(), dateline.text.as_str()]
@@ -156,8 +175,13 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 statement_page = Some(page);
                 out.push(Block {
                     page,
+                    level: Some(filing.place(
+                        &title,
+                        statement_level(item),
+                        &mut item,
+                        &mut numbered,
+                    )),
                     text: title,
-                    level: Some(below_fonts),
                     size,
                     top: g[0].y,
                     table: false,
@@ -182,8 +206,15 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 continue;
             }
         }
-        let bold = g.iter().all(|l| l.bold);
+        let bold = !bold_body && g.iter().all(|l| l.bold);
         let level = if g.len() > 2 || !heading_text(&text) {
+            None
+        } else if contents
+            .get(&page)
+            .is_some_and(|&first| g[0].y >= first - 1.0)
+            && !contents_title(&text)
+        {
+            // A contents page lists headings: they are not headings there.
             None
         } else if big(size) {
             // The font size ranks headings; it wins over numbering,
@@ -227,6 +258,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         } else {
             None
         };
+        let level = level.map(|l| filing.place(&text, l, &mut item, &mut numbered));
         out.push(Block {
             page,
             text,
@@ -263,9 +295,23 @@ fn statement_lead(out: &[Block], page: u32) -> usize {
     0
 }
 
-/// A bold line short enough to be a heading rather than a bold sentence.
+/// A bold line short enough to be a heading rather than a bold sentence
+/// (in words, or in characters for a script written without spaces).
 fn short_line(t: &str) -> bool {
-    t.split_whitespace().count() <= 8
+    t.split_whitespace().count() <= 8 && t.chars().count() <= 60
+}
+
+/// The share of the characters set in bold lines.
+fn bold_share(pages: &[Vec<Line>]) -> f32 {
+    let (mut bold, mut all) = (0usize, 0usize);
+    for l in pages.iter().flatten() {
+        let n = l.text.chars().filter(|c| !c.is_whitespace()).count();
+        all += n;
+        if l.bold {
+            bold += n;
+        }
+    }
+    bold as f32 / all.max(1) as f32
 }
 
 fn mean_size(g: &[&Line]) -> f32 {
@@ -309,8 +355,22 @@ fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
             let ended = ends_sentence(&prev.text)
                 && (prev.end < right - 2.0 * prev.size || l.x > left + 0.8 * l.size);
             let table_edge = prev.table != l.table;
+            // A bold numbered line, or one over an indented paragraph,
+            // and the regular text under it: a heading set without space
+            // around it (a thesis's double-spaced pages). A bold label
+            // over its text ("Deposits" in a filing's tables) stays with
+            // it.
+            let numbered_bold = |l: &Line| l.bold && numbered_depth(&l.text).is_some();
+            let indented = prev.bold && l.x > prev.x + 0.8 * l.size;
+            let weight_change =
+                prev.bold != l.bold && (numbered_bold(prev) || numbered_bold(l) || indented);
             if table_edge
-                || (!l.table && (l.gap || size_change || ended || starts_with_bullet(&l.text)))
+                || (!l.table
+                    && (l.gap
+                        || size_change
+                        || weight_change
+                        || ended
+                        || starts_with_bullet(&l.text)))
             {
                 out.push(std::mem::take(&mut cur));
                 left = f32::MAX;
@@ -351,6 +411,15 @@ fn right_edges(lines: &[Line]) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Words of its own for page `i` (digits alone would read as the
+    /// same line, a running one).
+    fn tag(i: usize) -> String {
+        [b'a' + (i / 26) as u8, b'a' + (i % 26) as u8]
+            .map(char::from)
+            .iter()
+            .collect()
+    }
 
     fn line(text: &str, size: f32, x: f32, end: f32, y: f32, gap: bool) -> Line {
         Line {
@@ -559,7 +628,7 @@ mod tests {
                     ));
                 }
                 lines.push(body(
-                    &format!("Page {i} says something of its own."),
+                    &format!("Page {} says something of its own.", tag(i)),
                     100.0,
                     true,
                 ));

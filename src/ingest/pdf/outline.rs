@@ -66,6 +66,9 @@ pub(super) fn apply(mut blocks: Vec<Block>, outline: &[OutlineEntry], pages: u32
 /// returns its index.
 fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> usize {
     let title = key(&e.title);
+    // Counted in characters as `split_at` counts them (a CJK title's
+    // bytes are three times as many).
+    let letters = title.chars().count();
     let on_page: Vec<usize> = (from..blocks.len())
         .filter(|&i| blocks[i].page == e.page)
         .collect();
@@ -75,15 +78,15 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
         .iter()
         .copied()
         .filter(below)
-        .find(|i| matching(i) && split_at(&blocks[*i].text, title.len()).is_some())
+        .find(|i| matching(i) && split_at(&blocks[*i].text, letters).is_some())
         .or_else(|| {
             on_page
                 .iter()
                 .copied()
-                .find(|i| matching(i) && split_at(&blocks[*i].text, title.len()).is_some())
+                .find(|i| matching(i) && split_at(&blocks[*i].text, letters).is_some())
         });
     if let Some(i) = found {
-        let mut cut = split_at(&blocks[i].text, title.len()).unwrap_or(blocks[i].text.len());
+        let mut cut = split_at(&blocks[i].text, letters).unwrap_or(blocks[i].text.len());
         // The title's closing punctuation ("?", ")") stays with it.
         let tail = e.title.trim_end();
         let tail = &tail[tail.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
@@ -253,6 +256,12 @@ mod tests {
             ]
         );
         assert_eq!(out[2].text, "Business");
+        // A title in a script of three bytes a letter is cut after its
+        // letters, not after as many bytes.
+        let blocks = vec![block(1, "3.2.1 学位选项 bachelor 硕士", 100.0)];
+        let out = apply(blocks, &[entry("3.2.1 学位选项", 1, 1, None)], 1);
+        assert_eq!(headings(&out), vec![(1, "3.2.1 学位选项".to_string(), 1)]);
+        assert_eq!(out[1].text, "bachelor 硕士");
     }
 
     #[test]

@@ -334,14 +334,34 @@ fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
     out
 }
 
+/// The page's usual distance from one baseline to the next (the median
+/// over rows that follow each other closely), 0 when too few say. A
+/// double-spaced page (a thesis, a form) has a gap before every line by
+/// the font size alone; a gap is measured against this instead.
+fn line_pitch(rows: &[Row]) -> f32 {
+    let mut steps: Vec<f32> = rows
+        .windows(2)
+        .filter_map(|w| {
+            let (size, step) = (w[1].size(), w[1].baseline() - w[0].baseline());
+            (step > 0.9 * size && step < 3.0 * size).then_some(step)
+        })
+        .collect();
+    if steps.len() < 5 {
+        return 0.0;
+    }
+    steps.sort_by(f32::total_cmp);
+    steps[steps.len() / 2]
+}
+
 fn to_lines(rows: &[Row]) -> Vec<Line> {
     let table = table_rows(rows);
+    let pitch = line_pitch(rows);
     let mut out: Vec<Line> = Vec::new();
     let mut prev_baseline: Option<f32> = None;
     for (r, in_table) in rows.iter().zip(table) {
         let baseline = r.baseline();
         let size = r.size();
-        let gap = prev_baseline.is_some_and(|p| baseline - p > 1.5 * size);
+        let gap = prev_baseline.is_some_and(|p| baseline - p > (1.5 * size).max(1.25 * pitch));
         prev_baseline = Some(baseline);
         let mut spans: Vec<&Span> = r.spans.iter().collect();
         if r.rtl {
@@ -492,6 +512,22 @@ mod tests {
         // Ligatures are spelled out.
         let g = text_at("\u{fb01}ne", 72.0, 100.0, 10.0);
         assert_eq!(texts(&lines(&g)), vec!["fine"]);
+    }
+
+    #[test]
+    fn a_double_spaced_page_has_gaps_only_between_paragraphs() {
+        // Ten-point text on a 20-point pitch; one paragraph break of 36.
+        let mut g = Vec::new();
+        let mut y = 100.0;
+        for i in 0..8 {
+            y += if i == 4 { 36.0 } else { 20.0 };
+            g.extend(text_at(&format!("line number {i}"), 72.0, y, 10.0));
+        }
+        let gaps: Vec<bool> = lines(&g).iter().map(|l| l.gap).collect();
+        assert_eq!(
+            gaps,
+            [false, false, false, false, true, false, false, false]
+        );
     }
 
     #[test]

@@ -12,12 +12,16 @@ pub(super) fn starts_with_bullet(t: &str) -> bool {
     }
 }
 
-/// Ends with `.`, `!`, `?`, `:` or `…`, closing quotes and brackets aside.
+/// Ends with `.`, `!`, `?`, `:` or `…` (or their full-width forms),
+/// closing quotes and brackets aside.
 pub(super) fn ends_sentence(t: &str) -> bool {
     let t = t.trim_end_matches(|c: char| {
-        c.is_whitespace() || matches!(c, ')' | ']' | '"' | '\'' | '”' | '’' | '»')
+        c.is_whitespace() || matches!(c, ')' | ']' | '"' | '\'' | '”' | '’' | '»' | '」' | '）')
     });
-    matches!(t.chars().last(), Some('.' | '!' | '?' | ':' | '…'))
+    matches!(
+        t.chars().last(),
+        Some('.' | '!' | '?' | ':' | '…' | '。' | '！' | '？' | '：')
+    )
 }
 
 /// Joins wrapped lines with spaces; a word hyphenated at a line end
@@ -112,7 +116,10 @@ pub(super) fn heading_text(t: &str) -> bool {
     if first.is_lowercase() || !(first.is_alphanumeric() || first == '§') {
         return false;
     }
-    if matches!(t.chars().last(), Some('.' | ',' | ';' | ':' | '-')) {
+    if matches!(
+        t.chars().last(),
+        Some('.' | ',' | ';' | ':' | '-' | '。' | '，' | '；' | '：' | '、')
+    ) {
         return false;
     }
     let letters = t.chars().filter(|c| c.is_alphabetic()).count();
@@ -120,7 +127,12 @@ pub(super) fn heading_text(t: &str) -> bool {
     if letters < 2 || letters * 2 < visible {
         return false;
     }
-    if t.contains("...") || t.contains(" … ") || t.contains('@') || t.contains("://") {
+    if t.contains("...")
+        || t.contains(" … ")
+        || t.ends_with(" …")
+        || t.contains('@')
+        || t.contains("://")
+    {
         return false;
     }
     if is_date(t) {
@@ -187,10 +199,16 @@ pub(super) fn is_date(t: &str) -> bool {
 /// table of contents entry) disqualifies.
 pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     let t = t.trim();
+    if let Some(d) = cjk_numbered(t) {
+        return Some(d);
+    }
     let (num, rest) = t.split_once(char::is_whitespace)?;
     let rest = rest.trim_start();
     let lower = num.to_lowercase();
-    if matches!(lower.as_str(), "chapter" | "part" | "appendix" | "section") {
+    if matches!(
+        lower.as_str(),
+        "chapter" | "part" | "appendix" | "section" | "note"
+    ) {
         let next = rest.split_whitespace().next()?;
         let next = next.trim_end_matches(['.', ':']);
         let ok = next.chars().all(|c| c.is_ascii_digit())
@@ -202,7 +220,12 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
         let toc = rest.chars().last().is_some_and(|c| c.is_ascii_digit());
         return (item_number(rest) && !toc).then_some(1);
     }
-    if !rest.chars().next().is_some_and(char::is_uppercase) {
+    // A capital, or a letter of a script without case ("1.1 研究背景").
+    if !rest
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()))
+    {
         return None;
     }
     if rest.chars().last().is_some_and(|c| c.is_ascii_digit()) {
@@ -225,6 +248,29 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     ((letter || roman) && dotted).then_some(1)
 }
 
+/// A Chinese or Japanese chapter or section number: `第一章` / `第3章`
+/// (a chapter, depth 1), `第二节` (a section, depth 2), with or without
+/// a space before the title; a number at the end is a contents entry.
+fn cjk_numbered(t: &str) -> Option<u8> {
+    let rest = t.strip_prefix('第')?.trim_start();
+    let digits = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || "一二三四五六七八九十百零〇".contains(*c))
+        .count();
+    if digits == 0 || digits > 4 {
+        return None;
+    }
+    let mut after = rest.chars().skip(digits).skip_while(|c| *c == ' ');
+    let depth = match after.next()? {
+        '章' | '部' | '篇' | '編' | '编' => 1,
+        '节' | '節' => 2,
+        _ => return None,
+    };
+    let title: String = after.collect();
+    let toc = title.trim_end().ends_with(|c: char| c.is_ascii_digit());
+    (!toc).then_some(depth)
+}
+
 /// `7.`, `1A.`, `7A:`: the number of a filing's item.
 fn item_number(rest: &str) -> bool {
     let Some(next) = rest.split_whitespace().next() else {
@@ -245,12 +291,19 @@ pub(super) fn item_heading(t: &str) -> bool {
         .is_some_and(|(w, rest)| w.eq_ignore_ascii_case("item") && item_number(rest))
 }
 
-/// Every letter upper-case, at least four of them.
+/// Every letter upper-case, at least four of them. Letters of a script
+/// without case (Chinese, Japanese, Thai) are neither: a line of them is
+/// not "all caps".
 pub(super) fn all_caps(t: &str) -> bool {
-    let letters: Vec<char> = t.chars().filter(|c| c.is_alphabetic()).collect();
-    letters.len() >= 4
-        && letters.iter().all(|c| !c.is_lowercase())
-        && t.split_whitespace().count() <= 10
+    let (mut upper, mut other) = (0usize, 0usize);
+    for c in t.chars().filter(|c| c.is_alphabetic()) {
+        if c.is_uppercase() {
+            upper += 1;
+        } else {
+            other += 1;
+        }
+    }
+    upper >= 4 && other == 0 && t.split_whitespace().count() <= 10
 }
 
 /// Every significant word capitalised ("Results and Discussion").
@@ -272,7 +325,8 @@ pub(super) fn title_case(t: &str) -> bool {
         if !first.is_alphabetic() || SMALL.contains(&w.to_lowercase().as_str()) {
             continue;
         }
-        if first.is_lowercase() {
+        // Lower case, or a script without case: not a capitalised word.
+        if !first.is_uppercase() {
             return false;
         }
         significant += 1;
@@ -321,6 +375,8 @@ mod tests {
             "see http://example.com",
             "18 \\RecordChanges",
             "1 Introduction 2",
+            "2.1.2 Options …",
+            "论文作者签名：",
             "x = f(y)",
         ] {
             let h = heading_text(not) && (numbered_depth(not).is_some() || title_case(not));
@@ -336,6 +392,22 @@ mod tests {
         assert_eq!(numbered_depth("Item 7. Management's Discussion 45"), None);
         assert!(item_heading("Item 7A: Market Risk") && !item_heading("Items sold"));
         assert_eq!(numbered_depth("A Study of Things"), None);
+        assert_eq!(numbered_depth("第一章 介绍"), Some(1));
+        assert_eq!(numbered_depth("第3章绪论"), Some(1));
+        assert_eq!(numbered_depth("第二节 研究方法"), Some(2));
+        assert_eq!(numbered_depth("第 3 节 使用方法"), Some(2));
+        assert_eq!(numbered_depth("第一章 介绍 12"), None, "a contents entry");
+        assert_eq!(numbered_depth("1.1 研究背景"), Some(2));
+        assert_eq!(numbered_depth("第一次会议"), None);
+        // A line of a script without case is neither all caps nor title case.
+        assert!(!all_caps("离开山大之后，思思念念的是山大的美景"));
+        assert!(!title_case("离开山大之后"));
+        assert!(all_caps("ΠΕΡΙΛΗΨΗ") && !all_caps("ΠΕΡΙΛΗΨΗ 山大"));
+        assert!(
+            ends_sentence("之美。")
+                && ends_sentence("他说：「好。」")
+                && !ends_sentence("「山东大学堂」")
+        );
         assert!(!title_case("Results were good"));
         assert!(title_case("Installing the Tools"));
         assert!(!all_caps("USA"), "too short to be a heading by case alone");

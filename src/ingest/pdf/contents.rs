@@ -1,0 +1,167 @@
+//! Table-of-contents pages: their lines name the document's headings, so
+//! taken as headings they would put every section a second time, on the
+//! contents page, and cite it.
+
+use std::collections::HashMap;
+
+use super::page::Line;
+use super::tables::CELL_SEPARATOR;
+
+/// The pages that are a table of contents (1-based), each with the
+/// baseline of its first entry: at least five entries (a title followed
+/// by its page number) making up at least two fifths of the page's lines
+/// with letters, or a page headed "Contents" with at least three. What
+/// is above the first entry ("Item 8. Financial Statements" over its
+/// index) is not an entry.
+pub(super) fn contents_pages(pages: &[Vec<Line>]) -> HashMap<u32, f32> {
+    let mut out = HashMap::new();
+    for (i, lines) in pages.iter().enumerate() {
+        let with_letters = lines
+            .iter()
+            .filter(|l| l.text.chars().any(char::is_alphabetic))
+            .count();
+        let entries = entries(lines);
+        let Some(first) = entries.first().map(|&e| lines[e].y) else {
+            continue;
+        };
+        let n = entries.len();
+        let headed = lines.iter().take(4).any(|l| contents_title(&l.text));
+        if (n >= 5 && n * 5 >= with_letters * 2) || (headed && n >= 3) {
+            out.insert(i as u32 + 1, first);
+        }
+    }
+    out
+}
+
+/// The title of a table of contents, in the languages kb sees most.
+pub(super) fn contents_title(t: &str) -> bool {
+    let k: String = t
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect();
+    matches!(
+        k.as_str(),
+        "contents"
+            | "tableofcontents"
+            | "indexofcontents"
+            | "inhalt"
+            | "inhaltsverzeichnis"
+            | "sommaire"
+            | "tabledesmatières"
+            | "índice"
+            | "indice"
+            | "sumario"
+            | "sumário"
+            | "目录"
+            | "目次"
+            | "目錄"
+            | "περιεχομενα"
+            | "περιεχόμενα"
+            | "содержание"
+            | "оглавление"
+    )
+}
+
+/// The entries of a page (indexes of its lines): lines (or table rows)
+/// with words that end in a page number, and page numbers standing alone
+/// at the right of a row (set as a span of their own) after a line with
+/// words. A financial table's rows hold columns of amounts; an entry's
+/// only number after its words is the page.
+fn entries(lines: &[Line]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let text = l.text.replace(CELL_SEPARATOR, " ");
+        let tokens: Vec<&str> = text.split_whitespace().collect();
+        let Some(last) = tokens.last() else {
+            continue;
+        };
+        let last = last.trim_start_matches('…');
+        let letters = text.chars().any(char::is_alphabetic);
+        if page_ref(last) && letters && tokens.len() > 1 && numbered_words_before(&tokens) {
+            out.push(i);
+        } else if tokens.len() == 1 && page_ref(last) && i > 0 {
+            let prev = &lines[i - 1];
+            let same_row = (prev.y - l.y).abs() < 0.5 * l.size.max(1.0) && prev.end < l.x;
+            if same_row && prev.text.chars().any(char::is_alphabetic) {
+                out.push(i - 1);
+            }
+        }
+    }
+    out
+}
+
+/// Every number before the last token is followed by a word: a
+/// section's or an item's number ("1.1 Scope", "Item 1. Business"), not
+/// a column of amounts.
+fn numbered_words_before(tokens: &[&str]) -> bool {
+    let body = &tokens[..tokens.len() - 1];
+    body.iter().enumerate().all(|(i, t)| {
+        !t.contains(char::is_numeric)
+            || body
+                .get(i + 1)
+                .is_some_and(|n| n.contains(char::is_alphabetic))
+    })
+}
+
+/// A page number as a contents entry gives it: `12`, `xiv`, `F-3`.
+fn page_ref(t: &str) -> bool {
+    let t = t.trim_start_matches(['.', '…']);
+    let digits = !t.is_empty() && t.len() <= 3 && t.chars().all(|c| c.is_ascii_digit());
+    let roman = !t.is_empty() && t.len() <= 6 && t.chars().all(|c| "ivxlc".contains(c));
+    let lettered = t.split_once('-').is_some_and(|(a, b)| {
+        a.len() == 1
+            && a.chars().all(|c| c.is_ascii_uppercase())
+            && (1..=3).contains(&b.len())
+            && b.chars().all(|c| c.is_ascii_digit())
+    });
+    digits || roman || lettered
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str, y: f32, x: f32) -> Line {
+        Line {
+            text: text.into(),
+            size: 10.0,
+            x,
+            end: x + 6.0 * text.chars().count() as f32,
+            y,
+            ..Line::default()
+        }
+    }
+
+    #[test]
+    fn a_contents_page_and_a_financial_statement_told_apart() {
+        let toc = vec![
+            line("Table of Contents", 60.0, 72.0),
+            line("1 Introduction … 1", 80.0, 72.0),
+            line("1.1 Scope … 2", 92.0, 72.0),
+            line("2 Installation", 104.0, 72.0),
+            line("14", 104.0, 500.0),
+            line("PART I", 116.0, 72.0),
+            line("Item 1. Business | 3", 128.0, 72.0),
+            line("Item 1A. Risk Factors | 18", 140.0, 72.0),
+            line("Appendix … xii", 152.0, 72.0),
+        ];
+        let statement = vec![
+            line("CONSOLIDATED BALANCE SHEETS", 60.0, 72.0),
+            line("Cash and cash equivalents | $ 2,306 | $ 1,011", 80.0, 72.0),
+            line("Short-term investments | 3,513 | 3,749", 92.0, 72.0),
+            line("Receivables | 1,218 | 833", 104.0, 72.0),
+            line("Total current assets | 7,750 | 6,250", 116.0, 72.0),
+            line("Goodwill | 6,660 | 5,406", 128.0, 72.0),
+            line("Total assets | 14,536 | 12,707", 140.0, 72.0),
+        ];
+        let prose = vec![
+            line("The results for 2017 show that revenue grew in", 60.0, 72.0),
+            line("every segment, as Note 4 explains on page 12", 72.0, 72.0),
+        ];
+        let pages = contents_pages(&[toc, statement, prose]);
+        assert_eq!(pages, HashMap::from([(1, 80.0)]));
+        assert!(contents_title("TABLE OF CONTENTS") && contents_title("目 录"));
+        assert!(!contents_title("Contents of the package"));
+    }
+}

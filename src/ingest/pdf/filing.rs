@@ -1,0 +1,150 @@
+//! The hierarchy a filing's headings have by their words, whatever their
+//! fonts: "PART II" holds "Item 7.", "Item 8." holds "Notes to
+//! Consolidated Financial Statements", which holds "Note 4. Debt".
+//! Filings often set all of them in one bold body font, so without this
+//! they would all be siblings and `show --section "Item 8."` would stop
+//! at the first note.
+
+use super::text_shape::item_heading;
+
+/// A heading with a place in a filing's hierarchy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Part,
+    Item,
+    Notes,
+    Note,
+}
+
+fn kind(t: &str) -> Option<Kind> {
+    let t = t.trim();
+    let (first, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
+    let number = rest
+        .split_whitespace()
+        .next()
+        .map(|w| w.trim_end_matches(['.', ':', '—', '–', '-']))
+        .unwrap_or("");
+    match first.to_lowercase().as_str() {
+        "part" if !number.is_empty() && number.chars().all(|c| "IVX".contains(c)) => {
+            Some(Kind::Part)
+        }
+        "part" if !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()) => {
+            Some(Kind::Part)
+        }
+        "note" if (1..=2).contains(&number.len()) && number.chars().all(|c| c.is_ascii_digit()) => {
+            Some(Kind::Note)
+        }
+        "notes" => {
+            let l = t.to_lowercase();
+            (l.starts_with("notes to") && l.contains("statements")).then_some(Kind::Notes)
+        }
+        _ if item_heading(t) => Some(Kind::Item),
+        _ => None,
+    }
+}
+
+/// The open parts of a filing's hierarchy as its headings go by.
+#[derive(Debug, Default)]
+pub(super) struct FilingNesting {
+    /// The level of the first part: every part is its sibling.
+    part_level: Option<u8>,
+    /// The open part's level: every heading until the next part is in it.
+    part: Option<u8>,
+    notes: Option<u8>,
+    /// An item was seen: this is a filing, whose parts hold everything
+    /// up to the next part. A book's parts leave their chapters to the
+    /// fonts.
+    filing: bool,
+}
+
+impl FilingNesting {
+    /// The level of the heading `text` given the `level` its fonts and
+    /// numbering suggest. `item` (the level the text's unnumbered
+    /// sub-headings nest under) and `numbered` (the last numbered
+    /// heading's level and depth) follow the heading placed.
+    pub(super) fn place(
+        &mut self,
+        text: &str,
+        level: u8,
+        item: &mut Option<u8>,
+        numbered: &mut Option<(u8, u8)>,
+    ) -> u8 {
+        match kind(text) {
+            None => {
+                let level = match self.part {
+                    Some(p) if self.filing => level.max(p + 1),
+                    _ => level,
+                };
+                // A heading as high as the notes or the item ends them.
+                if self.notes.is_some_and(|n| level <= n) {
+                    self.notes = None;
+                }
+                if item.is_some_and(|i| level <= i) {
+                    *item = None;
+                }
+                level
+            }
+            Some(Kind::Part) => {
+                let level = *self.part_level.get_or_insert(level);
+                self.part = Some(level);
+                self.notes = None;
+                *item = None;
+                *numbered = Some((level, 1));
+                level
+            }
+            Some(Kind::Item) => {
+                let level = self.part.map_or(level, |p| p + 1);
+                self.filing = true;
+                self.notes = None;
+                *item = Some(level);
+                *numbered = Some((level, 1));
+                level
+            }
+            Some(Kind::Notes) => {
+                let level = item.map_or(level, |i| level.max(i + 1));
+                self.notes = Some(level);
+                *item = Some(level);
+                level
+            }
+            Some(Kind::Note) => {
+                let level = self.notes.or(*item).map_or(level, |n| n + 1);
+                *item = Some(level);
+                *numbered = Some((level, 1));
+                level
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_hold_items_and_the_notes_hold_each_note() {
+        let mut f = FilingNesting::default();
+        let (mut item, mut numbered) = (None, None);
+        let mut place = |t: &str, l: u8| f.place(t, l, &mut item, &mut numbered);
+        assert_eq!(place("PART I", 3), 3);
+        assert_eq!(place("ITEM 1. BUSINESS", 3), 4);
+        assert_eq!(place("Item 1A. Risk Factors", 3), 4);
+        // A part is a sibling of the first whatever its font suggests.
+        assert_eq!(place("PART II", 4), 3);
+        assert_eq!(place("Market Information", 3), 4);
+        assert_eq!(place("Item 8. Financial Statements", 3), 4);
+        assert_eq!(place("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS", 4), 5);
+        assert_eq!(place("NOTE 1. BASIS OF PRESENTATION", 4), 6);
+        assert_eq!(place("Note 12: Debt", 4), 6);
+        // A heading as high as the item ends it and the notes, not the part.
+        assert_eq!(place("SIGNATURES", 3), 4);
+        assert_eq!(place("Note 3 Leases", 5), 5);
+        // A book's part leaves its chapters where their fonts put them.
+        let mut book = FilingNesting::default();
+        let (mut item, mut numbered) = (None, None);
+        assert_eq!(book.place("Part I", 3, &mut item, &mut numbered), 3);
+        assert_eq!(book.place("1 History", 1, &mut item, &mut numbered), 1);
+        assert_eq!(kind("Part of the plan"), None);
+        assert_eq!(kind("Notes to the reader"), None);
+        assert_eq!(kind("Partners"), None);
+    }
+}
