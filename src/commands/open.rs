@@ -101,7 +101,8 @@ pub(crate) struct OpenOutput {
     /// The document.
     pub document: DocumentRef,
     /// unchanged, changed or missing: whether the file still says what was
-    /// indexed (null for a document without a file).
+    /// indexed (missing also when the only link that led to it is gone;
+    /// null for a document without a file).
     pub file_status: Option<FileStatus>,
     /// Lines in the document's text as indexed.
     pub total_lines: usize,

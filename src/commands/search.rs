@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::document::{file_status, DocRef, FileStatus};
+use super::document::{file_status, DocRef, FileStatus, Recorded};
 use super::scope;
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::config::PerDocument;
@@ -388,8 +388,9 @@ pub(crate) struct Source {
     pub citation: Citation,
     /// Programming language of a code document.
     pub language: Option<String>,
-    /// True when the document's file changed or is gone since it was
-    /// indexed: the text is what kb indexed, not what the file says now.
+    /// True when the document's file changed or is gone (or the only link
+    /// that led to it is) since it was indexed: the text is what kb
+    /// indexed, not what the file says now.
     pub stale: bool,
 }
 
@@ -403,9 +404,14 @@ impl SearchOutput {
             .map(|h| {
                 let c = &h.chunk;
                 let is_stale = *stale.entry(c.document_id).or_insert_with(|| {
-                    c.path.as_deref().is_some_and(|p| {
-                        file_status(p, c.file_size, c.file_mtime, Some(&c.content_hash))
-                            != FileStatus::Unchanged
+                    c.path.as_deref().is_some_and(|path| {
+                        file_status(&Recorded {
+                            path,
+                            via_link: c.via_link.as_deref(),
+                            size: c.file_size,
+                            mtime: c.file_mtime,
+                            hash: Some(&c.content_hash),
+                        }) != FileStatus::Unchanged
                     })
                 });
                 SearchResult::of(h, is_stale)
