@@ -106,8 +106,8 @@ pub(crate) struct OpenOutput {
     pub file_status: Option<FileStatus>,
     /// Lines in the document's text as indexed.
     pub total_lines: usize,
-    /// Lines cut by --max-lines (0 when none): continue after last_line.
-    /// With --max-lines 0 nothing is shown and this counts every selected
+    /// Lines cut by `max_lines` (0 when none): continue after last_line.
+    /// With `max_lines` 0 nothing is shown and this counts every selected
     /// line.
     pub truncated_lines: usize,
     /// The text asked for, as indexed.
@@ -116,7 +116,7 @@ pub(crate) struct OpenOutput {
     /// truncation); 0 and 0 for an empty selection.
     pub first_line: usize,
     /// The last 1-based line `content` holds (0 for an empty selection;
-    /// first_line - 1 when --max-lines 0 shows none).
+    /// first_line - 1 when `max_lines` 0 shows none).
     pub last_line: usize,
 }
 

@@ -309,7 +309,7 @@ pub(crate) struct SearchOutput {
     /// Chunks matched by either ranker: every keyword match plus the vector
     /// ranker's candidates (with a threshold, the candidates that pass it).
     pub total_matches: usize,
-    /// How many results came back (at most --top).
+    /// How many results came back (at most `top`).
     pub returned: usize,
     /// hybrid, keyword or vector: the mode asked for.
     pub mode: Mode,
@@ -326,7 +326,7 @@ pub(crate) struct SearchOutput {
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct SearchResult {
-    /// The chunk's id: what `kb show` takes.
+    /// The chunk's id: what show takes.
     pub chunk_id: i64,
     /// The fused score: orders the results, says nothing absolute (see
     /// score_breakdown).
@@ -366,7 +366,7 @@ pub(crate) struct ScoreBreakdown {
 /// The document a chunk is from, and where in it.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Source {
-    /// The document's id: what `kb outline`, `kb show --section` and `kb open`
+    /// The document's id: what outline, show (with `section`) and open
     /// take.
     pub document_id: i64,
     /// The document's title.
