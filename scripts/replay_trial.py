@@ -216,12 +216,21 @@ def f11(t):
     return out(p), p.returncode == 1 and "kb reads" in p.stderr
 
 
-@finding("removing a symlink from an added folder never removes its document")
+@finding("removing a symlink from an added folder never removes its document, and it is never stale")
 def f12(t):
+    def stale():
+        v, _ = t.json("status")
+        return (v or {}).get("stale_documents", 0)
+
     t.run("add", str(t.docs), "--follow-external-links", "-q")
+    before = stale()
     os.remove(t.docs / "link.md")
+    # Before the next add: the document is stale (its file is still there).
+    after = stale()
     v, p = t.json("add", str(t.docs))
-    return out(p)[:300], v is not None and v["removed"] >= 1
+    return f"status: stale_documents {before} -> {after}\n" + out(p)[:300], (
+        after == before + 1 and v is not None and v["removed"] >= 1
+    )
 
 
 @finding("kb doctor after an interrupted reindex --model X says `kb reindex` (which drops the switch)")

@@ -114,9 +114,9 @@ pub(crate) struct AddOutput {
     /// Directories or links the walk could not enter (unreadable, loops), and FIFOs, sockets and
     /// devices it skipped (each logged).
     pub walk_errors: usize,
-    /// Links whose target lies outside every file and folder given to `kb add` (this run's and
-    /// earlier runs'): not followed, each logged with its target (see
-    /// `--follow-external-links`).
+    /// Links whose target lies outside every file and folder given to add (this run's and
+    /// earlier runs'): not followed, each logged with its target (`follow_external_links`
+    /// follows them).
     pub external_links: usize,
     /// True when the run was stopped by Ctrl-C before the end.
     pub interrupted: bool,
@@ -136,7 +136,7 @@ pub(crate) struct UnsupportedFile {
     pub path: String,
     /// Its extension, lower case, without the dot ("" when it has none).
     pub extension: String,
-    /// True when the file was named on the command line, not found in a folder.
+    /// True when the file was itself given to add, not found in a folder.
     pub named: bool,
     /// Why it was not indexed.
     pub reason: String,

@@ -378,9 +378,7 @@ impl Command for DoctorArgs {
         let stale = db
             .document_files()?
             .into_iter()
-            .filter(|(_, path, size, mtime)| {
-                file_status(path, *size, *mtime, None) != FileStatus::Unchanged
-            })
+            .filter(|f| file_status(&f.into()) != FileStatus::Unchanged)
             .count();
         checks.push(if stale == 0 {
             check("files", Status::Ok, "every indexed file is unchanged", None)

@@ -127,17 +127,18 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
-pub(crate) use crate::ingest::change::{file_status, FileStatus};
+pub(crate) use crate::ingest::change::{file_status, FileStatus, Recorded};
 
 /// The state of a document's file, or none for a document without one.
 pub(crate) fn document_file_status(doc: &DocumentRecord) -> Option<FileStatus> {
-    doc.summary.path.as_deref().map(|p| {
-        file_status(
-            p,
-            doc.file_size,
-            doc.file_mtime,
-            Some(doc.content_hash.as_str()),
-        )
+    doc.summary.path.as_deref().map(|path| {
+        file_status(&Recorded {
+            path,
+            via_link: doc.via_link.as_deref(),
+            size: doc.file_size,
+            mtime: doc.file_mtime,
+            hash: Some(doc.content_hash.as_str()),
+        })
     })
 }
 

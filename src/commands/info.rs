@@ -61,7 +61,8 @@ pub(crate) struct InfoOutput {
     pub content_hash: String,
     /// The file's size in bytes as indexed.
     pub file_size: Option<u64>,
-    /// unchanged, changed or missing (null for a document without a file).
+    /// unchanged, changed or missing (the file, or the only link that led to
+    /// it, is gone); null for a document without a file.
     pub file_status: Option<FileStatus>,
     /// Pages of a PDF or an image, slides of a presentation (null for
     /// other documents).

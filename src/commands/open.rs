@@ -101,12 +101,13 @@ pub(crate) struct OpenOutput {
     /// The document.
     pub document: DocumentRef,
     /// unchanged, changed or missing: whether the file still says what was
-    /// indexed (null for a document without a file).
+    /// indexed (missing also when the only link that led to it is gone;
+    /// null for a document without a file).
     pub file_status: Option<FileStatus>,
     /// Lines in the document's text as indexed.
     pub total_lines: usize,
-    /// Lines cut by --max-lines (0 when none): continue after last_line.
-    /// With --max-lines 0 nothing is shown and this counts every selected
+    /// Lines cut by `max_lines` (0 when none): continue after last_line.
+    /// With `max_lines` 0 nothing is shown and this counts every selected
     /// line.
     pub truncated_lines: usize,
     /// The text asked for, as indexed.
@@ -115,7 +116,7 @@ pub(crate) struct OpenOutput {
     /// truncation); 0 and 0 for an empty selection.
     pub first_line: usize,
     /// The last 1-based line `content` holds (0 for an empty selection;
-    /// first_line - 1 when --max-lines 0 shows none).
+    /// first_line - 1 when `max_lines` 0 shows none).
     pub last_line: usize,
 }
 

@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::document::{DocRef, DocumentRef};
+use super::document::{file_status, DocRef, DocumentRef, FileStatus};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::error::{KbError, Result};
 use crate::output::{plural, Render, Style};
@@ -18,7 +18,7 @@ pub(crate) struct RemoveArgs {
     #[arg(required_unless_present = "missing", value_name = "DOC")]
     #[serde(default)]
     pub documents: Vec<DocRef>,
-    /// Remove every document whose source file is gone
+    /// Remove every document whose source file is gone (or the link that led to it)
     #[arg(long, conflicts_with = "documents")]
     #[serde(default)]
     pub missing: bool,
@@ -68,9 +68,9 @@ impl Command for RemoveArgs {
         let db = session.db()?;
         let mut found = Vec::new();
         if self.missing {
-            for (id, path, _, _) in db.document_files()? {
-                if std::fs::symlink_metadata(&path).is_err() {
-                    if let Some(d) = db.document(id)? {
+            for f in db.document_files()? {
+                if file_status(&(&f).into()) == FileStatus::Missing {
+                    if let Some(d) = db.document(f.id)? {
                         found.push(d);
                     }
                 }

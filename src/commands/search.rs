@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::document::{file_status, DocRef, FileStatus};
+use super::document::{file_status, DocRef, FileStatus, Recorded};
 use super::scope;
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::config::PerDocument;
@@ -309,7 +309,7 @@ pub(crate) struct SearchOutput {
     /// Chunks matched by either ranker: every keyword match plus the vector
     /// ranker's candidates (with a threshold, the candidates that pass it).
     pub total_matches: usize,
-    /// How many results came back (at most --top).
+    /// How many results came back (at most `top`).
     pub returned: usize,
     /// hybrid, keyword or vector: the mode asked for.
     pub mode: Mode,
@@ -326,7 +326,7 @@ pub(crate) struct SearchOutput {
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct SearchResult {
-    /// The chunk's id: what `kb show` takes.
+    /// The chunk's id: what show takes.
     pub chunk_id: i64,
     /// The fused score: orders the results, says nothing absolute (see
     /// score_breakdown).
@@ -366,7 +366,7 @@ pub(crate) struct ScoreBreakdown {
 /// The document a chunk is from, and where in it.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct Source {
-    /// The document's id: what `kb outline`, `kb show --section` and `kb open`
+    /// The document's id: what outline, show (with `section`) and open
     /// take.
     pub document_id: i64,
     /// The document's title.
@@ -388,8 +388,9 @@ pub(crate) struct Source {
     pub citation: Citation,
     /// Programming language of a code document.
     pub language: Option<String>,
-    /// True when the document's file changed or is gone since it was
-    /// indexed: the text is what kb indexed, not what the file says now.
+    /// True when the document's file changed or is gone (or the only link
+    /// that led to it is) since it was indexed: the text is what kb
+    /// indexed, not what the file says now.
     pub stale: bool,
 }
 
@@ -403,9 +404,14 @@ impl SearchOutput {
             .map(|h| {
                 let c = &h.chunk;
                 let is_stale = *stale.entry(c.document_id).or_insert_with(|| {
-                    c.path.as_deref().is_some_and(|p| {
-                        file_status(p, c.file_size, c.file_mtime, Some(&c.content_hash))
-                            != FileStatus::Unchanged
+                    c.path.as_deref().is_some_and(|path| {
+                        file_status(&Recorded {
+                            path,
+                            via_link: c.via_link.as_deref(),
+                            size: c.file_size,
+                            mtime: c.file_mtime,
+                            hash: Some(&c.content_hash),
+                        }) != FileStatus::Unchanged
                     })
                 });
                 SearchResult::of(h, is_stale)

@@ -15,8 +15,8 @@ pub(crate) struct OutlineItem {
     pub kind: String,
     /// Its level (1 is the highest).
     pub level: u8,
-    /// The heading (or page label, or symbol) as written: what `kb show
-    /// --section` takes.
+    /// The heading (or page label, or symbol) as written: what show takes
+    /// as `section`.
     pub text: String,
     /// 1-based line in the indexed text (headings), else null.
     pub line: Option<u64>,
@@ -383,7 +383,9 @@ fn not_found(doc: &DocumentRecord, query: &str) -> KbError {
     if !suggestions.is_empty() {
         message.push_str(&format!(". Did you mean: {}?", suggestions.join(", ")));
     } else if !headings.is_empty() {
-        message.push_str("; `kb outline DOC` lists its headings");
+        // Read by people at a terminal and by MCP clients alike: the name
+        // is both the command and the tool.
+        message.push_str("; `outline` of this document lists its headings");
     }
     KbError::SectionNotFound {
         message,

@@ -121,7 +121,7 @@ impl ShowArgs {
     }
 }
 
-/// A chunk as `kb show` prints it.
+/// A chunk as show gives it.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct ChunkView {
     /// The chunk's id.
@@ -156,7 +156,7 @@ pub(crate) struct ChunkWithContext {
     pub document: DocumentRef,
     /// The chunk asked for.
     pub chunk: ChunkView,
-    /// Its neighbours before it, in order (--context).
+    /// Its neighbours before it, in order (`context`).
     pub before: Vec<ChunkView>,
     /// Its neighbours after it, in order.
     pub after: Vec<ChunkView>,
@@ -173,17 +173,17 @@ pub(crate) struct SectionOutput {
     pub level: u8,
     /// The heading's 1-based line in the document's text.
     pub line: u64,
-    /// The section's last line (before any --max-lines cut).
+    /// The section's last line (before any `max_lines` cut).
     pub line_end: u64,
     /// The PDF page the heading is on (null for other documents).
     pub page: Option<u64>,
     /// The section's text: from the heading to the next heading of the same or
     /// a higher level.
     pub content: String,
-    /// Lines cut by --max-lines (0 when none).
+    /// Lines cut by `max_lines` (0 when none).
     pub truncated_lines: usize,
-    /// Every heading that matched, in document order: more than one when
-    /// headings repeat; --occurrence N (MCP `occurrence`) shows the Nth.
+    /// Every heading that matched, in document order: more than one when a
+    /// heading occurs twice or more; `occurrence` N shows the Nth.
     pub matches: Vec<SectionMatch>,
     /// Which of `matches` this is, from 1.
     pub occurrence: usize,

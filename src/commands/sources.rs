@@ -52,7 +52,7 @@ pub(crate) struct SourceEntry {
     pub depth: usize,
     /// Documents under the folder (1 for a document).
     pub documents: usize,
-    /// Whether the folder's contents are listed below it (false past --depth).
+    /// Whether the folder's contents are listed below it (false past `depth`).
     pub expanded: bool,
 }
 
@@ -60,9 +60,9 @@ pub(crate) struct SourceEntry {
 pub(crate) struct SourcesOutput {
     /// The entries shown, in tree order (folders before files, by name).
     pub entries: Vec<SourceEntry>,
-    /// Documents in the tree (with --pattern, those matching).
+    /// Documents in the tree (with `pattern`, those matching).
     pub documents: usize,
-    /// Entries left out by --limit.
+    /// Entries left out by `limit`.
     pub more: usize,
 }
 

@@ -36,7 +36,8 @@ pub(crate) struct StatusOutput {
     pub schema_version: i64,
     /// When a document was last added or re-indexed (UTC, ISO 8601).
     pub last_ingest_at: Option<String>,
-    /// Indexed documents whose source file changed or vanished since.
+    /// Indexed documents whose source file changed or vanished since (or
+    /// the only link that led to it).
     pub stale_documents: usize,
     /// The knowledge base's file.
     pub db_path: String,
@@ -63,9 +64,7 @@ impl Command for StatusArgs {
         let stale_documents = db
             .document_files()?
             .into_iter()
-            .filter(|(_, path, size, mtime)| {
-                file_status(path, *size, *mtime, None) != FileStatus::Unchanged
-            })
+            .filter(|f| file_status(&f.into()) != FileStatus::Unchanged)
             .count();
         Ok(StatusOutput {
             stale_documents,

@@ -648,6 +648,26 @@ fn inspection_errors_have_their_codes() {
     );
 }
 
+/// The message reaches MCP clients too: it names what both front ends
+/// call the listing of headings, and no command line.
+#[test]
+fn a_section_without_a_near_heading_points_to_the_outline_for_both_front_ends() {
+    let f = Fixture::indexed();
+    let doc = f.corpus().join("http-caching.md");
+    let err = f
+        .run(&["show", doc.to_str().unwrap(), "--section", "qqqqqqqqqqqqqq"])
+        .err()
+        .unwrap();
+    assert_eq!(err.code(), "E_SECTION_NOT_FOUND");
+    assert!(err.suggestions().is_empty(), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("`outline`"), "{message}");
+    assert!(
+        !message.contains("`kb ") && !message.contains("DOC"),
+        "{message}"
+    );
+}
+
 #[test]
 fn human_renderings_say_what_the_json_says() {
     let f = Fixture::indexed();

@@ -37,12 +37,12 @@ pub(crate) struct UpdateArgs {
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct UpdateOutput {
-    /// The files and folders synced (every one `kb add` was given that still exists).
+    /// The files and folders synced (every one add was given that still exists).
     pub roots: Vec<String>,
-    /// Files and folders given to `kb add` that are gone (their documents are kept; `kb remove
-    /// --missing` drops them).
+    /// Files and folders given to add that are gone (their documents are kept; remove with
+    /// `missing` drops them).
     pub missing_roots: Vec<String>,
-    /// What the run did, as `kb add` reports it.
+    /// What the run did, as add reports it.
     #[serde(flatten)]
     pub summary: AddOutput,
 }

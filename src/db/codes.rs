@@ -489,6 +489,7 @@ mod tests {
                          CREATE TRIGGER chunk_codes_ad AFTER DELETE ON chunks BEGIN
                              DELETE FROM chunk_codes WHERE chunk_id = old.id;
                          END;
+                         ALTER TABLE documents DROP COLUMN via_link;
                          UPDATE config SET value = '7' WHERE key = 'schema_version';",
                     )
                     .unwrap();
@@ -524,7 +525,8 @@ mod tests {
             write(&db, "/d0", 10, "v1");
             db.conn()
                 .execute_batch(
-                    "PRAGMA writable_schema = ON;
+                    "ALTER TABLE documents DROP COLUMN via_link;
+                     PRAGMA writable_schema = ON;
                      UPDATE sqlite_master SET sql = replace(sql, 'doc_type TEXT NOT NULL,',
                          'doc_type TEXT NOT NULL CHECK (doc_type IN (''pdf'', ''markdown'', ''code'', ''note'')),')
                      WHERE type = 'table' AND name = 'documents';
@@ -545,6 +547,8 @@ mod tests {
             .execute("UPDATE documents SET doc_type = 'html'", [])
             .unwrap();
         assert_eq!(chunks(&db), before);
+        // And the link column of 11 is there.
+        db.set_via_links(&[(1, Some("/l".into()))]).unwrap();
         assert!(before > 0);
     }
 }

@@ -61,6 +61,8 @@ pub struct IndexedFile {
     pub content_hash: String,
     pub file_size: Option<u64>,
     pub file_mtime: Option<i64>,
+    /// The link the walks reach the file through, when only through it.
+    pub via_link: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,7 +92,7 @@ impl Database {
     /// parallel parsers can decide skip or re-index without the database.
     pub fn indexed_files(&self) -> Result<std::collections::HashMap<String, IndexedFile>> {
         let mut stmt = self.conn().prepare(
-            "SELECT source_path, id, content_hash, file_size, file_mtime FROM documents
+            "SELECT source_path, id, content_hash, file_size, file_mtime, via_link FROM documents
              WHERE source_path IS NOT NULL",
         )?;
         let rows = stmt.query_map([], |r| {
@@ -101,6 +103,7 @@ impl Database {
                     content_hash: r.get(2)?,
                     file_size: r.get::<_, Option<i64>>(3)?.map(|v| v as u64),
                     file_mtime: r.get(4)?,
+                    via_link: r.get(5)?,
                 },
             ))
         })?;
@@ -111,7 +114,8 @@ impl Database {
         Ok(self
             .conn()
             .query_row(
-                "SELECT id, content_hash, file_size, file_mtime FROM documents WHERE source_path = ?1",
+                "SELECT id, content_hash, file_size, file_mtime, via_link FROM documents
+                 WHERE source_path = ?1",
                 [source_path],
                 |r| {
                     Ok(IndexedFile {
@@ -119,6 +123,7 @@ impl Database {
                         content_hash: r.get(1)?,
                         file_size: r.get::<_, Option<i64>>(2)?.map(|v| v as u64),
                         file_mtime: r.get(3)?,
+                        via_link: r.get(4)?,
                     })
                 },
             )
@@ -133,6 +138,25 @@ impl Database {
             "UPDATE documents SET file_size = ?2, file_mtime = ?3 WHERE id = ?1",
             params![id, file_size as i64, file_mtime],
         )?;
+        Ok(())
+    }
+
+    /// Records the link each document is reached through (`None`: directly,
+    /// or through more than one), in one transaction.
+    pub fn set_via_links(&self, links: &[(i64, Option<String>)]) -> Result<()> {
+        if links.is_empty() {
+            return Ok(());
+        }
+        let tx = self.begin_write()?;
+        {
+            let mut set = self
+                .conn()
+                .prepare_cached("UPDATE documents SET via_link = ?2 WHERE id = ?1")?;
+            for (id, link) in links {
+                set.execute(params![id, link])?;
+            }
+        }
+        tx.commit()?;
         Ok(())
     }
 

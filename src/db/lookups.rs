@@ -50,6 +50,8 @@ pub struct DocumentRecord {
     pub content_hash: String,
     pub file_size: Option<u64>,
     pub file_mtime: Option<i64>,
+    /// The link the walks reach the file through, when only through it.
+    pub via_link: Option<String>,
     pub metadata: DocumentMeta,
     pub content: Option<String>,
 }
@@ -63,8 +65,17 @@ pub struct ChunkSummary {
     pub meta: ChunkMeta,
 }
 
-/// An indexed file: document id, path, size and mtime when indexed.
-pub type DocumentFile = (i64, String, Option<u64>, Option<i64>);
+/// An indexed file: what was recorded about it, for staleness.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentFile {
+    pub id: i64,
+    /// Stored form (`source_path`).
+    pub path: String,
+    pub file_size: Option<u64>,
+    pub file_mtime: Option<i64>,
+    /// The link the walks reach the file through, when only through it.
+    pub via_link: Option<String>,
+}
 
 const SUMMARY_COLUMNS: &str = "d.id, d.title, d.doc_type, d.created_at, d.source_path, d.updated_at,
     (SELECT count(*) FROM chunks c WHERE c.document_id = d.id),
@@ -143,7 +154,7 @@ impl Database {
     pub fn document(&self, id: i64) -> Result<Option<DocumentRecord>> {
         let sql = format!(
             "SELECT {SUMMARY_COLUMNS}, d.language, d.content_hash, d.file_size, d.file_mtime,
-                    d.metadata, d.content
+                    d.metadata, d.content, d.via_link
              FROM documents d WHERE d.id = ?1"
         );
         Ok(self
@@ -156,6 +167,7 @@ impl Database {
                     content_hash: r.get(10)?,
                     file_size: r.get::<_, Option<i64>>(11)?.map(|v| v as u64),
                     file_mtime: r.get(12)?,
+                    via_link: r.get(15)?,
                     metadata: DocumentMeta::from_json(&metadata),
                     content: r.get(14)?,
                 })
@@ -209,16 +221,17 @@ impl Database {
     /// Every indexed file with what was recorded about it (for staleness).
     pub fn document_files(&self) -> Result<Vec<DocumentFile>> {
         let mut stmt = self.conn().prepare(
-            "SELECT id, source_path, file_size, file_mtime FROM documents
+            "SELECT id, source_path, file_size, file_mtime, via_link FROM documents
              WHERE source_path IS NOT NULL ORDER BY id",
         )?;
         let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get::<_, Option<i64>>(2)?.map(|v| v as u64),
-                r.get(3)?,
-            ))
+            Ok(DocumentFile {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                file_size: r.get::<_, Option<i64>>(2)?.map(|v| v as u64),
+                file_mtime: r.get(3)?,
+                via_link: r.get(4)?,
+            })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }

@@ -63,6 +63,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     ),
     (9, include_str!("../../migrations/009_roots.sql")),
     (10, include_str!("../../migrations/010_document_types.sql")),
+    (11, include_str!("../../migrations/011_document_links.sql")),
 ];
 
 /// The newest schema this binary knows.

@@ -86,6 +86,8 @@ pub struct ChunkDetails {
     pub file_size: Option<u64>,
     pub file_mtime: Option<i64>,
     pub content_hash: String,
+    /// The link the walks reach the file through, when only through it.
+    pub via_link: Option<String>,
 }
 
 /// Where a chunk is: its document, and its page in a paged document.
@@ -251,7 +253,7 @@ impl Database {
                     (SELECT json_group_array(t.name) FROM (
                         SELECT t.name FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
                         WHERE dt.document_id = d.id ORDER BY t.name) t),
-                    d.file_size, d.file_mtime, d.content_hash
+                    d.file_size, d.file_mtime, d.content_hash, d.via_link
              FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?1",
         )?;
         let mut out = Vec::with_capacity(ids.len());
@@ -275,6 +277,7 @@ impl Database {
                     file_size: r.get::<_, Option<i64>>(12)?.map(|v| v as u64),
                     file_mtime: r.get(13)?,
                     content_hash: r.get(14)?,
+                    via_link: r.get(15)?,
                 })
             });
             match row {

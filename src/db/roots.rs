@@ -136,6 +136,14 @@ impl Database {
         Ok(())
     }
 
+    /// The roots whose walks reached a document.
+    pub fn document_root_ids(&self, document_id: i64) -> Result<Vec<i64>> {
+        self.column_values(
+            "SELECT root_id FROM document_roots WHERE document_id = ?1 ORDER BY root_id",
+            [document_id],
+        )
+    }
+
     /// Those of `ids` that no root reaches (any more).
     pub fn unreached_documents(&self, ids: &[i64]) -> Result<Vec<i64>> {
         let mut stmt = self.conn().prepare_cached(

@@ -1,8 +1,10 @@
 //! Has a file changed since it was indexed? The one rule, used by `kb add`
-//! to skip files and by `kb info`/`open`/`status` to report them: same size
-//! and modification time means unchanged (one `stat`, no reading);
-//! otherwise the SHA-256 of the content decides, so a touched or
-//! copied-back file is not taken for a new one.
+//! to skip files and by `kb info`/`open`/`status`/`doctor`/`search` to
+//! report them: same size and modification time means unchanged (one
+//! `stat`, no reading); otherwise the SHA-256 of the content decides, so a
+//! touched or copied-back file is not taken for a new one. A file the walks
+//! reach only through a link is missing once that link is gone or leads
+//! elsewhere: the next `kb add`/`kb update` removes its document.
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -50,23 +52,51 @@ pub fn content_hash(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-/// The whole rule for the file stored as `path` (a `source_path`), given what was recorded when it
-/// was indexed. Without a recorded hash only the first step runs, which
-/// is what a quick count of stale documents wants.
-pub fn file_status(
-    path: &str,
-    size: Option<u64>,
-    mtime: Option<i64>,
-    recorded_hash: Option<&str>,
-) -> FileStatus {
-    let path = super::source_path::decode(path);
+/// What was recorded of a document's file when it was indexed.
+#[derive(Debug, Clone, Copy)]
+pub struct Recorded<'a> {
+    /// Stored form (`source_path`).
+    pub path: &'a str,
+    /// The link the walks reach the file through, when only through it
+    /// (stored form).
+    pub via_link: Option<&'a str>,
+    pub size: Option<u64>,
+    pub mtime: Option<i64>,
+    /// The `content_hash`; without it only the first step runs, which is
+    /// what a quick count of stale documents wants.
+    pub hash: Option<&'a str>,
+}
+
+impl<'a> From<&'a crate::db::DocumentFile> for Recorded<'a> {
+    fn from(f: &'a crate::db::DocumentFile) -> Self {
+        Recorded {
+            path: &f.path,
+            via_link: f.via_link.as_deref(),
+            size: f.file_size,
+            mtime: f.file_mtime,
+            hash: None,
+        }
+    }
+}
+
+/// The whole rule for a document's file, given what was recorded when it
+/// was indexed.
+pub fn file_status(recorded: &Recorded<'_>) -> FileStatus {
+    let path = super::source_path::decode(recorded.path);
+    if let Some(link) = recorded.via_link {
+        let leads_here = std::fs::canonicalize(super::source_path::decode(link))
+            .is_ok_and(|target| target == path);
+        if !leads_here {
+            return FileStatus::Missing;
+        }
+    }
     let Ok(meta) = std::fs::metadata(&path) else {
         return FileStatus::Missing;
     };
-    if FileStamp::of(&meta).matches(size, mtime) {
+    if FileStamp::of(&meta).matches(recorded.size, recorded.mtime) {
         return FileStatus::Unchanged;
     }
-    match (recorded_hash, std::fs::read(&path)) {
+    match (recorded.hash, std::fs::read(&path)) {
         (Some(h), Ok(bytes)) if content_hash(&bytes) == h => FileStatus::Unchanged,
         _ => FileStatus::Changed,
     }
@@ -85,30 +115,71 @@ mod tests {
         let stamp = FileStamp::of(&std::fs::metadata(&path).unwrap());
         let hash = content_hash(b"apples");
         let (size, mtime) = (Some(stamp.size), Some(stamp.mtime));
+        let status = |mtime: Option<i64>, hash: Option<&str>| {
+            file_status(&Recorded {
+                path: p,
+                via_link: None,
+                size,
+                mtime,
+                hash,
+            })
+        };
 
-        assert_eq!(file_status(p, size, mtime, None), FileStatus::Unchanged);
+        assert_eq!(status(mtime, None), FileStatus::Unchanged);
         // Another mtime, same bytes (touched, copied back): the hash says
         // unchanged; without a hash it counts as changed.
         let other = Some(stamp.mtime - 100);
-        assert_eq!(
-            file_status(p, size, other, Some(&hash)),
-            FileStatus::Unchanged
-        );
-        assert_eq!(file_status(p, size, other, None), FileStatus::Changed);
+        assert_eq!(status(other, Some(&hash)), FileStatus::Unchanged);
+        assert_eq!(status(other, None), FileStatus::Changed);
         // Edited: other bytes.
         std::fs::write(&path, "pears!").unwrap();
-        assert_eq!(
-            file_status(p, size, other, Some(&hash)),
-            FileStatus::Changed
-        );
+        assert_eq!(status(other, Some(&hash)), FileStatus::Changed);
         std::fs::remove_file(&path).unwrap();
-        assert_eq!(
-            file_status(p, size, mtime, Some(&hash)),
-            FileStatus::Missing
-        );
+        assert_eq!(status(mtime, Some(&hash)), FileStatus::Missing);
         assert_eq!(
             serde_json::to_value(FileStatus::Unchanged).unwrap(),
             "unchanged"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_reached_through_a_link_is_missing_once_the_link_is_not() {
+        use crate::ingest::source_path::{canonical, encode};
+        let dir = tempfile::tempdir().unwrap();
+        let target = canonical(dir.path()).join("archive/tides.md");
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(&target, "tides").unwrap();
+        let other = target.with_file_name("other.md");
+        std::fs::write(&other, "other").unwrap();
+        let link = dir.path().join("tides.md");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let stamp = FileStamp::of(&std::fs::metadata(&target).unwrap());
+        let (path, link_stored) = (encode(&target), encode(&link));
+        let status = |via_link: Option<&str>| {
+            file_status(&Recorded {
+                path: &path,
+                via_link,
+                size: Some(stamp.size),
+                mtime: Some(stamp.mtime),
+                hash: None,
+            })
+        };
+        assert_eq!(status(Some(&link_stored)), FileStatus::Unchanged);
+        // Re-pointed elsewhere: the walk no longer reaches this file.
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink(&other, &link).unwrap();
+        assert_eq!(status(Some(&link_stored)), FileStatus::Missing);
+        // Gone: the same, though the file itself is still there.
+        std::fs::remove_file(&link).unwrap();
+        assert_eq!(status(Some(&link_stored)), FileStatus::Missing);
+        assert_eq!(status(None), FileStatus::Unchanged, "reached directly");
+        // A link through a linked folder counts as well.
+        let folder = dir.path().join("old");
+        std::os::unix::fs::symlink(target.parent().unwrap(), &folder).unwrap();
+        let through = encode(&folder.join("tides.md"));
+        assert_eq!(status(Some(&through)), FileStatus::Unchanged);
+        std::fs::remove_file(&folder).unwrap();
+        assert_eq!(status(Some(&through)), FileStatus::Missing);
     }
 }

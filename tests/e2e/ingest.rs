@@ -523,6 +523,86 @@ fn a_deleted_link_inside_the_added_folder_removes_its_document() {
     assert_logged(&error_log(&kb), "tides-1910.md", "no walk");
 }
 
+/// The stale-document count of `kb status`.
+fn stale(kb: &Kb) -> u64 {
+    kb.json(&["status", "--format", "json"])["stale_documents"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn a_removed_link_makes_its_document_stale_until_the_next_update() {
+    use std::os::unix::fs::symlink;
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(
+        &docs.join("index.md"),
+        "# Index\n\nthe map of the harbour\n",
+    );
+    // Only the link brings the target in (its folder is ignored).
+    write(&docs.join(".gitignore"), "archive/\n");
+    let target = docs.join("archive/tides-1910.md");
+    write(
+        &target,
+        "# Tides 1910\n\nthe great flood of the estuary in nineteen ten\n",
+    );
+    symlink(&target, docs.join("tides.md")).unwrap();
+    let s = add_with(&kb, &docs, &[]);
+    assert_eq!(s["added"], 2, "{s}");
+    let target = std::fs::canonicalize(&target).unwrap();
+    let target = target.to_str().unwrap();
+    let info = |kb: &Kb| kb.json(&["info", target, "--format", "json"]);
+    let search = |kb: &Kb| {
+        let v = kb.json(&["search", "estuary flood", "--fts-only", "--format", "json"]);
+        assert_eq!(v["returned"], 1, "{v}");
+        v["results"][0].clone()
+    };
+    let files_check = |kb: &Kb| {
+        let v = kb.json(&["doctor", "--format", "json"]);
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "files")
+            .cloned()
+            .unwrap_or_else(|| panic!("no files check: {v}"))
+    };
+    assert_eq!(stale(&kb), 0);
+    assert_eq!(info(&kb)["file_status"], "unchanged");
+    assert_eq!(search(&kb)["source"]["stale"], false);
+    assert_eq!(files_check(&kb)["status"], "ok");
+
+    // The link goes, the file stays: the next update drops the document,
+    // so every report calls it gone now.
+    std::fs::remove_file(docs.join("tides.md")).unwrap();
+    assert!(Path::new(target).exists());
+    assert_eq!(stale(&kb), 1);
+    let i = info(&kb);
+    assert_eq!(i["file_status"], "missing", "{i}");
+    let r = search(&kb);
+    assert_eq!(r["source"]["stale"], true, "{r}");
+    assert_eq!(files_check(&kb)["status"], "warning");
+    let open = kb.json(&["open", target, "--max-lines", "0", "--format", "json"]);
+    assert_eq!(open["file_status"], "missing", "{open}");
+    // A link put back to somewhere else does not bring it back.
+    write(
+        &docs.join("elsewhere.md"),
+        "# Elsewhere\n\nsomething else\n",
+    );
+    symlink(docs.join("elsewhere.md"), docs.join("tides.md")).unwrap();
+    assert_eq!(info(&kb)["file_status"], "missing");
+    std::fs::remove_file(docs.join("tides.md")).unwrap();
+
+    let s = kb.json(&["update", "--format", "json", "--quiet"]);
+    assert_eq!(
+        (s["removed"].as_u64(), s["added"].as_u64()),
+        (Some(1), Some(1)),
+        "{s}"
+    );
+    assert_eq!(hits(&kb, "estuary flood"), 0);
+    assert_eq!(stale(&kb), 0);
+}
+
 #[test]
 fn links_between_added_folders_are_followed() {
     use std::os::unix::fs::symlink;
@@ -545,8 +625,9 @@ fn links_between_added_folders_are_followed() {
         "{s}"
     );
     assert_eq!(indexed(&kb).len(), 2);
-    // Removing the link leaves the document work/ reaches.
+    // Removing the link leaves the document work/ reaches: not stale.
     std::fs::remove_file(home.join("notes/plan.md")).unwrap();
+    assert_eq!(stale(&kb), 0);
     let s = add_with(&kb, &home.join("notes"), &[]);
     assert_eq!(s["removed"], 0, "{s}");
     assert_eq!(hits(&kb, "quarterly bakery"), 1);

@@ -121,16 +121,16 @@ impl<'a> Ingester<'a> {
             roots: self.db.roots()?,
             follow_external: opts.follow_external_links,
         };
-        let walked = walk::collect_files(paths, &opts.exclude, &policy, &self.errors_log)?;
+        let mut walked = walk::collect_files(paths, &opts.exclude, &policy, &self.errors_log)?;
         let mut summary = IngestSummary {
             errors_log: Some(self.errors_log.path().to_path_buf()),
             unsupported: walked.unsupported.len(),
-            unsupported_files: walked.unsupported,
+            unsupported_files: std::mem::take(&mut walked.unsupported),
             walk_errors: walked.errors,
             external_links: walked.external_links.len(),
             ..Default::default()
         };
-        let files = walked.files;
+        let files = std::mem::take(&mut walked.files);
         let walked_paths: HashSet<String> =
             files.iter().map(|(p, _)| source_path::encode(p)).collect();
         let indexed = self.db.indexed_files()?;
@@ -158,8 +158,11 @@ impl<'a> Ingester<'a> {
             summary.interrupted = true;
         }
         let complete = !summary.interrupted;
+        let indexed = self.db.indexed_files()?;
+        prune::record_links(self.db, &indexed, &walked, &root_ids)?;
         summary.removed += prune::follow_reach(
             self.db,
+            &indexed,
             &walked.roots,
             &root_ids,
             complete,

@@ -4,13 +4,15 @@
 //! is removed, and so is one stored under another name of a file the walk
 //! has just indexed by its canonical path; a document an older kb indexed
 //! through a link to outside the roots goes when the walk finds that link.
+//! A document reached only through a link keeps that link, so the change
+//! rule (`ingest::change`) calls it stale as soon as the link goes.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::errors_log::ErrorsLog;
-use super::walk::{ExternalLink, WalkedRoot};
-use crate::db::{Database, Root};
+use super::walk::{ExternalLink, Walked, WalkedRoot};
+use crate::db::{Database, IndexedFile, Root};
 use crate::error::Result;
 use crate::ingest::source_path;
 
@@ -22,22 +24,22 @@ use crate::ingest::source_path;
 /// were removed.
 pub(super) fn follow_reach(
     db: &Database,
+    indexed: &HashMap<String, IndexedFile>,
     roots: &[WalkedRoot],
     root_ids: &[i64],
     complete: bool,
     log: &ErrorsLog,
 ) -> Result<usize> {
-    let by_path: HashMap<String, i64> = db
-        .indexed_files()?
-        .into_iter()
-        .map(|(path, f)| (path, f.id))
+    let by_path: HashMap<&str, i64> = indexed
+        .iter()
+        .map(|(path, f)| (path.as_str(), f.id))
         .collect();
     let mut lost_any: Vec<i64> = Vec::new();
     for (root, &root_id) in roots.iter().zip(root_ids) {
         let reached: HashSet<i64> = root
             .reached
             .iter()
-            .filter_map(|p| by_path.get(p).copied())
+            .filter_map(|p| by_path.get(p.as_str()).copied())
             .collect();
         let before = db.root_documents(root_id)?;
         let new: Vec<i64> = reached.difference(&before).copied().collect();
@@ -58,7 +60,7 @@ pub(super) fn follow_reach(
     if gone.is_empty() {
         return Ok(0);
     }
-    let paths: HashMap<i64, String> = by_path.into_iter().map(|(p, id)| (id, p)).collect();
+    let paths: HashMap<i64, &str> = by_path.into_iter().map(|(p, id)| (id, p)).collect();
     for id in &gone {
         if let Some(p) = paths.get(id) {
             log.record(
@@ -69,6 +71,43 @@ pub(super) fn follow_reach(
         }
     }
     db.remove_documents(&gone)
+}
+
+/// Records, for each document the walk reached, the link it was reached
+/// through when that one link is the only way to it: reached directly, or
+/// through several links, or also by a root this run did not walk (whose
+/// walk this one cannot see), it records none, so a link's removal never
+/// calls stale a document the next walk keeps.
+pub(super) fn record_links(
+    db: &Database,
+    indexed: &HashMap<String, IndexedFile>,
+    walked: &Walked,
+    root_ids: &[i64],
+) -> Result<()> {
+    let mut changed = Vec::new();
+    let files: HashSet<&str> = walked
+        .roots
+        .iter()
+        .flat_map(|r| r.reached.iter().map(String::as_str))
+        .collect();
+    for file in files {
+        let Some(doc) = indexed.get(file) else {
+            continue;
+        };
+        let mut link = walked.only_link(file).map(str::to_owned);
+        if link.is_some()
+            && db
+                .document_root_ids(doc.id)?
+                .iter()
+                .any(|r| !root_ids.contains(r))
+        {
+            link = None;
+        }
+        if link != doc.via_link {
+            changed.push((doc.id, link));
+        }
+    }
+    db.set_via_links(&changed)
 }
 
 /// Removes documents that no root reaches and that lie at or under the
@@ -144,15 +183,15 @@ pub(super) fn prune_deleted(
         return Ok(0);
     }
     let files = db.document_files()?;
-    let stored: HashSet<&str> = files.iter().map(|f| f.1.as_str()).collect();
+    let stored: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     let gone: Vec<i64> = files
         .iter()
-        .filter(|(_, path, _, _)| {
-            prefixes.iter().any(|p| path.starts_with(p.as_str()))
-                && !walked.contains(path)
-                && stale(path, &stored)
+        .filter(|f| {
+            prefixes.iter().any(|p| f.path.starts_with(p.as_str()))
+                && !walked.contains(&f.path)
+                && stale(&f.path, &stored)
         })
-        .map(|(id, _, _, _)| *id)
+        .map(|f| f.id)
         .collect();
     if gone.is_empty() {
         return Ok(0);

@@ -376,3 +376,68 @@ fn cancel_returns_at_once_keeping_what_was_committed() {
     let again = kb.add();
     assert_eq!(again.added + s.added, 120);
 }
+
+/// Which link each document is recorded as reached through: the one link
+/// when only it leads there, none when the file is reached directly,
+/// through two links, or by a root this run did not walk.
+#[cfg(unix)]
+#[test]
+fn a_document_reached_only_through_a_link_keeps_that_link() {
+    use crate::ingest::source_path::{canonical, encode};
+    use std::os::unix::fs::symlink;
+    let kb = Kb::new();
+    kb.write("index.md", GUIDE);
+    kb.write(".gitignore", "archive/\n");
+    let tides = kb.write("archive/tides.md", "# Tides\n\nthe estuary floods\n");
+    let twice = kb.write("archive/twice.md", "# Twice\n\nreached two ways\n");
+    symlink(&tides, kb.docs.join("tides.md")).unwrap();
+    symlink(kb.docs.join("index.md"), kb.docs.join("start.md")).unwrap();
+    symlink(&twice, kb.docs.join("one.md")).unwrap();
+    symlink(&twice, kb.docs.join("two.md")).unwrap();
+    let docs = canonical(&kb.docs);
+    let link_of = |file: &Path| {
+        kb.db
+            .find_document_by_path(&encode(&canonical(file)))
+            .unwrap()
+            .unwrap_or_else(|| panic!("no document for {}", file.display()))
+            .via_link
+    };
+    kb.add();
+    assert_eq!(link_of(&tides), Some(encode(&docs.join("tides.md"))));
+    assert_eq!(link_of(&kb.docs.join("index.md")), None, "reached directly");
+    assert_eq!(link_of(&twice), None, "two links");
+    // Re-pointed: the new link is recorded.
+    std::fs::remove_file(kb.docs.join("tides.md")).unwrap();
+    symlink(&tides, kb.docs.join("tides-old.md")).unwrap();
+    kb.add();
+    assert_eq!(link_of(&tides), Some(encode(&docs.join("tides-old.md"))));
+    // Reached directly now: cleared.
+    std::fs::remove_file(kb.docs.join(".gitignore")).unwrap();
+    kb.add();
+    assert_eq!(link_of(&tides), None);
+
+    // Another root reaches the file itself: a walk of this folder alone
+    // cannot tell, and records no link.
+    let other = Kb::new();
+    let shared = other.write("shared/plan.md", "# Plan\n\nthe quarterly plan\n");
+    let notes = other.docs.join("notes");
+    std::fs::create_dir_all(&notes).unwrap();
+    symlink(&shared, notes.join("plan.md")).unwrap();
+    let add = |path: &Path| {
+        Ingester::new(
+            &other.config,
+            &other.db,
+            ModelSource::Ready(other.embedder.clone()),
+        )
+        .run(&[path.to_path_buf()], &options(&[], false))
+        .unwrap()
+    };
+    add(&other.docs.join("shared"));
+    add(&notes);
+    let plan = other
+        .db
+        .find_document_by_path(&encode(&canonical(&shared)))
+        .unwrap()
+        .unwrap();
+    assert_eq!(plan.via_link, None);
+}

@@ -9,6 +9,7 @@
 //! FIFOs, sockets and devices are not documents: they are skipped and
 //! logged like every other skip.
 
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -74,6 +75,21 @@ pub(super) struct Walked {
     pub roots: Vec<WalkedRoot>,
     /// Links to outside every root, not followed (logged).
     pub external_links: Vec<ExternalLink>,
+    /// The files this walk reached only through links, each with the paths
+    /// it was reached by (the root canonical, then the names as walked);
+    /// stored form. A file reached directly by any root is not here.
+    pub via_links: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Walked {
+    /// The link the file stored as `file` was reached through, when it was
+    /// reached only through that one.
+    pub(super) fn only_link(&self, file: &str) -> Option<&str> {
+        match self.via_links.get(file) {
+            Some(links) if links.len() == 1 => links.first().map(String::as_str),
+            _ => None,
+        }
+    }
 }
 
 /// Lists the supported files under `paths` (hidden entries, what a
@@ -88,8 +104,10 @@ pub(super) fn collect_files(
     log: &ErrorsLog,
 ) -> Result<Walked> {
     let mut walked = Walked::default();
+    let mut direct: HashSet<String> = HashSet::new();
     for root in paths {
         let mut reached = Vec::new();
+        let canonical_root = canonical(root);
         let mut overrides = ignore::overrides::OverrideBuilder::new(root);
         for glob in exclude {
             overrides.add(&format!("!{glob}")).map_err(|e| {
@@ -174,7 +192,24 @@ pub(super) fn collect_files(
             match detect(&path) {
                 Some(t) => {
                     let c = canonical(&path);
-                    reached.push(source_path::encode(&c));
+                    // The path as walked, from the root as recorded: it
+                    // differs from the canonical one when a link below the
+                    // root led here (the root itself is what the user named).
+                    let as_walked = match path.strip_prefix(root) {
+                        Ok(rel) if depth > 0 => canonical_root.join(rel),
+                        _ => c.clone(),
+                    };
+                    let stored = source_path::encode(&c);
+                    if as_walked == c {
+                        direct.insert(stored.clone());
+                    } else {
+                        walked
+                            .via_links
+                            .entry(stored.clone())
+                            .or_default()
+                            .insert(source_path::encode(&as_walked));
+                    }
+                    reached.push(stored);
                     walked.files.push((c, t));
                 }
                 None => {
@@ -203,6 +238,7 @@ pub(super) fn collect_files(
     }
     walked.files.sort();
     walked.files.dedup();
+    walked.via_links.retain(|file, _| !direct.contains(file));
     Ok(walked)
 }
 
