@@ -13,6 +13,7 @@ mod extract;
 mod filing;
 mod furniture;
 mod glyphs;
+mod grouping;
 mod layout;
 pub mod ocr;
 mod outline;

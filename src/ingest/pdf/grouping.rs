@@ -1,0 +1,176 @@
+//! From a page's lines to blocks of lines: a block ends at a vertical
+//! gap, a change of font size, a bold numbered line, a sentence that ends
+//! short of the margin or before an indent, and a bullet. Also the
+//! measures the grouping and the headings need: the body's font size and
+//! how much of the text is bold.
+
+use std::collections::HashMap;
+
+use super::page::Line;
+use super::text_shape::{ends_sentence, numbered_depth, starts_with_bullet};
+
+/// The share of the characters set in bold lines.
+pub(super) fn bold_share(pages: &[Vec<Line>]) -> f32 {
+    let (mut bold, mut all) = (0usize, 0usize);
+    for l in pages.iter().flatten() {
+        let n = l.text.chars().filter(|c| !c.is_whitespace()).count();
+        all += n;
+        if l.bold {
+            bold += n;
+        }
+    }
+    bold as f32 / all.max(1) as f32
+}
+
+pub(super) fn mean_size(g: &[&Line]) -> f32 {
+    let (mut sum, mut n) = (0.0f32, 0usize);
+    for l in g {
+        let c = l.text.chars().filter(|c| !c.is_whitespace()).count();
+        sum += l.size * c as f32;
+        n += c;
+    }
+    if n == 0 {
+        g.first().map(|l| l.size).unwrap_or(0.0)
+    } else {
+        sum / n as f32
+    }
+}
+
+/// The most common font size, weighted by characters.
+pub(super) fn body_size(pages: &[Vec<Line>]) -> f32 {
+    let mut hist: HashMap<i32, usize> = HashMap::new();
+    for l in pages.iter().flatten() {
+        let n = l.text.chars().filter(|c| !c.is_whitespace()).count();
+        *hist.entry((l.size * 2.0).round() as i32).or_default() += n;
+    }
+    hist.into_iter()
+        .max_by_key(|&(size, n)| (n, -size))
+        .map(|(size, _)| size as f32 / 2.0)
+        .filter(|s| *s > 0.0)
+        .unwrap_or(10.0)
+}
+
+/// Splits a page's lines into blocks.
+pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
+    let rights = right_edges(lines);
+    let mut out: Vec<Vec<&Line>> = Vec::new();
+    let mut cur: Vec<&Line> = Vec::new();
+    let mut left = f32::MAX;
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(prev) = cur.last() {
+            let right = rights[i - 1];
+            let size_change = (prev.size - l.size).abs() > 0.8f32.max(0.12 * prev.size.min(l.size));
+            let ended = ends_sentence(&prev.text)
+                && (prev.end < right - 2.0 * prev.size || l.x > left + 0.8 * l.size);
+            let table_edge = prev.table != l.table;
+            // A bold numbered line, or one over an indented paragraph,
+            // and the regular text under it: a heading set without space
+            // around it (a thesis's double-spaced pages). A bold label
+            // over its text ("Deposits" in a filing's tables) stays with
+            // it.
+            let numbered_bold = |l: &Line| l.bold && numbered_depth(&l.text).is_some();
+            let indented = prev.bold && l.x > prev.x + 0.8 * l.size;
+            let weight_change =
+                prev.bold != l.bold && (numbered_bold(prev) || numbered_bold(l) || indented);
+            if table_edge
+                || (!l.table
+                    && (l.gap
+                        || size_change
+                        || weight_change
+                        || ended
+                        || starts_with_bullet(&l.text)))
+            {
+                out.push(std::mem::take(&mut cur));
+                left = f32::MAX;
+            }
+        }
+        left = left.min(l.x);
+        cur.push(l);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Where full lines end, for each line: the 90th percentile of the right
+/// edges of the lines long enough to be body text that start where it
+/// does (within two font sizes), so each column of a page has its own.
+fn right_edges(lines: &[Line]) -> Vec<f32> {
+    let page_max = lines.iter().map(|l| l.end).fold(0.0, f32::max);
+    lines
+        .iter()
+        .map(|l| {
+            let reach = 2.0 * l.size.max(1.0);
+            let mut ends: Vec<f32> = lines
+                .iter()
+                .filter(|o| (o.x - l.x).abs() <= reach && o.text.chars().count() >= 30)
+                .map(|o| o.end)
+                .collect();
+            if ends.is_empty() {
+                return page_max;
+            }
+            ends.sort_by(f32::total_cmp);
+            ends[(ends.len() * 9 / 10).min(ends.len() - 1)]
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::text_shape::join_lines;
+    use super::*;
+
+    fn line(text: &str, size: f32, x: f32, end: f32, y: f32, gap: bool) -> Line {
+        Line {
+            text: text.into(),
+            size,
+            x,
+            end,
+            y,
+            gap,
+            ..Line::default()
+        }
+    }
+
+    /// Body lines 11 pt, full width to x=540.
+    fn body(text: &str, y: f32, gap: bool) -> Line {
+        line(text, 11.0, 72.0, 540.0, y, gap)
+    }
+
+    #[test]
+    fn paragraphs_split_at_gaps_short_lines_and_indents() {
+        let lines = vec![
+            body(
+                "First paragraph runs across the full width of the text column here",
+                100.0,
+                false,
+            ),
+            line("and ends on a short line.", 11.0, 72.0, 200.0, 114.0, false),
+            body(
+                "Second paragraph starts right below without any gap at all and",
+                128.0,
+                false,
+            ),
+            body("ends at the margin with a full stop.", 142.0, false),
+            line(
+                "Third paragraph is indented by a few points as its first line",
+                11.0,
+                90.0,
+                540.0,
+                156.0,
+                false,
+            ),
+            body("goes on here.", 170.0, false),
+            body("Fourth after a gap.", 200.0, true),
+            body("• a bullet item", 214.0, false),
+        ];
+        let groups: Vec<String> = group_lines(&lines).iter().map(|g| join_lines(g)).collect();
+        assert_eq!(groups.len(), 5, "{groups:#?}");
+        assert!(groups[0].ends_with("short line."));
+        assert!(groups[1].starts_with("Second") && groups[1].ends_with("full stop."));
+        assert!(groups[2].starts_with("Third"));
+        assert_eq!(groups[3], "Fourth after a gap.");
+        assert_eq!(groups[4], "• a bullet item");
+    }
+}
