@@ -15,6 +15,7 @@ mod furniture;
 mod glyphs;
 mod grouping;
 mod layout;
+mod monospace;
 pub mod ocr;
 mod outline;
 mod pack;

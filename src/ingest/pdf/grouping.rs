@@ -57,6 +57,25 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
     let mut cur: Vec<&Line> = Vec::new();
     let mut left = f32::MAX;
     for (i, l) in lines.iter().enumerate() {
+        if let (Some(first), Some(prev)) = (cur.first(), cur.last()) {
+            if first.mono || l.mono {
+                // A listing: its lines at its pitch, blank lines and all.
+                let pitch = first.pitch;
+                let listing = first.mono
+                    && !l.table
+                    && l.pitch > 0.0
+                    && (l.pitch - pitch).abs() <= 0.03 * pitch
+                    && l.y > prev.y
+                    && l.y - prev.y <= 3.5 * prev.size.max(1.0);
+                if !listing {
+                    out.push(std::mem::take(&mut cur));
+                    left = f32::MAX;
+                }
+                left = left.min(l.x);
+                cur.push(l);
+                continue;
+            }
+        }
         if let Some(prev) = cur.last() {
             let right = rights[i - 1];
             let size_change = (prev.size - l.size).abs() > 0.8f32.max(0.12 * prev.size.min(l.size));

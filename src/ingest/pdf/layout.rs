@@ -11,6 +11,7 @@ use super::contents::{contents_pages, contents_title};
 use super::filing::FilingNesting;
 use super::furniture::strip_running_lines;
 use super::grouping::{body_size, bold_share, group_lines, mean_size};
+use super::monospace::code_text;
 use super::page::{Line, Page};
 use super::statement::{caption, statement_line, statement_title};
 use super::text_shape::{
@@ -32,6 +33,8 @@ pub struct Block {
     pub top: f32,
     /// A table: one row per line (cells joined by ` | `), its caption first.
     pub table: bool,
+    /// A listing in a monospaced font: one line per line, indented.
+    pub code: bool,
     /// The page's text was recognised by OCR.
     pub ocr: bool,
 }
@@ -56,7 +59,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     let mut heading_sizes: Vec<f32> = Vec::new();
     for (_, g) in &raw {
         let size = mean_size(g);
-        if big(size) && g.len() <= 2 && !g[0].table && heading_text(&join_lines(g)) {
+        if big(size) && g.len() <= 2 && !g[0].table && !g[0].mono && heading_text(&join_lines(g)) {
             heading_sizes.push(size);
         }
     }
@@ -84,6 +87,19 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     for (page, g) in raw {
         let ocr = pages[page as usize - 1].ocr;
         let size = mean_size(&g);
+        if g[0].mono {
+            out.push(Block {
+                page,
+                text: code_text(&g),
+                level: None,
+                size,
+                top: g[0].y,
+                table: false,
+                code: true,
+                ocr,
+            });
+            continue;
+        }
         if g.first().is_some_and(|l| l.table) {
             let rows: Vec<&str> = g.iter().map(|l| l.text.as_str()).collect();
             let mut text = rows.join("\n");
@@ -158,6 +174,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 size,
                 top: g[0].y,
                 table: true,
+                code: false,
                 ocr,
             });
             continue;
@@ -183,6 +200,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                     size,
                     top: g[0].y,
                     table: false,
+                    code: false,
                     ocr,
                 });
                 let rest: Vec<&str> = std::iter::once(units.as_str())
@@ -197,6 +215,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                         size,
                         top: g[0].y,
                         table: false,
+                        code: false,
                         ocr,
                     });
                 }
@@ -264,6 +283,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             size,
             top: g[0].y,
             table: false,
+            code: false,
             ocr,
         });
     }

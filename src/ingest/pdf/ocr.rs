@@ -289,8 +289,7 @@ pub fn lines_from_tsv(tsv: &str, scale: f32) -> Vec<Line> {
             end: line.iter().map(|w| w.right).fold(0.0, f32::max) * scale,
             y: line.iter().map(|w| w.bottom).fold(0.0, f32::max) * scale,
             gap: prev_para.is_some_and(|p| p != para),
-            bold: false,
-            table: false,
+            ..Line::default()
         });
         prev_para = Some(para);
         i = j;

@@ -130,6 +130,7 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
             size,
             top: e.top.unwrap_or(0.0),
             table: false,
+            code: false,
             ocr: false,
         },
     );
@@ -173,6 +174,7 @@ mod tests {
             size: 11.0,
             top,
             table: false,
+            code: false,
             ocr: false,
         }
     }

@@ -24,6 +24,7 @@ struct Para {
     text: String,
     level: Option<u8>,
     table: bool,
+    code: bool,
     ocr: bool,
 }
 
@@ -39,6 +40,8 @@ fn paragraphs(blocks: &[Block]) -> Vec<Para> {
                 && prev.level.is_none()
                 && !b.table
                 && !prev.table
+                && !b.code
+                && !prev.code
                 && prev.page_end + 1 == b.page
                 && !text_shape::ends_sentence(&prev.text);
             if continues {
@@ -54,6 +57,7 @@ fn paragraphs(blocks: &[Block]) -> Vec<Para> {
             text: b.text.clone(),
             level: b.level,
             table: b.table,
+            code: b.code,
             ocr: b.ocr,
         });
     }

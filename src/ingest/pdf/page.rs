@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::monospace::Pitch;
+
 /// What the extractor found in a PDF.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Extracted {
@@ -65,6 +67,17 @@ pub struct Line {
     /// A row of a table: its cells joined by ` | `.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub table: bool,
+    /// The width of each of its glyphs when all are equally wide, in
+    /// points (0 when they differ).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pitch: f32,
+    /// Shown to be set in a monospaced font (code, a listing).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mono: bool,
+}
+
+fn is_zero(v: &f32) -> bool {
+    *v == 0.0
 }
 
 impl Page {
@@ -88,6 +101,8 @@ pub(super) struct Span {
     pub(super) baseline: f32,
     pub(super) size: f32,
     pub(super) bold: bool,
+    /// Its glyphs' widths.
+    pub(super) pitch: Pitch,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -136,11 +136,16 @@ fn read_by(opts: &ReadOptions) -> String {
     let mut o = opts.clone();
     o.page_cache = None;
     format!(
-        "kb {} {}",
+        "kb {} pages {} {}",
         env!("CARGO_PKG_VERSION"),
+        PAGE_FORMAT,
         serde_json::to_string(&o).unwrap_or_default()
     )
 }
+
+/// Raised when what a page holds changes (a new field of its lines), so
+/// pages kept by an older build are read again.
+const PAGE_FORMAT: u32 = 2;
 
 /// Takes the file's advisory lock without waiting: two files with the same
 /// content in one run must not write one cache at once.

@@ -10,6 +10,7 @@
 //! spans, written as one line per row with cells joined by ` | `).
 
 use super::glyphs::{compose_accents, push_char, rtl, Placed};
+use super::monospace::Pitch;
 use super::page::{Line, Row, Span};
 use super::tables::{join_section_number, merge_symbols, table_rows, CELL_SEPARATOR};
 
@@ -35,6 +36,7 @@ struct Word {
     size: f32,
     bold: usize,
     chars: usize,
+    pitch: Pitch,
 }
 
 /// The page's lines in reading order. Text running in the page's main
@@ -126,8 +128,10 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
             size: g.size,
             bold: 0,
             chars: 0,
+            pitch: Pitch::default(),
         });
         push_char(&mut w.text, g.ch);
+        w.pitch.add(g.ch, g.x1 - g.x0, g.size);
         w.x0 = w.x0.min(g.x0);
         w.x1 = w.x1.max(g.x1);
         // The word sits on its main baseline (a superscript does not move it).
@@ -175,6 +179,16 @@ fn row_of(mut words: Vec<Word>) -> Row {
         }
     }
     let is_rtl = right_to_left > left_to_right;
+    let mut pitch = Pitch::default();
+    for w in &words {
+        pitch.merge(&w.pitch);
+    }
+    if !is_rtl && pitch.fixed() {
+        return Row {
+            spans: vec![monospaced(words, pitch)],
+            rtl: false,
+        };
+    }
     let mut spans: Vec<(Span, usize, usize)> = Vec::new();
     for w in words {
         let gap_ok = spans.last().is_some_and(|(s, _, _)| {
@@ -193,6 +207,7 @@ fn row_of(mut words: Vec<Word>) -> Row {
                 s.x1 = s.x1.max(w.x1);
                 s.baseline = s.baseline.max(w.baseline);
                 s.size = s.size.max(w.size);
+                s.pitch.merge(&w.pitch);
                 *bold += w.bold;
                 *chars += w.chars;
             }
@@ -204,6 +219,7 @@ fn row_of(mut words: Vec<Word>) -> Row {
                     baseline: w.baseline,
                     size: w.size,
                     bold: false,
+                    pitch: w.pitch,
                 },
                 w.bold,
                 w.chars,
@@ -223,6 +239,37 @@ fn row_of(mut words: Vec<Word>) -> Row {
         join_section_number(merge_symbols(spans))
     };
     Row { spans, rtl: is_rtl }
+}
+
+/// A row of monospaced words as one span: the space between two words
+/// is as many spaces as glyphs would fit in it (aligned comments and
+/// columns of a listing keep their places), never a cell break.
+fn monospaced(words: Vec<Word>, pitch: Pitch) -> Span {
+    let width = pitch.even();
+    let mut span = Span {
+        text: String::new(),
+        x0: words.first().map_or(0.0, |w| w.x0),
+        x1: 0.0,
+        baseline: 0.0,
+        size: 0.0,
+        bold: false,
+        pitch,
+    };
+    let (mut bold, mut chars) = (0, 0);
+    for w in words {
+        if !span.text.is_empty() {
+            let n = ((w.x0 - span.x1) / width).round().clamp(1.0, 200.0) as usize;
+            span.text.extend(std::iter::repeat_n(' ', n));
+        }
+        span.text.push_str(&w.text);
+        span.x1 = span.x1.max(w.x1);
+        span.baseline = span.baseline.max(w.baseline);
+        span.size = span.size.max(w.size);
+        bold += w.bold;
+        chars += w.chars;
+    }
+    span.bold = chars > 0 && bold * 10 >= chars * 8;
+    span
 }
 
 /// The x of a column gutter in these rows: a position most rows with
@@ -381,6 +428,7 @@ fn to_lines(rows: &[Row]) -> Vec<Line> {
                 gap,
                 bold: spans.iter().all(|s| s.bold),
                 table: true,
+                ..Line::default()
             });
             continue;
         }
@@ -394,6 +442,8 @@ fn to_lines(rows: &[Row]) -> Vec<Line> {
                 gap: gap && k == 0,
                 bold: s.bold,
                 table: false,
+                pitch: s.pitch.even(),
+                mono: s.pitch.fixed(),
             });
         }
     }
@@ -405,12 +455,19 @@ mod tests {
     use super::*;
 
     /// Glyphs of `text` from x at a baseline, 0.5 em per character.
+    /// Glyphs of a proportional font, placed half the size apart: `i`,
+    /// `l`, `.` and their kind are drawn narrower than the others.
     fn text_at(text: &str, x: f32, baseline: f32, size: f32) -> Vec<Glyph> {
-        let w = 0.5 * size;
+        let step = 0.5 * size;
         text.chars()
             .enumerate()
             .map(|(i, ch)| {
-                let left = x + i as f32 * w;
+                let left = x + i as f32 * step;
+                let w = if "iljtfrI.,:;'!|()[]{}".contains(ch) {
+                    0.3 * size
+                } else {
+                    step
+                };
                 Glyph {
                     ch,
                     left,
@@ -459,9 +516,9 @@ mod tests {
         g.extend(text_at("\u{2c6}", 132.0, 100.0, 10.0));
         g.extend(text_at("ut", 132.0, 100.0, 10.0));
         // "na\"\i ve": the dotless i first, then the accent over it.
-        g.extend(text_at("na\u{131}", 150.0, 100.0, 10.0));
-        g.extend(text_at("\u{a8}", 160.0, 100.0, 10.0));
-        g.extend(text_at("ve", 165.0, 100.0, 10.0));
+        g.extend(text_at("na\u{131}", 145.0, 100.0, 10.0));
+        g.extend(text_at("\u{a8}", 155.0, 100.0, 10.0));
+        g.extend(text_at("ve", 160.0, 100.0, 10.0));
         assert_eq!(texts(&lines(&g)), vec!["mécanique août naïve"]);
     }
 
@@ -512,6 +569,44 @@ mod tests {
         // Ligatures are spelled out.
         let g = text_at("\u{fb01}ne", 72.0, 100.0, 10.0);
         assert_eq!(texts(&lines(&g)), vec!["fine"]);
+    }
+
+    #[test]
+    fn a_monospaced_row_is_one_line_with_its_spaces() {
+        // Courier-like: every glyph 6 points wide, narrow ones too; an
+        // aligned comment far to the right stays on the line, its spaces
+        // counted in glyph widths.
+        let mono = |text: &str, x: f32, y: f32| -> Vec<Glyph> {
+            text.chars()
+                .enumerate()
+                .filter(|(_, c)| *c != ' ')
+                .map(|(i, ch)| {
+                    let left = x + 6.0 * i as f32;
+                    Glyph {
+                        ch,
+                        left,
+                        right: left + 6.0,
+                        top: y - 8.0,
+                        bottom: y + 2.0,
+                        origin: (left, y),
+                        size: 10.0,
+                        bold: false,
+                        turns: 0,
+                    }
+                })
+                .collect()
+        };
+        let mut g = mono("x = f(1)", 72.0, 100.0);
+        g.extend(mono("# the first", 72.0 + 6.0 * 20.0, 100.0));
+        g.extend(mono("    print(x)", 72.0, 112.0));
+        let l = lines(&g);
+        assert_eq!(
+            texts(&l),
+            vec!["x = f(1)            # the first", "print(x)"]
+        );
+        assert!(l.iter().all(|l| l.mono && (l.pitch - 6.0).abs() < 1e-3));
+        assert!(!l[0].table);
+        assert!((l[1].x - (72.0 + 24.0)).abs() < 1e-3);
     }
 
     #[test]

@@ -22,6 +22,13 @@ pub enum Block {
     Columns(String, String),
     /// Nothing drawn: a place on the page a bookmark can point at.
     Anchor(String),
+    /// A listing in Courier 10 pt, one line each, leading spaces kept.
+    Code(Vec<String>),
+}
+
+/// A listing in Courier: `code(&["def f(x):", "    return x"])`.
+pub fn code(lines: &[&str]) -> Block {
+    Block::Code(lines.iter().map(|s| s.to_string()).collect())
 }
 
 /// A place for a bookmark: nothing drawn, the next block starts here.
@@ -159,8 +166,11 @@ impl TestPdf {
         let bold = doc.add_object(dictionary! {
             "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica-Bold",
         });
+        let mono = doc.add_object(dictionary! {
+            "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Courier",
+        });
         let resources = doc.add_object(dictionary! {
-            "Font" => dictionary! { "F1" => body, "F2" => bold },
+            "Font" => dictionary! { "F1" => body, "F2" => bold, "F3" => mono },
         });
         let mut kids = Vec::new();
         // Where each heading and anchor is: its page and the height of
@@ -198,6 +208,15 @@ impl TestPdf {
                         y -= 10.0;
                     }
                     Block::Anchor(name) => places.push((name.clone(), i, y + BODY)),
+                    Block::Code(ls) => {
+                        for l in ls {
+                            if !l.is_empty() {
+                                text_line(&mut ops, "F3", 10.0, y, l);
+                            }
+                            y -= 12.0;
+                        }
+                        y -= 10.0;
+                    }
                     Block::Lines(ls) => {
                         for l in ls {
                             text_line(&mut ops, "F1", BODY, y, l);

@@ -1,4 +1,4 @@
-use super::testpdf::{anchor, heading, lines, para, TestPdf};
+use super::testpdf::{anchor, code, heading, lines, para, TestPdf};
 use super::*;
 use crate::config::ChunkingConfig;
 
@@ -450,4 +450,41 @@ fn thread_extraction_has_a_timeout() {
         err.starts_with("PDF extraction timed out after 0 s"),
         "{err}"
     );
+}
+
+#[test]
+fn a_code_block_keeps_its_lines_and_indentation() {
+    let Some(e) = engine() else { return };
+    let listing = [
+        "from reportlab.pdfbase import pdfmetrics",
+        "def register(name):",
+        "    if name:",
+        "        pdfmetrics.registerFont(name)  # once",
+        "",
+        "register(\"Vera\")",
+    ];
+    let bytes = TestPdf::new()
+        .page(vec![
+            heading("Registering fonts", 14.0),
+            para("Fonts are registered once, before they are used in a paragraph:"),
+            code(&listing),
+            para("After that the font's name can be given to any paragraph style."),
+        ])
+        .to_bytes();
+    let ex = extract_bytes(&bytes, &e).unwrap();
+    let c = ChunkingConfig::default();
+    let doc = build(Path::new("code.pdf"), &ex, &ctx(&c)).unwrap();
+    let text: String = doc
+        .chunks
+        .iter()
+        .map(|c| c.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    assert!(text.contains(&listing.join("\n")), "{text}");
+    // The prose around it is still prose, under its heading.
+    assert!(text.contains("Fonts are registered once, before they are used in a paragraph:"));
+    assert!(doc
+        .chunks
+        .iter()
+        .all(|c| c.meta.section.as_deref() == Some("Registering fonts")));
 }

@@ -157,6 +157,7 @@ mod tests {
             size,
             top: 0.0,
             table: false,
+            code: false,
             ocr: false,
         }
     }
