@@ -14,7 +14,8 @@ use super::page::Line;
 /// they would cite every page under them. A line repeated at the same
 /// height on three pages is a running line however few pages the
 /// document has: a chapter's running header ("Chapter 6: Add-on
-/// packages") tops only that chapter's pages. Table rows stay: a header
+/// packages") tops only that chapter's pages; so is the last line of
+/// three pages wherever it falls. Table rows stay: a header
 /// row repeated on every page of a long table is what its numbers mean.
 pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
     fn key(t: &str) -> String {
@@ -34,11 +35,16 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
     let with_text = pages.iter().filter(|p| !p.is_empty()).count();
     let mut counts: HashMap<String, usize> = HashMap::new();
     let mut placed: HashMap<(String, i32), usize> = HashMap::new();
+    let mut outermost: HashMap<String, usize> = HashMap::new();
     // The smallest size each running text is set in.
     let mut smallest: HashMap<String, f32> = HashMap::new();
     for p in pages.iter() {
         let mut seen = HashSet::new();
+        let mut outer = HashSet::new();
         for (i, l) in p.iter().enumerate() {
+            if i + 1 == p.len() && outer.insert(key(&l.text)) {
+                *outermost.entry(key(&l.text)).or_default() += 1;
+            }
             if edge(i, p.len()) && seen.insert(key(&l.text)) {
                 *counts.entry(key(&l.text)).or_default() += 1;
                 *placed.entry((key(&l.text), height(l))).or_default() += 1;
@@ -62,7 +68,15 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
             return Verdict::Text;
         }
         let c = counts.get(&key(&l.text)).copied().unwrap_or(0);
-        let here = placed.get(&(key(&l.text), height(l))).copied().unwrap_or(0);
+        // Within a point or two: a height near a bucket's edge falls on
+        // either side of it from page to page.
+        let k = key(&l.text);
+        let here: usize = (height(l) - 1..=height(l) + 1)
+            .map(|h| placed.get(&(k.clone(), h)).copied().unwrap_or(0))
+            .sum();
+        // The last line of three pages or more, wherever it falls (an
+        // exhibit's footer set right under its text).
+        let here = here.max(outermost.get(&k).copied().unwrap_or(0));
         if with_text >= 3 && c >= 3 && (c * 10 >= with_text || here >= 3) {
             Verdict::Running
         } else {
@@ -202,6 +216,36 @@ mod tests {
         let all: Vec<&str> = pages.iter().flatten().map(|l| l.text.as_str()).collect();
         assert_eq!(all.iter().filter(|t| **t == "第 3 节 使用方法").count(), 1);
         assert_eq!(all.len(), 11, "{all:?}");
+    }
+
+    /// An exhibit's footer set right under its text: at another height on
+    /// each page, but the last line of each.
+    #[test]
+    fn a_footer_that_follows_the_text_is_dropped() {
+        let line = |text: &str, y: f32| Line {
+            text: text.into(),
+            size: 9.0,
+            x: 72.0,
+            end: 300.0,
+            y,
+            ..Line::default()
+        };
+        let mut pages: Vec<Vec<Line>> = (1..=40)
+            .map(|i| {
+                let own = format!("Clause {} of the agreement.", tag(i));
+                let mut p = vec![line(&own, 100.0)];
+                if (20..=24).contains(&i) {
+                    p.push(line(
+                        "Global Option Grant Award Agreement",
+                        400.0 + 9.0 * i as f32,
+                    ));
+                }
+                p
+            })
+            .collect();
+        strip_running_lines(&mut pages, 9.0);
+        let all: Vec<&str> = pages.iter().flatten().map(|l| l.text.as_str()).collect();
+        assert_eq!(all.len(), 40, "{all:?}");
     }
 
     #[test]
