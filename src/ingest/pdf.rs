@@ -24,6 +24,7 @@ pub mod page_cache;
 mod read;
 mod reading;
 mod settings;
+mod spacing;
 mod statement;
 mod tables;
 #[cfg(any(test, feature = "e2e"))]

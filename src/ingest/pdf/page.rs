@@ -91,6 +91,20 @@ impl Page {
     }
 }
 
+/// Characters set together on one baseline.
+#[derive(Debug, Clone)]
+pub(super) struct Word {
+    pub(super) text: String,
+    pub(super) x0: f32,
+    pub(super) x1: f32,
+    pub(super) baseline: f32,
+    pub(super) size: f32,
+    /// How many of its characters are bold.
+    pub(super) bold: usize,
+    pub(super) chars: usize,
+    pub(super) pitch: Pitch,
+}
+
 /// A run of words on one baseline, cut from its neighbours by a gap wider
 /// than a word space.
 #[derive(Debug, Clone)]

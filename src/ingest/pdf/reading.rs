@@ -11,7 +11,8 @@
 
 use super::glyphs::{compose_accents, push_char, rtl, Placed};
 use super::monospace::Pitch;
-use super::page::{Line, Row, Span};
+use super::page::{Line, Row, Span, Word};
+use super::spacing::join_spaced_letters;
 use super::tables::{join_section_number, merge_symbols, table_rows, CELL_SEPARATOR};
 
 pub(super) use super::glyphs::Glyph;
@@ -24,20 +25,12 @@ const SPAN_GAP: f32 = 0.8;
 /// Within a word, characters are at most this many font sizes apart.
 const LETTER_GAP: f32 = 0.25;
 
+/// Across a space, characters this close (in font sizes) still touch:
+/// the space was guessed where the letters run on.
+const TOUCHING: f32 = 0.05;
+
 /// Rows that leave a gutter empty before it counts as a column break.
 const MIN_COLUMN_ROWS: usize = 5;
-
-#[derive(Debug, Clone)]
-struct Word {
-    text: String,
-    x0: f32,
-    x1: f32,
-    baseline: f32,
-    size: f32,
-    bold: usize,
-    chars: usize,
-    pitch: Pitch,
-}
 
 /// The page's lines in reading order. Text running in the page's main
 /// direction comes first; text turned another way (a rotated table, an
@@ -95,30 +88,50 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
     let mut out = Vec::new();
     let mut cur: Option<Word> = None;
     let mut last: Option<&Placed> = None;
+    // A space came between `last` and this glyph: the engine's own (it
+    // adds them where it guesses a word ends) or the PDF's.
+    let mut spaced = false;
     for g in glyphs {
         let visible = !(g.ch.is_whitespace() || g.ch.is_control() || g.ch == '\u{fffe}');
         let joins = match (visible, last) {
             (true, Some(l)) => {
                 let size = g.size.max(l.size);
-                let forward = g.x0 - l.x1 < LETTER_GAP * size && g.x0 - l.x0 > -0.3 * size;
+                // After a space only letters that touch are one word: a
+                // space is never narrower than a tenth of the size, and
+                // a guessed one where there is no gap splits a word
+                // ("Wo rldwide").
+                // Only inside a word of letters going on in lower case:
+                // math's one-letter variables sit as close.
+                let mid_word = cur
+                    .as_ref()
+                    .is_some_and(|w| w.text.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+                    && l.ch.is_alphabetic()
+                    && g.ch.is_lowercase();
+                let reach = match (spaced, mid_word) {
+                    (false, _) => LETTER_GAP,
+                    (true, true) => TOUCHING,
+                    (true, false) => f32::NEG_INFINITY,
+                };
+                let forward = g.x0 - l.x1 < reach * size && g.x0 - l.x0 > -0.3 * size;
                 // Arabic and Hebrew are drawn right to left, in the order
                 // they are read.
                 let backward = rtl(g.ch)
                     && rtl(l.ch)
-                    && l.x0 - g.x1 < LETTER_GAP * size
+                    && l.x0 - g.x1 < reach * size
                     && l.x1 - g.x1 > -0.3 * size;
                 (g.baseline - l.baseline).abs() < 0.4 * size && (forward || backward)
             }
             _ => false,
         };
+        if !visible {
+            spaced = true;
+            continue;
+        }
+        spaced = false;
         if !joins {
             if let Some(w) = cur.take() {
                 out.push(w);
             }
-        }
-        if !visible {
-            last = None;
-            continue;
         }
         let w = cur.get_or_insert_with(|| Word {
             text: String::new(),
@@ -170,6 +183,7 @@ fn rows(mut words: Vec<Word>) -> Vec<Row> {
 
 fn row_of(mut words: Vec<Word>) -> Row {
     words.sort_by(|a, b| a.x0.total_cmp(&b.x0));
+    let words = join_spaced_letters(words);
     let (mut right_to_left, mut left_to_right) = (0usize, 0usize);
     for c in words.iter().flat_map(|w| w.text.chars()) {
         if rtl(c) {

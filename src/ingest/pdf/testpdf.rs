@@ -24,6 +24,15 @@ pub enum Block {
     Anchor(String),
     /// A listing in Courier 10 pt, one line each, leading spaces kept.
     Code(Vec<String>),
+    /// A heading in bold at this size with this much space added after
+    /// every character (`Tc`, in points), as designers letter-space
+    /// titles.
+    Spaced(String, f32, f32),
+}
+
+/// A letter-spaced bold heading: `spaced("ANNUAL REPORT", 14.0, 4.0)`.
+pub fn spaced(text: &str, size: f32, spacing: f32) -> Block {
+    Block::Spaced(text.to_string(), size, spacing)
 }
 
 /// A listing in Courier: `code(&["def f(x):", "    return x"])`.
@@ -208,6 +217,23 @@ impl TestPdf {
                         y -= 10.0;
                     }
                     Block::Anchor(name) => places.push((name.clone(), i, y + BODY)),
+                    Block::Spaced(t, size, spacing) => {
+                        if j > 0 {
+                            y -= 12.0;
+                        }
+                        ops.push(Operation::new("BT", vec![]));
+                        ops.push(Operation::new("Tf", vec!["F2".into(), (*size).into()]));
+                        ops.push(Operation::new("Tc", vec![(*spacing).into()]));
+                        ops.push(Operation::new("Td", vec![LEFT.into(), y.into()]));
+                        ops.push(Operation::new(
+                            "Tj",
+                            vec![Object::string_literal(t.as_str())],
+                        ));
+                        ops.push(Operation::new("Tc", vec![0.0.into()]));
+                        ops.push(Operation::new("ET", vec![]));
+                        places.push((t.clone(), i, y + size));
+                        y -= size * 1.2 + 10.0;
+                    }
                     Block::Code(ls) => {
                         for l in ls {
                             if !l.is_empty() {

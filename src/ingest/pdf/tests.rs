@@ -1,4 +1,4 @@
-use super::testpdf::{anchor, code, heading, lines, para, TestPdf};
+use super::testpdf::{anchor, code, heading, lines, para, spaced, TestPdf};
 use super::*;
 use crate::config::ChunkingConfig;
 
@@ -487,4 +487,35 @@ fn a_code_block_keeps_its_lines_and_indentation() {
         .chunks
         .iter()
         .all(|c| c.meta.section.as_deref() == Some("Registering fonts")));
+}
+
+#[test]
+fn a_letter_spaced_heading_reads_as_whole_words() {
+    let Some(e) = engine() else { return };
+    let bytes = TestPdf::new()
+        .page(vec![
+            spaced("FINANCIAL CONDITION AND LIQUIDITY", 14.0, 5.0),
+            para("Cash and investments were sufficient for the next twelve months of operations."),
+            spaced("RISK FACTORS", 12.0, 4.0),
+            para("The business faces competition in every market where it sells its products."),
+        ])
+        .to_bytes();
+    let ex = extract_bytes(&bytes, &e).unwrap();
+    let c = ChunkingConfig::default();
+    let doc = build(Path::new("spaced.pdf"), &ex, &ctx(&c)).unwrap();
+    let sections: Vec<&str> = doc
+        .chunks
+        .iter()
+        .filter_map(|c| c.meta.section.as_deref())
+        .collect();
+    let text: Vec<&str> = doc.chunks.iter().map(|c| c.text.as_str()).collect();
+    assert!(
+        text.iter()
+            .any(|t| t.contains("FINANCIAL CONDITION AND LIQUIDITY")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter().any(|t| t.contains("\n\nRISK FACTORS\n\n")),
+        "{sections:?} {text:?}"
+    );
 }

@@ -1,0 +1,162 @@
+//! Letter-spaced text ("F I N A N C I A L  R E P O R T"): designers add
+//! space after every letter of a title, and each letter then stands apart
+//! like a word. The letters are joined back, and only the wider gaps
+//! between them stay spaces: a gap is a word space only against the
+//! spacing of its own run, not against a fixed fraction of the size.
+
+use super::page::Word;
+
+/// The most a letter-spaced run spreads its letters, in font sizes (a
+/// table's one-letter cells stand further apart).
+const MAX_LETTER_SPACING: f32 = 0.6;
+
+/// Joins runs of three or more one-letter words (sorted left to right)
+/// whose gaps are all alike; a gap clearly wider than the run's letter
+/// spacing is a word space and stays one.
+pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
+    // A letter, a digit, or the comma or point inside a number: a
+    // letter-spaced amount ("1 1 , 0 3 6") is joined like a word.
+    let single = |w: &Word| {
+        let mut cs = w.text.chars();
+        matches!((cs.next(), cs.next()),
+            (Some(c), None) if c.is_alphanumeric() || matches!(c, ',' | '.'))
+    };
+    if words.iter().filter(|w| single(w)).count() < 3 {
+        return words;
+    }
+    let mut out: Vec<Word> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        // The run of one-letter words starting here, each near the last.
+        let mut j = i;
+        while j < words.len()
+            && single(&words[j])
+            && (j == i
+                || words[j].x0 - words[j - 1].x1
+                    <= 2.0 * MAX_LETTER_SPACING * words[j].size.max(words[j - 1].size))
+        {
+            j += 1;
+        }
+        if j - i < 3 {
+            out.push(words[i].clone());
+            i += 1;
+            continue;
+        }
+        let mut gaps: Vec<f32> = (i + 1..j).map(|k| words[k].x0 - words[k - 1].x1).collect();
+        // The run's letter spacing: its usual gap (a kerned pair, "Wo",
+        // sits closer, a word space further).
+        gaps.sort_by(f32::total_cmp);
+        let letter = gaps[(gaps.len() - 1) / 2].max(0.0);
+        let size = words[i].size;
+        let letters = words[i..j]
+            .iter()
+            .filter(|w| w.text.chars().all(char::is_alphabetic))
+            .count();
+        // Titles are letter-spaced in capitals (and amounts in digits);
+        // one-letter variables of a formula sit as evenly, in lower case.
+        let lower = words[i..j]
+            .iter()
+            .filter(|w| w.text.chars().all(|c| !c.is_uppercase() && !c.is_numeric()))
+            .count();
+        if lower * 3 > j - i {
+            out.extend(words[i..j].iter().cloned());
+            i = j;
+            continue;
+        }
+        // Mostly digits: only a tight spacing, never a table's columns
+        // of one-digit cells.
+        if letters * 2 < j - i && letter > 0.35 * size {
+            out.extend(words[i..j].iter().cloned());
+            i = j;
+            continue;
+        }
+        if letter > MAX_LETTER_SPACING * size {
+            out.extend(words[i..j].iter().cloned());
+            i = j;
+            continue;
+        }
+        // Word spaces: gaps wider than the letter spacing by a good part
+        // of a space's width.
+        let word_gap = letter + 0.2 * size;
+        let mut cur = words[i].clone();
+        for k in i + 1..j {
+            let w = &words[k];
+            if w.x0 - cur.x1 > word_gap {
+                out.push(std::mem::replace(&mut cur, w.clone()));
+                continue;
+            }
+            cur.text.push_str(&w.text);
+            cur.x1 = cur.x1.max(w.x1);
+            cur.size = cur.size.max(w.size);
+            cur.bold += w.bold;
+            cur.chars += w.chars;
+            cur.pitch.merge(&w.pitch);
+        }
+        out.push(cur);
+        i = j;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::pdf::monospace::Pitch;
+
+    /// Words of one letter each `step` apart, `word` more between words.
+    fn spaced(text: &str, x: f32, step: f32, word: f32) -> Vec<Word> {
+        let mut out = Vec::new();
+        let mut at = x;
+        for c in text.chars() {
+            if c == ' ' {
+                at += word;
+                continue;
+            }
+            out.push(Word {
+                text: c.to_string(),
+                x0: at,
+                x1: at + 8.0,
+                baseline: 100.0,
+                size: 14.0,
+                bold: 1,
+                chars: 1,
+                pitch: Pitch::default(),
+            });
+            at += 8.0 + step;
+        }
+        out
+    }
+
+    fn texts(words: &[Word]) -> Vec<&str> {
+        words.iter().map(|w| w.text.as_str()).collect()
+    }
+
+    #[test]
+    fn letters_spaced_apart_are_words_again() {
+        let w = join_spaced_letters(spaced("RISK FACTORS", 72.0, 5.0, 8.0));
+        assert_eq!(texts(&w), ["RISK", "FACTORS"]);
+        // A formula's one-letter variables are left alone.
+        let formula = spaced("e b x n", 72.0, 3.0, 3.0);
+        assert_eq!(texts(&join_spaced_letters(formula)).len(), 4);
+        // Prose with a one-letter word or two is left alone.
+        let mut prose = spaced("a", 72.0, 5.0, 0.0);
+        prose.extend(spaced("I", 90.0, 5.0, 0.0));
+        assert_eq!(texts(&join_spaced_letters(prose)), ["a", "I"]);
+        // One-digit cells of a table stay apart; a letter-spaced amount
+        // is one number.
+        let cells = spaced("1 2 3 4", 72.0, 6.0, 40.0);
+        assert_eq!(texts(&join_spaced_letters(cells)).len(), 4);
+        let amount = spaced("11,036 10,843", 72.0, 2.0, 8.0);
+        assert_eq!(texts(&join_spaced_letters(amount)), ["11,036", "10,843"]);
+        // A kerned pair sits closer than the rest: the word stays whole.
+        let mut kerned = spaced("WORLDWIDE", 72.0, 3.0, 0.0);
+        for w in &mut kerned[1..] {
+            w.x0 -= 2.0;
+            w.x1 -= 2.0;
+        }
+        assert_eq!(texts(&join_spaced_letters(kerned)), ["WORLDWIDE"]);
+        // One-letter cells (Y, N) a column apart stay cells.
+        let flags = spaced("Y N Y", 72.0, 0.0, 20.0);
+        assert_eq!(texts(&join_spaced_letters(flags)).len(), 3);
+    }
+}
