@@ -79,8 +79,7 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
         // of a space's width.
         let word_gap = letter + 0.2 * size;
         let mut cur = words[i].clone();
-        for k in i + 1..j {
-            let w = &words[k];
+        for w in &words[i + 1..j] {
             if w.x0 - cur.x1 > word_gap {
                 out.push(std::mem::replace(&mut cur, w.clone()));
                 continue;
