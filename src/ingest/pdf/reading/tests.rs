@@ -1,0 +1,347 @@
+//! Reading order from placed glyphs, on glyphs the tests place.
+
+use super::*;
+
+/// Glyphs of a proportional font, placed half the size apart: `i`,
+/// `l`, `.` and their kind are drawn narrower than the others.
+fn text_at(text: &str, x: f32, baseline: f32, size: f32) -> Vec<Glyph> {
+    let step = 0.5 * size;
+    text.chars()
+        .enumerate()
+        .map(|(i, ch)| {
+            let left = x + i as f32 * step;
+            let w = if "iljtfrI.,:;'!|()[]{}".contains(ch) {
+                0.3 * size
+            } else {
+                step
+            };
+            Glyph {
+                ch,
+                left,
+                right: left + w,
+                top: baseline - 0.8 * size,
+                bottom: baseline + 0.2 * size,
+                origin: (left, baseline),
+                size,
+                bold: false,
+                turns: 0,
+            }
+        })
+        .collect()
+}
+
+/// The same text turned a quarter counter-clockwise (reading upwards,
+/// as on a landscape slide), its baseline at `x`, starting at `y`.
+fn text_up(text: &str, x: f32, y: f32, size: f32) -> Vec<Glyph> {
+    let w = 0.5 * size;
+    text.chars()
+        .enumerate()
+        .map(|(i, ch)| {
+            let bottom = y - i as f32 * w;
+            Glyph {
+                ch,
+                left: x - 0.8 * size,
+                right: x + 0.2 * size,
+                top: bottom - w,
+                bottom,
+                origin: (x, bottom),
+                size,
+                bold: false,
+                turns: 1,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn accents_set_apart_are_composed_with_their_letters() {
+    // TeX's "m\'ecanique": the accent glyph, then the e under it.
+    let mut g = text_at("m", 72.0, 100.0, 10.0);
+    g.extend(text_at("\u{b4}", 77.5, 100.0, 10.0));
+    g.extend(text_at("ecanique ao", 77.0, 100.0, 10.0));
+    // "ao\^ut": the accent before the u it sits over.
+    g.extend(text_at("\u{2c6}", 132.0, 100.0, 10.0));
+    g.extend(text_at("ut", 132.0, 100.0, 10.0));
+    // "na\"\i ve": the dotless i first, then the accent over it.
+    g.extend(text_at("na\u{131}", 145.0, 100.0, 10.0));
+    g.extend(text_at("\u{a8}", 155.0, 100.0, 10.0));
+    g.extend(text_at("ve", 160.0, 100.0, 10.0));
+    assert_eq!(texts(&lines(&g)), vec!["mécanique août naïve"]);
+}
+
+#[test]
+fn right_to_left_lines_are_read_in_their_order() {
+    // "שלום עולם" drawn right to left: each letter left of the one
+    // before, the second word left of the first.
+    let mut g = Vec::new();
+    let mut x = 300.0;
+    for word in ["שלום", "עולם"] {
+        for c in word.chars() {
+            let mut one = text_at(&c.to_string(), x - 5.0, 100.0, 10.0);
+            g.append(&mut one);
+            x -= 5.0;
+        }
+        g.push(Glyph::space());
+        x -= 4.0;
+    }
+    assert_eq!(texts(&lines(&g)), vec!["שלום עולם"]);
+}
+
+#[test]
+fn turned_text_is_read_upright() {
+    // Two lines reading upwards; the second to the right of the first.
+    let mut g = text_up("Seminar slides", 100.0, 700.0, 12.0);
+    g.extend(text_up("second line", 115.0, 700.0, 12.0));
+    // A short label the normal way up, after the turned text.
+    g.extend(text_at("p. 1", 500.0, 750.0, 9.0));
+    let l = lines(&g);
+    assert_eq!(texts(&l), vec!["Seminar slides", "second line", "p. 1"]);
+}
+
+fn texts(lines: &[Line]) -> Vec<&str> {
+    lines.iter().map(|l| l.text.as_str()).collect()
+}
+
+#[test]
+fn words_and_lines_from_glyphs() {
+    let mut g = text_at("Hello world", 72.0, 100.0, 10.0);
+    g.extend(text_at("second line", 72.0, 112.0, 10.0));
+    let l = lines(&g);
+    assert_eq!(texts(&l), vec!["Hello world", "second line"]);
+    assert!(!l[1].gap);
+    // Characters drawn without spaces but apart are separate words.
+    let mut g = text_at("alpha", 72.0, 100.0, 10.0);
+    g.extend(text_at("beta", 72.0 + 5.0 * 5.0 + 3.0, 100.0, 10.0));
+    assert_eq!(texts(&lines(&g)), vec!["alpha beta"]);
+    // Ligatures are spelled out.
+    let g = text_at("\u{fb01}ne", 72.0, 100.0, 10.0);
+    assert_eq!(texts(&lines(&g)), vec!["fine"]);
+}
+
+#[test]
+fn a_monospaced_row_is_one_line_with_its_spaces() {
+    // Courier-like: every glyph 6 points wide, narrow ones too; an
+    // aligned comment far to the right stays on the line, its spaces
+    // counted in glyph widths.
+    let mono = |text: &str, x: f32, y: f32| -> Vec<Glyph> {
+        text.chars()
+            .enumerate()
+            .filter(|(_, c)| *c != ' ')
+            .map(|(i, ch)| {
+                let left = x + 6.0 * i as f32;
+                Glyph {
+                    ch,
+                    left,
+                    right: left + 6.0,
+                    top: y - 8.0,
+                    bottom: y + 2.0,
+                    origin: (left, y),
+                    size: 10.0,
+                    bold: false,
+                    turns: 0,
+                }
+            })
+            .collect()
+    };
+    let mut g = mono("x = f(1)", 72.0, 100.0);
+    g.extend(mono("# the first", 72.0 + 6.0 * 20.0, 100.0));
+    g.extend(mono("    print(x)", 72.0, 112.0));
+    let l = lines(&g);
+    assert_eq!(
+        texts(&l),
+        vec!["x = f(1)            # the first", "print(x)"]
+    );
+    assert!(l.iter().all(|l| l.mono && (l.pitch - 6.0).abs() < 1e-3));
+    assert!(!l[0].table);
+    assert!((l[1].x - (72.0 + 24.0)).abs() < 1e-3);
+}
+
+#[test]
+fn a_double_spaced_page_has_gaps_only_between_paragraphs() {
+    // Ten-point text on a 20-point pitch; one paragraph break of 36.
+    let mut g = Vec::new();
+    let mut y = 100.0;
+    for i in 0..8 {
+        y += if i == 4 { 36.0 } else { 20.0 };
+        g.extend(text_at(&format!("line number {i}"), 72.0, y, 10.0));
+    }
+    let gaps: Vec<bool> = lines(&g).iter().map(|l| l.gap).collect();
+    assert_eq!(
+        gaps,
+        [false, false, false, false, true, false, false, false]
+    );
+}
+
+#[test]
+fn drawing_order_does_not_matter() {
+    let mut g = text_at("second line", 72.0, 112.0, 10.0);
+    g.extend(text_at("first line", 72.0, 100.0, 10.0));
+    g.extend(text_at("far below", 72.0, 160.0, 10.0));
+    let l = lines(&g);
+    assert_eq!(texts(&l), vec!["first line", "second line", "far below"]);
+    assert!(l[2].gap, "a gap of several lines is marked");
+}
+
+#[test]
+fn two_columns_are_read_one_after_the_other() {
+    let mut g = text_at(
+        "A Two Column Paper Title Spanning Everything",
+        72.0,
+        60.0,
+        14.0,
+    );
+    for i in 0..8 {
+        let y = 100.0 + i as f32 * 12.0;
+        g.extend(text_at(
+            &format!("left column line {i} of prose"),
+            72.0,
+            y,
+            10.0,
+        ));
+        g.extend(text_at(
+            &format!("right column line {i} of text"),
+            320.0,
+            y,
+            10.0,
+        ));
+    }
+    let l = lines(&g);
+    let t = texts(&l);
+    assert_eq!(t[0], "A Two Column Paper Title Spanning Everything");
+    assert_eq!(t[1], "left column line 0 of prose");
+    assert_eq!(t[8], "left column line 7 of prose");
+    assert_eq!(t[9], "right column line 0 of text");
+    assert_eq!(t.len(), 17);
+    assert!(l.iter().all(|l| !l.table), "{t:?}");
+}
+
+#[test]
+fn table_rows_keep_their_label_with_their_numbers() {
+    let mut g = text_at("Revenue by segment was as follows.", 72.0, 80.0, 10.0);
+    let rows = [
+        ("Segment", "2023", "2022"),
+        ("Consumer", "1,234", "1,100"),
+        ("Industrial", "987", "1,020"),
+        ("Total", "2,221", "2,120"),
+    ];
+    for (i, (a, b, c)) in rows.iter().enumerate() {
+        let y = 100.0 + i as f32 * 12.0;
+        g.extend(text_at(a, 72.0, y, 10.0));
+        // Numbers right-aligned at 300 and 380.
+        g.extend(text_at(b, 300.0 - b.len() as f32 * 5.0, y, 10.0));
+        g.extend(text_at(c, 380.0 - c.len() as f32 * 5.0, y, 10.0));
+    }
+    g.extend(text_at("The next paragraph of prose.", 72.0, 160.0, 10.0));
+    let l = lines(&g);
+    assert_eq!(
+        texts(&l),
+        vec![
+            "Revenue by segment was as follows.",
+            "Segment | 2023 | 2022",
+            "Consumer | 1,234 | 1,100",
+            "Industrial | 987 | 1,020",
+            "Total | 2,221 | 2,120",
+            "The next paragraph of prose.",
+        ]
+    );
+    assert!(l[1..5].iter().all(|l| l.table));
+    assert!(!l[0].table && !l[5].table);
+}
+
+#[test]
+fn currency_signs_join_their_amounts() {
+    let mut g = Vec::new();
+    for (i, (a, b)) in [("Cash", "1,234"), ("Debt", "(56")].iter().enumerate() {
+        let y = 100.0 + i as f32 * 12.0;
+        g.extend(text_at(a, 72.0, y, 10.0));
+        g.extend(text_at("$", 250.0, y, 10.0));
+        g.extend(text_at(b, 300.0 - b.len() as f32 * 5.0, y, 10.0));
+        if i == 1 {
+            g.extend(text_at(")", 310.0, y, 10.0));
+        }
+    }
+    let l = lines(&g);
+    assert_eq!(texts(&l), vec!["Cash | $1,234", "Debt | $(56)"]);
+}
+
+#[test]
+fn a_wide_word_space_in_prose_is_not_a_table() {
+    let mut g = Vec::new();
+    g.extend(text_at("Justified prose with", 72.0, 100.0, 10.0));
+    g.extend(text_at("a wide gap here.", 200.0, 100.0, 10.0));
+    g.extend(text_at("The next line has", 72.0, 112.0, 10.0));
+    g.extend(text_at("its gap elsewhere.", 250.0, 112.0, 10.0));
+    let l = lines(&g);
+    assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
+    // Justified lines end at the same margin; after a sentence's wide
+    // space the rest of the line is long prose, not a cell.
+    let mut g = Vec::new();
+    let rest = [
+        "Longtable's automatic doubling of rules is",
+        "in the documentation of that package itself",
+    ];
+    for (i, (a, b)) in [
+        ("But the rules do not.", rest[0]),
+        ("questionable, even according", rest[1]),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let y = 100.0 + 12.0 * i as f32;
+        g.extend(text_at(a, 72.0, y, 10.0));
+        // Both lines end at x = 540.
+        g.extend(text_at(b, 540.0 - 5.0 * b.chars().count() as f32, y, 10.0));
+    }
+    let l = lines(&g);
+    assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
+}
+
+#[test]
+fn section_numbers_a_quad_from_their_titles_are_headings() {
+    let mut g = text_at("6", 72.0, 100.0, 14.0);
+    g.extend(text_at(
+        "Booktabs and colortbl",
+        72.0 + 7.0 + 14.0,
+        100.0,
+        14.0,
+    ));
+    g.extend(text_at(
+        "Booktabs is now compatible with the colortbl package.",
+        72.0,
+        120.0,
+        10.0,
+    ));
+    g.extend(text_at("7", 72.0, 150.0, 14.0));
+    g.extend(text_at("Technical summary", 72.0 + 7.0 + 14.0, 150.0, 14.0));
+    let l = lines(&g);
+    assert_eq!(
+        texts(&l),
+        vec![
+            "6 Booktabs and colortbl",
+            "Booktabs is now compatible with the colortbl package.",
+            "7 Technical summary"
+        ]
+    );
+    assert!(l.iter().all(|l| !l.table));
+}
+
+#[test]
+fn a_label_in_the_margin_beside_prose_is_not_a_table() {
+    let mut g = Vec::new();
+    let prose = [
+        "In the simplest of cases a table begins with a rule,",
+        "has a single row of column headings, then a rule;",
+        "after the columns of data we finish with a rule.",
+    ];
+    for (i, (label, p)) in ["\\toprule", "\\midrule", "\\bottomrule"]
+        .iter()
+        .zip(prose)
+        .enumerate()
+    {
+        let y = 100.0 + 12.0 * i as f32;
+        g.extend(text_at(label, 20.0, y, 10.0));
+        g.extend(text_at(p, 120.0, y, 10.0));
+    }
+    let l = lines(&g);
+    assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
+}
