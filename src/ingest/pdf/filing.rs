@@ -25,10 +25,11 @@ fn kind(t: &str) -> Option<Kind> {
         .map(|w| w.trim_end_matches(['.', ':', '—', '–', '-']))
         .unwrap_or("");
     match first.to_lowercase().as_str() {
-        "part" if !number.is_empty() && number.chars().all(|c| "IVX".contains(c)) => {
-            Some(Kind::Part)
-        }
-        "part" if !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()) => {
+        "part"
+            if !number.is_empty()
+                && (number.chars().all(|c| "IVX".contains(c))
+                    || number.chars().all(|c| c.is_ascii_digit())) =>
+        {
             Some(Kind::Part)
         }
         "note" if (1..=2).contains(&number.len()) && number.chars().all(|c| c.is_ascii_digit()) => {

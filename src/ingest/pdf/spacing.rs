@@ -58,19 +58,13 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
             .iter()
             .filter(|w| w.text.chars().all(|c| !c.is_uppercase() && !c.is_numeric()))
             .count();
-        if lower * 3 > j - i {
-            out.extend(words[i..j].iter().cloned());
-            i = j;
-            continue;
-        }
-        // Mostly digits: only a tight spacing, never a table's columns
-        // of one-digit cells.
-        if letters * 2 < j - i && letter > 0.35 * size {
-            out.extend(words[i..j].iter().cloned());
-            i = j;
-            continue;
-        }
-        if letter > MAX_LETTER_SPACING * size {
+        let run = j - i;
+        let apart = lower * 3 > run
+            // Mostly digits: only a tight spacing, never a table's
+            // columns of one-digit cells.
+            || (letters * 2 < run && letter > 0.35 * size)
+            || letter > MAX_LETTER_SPACING * size;
+        if apart {
             out.extend(words[i..j].iter().cloned());
             i = j;
             continue;
