@@ -28,9 +28,18 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
     fn edge(i: usize, n: usize) -> bool {
         i < 3 || i + 2 >= n
     }
+    fn exact(t: &str) -> String {
+        t.chars()
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect()
+    }
     // The same height within a point or so.
     fn height(l: &Line) -> i32 {
         (l.y / 2.0).round() as i32
+    }
+    fn size(l: &Line) -> i32 {
+        (l.size * 2.0).round() as i32
     }
     let with_text = pages.iter().filter(|p| !p.is_empty()).count();
     let mut counts: HashMap<String, usize> = HashMap::new();
@@ -38,6 +47,10 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
     let mut outermost: HashMap<String, usize> = HashMap::new();
     // The smallest size each running text is set in.
     let mut smallest: HashMap<String, f32> = HashMap::new();
+    // Pages each exact text tops at each size: a larger title that itself
+    // repeats ("Exhibit 99.3" over every page of its exhibit, larger than
+    // "Exhibit 99.1") is a running line too.
+    let mut sized: HashMap<(String, i32), usize> = HashMap::new();
     for p in pages.iter() {
         let mut seen = HashSet::new();
         let mut outer = HashSet::new();
@@ -50,21 +63,25 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
                 *placed.entry((key(&l.text), height(l))).or_default() += 1;
                 let s = smallest.entry(key(&l.text)).or_insert(l.size);
                 *s = s.min(l.size);
+                *sized.entry((exact(&l.text), size(l))).or_default() += 1;
             }
         }
     }
     // What each line is: kept, a page number, or a running line.
     let judge = |l: &Line, at_edge: bool| -> Verdict {
-        if !at_edge || l.table {
+        if l.table {
             return Verdict::Text;
         }
-        if page_number(&l.text) {
+        if at_edge && page_number(&l.text) {
             return Verdict::PageNumber;
         }
         // A chapter's title atop its first page, larger than the running
         // header repeating it on the pages after, stays.
         let least = smallest.get(&key(&l.text)).copied().unwrap_or(l.size);
-        if l.size >= body * 1.12 && l.size >= least * 1.12 {
+        let repeats = sized
+            .get(&(exact(&l.text), size(l)))
+            .is_some_and(|&n| n >= 3);
+        if l.size >= body * 1.12 && l.size >= least * 1.12 && !repeats {
             return Verdict::Text;
         }
         let c = counts.get(&key(&l.text)).copied().unwrap_or(0);
@@ -74,26 +91,61 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
         let here: usize = (height(l) - 1..=height(l) + 1)
             .map(|h| placed.get(&(k.clone(), h)).copied().unwrap_or(0))
             .sum();
+        if with_text < 3 || c < 3 {
+            return Verdict::Text;
+        }
+        // Away from the page's edge in reading order (a header read after
+        // a figure, a footer before a margin note), a line is a running
+        // one only where it runs elsewhere: the same text at the same
+        // height.
+        if !at_edge {
+            return if here >= 3 {
+                Verdict::Running
+            } else {
+                Verdict::Text
+            };
+        }
         // The last line of three pages or more, wherever it falls (an
         // exhibit's footer set right under its text).
         let here = here.max(outermost.get(&k).copied().unwrap_or(0));
-        if with_text >= 3 && c >= 3 && (c * 10 >= with_text || here >= 3) {
+        if c * 10 >= with_text || here >= 3 {
             Verdict::Running
         } else {
             Verdict::Text
         }
     };
-    for p in pages.iter_mut() {
-        let n = p.len();
-        let verdicts: Vec<Verdict> = p
-            .iter()
-            .enumerate()
-            .map(|(i, l)| judge(l, edge(i, n)))
-            .collect();
-        // A page where everything repeats (a short page of a series of
-        // short pages) keeps its text: there is nothing else it says.
-        let keep_running = !verdicts.contains(&Verdict::Text);
-        let mut it = verdicts.into_iter();
+    let verdicts: Vec<Vec<Verdict>> = pages
+        .iter()
+        .map(|p| {
+            let n = p.len();
+            p.iter()
+                .enumerate()
+                .map(|(i, l)| judge(l, edge(i, n)))
+                .collect()
+        })
+        .collect();
+    // The running lines of pages that have text of their own: furniture
+    // beside text.
+    let mut beside_text: HashSet<String> = HashSet::new();
+    for (p, v) in pages.iter().zip(&verdicts) {
+        if v.contains(&Verdict::Text) {
+            for (l, _) in p.iter().zip(v).filter(|(_, v)| **v == Verdict::Running) {
+                beside_text.insert(key(&l.text));
+            }
+        }
+    }
+    for (p, v) in pages.iter_mut().zip(verdicts) {
+        // A page where everything repeats keeps its text when that text
+        // never sits beside other text (a series of short pages, each
+        // its heading and one line): there is nothing else it says. A
+        // page of the header and footer the other pages carry is blank.
+        let keep_running = !v.contains(&Verdict::Text)
+            && !p
+                .iter()
+                .zip(&v)
+                .filter(|(_, v)| **v == Verdict::Running)
+                .all(|(l, _)| beside_text.contains(&key(&l.text)));
+        let mut it = v.into_iter();
         p.retain(|_| match it.next() {
             Some(Verdict::PageNumber) => false,
             Some(Verdict::Running) => keep_running,
@@ -216,6 +268,112 @@ mod tests {
         let all: Vec<&str> = pages.iter().flatten().map(|l| l.text.as_str()).collect();
         assert_eq!(all.iter().filter(|t| **t == "第 3 节 使用方法").count(), 1);
         assert_eq!(all.len(), 11, "{all:?}");
+    }
+
+    /// Each exhibit's number tops its pages; one exhibit sets it larger
+    /// than the others. Larger, but on every page of its exhibit: still a
+    /// running line.
+    #[test]
+    fn a_larger_running_header_that_repeats_is_dropped() {
+        let line = |text: &str, size: f32| Line {
+            text: text.into(),
+            size,
+            x: 500.0,
+            end: 560.0,
+            y: 30.0,
+            ..Line::default()
+        };
+        let mut pages: Vec<Vec<Line>> = (1..=30)
+            .map(|i| {
+                let own = format!("Clause {} of the agreement.", tag(i));
+                let mut p = vec![Line {
+                    y: 100.0,
+                    x: 72.0,
+                    ..line(&own, 9.0)
+                }];
+                match i {
+                    1..=4 => p.insert(0, line("Exhibit 99.1", 9.0)),
+                    5..=10 => p.insert(0, line("Exhibit 99.3", 11.0)),
+                    _ => {}
+                }
+                p
+            })
+            .collect();
+        strip_running_lines(&mut pages, 9.0);
+        let all: Vec<&str> = pages.iter().flatten().map(|l| l.text.as_str()).collect();
+        assert_eq!(all.len(), 30, "{all:?}");
+    }
+
+    /// A running header read after the page's first lines (a figure's
+    /// labels come first in reading order) is still at its place.
+    #[test]
+    fn a_running_line_away_from_the_edge_in_reading_order_is_dropped() {
+        let line = |text: &str, y: f32| Line {
+            text: text.into(),
+            size: 9.0,
+            x: 72.0,
+            end: 300.0,
+            y,
+            ..Line::default()
+        };
+        let mut pages: Vec<Vec<Line>> = (1..=12)
+            .map(|i| {
+                let mut p: Vec<Line> = (0..6)
+                    .map(|j| {
+                        line(
+                            &format!("Line {} {} of the text.", tag(i), tag(j)),
+                            100.0 + 12.0 * j as f32,
+                        )
+                    })
+                    .collect();
+                let at = if i % 4 == 0 { 4 } else { 0 };
+                p.insert(at, line("Chapter 6 Paragraphs", 30.0));
+                p.insert(at, line(&format!("Figure {} label", tag(i)), 300.0));
+                p
+            })
+            .collect();
+        strip_running_lines(&mut pages, 9.0);
+        let all: Vec<&str> = pages.iter().flatten().map(|l| l.text.as_str()).collect();
+        assert!(!all.contains(&"Chapter 6 Paragraphs"), "{all:?}");
+        assert_eq!(all.len(), 12 * 7);
+    }
+
+    /// A blank page keeps neither its running header nor its footer; a
+    /// series of pages of nothing but lines repeated among themselves
+    /// keeps them.
+    #[test]
+    fn a_blank_page_loses_its_furniture_but_a_one_line_page_keeps_its_line() {
+        let line = |text: &str, y: f32| Line {
+            text: text.into(),
+            size: 9.0,
+            x: 72.0,
+            end: 300.0,
+            y,
+            ..Line::default()
+        };
+        let mut pages: Vec<Vec<Line>> = (1..=10)
+            .map(|i| {
+                let mut p = vec![line("Cours - Méthodes", 30.0)];
+                if i != 5 {
+                    p.push(line(&format!("Text {} of its own.", tag(i)), 100.0));
+                }
+                p.push(line("Chapitre 4. Détails", 700.0));
+                p
+            })
+            .collect();
+        for i in 0..4 {
+            pages.push(vec![
+                line("Thank you", 300.0),
+                line(&format!("Part {i} of the review."), 320.0),
+            ]);
+        }
+        strip_running_lines(&mut pages, 9.0);
+        assert!(pages[4].is_empty(), "{:?}", pages[4]);
+        assert!(pages[10..].iter().all(|p| p.len() == 2));
+        assert!(pages[..10]
+            .iter()
+            .flatten()
+            .all(|l| l.text.starts_with("Text")));
     }
 
     /// An exhibit's footer set right under its text: at another height on

@@ -224,7 +224,10 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             }
         }
         let bold = !bold_body && g.iter().all(|l| l.bold);
-        let level = if g.len() > 2 || !heading_text(&text) {
+        // Smaller than the body: a footnote ("4 譬如…"), a caption or a
+        // figure's label, never a heading.
+        let small = size < body * 0.92;
+        let level = if g.len() > 2 || small || !heading_text(&text) {
             None
         } else if contents
             .get(&page)
@@ -372,6 +375,7 @@ mod tests {
                     240.0,
                     true,
                 ),
+                line("4 Such as Linux", 8.0, 72.0, 180.0, 700.0, true),
             ],
             ..Page::default()
         };
@@ -397,6 +401,7 @@ mod tests {
                     "Another paragraph of body text, long enough to be prose, ends.".into(),
                     None
                 ),
+                ("4 Such as Linux".into(), None),
             ]
         );
     }

@@ -47,16 +47,27 @@ pub(super) fn apply(mut blocks: Vec<Block>, outline: &[OutlineEntry], pages: u32
         placed.push((i, level));
         from = i + 1;
     }
-    // Statement titles nest under the bookmark before them.
-    let mut parent: Option<u8> = None;
+    // Statement titles nest under the bookmark before them, unless that
+    // bookmark already names the statement ("A-1 Condensed Consolidated
+    // Statement of Income" over its own title, or over the title repeated
+    // on the statement's next page).
+    let mut parent: Option<(u8, String)> = None;
     let mut next = placed.iter().peekable();
     for (i, b) in blocks.iter_mut().enumerate() {
         if next.peek().is_some_and(|(at, _)| *at == i) {
-            parent = next.next().map(|(_, l)| *l);
+            parent = next.next().map(|(_, l)| (*l, key(&b.text)));
             continue;
         }
         if b.level.is_some() {
-            b.level = Some(parent.map_or(1, |p| (p + 1).min(6)));
+            b.level = match &parent {
+                Some((_, named))
+                    if statement_line(&b.text).is_some_and(|(t, _)| named.contains(&key(&t))) =>
+                {
+                    None
+                }
+                Some((p, _)) => Some((p + 1).min(6)),
+                None => Some(1),
+            };
         }
     }
     blocks
@@ -258,6 +269,27 @@ mod tests {
             ]
         );
         assert_eq!(out[2].text, "Business");
+        // A bookmark that names the statement is its heading already.
+        let mut again = block(
+            2,
+            "Condensed Consolidated Balance Sheet (in millions)",
+            100.0,
+        );
+        again.level = Some(3);
+        let out = apply(
+            vec![block(1, "Intro", 100.0), again],
+            &[entry(
+                "A-5 Condensed Consolidated Balance Sheet",
+                1,
+                1,
+                None,
+            )],
+            2,
+        );
+        assert_eq!(
+            headings(&out),
+            vec![(1, "A-5 Condensed Consolidated Balance Sheet".to_string(), 1)]
+        );
         // A title in a script of three bytes a letter is cut after its
         // letters, not after as many bytes.
         let blocks = vec![block(1, "3.2.1 学位选项 bachelor 硕士", 100.0)];

@@ -93,10 +93,13 @@ pub(super) fn statement_line(line: &str) -> Option<(String, String)> {
         Some(i) => (line[..i].trim(), line[i..].trim()),
         None => (line.trim(), ""),
     };
+    // Named, not mentioned: "Off-Balance Sheet Arrangements" and
+    // "Balance Sheet Hedging" are sections, not statements.
     let lower = core.to_lowercase();
     let names = lower.contains("statement of")
         || lower.contains("statements of")
-        || lower.contains("balance sheet");
+        || lower.ends_with("balance sheet")
+        || lower.ends_with("balance sheets");
     let styled = all_caps(core) || title_case(core);
     (names && styled && heading_text(core) && core.split_whitespace().count() <= 10)
         .then(|| (core.to_string(), units.to_string()))
@@ -129,6 +132,9 @@ mod tests {
 
         assert!(statement_line("Consolidated Statements of Cash Flows (In millions)").is_some());
         assert!(statement_line("Notes to Consolidated Financial Statements").is_none());
+        assert!(statement_line("CONDENSED CONSOLIDATED BALANCE SHEETS").is_some());
+        assert!(statement_line("Off-Balance Sheet Arrangements").is_none());
+        assert!(statement_line("Balance Sheet Hedging—Hedging of Foreign Currency").is_none());
         assert!(caption("Table 3.1: Results") && !caption("Tablespoons of sugar"));
     }
 }

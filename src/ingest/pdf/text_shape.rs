@@ -122,6 +122,24 @@ pub(super) fn heading_text(t: &str) -> bool {
     ) {
         return false;
     }
+    // A line that stops on a lower-case joining word is cut off mid-phrase
+    // (a table's wrapped row label, "Receivables from"), not a title.
+    const JOINING: &[&str] = &[
+        "a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with",
+        "de", "des", "du", "et", "la", "le", "les", "und", "der", "die", "das", "y", "del",
+    ];
+    if t.split_whitespace().count() > 1
+        && t.split_whitespace()
+            .last()
+            .is_some_and(|w| JOINING.contains(&w))
+    {
+        return false;
+    }
+    // A full stop, comma or semicolon of a script without spaces inside
+    // the line: a sentence ("直接运行会调用…导致报错。如需…").
+    if t.contains(['。', '，', '；']) {
+        return false;
+    }
     let letters = t.chars().filter(|c| c.is_alphabetic()).count();
     let visible = t.chars().filter(|c| !c.is_whitespace()).count();
     if letters < 2 || letters * 2 < visible {
@@ -377,6 +395,9 @@ mod tests {
             "1 Introduction 2",
             "2.1.2 Options …",
             "论文作者签名：",
+            "直接运行会调用引擎导致报错。如需指定编译引擎",
+            "Receivables from",
+            "U.S. GSEs and",
             "x = f(y)",
         ] {
             let h = heading_text(not) && (numbered_depth(not).is_some() || title_case(not));
