@@ -20,16 +20,19 @@ Reported:
   letters and digits, level, page) when read with the bookmarks;
 - inferred (bookmarks stripped): heading precision and recall of titles
   (letters and digits compared, leading numbering ignored), level
-  agreement of matched headings (the rank of their level among the
-  levels used, on each side), page agreement; pooled over all headings,
-  and the mean over files;
+  agreement of matched headings (under the best order-keeping
+  correspondence of kb's levels to the outline's; also by the rank of
+  each level among the levels used on each side, where one extra level
+  shifts every heading under it), page agreement; pooled over all
+  headings, and the mean over files;
 - titles: FinanceBench filings whose title names the company, whose
   embedded title (the context header's) names company and year; titles
   that are cover boilerplate;
-- running headers (a line among the first or last two of a page, digits
-  aside, on at least three pages, by pdftotext)
+- running headers (a line among the top or bottom two of a page, digits
+  aside, at the same height on at least three pages, by pdftotext)
   reaching a heading more than once, and the section chains holding such
-  a heading (target 0), with and without the bookmarks;
+  a heading (target 0), with and without the bookmarks (a bookmark's own
+  title is not counted);
 - words split by a stray space: `X Y` in kb's text where pdftotext's page
   has `XY` and not both `X` and `Y`.
 """
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import html
 import json
 import os
 import re
@@ -72,7 +76,7 @@ def key(t: str) -> str:
 NUMBERING = re.compile(
     r"^\s*(§\s*)?(?:(?:chapter|part|section|item|appendix|附录)\s*[0-9a-z]+[.):]?\s+"
     r"|(?:[0-9ivxlc]+[.)]?|[a-z][.)]|[0-9a-z]+(?:\.[0-9]+)+\.?)\s+)"
-    r"|^\s*第[0-9一二三四五六七八九十百零〇]+[章节節部篇]\s*",
+    r"|^\s*第\s*[0-9一二三四五六七八九十百零〇]+\s*[章节節部篇]\s*",
     re.IGNORECASE)
 
 
@@ -132,16 +136,34 @@ def pdftotext_pages(path: Path) -> list[str]:
     return pages
 
 
-def running_lines(pages: list[str]) -> set[str]:
-    def k(t):
-        return re.sub(r"\d", "#", key(t))
-    counts: collections.Counter = collections.Counter()
-    for p in pages:
-        lines = [l.strip() for l in p.splitlines() if l.strip()]
-        counts.update({k(l) for l in lines[:2] + lines[-2:]})
-    # Three pages: a chapter's running header tops only its chapter.
-    need = 3
-    return {t for t, n in counts.items() if n >= need and any(c.isalpha() for c in t)}
+def running_lines(path: Path) -> set[str]:
+    """Running lines: text (digits aside) among the top two or bottom two
+    lines of at least three pages at the same height there, within two
+    points (a chapter's running header tops only its chapter's pages), by
+    pdftotext's line boxes. A heading repeated down the page ("Notes" over
+    each country's terms) is not one."""
+    out = subprocess.run(["pdftotext", "-q", "-bbox-layout", str(path), "-"],
+                         capture_output=True, timeout=300)
+    xml = out.stdout.decode("utf-8", "replace")
+    placed: collections.Counter = collections.Counter()
+    for page in xml.split("<page ")[1:]:
+        lines = []
+        for m in re.finditer(r'<line xMin="[^"]*" yMin="([^"]*)"[^>]*>(.*?)</line>', page, re.S):
+            words = re.findall(r"<word[^>]*>(.*?)</word>", m.group(2), re.S)
+            text = html.unescape(" ".join(words))
+            lines.append((float(m.group(1)), re.sub(r"\d", "#", key(text))))
+        lines.sort()
+        seen = set()
+        for y, k in lines[:2] + lines[-2:]:
+            if (k, round(y / 2)) not in seen:
+                seen.add((k, round(y / 2)))
+                placed[(k, round(y / 2))] += 1
+    run = set()
+    for (k, h), n in placed.items():
+        near = n + placed.get((k, h - 1), 0) + placed.get((k, h + 1), 0)
+        if near >= 3 and any(c.isalpha() for c in k):
+            run.add(k)
+    return run
 
 
 def split_words(kb_pages: list[str], pop_pages: list[str]) -> tuple[int, int, list[str]]:
@@ -159,16 +181,18 @@ def split_words(kb_pages: list[str], pop_pages: list[str]) -> tuple[int, int, li
     return split, total, examples
 
 
-def count_running(d: dict, run: set[str], name: str, out: dict) -> None:
+def count_running(d: dict, run: set[str], name: str, out: dict,
+                  outline_titles: frozenset = frozenset()) -> None:
     """Headings that repeat a running line (every one after the first with
     its text: a chapter's title may be its running header too), and the
-    section chains holding such a repeated heading."""
+    section chains holding such a repeated heading. A bookmark's title is
+    the author's heading, not a running line kb took for one."""
     rk = lambda s: re.sub(r"\d", "#", key(s))  # noqa: E731
     seen: collections.Counter = collections.Counter()
     repeated = set()
     for h in d.get("headings", []):
         k = rk(h[0])
-        if k in run:
+        if k in run and key(h[0]) not in outline_titles:
             seen[k] += 1
             if seen[k] > 1:
                 repeated.add(k)
@@ -218,6 +242,22 @@ def score(bookmarks, headings):
 def ranks(levels):
     order = sorted(set(levels))
     return {l: i for i, l in enumerate(order)}
+
+
+def aligned_levels(pairs) -> int:
+    """Matched headings whose levels agree under the best order-keeping
+    correspondence of kb's levels to the outline's (each level to at most
+    one): an extra level on one side (a cover line above the chapters)
+    costs its own headings, not every heading below it."""
+    kl = sorted({h[1] for _, h in pairs})
+    bl = sorted({b[1] for b, _ in pairs})
+    w = collections.Counter((h[1], b[1]) for b, h in pairs)
+    best = [[0] * (len(bl) + 1) for _ in range(len(kl) + 1)]
+    for i in range(1, len(kl) + 1):
+        for j in range(1, len(bl) + 1):
+            best[i][j] = max(best[i - 1][j], best[i][j - 1],
+                             best[i - 1][j - 1] + w[(kl[i - 1], bl[j - 1])])
+    return best[len(kl)][len(bl)]
 
 
 def main() -> int:
@@ -289,13 +329,16 @@ def main() -> int:
         rb = ranks([b[1] for b, _ in pairs])
         rk = ranks([h[1] for _, h in pairs])
         level_ok = sum(rb[b[1]] == rk[h[1]] for b, h in pairs)
+        level_aligned = aligned_levels(pairs)
         page_ok = sum(b[2] == h[2] for b, h in pairs)
-        d.update(headings=len(hs), matched=len(pairs), level_ok=level_ok, page_ok=page_ok)
+        d.update(headings=len(hs), matched=len(pairs), level_ok=level_ok,
+                 level_aligned=level_aligned, page_ok=page_ok)
         tot["files"] += 1
         tot["bookmarks"] += len(bms)
         tot["headings"] += len(hs)
         tot["matched"] += len(pairs)
         tot["level_ok"] += level_ok
+        tot["level_aligned"] += level_aligned
         tot["page_ok"] += page_ok
         macro_p.append(len(pairs) / len(hs) if hs else 0.0)
         macro_r.append(len(pairs) / len(bms))
@@ -326,8 +369,9 @@ def main() -> int:
             if not names:
                 titles["examples"].append(f"{p.name}: {t!r} -> {d['search_title']!r}")
         pop = pdftotext_pages(p)
-        run = running_lines(pop)
-        count_running(d, run, p.name, running)
+        run = running_lines(p)
+        count_running(d, run, p.name, running,
+                      frozenset(key(t) for t, _, _ in (outline(p) or [])))
         if str(p) in stripped and str(stripped[str(p)]) in kb_strip:
             count_running(kb_strip[str(stripped[str(p)])], run, p.name, running_inferred)
         n, w, ex = split_words(d["pages"], pop)
@@ -347,7 +391,8 @@ def main() -> int:
             "headings": tot["headings"],
             "precision": round(tot["matched"] / max(tot["headings"], 1), 3),
             "recall": round(tot["matched"] / max(tot["bookmarks"], 1), 3),
-            "level_agreement": round(tot["level_ok"] / m, 3),
+            "level_agreement": round(tot["level_aligned"] / m, 3),
+            "level_agreement_by_rank": round(tot["level_ok"] / m, 3),
             "page_agreement": round(tot["page_ok"] / m, 3),
             "precision_mean_over_files": round(sum(macro_p) / max(len(macro_p), 1), 3),
             "recall_mean_over_files": round(sum(macro_r) / max(len(macro_r), 1), 3),

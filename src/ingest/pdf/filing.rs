@@ -44,6 +44,11 @@ fn kind(t: &str) -> Option<Kind> {
     }
 }
 
+/// "PART II", "Part 1": a filing's or a book's part.
+pub(super) fn is_part(t: &str) -> bool {
+    kind(t) == Some(Kind::Part)
+}
+
 /// The open parts of a filing's hierarchy as its headings go by.
 #[derive(Debug, Default)]
 pub(super) struct FilingNesting {
@@ -59,6 +64,14 @@ pub(super) struct FilingNesting {
 }
 
 impl FilingNesting {
+    /// The level a filing's cover headings ("FORM 10-K", the company's
+    /// name) are lifted to, as siblings of its first part rather than the
+    /// ancestors of every heading after: `None` for a document that is
+    /// not a filing or has no part.
+    pub(super) fn cover_level(&self) -> Option<u8> {
+        self.part_level.filter(|_| self.filing)
+    }
+
     /// The level of the heading `text` given the `level` its fonts and
     /// numbering suggest. `item` (the level the text's unnumbered
     /// sub-headings nest under) and `numbered` (the last numbered
@@ -139,11 +152,14 @@ mod tests {
         // A heading as high as the item ends it and the notes, not the part.
         assert_eq!(place("SIGNATURES", 3), 4);
         assert_eq!(place("Note 3 Leases", 5), 5);
+        assert_eq!(f.cover_level(), Some(3));
+        assert!(is_part("PART II") && !is_part("Partners"));
         // A book's part leaves its chapters where their fonts put them.
         let mut book = FilingNesting::default();
         let (mut item, mut numbered) = (None, None);
         assert_eq!(book.place("Part I", 3, &mut item, &mut numbered), 3);
         assert_eq!(book.place("1 History", 1, &mut item, &mut numbered), 1);
+        assert_eq!(book.cover_level(), None);
         assert_eq!(kind("Part of the plan"), None);
         assert_eq!(kind("Notes to the reader"), None);
         assert_eq!(kind("Partners"), None);

@@ -8,7 +8,7 @@
 //! them.
 
 use super::contents::{contents_pages, contents_title};
-use super::filing::FilingNesting;
+use super::filing::{is_part, FilingNesting};
 use super::furniture::strip_running_lines;
 use super::grouping::{body_size, bold_share, group_lines, mean_size};
 use super::monospace::code_text;
@@ -290,6 +290,16 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             ocr,
         });
     }
+    if let Some(top) = filing.cover_level() {
+        for b in out
+            .iter_mut()
+            .take_while(|b| !(b.level.is_some() && is_part(&b.text)))
+        {
+            if let Some(l) = b.level.as_mut() {
+                *l = (*l).max(top);
+            }
+        }
+    }
     out
 }
 
@@ -443,6 +453,43 @@ mod tests {
         let item = level("Item 7. Management's Discussion and Analysis").expect("a heading");
         assert_eq!(level("Liquidity and Capital Resources"), Some(item + 1));
         assert_eq!(level("Item 8. Financial Statements"), Some(item));
+    }
+
+    /// A filing's cover headings are siblings of its parts, not the
+    /// ancestors of every section.
+    #[test]
+    fn a_filings_cover_sits_beside_its_parts() {
+        let prose = |y: f32| {
+            body(
+                "A paragraph of body text long enough to be prose, which ends here.",
+                y,
+                true,
+            )
+        };
+        let page = Page {
+            lines: vec![
+                line("FORM 10-K", 16.0, 72.0, 300.0, 60.0, true),
+                line(
+                    "ORCHARD SYSTEMS INCORPORATED",
+                    13.0,
+                    72.0,
+                    300.0,
+                    90.0,
+                    true,
+                ),
+                prose(110.0),
+                body("PART I", 140.0, true),
+                body("Item 1. Business", 160.0, true),
+                prose(180.0),
+            ],
+            ..Page::default()
+        };
+        let b = blocks(&[page]);
+        let level = |t: &str| b.iter().find(|b| b.text == t).and_then(|b| b.level);
+        let part = level("PART I").expect("a heading");
+        assert_eq!(level("FORM 10-K"), Some(part), "{b:#?}");
+        assert_eq!(level("ORCHARD SYSTEMS INCORPORATED"), Some(part));
+        assert_eq!(level("Item 1. Business"), Some(part + 1));
     }
 
     #[test]

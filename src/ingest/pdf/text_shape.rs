@@ -140,8 +140,14 @@ pub(super) fn heading_text(t: &str) -> bool {
     if t.contains(['。', '，', '；']) {
         return false;
     }
-    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
-    let visible = t.chars().filter(|c| !c.is_whitespace()).count();
+    // Mostly letters after its number: "3.2.1 学位信息" has four letters
+    // to five marks of numbering.
+    let words = match t.split_once(' ') {
+        Some((n, rest)) if n.chars().all(|c| c.is_ascii_digit() || c == '.') => rest,
+        _ => t,
+    };
+    let letters = words.chars().filter(|c| c.is_alphabetic()).count();
+    let visible = words.chars().filter(|c| !c.is_whitespace()).count();
     if letters < 2 || letters * 2 < visible {
         return false;
     }
@@ -376,6 +382,7 @@ mod tests {
             "A. Proofs",
             "IV. Evaluation",
             "Why Search?",
+            "3.2.1 学位信息",
         ] {
             assert!(heading_text(h), "{h}");
             assert!(
