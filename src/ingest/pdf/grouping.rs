@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::page::Line;
-use super::text_shape::{ends_sentence, numbered_depth, starts_with_bullet};
+use super::text_shape::{ends_sentence, heading_text, numbered_depth, starts_with_bullet};
 
 /// The share of the characters set in bold lines.
 pub(super) fn bold_share(pages: &[Vec<Line>]) -> f32 {
@@ -91,11 +91,23 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
             let indented = prev.bold && l.x > prev.x + 0.8 * l.size;
             let weight_change =
                 prev.bold != l.bold && (numbered_bold(prev) || numbered_bold(l) || indented);
+            // A short numbered line of its own ("3.1.2 洪家楼校区") over
+            // text that runs further: a heading set in the body's font,
+            // which no sentence end separates from its paragraph. A list
+            // of numbered lines (an exhibit index) and a wrapped entry
+            // stay together.
+            let numbered_title = cur.len() == 1
+                && prev.end < right - 2.0 * prev.size
+                && l.end > prev.end + prev.size
+                && numbered_depth(&prev.text).is_some()
+                && numbered_depth(&l.text).is_none()
+                && heading_text(&prev.text);
             if table_edge
                 || (!l.table
                     && (l.gap
                         || size_change
                         || weight_change
+                        || numbered_title
                         || ended
                         || starts_with_bullet(&l.text)))
             {
@@ -191,5 +203,52 @@ mod tests {
         assert!(groups[2].starts_with("Third"));
         assert_eq!(groups[3], "Fourth after a gap.");
         assert_eq!(groups[4], "• a bullet item");
+    }
+
+    /// A numbered heading in the body's font, with no sentence end or gap
+    /// between it and its paragraph.
+    #[test]
+    fn a_short_numbered_line_over_its_text_is_a_block_of_its_own() {
+        let lines = vec![
+            line("3.1.2 Harbour campus", 11.0, 72.0, 190.0, 100.0, false),
+            body(
+                "The harbour campus holds the schools of engineering and the arts",
+                114.0,
+                false,
+            ),
+            body("and the library.", 128.0, false),
+        ];
+        let groups: Vec<String> = group_lines(&lines).iter().map(|g| join_lines(g)).collect();
+        assert_eq!(groups.len(), 2, "{groups:#?}");
+        assert_eq!(groups[0], "3.1.2 Harbour campus");
+        // An exhibit index's numbered entries, one wrapped, stay a list.
+        let lines = vec![
+            line(
+                "3.1 Restated Certificate of",
+                11.0,
+                72.0,
+                220.0,
+                100.0,
+                false,
+            ),
+            line(
+                "3.2 Amended and Restated Bylaws",
+                11.0,
+                72.0,
+                240.0,
+                114.0,
+                false,
+            ),
+            line(
+                "4.3 Forms of Global Note for",
+                11.0,
+                72.0,
+                230.0,
+                128.0,
+                false,
+            ),
+            line("Senior Notes due 2025", 11.0, 72.0, 180.0, 142.0, false),
+        ];
+        assert_eq!(group_lines(&lines).len(), 1);
     }
 }

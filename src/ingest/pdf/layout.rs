@@ -265,7 +265,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             numbered = Some((level, d));
             item = item_heading(&text).then_some(level);
             Some(level)
-        } else if text.starts_with(char::is_alphabetic)
+        } else if leads_with_a_word(&text)
             && (all_caps(&text) || title_case(&text) || (bold && short_line(&text)))
         {
             let under_statement = statement_page.is_some_and(|p| page <= p + 1)
@@ -328,6 +328,20 @@ fn statement_lead(out: &[Block], page: u32) -> usize {
 
 /// A bold line short enough to be a heading rather than a bold sentence
 /// (in words, or in characters for a script written without spaces).
+/// Starts with a word: letters, a word with digits in it ("5G
+/// Deployment"), or a year ahead of others ("2021 Compared to 2020").
+fn leads_with_a_word(t: &str) -> bool {
+    let mut words = t.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let year = first.len() == 4
+        && (first.starts_with("19") || first.starts_with("20"))
+        && first.chars().all(|c| c.is_ascii_digit());
+    first.starts_with(char::is_alphabetic)
+        || (first.starts_with(|c: char| c.is_ascii_digit())
+            && first.chars().any(char::is_alphabetic))
+        || (year && words.next().is_some())
+}
+
 fn short_line(t: &str) -> bool {
     t.split_whitespace().count() <= 8 && t.chars().count() <= 60
 }
@@ -453,6 +467,13 @@ mod tests {
         let item = level("Item 7. Management's Discussion and Analysis").expect("a heading");
         assert_eq!(level("Liquidity and Capital Resources"), Some(item + 1));
         assert_eq!(level("Item 8. Financial Statements"), Some(item));
+    }
+
+    #[test]
+    fn a_heading_may_start_with_a_year_or_a_word_with_digits() {
+        assert!(leads_with_a_word("5G Deployment") && leads_with_a_word("2021 Compared to 2020"));
+        assert!(leads_with_a_word("Results"));
+        assert!(!leads_with_a_word("2021") && !leads_with_a_word("12,345 Units"));
     }
 
     /// A filing's cover headings are siblings of its parts, not the

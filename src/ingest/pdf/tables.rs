@@ -4,6 +4,7 @@
 //! sign apart from its amount, a section number a quad from its title).
 
 use super::page::{Row, Span};
+use super::text_shape::item_heading;
 
 /// What separates the cells of a table row in the indexed text.
 pub const CELL_SEPARATOR: &str = " | ";
@@ -15,13 +16,21 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
         return spans;
     }
     let number = spans[0].text.trim_end_matches('.');
+    // `6`, `2.4.2`, `A.1`, or a filing's `Item 5.` left of its title.
     let numbered = !number.is_empty()
         && number.split('.').all(|p| {
             (1..=3).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit())
                 || (p.len() == 1 && p.chars().all(|c| c.is_ascii_uppercase()))
-        });
-    let title = spans[1].text.starts_with(char::is_alphabetic)
-        && spans[1].text.chars().filter(|c| c.is_alphabetic()).count() >= 3;
+        })
+        || (item_heading(&spans[0].text) && spans[0].text.split_whitespace().count() == 2);
+    // Three letters, or two of a script without case (`2.4.2  字体`).
+    let letters = spans[1].text.chars().filter(|c| c.is_alphabetic());
+    let caseless = letters
+        .clone()
+        .filter(|c| !c.is_uppercase() && !c.is_lowercase())
+        .count();
+    let title =
+        spans[1].text.starts_with(char::is_alphabetic) && (letters.count() >= 3 || caseless >= 2);
     let close = spans[1].x0 - spans[0].x1 <= 2.5 * spans[0].size.max(spans[1].size);
     if numbered && title && close {
         let second = spans.remove(1);

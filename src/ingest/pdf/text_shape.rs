@@ -116,10 +116,17 @@ pub(super) fn heading_text(t: &str) -> bool {
     if first.is_lowercase() || !(first.is_alphanumeric() || first == '§') {
         return false;
     }
-    if matches!(
-        t.chars().last(),
-        Some('.' | ',' | ';' | ':' | '-' | '。' | '，' | '；' | '：' | '、')
-    ) {
+    // A heading has no closing punctuation, but a filing's item with its
+    // title may end on a full stop ("Item 4. Controls and Procedures.").
+    // A company's name ending "Inc." stays out: it tops a filing's
+    // statement pages.
+    let full_stop_ok = t.ends_with('.') && item_heading(t) && t.split_whitespace().count() > 2;
+    if !full_stop_ok
+        && matches!(
+            t.chars().last(),
+            Some('.' | ',' | ';' | ':' | '-' | '。' | '，' | '；' | '：' | '、')
+        )
+    {
         return false;
     }
     // A line that stops on a lower-case joining word is cut off mid-phrase
@@ -260,10 +267,13 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
         return None;
     }
     let parts: Vec<&str> = stem.split('.').collect();
-    if parts
-        .iter()
-        .all(|p| (1..=2).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit()))
-    {
+    let number = |p: &&str| (1..=2).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit());
+    // `2.3.1`, or an appendix's `A.3.1`.
+    let appendix = parts.len() >= 2
+        && parts[0].len() == 1
+        && parts[0].chars().all(|c| c.is_ascii_uppercase())
+        && parts[1..].iter().all(number);
+    if parts.iter().all(number) || appendix {
         return Some(parts.len().min(6) as u8);
     }
     let dotted = num.ends_with('.');
@@ -383,6 +393,7 @@ mod tests {
             "IV. Evaluation",
             "Why Search?",
             "3.2.1 学位信息",
+            "Item 4. Controls and Procedures.",
         ] {
             assert!(heading_text(h), "{h}");
             assert!(
@@ -405,6 +416,8 @@ mod tests {
             "直接运行会调用引擎导致报错。如需指定编译引擎",
             "Receivables from",
             "U.S. GSEs and",
+            "Item 3.",
+            "Activision Blizzard, Inc.",
             "x = f(y)",
         ] {
             let h = heading_text(not) && (numbered_depth(not).is_some() || title_case(not));
@@ -420,6 +433,8 @@ mod tests {
         assert_eq!(numbered_depth("Item 7. Management's Discussion 45"), None);
         assert!(item_heading("Item 7A: Market Risk") && !item_heading("Items sold"));
         assert_eq!(numbered_depth("A Study of Things"), None);
+        assert_eq!(numbered_depth("A.3.1 论文封面"), Some(3));
+        assert_eq!(numbered_depth("U.S. Operations"), None);
         assert_eq!(numbered_depth("第一章 介绍"), Some(1));
         assert_eq!(numbered_depth("第3章绪论"), Some(1));
         assert_eq!(numbered_depth("第二节 研究方法"), Some(2));

@@ -313,13 +313,26 @@ fn section_numbers_a_quad_from_their_titles_are_headings() {
     ));
     g.extend(text_at("7", 72.0, 150.0, 14.0));
     g.extend(text_at("Technical summary", 72.0 + 7.0 + 14.0, 150.0, 14.0));
+    // A CJK title of two characters is a whole title.
+    g.extend(text_at("2.4.2", 72.0, 180.0, 10.0));
+    g.extend(text_at("字体", 72.0 + 25.0 + 10.0, 180.0, 10.0));
+    // A filing's item number left of its title.
+    g.extend(text_at("Item 5.", 72.0, 210.0, 10.0));
+    g.extend(text_at(
+        "Market for Common Equity",
+        72.0 + 35.0 + 10.0,
+        210.0,
+        10.0,
+    ));
     let l = lines(&g);
     assert_eq!(
         texts(&l),
         vec![
             "6 Booktabs and colortbl",
             "Booktabs is now compatible with the colortbl package.",
-            "7 Technical summary"
+            "7 Technical summary",
+            "2.4.2 字体",
+            "Item 5. Market for Common Equity"
         ]
     );
     assert!(l.iter().all(|l| !l.table));
