@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use super::filing::is_part;
 use super::page::Line;
 use super::text_shape::{ends_sentence, heading_text, numbered_depth, starts_with_bullet};
 
@@ -100,7 +101,7 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
                 && prev.end < right - 2.0 * prev.size
                 && l.end > prev.end + prev.size
                 && numbered_depth(&prev.text).is_some()
-                && numbered_depth(&l.text).is_none()
+                && (numbered_depth(&l.text).is_none() || is_part(&prev.text))
                 && heading_text(&prev.text);
             if table_edge
                 || (!l.table
@@ -250,5 +251,18 @@ mod tests {
             line("Senior Notes due 2025", 11.0, 72.0, 180.0, 142.0, false),
         ];
         assert_eq!(group_lines(&lines).len(), 1);
+        // A part over its first item.
+        let lines = vec![
+            line("PART III", 11.0, 72.0, 120.0, 100.0, false),
+            line(
+                "ITEM 10. DIRECTORS AND OFFICERS",
+                11.0,
+                72.0,
+                300.0,
+                114.0,
+                false,
+            ),
+        ];
+        assert_eq!(group_lines(&lines).len(), 2);
     }
 }

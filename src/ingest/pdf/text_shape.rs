@@ -112,7 +112,11 @@ pub(super) fn heading_text(t: &str) -> bool {
     if !(2..=120).contains(&n) || t.split_whitespace().count() > 16 {
         return false;
     }
-    let first = t.chars().next().unwrap_or(' ');
+    let first = rtl_numbered(t)
+        .map_or(t, |(_, title)| title)
+        .chars()
+        .next()
+        .unwrap_or(' ');
     if first.is_lowercase() || !(first.is_alphanumeric() || first == '§') {
         return false;
     }
@@ -169,8 +173,13 @@ pub(super) fn heading_text(t: &str) -> bool {
     if is_date(t) {
         return false;
     }
-    // Code, markup and formulas are not headings.
-    if t.contains(['\\', '{', '}', '<', '>', '=', '$', '|', '%', ';']) {
+    // Code, markup and formulas are not headings; a title that names a
+    // command among words ("The \\subref command", "L'environnement
+    // {NiceArray}") is one.
+    if t.contains(['<', '>', '=', '$', '|', '%', ';']) {
+        return false;
+    }
+    if t.contains(['\\', '{', '}']) && !names_a_command(t) {
         return false;
     }
     // A numbered line ending in a number is a table of contents entry.
@@ -193,6 +202,26 @@ pub(super) fn heading_text(t: &str) -> bool {
         "figure" | "fig" | "table" | "listing" | "algorithm" | "equation"
     ) && w1.chars().next().is_some_and(|c| c.is_ascii_digit());
     !caption
+}
+
+/// One or two TeX commands or environments named among words of
+/// letters ("The \\subref command", "Le \\CodeAfter").
+fn names_a_command(t: &str) -> bool {
+    let markup = t
+        .split_whitespace()
+        .filter(|w| w.contains(['\\', '{', '}']))
+        .count();
+    let words = t
+        .split_whitespace()
+        .filter(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            w.chars().filter(|c| c.is_alphabetic()).count() >= 2
+                && w.chars()
+                    .all(|c| c.is_alphabetic() || c == '\'' || c == '’')
+        })
+        .filter(|w| !w.contains(['\\', '{', '}']))
+        .count();
+    markup <= 2 && words >= 1
 }
 
 /// A date on a line of its own ("February 27, 2019", "June 2021"): the
@@ -231,6 +260,9 @@ pub(super) fn is_date(t: &str) -> bool {
 pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     let t = t.trim();
     if let Some(d) = cjk_numbered(t) {
+        return Some(d);
+    }
+    if let Some((d, _)) = rtl_numbered(t) {
         return Some(d);
     }
     let (num, rest) = t.split_once(char::is_whitespace)?;
@@ -280,6 +312,27 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     let letter = stem.len() == 1 && stem.chars().all(|c| c.is_ascii_uppercase());
     let roman = stem.len() <= 5 && stem.chars().all(|c| "IVXLC".contains(c));
     ((letter || roman) && dotted).then_some(1)
+}
+
+/// A section number in Arabic-Indic digits ahead of its title, as a
+/// right-to-left line reads out (`−۱ ۱ مقدمه` for 1-1, `−۲ −۴ ۴` for
+/// 4-2-4): its depth (how many numbers) and the title.
+fn rtl_numbered(t: &str) -> Option<(u8, &str)> {
+    let mut depth = 0u8;
+    let mut rest = t;
+    while let Some((w, after)) = rest.split_once(char::is_whitespace) {
+        let digits = w.trim_matches(['−', '-', '.']);
+        let indic = !digits.is_empty()
+            && digits.chars().all(|c| {
+                ('\u{0660}'..='\u{0669}').contains(&c) || ('\u{06F0}'..='\u{06F9}').contains(&c)
+            });
+        if !indic {
+            break;
+        }
+        depth += 1;
+        rest = after.trim_start();
+    }
+    (depth > 0 && rest.starts_with(char::is_alphabetic)).then_some((depth.min(6), rest))
 }
 
 /// A Chinese or Japanese chapter or section number: `第一章` / `第3章`
@@ -394,6 +447,8 @@ mod tests {
             "Why Search?",
             "3.2.1 学位信息",
             "Item 4. Controls and Procedures.",
+            "6.1 The \\subref command",
+            "L'environnement {NiceArrayWithDelims}",
         ] {
             assert!(heading_text(h), "{h}");
             assert!(
@@ -417,6 +472,8 @@ mod tests {
             "Receivables from",
             "U.S. GSEs and",
             "Item 3.",
+            "\\documentclass{article}",
+            "\\MoveEqLeft",
             "Activision Blizzard, Inc.",
             "x = f(y)",
         ] {
@@ -434,6 +491,10 @@ mod tests {
         assert!(item_heading("Item 7A: Market Risk") && !item_heading("Items sold"));
         assert_eq!(numbered_depth("A Study of Things"), None);
         assert_eq!(numbered_depth("A.3.1 论文封面"), Some(3));
+        assert_eq!(numbered_depth("−۱ ۱ مقدمه"), Some(2));
+        assert_eq!(numbered_depth("−۲ −۴ ۴ نمایه"), Some(3));
+        assert!(heading_text("−۱ ۱ مقدمه"));
+        assert_eq!(numbered_depth("۱۲۳"), None);
         assert_eq!(numbered_depth("U.S. Operations"), None);
         assert_eq!(numbered_depth("第一章 介绍"), Some(1));
         assert_eq!(numbered_depth("第3章绪论"), Some(1));
