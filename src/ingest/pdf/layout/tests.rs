@@ -1,0 +1,328 @@
+//! Blocks and heading levels from laid-out lines the tests set.
+
+use super::*;
+
+/// Words of its own for page `i` (digits alone would read as the
+/// same line, a running one).
+fn tag(i: usize) -> String {
+    [b'a' + (i / 26) as u8, b'a' + (i % 26) as u8]
+        .map(char::from)
+        .iter()
+        .collect()
+}
+
+fn line(text: &str, size: f32, x: f32, end: f32, y: f32, gap: bool) -> Line {
+    Line {
+        text: text.into(),
+        size,
+        x,
+        end,
+        y,
+        gap,
+        ..Line::default()
+    }
+}
+
+/// Body lines 11 pt, full width to x=540.
+fn body(text: &str, y: f32, gap: bool) -> Line {
+    line(text, 11.0, 72.0, 540.0, y, gap)
+}
+
+#[test]
+fn headings_get_levels_from_font_size_and_numbering() {
+    let page = Page {
+        lines: vec![
+            line("A Study of Search", 20.0, 72.0, 300.0, 80.0, false),
+            line("1 Introduction", 14.0, 72.0, 200.0, 120.0, true),
+            body(
+                "Body text that is long enough to look like a paragraph of prose.",
+                140.0,
+                true,
+            ),
+            line("1.1 Motivation", 12.0, 72.0, 180.0, 170.0, true),
+            body(
+                "More body text that is long enough to look like a paragraph too.",
+                190.0,
+                true,
+            ),
+            body("Related Work", 220.0, true),
+            body(
+                "Another paragraph of body text, long enough to be prose, ends.",
+                240.0,
+                true,
+            ),
+            line("4 Such as Linux", 8.0, 72.0, 180.0, 700.0, true),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    let levels: Vec<(String, Option<u8>)> = b.iter().map(|b| (b.text.clone(), b.level)).collect();
+    assert_eq!(
+        levels,
+        vec![
+            ("A Study of Search".into(), Some(1)),
+            ("1 Introduction".into(), Some(2)),
+            (
+                "Body text that is long enough to look like a paragraph of prose.".into(),
+                None
+            ),
+            ("1.1 Motivation".into(), Some(3)),
+            (
+                "More body text that is long enough to look like a paragraph too.".into(),
+                None
+            ),
+            ("Related Work".into(), Some(3)),
+            (
+                "Another paragraph of body text, long enough to be prose, ends.".into(),
+                None
+            ),
+            ("4 Such as Linux".into(), None),
+        ]
+    );
+}
+
+/// "Item 7." heads its unnumbered sub-headings; `7.37` nests under a
+/// larger `7`.
+#[test]
+fn items_and_numbers_nest_their_sub_headings() {
+    let prose = |y: f32| {
+        body(
+            "A paragraph of body text long enough to be prose, which ends here.",
+            y,
+            true,
+        )
+    };
+    let page = Page {
+        lines: vec![
+            line("7 R Miscellanea", 16.0, 72.0, 300.0, 60.0, true),
+            prose(80.0),
+            body("7.37 Why does backslash behave strangely", 100.0, true),
+            prose(120.0),
+            body("Item 7. Management's Discussion and Analysis", 140.0, true),
+            prose(160.0),
+            body("Liquidity and Capital Resources", 180.0, true),
+            prose(200.0),
+            body("Item 8. Financial Statements", 220.0, true),
+            prose(240.0),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    let level = |t: &str| b.iter().find(|b| b.text == t).and_then(|b| b.level);
+    let top = level("7 R Miscellanea").expect("a heading");
+    assert_eq!(
+        level("7.37 Why does backslash behave strangely"),
+        Some(top + 1),
+        "{b:#?}"
+    );
+    let item = level("Item 7. Management's Discussion and Analysis").expect("a heading");
+    assert_eq!(level("Liquidity and Capital Resources"), Some(item + 1));
+    assert_eq!(level("Item 8. Financial Statements"), Some(item));
+}
+
+#[test]
+fn a_heading_may_start_with_a_year_or_a_word_with_digits() {
+    assert!(leads_with_a_word("5G Deployment") && leads_with_a_word("2021 Compared to 2020"));
+    assert!(leads_with_a_word("Results"));
+    assert!(!leads_with_a_word("2021") && !leads_with_a_word("12,345 Units"));
+}
+
+/// A filing's cover headings are siblings of its parts, not the
+/// ancestors of every section.
+#[test]
+fn a_filings_cover_sits_beside_its_parts() {
+    let prose = |y: f32| {
+        body(
+            "A paragraph of body text long enough to be prose, which ends here.",
+            y,
+            true,
+        )
+    };
+    let page = Page {
+        lines: vec![
+            line("FORM 10-K", 16.0, 72.0, 300.0, 60.0, true),
+            line(
+                "ORCHARD SYSTEMS INCORPORATED",
+                13.0,
+                72.0,
+                300.0,
+                90.0,
+                true,
+            ),
+            prose(110.0),
+            body("PART I", 140.0, true),
+            body("Item 1. Business", 160.0, true),
+            prose(180.0),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    let level = |t: &str| b.iter().find(|b| b.text == t).and_then(|b| b.level);
+    let part = level("PART I").expect("a heading");
+    assert_eq!(level("FORM 10-K"), Some(part), "{b:#?}");
+    assert_eq!(level("ORCHARD SYSTEMS INCORPORATED"), Some(part));
+    assert_eq!(level("Item 1. Business"), Some(part + 1));
+}
+
+#[test]
+fn running_headers_and_page_numbers_are_dropped() {
+    let topics = ["apples", "bridges", "clocks", "dunes"];
+    let pages: Vec<Page> = (1..=4)
+        .map(|i| Page {
+            lines: vec![
+                line("ACME Handbook", 9.0, 72.0, 150.0, 30.0, false),
+                body(
+                    &format!("Page {i} opens with {}.", topics[i - 1]),
+                    100.0,
+                    true,
+                ),
+                body(
+                    &format!("Then {} again, in the middle.", topics[i - 1]),
+                    114.0,
+                    false,
+                ),
+                body(
+                    &format!("Still about {} here.", topics[i - 1]),
+                    128.0,
+                    false,
+                ),
+                body(&format!("And {} to close.", topics[i - 1]), 142.0, false),
+                line(&format!("{i}"), 9.0, 300.0, 306.0, 760.0, true),
+            ],
+            ..Page::default()
+        })
+        .collect();
+    let b = blocks(&pages);
+    assert!(b.iter().all(|b| !b.text.contains("ACME")), "{b:#?}");
+    assert!(b.iter().all(|b| b.text.parse::<u32>().is_err()), "{b:#?}");
+    assert_eq!(b.len(), 4);
+    assert_eq!(b[3].page, 4);
+}
+
+/// A running header on a quarter of the pages is dropped; one on two
+/// pages of forty is not.
+#[test]
+fn running_lines_on_a_tenth_of_the_pages_are_dropped() {
+    let pages: Vec<Page> = (1..=40)
+        .map(|i| {
+            let mut lines = Vec::new();
+            if i % 4 == 0 {
+                lines.push(line(
+                    "Notes to Financial Statements (continued)",
+                    9.0,
+                    72.0,
+                    300.0,
+                    30.0,
+                    false,
+                ));
+            }
+            if i <= 2 {
+                lines.push(line(
+                    "Selected Quarterly Data",
+                    9.0,
+                    72.0,
+                    300.0,
+                    44.0,
+                    false,
+                ));
+            }
+            lines.push(body(
+                &format!("Page {} says something of its own.", tag(i)),
+                100.0,
+                true,
+            ));
+            Page {
+                lines,
+                ..Page::default()
+            }
+        })
+        .collect();
+    let b = blocks(&pages);
+    assert!(
+        b.iter().all(|b| !b.text.contains("Notes to Financial")),
+        "{b:#?}"
+    );
+    assert!(b.iter().any(|b| b.text.contains("Selected Quarterly Data")));
+}
+
+/// The lines that title a statement go with its table: the title as a
+/// heading, the company and units as the table's caption.
+#[test]
+fn a_statement_title_heads_its_table() {
+    let row = |t: &str, y: f32| Line {
+        table: true,
+        ..line(t, 9.0, 72.0, 400.0, y, false)
+    };
+    let pages = vec![Page {
+        lines: vec![
+            body("The notes follow the statements below.", 60.0, true),
+            line("CONSOLIDATED BALANCE SHEETS", 9.0, 72.0, 250.0, 90.0, true),
+            line("(Amounts in millions)", 9.0, 72.0, 200.0, 102.0, false),
+            row("At December 31 | 2019 | 2018", 120.0),
+            row("Cash | $5,794 | $4,225", 132.0),
+            row("Total assets | $19,845 | $17,890", 144.0),
+        ],
+        ..Page::default()
+    }];
+    let b = blocks(&pages);
+    let title = b
+        .iter()
+        .position(|b| b.text == "CONSOLIDATED BALANCE SHEETS")
+        .unwrap();
+    assert!(b[title].level.is_some(), "{b:#?}");
+    assert!(b[title + 1].table, "{b:#?}");
+    assert!(
+        b[title + 1].text.starts_with("(Amounts in millions)\n"),
+        "{b:#?}"
+    );
+}
+
+/// The row groups of a statement ("Assets", "Liabilities") are its
+/// subsections; the notes after it are not.
+#[test]
+fn headings_inside_a_statement_nest_under_its_title() {
+    let row = |t: &str, y: f32| Line {
+        table: true,
+        ..line(t, 9.0, 72.0, 400.0, y, false)
+    };
+    let pages = vec![
+        Page {
+            lines: vec![
+                line("CONSOLIDATED BALANCE SHEETS", 9.0, 72.0, 250.0, 90.0, true),
+                row("At December 31 | 2017 | 2016", 120.0),
+                line("Assets", 9.0, 72.0, 120.0, 140.0, true),
+                row("Cash | $2,822 | $1,467", 152.0),
+                line("Liabilities and Equity", 9.0, 72.0, 200.0, 170.0, true),
+                row("Total current liabilities | 5,466 | 4,587", 182.0),
+            ],
+            ..Page::default()
+        },
+        Page {
+            lines: vec![
+                line(
+                    "NOTES TO CONSOLIDATED FINANCIAL STATEMENTS",
+                    9.0,
+                    72.0,
+                    300.0,
+                    90.0,
+                    true,
+                ),
+                body(
+                    "The notes begin here and say something long enough.",
+                    110.0,
+                    true,
+                ),
+            ],
+            ..Page::default()
+        },
+    ];
+    let b = blocks(&pages);
+    let level = |t: &str| b.iter().find(|b| b.text == t).and_then(|b| b.level);
+    let title = level("CONSOLIDATED BALANCE SHEETS").expect("a heading");
+    assert_eq!(level("Assets"), Some(title + 1), "{b:#?}");
+    assert_eq!(level("Liabilities and Equity"), Some(title + 1));
+    assert_eq!(
+        level("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS"),
+        Some(title)
+    );
+}
