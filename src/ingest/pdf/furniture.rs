@@ -75,25 +75,27 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
         if at_edge && page_number(&l.text) {
             return Verdict::PageNumber;
         }
+        let k = key(&l.text);
+        // Most lines of a page are met nowhere else: one lookup settles
+        // them.
+        let c = counts.get(&k).copied().unwrap_or(0);
+        if with_text < 3 || c < 3 {
+            return Verdict::Text;
+        }
         // A chapter's title atop its first page, larger than the running
         // header repeating it on the pages after, stays.
-        let least = smallest.get(&key(&l.text)).copied().unwrap_or(l.size);
+        let least = smallest.get(&k).copied().unwrap_or(l.size);
         let repeats = sized
             .get(&(exact(&l.text), size(l)))
             .is_some_and(|&n| n >= 3);
         if l.size >= body * 1.12 && l.size >= least * 1.12 && !repeats {
             return Verdict::Text;
         }
-        let c = counts.get(&key(&l.text)).copied().unwrap_or(0);
         // Within a point or two: a height near a bucket's edge falls on
         // either side of it from page to page.
-        let k = key(&l.text);
         let here: usize = (height(l) - 1..=height(l) + 1)
             .map(|h| placed.get(&(k.clone(), h)).copied().unwrap_or(0))
             .sum();
-        if with_text < 3 || c < 3 {
-            return Verdict::Text;
-        }
         // Away from the page's edge in reading order (a header read after
         // a figure, a footer before a margin note), a line is a running
         // one only where it runs elsewhere: the same text at the same

@@ -222,35 +222,30 @@ mod tests {
         let groups: Vec<String> = group_lines(&lines).iter().map(|g| join_lines(g)).collect();
         assert_eq!(groups.len(), 2, "{groups:#?}");
         assert_eq!(groups[0], "3.1.2 Harbour campus");
-        // An exhibit index's numbered entries, one wrapped, stay a list.
-        let lines = vec![
+        // An exhibit index's numbered entries stay a list, and a wrapped
+        // entry stays whole.
+        let entries = vec![
+            line("3.1 Restated Certificate", 11.0, 72.0, 200.0, 100.0, false),
             line(
-                "3.1 Restated Certificate of",
+                "3.2 Amended Bylaws of the Company",
                 11.0,
                 72.0,
-                220.0,
-                100.0,
-                false,
-            ),
-            line(
-                "3.2 Amended and Restated Bylaws",
-                11.0,
-                72.0,
-                240.0,
+                300.0,
                 114.0,
                 false,
             ),
-            line(
-                "4.3 Forms of Global Note for",
-                11.0,
-                72.0,
-                230.0,
-                128.0,
-                false,
-            ),
-            line("Senior Notes due 2025", 11.0, 72.0, 180.0, 142.0, false),
         ];
-        assert_eq!(group_lines(&lines).len(), 1);
+        assert_eq!(group_lines(&entries).len(), 1);
+        let wrapped = vec![
+            line("4.3 Forms of Global Note", 11.0, 72.0, 230.0, 100.0, false),
+            line("Senior Notes due 2025", 11.0, 72.0, 180.0, 114.0, false),
+            body(
+                "A paragraph after a gap, running the full width of the column.",
+                150.0,
+                true,
+            ),
+        ];
+        assert_eq!(group_lines(&wrapped).len(), 2);
         // A part over its first item.
         let lines = vec![
             line("PART III", 11.0, 72.0, 120.0, 100.0, false),

@@ -329,7 +329,7 @@ fn rtl_numbered(t: &str) -> Option<(u8, &str)> {
         if !indic {
             break;
         }
-        depth += 1;
+        depth = depth.saturating_add(1);
         rest = after.trim_start();
     }
     (depth > 0 && rest.starts_with(char::is_alphabetic)).then_some((depth.min(6), rest))
