@@ -203,18 +203,23 @@ mod tests {
             .collect()
     }
 
-    /// A chapter's running header tops three of forty pages: under a
-    /// tenth of them, but at the same height each time.
-    #[test]
-    fn a_running_header_of_a_few_pages_is_dropped() {
-        let line = |text: &str, y: f32| Line {
+    /// A line of the text column, 72 to 300 points across.
+    fn line(text: &str, size: f32, y: f32) -> Line {
+        Line {
             text: text.into(),
-            size: 9.0,
+            size,
             x: 72.0,
             end: 300.0,
             y,
             ..Line::default()
-        };
+        }
+    }
+
+    /// A chapter's running header tops three of forty pages: under a
+    /// tenth of them, but at the same height each time.
+    #[test]
+    fn a_running_header_of_a_few_pages_is_dropped() {
+        let line = |text: &str, y: f32| line(text, 9.0, y);
         let mut pages: Vec<Vec<Line>> = (1..=40)
             .map(|i| {
                 let mut p = vec![line(
@@ -244,14 +249,6 @@ mod tests {
     /// larger again on its first page, is not.
     #[test]
     fn a_running_header_larger_than_the_body_is_dropped_but_not_its_title() {
-        let line = |text: &str, size: f32, y: f32| Line {
-            text: text.into(),
-            size,
-            x: 72.0,
-            end: 300.0,
-            y,
-            ..Line::default()
-        };
         let mut pages: Vec<Vec<Line>> = (1..=10)
             .map(|i| {
                 let word = ["alpha", "beta", "gamma", "delta", "epsilon"][i % 5];
@@ -278,12 +275,9 @@ mod tests {
     #[test]
     fn a_larger_running_header_that_repeats_is_dropped() {
         let line = |text: &str, size: f32| Line {
-            text: text.into(),
-            size,
             x: 500.0,
             end: 560.0,
-            y: 30.0,
-            ..Line::default()
+            ..line(text, size, 30.0)
         };
         let mut pages: Vec<Vec<Line>> = (1..=30)
             .map(|i| {
@@ -310,14 +304,7 @@ mod tests {
     /// labels come first in reading order) is still at its place.
     #[test]
     fn a_running_line_away_from_the_edge_in_reading_order_is_dropped() {
-        let line = |text: &str, y: f32| Line {
-            text: text.into(),
-            size: 9.0,
-            x: 72.0,
-            end: 300.0,
-            y,
-            ..Line::default()
-        };
+        let line = |text: &str, y: f32| line(text, 9.0, y);
         let mut pages: Vec<Vec<Line>> = (1..=12)
             .map(|i| {
                 let mut p: Vec<Line> = (0..6)
@@ -345,14 +332,7 @@ mod tests {
     /// keeps them.
     #[test]
     fn a_blank_page_loses_its_furniture_but_a_one_line_page_keeps_its_line() {
-        let line = |text: &str, y: f32| Line {
-            text: text.into(),
-            size: 9.0,
-            x: 72.0,
-            end: 300.0,
-            y,
-            ..Line::default()
-        };
+        let line = |text: &str, y: f32| line(text, 9.0, y);
         let mut pages: Vec<Vec<Line>> = (1..=10)
             .map(|i| {
                 let mut p = vec![line("Cours - Méthodes", 30.0)];
@@ -382,14 +362,7 @@ mod tests {
     /// each page, but the last line of each.
     #[test]
     fn a_footer_that_follows_the_text_is_dropped() {
-        let line = |text: &str, y: f32| Line {
-            text: text.into(),
-            size: 9.0,
-            x: 72.0,
-            end: 300.0,
-            y,
-            ..Line::default()
-        };
+        let line = |text: &str, y: f32| line(text, 9.0, y);
         let mut pages: Vec<Vec<Line>> = (1..=40)
             .map(|i| {
                 let own = format!("Clause {} of the agreement.", tag(i));

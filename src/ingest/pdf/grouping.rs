@@ -149,11 +149,19 @@ fn right_edges(lines: &[Line]) -> Vec<f32> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::text_shape::join_lines;
     use super::*;
 
-    fn line(text: &str, size: f32, x: f32, end: f32, y: f32, gap: bool) -> Line {
+    /// A line of `size` points from `x` to `end`, its baseline at `y`.
+    pub(in super::super) fn line(
+        text: &str,
+        size: f32,
+        x: f32,
+        end: f32,
+        y: f32,
+        gap: bool,
+    ) -> Line {
         Line {
             text: text.into(),
             size,
@@ -166,7 +174,7 @@ mod tests {
     }
 
     /// Body lines 11 pt, full width to x=540.
-    fn body(text: &str, y: f32, gap: bool) -> Line {
+    pub(in super::super) fn body(text: &str, y: f32, gap: bool) -> Line {
         line(text, 11.0, 72.0, 540.0, y, gap)
     }
 

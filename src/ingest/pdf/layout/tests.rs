@@ -1,5 +1,6 @@
 //! Blocks and heading levels from laid-out lines the tests set.
 
+use super::super::grouping::tests::{body, line};
 use super::*;
 
 /// Words of its own for page `i` (digits alone would read as the
@@ -11,21 +12,13 @@ fn tag(i: usize) -> String {
         .collect()
 }
 
-fn line(text: &str, size: f32, x: f32, end: f32, y: f32, gap: bool) -> Line {
-    Line {
-        text: text.into(),
-        size,
-        x,
-        end,
+/// A sentence-ending paragraph line after a gap.
+fn prose(y: f32) -> Line {
+    body(
+        "A paragraph of body text long enough to be prose, which ends here.",
         y,
-        gap,
-        ..Line::default()
-    }
-}
-
-/// Body lines 11 pt, full width to x=540.
-fn body(text: &str, y: f32, gap: bool) -> Line {
-    line(text, 11.0, 72.0, 540.0, y, gap)
+        true,
+    )
 }
 
 #[test]
@@ -85,13 +78,6 @@ fn headings_get_levels_from_font_size_and_numbering() {
 /// larger `7`.
 #[test]
 fn items_and_numbers_nest_their_sub_headings() {
-    let prose = |y: f32| {
-        body(
-            "A paragraph of body text long enough to be prose, which ends here.",
-            y,
-            true,
-        )
-    };
     let page = Page {
         lines: vec![
             line("7 R Miscellanea", 16.0, 72.0, 300.0, 60.0, true),
@@ -131,13 +117,6 @@ fn a_heading_may_start_with_a_year_or_a_word_with_digits() {
 /// ancestors of every section.
 #[test]
 fn a_filings_cover_sits_beside_its_parts() {
-    let prose = |y: f32| {
-        body(
-            "A paragraph of body text long enough to be prose, which ends here.",
-            y,
-            true,
-        )
-    };
     let page = Page {
         lines: vec![
             line("FORM 10-K", 16.0, 72.0, 300.0, 60.0, true),
