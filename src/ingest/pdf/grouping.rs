@@ -178,6 +178,11 @@ pub(super) mod tests {
         line(text, 11.0, 72.0, 540.0, y, gap)
     }
 
+    /// Each block's text, its lines joined.
+    fn grouped(lines: &[Line]) -> Vec<String> {
+        group_lines(lines).iter().map(|g| join_lines(g)).collect()
+    }
+
     #[test]
     fn paragraphs_split_at_gaps_short_lines_and_indents() {
         let lines = vec![
@@ -205,7 +210,7 @@ pub(super) mod tests {
             body("Fourth after a gap.", 200.0, true),
             body("• a bullet item", 214.0, false),
         ];
-        let groups: Vec<String> = group_lines(&lines).iter().map(|g| join_lines(g)).collect();
+        let groups = grouped(&lines);
         assert_eq!(groups.len(), 5, "{groups:#?}");
         assert!(groups[0].ends_with("short line."));
         assert!(groups[1].starts_with("Second") && groups[1].ends_with("full stop."));
@@ -227,7 +232,7 @@ pub(super) mod tests {
             ),
             body("and the library.", 128.0, false),
         ];
-        let groups: Vec<String> = group_lines(&lines).iter().map(|g| join_lines(g)).collect();
+        let groups = grouped(&lines);
         assert_eq!(groups.len(), 2, "{groups:#?}");
         assert_eq!(groups[0], "3.1.2 Harbour campus");
         // An exhibit index's numbered entries stay a list, and a wrapped
