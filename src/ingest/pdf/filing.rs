@@ -49,6 +49,12 @@ pub(super) fn is_part(t: &str) -> bool {
     kind(t) == Some(Kind::Part)
 }
 
+/// A part, an item, the notes or a note: headings whose level the filing's
+/// own nesting sets.
+pub(super) fn is_filing_heading(t: &str) -> bool {
+    kind(t).is_some()
+}
+
 /// The open parts of a filing's hierarchy as its headings go by.
 #[derive(Debug, Default)]
 pub(super) struct FilingNesting {

@@ -8,7 +8,7 @@
 //! them.
 
 use super::contents::{contents_pages, contents_title};
-use super::filing::{is_part, FilingNesting};
+use super::filing::{is_filing_heading, is_part, FilingNesting};
 use super::furniture::strip_running_lines;
 use super::grouping::{body_size, bold_share, group_lines, mean_size};
 use super::monospace::code_text;
@@ -19,7 +19,7 @@ use super::text_shape::{
 };
 
 /// A paragraph or heading of a page.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Block {
     /// 1-based page number.
     pub page: u32,
@@ -82,6 +82,12 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     // "Item 7.".
     let mut item: Option<u8> = None;
     let mut filing = FilingNesting::default();
+    // Body-font headings rank among themselves by emphasis: slightly
+    // larger type, then capitals, then the rest. Under one, a heading of
+    // a lower rank is its sub-heading ("MARKET OVERVIEW" > "Digital
+    // Media", a 10pt "Wireless" > a 9pt "Wireless Services") until a
+    // heading of another kind comes.
+    let mut emphasis = Emphasis::default();
     // A statement's title sits under the item it is in (Item 8.).
     let statement_level = |item: Option<u8>| item.map_or(below_fonts, |i| below_fonts.max(i + 1));
     for (page, g) in raw {
@@ -224,6 +230,8 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             }
         }
         let bold = !bold_body && g.iter().all(|l| l.bold);
+        // Set for a body-font heading: its rank of emphasis.
+        let mut body_rank: Option<usize> = None;
         // Smaller than the body: a footnote ("4 譬如…"), a caption or a
         // figure's label, never a heading.
         let small = size < body * 0.92;
@@ -274,15 +282,31 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 statement_page = None;
             }
             let level = below_fonts + u8::from(under_statement);
-            Some(item.map_or(level, |i| level.max(i + 1)))
+            let level = item.map_or(level, |i| level.max(i + 1));
+            let rank = emphasis_rank(&text, size, body);
+            body_rank = Some(rank);
+            Some(
+                level
+                    + if under_statement {
+                        0
+                    } else {
+                        emphasis.above(rank)
+                    },
+            )
         } else {
             None
         };
         let level = level.map(|l| filing.place(&text, l, &mut item, &mut numbered));
+        if level.is_some() {
+            match body_rank {
+                Some(rank) if !is_filing_heading(&text) => emphasis.open(rank),
+                _ => emphasis = Emphasis::default(),
+            }
+        }
         out.push(Block {
             page,
             text,
-            level: level.map(|l| l.clamp(1, 6)),
+            level,
             size,
             top: g[0].y,
             table: false,
@@ -300,7 +324,51 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             }
         }
     }
+    rank_levels(&mut out);
     out
+}
+
+/// The ranks of emphasis open above the current body-font heading.
+#[derive(Debug, Default)]
+struct Emphasis([bool; 3]);
+
+impl Emphasis {
+    /// How many levels of higher emphasis a heading of `rank` sits under.
+    fn above(&self, rank: usize) -> u8 {
+        self.0[..rank].iter().filter(|&&open| open).count() as u8
+    }
+
+    /// A heading of `rank` opens its rank and closes the ranks below it.
+    fn open(&mut self, rank: usize) {
+        self.0[rank] = true;
+        self.0[rank + 1..].fill(false);
+    }
+}
+
+/// A body-font heading's emphasis, highest first: type slightly larger
+/// than the body's (not large enough to rank by size), capitals, the rest.
+fn emphasis_rank(text: &str, size: f32, body: f32) -> usize {
+    if size >= body * 1.05 {
+        0
+    } else if all_caps(text) {
+        1
+    } else {
+        2
+    }
+}
+
+/// Levels renumbered as ranks from 1: a cover's large type or a filing's
+/// parts leave no unused level above the text's own, so nesting six deep
+/// is not cut off ("NOTE 1." > "Basis of Presentation" under "PART II >
+/// ITEM 8." stay two levels).
+fn rank_levels(blocks: &mut [Block]) {
+    let mut used: Vec<u8> = blocks.iter().filter_map(|b| b.level).collect();
+    used.sort_unstable();
+    used.dedup();
+    for l in blocks.iter_mut().filter_map(|b| b.level.as_mut()) {
+        let rank = used.partition_point(|u| u < l);
+        *l = (rank as u8 + 1).min(6);
+    }
 }
 
 /// How many short blocks at the end of `out` sit between a statement's

@@ -305,3 +305,67 @@ fn headings_inside_a_statement_nest_under_its_title() {
         Some(title)
     );
 }
+
+/// Body-font headings nest by emphasis: a slightly larger line over one
+/// in capitals over a mixed-case one, until a heading of a higher rank
+/// comes.
+#[test]
+fn body_font_headings_nest_by_emphasis() {
+    let mut lines = Vec::new();
+    let headings = [
+        ("Service and Product Offerings", 11.8),
+        ("MARKET OVERVIEW", 11.0),
+        ("Digital Media", 11.0),
+        ("COMPETITION", 11.0),
+        ("Wireless Plans", 11.8),
+        ("Wireless Services", 11.0),
+    ];
+    for (i, (text, size)) in headings.iter().enumerate() {
+        let y = 80.0 + i as f32 * 60.0;
+        lines.push(line(text, *size, 72.0, 300.0, y, true));
+        lines.push(prose(y + 20.0));
+    }
+    let b = blocks(&[Page {
+        lines,
+        ..Page::default()
+    }]);
+    let levels: Vec<(&str, u8)> = b
+        .iter()
+        .filter_map(|b| b.level.map(|l| (b.text.as_str(), l)))
+        .collect();
+    assert_eq!(
+        levels,
+        vec![
+            ("Service and Product Offerings", 1),
+            ("MARKET OVERVIEW", 2),
+            ("Digital Media", 3),
+            ("COMPETITION", 2),
+            ("Wireless Plans", 1),
+            ("Wireless Services", 2),
+        ]
+    );
+}
+
+/// Levels are ranks: no unused level above the text's own, and nesting
+/// deeper than six is cut at the sixth level only.
+#[test]
+fn levels_are_renumbered_as_ranks() {
+    let mut b: Vec<Block> = [3, 4, 7, 4, 9, 10, 11, 12, 13]
+        .iter()
+        .map(|&l| Block {
+            level: Some(l),
+            ..Block::default()
+        })
+        .collect();
+    b.push(Block::default());
+    rank_levels(&mut b);
+    let levels: Vec<Option<u8>> = b.iter().map(|b| b.level).collect();
+    assert_eq!(
+        levels,
+        [1, 2, 3, 2, 4, 5, 6, 6, 6]
+            .map(Some)
+            .into_iter()
+            .chain([None])
+            .collect::<Vec<_>>()
+    );
+}
