@@ -138,33 +138,32 @@ def pdftotext_pages(path: Path) -> list[str]:
     return pages
 
 
-def running_lines(path: Path) -> set[str]:
+def running_lines(path: Path) -> dict[str, set[int]]:
     """Running lines: text (digits aside) among the top two or bottom two
     lines of at least three pages at the same height there, within two
     points (a chapter's running header tops only its chapter's pages), by
-    pdftotext's line boxes. A heading repeated down the page ("Notes" over
-    each country's terms) is not one."""
+    pdftotext's line boxes; each with the pages where it runs. A heading
+    repeated down the page ("Notes" over each country's terms) is not one,
+    nor is the same text elsewhere (a company's name on the cover of a
+    filing whose statements it heads)."""
     out = subprocess.run(["pdftotext", "-q", "-bbox-layout", str(path), "-"],
                          capture_output=True, timeout=300)
     xml = out.stdout.decode("utf-8", "replace")
-    placed: collections.Counter = collections.Counter()
-    for page in xml.split("<page ")[1:]:
+    placed: dict[tuple[str, int], set[int]] = collections.defaultdict(set)
+    for number, page in enumerate(xml.split("<page ")[1:], start=1):
         lines = []
         for m in re.finditer(r'<line xMin="[^"]*" yMin="([^"]*)"[^>]*>(.*?)</line>', page, re.S):
             words = re.findall(r"<word[^>]*>(.*?)</word>", m.group(2), re.S)
             text = html.unescape(" ".join(words))
             lines.append((float(m.group(1)), re.sub(r"\d", "#", key(text))))
         lines.sort()
-        seen = set()
         for y, k in lines[:2] + lines[-2:]:
-            if (k, round(y / 2)) not in seen:
-                seen.add((k, round(y / 2)))
-                placed[(k, round(y / 2))] += 1
-    run = set()
-    for (k, h), n in placed.items():
-        near = n + placed.get((k, h - 1), 0) + placed.get((k, h + 1), 0)
-        if near >= 3 and any(c.isalpha() for c in k):
-            run.add(k)
+            placed[(k, round(y / 2))].add(number)
+    run: dict[str, set[int]] = collections.defaultdict(set)
+    for (k, h), pages in list(placed.items()):
+        near = pages | placed.get((k, h - 1), set()) | placed.get((k, h + 1), set())
+        if len(near) >= 3 and any(c.isalpha() for c in k):
+            run[k] |= near
     return run
 
 
@@ -183,18 +182,18 @@ def split_words(kb_pages: list[str], pop_pages: list[str]) -> tuple[int, int, li
     return split, total, examples
 
 
-def count_running(d: dict, run: set[str], name: str, out: dict,
+def count_running(d: dict, run: dict[str, set[int]], name: str, out: dict,
                   outline_titles: frozenset = frozenset()) -> None:
-    """Headings that repeat a running line (every one after the first with
-    its text: a chapter's title may be its running header too), and the
-    section chains holding such a repeated heading. A bookmark's title is
-    the author's heading, not a running line kb took for one."""
+    """Headings that repeat a running line on a page where it runs (every
+    one after the first: a chapter's title may be its running header too),
+    and the section chains holding such a repeated heading. A bookmark's
+    title is the author's heading, not a running line kb took for one."""
     rk = lambda s: re.sub(r"\d", "#", key(s))  # noqa: E731
     seen: collections.Counter = collections.Counter()
     repeated = set()
     for h in d.get("headings", []):
         k = rk(h[0])
-        if k in run and key(h[0]) not in outline_titles:
+        if h[2] in run.get(k, ()) and key(h[0]) not in outline_titles:
             seen[k] += 1
             if seen[k] > 1:
                 repeated.add(k)
