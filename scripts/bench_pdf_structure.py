@@ -142,28 +142,42 @@ def running_lines(path: Path) -> dict[str, set[int]]:
     """Running lines: text (digits aside) among the top two or bottom two
     lines of at least three pages at the same height there, within two
     points (a chapter's running header tops only its chapter's pages), by
-    pdftotext's line boxes; each with the pages where it runs. A heading
-    repeated down the page ("Notes" over each country's terms) is not one,
-    nor is the same text elsewhere (a company's name on the cover of a
-    filing whose statements it heads)."""
+    pdftotext's line boxes; each with the pages where it runs. Digits
+    aside only where they count pages: the same text on two of those
+    pages, or a number that keeps step with the page on three ("Page 7",
+    "Form 10-K 45"); "APPENDIX 2" atop its first page, "APPENDIX 3" atop
+    its, is a title, not a running line. A heading repeated down the page
+    ("Notes" over each country's terms) is not one, nor is the same text
+    elsewhere (a company's name on the cover of a filing whose statements
+    it heads)."""
     out = subprocess.run(["pdftotext", "-q", "-bbox-layout", str(path), "-"],
                          capture_output=True, timeout=300)
     xml = out.stdout.decode("utf-8", "replace")
-    placed: dict[tuple[str, int], set[int]] = collections.defaultdict(set)
+    # (text with digits masked, height) -> {page: text}
+    placed: dict[tuple[str, int], dict[int, str]] = collections.defaultdict(dict)
     for number, page in enumerate(xml.split("<page ")[1:], start=1):
         lines = []
         for m in re.finditer(r'<line xMin="[^"]*" yMin="([^"]*)"[^>]*>(.*?)</line>', page, re.S):
             words = re.findall(r"<word[^>]*>(.*?)</word>", m.group(2), re.S)
             text = html.unescape(" ".join(words))
-            lines.append((float(m.group(1)), re.sub(r"\d", "#", key(text))))
+            lines.append((float(m.group(1)), key(text)))
         lines.sort()
         for y, k in lines[:2] + lines[-2:]:
-            placed[(k, round(y / 2))].add(number)
+            placed[(re.sub(r"\d", "#", k), round(y / 2))][number] = k
+
+    def counts_pages(at: dict[int, str]) -> bool:
+        if max(collections.Counter(at.values()).values()) >= 2:
+            return True
+        numbers = {p: [int(n) for n in re.findall(r"\d+", t)] for p, t in at.items()}
+        width = min(len(n) for n in numbers.values())
+        return any(max(collections.Counter(n[j] - p for p, n in numbers.items()).values()) >= 3
+                   for j in range(width))
+
     run: dict[str, set[int]] = collections.defaultdict(set)
-    for (k, h), pages in list(placed.items()):
-        near = pages | placed.get((k, h - 1), set()) | placed.get((k, h + 1), set())
-        if len(near) >= 3 and any(c.isalpha() for c in k):
-            run[k] |= near
+    for (k, h), at in list(placed.items()):
+        near = {**placed.get((k, h - 1), {}), **placed.get((k, h + 1), {}), **at}
+        if len(near) >= 3 and any(c.isalpha() for c in k) and counts_pages(near):
+            run[k] |= set(near)
     return run
 
 

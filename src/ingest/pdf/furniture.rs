@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::page::Line;
+use super::text_shape::{heading_text, item_heading, numbered_depth};
 
 /// Drops running headers and footers and bare page numbers. A running
 /// line is the same text, digits aside, among the first three or last two
@@ -51,6 +52,8 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
     // repeats ("Exhibit 99.3" over every page of its exhibit, larger than
     // "Exhibit 99.1") is a running line too.
     let mut sized: HashMap<(String, i32), usize> = HashMap::new();
+    // Pages each exact text tops or ends.
+    let mut exactly: HashMap<String, usize> = HashMap::new();
     for p in pages.iter() {
         let mut seen = HashSet::new();
         let mut outer = HashSet::new();
@@ -64,6 +67,7 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
                 let s = smallest.entry(key(&l.text)).or_insert(l.size);
                 *s = s.min(l.size);
                 *sized.entry((exact(&l.text), size(l))).or_default() += 1;
+                *exactly.entry(exact(&l.text)).or_default() += 1;
             }
         }
     }
@@ -80,6 +84,18 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
         // them.
         let c = counts.get(&k).copied().unwrap_or(0);
         if with_text < 3 || c < 3 {
+            return Verdict::Text;
+        }
+        // A numbered heading atop a page ("ITEM 7.", "Note 12 – Debt") is
+        // not furniture for sharing its shape, digits aside, with the
+        // others: its number is what it says, not the page's. It is where
+        // its own text repeats ("Chapter 6: Add-on packages" over its
+        // chapter) or says it continues.
+        if numbered_depth(&l.text).is_some()
+            && (heading_text(&l.text) || item_heading(&l.text))
+            && exactly.get(&exact(&l.text)).copied().unwrap_or(0) < 2
+            && !l.text.to_lowercase().contains("continued")
+        {
             return Verdict::Text;
         }
         // A chapter's title atop its first page, larger than the running
@@ -242,6 +258,41 @@ mod tests {
             all.iter().filter(|t| **t == "A heading of its own").count(),
             3
         );
+    }
+
+    /// A filing's items each top a page at the same height: their text
+    /// differs only in digits, but each is a title, kept; a footer
+    /// carrying the page number, or a continued note repeated, is still
+    /// furniture.
+    #[test]
+    fn numbered_headings_atop_pages_are_not_furniture() {
+        let line = |text: &str, y: f32| line(text, 9.0, y);
+        let items = ["ITEM 1.", "ITEM 2.", "ITEM 3.", "ITEM 7.", "ITEM 8."];
+        let mut pages: Vec<Vec<Line>> = (1..=20)
+            .map(|i| {
+                let mut p = vec![
+                    line(
+                        &format!("Page {} says something of its own.", tag(i)),
+                        100.0,
+                    ),
+                    line(&format!("Acme 2022 Form 10-K {i}"), 700.0),
+                ];
+                if let Some(item) = items.get(i / 4).filter(|_| i % 4 == 0) {
+                    p.insert(0, line(item, 50.0));
+                }
+                if [13, 15, 17].contains(&i) {
+                    p.insert(0, line(&format!("NOTE {i} – LEASES (continued)"), 50.0));
+                }
+                p
+            })
+            .collect();
+        strip_running_lines(&mut pages, 9.0);
+        let all: Vec<&str> = pages.iter().flatten().map(|l| l.text.as_str()).collect();
+        for item in &items[1..] {
+            assert!(all.contains(item), "{item} in {all:?}");
+        }
+        assert!(!all.iter().any(|t| t.starts_with("Acme")), "{all:?}");
+        assert!(!all.iter().any(|t| t.contains("continued")), "{all:?}");
     }
 
     /// A running header set larger than the body (its measured size

@@ -103,12 +103,17 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
                 && numbered_depth(&prev.text).is_some()
                 && (numbered_depth(&l.text).is_none() || is_part(&prev.text))
                 && heading_text(&prev.text);
+            // A part over its first item ("PART I" centred over "ITEM 1.
+            // Business"), however the two lines fall.
+            let part_over_item =
+                cur.len() == 1 && is_part(&prev.text) && numbered_depth(&l.text).is_some();
             if table_edge
                 || (!l.table
                     && (l.gap
                         || size_change
                         || weight_change
                         || numbered_title
+                        || part_over_item
                         || ended
                         || starts_with_bullet(&l.text)))
             {
@@ -270,6 +275,12 @@ pub(super) mod tests {
                 114.0,
                 false,
             ),
+        ];
+        assert_eq!(group_lines(&lines).len(), 2);
+        // A part centred over its item, the item's line ending first.
+        let lines = vec![
+            line("PART I", 10.0, 289.0, 320.0, 50.0, false),
+            line("ITEM 1. Business", 10.0, 50.0, 130.0, 62.0, false),
         ];
         assert_eq!(group_lines(&lines).len(), 2);
     }

@@ -260,7 +260,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             }
             item = item_heading(&text).then_some(level);
             Some(level)
-        } else if g.len() > 1 {
+        } else if g.len() > 1 && !wrapped_item(&text, bold) {
             None
         } else if let Some(d) = numbered_depth(&text) {
             // Nested by its numbering under the last numbered heading, or
@@ -408,6 +408,13 @@ fn leads_with_a_word(t: &str) -> bool {
         || (first.starts_with(|c: char| c.is_ascii_digit())
             && first.chars().any(char::is_alphabetic))
         || (year && words.next().is_some())
+}
+
+/// A filing's item whose title wraps onto a second line, set in capitals
+/// or bold ("ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL
+/// CONDITION AND RESULTS OF" / "OPERATIONS").
+fn wrapped_item(t: &str, bold: bool) -> bool {
+    item_heading(t) && (bold || !t.chars().any(char::is_lowercase))
 }
 
 fn short_line(t: &str) -> bool {

@@ -17,12 +17,13 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
     }
     let number = spans[0].text.trim_end_matches('.');
     // `6`, `2.4.2`, `A.1`, or a filing's `Item 5.` left of its title.
+    let item = item_heading(&spans[0].text) && spans[0].text.split_whitespace().count() == 2;
     let numbered = !number.is_empty()
         && number.split('.').all(|p| {
             (1..=3).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit())
                 || (p.len() == 1 && p.chars().all(|c| c.is_ascii_uppercase()))
         })
-        || (item_heading(&spans[0].text) && spans[0].text.split_whitespace().count() == 2);
+        || item;
     // Three letters, or two of a script without case (`2.4.2  字体`).
     let letters = spans[1].text.chars().filter(|c| c.is_alphabetic());
     let caseless = letters
@@ -31,7 +32,10 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
         .count();
     let title =
         spans[1].text.starts_with(char::is_alphabetic) && (letters.count() >= 3 || caseless >= 2);
-    let close = spans[1].x0 - spans[0].x1 <= 2.5 * spans[0].size.max(spans[1].size);
+    // A filing sets its item's title at a tab stop ("ITEM 7." then
+    // "Management's Discussion…" an inch to the right).
+    let reach = if item { 6.0 } else { 2.5 };
+    let close = spans[1].x0 - spans[0].x1 <= reach * spans[0].size.max(spans[1].size);
     if numbered && title && close {
         let second = spans.remove(1);
         let first = &mut spans[0];

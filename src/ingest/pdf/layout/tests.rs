@@ -369,3 +369,37 @@ fn levels_are_renumbered_as_ranks() {
             .collect::<Vec<_>>()
     );
 }
+
+/// A filing's item whose title in capitals wraps onto a second line is a
+/// heading, and the text under it is its section.
+#[test]
+fn a_wrapped_item_in_capitals_is_a_heading() {
+    let page = Page {
+        lines: vec![
+            body("PART II", 50.0, true),
+            body(
+                "ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL CONDITION AND RESULTS OF",
+                80.0,
+                true,
+            ),
+            line("OPERATIONS", 11.0, 72.0, 140.0, 94.0, false),
+            prose(120.0),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    let headings: Vec<(&str, u8)> = b
+        .iter()
+        .filter_map(|b| b.level.map(|l| (b.text.as_str(), l)))
+        .collect();
+    assert_eq!(
+        headings,
+        vec![
+            ("PART II", 1),
+            (
+                "ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL CONDITION AND RESULTS OF OPERATIONS",
+                2
+            ),
+        ]
+    );
+}

@@ -324,6 +324,14 @@ fn section_numbers_a_quad_from_their_titles_are_headings() {
         210.0,
         10.0,
     ));
+    // Or at a tab stop an inch from it.
+    g.extend(text_at("ITEM 7.", 72.0, 240.0, 10.0));
+    g.extend(text_at(
+        "Management's Discussion and Analysis",
+        72.0 + 35.0 + 28.0,
+        240.0,
+        10.0,
+    ));
     let l = lines(&g);
     assert_eq!(
         texts(&l),
@@ -332,7 +340,8 @@ fn section_numbers_a_quad_from_their_titles_are_headings() {
             "Booktabs is now compatible with the colortbl package.",
             "7 Technical summary",
             "2.4.2 字体",
-            "Item 5. Market for Common Equity"
+            "Item 5. Market for Common Equity",
+            "ITEM 7. Management's Discussion and Analysis"
         ]
     );
     assert!(l.iter().all(|l| !l.table));
