@@ -8,7 +8,9 @@ use std::collections::HashMap;
 
 use super::filing::is_part;
 use super::page::Line;
-use super::text_shape::{ends_sentence, heading_text, numbered_depth, starts_with_bullet};
+use super::text_shape::{
+    ends_sentence, heading_text, item_heading, numbered_depth, starts_with_bullet,
+};
 
 /// The share of the characters set in bold lines.
 pub(super) fn bold_share(pages: &[Vec<Line>]) -> f32 {
@@ -82,6 +84,9 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
             let size_change = (prev.size - l.size).abs() > 0.8f32.max(0.12 * prev.size.min(l.size));
             let ended = ends_sentence(&prev.text)
                 && (prev.end < right - 2.0 * prev.size || l.x > left + 0.8 * l.size);
+            // A filing's item after a sentence's end, set without space
+            // above it.
+            let item_start = ends_sentence(&prev.text) && item_heading(&l.text);
             let table_edge = prev.table != l.table;
             // A bold numbered line, or one over an indented paragraph,
             // and the regular text under it: a heading set without space
@@ -114,6 +119,7 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
                         || weight_change
                         || numbered_title
                         || part_over_item
+                        || item_start
                         || ended
                         || starts_with_bullet(&l.text)))
             {
@@ -281,6 +287,26 @@ pub(super) mod tests {
         let lines = vec![
             line("PART I", 10.0, 289.0, 320.0, 50.0, false),
             line("ITEM 1. Business", 10.0, 50.0, 130.0, 62.0, false),
+        ];
+        assert_eq!(group_lines(&lines).len(), 2);
+        // An item right after a full line that ends a sentence.
+        let lines = vec![
+            line(
+                "The information required by this Item 11 is incorporated by reference.",
+                11.0,
+                90.0,
+                540.0,
+                100.0,
+                false,
+            ),
+            line(
+                "ITEM 13. CERTAIN RELATIONSHIPS AND RELATED TRANSACTIONS",
+                11.0,
+                72.0,
+                400.0,
+                114.0,
+                false,
+            ),
         ];
         assert_eq!(group_lines(&lines).len(), 2);
     }
