@@ -7,6 +7,8 @@
 //! stay one line each, in a block of their own with the caption above
 //! them.
 
+use std::collections::HashMap;
+
 use super::contents::{contents_pages, contents_title};
 use super::filing::{is_filing_heading, is_part, FilingNesting};
 use super::furniture::strip_running_lines;
@@ -324,8 +326,50 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             }
         }
     }
+    drop_section_marks(&mut out, pages);
     rank_levels(&mut out);
     out
+}
+
+/// A running header that names the current section ("2.4 安装" atop each
+/// page of section 2.4, the page number beside it), in smaller type than
+/// the heading it repeats, is the page's mark: its text changes from
+/// section to section, so it is not furniture, and as a heading it would
+/// open the section again on every page. A page's first block is dropped
+/// when it is a heading set smaller than another heading of the same
+/// text and shares its baseline with another line of the page (a page
+/// number, the document's name): a real heading atop a page stands
+/// alone.
+fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
+    fn key(t: &str) -> String {
+        t.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    }
+    let mut largest: HashMap<String, f32> = HashMap::new();
+    for b in blocks.iter().filter(|b| b.level.is_some()) {
+        let size = largest.entry(key(&b.text)).or_insert(b.size);
+        *size = size.max(b.size);
+    }
+    let mut last_page = 0;
+    blocks.retain(|b| {
+        let first = b.page != last_page;
+        last_page = b.page;
+        let beside = |page: &Page| {
+            page.lines
+                .iter()
+                .filter(|l| (l.y - b.top).abs() < 1.0)
+                .count()
+                > 1
+        };
+        !(first
+            && b.level.is_some()
+            && largest
+                .get(&key(&b.text))
+                .is_some_and(|&size| size >= b.size + 0.5)
+            && pages.get(b.page as usize - 1).is_some_and(beside))
+    });
 }
 
 /// The ranks of emphasis open above the current body-font heading.

@@ -403,3 +403,60 @@ fn a_wrapped_item_in_capitals_is_a_heading() {
         ]
     );
 }
+
+/// A running header naming the current section, smaller than the
+/// section's heading and beside the page number, is not the section
+/// again on the page; a heading atop a page on its own stays.
+#[test]
+fn a_section_mark_atop_a_page_is_not_a_heading() {
+    let heading = |text: &str, size: f32, y: f32| line(text, size, 72.0, 300.0, y, true);
+    // Paragraphs of their own: the same text atop each page would be a
+    // running line.
+    let prose_from = |y: f32| {
+        (0..3).map(move |i| {
+            let text = format!(
+                "Body text {} long enough to be read as prose, ending here.",
+                tag(y as usize + i)
+            );
+            body(&text, y + i as f32 * 20.0, true)
+        })
+    };
+    let mut first: Vec<Line> = prose_from(50.0).collect();
+    first.push(heading("2.4 Installing", 14.0, 120.0));
+    first.extend(prose_from(140.0));
+    first.push(heading("Troubleshooting", 14.0, 220.0));
+    first.extend(prose_from(240.0));
+    // The mark and the page number on one baseline atop page 2; page 3
+    // opens on a heading that repeats another, alone on its baseline.
+    let mut second = vec![
+        line("2.4 Installing", 10.5, 72.0, 140.0, 40.0, false),
+        line("2", 10.5, 520.0, 530.0, 40.0, false),
+    ];
+    second.extend(prose_from(80.0));
+    let mut third = vec![heading("Troubleshooting", 11.0, 40.0)];
+    third.extend(prose_from(60.0));
+    let pages: Vec<Page> = [first, second, third]
+        .into_iter()
+        .map(|lines| Page {
+            lines,
+            ..Page::default()
+        })
+        .collect();
+    let b = blocks(&pages);
+    let headings: Vec<(&str, u32)> = b
+        .iter()
+        .filter(|b| b.level.is_some())
+        .map(|b| (b.text.as_str(), b.page))
+        .collect();
+    assert_eq!(
+        headings,
+        vec![
+            ("2.4 Installing", 1),
+            ("Troubleshooting", 1),
+            ("Troubleshooting", 3)
+        ]
+    );
+    assert!(!b
+        .iter()
+        .any(|b| b.page == 2 && b.text.contains("Installing")));
+}
