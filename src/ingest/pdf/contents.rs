@@ -25,12 +25,24 @@ pub(super) fn contents_pages(pages: &[Vec<Line>]) -> HashMap<u32, f32> {
             continue;
         };
         let n = entries.len();
-        let headed = lines.iter().take(4).any(|l| contents_title(&l.text));
+        let headed = (0..lines.len().min(4)).any(|k| contents_title(&row_text(lines, k)));
         if (n >= 5 && n * 5 >= with_letters * 2) || (headed && n >= 3) {
             out.insert(i as u32 + 1, first);
         }
     }
     out
+}
+
+/// The text of line `k` and the lines after it on its row: a title set
+/// letter-spaced (`目   录`) comes as a span a letter.
+fn row_text(lines: &[Line], k: usize) -> String {
+    let y = lines[k].y;
+    lines[k..]
+        .iter()
+        .take_while(|l| (l.y - y).abs() < 0.5 * l.size.max(1.0))
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The title of a table of contents, in the languages kb sees most.
@@ -80,15 +92,28 @@ fn entries(lines: &[Line]) -> Vec<usize> {
         let letters = text.chars().any(char::is_alphabetic);
         if page_ref(last) && letters && tokens.len() > 1 && numbered_words_before(&tokens) {
             out.push(i);
-        } else if tokens.len() == 1 && page_ref(last) && i > 0 {
-            let prev = &lines[i - 1];
-            let same_row = (prev.y - l.y).abs() < 0.5 * l.size.max(1.0) && prev.end < l.x;
-            if same_row && prev.text.chars().any(char::is_alphabetic) {
-                out.push(i - 1);
+        } else if tokens.len() == 1 && (page_ref(last) || page_ref(&last.to_lowercase())) {
+            // Standing apart at the row's right, a page number may be a
+            // capital roman one (`III`): there it cannot be "Part II".
+            // Back over the row's dot leaders, when set as a span of
+            // their own, to the words.
+            let same_row = |p: &Line| (p.y - l.y).abs() < 0.5 * l.size.max(1.0) && p.end < l.x;
+            let words = (0..i)
+                .rev()
+                .take_while(|&j| same_row(&lines[j]))
+                .find(|&j| !leaders(&lines[j].text));
+            if let Some(j) = words.filter(|&j| lines[j].text.chars().any(char::is_alphabetic)) {
+                out.push(j);
             }
         }
     }
     out
+}
+
+/// Dot leaders and nothing else: `· · · ·`, `. . . .`, `……`.
+fn leaders(t: &str) -> bool {
+    t.chars()
+        .all(|c| c.is_whitespace() || matches!(c, '.' | '·' | '…' | '⋅'))
 }
 
 /// Every number before the last token is followed by a word: a
@@ -159,8 +184,20 @@ mod tests {
             line("The results for 2017 show that revenue grew in", 60.0, 72.0),
             line("every segment, as Note 4 explains on page 12", 72.0, 72.0),
         ];
-        let pages = contents_pages(&[toc, statement, prose]);
-        assert_eq!(pages, HashMap::from([(1, 80.0)]));
+        // A title set letter-spaced, and rows of words, dot leaders and
+        // a page number, each a span of its own.
+        let mut spaced = vec![line("目", 60.0, 270.0), line("录", 60.0, 300.0)];
+        for (i, (words, page)) in [("摘要", "I"), ("Abstract", "III"), ("简介", "1")]
+            .into_iter()
+            .enumerate()
+        {
+            let y = 80.0 + 12.0 * i as f32;
+            spaced.push(line(words, y, 72.0));
+            spaced.push(line("· · · · · · · ·", y, 200.0));
+            spaced.push(line(page, y, 500.0));
+        }
+        let pages = contents_pages(&[toc, statement, prose, spaced]);
+        assert_eq!(pages, HashMap::from([(1, 80.0), (4, 80.0)]));
         assert!(contents_title("TABLE OF CONTENTS") && contents_title("目 录"));
         assert!(!contents_title("Contents of the package"));
     }

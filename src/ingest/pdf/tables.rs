@@ -4,13 +4,13 @@
 //! sign apart from its amount, a section number a quad from its title).
 
 use super::page::{Row, Span};
-use super::text_shape::item_heading;
+use super::text_shape::{chapter_label, item_heading};
 
 /// What separates the cells of a table row in the indexed text.
 pub const CELL_SEPARATOR: &str = " | ";
 
-/// A section number set a quad apart from its title (`6   Booktabs and
-/// colortbl`, TeX's way) is one heading, not two cells.
+/// A section number or a chapter's label set a quad apart from its title
+/// (`6   Booktabs and colortbl`, TeX's way) is one heading, not two cells.
 pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
     if spans.len() < 2 {
         return spans;
@@ -18,11 +18,14 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
     let number = spans[0].text.trim_end_matches('.');
     // `6`, `2.4.2`, `A.1`, or a filing's `Item 5.` left of its title.
     let item = item_heading(&spans[0].text) && spans[0].text.split_whitespace().count() == 2;
-    let numbered = !number.is_empty()
-        && number.split('.').all(|p| {
-            (1..=3).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit())
-                || (p.len() == 1 && p.chars().all(|c| c.is_ascii_uppercase()))
-        })
+    // A chapter's label a quad from its title (`第一章  简介`).
+    let label = chapter_label(&spans[0].text);
+    let numbered = label
+        || !number.is_empty()
+            && number.split('.').all(|p| {
+                (1..=3).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit())
+                    || (p.len() == 1 && p.chars().all(|c| c.is_ascii_uppercase()))
+            })
         || item;
     // Three letters, or two of a script without case (`2.4.2  字体`).
     let letters = spans[1].text.chars().filter(|c| c.is_alphabetic());

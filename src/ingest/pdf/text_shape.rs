@@ -224,9 +224,11 @@ fn names_a_command(t: &str) -> bool {
     markup <= 2 && words >= 1
 }
 
-/// A date on a line of its own ("February 27, 2019", "June 2021"): the
-/// dateline of a signature or a report, not a heading.
-pub(super) fn is_date(t: &str) -> bool {
+/// A date on a line of its own ("February 27, 2019", "June 2021",
+/// "2016 年 3 月 20 日"), or a line ending in a whole date ("Date: May 4,
+/// 2021", "For the fiscal year ended December 31, 2022"): the dateline
+/// of a cover, a signature or a report, not a heading.
+fn is_date(t: &str) -> bool {
     const MONTHS: &[&str] = &[
         "january",
         "february",
@@ -246,12 +248,44 @@ pub(super) fn is_date(t: &str) -> bool {
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    words.len() <= 3
+    let number = |w: &String, len: std::ops::RangeInclusive<usize>| {
+        len.contains(&w.len()) && w.chars().all(|c| c.is_ascii_digit())
+    };
+    let alone = words.len() <= 3
         && words.first().is_some_and(|w| MONTHS.contains(&w.as_str()))
-        && words[1..]
-            .iter()
-            .all(|w| w.chars().all(|c| c.is_ascii_digit()))
-        && words.len() >= 2
+        && words[1..].iter().all(|w| number(w, 1..=4))
+        && words.len() >= 2;
+    let ends_in_date = words.len() >= 3 && {
+        let [month, day, year] = &words[words.len() - 3..] else {
+            return false;
+        };
+        MONTHS.contains(&month.as_str()) && number(day, 1..=2) && number(year, 4..=4)
+    };
+    alone || ends_in_date || cjk_date_end(t)
+}
+
+/// A line ending in a year and month of a script without spaces:
+/// `2016 年 3 月 20 日`, `二〇二二年十月`, `哈尔滨工业大学 2020 年 1 月`.
+fn cjk_date_end(t: &str) -> bool {
+    let compact: Vec<char> = t.chars().filter(|c| !c.is_whitespace()).collect();
+    let numeral = |c: &char| c.is_ascii_digit() || "〇零一二三四五六七八九十".contains(*c);
+    let mut i = compact.len();
+    let mut take = |unit: char, required: bool| -> bool {
+        if i > 0 && compact[i - 1] == unit {
+            let end = i - 1;
+            let mut start = end;
+            while start > 0 && numeral(&compact[start - 1]) {
+                start -= 1;
+            }
+            if start < end {
+                i = start;
+                return true;
+            }
+            return false;
+        }
+        !required
+    };
+    take('日', false) && take('月', true) && take('年', true)
 }
 
 /// The depth of a numbered heading: `2` → 1, `2.3` → 2, `2.3.1.` → 3,
@@ -272,12 +306,7 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
         lower.as_str(),
         "chapter" | "part" | "appendix" | "section" | "note"
     ) {
-        let next = rest.split_whitespace().next()?;
-        let next = next.trim_end_matches(['.', ':']);
-        let ok = next.chars().all(|c| c.is_ascii_digit())
-            || next.chars().all(|c| "IVXLC".contains(c))
-            || (next.len() == 1 && next.chars().all(|c| c.is_ascii_uppercase()));
-        return (ok && !next.is_empty()).then_some(1);
+        return label_number(rest.split_whitespace().next()?).then_some(1);
     }
     if lower == "item" {
         let toc = rest.chars().last().is_some_and(|c| c.is_ascii_digit());
@@ -356,6 +385,33 @@ fn cjk_numbered(t: &str) -> Option<u8> {
     let title: String = after.collect();
     let toc = title.trim_end().ends_with(|c: char| c.is_ascii_digit());
     (!toc).then_some(depth)
+}
+
+/// A chapter's label standing alone, its title set apart from it:
+/// `第一章`, `第 3 节`, `Chapter 3`, `PART II`, `附录 A`.
+pub(super) fn chapter_label(t: &str) -> bool {
+    let t = t.trim();
+    if t.starts_with('第') {
+        return cjk_numbered(t).is_some()
+            && t.ends_with(['章', '部', '篇', '編', '编', '节', '節']);
+    }
+    let mut words = t.split_whitespace();
+    let (Some(word), Some(number), None) = (words.next(), words.next(), words.next()) else {
+        return false;
+    };
+    matches!(
+        word.to_lowercase().as_str(),
+        "chapter" | "part" | "appendix" | "附录"
+    ) && label_number(number)
+}
+
+/// The number after "Chapter", "Part" or "Appendix": `3`, `IV`, `A`.
+fn label_number(t: &str) -> bool {
+    let t = t.trim_end_matches(['.', ':']);
+    !t.is_empty()
+        && (t.chars().all(|c| c.is_ascii_digit())
+            || t.chars().all(|c| "IVXLC".contains(c))
+            || (t.len() == 1 && t.chars().all(|c| c.is_ascii_uppercase())))
 }
 
 /// `7.`, `1A.`, `7A:`: the number of a filing's item.
@@ -503,6 +559,10 @@ mod tests {
         assert_eq!(numbered_depth("第一章 介绍 12"), None, "a contents entry");
         assert_eq!(numbered_depth("1.1 研究背景"), Some(2));
         assert_eq!(numbered_depth("第一次会议"), None);
+        assert!(chapter_label("第一章") && chapter_label("第 3 节") && chapter_label("PART II"));
+        assert!(chapter_label("Chapter 3") && chapter_label("附录 A"));
+        assert!(!chapter_label("第一章 介绍") && !chapter_label("Chapter 3 Fonts"));
+        assert!(!chapter_label("Part of") && !chapter_label("第一次"));
         // A line of a script without case is neither all caps nor title case.
         assert!(!all_caps("离开山大之后，思思念念的是山大的美景"));
         assert!(!title_case("离开山大之后"));
@@ -517,6 +577,10 @@ mod tests {
         assert!(!all_caps("USA"), "too short to be a heading by case alone");
         assert!(is_date("February 27, 2019") && is_date("June 2021"));
         assert!(!is_date("March Madness") && !heading_text("January 29, 2018"));
+        assert!(is_date("For the fiscal year ended December 31, 2022"));
+        assert!(is_date("2016 年 3 月 20 日") && is_date("二〇二二年十月"));
+        assert!(is_date("哈尔滨工业大学 2020 年 1 月") && !is_date("2020年工作总结"));
+        assert!(!is_date("Events after May 2021") && !is_date("第一章 年月日"));
     }
 
     #[test]

@@ -332,6 +332,11 @@ fn section_numbers_a_quad_from_their_titles_are_headings() {
         240.0,
         10.0,
     ));
+    // A chapter's label a quad from its title.
+    g.extend(text_at("第一章", 72.0, 270.0, 16.0));
+    g.extend(text_at("简介", 72.0 + 24.0 + 16.0, 270.0, 16.0));
+    g.extend(text_at("Chapter 3", 72.0, 300.0, 16.0));
+    g.extend(text_at("Fonts", 72.0 + 72.0 + 16.0, 300.0, 16.0));
     let l = lines(&g);
     assert_eq!(
         texts(&l),
@@ -341,7 +346,9 @@ fn section_numbers_a_quad_from_their_titles_are_headings() {
             "7 Technical summary",
             "2.4.2 字体",
             "Item 5. Market for Common Equity",
-            "ITEM 7. Management's Discussion and Analysis"
+            "ITEM 7. Management's Discussion and Analysis",
+            "第一章 简介",
+            "Chapter 3 Fonts"
         ]
     );
     assert!(l.iter().all(|l| !l.table));
