@@ -16,6 +16,7 @@ mod glyphs;
 mod grouping;
 mod layout;
 mod monospace;
+mod numbering;
 pub mod ocr;
 mod outline;
 mod pack;

@@ -5,7 +5,7 @@
 //! they would all be siblings and `show --section "Item 8."` would stop
 //! at the first note.
 
-use super::text_shape::item_heading;
+use super::numbering::item_heading;
 
 /// A heading with a place in a filing's hierarchy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

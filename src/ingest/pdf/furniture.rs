@@ -4,8 +4,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::numbering::{item_heading, numbered_depth};
 use super::page::Line;
-use super::text_shape::{heading_text, item_heading, numbered_depth};
+use super::text_shape::heading_text;
 
 /// Drops running headers and footers and bare page numbers. A running
 /// line is the same text, digits aside, among the first three or last two

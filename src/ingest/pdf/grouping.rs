@@ -7,10 +7,9 @@
 use std::collections::HashMap;
 
 use super::filing::is_part;
+use super::numbering::{item_heading, numbered_depth};
 use super::page::Line;
-use super::text_shape::{
-    ends_sentence, heading_text, item_heading, numbered_depth, starts_with_bullet,
-};
+use super::text_shape::{ends_sentence, heading_text, starts_with_bullet};
 
 /// The share of the characters set in bold lines.
 pub(super) fn bold_share(pages: &[Vec<Line>]) -> f32 {

@@ -14,11 +14,10 @@ use super::filing::{is_filing_heading, is_part, FilingNesting};
 use super::furniture::strip_running_lines;
 use super::grouping::{body_size, bold_share, group_lines, mean_size};
 use super::monospace::code_text;
+use super::numbering::{item_heading, numbered_depth};
 use super::page::{Line, Page};
 use super::statement::{caption, statement_line, statement_title};
-use super::text_shape::{
-    all_caps, heading_text, item_heading, join_lines, numbered_depth, title_case,
-};
+use super::text_shape::{all_caps, heading_text, join_lines, title_case};
 
 /// A paragraph or heading of a page.
 #[derive(Debug, Clone, Default, PartialEq)]

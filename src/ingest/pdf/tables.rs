@@ -3,8 +3,8 @@
 //! with its numbers; and the fixes a row's spans need first (a currency
 //! sign apart from its amount, a section number a quad from its title).
 
+use super::numbering::{chapter_label, item_heading};
 use super::page::{Row, Span};
-use super::text_shape::{chapter_label, item_heading};
 
 /// What separates the cells of a table row in the indexed text.
 pub const CELL_SEPARATOR: &str = " | ";

@@ -1,6 +1,7 @@
 //! What a line's text looks like (a heading, a sentence's end, a bullet,
 //! a date) and how wrapped lines join back into a paragraph.
 
+use super::numbering::{item_heading, rtl_numbered};
 use super::page::Line;
 
 pub(super) fn starts_with_bullet(t: &str) -> bool {
@@ -132,6 +133,19 @@ pub(super) fn heading_text(t: &str) -> bool {
         )
     {
         return false;
+    }
+    // A glossary's entry: an acronym, a colon and what it stands for
+    // ("FASB: Financial Accounting Standards Board", "U.S.: United States").
+    if let Some((term, rest)) = t.split_once([':', '：']) {
+        let letters = term.chars().filter(|c| c.is_alphabetic());
+        let acronym = (2..=8).contains(&letters.clone().count())
+            && letters.clone().all(char::is_uppercase)
+            && term
+                .chars()
+                .all(|c| c.is_alphabetic() || "&./-".contains(c));
+        if acronym && !rest.trim().is_empty() {
+            return false;
+        }
     }
     // A line that stops on a lower-case joining word is cut off mid-phrase
     // (a table's wrapped row label, "Receivables from"), not a title.
@@ -288,152 +302,6 @@ fn cjk_date_end(t: &str) -> bool {
     take('日', false) && take('月', true) && take('年', true)
 }
 
-/// The depth of a numbered heading: `2` → 1, `2.3` → 2, `2.3.1.` → 3,
-/// `A.` / `IV.` / `Chapter 3` / `Item 7A.` → 1. A number at the end (a
-/// table of contents entry) disqualifies.
-pub(super) fn numbered_depth(t: &str) -> Option<u8> {
-    let t = t.trim();
-    if let Some(d) = cjk_numbered(t) {
-        return Some(d);
-    }
-    if let Some((d, _)) = rtl_numbered(t) {
-        return Some(d);
-    }
-    let (num, rest) = t.split_once(char::is_whitespace)?;
-    let rest = rest.trim_start();
-    let lower = num.to_lowercase();
-    if matches!(
-        lower.as_str(),
-        "chapter" | "part" | "appendix" | "section" | "note"
-    ) {
-        return label_number(rest.split_whitespace().next()?).then_some(1);
-    }
-    if lower == "item" {
-        let toc = rest.chars().last().is_some_and(|c| c.is_ascii_digit());
-        return (item_number(rest) && !toc).then_some(1);
-    }
-    // A capital, or a letter of a script without case ("1.1 研究背景").
-    if !rest
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()))
-    {
-        return None;
-    }
-    if rest.chars().last().is_some_and(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    let stem = num.trim_end_matches('.');
-    if stem.is_empty() {
-        return None;
-    }
-    let parts: Vec<&str> = stem.split('.').collect();
-    let number = |p: &&str| (1..=2).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit());
-    // `2.3.1`, or an appendix's `A.3.1`.
-    let appendix = parts.len() >= 2
-        && parts[0].len() == 1
-        && parts[0].chars().all(|c| c.is_ascii_uppercase())
-        && parts[1..].iter().all(number);
-    if parts.iter().all(number) || appendix {
-        return Some(parts.len().min(6) as u8);
-    }
-    let dotted = num.ends_with('.');
-    let letter = stem.len() == 1 && stem.chars().all(|c| c.is_ascii_uppercase());
-    let roman = stem.len() <= 5 && stem.chars().all(|c| "IVXLC".contains(c));
-    ((letter || roman) && dotted).then_some(1)
-}
-
-/// A section number in Arabic-Indic digits ahead of its title, as a
-/// right-to-left line reads out (`−۱ ۱ مقدمه` for 1-1, `−۲ −۴ ۴` for
-/// 4-2-4): its depth (how many numbers) and the title.
-fn rtl_numbered(t: &str) -> Option<(u8, &str)> {
-    let mut depth = 0u8;
-    let mut rest = t;
-    while let Some((w, after)) = rest.split_once(char::is_whitespace) {
-        let digits = w.trim_matches(['−', '-', '.']);
-        let indic = !digits.is_empty()
-            && digits.chars().all(|c| {
-                ('\u{0660}'..='\u{0669}').contains(&c) || ('\u{06F0}'..='\u{06F9}').contains(&c)
-            });
-        if !indic {
-            break;
-        }
-        depth = depth.saturating_add(1);
-        rest = after.trim_start();
-    }
-    (depth > 0 && rest.starts_with(char::is_alphabetic)).then_some((depth.min(6), rest))
-}
-
-/// A Chinese or Japanese chapter or section number: `第一章` / `第3章`
-/// (a chapter, depth 1), `第二节` (a section, depth 2), with or without
-/// a space before the title; a number at the end is a contents entry.
-fn cjk_numbered(t: &str) -> Option<u8> {
-    let rest = t.strip_prefix('第')?.trim_start();
-    let digits = rest
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || "一二三四五六七八九十百零〇".contains(*c))
-        .count();
-    if digits == 0 || digits > 4 {
-        return None;
-    }
-    let mut after = rest.chars().skip(digits).skip_while(|c| *c == ' ');
-    let depth = match after.next()? {
-        '章' | '部' | '篇' | '編' | '编' => 1,
-        '节' | '節' => 2,
-        _ => return None,
-    };
-    let title: String = after.collect();
-    let toc = title.trim_end().ends_with(|c: char| c.is_ascii_digit());
-    (!toc).then_some(depth)
-}
-
-/// A chapter's label standing alone, its title set apart from it:
-/// `第一章`, `第 3 节`, `Chapter 3`, `PART II`, `附录 A`.
-pub(super) fn chapter_label(t: &str) -> bool {
-    let t = t.trim();
-    if t.starts_with('第') {
-        return cjk_numbered(t).is_some()
-            && t.ends_with(['章', '部', '篇', '編', '编', '节', '節']);
-    }
-    let mut words = t.split_whitespace();
-    let (Some(word), Some(number), None) = (words.next(), words.next(), words.next()) else {
-        return false;
-    };
-    matches!(
-        word.to_lowercase().as_str(),
-        "chapter" | "part" | "appendix" | "附录"
-    ) && label_number(number)
-}
-
-/// The number after "Chapter", "Part" or "Appendix": `3`, `IV`, `A`.
-fn label_number(t: &str) -> bool {
-    let t = t.trim_end_matches(['.', ':']);
-    !t.is_empty()
-        && (t.chars().all(|c| c.is_ascii_digit())
-            || t.chars().all(|c| "IVXLC".contains(c))
-            || (t.len() == 1 && t.chars().all(|c| c.is_ascii_uppercase())))
-}
-
-/// `7.`, `1A.`, `7A:`: the number of a filing's item.
-fn item_number(rest: &str) -> bool {
-    let Some(next) = rest.split_whitespace().next() else {
-        return false;
-    };
-    let next = next.trim_end_matches(['.', ':']);
-    let digits = next.trim_end_matches(|c: char| c.is_ascii_uppercase());
-    !digits.is_empty()
-        && digits.len() <= 2
-        && next.len() - digits.len() <= 1
-        && digits.chars().all(|c| c.is_ascii_digit())
-}
-
-/// A filing's item heading: "Item 7. Management's Discussion", "ITEM 1A.".
-pub(super) fn item_heading(t: &str) -> bool {
-    let t = t.trim();
-    t.split_once(char::is_whitespace)
-        .is_some_and(|(w, rest)| w.eq_ignore_ascii_case("item") && item_number(rest))
-}
-
 /// Every letter upper-case, at least four of them. Letters of a script
 /// without case (Chinese, Japanese, Thai) are neither: a line of them is
 /// not "all caps".
@@ -479,6 +347,7 @@ pub(super) fn title_case(t: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::numbering::numbered_depth;
     use super::*;
 
     fn body(text: &str) -> Line {
@@ -505,6 +374,7 @@ mod tests {
             "Item 4. Controls and Procedures.",
             "6.1 The \\subref command",
             "L'environnement {NiceArrayWithDelims}",
+            "PART I: Financial Information",
         ] {
             assert!(heading_text(h), "{h}");
             assert!(
@@ -532,37 +402,13 @@ mod tests {
             "\\MoveEqLeft",
             "Activision Blizzard, Inc.",
             "x = f(y)",
+            "FASB: Financial Accounting Standards Board",
+            "U.S.: United States of America",
         ] {
             let h = heading_text(not) && (numbered_depth(not).is_some() || title_case(not));
             assert!(!h, "{not}");
         }
-        assert_eq!(numbered_depth("2.3 Results"), Some(2));
-        assert_eq!(numbered_depth("2.3.1. Fine Print"), Some(3));
-        assert_eq!(numbered_depth("3 Methods"), Some(1));
-        assert_eq!(numbered_depth("1.2 Results 14"), None, "a TOC entry");
-        assert_eq!(numbered_depth("Item 7. Management's Discussion"), Some(1));
-        assert_eq!(numbered_depth("ITEM 1A. RISK FACTORS"), Some(1));
-        assert_eq!(numbered_depth("Item 12345 is missing"), None);
-        assert_eq!(numbered_depth("Item 7. Management's Discussion 45"), None);
-        assert!(item_heading("Item 7A: Market Risk") && !item_heading("Items sold"));
-        assert_eq!(numbered_depth("A Study of Things"), None);
-        assert_eq!(numbered_depth("A.3.1 论文封面"), Some(3));
-        assert_eq!(numbered_depth("−۱ ۱ مقدمه"), Some(2));
-        assert_eq!(numbered_depth("−۲ −۴ ۴ نمایه"), Some(3));
         assert!(heading_text("−۱ ۱ مقدمه"));
-        assert_eq!(numbered_depth("۱۲۳"), None);
-        assert_eq!(numbered_depth("U.S. Operations"), None);
-        assert_eq!(numbered_depth("第一章 介绍"), Some(1));
-        assert_eq!(numbered_depth("第3章绪论"), Some(1));
-        assert_eq!(numbered_depth("第二节 研究方法"), Some(2));
-        assert_eq!(numbered_depth("第 3 节 使用方法"), Some(2));
-        assert_eq!(numbered_depth("第一章 介绍 12"), None, "a contents entry");
-        assert_eq!(numbered_depth("1.1 研究背景"), Some(2));
-        assert_eq!(numbered_depth("第一次会议"), None);
-        assert!(chapter_label("第一章") && chapter_label("第 3 节") && chapter_label("PART II"));
-        assert!(chapter_label("Chapter 3") && chapter_label("附录 A"));
-        assert!(!chapter_label("第一章 介绍") && !chapter_label("Chapter 3 Fonts"));
-        assert!(!chapter_label("Part of") && !chapter_label("第一次"));
         // A line of a script without case is neither all caps nor title case.
         assert!(!all_caps("离开山大之后，思思念念的是山大的美景"));
         assert!(!title_case("离开山大之后"));
