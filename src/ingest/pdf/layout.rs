@@ -56,16 +56,14 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         }
     }
     let big = |size: f32| size >= body * 1.12 && size >= body + 1.0;
-    // Heading font sizes, largest first: their rank is the heading level.
-    let mut heading_sizes: Vec<f32> = Vec::new();
+    let mut candidates: Vec<f32> = Vec::new();
     for (_, g) in &raw {
         let size = mean_size(g);
         if big(size) && g.len() <= 2 && !g[0].table && !g[0].mono && heading_text(&join_lines(g)) {
-            heading_sizes.push(size);
+            candidates.push(size);
         }
     }
-    heading_sizes.sort_by(|a, b| b.total_cmp(a));
-    heading_sizes.dedup_by(|a, b| (*a - *b).abs() < 0.6);
+    let heading_sizes = heading_sizes(candidates);
     let below_fonts = heading_sizes.len().min(5) as u8 + 1;
 
     let mut out: Vec<Block> = Vec::with_capacity(raw.len());
@@ -248,10 +246,12 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         } else if big(size) {
             // The font size ranks headings; it wins over numbering,
             // which documents often restart or flatten.
+            // A size left out of the ranks sits with the ranked size
+            // below it.
             let rank = heading_sizes
                 .iter()
                 .position(|s| (s - size).abs() < 0.6)
-                .unwrap_or(0);
+                .unwrap_or_else(|| heading_sizes.iter().filter(|&&s| s > size).count());
             let level = rank as u8 + 1;
             statement_page = None;
             match numbered_depth(&text) {
@@ -369,6 +369,32 @@ fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
                 .is_some_and(|&size| size >= b.size + 0.5)
             && pages.get(b.page as usize - 1).is_some_and(beside))
     });
+}
+
+/// Heading font sizes, largest first: their rank is the heading level.
+/// Where there are more than levels to give (a page of font samples, a
+/// cover's one-off sizes over a thesis's five levels), only the sizes of
+/// at least three headings rank: else each sample would push the real
+/// levels down until they all sat at the sixth.
+fn heading_sizes(mut sizes: Vec<f32>) -> Vec<f32> {
+    sizes.sort_by(|a, b| b.total_cmp(a));
+    let mut counted: Vec<(f32, usize)> = Vec::new();
+    for size in sizes {
+        match counted.last_mut() {
+            Some((s, n)) if (*s - size).abs() < 0.6 => *n += 1,
+            _ => counted.push((size, 1)),
+        }
+    }
+    let frequent: Vec<f32> = counted
+        .iter()
+        .filter(|&&(_, n)| n >= 3)
+        .map(|&(s, _)| s)
+        .collect();
+    if counted.len() > 5 && !frequent.is_empty() {
+        frequent
+    } else {
+        counted.into_iter().map(|(s, _)| s).collect()
+    }
 }
 
 /// The ranks of emphasis open above the current body-font heading.

@@ -370,6 +370,69 @@ fn levels_are_renumbered_as_ranks() {
     );
 }
 
+/// A page of font samples, each size once, does not push the real
+/// levels (chapters, sections, sub-headings) down to the sixth.
+#[test]
+fn one_off_sizes_do_not_flatten_the_levels() {
+    let mut pages = Vec::new();
+    for c in 0..3 {
+        let t = tag(c);
+        pages.push(Page {
+            lines: vec![
+                line(
+                    &format!("Chapter {} Things {t}", c + 1),
+                    18.0,
+                    72.0,
+                    300.0,
+                    80.0,
+                    true,
+                ),
+                line(
+                    &format!("{}.1 Section {t}", c + 1),
+                    14.0,
+                    72.0,
+                    250.0,
+                    120.0,
+                    true,
+                ),
+                prose(140.0),
+                line(&format!("Details of {t}"), 13.0, 72.0, 200.0, 170.0, true),
+                prose(190.0),
+            ],
+            ..Page::default()
+        });
+    }
+    let samples: Vec<Line> = [30.0, 28.0, 26.0, 24.0, 22.0, 20.0, 16.0]
+        .iter()
+        .enumerate()
+        .map(|(i, &size)| {
+            line(
+                &format!("Sample Words {}", tag(i)),
+                size,
+                72.0,
+                300.0,
+                100.0 + 40.0 * i as f32,
+                true,
+            )
+        })
+        .collect();
+    pages.push(Page {
+        lines: samples,
+        ..Page::default()
+    });
+    let b = blocks(&pages);
+    let level = |text: &str| b.iter().find(|b| b.text == text).and_then(|b| b.level);
+    assert_eq!(level("Chapter 1 Things aa"), Some(1));
+    assert_eq!(level("1.1 Section aa"), Some(2));
+    assert_eq!(level("Details of aa"), Some(3));
+    assert_eq!(level("Sample Words aa"), Some(1), "larger than every rank");
+    assert_eq!(
+        level("Sample Words ag"),
+        Some(2),
+        "beside the ranked size below it"
+    );
+}
+
 /// A filing's item whose title in capitals wraps onto a second line is a
 /// heading, and the text under it is its section.
 #[test]
