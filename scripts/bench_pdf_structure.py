@@ -77,14 +77,15 @@ NUMBERING = re.compile(
     r"^\s*(§\s*)?(?:(?:chapter|part|section|item|appendix|附录)\s*[0-9a-z]+[.):]?\s+"
     r"|(?:[0-9ivxlc]+[.)]?|[a-z][.)]|[0-9a-z]+(?:\.[0-9]+)+\.?)\s+)"
     r"|^\s*第\s*[0-9一二三四五六七八九十百零〇]+\s*[章节節部篇]\s*"
+    r"|^\s*(?:ال)?فصل\s+\S+\s+"
     r"|^\s*(?:[−.-]*[٠-٩۰-۹]+[−.-]*\s+)+",
     re.IGNORECASE)
 
 
 def title_key(t: str) -> str:
     """A heading's letters and digits without its leading numbering
-    (`2.3`, `Chapter 3`, `Item 7.`, `第一章`, `۱-۱` as a right-to-left
-    line reads it out, `−۱ ۱`)."""
+    (`2.3`, `Chapter 3`, `Item 7.`, `第一章`, `فصل اول`, `۱-۱` as a
+    right-to-left line reads it out, `−۱ ۱`)."""
     k = key(NUMBERING.sub("", t, count=1))
     return k or key(t)
 

@@ -14,7 +14,7 @@ use super::filing::{is_filing_heading, is_part, FilingNesting};
 use super::furniture::strip_running_lines;
 use super::grouping::{body_size, bold_share, group_lines, mean_size};
 use super::monospace::code_text;
-use super::numbering::{item_heading, numbered_depth};
+use super::numbering::{chapter_label, item_heading, numbered_depth};
 use super::page::{Line, Page};
 use super::statement::{caption, statement_line, statement_title};
 use super::text_shape::{all_caps, heading_text, join_lines, title_case};
@@ -326,6 +326,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         }
     }
     drop_section_marks(&mut out, pages);
+    join_chapter_labels(&mut out);
     rank_levels(&mut out);
     out
 }
@@ -394,6 +395,29 @@ fn heading_sizes(mut sizes: Vec<f32>) -> Vec<f32> {
         frequent
     } else {
         counted.into_iter().map(|(s, _)| s).collect()
+    }
+}
+
+/// A chapter's label on a line of its own over its title ("Part I" over
+/// "Getting started", "第一章" over "绪论") is one heading with the title:
+/// alone it would head an empty section beside its own chapter. A
+/// filing's "PART I" holds its items: the title must rank as high as the
+/// label and not be numbered.
+fn join_chapter_labels(blocks: &mut Vec<Block>) {
+    let mut i = 0;
+    while i + 1 < blocks.len() {
+        let (label, title) = (&blocks[i], &blocks[i + 1]);
+        let join = chapter_label(&label.text)
+            && title.page == label.page
+            && label.level.zip(title.level).is_some_and(|(l, t)| t <= l)
+            && numbered_depth(&title.text).is_none();
+        if join {
+            let label = blocks.remove(i);
+            let title = &mut blocks[i];
+            title.text = format!("{} {}", label.text, title.text);
+            title.top = label.top;
+        }
+        i += 1;
     }
 }
 

@@ -102,7 +102,7 @@ fn cjk_numbered(t: &str) -> Option<u8> {
 }
 
 /// A chapter's label standing alone, its title set apart from it:
-/// `第一章`, `第 3 节`, `Chapter 3`, `PART II`, `附录 A`.
+/// `第一章`, `第 3 节`, `Chapter 3`, `PART II`, `附录 A`, `فصل اول`.
 pub(super) fn chapter_label(t: &str) -> bool {
     let t = t.trim();
     if t.starts_with('第') {
@@ -113,6 +113,10 @@ pub(super) fn chapter_label(t: &str) -> bool {
     let (Some(word), Some(number), None) = (words.next(), words.next(), words.next()) else {
         return false;
     };
+    // Persian and Arabic number their chapters in words: `فصل اول`.
+    if matches!(word, "فصل" | "الفصل") {
+        return true;
+    }
     matches!(
         word.to_lowercase().as_str(),
         "chapter" | "part" | "appendix" | "附录"
@@ -180,5 +184,6 @@ mod tests {
         assert!(chapter_label("Chapter 3") && chapter_label("附录 A"));
         assert!(!chapter_label("第一章 介绍") && !chapter_label("Chapter 3 Fonts"));
         assert!(!chapter_label("Part of") && !chapter_label("第一次"));
+        assert!(chapter_label("فصل اول") && !chapter_label("فصل اول کتاب"));
     }
 }

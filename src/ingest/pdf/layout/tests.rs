@@ -433,6 +433,47 @@ fn one_off_sizes_do_not_flatten_the_levels() {
     );
 }
 
+/// A chapter's label over its title is one heading with it; a filing's
+/// part over its first item holds the item.
+#[test]
+fn a_chapter_label_over_its_title_joins_it() {
+    let pages = vec![
+        Page {
+            lines: vec![
+                line("Part I", 16.0, 72.0, 140.0, 100.0, true),
+                line("Getting started", 20.0, 72.0, 260.0, 140.0, true),
+                prose(180.0),
+                line("1 Introduction", 16.0, 72.0, 220.0, 220.0, true),
+                prose(260.0),
+            ],
+            ..Page::default()
+        },
+        Page {
+            lines: vec![
+                line("PART II", 14.0, 72.0, 140.0, 100.0, true),
+                line("Item 5. Market for Equity", 14.0, 72.0, 300.0, 140.0, true),
+                prose(180.0),
+            ],
+            ..Page::default()
+        },
+    ];
+    let b = blocks(&pages);
+    let headings: Vec<(&str, Option<u8>)> = b
+        .iter()
+        .filter(|b| b.level.is_some())
+        .map(|b| (b.text.as_str(), b.level))
+        .collect();
+    assert_eq!(
+        headings,
+        vec![
+            ("Part I Getting started", Some(1)),
+            ("1 Introduction", Some(2)),
+            ("PART II", Some(2)),
+            ("Item 5. Market for Equity", Some(3)),
+        ]
+    );
+}
+
 /// A filing's item whose title in capitals wraps onto a second line is a
 /// heading, and the text under it is its section.
 #[test]
