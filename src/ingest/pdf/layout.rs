@@ -339,7 +339,8 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
 /// when it is a heading set smaller than another heading of the same
 /// text and shares its baseline with another line of the page (a page
 /// number, the document's name): a real heading atop a page stands
-/// alone.
+/// alone. A mark in the heading's own type is known only where the
+/// heading follows it on its page.
 fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
     fn key(t: &str) -> String {
         t.split_whitespace()
@@ -352,10 +353,14 @@ fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
         let size = largest.entry(key(&b.text)).or_insert(b.size);
         *size = size.max(b.size);
     }
+    let mut drop = vec![false; blocks.len()];
     let mut last_page = 0;
-    blocks.retain(|b| {
+    for (i, b) in blocks.iter().enumerate() {
         let first = b.page != last_page;
         last_page = b.page;
+        if !first || b.level.is_none() {
+            continue;
+        }
         let beside = |page: &Page| {
             page.lines
                 .iter()
@@ -363,13 +368,19 @@ fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
                 .count()
                 > 1
         };
-        !(first
-            && b.level.is_some()
-            && largest
-                .get(&key(&b.text))
-                .is_some_and(|&size| size >= b.size + 0.5)
-            && pages.get(b.page as usize - 1).is_some_and(beside))
-    });
+        let smaller = largest
+            .get(&key(&b.text))
+            .is_some_and(|&size| size >= b.size + 0.5)
+            && pages.get(b.page as usize - 1).is_some_and(beside);
+        let heading_follows = blocks[i + 1..]
+            .iter()
+            .take_while(|n| n.page == b.page)
+            .take(3)
+            .any(|n| n.level.is_some() && key(&n.text) == key(&b.text));
+        drop[i] = smaller || heading_follows;
+    }
+    let mut drop = drop.into_iter();
+    blocks.retain(|_| !drop.next().unwrap_or(false));
 }
 
 /// Heading font sizes, largest first: their rank is the heading level.

@@ -539,7 +539,13 @@ fn a_section_mark_atop_a_page_is_not_a_heading() {
     second.extend(prose_from(80.0));
     let mut third = vec![heading("Troubleshooting", 11.0, 40.0)];
     third.extend(prose_from(60.0));
-    let pages: Vec<Page> = [first, second, third]
+    // A mark in the heading's own type, the heading right under it.
+    let mut fourth = vec![
+        heading("2.5 Building", 14.0, 40.0),
+        heading("2.5 Building", 14.0, 90.0),
+    ];
+    fourth.extend(prose_from(110.0));
+    let pages: Vec<Page> = [first, second, third, fourth]
         .into_iter()
         .map(|lines| Page {
             lines,
@@ -557,7 +563,8 @@ fn a_section_mark_atop_a_page_is_not_a_heading() {
         vec![
             ("2.4 Installing", 1),
             ("Troubleshooting", 1),
-            ("Troubleshooting", 3)
+            ("Troubleshooting", 3),
+            ("2.5 Building", 4)
         ]
     );
     assert!(!b
