@@ -36,13 +36,17 @@ pub(super) fn contents_pages(pages: &[Vec<Line>]) -> HashMap<u32, f32> {
 /// The text of line `k` and the lines after it on its row: a title set
 /// letter-spaced (`目   录`) comes as a span a letter.
 fn row_text(lines: &[Line], k: usize) -> String {
-    let y = lines[k].y;
     lines[k..]
         .iter()
-        .take_while(|l| (l.y - y).abs() < 0.5 * l.size.max(1.0))
+        .take_while(|l| same_row(&lines[k], l))
         .map(|l| l.text.as_str())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Two spans on one baseline, within half the size of `b`'s type.
+fn same_row(a: &Line, b: &Line) -> bool {
+    (a.y - b.y).abs() < 0.5 * b.size.max(1.0)
 }
 
 /// The title of a table of contents, in the languages kb sees most.
@@ -97,10 +101,9 @@ fn entries(lines: &[Line]) -> Vec<usize> {
             // capital roman one (`III`): there it cannot be "Part II".
             // Back over the row's dot leaders, when set as a span of
             // their own, to the words.
-            let same_row = |p: &Line| (p.y - l.y).abs() < 0.5 * l.size.max(1.0) && p.end < l.x;
             let words = (0..i)
                 .rev()
-                .take_while(|&j| same_row(&lines[j]))
+                .take_while(|&j| same_row(&lines[j], l) && lines[j].end < l.x)
                 .find(|&j| !leaders(&lines[j].text));
             if let Some(j) = words.filter(|&j| lines[j].text.chars().any(char::is_alphabetic)) {
                 out.push(j);

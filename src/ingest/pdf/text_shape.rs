@@ -282,24 +282,19 @@ fn is_date(t: &str) -> bool {
 /// `2016 年 3 月 20 日`, `二〇二二年十月`, `哈尔滨工业大学 2020 年 1 月`.
 fn cjk_date_end(t: &str) -> bool {
     let compact: Vec<char> = t.chars().filter(|c| !c.is_whitespace()).collect();
-    let numeral = |c: &char| c.is_ascii_digit() || "〇零一二三四五六七八九十".contains(*c);
-    let mut i = compact.len();
-    let mut take = |unit: char, required: bool| -> bool {
-        if i > 0 && compact[i - 1] == unit {
-            let end = i - 1;
-            let mut start = end;
-            while start > 0 && numeral(&compact[start - 1]) {
-                start -= 1;
-            }
-            if start < end {
-                i = start;
-                return true;
-            }
-            return false;
+    let numeral = |c: &&char| c.is_ascii_digit() || "〇零一二三四五六七八九十".contains(**c);
+    let mut rest = compact.as_slice();
+    // Strips `unit` and the number before it from the end of `rest`.
+    let mut unit = |u: char| match rest.split_last() {
+        Some((&c, before)) if c == u => {
+            let n = before.iter().rev().take_while(numeral).count();
+            rest = &before[..before.len() - n];
+            n > 0
         }
-        !required
+        _ => false,
     };
-    take('日', false) && take('月', true) && take('年', true)
+    let day = compact.last() == Some(&'日');
+    (!day || unit('日')) && unit('月') && unit('年')
 }
 
 /// Every letter upper-case, at least four of them. Letters of a script
