@@ -97,12 +97,19 @@ pub fn build(
     }
 
     let mut doc = ParsedDocument::default();
-    let blocks = outline::apply(layout::blocks(&ex.pages), &ex.outline, total as u32);
+    let mut blocks = outline::apply(layout::blocks(&ex.pages), &ex.outline, total as u32);
+    let title = title::choose_title(ex.title.as_deref(), &blocks);
+    if let Some(t) = title.as_deref() {
+        // The title is the document's name, not its first section: kept
+        // as a heading, it would open every section chain.
+        if outline::usable(&ex.outline, total as u32).is_empty() {
+            layout::drop_title_heading(&mut blocks, t);
+        }
+    }
     let (content, headings) = content_and_headings(&blocks, total);
     doc.content = content;
     doc.meta.headings = headings;
-    doc.title =
-        title::choose_title(ex.title.as_deref(), &blocks).unwrap_or_else(|| file_title(path));
+    doc.title = title.unwrap_or_else(|| file_title(path));
 
     let max = ctx.cap(ctx.config.pdf.max_tokens);
     doc.chunks = match ctx.config.pdf.strategy {

@@ -6,16 +6,24 @@ use std::collections::HashMap;
 
 use super::page::Line;
 use super::tables::CELL_SEPARATOR;
+use super::text_shape::index_letter;
 
 /// The pages that are a table of contents (1-based), each with the
 /// baseline of its first entry: at least five entries (a title followed
 /// by its page number) making up at least two fifths of the page's lines
 /// with letters, or a page headed "Contents" with at least three. What
 /// is above the first entry ("Item 8. Financial Statements" over its
-/// index) is not an entry.
+/// index) is not an entry. A back-of-book index, with two of its
+/// letters or more, is no contents page: its letters are headings.
 pub(super) fn contents_pages(pages: &[Vec<Line>]) -> HashMap<u32, f32> {
     let mut out = HashMap::new();
     for (i, lines) in pages.iter().enumerate() {
+        let letters = (0..lines.len())
+            .filter(|&k| index_letter(&lines[k], lines.get(k + 1)))
+            .count();
+        if letters >= 2 {
+            continue;
+        }
         let with_letters = lines
             .iter()
             .filter(|l| l.text.chars().any(char::is_alphabetic))

@@ -9,7 +9,9 @@ use std::collections::HashMap;
 use super::filing::is_part;
 use super::numbering::{item_heading, numbered_depth};
 use super::page::Line;
-use super::text_shape::{ends_sentence, heading_text, starts_with_bullet};
+use super::text_shape::{
+    ends_sentence, heading_text, index_group, index_letter, starts_with_bullet,
+};
 
 /// The share of the characters set in bold lines.
 pub(super) fn bold_share(pages: &[Vec<Line>]) -> f32 {
@@ -111,6 +113,9 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
             // Business"), however the two lines fall.
             let part_over_item =
                 cur.len() == 1 && is_part(&prev.text) && numbered_depth(&l.text).is_some();
+            // An index's letter or group over its first entry.
+            let letter = cur.len() == 1
+                && (index_letter(prev, Some(l)) || (prev.bold && index_group(&prev.text)));
             if table_edge
                 || (!l.table
                     && (l.gap
@@ -118,6 +123,7 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
                         || weight_change
                         || numbered_title
                         || part_over_item
+                        || letter
                         || item_start
                         || ended
                         || starts_with_bullet(&l.text)))

@@ -7,7 +7,7 @@
 //! stay one line each, in a block of their own with the caption above
 //! them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::contents::{contents_pages, contents_title};
 use super::filing::{is_filing_heading, is_part, FilingNesting};
@@ -17,7 +17,9 @@ use super::monospace::code_text;
 use super::numbering::{chapter_label, item_heading, numbered_depth};
 use super::page::{Line, Page};
 use super::statement::{caption, statement_line, statement_title};
-use super::text_shape::{all_caps, heading_text, join_lines, title_case};
+use super::text_shape::{
+    all_caps, heading_text, index_group, index_letter, join_lines, title_case,
+};
 
 /// A paragraph or heading of a page.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -81,6 +83,9 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     // "Item 7.".
     let mut item: Option<u8> = None;
     let mut filing = FilingNesting::default();
+    // The level of the last heading other than an index's letter: the
+    // letters nest right under the index's heading.
+    let mut above_letters: Option<u8> = None;
     // Body-font headings rank among themselves by emphasis: slightly
     // larger type, then capitals, then the rest. Under one, a heading of
     // a lower rank is its sub-heading ("MARKET OVERVIEW" > "Digital
@@ -89,7 +94,25 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     let mut emphasis = Emphasis::default();
     // A statement's title sits under the item it is in (Item 8.).
     let statement_level = |item: Option<u8>| item.map_or(below_fonts, |i| below_fonts.max(i + 1));
-    for (page, g) in raw {
+    // An index's groups: its letters, and "Symbols" and "Numbers" on
+    // the pages of its letters.
+    let mut letters: Vec<bool> = raw
+        .iter()
+        .enumerate()
+        .map(|(i, (page, g))| {
+            let next = raw.get(i + 1).filter(|(p, _)| p == page);
+            g.len() == 1 && index_letter(g[0], next.map(|(_, n)| n[0]))
+        })
+        .collect();
+    let index_pages: HashSet<u32> = raw
+        .iter()
+        .zip(&letters)
+        .filter_map(|((page, _), &l)| l.then_some(*page))
+        .collect();
+    for ((page, g), l) in raw.iter().zip(letters.iter_mut()) {
+        *l |= g.len() == 1 && index_pages.contains(page) && index_group(&g[0].text);
+    }
+    for ((page, g), letter) in raw.into_iter().zip(letters) {
         let ocr = pages[page as usize - 1].ocr;
         let size = mean_size(&g);
         if g[0].mono {
@@ -234,7 +257,8 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         // Smaller than the body: a footnote ("4 譬如…"), a caption or a
         // figure's label, never a heading.
         let small = size < body * 0.92;
-        let level = if g.len() > 2 || small || !heading_text(&text) {
+        let letter = letter && (bold || big(size));
+        let level = if g.len() > 2 || small || !(letter || heading_text(&text)) {
             None
         } else if contents
             .get(&page)
@@ -243,6 +267,8 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         {
             // A contents page lists headings: they are not headings there.
             None
+        } else if letter {
+            Some(above_letters.map_or(below_fonts, |l| l + 1))
         } else if big(size) {
             // The font size ranks headings; it wins over numbering,
             // which documents often restart or flatten.
@@ -298,6 +324,9 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             None
         };
         let level = level.map(|l| filing.place(&text, l, &mut item, &mut numbered));
+        if !letter && level.is_some() {
+            above_letters = level;
+        }
         if level.is_some() {
             match body_rank {
                 Some(rank) if !is_filing_heading(&text) => emphasis.open(rank),
@@ -458,6 +487,26 @@ fn emphasis_rank(text: &str, size: f32, body: f32) -> usize {
         1
     } else {
         2
+    }
+}
+
+/// The document's title, set as the first heading of its first page in
+/// type larger than every other heading's, is no heading: its level goes,
+/// and the levels below it move up.
+pub(super) fn drop_title_heading(blocks: &mut [Block], title: &str) {
+    let first_page = blocks.first().map(|b| b.page);
+    let Some(at) = blocks.iter().position(|b| b.level.is_some()) else {
+        return;
+    };
+    let mut others = blocks[at + 1..]
+        .iter()
+        .filter(|b| b.level.is_some())
+        .peekable();
+    // A lone heading heads the text under it, title or not.
+    let own_type = others.peek().is_some() && others.all(|b| b.size < blocks[at].size - 0.5);
+    if Some(blocks[at].page) == first_page && blocks[at].text == title && own_type {
+        blocks[at].level = None;
+        rank_levels(blocks);
     }
 }
 

@@ -22,14 +22,24 @@ fn thin(bookmarks: usize, pages: u32) -> bool {
     (bookmarks < 3 && pages > 10) || (bookmarks as u64) * 40 < u64::from(pages)
 }
 
-/// `blocks` with the outline's headings; unchanged when the outline has
-/// no bookmark on one of the `pages`, or is too thin to be the hierarchy.
-pub(super) fn apply(mut blocks: Vec<Block>, outline: &[OutlineEntry], pages: u32) -> Vec<Block> {
+/// The bookmarks that stand for the hierarchy: none when the outline has
+/// no bookmark on one of the `pages`, or is too thin.
+pub(super) fn usable(outline: &[OutlineEntry], pages: u32) -> Vec<&OutlineEntry> {
     let entries: Vec<&OutlineEntry> = outline
         .iter()
         .filter(|e| e.page >= 1 && e.page <= pages && !key(&e.title).is_empty())
         .collect();
-    if entries.is_empty() || thin(entries.len(), pages) {
+    if thin(entries.len(), pages) {
+        return Vec::new();
+    }
+    entries
+}
+
+/// `blocks` with the outline's headings; unchanged when the outline has
+/// no bookmark on one of the `pages`, or is too thin to be the hierarchy.
+pub(super) fn apply(mut blocks: Vec<Block>, outline: &[OutlineEntry], pages: u32) -> Vec<Block> {
+    let entries = usable(outline, pages);
+    if entries.is_empty() {
         return blocks;
     }
     for b in &mut blocks {

@@ -138,8 +138,4 @@ impl Row {
     pub(super) fn size(&self) -> f32 {
         self.spans.iter().map(|s| s.size).fold(0.0, f32::max)
     }
-
-    pub(super) fn covers(&self, x: f32) -> bool {
-        self.spans.iter().any(|s| s.x0 < x && s.x1 > x)
-    }
 }

@@ -287,25 +287,27 @@ fn monospaced(words: Vec<Word>, pitch: Pitch) -> Span {
 }
 
 /// The x of a column gutter in these rows: a position most rows with
-/// text on both sides leave empty, with prose (wide spans) on both sides.
+/// text on both sides leave empty, with prose (wide entries) on both
+/// sides.
 fn gutter(rows: &[Row]) -> Option<f32> {
-    let left = rows
+    let entries: Vec<Vec<(f32, f32)>> = rows.iter().map(entries).collect();
+    let left = entries
         .iter()
-        .flat_map(|r| &r.spans)
-        .map(|s| s.x0)
+        .flatten()
+        .map(|e| e.0)
         .fold(f32::MAX, f32::min);
-    let right = rows
+    let right = entries
         .iter()
-        .flat_map(|r| &r.spans)
-        .map(|s| s.x1)
+        .flatten()
+        .map(|e| e.1)
         .fold(f32::MIN, f32::max);
     let width = right - left;
     if width <= 0.0 {
         return None;
     }
-    let mut candidates: Vec<f32> = rows
+    let mut candidates: Vec<f32> = entries
         .iter()
-        .flat_map(|r| r.spans.windows(2).map(|p| (p[0].x1 + p[1].x0) / 2.0))
+        .flat_map(|r| r.windows(2).map(|p| (p[0].1 + p[1].0) / 2.0))
         .collect();
     candidates.sort_by(f32::total_cmp);
     candidates.dedup_by(|a, b| (*a - *b).abs() < 2.0);
@@ -315,23 +317,23 @@ fn gutter(rows: &[Row]) -> Option<f32> {
         let mut cross = 0;
         let mut lefts = Vec::new();
         let mut rights = Vec::new();
-        for r in rows {
-            if r.covers(g) {
+        for r in &entries {
+            if crosses(r, g) {
                 cross += 1;
                 continue;
             }
-            let l: Vec<&Span> = r.spans.iter().filter(|s| s.x1 <= g).collect();
-            let rt: Vec<&Span> = r.spans.iter().filter(|s| s.x0 >= g).collect();
+            let l: Vec<f32> = r.iter().filter(|e| e.1 <= g).map(|e| e.1 - e.0).collect();
+            let rt: Vec<f32> = r.iter().filter(|e| e.0 >= g).map(|e| e.1 - e.0).collect();
             if !l.is_empty() && !rt.is_empty() {
                 split += 1;
             }
-            lefts.extend(l.iter().map(|s| s.x1 - s.x0));
-            rights.extend(rt.iter().map(|s| s.x1 - s.x0));
+            lefts.extend(l);
+            rights.extend(rt);
         }
         if split < MIN_COLUMN_ROWS || split < cross {
             continue;
         }
-        // Prose on both sides: a typical span of each side spans a good
+        // Prose on both sides: a typical entry of each side spans a good
         // part of the page (table cells are short).
         let prose = |v: &mut Vec<f32>| {
             if v.is_empty() {
@@ -348,6 +350,55 @@ fn gutter(rows: &[Row]) -> Option<f32> {
         }
     }
     best.map(|(_, g)| g)
+}
+
+/// A row's entries, left to right: its spans, where dot leaders join a
+/// name to its page numbers (an index's `\alph . . . . 75`, set as two or
+/// three spans) as one entry. Leaders that end a column's row, with the
+/// numbers wrapped to the next, join nothing across the gutter.
+fn entries(r: &Row) -> Vec<(f32, f32)> {
+    let mut out: Vec<(f32, f32)> = Vec::new();
+    let mut leads = false;
+    for s in &r.spans {
+        let t = s.text.trim();
+        let page = t.starts_with(|c: char| c.is_ascii_digit());
+        match out.last_mut() {
+            Some(e) if (leads && page) || starts_with_leaders(t) => e.1 = e.1.max(s.x1),
+            _ => out.push((s.x0, s.x1)),
+        }
+        leads = ends_with_leaders(t);
+    }
+    out
+}
+
+fn crosses(entries: &[(f32, f32)], x: f32) -> bool {
+    entries.iter().any(|e| e.0 < x && e.1 > x)
+}
+
+fn is_leader(c: char) -> bool {
+    matches!(c, '.' | '·' | '…' | '⋅')
+}
+
+/// Three leader dots or more (spaced or not) end the text.
+fn ends_with_leaders(t: &str) -> bool {
+    t.chars()
+        .rev()
+        .filter(|c| !c.is_whitespace())
+        .take(3)
+        .filter(|&c| is_leader(c))
+        .count()
+        == 3
+        || t.ends_with('…')
+}
+
+fn starts_with_leaders(t: &str) -> bool {
+    t.chars()
+        .filter(|c| !c.is_whitespace())
+        .take(3)
+        .filter(|&c| is_leader(c))
+        .count()
+        == 3
+        || t.starts_with('…')
 }
 
 /// Rows in reading order: where a gutter splits a run of rows into
@@ -384,7 +435,7 @@ fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
         out.extend(reading_order(right, depth + 1));
     };
     for r in rows {
-        if r.covers(g) {
+        if crosses(&entries(&r), g) {
             flush(&mut region, &mut out);
             out.push(r);
         } else {

@@ -104,6 +104,30 @@ pub(super) fn append_line(s: &mut String, next: &str) {
     s.push_str(next);
 }
 
+/// An index's letter: one capital letter alone on its line, over an
+/// entry that starts with it ("A" over "\\alph . . . 75").
+pub(super) fn index_letter(line: &Line, next: Option<&Line>) -> bool {
+    let mut cs = line.text.trim().chars();
+    let (Some(letter), None) = (cs.next(), cs.next()) else {
+        return false;
+    };
+    letter.is_uppercase()
+        && next.is_some_and(|n| {
+            n.text
+                .chars()
+                .find(|c| c.is_alphanumeric())
+                .is_some_and(|c| c.to_lowercase().eq(letter.to_lowercase()))
+        })
+}
+
+/// The name of an index's group of entries that start with no letter.
+pub(super) fn index_group(t: &str) -> bool {
+    matches!(
+        t.trim().to_lowercase().as_str(),
+        "symbols" | "numbers" | "numerals" | "numerics" | "symboles" | "nombres" | "symbole"
+    )
+}
+
 /// Whether a block's text could be a heading: short, starts with a capital
 /// or a number, no final period, mostly letters, not a caption or a table
 /// of contents entry.

@@ -571,3 +571,117 @@ fn a_section_mark_atop_a_page_is_not_a_heading() {
         .iter()
         .any(|b| b.page == 2 && b.text.contains("Installing")));
 }
+
+/// A back-of-book index: its letters and its "Symbols" group are
+/// headings right under the index's own heading, and its entries with
+/// their page numbers do not make it a contents page.
+#[test]
+fn an_index_has_its_letters_as_headings() {
+    let bold = |text: &str, y: f32| Line {
+        bold: true,
+        ..line(text, 11.0, 120.0, 128.0, y, true)
+    };
+    let entry = |text: &str, y: f32| line(text, 11.0, 72.0, 300.0, y, false);
+    let mut lines = vec![
+        line("1 Introduction", 16.0, 72.0, 220.0, 60.0, true),
+        prose(90.0),
+        line("Index", 16.0, 72.0, 140.0, 130.0, true),
+        Line {
+            bold: true,
+            ..line("Symbols", 11.0, 110.0, 160.0, 160.0, true)
+        },
+        entry("\\@author . . . . . . . . . . 3", 175.0),
+    ];
+    let mut y = 190.0;
+    for (letter, words) in [
+        ("A", ["\\alph", "amsthm (package)", "appendix"]),
+        ("B", ["\\bf", "bibtex", "Book"]),
+    ] {
+        lines.push(bold(letter, y));
+        for w in words {
+            y += 15.0;
+            lines.push(entry(&format!("{w} . . . . . . . . . . 12"), y));
+        }
+        y += 25.0;
+    }
+    let b = blocks(&[Page {
+        lines,
+        ..Page::default()
+    }]);
+    let headings: Vec<(&str, Option<u8>)> = b
+        .iter()
+        .filter(|b| b.level.is_some())
+        .map(|b| (b.text.as_str(), b.level))
+        .collect();
+    assert_eq!(
+        headings,
+        vec![
+            ("1 Introduction", Some(1)),
+            ("Index", Some(1)),
+            ("Symbols", Some(2)),
+            ("A", Some(2)),
+            ("B", Some(2)),
+        ]
+    );
+    // A lone capital over text that does not start with it is no letter.
+    let b = blocks(&[Page {
+        lines: vec![
+            bold("C", 100.0),
+            entry("The answer is twelve . . . 12", 115.0),
+        ],
+        ..Page::default()
+    }]);
+    assert!(b.iter().all(|b| b.level.is_none()), "{b:?}");
+}
+
+/// The document's title, in type of its own atop the first page, is no
+/// heading: the sections under it move up a level. A first heading in
+/// the type of other headings is a section, whatever the title.
+#[test]
+fn the_title_is_no_heading() {
+    let page = || Page {
+        lines: vec![
+            line("A Study of Search", 24.0, 72.0, 300.0, 80.0, false),
+            line("1 Introduction", 16.0, 72.0, 200.0, 120.0, true),
+            prose(150.0),
+            line("1.1 Motivation", 12.0, 72.0, 180.0, 180.0, true),
+            prose(210.0),
+            line("2 Results", 16.0, 72.0, 200.0, 240.0, true),
+            prose(270.0),
+        ],
+        ..Page::default()
+    };
+    let levels = |b: &[Block]| -> Vec<(String, u8)> {
+        b.iter()
+            .filter_map(|b| Some((b.text.clone(), b.level?)))
+            .collect()
+    };
+    let mut b = blocks(&[page()]);
+    assert_eq!(levels(&b)[0], ("A Study of Search".into(), 1));
+    drop_title_heading(&mut b, "A Study of Search");
+    assert_eq!(
+        levels(&b),
+        vec![
+            ("1 Introduction".into(), 1),
+            ("1.1 Motivation".into(), 2),
+            ("2 Results".into(), 1),
+        ]
+    );
+    assert!(b[0].text == "A Study of Search" && b[0].level.is_none());
+    // "1 Introduction" chosen as the title (no better one) stays a section.
+    let mut b = blocks(&[Page {
+        lines: page().lines[1..].to_vec(),
+        ..Page::default()
+    }]);
+    let before = levels(&b);
+    drop_title_heading(&mut b, "1 Introduction");
+    assert_eq!(levels(&b), before);
+    // A lone heading heads its text, title or not.
+    let lines = page().lines;
+    let mut b = blocks(&[Page {
+        lines: vec![lines[0].clone(), lines[2].clone()],
+        ..Page::default()
+    }]);
+    drop_title_heading(&mut b, "A Study of Search");
+    assert_eq!(levels(&b)[0], ("A Study of Search".into(), 1));
+}

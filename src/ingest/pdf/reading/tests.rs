@@ -374,3 +374,40 @@ fn a_label_in_the_margin_beside_prose_is_not_a_table() {
     let l = lines(&g);
     assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
 }
+
+/// An index in three columns, each entry a name, dot leaders and a page
+/// number set as spans of their own: each column is read down in turn,
+/// its letters over their entries, not rows across the page as a table.
+#[test]
+fn an_index_in_three_columns_is_read_column_by_column() {
+    let mut g = Vec::new();
+    for (c, names) in [
+        ["A", "\\alph", "amsthm", "B", "\\bf", "bibtex"],
+        ["C", "\\cite", "ctex", "D", "\\def", "docs"],
+        ["E", "\\else", "enumitem", "F", "\\fi", "fontspec"],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let x = 72.0 + 178.0 * c as f32;
+        for (r, name) in names.iter().enumerate() {
+            let y = 100.0 + 14.0 * r as f32;
+            if name.len() == 1 {
+                g.extend(text_at(name, x + 60.0, y, 9.0));
+                continue;
+            }
+            g.extend(text_at(name, x, y, 9.0));
+            g.extend(text_at(". . . . . . . .", x + 50.0, y, 9.0));
+            g.extend(text_at("12", x + 125.0, y, 9.0));
+        }
+    }
+    let l = lines(&g);
+    let t: Vec<String> = l.iter().map(|l| l.text.replace(" | ", " ")).collect();
+    assert_eq!(t.len(), 18, "{t:?}");
+    assert_eq!(t[0], "A");
+    assert!(t[1].starts_with("\\alph ."), "{t:?}");
+    assert_eq!(t[3], "B");
+    assert_eq!(t[6], "C");
+    assert_eq!(t[12], "E");
+    assert!(t[17].starts_with("fontspec ."), "{t:?}");
+}
