@@ -366,10 +366,11 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
 /// section to section, so it is not furniture, and as a heading it would
 /// open the section again on every page. A page's first block is dropped
 /// when it is a heading set smaller than another heading of the same
-/// text and shares its baseline with another line of the page (a page
-/// number, the document's name): a real heading atop a page stands
-/// alone. A mark in the heading's own type is known only where the
-/// heading follows it on its page.
+/// text and either carries that heading's number ("7 索引": a number
+/// heads one section only) or shares its baseline with another line of
+/// the page (a page number, the document's name): a real heading atop a
+/// page stands alone. A mark in the heading's own type is known only
+/// where the heading follows it on its page.
 fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
     fn key(t: &str) -> String {
         t.split_whitespace()
@@ -400,7 +401,8 @@ fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
         let smaller = largest
             .get(&key(&b.text))
             .is_some_and(|&size| size >= b.size + 0.5)
-            && pages.get(b.page as usize - 1).is_some_and(beside);
+            && (numbered_depth(&b.text).is_some()
+                || pages.get(b.page as usize - 1).is_some_and(beside));
         let heading_follows = blocks[i + 1..]
             .iter()
             .take_while(|n| n.page == b.page)

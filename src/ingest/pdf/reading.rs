@@ -415,6 +415,20 @@ fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
         if region.is_empty() {
             return;
         }
+        // A line or two over one column, set apart above the row where
+        // both columns start (a running header at the right, over an
+        // index), comes first, as on the page. A column that starts
+        // lower (under a figure) is still read in its turn.
+        let both = |r: &Row| r.spans.iter().any(|s| s.x1 <= g) && r.spans.iter().any(|s| s.x0 >= g);
+        let lead = region
+            .iter()
+            .position(both)
+            .filter(|&k| {
+                (1..=2).contains(&k)
+                    && region[k].baseline() - region[k - 1].baseline() > 1.5 * region[k - 1].size()
+            })
+            .unwrap_or(0);
+        out.extend(region.drain(..lead));
         let (mut left, mut right) = (Vec::new(), Vec::new());
         for r in region.drain(..) {
             let (l, rt): (Vec<Span>, Vec<Span>) = r.spans.into_iter().partition(|s| s.x1 <= g);

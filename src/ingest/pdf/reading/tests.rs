@@ -401,13 +401,43 @@ fn an_index_in_three_columns_is_read_column_by_column() {
             g.extend(text_at("12", x + 125.0, y, 9.0));
         }
     }
+    // The running header, over the last column, set apart above it.
+    g.extend(text_at("7 Index", 520.0, 70.0, 10.0));
     let l = lines(&g);
     let t: Vec<String> = l.iter().map(|l| l.text.replace(" | ", " ")).collect();
-    assert_eq!(t.len(), 18, "{t:?}");
-    assert_eq!(t[0], "A");
-    assert!(t[1].starts_with("\\alph ."), "{t:?}");
-    assert_eq!(t[3], "B");
-    assert_eq!(t[6], "C");
-    assert_eq!(t[12], "E");
-    assert!(t[17].starts_with("fontspec ."), "{t:?}");
+    assert_eq!(t.len(), 19, "{t:?}");
+    assert_eq!(t[0], "7 Index");
+    assert_eq!(t[1], "A");
+    assert!(t[2].starts_with("\\alph ."), "{t:?}");
+    assert_eq!(t[4], "B");
+    assert_eq!(t[7], "C");
+    assert_eq!(t[13], "E");
+    assert!(t[18].starts_with("fontspec ."), "{t:?}");
+}
+
+/// A left column that starts lower, under a figure, is still read before
+/// the right column that starts at the top.
+#[test]
+fn a_column_that_starts_lower_is_read_in_its_turn() {
+    let mut g = Vec::new();
+    for i in 0..10 {
+        let y = 100.0 + i as f32 * 12.0;
+        g.extend(text_at(
+            &format!("right column line {i} of text"),
+            320.0,
+            y,
+            10.0,
+        ));
+        if i >= 2 {
+            g.extend(text_at(
+                &format!("left column line {i} of prose"),
+                72.0,
+                y,
+                10.0,
+            ));
+        }
+    }
+    let t: Vec<String> = lines(&g).into_iter().map(|l| l.text).collect();
+    assert_eq!(t[0], "left column line 2 of prose", "{t:?}");
+    assert_eq!(t[8], "right column line 0 of text", "{t:?}");
 }
