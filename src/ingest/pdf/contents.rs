@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::page::Line;
 use super::tables::CELL_SEPARATOR;
-use super::text_shape::index_letter;
+use super::text_shape::{index_letter, leaders};
 
 /// The pages that are a table of contents (1-based), each with the
 /// baseline of its first entry: at least five entries (a title followed
@@ -119,12 +119,6 @@ fn entries(lines: &[Line]) -> Vec<usize> {
         }
     }
     out
-}
-
-/// Dot leaders and nothing else: `· · · ·`, `. . . .`, `……`.
-fn leaders(t: &str) -> bool {
-    t.chars()
-        .all(|c| c.is_whitespace() || matches!(c, '.' | '·' | '…' | '⋅'))
 }
 
 /// Every number before the last token is followed by a word: a

@@ -14,6 +14,7 @@ use super::monospace::Pitch;
 use super::page::{Line, Row, Span, Word};
 use super::spacing::join_spaced_letters;
 use super::tables::{join_section_number, merge_symbols, table_rows, CELL_SEPARATOR};
+use super::text_shape::leader_run;
 
 pub(super) use super::glyphs::Glyph;
 
@@ -363,42 +364,16 @@ fn entries(r: &Row) -> Vec<(f32, f32)> {
         let t = s.text.trim();
         let page = t.starts_with(|c: char| c.is_ascii_digit());
         match out.last_mut() {
-            Some(e) if (leads && page) || starts_with_leaders(t) => e.1 = e.1.max(s.x1),
+            Some(e) if (leads && page) || leader_run(t.chars()) => e.1 = e.1.max(s.x1),
             _ => out.push((s.x0, s.x1)),
         }
-        leads = ends_with_leaders(t);
+        leads = leader_run(t.chars().rev());
     }
     out
 }
 
 fn crosses(entries: &[(f32, f32)], x: f32) -> bool {
     entries.iter().any(|e| e.0 < x && e.1 > x)
-}
-
-fn is_leader(c: char) -> bool {
-    matches!(c, '.' | '·' | '…' | '⋅')
-}
-
-/// Three leader dots or more (spaced or not) end the text.
-fn ends_with_leaders(t: &str) -> bool {
-    t.chars()
-        .rev()
-        .filter(|c| !c.is_whitespace())
-        .take(3)
-        .filter(|&c| is_leader(c))
-        .count()
-        == 3
-        || t.ends_with('…')
-}
-
-fn starts_with_leaders(t: &str) -> bool {
-    t.chars()
-        .filter(|c| !c.is_whitespace())
-        .take(3)
-        .filter(|&c| is_leader(c))
-        .count()
-        == 3
-        || t.starts_with('…')
 }
 
 /// Rows in reading order: where a gutter splits a run of rows into

@@ -66,6 +66,23 @@ pub(super) fn collapse_leaders(s: &str) -> String {
     out
 }
 
+/// A dot leader's character.
+fn leader_dot(c: char) -> bool {
+    matches!(c, '.' | '·' | '…' | '⋅')
+}
+
+/// Dot leaders and nothing else: `· · · ·`, `. . . .`, `……`.
+pub(super) fn leaders(t: &str) -> bool {
+    t.chars().all(|c| c.is_whitespace() || leader_dot(c))
+}
+
+/// A run of dot leaders first among `chars` (a span's characters, or
+/// reversed, its last): an ellipsis, or three dots spaced or not.
+pub(super) fn leader_run(chars: impl Iterator<Item = char>) -> bool {
+    let mut chars = chars.filter(|c| !c.is_whitespace()).peekable();
+    chars.peek() == Some(&'…') || chars.take(3).filter(|&c| leader_dot(c)).count() == 3
+}
+
 /// Appends `next` to a paragraph as the following line.
 pub(super) fn append_line(s: &mut String, next: &str) {
     let next = next.trim();
