@@ -289,9 +289,8 @@ fn monospaced(words: Vec<Word>, pitch: Pitch) -> Span {
 
 /// The x of a column gutter in these rows: a position most rows with
 /// text on both sides leave empty, with prose (wide entries) on both
-/// sides.
-fn gutter(rows: &[Row]) -> Option<f32> {
-    let entries: Vec<Vec<(f32, f32)>> = rows.iter().map(entries).collect();
+/// sides. Each row is given as its entries.
+fn gutter(entries: &[Vec<(f32, f32)>]) -> Option<f32> {
     let left = entries
         .iter()
         .flatten()
@@ -318,7 +317,7 @@ fn gutter(rows: &[Row]) -> Option<f32> {
         let mut cross = 0;
         let mut lefts = Vec::new();
         let mut rights = Vec::new();
-        for r in &entries {
+        for r in entries {
             if crosses(r, g) {
                 cross += 1;
                 continue;
@@ -381,7 +380,11 @@ fn crosses(entries: &[(f32, f32)], x: f32) -> bool {
 /// recursively, for three columns); a row that crosses the gutter (a
 /// title, a wide figure caption) is read in its place.
 fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
-    let Some(g) = (depth < 2).then(|| gutter(&rows)).flatten() else {
+    if depth >= 2 {
+        return rows;
+    }
+    let row_entries: Vec<Vec<(f32, f32)>> = rows.iter().map(entries).collect();
+    let Some(g) = gutter(&row_entries) else {
         return rows;
     };
     let mut out = Vec::new();
@@ -423,8 +426,8 @@ fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
         out.extend(reading_order(left, depth + 1));
         out.extend(reading_order(right, depth + 1));
     };
-    for r in rows {
-        if crosses(&entries(&r), g) {
+    for (r, e) in rows.into_iter().zip(&row_entries) {
+        if crosses(e, g) {
             flush(&mut region, &mut out);
             out.push(r);
         } else {

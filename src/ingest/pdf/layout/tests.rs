@@ -21,6 +21,14 @@ fn prose(y: f32) -> Line {
     )
 }
 
+/// The headings among `b`, with their levels.
+fn headings(b: &[Block]) -> Vec<(&str, Option<u8>)> {
+    b.iter()
+        .filter(|b| b.level.is_some())
+        .map(|b| (b.text.as_str(), b.level))
+        .collect()
+}
+
 #[test]
 fn headings_get_levels_from_font_size_and_numbering() {
     let page = Page {
@@ -458,13 +466,8 @@ fn a_chapter_label_over_its_title_joins_it() {
         },
     ];
     let b = blocks(&pages);
-    let headings: Vec<(&str, Option<u8>)> = b
-        .iter()
-        .filter(|b| b.level.is_some())
-        .map(|b| (b.text.as_str(), b.level))
-        .collect();
     assert_eq!(
-        headings,
+        headings(&b),
         vec![
             ("Part I Getting started", Some(1)),
             ("1 Introduction", Some(2)),
@@ -612,13 +615,8 @@ fn an_index_has_its_letters_as_headings() {
         lines,
         ..Page::default()
     }]);
-    let headings: Vec<(&str, Option<u8>)> = b
-        .iter()
-        .filter(|b| b.level.is_some())
-        .map(|b| (b.text.as_str(), b.level))
-        .collect();
     assert_eq!(
-        headings,
+        headings(&b),
         vec![
             ("1 Introduction", Some(1)),
             ("Index", Some(1)),
