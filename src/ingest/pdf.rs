@@ -14,6 +14,7 @@ mod filing;
 mod furniture;
 mod glyphs;
 mod grouping;
+mod labels;
 mod layout;
 mod monospace;
 mod numbering;

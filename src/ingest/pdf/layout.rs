@@ -7,7 +7,7 @@
 //! stay one line each, in a block of their own with the caption above
 //! them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use super::contents::{contents_pages, contents_title};
 use super::filing::{is_filing_heading, is_part, FilingNesting};
@@ -20,6 +20,7 @@ use super::statement::{caption, statement_line, statement_title};
 use super::text_shape::{
     all_caps, heading_text, index_group, index_letter, join_lines, title_case,
 };
+use demote::{drop_section_marks, drop_signature_places};
 
 /// A paragraph or heading of a page.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -48,6 +49,9 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     let body = body_size(&lines);
     strip_running_lines(&mut lines, body);
     let contents = contents_pages(&lines);
+    // A contents page lists headings from its first entry on: they are
+    // not headings there, whatever their shape (a statement's name too).
+    let listed = |page: u32, y: f32| contents.get(&page).is_some_and(|&first| y >= first - 1.0);
     // Bold says nothing where most of the text is bold (a font that
     // reports a heavy weight for every glyph).
     let bold_body = bold_share(&lines) > 0.4;
@@ -149,7 +153,9 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 if caption(&prev.text) {
                     text = format!("{}\n{text}", prev.text);
                     out.pop();
-                } else if let Some((title, rest)) = statement_title(&last_lines[1]) {
+                } else if let Some((title, rest)) =
+                    statement_title(&last_lines[1]).filter(|_| !listed(page, prev.top))
+                {
                     let prev = out.pop().unwrap_or_else(|| unreachable!());
                     statement_page = Some(page);
                     out.push(Block {
@@ -169,7 +175,11 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                     // A dateline between the title and its table ("Years
                     // Ended December 31,").
                     let before = &out[out.len() - 2];
-                    if before.page == page && !before.table && before.level.is_none() {
+                    if before.page == page
+                        && !before.table
+                        && before.level.is_none()
+                        && !listed(page, before.top)
+                    {
                         if let Some((title, rest)) = statement_title(&last_lines[0]) {
                             let dateline = out.pop().unwrap_or_else(|| unreachable!());
                             let block = out.pop().unwrap_or_else(|| unreachable!());
@@ -213,7 +223,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         // A financial statement's title heads what follows wherever its
         // table starts: "CONSOLIDATED STATEMENTS OF OPERATIONS (Amounts in
         // millions)", its units split off as text of their own.
-        if g.len() <= 2 {
+        if g.len() <= 2 && !listed(page, g[0].y) {
             if let Some((title, units)) = statement_line(&g[0].text) {
                 statement_page = Some(page);
                 out.push(Block {
@@ -258,14 +268,8 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         // figure's label, never a heading.
         let small = size < body * 0.92;
         let letter = letter && (bold || big(size));
-        let level = if g.len() > 2 || small || !(letter || heading_text(&text)) {
-            None
-        } else if contents
-            .get(&page)
-            .is_some_and(|&first| g[0].y >= first - 1.0)
-            && !contents_title(&text)
-        {
-            // A contents page lists headings: they are not headings there.
+        let listed_here = listed(page, g[0].y) && !contents_title(&text);
+        let level = if g.len() > 2 || small || listed_here || !(letter || heading_text(&text)) {
             None
         } else if letter {
             Some(above_letters.map_or(below_fonts, |l| l + 1))
@@ -355,63 +359,10 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         }
     }
     drop_section_marks(&mut out, pages);
+    drop_signature_places(&mut out);
     join_chapter_labels(&mut out);
     rank_levels(&mut out);
     out
-}
-
-/// A running header that names the current section ("2.4 安装" atop each
-/// page of section 2.4, the page number beside it), in smaller type than
-/// the heading it repeats, is the page's mark: its text changes from
-/// section to section, so it is not furniture, and as a heading it would
-/// open the section again on every page. A page's first block is dropped
-/// when it is a heading set smaller than another heading of the same
-/// text and either carries that heading's number ("7 索引": a number
-/// heads one section only) or shares its baseline with another line of
-/// the page (a page number, the document's name): a real heading atop a
-/// page stands alone. A mark in the heading's own type is known only
-/// where the heading follows it on its page.
-fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
-    fn key(t: &str) -> String {
-        t.split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase()
-    }
-    let mut largest: HashMap<String, f32> = HashMap::new();
-    for b in blocks.iter().filter(|b| b.level.is_some()) {
-        let size = largest.entry(key(&b.text)).or_insert(b.size);
-        *size = size.max(b.size);
-    }
-    let mut drop = vec![false; blocks.len()];
-    let mut last_page = 0;
-    for (i, b) in blocks.iter().enumerate() {
-        let first = b.page != last_page;
-        last_page = b.page;
-        if !first || b.level.is_none() {
-            continue;
-        }
-        let beside = |page: &Page| {
-            page.lines
-                .iter()
-                .filter(|l| (l.y - b.top).abs() < 1.0)
-                .count()
-                > 1
-        };
-        let smaller = largest
-            .get(&key(&b.text))
-            .is_some_and(|&size| size >= b.size + 0.5)
-            && (numbered_depth(&b.text).is_some()
-                || pages.get(b.page as usize - 1).is_some_and(beside));
-        let heading_follows = blocks[i + 1..]
-            .iter()
-            .take_while(|n| n.page == b.page)
-            .take(3)
-            .any(|n| n.level.is_some() && key(&n.text) == key(&b.text));
-        drop[i] = smaller || heading_follows;
-    }
-    let mut drop = drop.into_iter();
-    blocks.retain(|_| !drop.next().unwrap_or(false));
 }
 
 /// Heading font sizes, largest first: their rank is the heading level.
@@ -576,5 +527,6 @@ fn short_line(t: &str) -> bool {
     t.split_whitespace().count() <= 8 && t.chars().count() <= 60
 }
 
+mod demote;
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
 //! What a line's text looks like (a heading, a sentence's end, a bullet,
 //! a date) and how wrapped lines join back into a paragraph.
 
+use super::labels::label;
 use super::numbering::{item_heading, rtl_numbered};
 use super::page::Line;
 
@@ -225,7 +226,7 @@ pub(super) fn heading_text(t: &str) -> bool {
     {
         return false;
     }
-    if is_date(t) {
+    if is_date(t) || label(t) {
         return false;
     }
     // Code, markup and formulas are not headings; a title that names a
@@ -283,7 +284,7 @@ fn names_a_command(t: &str) -> bool {
 /// "2016 年 3 月 20 日"), or a line ending in a whole date ("Date: May 4,
 /// 2021", "For the fiscal year ended December 31, 2022"): the dateline
 /// of a cover, a signature or a report, not a heading.
-fn is_date(t: &str) -> bool {
+pub(super) fn is_date(t: &str) -> bool {
     const MONTHS: &[&str] = &[
         "january",
         "february",

@@ -687,3 +687,75 @@ fn the_title_is_no_heading() {
     drop_title_heading(&mut b, "A Study of Search");
     assert_eq!(levels(&b)[0], ("A Study of Search".into(), 1));
 }
+
+/// On a contents page nothing from the first entry on is a heading, a
+/// statement's name and an item over a table of page numbers included.
+#[test]
+fn a_contents_page_names_no_statement() {
+    let row = |t: &str, y: f32| Line {
+        table: true,
+        ..line(t, 11.0, 72.0, 400.0, y, false)
+    };
+    let mut lines = vec![body("TABLE OF CONTENTS", 60.0, true)];
+    for (i, item) in [
+        "Business",
+        "Risk Factors",
+        "Properties",
+        "Legal Proceedings",
+        "Controls",
+    ]
+    .iter()
+    .enumerate()
+    {
+        lines.push(body(
+            &format!("Item {}. {item} {}", i + 1, 3 + 9 * i),
+            80.0 + 14.0 * i as f32,
+            true,
+        ));
+    }
+    lines.push(body("Consolidated Statements of Cash Flows", 160.0, true));
+    lines.push(body(
+        "Item 15. Exhibits, Financial Statement Schedules",
+        190.0,
+        true,
+    ));
+    lines.push(row("Signatures | 105", 204.0));
+    lines.push(row("Summary of Trademarks | 107", 218.0));
+    let b = blocks(&[Page {
+        lines,
+        ..Page::default()
+    }]);
+    assert_eq!(headings(&b), vec![("TABLE OF CONTENTS", Some(1))], "{b:#?}");
+}
+
+/// The place over an auditor's date is no heading; a place over prose
+/// may be one.
+#[test]
+fn a_signatures_place_is_not_a_heading() {
+    let page = Page {
+        lines: vec![
+            body(
+                "Report of Independent Registered Public Accounting Firm",
+                60.0,
+                true,
+            ),
+            prose(80.0),
+            body("/s/ Ernst & Young LLP", 110.0, true),
+            body("Tysons, Virginia", 130.0, true),
+            body("February 9, 2023", 144.0, true),
+            body("New York, New York", 180.0, true),
+            prose(200.0),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    let h: Vec<&str> = headings(&b).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(
+        h,
+        vec![
+            "Report of Independent Registered Public Accounting Firm",
+            "New York, New York"
+        ],
+        "{b:#?}"
+    );
+}

@@ -1,0 +1,162 @@
+//! Short lines with a heading's shape that head nothing: a contents
+//! page's column header ("Page"), the address under a form's name
+//! ("Washington, D.C. 20549"), the period over a table's columns ("Fiscal
+//! Year", "Six Months Ended"), a cross-reference under a statement ("See
+//! Notes to Consolidated Financial Statements"), and the place an
+//! auditor signs at ("Tysons, Virginia", over the date). Taken as
+//! headings they would open sections that cite the wrong name.
+
+/// A line that labels something on its page rather than titling what
+/// follows it.
+pub(super) fn label(t: &str) -> bool {
+    page_column(t) || postal_address(t) || period_header(t) || cross_reference(t)
+}
+
+/// The header over a contents page's page numbers ("Page", "Page No."),
+/// not a section about them ("4.3 Page number").
+fn page_column(t: &str) -> bool {
+    if t.contains(|c: char| c.is_numeric()) {
+        return false;
+    }
+    let k: String = t
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect();
+    matches!(
+        k.as_str(),
+        "page" | "pages" | "pageno" | "seite" | "página" | "pagina"
+    )
+}
+
+/// A place with its postal code: "Washington, D.C. 20549", "Hartford, CT
+/// 06155".
+fn postal_address(t: &str) -> bool {
+    let Some(code) = t.split_whitespace().last() else {
+        return false;
+    };
+    let (zip, plus) = code.split_once('-').unwrap_or((code, "0000"));
+    let digits = |s: &str, n: usize| s.len() == n && s.chars().all(|c| c.is_ascii_digit());
+    t.contains(',') && digits(zip, 5) && digits(plus, 4) && t.split_whitespace().count() <= 12
+}
+
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// The period a table's columns cover: "Fiscal Year", "Year Ended
+/// December 31, (a)", "Second Quarter Six Months Ended", "As of June 30".
+fn period_header(t: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "fiscal", "year", "years", "quarter", "quarters", "month", "months", "week", "weeks",
+        "ended", "ending", "three", "six", "nine", "twelve", "fifty", "two", "first", "second",
+        "third", "fourth", "as", "of", "at", "and", "to", "date",
+    ];
+    let words: Vec<String> = t
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '-')
+        .filter(|w| !w.is_empty())
+        // A footnote's mark: "(a)", "(1)".
+        .filter(|w| !(w.starts_with('(') && w.ends_with(')') && w.chars().count() <= 4))
+        .map(str::to_lowercase)
+        .collect();
+    let known = |w: &String| {
+        WORDS.contains(&w.as_str())
+            || MONTHS.contains(&w.as_str())
+            || (w.len() <= 4 && w.chars().all(|c| c.is_ascii_digit()))
+    };
+    let has = |w: &str| words.iter().any(|x| x == w);
+    let period = has("ended")
+        || has("ending")
+        || (has("fiscal") && (has("year") || has("years")))
+        || (words.first().is_some_and(|w| w == "as")
+            && words.get(1).is_some_and(|w| w == "of")
+            && words.get(2).is_some_and(|w| MONTHS.contains(&w.as_str())));
+    !words.is_empty() && period && words.iter().all(known)
+}
+
+/// "See Notes to Consolidated Financial Statements", "See “Item 15.”":
+/// a pointer elsewhere. A "See Also" section is a heading.
+fn cross_reference(t: &str) -> bool {
+    let mut w = t.split_whitespace();
+    let first = w.next().unwrap_or("");
+    let second = w.next().unwrap_or("");
+    first.eq_ignore_ascii_case("see") && !second.eq_ignore_ascii_case("also") && w.next().is_some()
+}
+
+/// The place at a signature: one to three capitalised words, a comma,
+/// one to three more ("Tysons, Virginia", "New York, New York"). Only
+/// over a date line is it known to be one.
+pub(super) fn place(t: &str) -> bool {
+    let Some((city, region)) = t.split_once(", ") else {
+        return false;
+    };
+    let words = |s: &str| {
+        let n = s.split_whitespace().count();
+        (1..=3).contains(&n)
+            && s.split_whitespace().all(|w| {
+                w.starts_with(|c: char| c.is_uppercase())
+                    && w.chars().all(|c| c.is_alphabetic() || c == '.' || c == '-')
+            })
+    };
+    words(city) && words(region)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_told_from_titles() {
+        for l in [
+            "Page",
+            "Page No.",
+            "PAGE",
+            "Washington, D.C. 20549",
+            "WASHINGTON, D.C. 20549",
+            "One Hartford Plaza Hartford, CT 06155",
+            "Fiscal Year",
+            "Fiscal Year Ended",
+            "Year Ended December 31, (a)",
+            "Second Quarter Six Months Ended",
+            "As of December 31, (a)",
+            "Fifty-Two Weeks Ended",
+            "See Notes to Consolidated Financial Statements",
+            "See “Item 15. Exhibits and Financial Statement Schedules.”",
+        ] {
+            assert!(label(l), "{l}");
+        }
+        for t in [
+            "Pages of the Manual",
+            "4.3 Page number",
+            "Page Numbers",
+            "Fiscal 2019",
+            "FISCAL 2019 COMPARED TO FISCAL 2018",
+            "Comparison of Years Ended December 31, 2019 and 2018",
+            "Year in Review",
+            "Fourth Quarter",
+            "SEE ALSO",
+            "See Also",
+            "Results, 2019",
+            "Item 1. Business",
+            "Risk Factors",
+            "Table 12345",
+        ] {
+            assert!(!label(t), "{t}");
+        }
+        assert!(place("Tysons, Virginia") && place("New York, New York"));
+        assert!(place("San Jose, California") && place("Washington, D.C."));
+        assert!(!place("Risks and Uncertainties") && !place("Revenue, by segment"));
+        assert!(!place("Fees, 2019") && !place("Goodwill"));
+    }
+}

@@ -1,0 +1,76 @@
+//! Headings taken back once every block has its level: what has a
+//! heading's type and shape but heads nothing, as its neighbours show.
+
+use std::collections::HashMap;
+
+use super::super::labels::place;
+use super::super::numbering::numbered_depth;
+use super::super::page::Page;
+use super::super::text_shape::is_date;
+use super::Block;
+
+/// A running header that names the current section ("2.4 安装" atop each
+/// page of section 2.4, the page number beside it), in smaller type than
+/// the heading it repeats, is the page's mark: its text changes from
+/// section to section, so it is not furniture, and as a heading it would
+/// open the section again on every page. A page's first block is dropped
+/// when it is a heading set smaller than another heading of the same
+/// text and either carries that heading's number ("7 索引": a number
+/// heads one section only) or shares its baseline with another line of
+/// the page (a page number, the document's name): a real heading atop a
+/// page stands alone. A mark in the heading's own type is known only
+/// where the heading follows it on its page.
+pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
+    fn key(t: &str) -> String {
+        t.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    }
+    let mut largest: HashMap<String, f32> = HashMap::new();
+    for b in blocks.iter().filter(|b| b.level.is_some()) {
+        let size = largest.entry(key(&b.text)).or_insert(b.size);
+        *size = size.max(b.size);
+    }
+    let mut drop = vec![false; blocks.len()];
+    let mut last_page = 0;
+    for (i, b) in blocks.iter().enumerate() {
+        let first = b.page != last_page;
+        last_page = b.page;
+        if !first || b.level.is_none() {
+            continue;
+        }
+        let beside = |page: &Page| {
+            page.lines
+                .iter()
+                .filter(|l| (l.y - b.top).abs() < 1.0)
+                .count()
+                > 1
+        };
+        let smaller = largest
+            .get(&key(&b.text))
+            .is_some_and(|&size| size >= b.size + 0.5)
+            && (numbered_depth(&b.text).is_some()
+                || pages.get(b.page as usize - 1).is_some_and(beside));
+        let heading_follows = blocks[i + 1..]
+            .iter()
+            .take_while(|n| n.page == b.page)
+            .take(3)
+            .any(|n| n.level.is_some() && key(&n.text) == key(&b.text));
+        drop[i] = smaller || heading_follows;
+    }
+    let mut drop = drop.into_iter();
+    blocks.retain(|_| !drop.next().unwrap_or(false));
+}
+
+/// The place an auditor or officer signs at, over the date ("Tysons,
+/// Virginia" / "February 9, 2023"): set apart in capitals it looks like a
+/// heading, and the report's last lines would be cited under it.
+pub(super) fn drop_signature_places(blocks: &mut [Block]) {
+    for i in 0..blocks.len().saturating_sub(1) {
+        let (b, next) = (&blocks[i], &blocks[i + 1]);
+        if b.level.is_some() && next.page == b.page && place(&b.text) && is_date(&next.text) {
+            blocks[i].level = None;
+        }
+    }
+}
