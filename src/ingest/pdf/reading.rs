@@ -198,6 +198,18 @@ fn row_of(mut words: Vec<Word>) -> Row {
     for w in &words {
         pitch.merge(&w.pitch);
     }
+    // A listing's line number, set in the text font beside the code
+    // ("377 \\fi"), says nothing of the code's pitch.
+    let numbered = words.len() > 1 && words[0].text.chars().all(|c| c.is_ascii_digit());
+    if !is_rtl && !pitch.fixed() && numbered {
+        let mut code = Pitch::default();
+        for w in &words[1..] {
+            code.merge(&w.pitch);
+        }
+        if code.fixed() {
+            pitch = code;
+        }
+    }
     if !is_rtl && pitch.fixed() {
         return Row {
             spans: vec![monospaced(words, pitch)],

@@ -154,6 +154,15 @@ fn a_monospaced_row_is_one_line_with_its_spaces() {
     assert!(l.iter().all(|l| l.mono && (l.pitch - 6.0).abs() < 1e-3));
     assert!(!l[0].table);
     assert!((l[1].x - (72.0 + 24.0)).abs() < 1e-3);
+    // A listing's line numbers in the text font beside the code: each
+    // row is still one line of code, its indentation kept.
+    let mut g = text_at("12", 60.0, 200.0, 7.0);
+    g.extend(mono("if (x) {", 72.0, 200.0));
+    g.extend(text_at("13", 60.0, 212.0, 7.0));
+    g.extend(mono("    f(x);", 72.0, 212.0));
+    let l = lines(&g);
+    assert_eq!(texts(&l), vec!["12 if (x) {", "13     f(x);"]);
+    assert!(l.iter().all(|l| l.mono && (l.pitch - 6.0).abs() < 1e-3));
 }
 
 #[test]
