@@ -44,6 +44,18 @@ fn kind(t: &str) -> Option<Kind> {
     }
 }
 
+/// A heading numbered as a note is: "1. Description of Business", "12
+/// Income Taxes" (a number of one or two digits and a capitalised word).
+fn note_number(t: &str) -> bool {
+    let Some((number, rest)) = t.trim().split_once(char::is_whitespace) else {
+        return false;
+    };
+    let digits = number.strip_suffix('.').unwrap_or(number);
+    (1..=2).contains(&digits.len())
+        && digits.chars().all(|c| c.is_ascii_digit())
+        && rest.trim_start().starts_with(|c: char| c.is_uppercase())
+}
+
 /// "PART II", "Part 1": a filing's or a book's part.
 pub(super) fn is_part(t: &str) -> bool {
     kind(t) == Some(Kind::Part)
@@ -89,7 +101,13 @@ impl FilingNesting {
         item: &mut Option<u8>,
         numbered: &mut Option<(u8, u8)>,
     ) -> u8 {
-        match kind(text) {
+        // Under the notes, "1. Description of Business" is note 1 without
+        // the word.
+        let kind = match kind(text) {
+            None if self.notes.is_some() && note_number(text) => Some(Kind::Note),
+            k => k,
+        };
+        match kind {
             None => {
                 let level = match self.part {
                     Some(p) if self.filing => level.max(p + 1),
@@ -158,6 +176,15 @@ mod tests {
         // A heading as high as the item ends it and the notes, not the part.
         assert_eq!(place("SIGNATURES", 3), 4);
         assert_eq!(place("Note 3 Leases", 5), 5);
+        // Notes numbered without the word are notes all the same, each
+        // holding its sub-headings.
+        assert_eq!(place("Item 8. Financial Statements", 3), 4);
+        assert_eq!(place("Notes to Consolidated Financial Statements", 4), 5);
+        assert_eq!(place("1. Description of Business", 4), 6);
+        assert_eq!(place("Our Segments", 7), 7);
+        assert_eq!(place("2. Summary of Significant Accounting Policies", 4), 6);
+        assert_eq!(place("Item 9. Changes in Accountants", 3), 4);
+        assert_eq!(place("1. Financial Statements", 4), 4);
         assert_eq!(f.cover_level(), Some(3));
         assert!(is_part("PART II") && !is_part("Partners"));
         // A book's part leaves its chapters where their fonts put them.

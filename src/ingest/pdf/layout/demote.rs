@@ -63,13 +63,27 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
     blocks.retain(|_| !drop.next().unwrap_or(false));
 }
 
-/// The place an auditor or officer signs at, over the date ("Tysons,
-/// Virginia" / "February 9, 2023"): set apart in capitals it looks like a
-/// heading, and the report's last lines would be cited under it.
+/// The place an auditor or officer signs at, under the signature ("/s/
+/// Deloitte & Touche LLP") or over the date ("Tysons, Virginia" /
+/// "February 9, 2023"): set apart it looks like a heading, and the
+/// report's last lines would be cited under it.
 pub(super) fn drop_signature_places(blocks: &mut [Block]) {
-    for i in 0..blocks.len().saturating_sub(1) {
-        let (b, next) = (&blocks[i], &blocks[i + 1]);
-        if b.level.is_some() && next.page == b.page && place(&b.text) && is_date(&next.text) {
+    for i in 0..blocks.len() {
+        let b = &blocks[i];
+        if b.level.is_none() || !place(&b.text) {
+            continue;
+        }
+        let same_page = |n: &&Block| n.page == b.page;
+        let signed = i
+            .checked_sub(1)
+            .and_then(|p| blocks.get(p))
+            .filter(same_page)
+            .is_some_and(|p| p.text.starts_with("/s/"));
+        let dated = blocks
+            .get(i + 1)
+            .filter(same_page)
+            .is_some_and(|n| is_date(&n.text));
+        if signed || dated {
             blocks[i].level = None;
         }
     }

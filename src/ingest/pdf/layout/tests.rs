@@ -745,6 +745,8 @@ fn a_signatures_place_is_not_a_heading() {
             body("February 9, 2023", 144.0, true),
             body("New York, New York", 180.0, true),
             prose(200.0),
+            body("/s/ Deloitte & Touche LLP", 230.0, true),
+            body("Chicago, Illinois", 250.0, true),
         ],
         ..Page::default()
     };
