@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::page::Line;
 use super::tables::CELL_SEPARATOR;
-use super::text_shape::{index_letter, leaders};
+use super::text_shape::{index_letter, leaders, letters};
 
 /// The pages that are a table of contents (1-based), each with the
 /// baseline of its first entry: at least five entries (a title followed
@@ -59,13 +59,8 @@ fn same_row(a: &Line, b: &Line) -> bool {
 
 /// The title of a table of contents, in the languages kb sees most.
 pub(super) fn contents_title(t: &str) -> bool {
-    let k: String = t
-        .chars()
-        .filter(|c| c.is_alphabetic())
-        .flat_map(char::to_lowercase)
-        .collect();
     matches!(
-        k.as_str(),
+        letters(t).as_str(),
         "contents"
             | "tableofcontents"
             | "indexofcontents"

@@ -3,8 +3,10 @@
 //! ("Washington, D.C. 20549"), the period over a table's columns ("Fiscal
 //! Year", "Six Months Ended"), a cross-reference under a statement ("See
 //! Notes to Consolidated Financial Statements"), and the place an
-//! auditor signs at ("Tysons, Virginia", over the date). Taken as
-//! headings they would open sections that cite the wrong name.
+//! auditor signs at ("Tysons, Virginia"). Taken as headings they would
+//! open sections that cite the wrong name.
+
+use super::text_shape::{letters, MONTHS};
 
 /// A line that labels something on its page rather than titling what
 /// follows it.
@@ -18,13 +20,8 @@ fn page_column(t: &str) -> bool {
     if t.contains(|c: char| c.is_numeric()) {
         return false;
     }
-    let k: String = t
-        .chars()
-        .filter(|c| c.is_alphabetic())
-        .flat_map(char::to_lowercase)
-        .collect();
     matches!(
-        k.as_str(),
+        letters(t).as_str(),
         "page" | "pages" | "pageno" | "seite" | "página" | "pagina"
     )
 }
@@ -39,21 +36,6 @@ fn postal_address(t: &str) -> bool {
     let digits = |s: &str, n: usize| s.len() == n && s.chars().all(|c| c.is_ascii_digit());
     t.contains(',') && digits(zip, 5) && digits(plus, 4) && t.split_whitespace().count() <= 12
 }
-
-const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
 
 /// The period a table's columns cover: "Fiscal Year", "Year Ended
 /// December 31, (a)", "Second Quarter Six Months Ended", "As of June 30".
@@ -96,7 +78,7 @@ fn cross_reference(t: &str) -> bool {
 
 /// The place at a signature: one to three capitalised words, a comma,
 /// one to three more ("Tysons, Virginia", "New York, New York"). Only
-/// over a date line is it known to be one.
+/// beside a signature or a date is it known to be one.
 pub(super) fn place(t: &str) -> bool {
     let Some((city, region)) = t.split_once(", ") else {
         return false;

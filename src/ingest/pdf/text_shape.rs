@@ -280,25 +280,36 @@ fn names_a_command(t: &str) -> bool {
     markup <= 2 && words >= 1
 }
 
+/// The months' names in English, lower case.
+pub(super) const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// The letters of `t`, lower case: a label compared whatever its spacing
+/// and punctuation ("Table of Contents", "目   录", "Page No.").
+pub(super) fn letters(t: &str) -> String {
+    t.chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// A date on a line of its own ("February 27, 2019", "June 2021",
 /// "2016 年 3 月 20 日"), or a line ending in a whole date ("Date: May 4,
 /// 2021", "For the fiscal year ended December 31, 2022"): the dateline
 /// of a cover, a signature or a report, not a heading.
 pub(super) fn is_date(t: &str) -> bool {
-    const MONTHS: &[&str] = &[
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
     let words: Vec<String> = t
         .split(|c: char| c.is_whitespace() || c == ',')
         .filter(|w| !w.is_empty())
