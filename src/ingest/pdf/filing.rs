@@ -56,6 +56,13 @@ fn note_number(t: &str) -> bool {
         && rest.trim_start().starts_with(|c: char| c.is_uppercase())
 }
 
+/// "PART I", "Part 1", "PART ONE": the first part.
+fn part_one(t: &str) -> bool {
+    let number = t.split_whitespace().nth(1).unwrap_or("");
+    let number = number.trim_end_matches(['.', ':', '—', '–', '-']);
+    ["i", "1", "one"].contains(&number.to_lowercase().as_str())
+}
+
 /// "PART II", "Part 1": a filing's or a book's part.
 pub(super) fn is_part(t: &str) -> bool {
     kind(t) == Some(Kind::Part)
@@ -72,6 +79,10 @@ pub(super) fn is_filing_heading(t: &str) -> bool {
 pub(super) struct FilingNesting {
     /// The level of the first part: every part is its sibling.
     part_level: Option<u8>,
+    /// The first part seen is Part I: what comes before it is the cover.
+    /// A filing that sets Part I only in its contents starts its text
+    /// before its first part ("PART II"), and that text is no cover.
+    opens_with_part_one: bool,
     /// The open part's level: every heading until the next part is in it.
     part: Option<u8>,
     notes: Option<u8>,
@@ -87,7 +98,8 @@ impl FilingNesting {
     /// ancestors of every heading after: `None` for a document that is
     /// not a filing or has no part.
     pub(super) fn cover_level(&self) -> Option<u8> {
-        self.part_level.filter(|_| self.filing)
+        self.part_level
+            .filter(|_| self.filing && self.opens_with_part_one)
     }
 
     /// The level of the heading `text` given the `level` its fonts and
@@ -123,6 +135,9 @@ impl FilingNesting {
                 level
             }
             Some(Kind::Part) => {
+                if self.part_level.is_none() {
+                    self.opens_with_part_one = part_one(text);
+                }
                 let level = *self.part_level.get_or_insert(level);
                 self.part = Some(level);
                 self.notes = None;
@@ -193,6 +208,23 @@ mod tests {
         assert_eq!(book.place("Part I", 3, &mut item, &mut numbered), 3);
         assert_eq!(book.place("1 History", 1, &mut item, &mut numbered), 1);
         assert_eq!(book.cover_level(), None);
+        // A filing whose first part in the text is Part II (Part I only in
+        // its contents) has no cover to lift: its text before Part II keeps
+        // its levels.
+        let mut late = FilingNesting::default();
+        let (mut item, mut numbered) = (None, None);
+        assert_eq!(late.place("INTRODUCTION", 2, &mut item, &mut numbered), 2);
+        assert_eq!(
+            late.place("Item 4. Controls", 4, &mut item, &mut numbered),
+            4
+        );
+        assert_eq!(
+            late.place("Part II – Other Information", 4, &mut item, &mut numbered),
+            4
+        );
+        assert_eq!(late.cover_level(), None);
+        assert!(part_one("PART I") && part_one("Part 1.") && part_one("PART ONE"));
+        assert!(!part_one("PART II") && !part_one("Part IV"));
         assert_eq!(kind("Part of the plan"), None);
         assert_eq!(kind("Notes to the reader"), None);
         assert_eq!(kind("Partners"), None);

@@ -299,19 +299,35 @@ fn monospaced(words: Vec<Word>, pitch: Pitch) -> Span {
     span
 }
 
+/// A row's stretch of text: a span, or a name joined by dot leaders to
+/// its page numbers.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    x0: f32,
+    x1: f32,
+    /// Set in a monospaced font: code, never a column's prose.
+    code: bool,
+}
+
+impl Entry {
+    fn width(&self) -> f32 {
+        self.x1 - self.x0
+    }
+}
+
 /// The x of a column gutter in these rows: a position most rows with
 /// text on both sides leave empty, with prose (wide entries) on both
 /// sides. Each row is given as its entries.
-fn gutter(entries: &[Vec<(f32, f32)>]) -> Option<f32> {
+fn gutter(entries: &[Vec<Entry>]) -> Option<f32> {
     let left = entries
         .iter()
         .flatten()
-        .map(|e| e.0)
+        .map(|e| e.x0)
         .fold(f32::MAX, f32::min);
     let right = entries
         .iter()
         .flatten()
-        .map(|e| e.1)
+        .map(|e| e.x1)
         .fold(f32::MIN, f32::max);
     let width = right - left;
     if width <= 0.0 {
@@ -319,7 +335,7 @@ fn gutter(entries: &[Vec<(f32, f32)>]) -> Option<f32> {
     }
     let mut candidates: Vec<f32> = entries
         .iter()
-        .flat_map(|r| r.windows(2).map(|p| (p[0].1 + p[1].0) / 2.0))
+        .flat_map(|r| r.windows(2).map(|p| (p[0].x1 + p[1].x0) / 2.0))
         .collect();
     candidates.sort_by(f32::total_cmp);
     candidates.dedup_by(|a, b| (*a - *b).abs() < 2.0);
@@ -327,16 +343,23 @@ fn gutter(entries: &[Vec<(f32, f32)>]) -> Option<f32> {
     for &g in &candidates {
         let mut split = 0;
         let mut cross = 0;
-        let mut lefts = Vec::new();
-        let mut rights = Vec::new();
+        // Each row's widest entry on either side.
+        let mut lefts: Vec<Entry> = Vec::new();
+        let mut rights: Vec<Entry> = Vec::new();
         for r in entries {
             if crosses(r, g) {
                 cross += 1;
                 continue;
             }
-            let l: Vec<f32> = r.iter().filter(|e| e.1 <= g).map(|e| e.1 - e.0).collect();
-            let rt: Vec<f32> = r.iter().filter(|e| e.0 >= g).map(|e| e.1 - e.0).collect();
-            if !l.is_empty() && !rt.is_empty() {
+            let widest = |on_side: fn(&Entry, f32) -> bool| {
+                r.iter()
+                    .filter(|e| on_side(e, g))
+                    .copied()
+                    .max_by(|a, b| a.width().total_cmp(&b.width()))
+            };
+            let l = widest(|e, g| e.x1 <= g);
+            let rt = widest(|e, g| e.x0 >= g);
+            if l.is_some() && rt.is_some() {
                 split += 1;
             }
             lefts.extend(l);
@@ -345,14 +368,21 @@ fn gutter(entries: &[Vec<(f32, f32)>]) -> Option<f32> {
         if split < MIN_COLUMN_ROWS || split < cross {
             continue;
         }
-        // Prose on both sides: a typical entry of each side spans a good
-        // part of the page (table cells are short).
-        let prose = |v: &mut Vec<f32>| {
+        // Prose on both sides: a typical row's widest entry on each side
+        // spans a good part of the page (table cells are short), or enough
+        // rows of prose run the width of a column of two. A table set in a
+        // column (a filing's, a paper's) does not outvote the prose around
+        // it.
+        let prose = |v: &mut Vec<Entry>| {
             if v.is_empty() {
                 return false;
             }
-            v.sort_by(f32::total_cmp);
-            v[v.len() / 2] >= 0.25 * width
+            v.sort_by(|a, b| a.width().total_cmp(&b.width()));
+            v[v.len() / 2].width() >= 0.25 * width
+                || v.iter()
+                    .filter(|e| !e.code && e.width() >= 0.4 * width)
+                    .count()
+                    >= MIN_COLUMN_ROWS
         };
         if !prose(&mut lefts) || !prose(&mut rights) {
             continue;
@@ -368,23 +398,27 @@ fn gutter(entries: &[Vec<(f32, f32)>]) -> Option<f32> {
 /// name to its page numbers (an index's `\alph . . . . 75`, set as two or
 /// three spans) as one entry. Leaders that end a column's row, with the
 /// numbers wrapped to the next, join nothing across the gutter.
-fn entries(r: &Row) -> Vec<(f32, f32)> {
-    let mut out: Vec<(f32, f32)> = Vec::new();
+fn entries(r: &Row) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::new();
     let mut leads = false;
     for s in &r.spans {
         let t = s.text.trim();
         let page = t.starts_with(|c: char| c.is_ascii_digit());
         match out.last_mut() {
-            Some(e) if (leads && page) || leader_run(t.chars()) => e.1 = e.1.max(s.x1),
-            _ => out.push((s.x0, s.x1)),
+            Some(e) if (leads && page) || leader_run(t.chars()) => e.x1 = e.x1.max(s.x1),
+            _ => out.push(Entry {
+                x0: s.x0,
+                x1: s.x1,
+                code: s.pitch.fixed(),
+            }),
         }
         leads = leader_run(t.chars().rev());
     }
     out
 }
 
-fn crosses(entries: &[(f32, f32)], x: f32) -> bool {
-    entries.iter().any(|e| e.0 < x && e.1 > x)
+fn crosses(entries: &[Entry], x: f32) -> bool {
+    entries.iter().any(|e| e.x0 < x && e.x1 > x)
 }
 
 /// Rows in reading order: where a gutter splits a run of rows into
@@ -395,7 +429,7 @@ fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
     if depth >= 2 {
         return rows;
     }
-    let row_entries: Vec<Vec<(f32, f32)>> = rows.iter().map(entries).collect();
+    let row_entries: Vec<Vec<Entry>> = rows.iter().map(entries).collect();
     let Some(g) = gutter(&row_entries) else {
         return rows;
     };
@@ -419,6 +453,20 @@ fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
             })
             .unwrap_or(0);
         out.extend(region.drain(..lead));
+        // A run of rows whose only text on both sides is code on both
+        // (a listing's line with its closing brace set far to the right)
+        // is no pair of columns: its rows stay whole. Code beside prose
+        // (an example beside its output) is.
+        let columns = region.iter().any(|r| {
+            let (l, rt): (Vec<&Span>, Vec<&Span>) = r.spans.iter().partition(|s| s.x1 <= g);
+            let code = |side: &[&Span]| side.iter().any(|s| s.pitch.fixed());
+            let listing = code(&l) && code(&rt);
+            !l.is_empty() && !rt.is_empty() && !listing
+        });
+        if !columns {
+            out.append(region);
+            return;
+        }
         let (mut left, mut right) = (Vec::new(), Vec::new());
         for r in region.drain(..) {
             let (l, rt): (Vec<Span>, Vec<Span>) = r.spans.into_iter().partition(|s| s.x1 <= g);

@@ -30,6 +30,28 @@ fn text_at(text: &str, x: f32, baseline: f32, size: f32) -> Vec<Glyph> {
         .collect()
 }
 
+/// Courier-like glyphs: every one 6 points wide, narrow ones too.
+fn mono_at(text: &str, x: f32, y: f32) -> Vec<Glyph> {
+    text.chars()
+        .enumerate()
+        .filter(|(_, c)| *c != ' ')
+        .map(|(i, ch)| {
+            let left = x + 6.0 * i as f32;
+            Glyph {
+                ch,
+                left,
+                right: left + 6.0,
+                top: y - 8.0,
+                bottom: y + 2.0,
+                origin: (left, y),
+                size: 10.0,
+                bold: false,
+                turns: 0,
+            }
+        })
+        .collect()
+}
+
 /// The same text turned a quarter counter-clockwise (reading upwards,
 /// as on a landscape slide), its baseline at `x`, starting at `y`.
 fn text_up(text: &str, x: f32, y: f32, size: f32) -> Vec<Glyph> {
@@ -120,32 +142,11 @@ fn words_and_lines_from_glyphs() {
 
 #[test]
 fn a_monospaced_row_is_one_line_with_its_spaces() {
-    // Courier-like: every glyph 6 points wide, narrow ones too; an
-    // aligned comment far to the right stays on the line, its spaces
+    // An aligned comment far to the right stays on the line, its spaces
     // counted in glyph widths.
-    let mono = |text: &str, x: f32, y: f32| -> Vec<Glyph> {
-        text.chars()
-            .enumerate()
-            .filter(|(_, c)| *c != ' ')
-            .map(|(i, ch)| {
-                let left = x + 6.0 * i as f32;
-                Glyph {
-                    ch,
-                    left,
-                    right: left + 6.0,
-                    top: y - 8.0,
-                    bottom: y + 2.0,
-                    origin: (left, y),
-                    size: 10.0,
-                    bold: false,
-                    turns: 0,
-                }
-            })
-            .collect()
-    };
-    let mut g = mono("x = f(1)", 72.0, 100.0);
-    g.extend(mono("# the first", 72.0 + 6.0 * 20.0, 100.0));
-    g.extend(mono("    print(x)", 72.0, 112.0));
+    let mut g = mono_at("x = f(1)", 72.0, 100.0);
+    g.extend(mono_at("# the first", 72.0 + 6.0 * 20.0, 100.0));
+    g.extend(mono_at("    print(x)", 72.0, 112.0));
     let l = lines(&g);
     assert_eq!(
         texts(&l),
@@ -157,9 +158,9 @@ fn a_monospaced_row_is_one_line_with_its_spaces() {
     // A listing's line numbers in the text font beside the code: each
     // row is still one line of code, its indentation kept.
     let mut g = text_at("12", 60.0, 200.0, 7.0);
-    g.extend(mono("if (x) {", 72.0, 200.0));
+    g.extend(mono_at("if (x) {", 72.0, 200.0));
     g.extend(text_at("13", 60.0, 212.0, 7.0));
-    g.extend(mono("    f(x);", 72.0, 212.0));
+    g.extend(mono_at("    f(x);", 72.0, 212.0));
     let l = lines(&g);
     assert_eq!(texts(&l), vec!["12 if (x) {", "13     f(x);"]);
     assert!(l.iter().all(|l| l.mono && (l.pitch - 6.0).abs() < 1e-3));
@@ -222,6 +223,94 @@ fn two_columns_are_read_one_after_the_other() {
     assert_eq!(t[9], "right column line 0 of text");
     assert_eq!(t.len(), 17);
     assert!(l.iter().all(|l| !l.table), "{t:?}");
+}
+
+/// A table set in the left column, with more rows than the prose above
+/// it, beside a right column of prose: still two columns, the table's
+/// rows whole in the left one.
+#[test]
+fn a_table_in_one_column_does_not_merge_the_columns() {
+    let mut g = Vec::new();
+    let table = [
+        ("Loans", "10,187", "12,305"),
+        ("Deposits", "65", "569"),
+        ("Securities", "1,882", "2,533"),
+        ("Trading", "1,782", "2,064"),
+        ("Other", "199", "443"),
+        ("Total", "14,271", "19,161"),
+        ("Expense", "146", "1,575"),
+        ("Net", "12,925", "14,452"),
+    ];
+    for i in 0..14 {
+        let y = 100.0 + i as f32 * 12.0;
+        if i < 6 {
+            let line = format!("left column prose line {i} reads on and on");
+            g.extend(text_at(&line, 72.0, y, 10.0));
+        } else {
+            let (a, b, c) = table[i - 6];
+            g.extend(text_at(a, 72.0, y, 10.0));
+            g.extend(text_at(b, 220.0 - b.len() as f32 * 5.0, y, 10.0));
+            g.extend(text_at(c, 280.0 - c.len() as f32 * 5.0, y, 10.0));
+        }
+        let line = format!("right column prose line {i} reads on as well");
+        g.extend(text_at(&line, 320.0, y, 10.0));
+    }
+    let l = lines(&g);
+    let t = texts(&l);
+    assert_eq!(t.len(), 28, "{t:?}");
+    assert_eq!(t[0], "left column prose line 0 reads on and on");
+    assert_eq!(t[6], "Loans | 10,187 | 12,305", "{t:?}");
+    assert_eq!(t[13], "Net | 12,925 | 14,452", "{t:?}");
+    assert_eq!(t[14], "right column prose line 0 reads on as well");
+    assert!(l[6..14].iter().all(|l| l.table) && !l[14].table);
+}
+
+/// Under two columns of prose, a listing whose lines end in a brace set
+/// far to the right keeps each line whole (a margin label in the text
+/// font keeps the row from reading as one monospaced line), while an example's code beside
+/// its output is two columns.
+#[test]
+fn a_listing_under_columns_keeps_its_lines() {
+    let mut g = Vec::new();
+    for i in 0..6 {
+        let y = 100.0 + i as f32 * 12.0;
+        let line = format!("left column prose line {i} reads on and on");
+        g.extend(text_at(&line, 72.0, y, 10.0));
+        let line = format!("right column prose line {i} reads on as well");
+        g.extend(text_at(&line, 320.0, y, 10.0));
+    }
+    g.extend(text_at(
+        "A caption that runs across the whole width of the page here",
+        72.0,
+        180.0,
+        10.0,
+    ));
+    for (i, key) in ["cover title", "cover label", "emblem color"]
+        .iter()
+        .enumerate()
+    {
+        let y = 200.0 + i as f32 * 12.0;
+        // A guard's name in the text font in the margin, as a .dtx sets it.
+        g.extend(text_at("<def-u>", 20.0, y, 7.0));
+        g.extend(mono_at(&format!("{{ {key} }} {{ x"), 72.0, y));
+        g.extend(mono_at("},", 456.0, y));
+    }
+    let l = lines(&g);
+    let t = texts(&l);
+    assert!(t[13..].iter().all(|l| l.ends_with("},")), "{t:?}");
+    assert_eq!(t.len(), 16, "{t:?}");
+    // Code at the left, the text it sets at the right.
+    let mut g = Vec::new();
+    for i in 0..6 {
+        let y = 100.0 + i as f32 * 12.0;
+        g.extend(mono_at(&format!("<para>line {i}</para>"), 72.0, y));
+        let line = format!("right column prose line {i} reads on as well");
+        g.extend(text_at(&line, 320.0, y, 10.0));
+    }
+    let l = lines(&g);
+    let t = texts(&l);
+    assert_eq!(t[0], "<para>line 0</para>", "{t:?}");
+    assert_eq!(t[6], "right column prose line 0 reads on as well", "{t:?}");
 }
 
 #[test]
