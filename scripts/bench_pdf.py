@@ -16,7 +16,11 @@ fetched with `apt-get download` into $KB_CACHE_DIR/bench-pdf (default
 Reported, read part: files pdftotext reads / kb reads / each refuses; pages
 per second of each (files one after another, one process each, wall clock);
 word recall of kb's page text against pdftotext's (per page, multiset of
-lower-cased words; pooled over every page, and the worst files). OCR part:
+lower-cased words; pooled over every page, and the worst files), and the
+same for pairs of consecutive words, which a page read in the wrong order
+(two columns read across, line by line) loses while keeping its words;
+pdftotext's own order is not always right (it reads some tables by
+columns), so this compares builds rather than scoring one. OCR part:
 character accuracy (1 - Levenshtein distance / length of the truth, spaces
 over the characters of the truth, with the words of the two sides matched
 to each other, so a page read in another order than pdftotext's, or cut
@@ -151,6 +155,16 @@ def words(text: str) -> collections.Counter:
     return collections.Counter(w.lower() for w in WORD.findall(text))
 
 
+def word_pairs(text: str) -> collections.Counter:
+    """Consecutive words in reading order."""
+    ws = [w.lower() for w in WORD.findall(unicodedata.normalize("NFKC", text))]
+    return collections.Counter(zip(ws, ws[1:]))
+
+
+def overlap(truth: collections.Counter, got: collections.Counter) -> int:
+    return sum(min(n, got[w]) for w, n in truth.items())
+
+
 def read_part(args, pdfium: str) -> dict:
     tree = fetch(PACKAGES)
     files = pdf_files(tree, args.max_files)
@@ -162,7 +176,9 @@ def read_part(args, pdfium: str) -> dict:
     kb_time = pop_time = 0.0
     kb_pages_read = pop_pages_read = 0
     hit = total = 0
+    pair_hit = pair_total = 0
     per_file = []
+    per_file_pairs = []
     refused = []
     for i, f in enumerate(files):
         kb_pages, why, kdt = kb_read(args.kb, f, opts, args.timeout)
@@ -175,16 +191,22 @@ def read_part(args, pdfium: str) -> dict:
             pop_pages_read += len(pop_pages)
         if kb_pages is not None and pop_pages is not None:
             both += 1
-            fh = ft = 0
+            fh = ft = ph = pt = 0
             for kp, pp in zip(kb_pages, pop_pages):
                 truth = words(pp)
-                got = words(kp)
-                fh += sum(min(n, got[w]) for w, n in truth.items())
+                fh += overlap(truth, words(kp))
                 ft += sum(truth.values())
+                truth = word_pairs(pp)
+                ph += overlap(truth, word_pairs(kp))
+                pt += sum(truth.values())
             hit += fh
             total += ft
+            pair_hit += ph
+            pair_total += pt
             if ft:
                 per_file.append((fh / ft, ft, str(f.relative_to(tree))))
+            if pt:
+                per_file_pairs.append((ph / pt, pt, str(f.relative_to(tree))))
         elif pop_pages is not None:
             pop_only += 1
             refused.append((str(f.relative_to(tree)), why))
@@ -195,6 +217,7 @@ def read_part(args, pdfium: str) -> dict:
         if (i + 1) % 50 == 0:
             log(f"  {i + 1}/{len(files)}: recall so far {hit / max(total, 1):.4f}")
     per_file.sort()
+    per_file_pairs.sort()
     return {
         "files": len(files),
         "read_by_both": both,
@@ -215,6 +238,8 @@ def read_part(args, pdfium: str) -> dict:
         "words_compared": total,
         "files_below_0.95": sum(1 for r, _, _ in per_file if r < 0.95),
         "worst_files": [(round(r, 3), n, p) for r, n, p in per_file[:8]],
+        "word_pair_recall": round(pair_hit / pair_total, 4) if pair_total else None,
+        "worst_files_by_word_pairs": [(round(r, 3), n, p) for r, n, p in per_file_pairs[:8]],
     }
 
 

@@ -96,8 +96,11 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
             // it.
             let numbered_bold = |l: &Line| l.bold && numbered_depth(&l.text).is_some();
             let indented = prev.bold && l.x > prev.x + 0.8 * l.size;
-            let weight_change =
-                prev.bold != l.bold && (numbered_bold(prev) || numbered_bold(l) || indented);
+            // Bold and a little larger than the text under it (11pt over
+            // 10pt): a heading too close in size for the size alone.
+            let larger_bold = prev.bold && prev.size >= 1.05 * l.size;
+            let weight_change = prev.bold != l.bold
+                && (numbered_bold(prev) || numbered_bold(l) || indented || larger_bold);
             // A short numbered line of its own ("3.1.2 洪家楼校区") over
             // text that runs further: a heading set in the body's font,
             // which no sentence end separates from its paragraph. A list
@@ -233,6 +236,31 @@ pub(super) mod tests {
         assert!(groups[2].starts_with("Third"));
         assert_eq!(groups[3], "Fourth after a gap.");
         assert_eq!(groups[4], "• a bullet item");
+    }
+
+    /// A bold heading a point larger than the text set right over it
+    /// (a filing's "Noninterest revenue" over its note's text) is a block
+    /// of its own; a bold label of the text's size over it stays with it.
+    #[test]
+    fn a_larger_bold_line_over_its_text_is_a_block_of_its_own() {
+        let bold = |text: &str, size: f32, y: f32| Line {
+            bold: true,
+            ..line(text, size, 72.0, 200.0, y, false)
+        };
+        let under = |y: f32| {
+            body(
+                "Refer to Note 6 of the annual report for a discussion of the",
+                y,
+                false,
+            )
+        };
+        let groups = grouped(&[bold("Noninterest revenue", 12.0, 100.0), under(114.0)]);
+        assert_eq!(groups.len(), 2, "{groups:#?}");
+        assert_eq!(groups[0], "Noninterest revenue");
+        assert_eq!(
+            group_lines(&[bold("Deposits", 11.0, 100.0), under(114.0)]).len(),
+            1
+        );
     }
 
     /// A numbered heading in the body's font, with no sentence end or gap

@@ -422,8 +422,8 @@ fn crosses(entries: &[Entry], x: f32) -> bool {
 }
 
 /// Rows in reading order: where a gutter splits a run of rows into
-/// columns, the left column is read down, then the right one (each
-/// recursively, for three columns); a row that crosses the gutter (a
+/// columns, the left column is read down, then the right one (the right
+/// one first in right-to-left text; each recursively, for three columns); a row that crosses the gutter (a
 /// title, a wide figure caption) is read in its place.
 fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
     if depth >= 2 {
@@ -482,6 +482,12 @@ fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
                     rtl: r.rtl,
                 });
             }
+        }
+        // Arabic, Persian and Hebrew pages start at the right.
+        let rtl =
+            2 * left.iter().chain(&right).filter(|r| r.rtl).count() > left.len() + right.len();
+        if rtl {
+            std::mem::swap(&mut left, &mut right);
         }
         out.extend(reading_order(left, depth + 1));
         out.extend(reading_order(right, depth + 1));

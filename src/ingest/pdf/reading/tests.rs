@@ -109,6 +109,37 @@ fn right_to_left_lines_are_read_in_their_order() {
     assert_eq!(texts(&lines(&g)), vec!["שלום עולם"]);
 }
 
+/// Hebrew in two columns: the right column is read first.
+#[test]
+fn right_to_left_columns_start_at_the_right() {
+    // A line of `n` letters drawn right to left from `right`.
+    let line = |text: &str, right: f32, y: f32| -> Vec<Glyph> {
+        let mut g = Vec::new();
+        let mut x = right;
+        for word in text.split(' ') {
+            for c in word.chars() {
+                g.extend(text_at(&c.to_string(), x - 5.0, y, 10.0));
+                x -= 5.0;
+            }
+            g.push(Glyph::space());
+            x -= 4.0;
+        }
+        g
+    };
+    let mut g = Vec::new();
+    for i in 0..6 {
+        let y = 100.0 + i as f32 * 12.0;
+        let words = "שלום עולם ".repeat(2 + i % 2);
+        g.extend(line(&format!("ימין {}", words.trim()), 540.0, y));
+        g.extend(line(&format!("שמאל {}", words.trim()), 280.0, y));
+    }
+    let l = lines(&g);
+    let t = texts(&l);
+    assert_eq!(t.len(), 12, "{t:?}");
+    assert!(t[..6].iter().all(|t| t.starts_with("ימין")), "{t:?}");
+    assert!(t[6..].iter().all(|t| t.starts_with("שמאל")), "{t:?}");
+}
+
 #[test]
 fn turned_text_is_read_upright() {
     // Two lines reading upwards; the second to the right of the first.
