@@ -33,6 +33,10 @@ const TOUCHING: f32 = 0.05;
 /// Rows that leave a gutter empty before it counts as a column break.
 const MIN_COLUMN_ROWS: usize = 5;
 
+/// Rows of prose as wide as a column of two that make a side of a gutter
+/// a column, whatever else it holds (a table, a figure's labels).
+const PROSE_ROWS: usize = 3;
+
 /// The page's lines in reading order. Text running in the page's main
 /// direction comes first; text turned another way (a rotated table, an
 /// axis label) follows, laid out in its own upright frame.
@@ -382,7 +386,7 @@ fn gutter(entries: &[Vec<Entry>]) -> Option<f32> {
                 || v.iter()
                     .filter(|e| !e.code && e.width() >= 0.4 * width)
                     .count()
-                    >= MIN_COLUMN_ROWS
+                    >= PROSE_ROWS
         };
         if !prose(&mut lefts) || !prose(&mut rights) {
             continue;
