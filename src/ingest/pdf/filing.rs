@@ -16,14 +16,18 @@ enum Kind {
     Note,
 }
 
+/// The word after a heading's first, without the punctuation that ends
+/// a number: "II" of "PART II.", "4" of "Note 4 – Debt".
+fn number_word(t: &str) -> &str {
+    t.split_whitespace()
+        .nth(1)
+        .map_or("", |w| w.trim_end_matches(['.', ':', '—', '–', '-']))
+}
+
 fn kind(t: &str) -> Option<Kind> {
     let t = t.trim();
-    let (first, rest) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
-    let number = rest
-        .split_whitespace()
-        .next()
-        .map(|w| w.trim_end_matches(['.', ':', '—', '–', '-']))
-        .unwrap_or("");
+    let first = t.split_whitespace().next().unwrap_or("");
+    let number = number_word(t);
     match first.to_lowercase().as_str() {
         "part"
             if !number.is_empty()
@@ -58,9 +62,7 @@ fn note_number(t: &str) -> bool {
 
 /// "PART I", "Part 1", "PART ONE": the first part.
 fn part_one(t: &str) -> bool {
-    let number = t.split_whitespace().nth(1).unwrap_or("");
-    let number = number.trim_end_matches(['.', ':', '—', '–', '-']);
-    ["i", "1", "one"].contains(&number.to_lowercase().as_str())
+    ["i", "1", "one"].contains(&number_word(t).to_lowercase().as_str())
 }
 
 /// "PART II", "Part 1": a filing's or a book's part.

@@ -427,8 +427,9 @@ fn crosses(entries: &[Entry], x: f32) -> bool {
 
 /// Rows in reading order: where a gutter splits a run of rows into
 /// columns, the left column is read down, then the right one (the right
-/// one first in right-to-left text; each recursively, for three columns); a row that crosses the gutter (a
-/// title, a wide figure caption) is read in its place.
+/// one first in right-to-left text; each recursively, for three
+/// columns); a row that crosses the gutter (a title, a wide figure
+/// caption) is read in its place.
 fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
     if depth >= 2 {
         return rows;

@@ -52,6 +52,23 @@ fn mono_at(text: &str, x: f32, y: f32) -> Vec<Glyph> {
         .collect()
 }
 
+/// Right-to-left text drawn from `right` leftwards, 10 pt: each letter
+/// left of the one before, each word left of the one before, a space
+/// glyph after each word.
+fn rtl_at(text: &str, right: f32, baseline: f32) -> Vec<Glyph> {
+    let mut g = Vec::new();
+    let mut x = right;
+    for word in text.split(' ') {
+        for c in word.chars() {
+            g.extend(text_at(&c.to_string(), x - 5.0, baseline, 10.0));
+            x -= 5.0;
+        }
+        g.push(Glyph::space());
+        x -= 4.0;
+    }
+    g
+}
+
 /// The same text turned a quarter counter-clockwise (reading upwards,
 /// as on a landscape slide), its baseline at `x`, starting at `y`.
 fn text_up(text: &str, x: f32, y: f32, size: f32) -> Vec<Glyph> {
@@ -95,43 +112,19 @@ fn accents_set_apart_are_composed_with_their_letters() {
 fn right_to_left_lines_are_read_in_their_order() {
     // "שלום עולם" drawn right to left: each letter left of the one
     // before, the second word left of the first.
-    let mut g = Vec::new();
-    let mut x = 300.0;
-    for word in ["שלום", "עולם"] {
-        for c in word.chars() {
-            let mut one = text_at(&c.to_string(), x - 5.0, 100.0, 10.0);
-            g.append(&mut one);
-            x -= 5.0;
-        }
-        g.push(Glyph::space());
-        x -= 4.0;
-    }
+    let g = rtl_at("שלום עולם", 300.0, 100.0);
     assert_eq!(texts(&lines(&g)), vec!["שלום עולם"]);
 }
 
 /// Hebrew in two columns: the right column is read first.
 #[test]
 fn right_to_left_columns_start_at_the_right() {
-    // A line of `n` letters drawn right to left from `right`.
-    let line = |text: &str, right: f32, y: f32| -> Vec<Glyph> {
-        let mut g = Vec::new();
-        let mut x = right;
-        for word in text.split(' ') {
-            for c in word.chars() {
-                g.extend(text_at(&c.to_string(), x - 5.0, y, 10.0));
-                x -= 5.0;
-            }
-            g.push(Glyph::space());
-            x -= 4.0;
-        }
-        g
-    };
     let mut g = Vec::new();
     for i in 0..6 {
         let y = 100.0 + i as f32 * 12.0;
         let words = "שלום עולם ".repeat(2 + i % 2);
-        g.extend(line(&format!("ימין {}", words.trim()), 540.0, y));
-        g.extend(line(&format!("שמאל {}", words.trim()), 280.0, y));
+        g.extend(rtl_at(&format!("ימין {}", words.trim()), 540.0, y));
+        g.extend(rtl_at(&format!("שמאל {}", words.trim()), 280.0, y));
     }
     let l = lines(&g);
     let t = texts(&l);
