@@ -36,10 +36,6 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
             .flat_map(char::to_lowercase)
             .collect()
     }
-    // The same height within a point or so.
-    fn height(l: &Line) -> i32 {
-        (l.y / 2.0).round() as i32
-    }
     fn size(l: &Line) -> i32 {
         (l.size * 2.0).round() as i32
     }
@@ -72,13 +68,17 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
             }
         }
     }
+    let numbered = numbered_rows(pages);
     // What each line is: kept, a page number, or a running line.
-    let judge = |l: &Line, at_edge: bool| -> Verdict {
+    let judge = |l: &Line, at_edge: bool, page: usize| -> Verdict {
         if l.table {
             return Verdict::Text;
         }
         if at_edge && page_number(&l.text) {
             return Verdict::PageNumber;
+        }
+        if at_edge && numbered[page].iter().any(|h| (h - height(l)).abs() <= 1) {
+            return Verdict::Running;
         }
         let k = key(&l.text);
         // Most lines of a page are met nowhere else: one lookup settles
@@ -135,11 +135,12 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
     };
     let verdicts: Vec<Vec<Verdict>> = pages
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(page, p)| {
             let n = p.len();
             p.iter()
                 .enumerate()
-                .map(|(i, l)| judge(l, edge(i, n)))
+                .map(|(i, l)| judge(l, edge(i, n), page))
                 .collect()
         })
         .collect();
@@ -170,6 +171,76 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
             Some(Verdict::Running) => keep_running,
             _ => true,
         });
+    }
+}
+
+/// The heights, on each page, of the rows at its edge that carry its
+/// printed page number: a number that is the page's index plus one offset
+/// at one height on three pages or more. A header that names the current
+/// section beside the page number ("2.4.5 段落 … 9") changes from page
+/// to page and so never repeats, but its row is the page's own furniture.
+fn numbered_rows(pages: &[Vec<Line>]) -> Vec<Vec<i32>> {
+    fn at_edge(p: &[Line]) -> impl Iterator<Item = &Line> {
+        let n = p.len();
+        p.iter()
+            .enumerate()
+            .filter(move |(i, l)| (*i < 3 || i + 2 >= n) && !l.table)
+            .map(|(_, l)| l)
+    }
+    fn marks(page: usize, l: &Line) -> impl Iterator<Item = (i64, i32)> {
+        let h = height(l);
+        printed_numbers(&l.text)
+            .into_iter()
+            .map(move |v| (v - page as i64, h))
+    }
+    let mut votes: HashMap<(i64, i32), usize> = HashMap::new();
+    for (page, p) in pages.iter().enumerate() {
+        let mine: HashSet<(i64, i32)> = at_edge(p).flat_map(|l| marks(page, l)).collect();
+        for m in mine {
+            *votes.entry(m).or_default() += 1;
+        }
+    }
+    let runs = |(offset, h): (i64, i32)| -> bool {
+        (h - 1..=h + 1).any(|h| votes.get(&(offset, h)).is_some_and(|&n| n >= 3))
+    };
+    pages
+        .iter()
+        .enumerate()
+        .map(|(page, p)| {
+            at_edge(p)
+                .filter(|l| marks(page, l).any(runs))
+                .map(height)
+                .collect()
+        })
+        .collect()
+}
+
+/// The same height within a point or so.
+fn height(l: &Line) -> i32 {
+    (l.y / 2.0).round() as i32
+}
+
+/// The whole numbers a line could print as its page's number: a page
+/// number's own ("Page 12 of 40" gives 12), else a number opening or
+/// closing the line ("12 Methods", "2.4.5 段落 9").
+fn printed_numbers(t: &str) -> Vec<i64> {
+    let whole = |w: &str| (1..=4).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_digit());
+    if page_number(t) {
+        return t
+            .split(|c: char| !c.is_ascii_digit())
+            .find(|w| whole(w))
+            .and_then(|w| w.parse().ok())
+            .into_iter()
+            .collect();
+    }
+    let words: Vec<&str> = t.split_whitespace().collect();
+    match words.as_slice() {
+        [first, .., last] => [first, last]
+            .into_iter()
+            .filter(|w| whole(w))
+            .filter_map(|w| w.parse().ok())
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -433,10 +504,58 @@ mod tests {
         assert_eq!(all.len(), 40, "{all:?}");
     }
 
+    /// A header naming the current section beside the page number
+    /// changes from page to page: its row, which carries the page's
+    /// printed number, is still furniture, whether the number is a line
+    /// of its own or closes the header's. A line of the text that ends in
+    /// a number, or a heading atop a page, stays.
+    #[test]
+    fn a_header_beside_its_page_number_is_dropped() {
+        let line = |text: &str, y: f32| line(text, 9.0, y);
+        let mut pages: Vec<Vec<Line>> = (0..12)
+            .map(|i| {
+                let printed = i + 7;
+                let mut p = vec![
+                    line(&format!("2.{} Section {}", i / 2, tag(i)), 30.0),
+                    line(
+                        &format!("Text {} of its own, as of {}", tag(i), i * 3 + 1),
+                        100.0,
+                    ),
+                    line(&format!("More text {} closing the page.", tag(i)), 120.0),
+                ];
+                if i % 2 == 0 {
+                    p.insert(
+                        1,
+                        Line {
+                            x: 500.0,
+                            end: 510.0,
+                            ..line(&format!("{printed}"), 30.0)
+                        },
+                    );
+                } else {
+                    p[0].text = format!("Section {} {printed}", tag(i));
+                }
+                if i == 5 {
+                    p.insert(1, line("2.3 A heading atop the text", 60.0));
+                }
+                p
+            })
+            .collect();
+        strip_running_lines(&mut pages, 9.0);
+        let all: Vec<&str> = pages.iter().flatten().map(|l| l.text.as_str()).collect();
+        assert!(!all.iter().any(|t| t.contains("Section")), "{all:?}");
+        assert!(all.contains(&"2.3 A heading atop the text"), "{all:?}");
+        assert_eq!(all.len(), 12 * 2 + 1, "{all:?}");
+    }
+
     #[test]
     fn page_numbers_in_their_forms() {
         assert!(page_number("Page 3 of 10") && page_number("- 4 -") && page_number("xii"));
         assert!(page_number("F-4") && page_number("A-12") && !page_number("COVID-19"));
         assert!(!page_number("Chapter 2") && !page_number("Version 2.0 notes"));
+        assert_eq!(printed_numbers("Page 12 of 40"), [12]);
+        assert_eq!(printed_numbers("2.4.5 段落 9"), [9]);
+        assert_eq!(printed_numbers("12 Methods and 2021"), [12, 2021]);
+        assert!(printed_numbers("Chapter 2.1").is_empty());
     }
 }

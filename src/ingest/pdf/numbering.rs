@@ -59,7 +59,8 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
 
 /// A section number in Arabic-Indic digits ahead of its title, as a
 /// right-to-left line reads out (`−۱ ۱ مقدمه` for 1-1, `−۲ −۴ ۴` for
-/// 4-2-4): its depth (how many numbers) and the title.
+/// 4-2-4): its depth (how many numbers) and the title. A number closing
+/// the line is a contents entry's page: not a heading.
 pub(super) fn rtl_numbered(t: &str) -> Option<(u8, &str)> {
     let mut depth = 0u8;
     let mut rest = t;
@@ -75,7 +76,8 @@ pub(super) fn rtl_numbered(t: &str) -> Option<(u8, &str)> {
         depth = depth.saturating_add(1);
         rest = after.trim_start();
     }
-    (depth > 0 && rest.starts_with(char::is_alphabetic)).then_some((depth.min(6), rest))
+    let toc = rest.trim_end().ends_with(char::is_numeric);
+    (depth > 0 && rest.starts_with(char::is_alphabetic) && !toc).then_some((depth.min(6), rest))
 }
 
 /// A Chinese or Japanese chapter or section number: `第一章` / `第3章`
@@ -172,6 +174,11 @@ mod tests {
         assert_eq!(numbered_depth("−۱ ۱ مقدمه"), Some(2));
         assert_eq!(numbered_depth("−۲ −۴ ۴ نمایه"), Some(3));
         assert_eq!(numbered_depth("۱۲۳"), None);
+        assert_eq!(
+            numbered_depth("−۲ ۱ فیلدهای فارسی ۱۵"),
+            None,
+            "a contents entry"
+        );
         assert_eq!(numbered_depth("U.S. Operations"), None);
         assert_eq!(numbered_depth("第一章 介绍"), Some(1));
         assert_eq!(numbered_depth("第3章绪论"), Some(1));
