@@ -253,7 +253,7 @@ enum Verdict {
 
 /// "12", "xii", "- 12 -", "Page 12", "12 / 40", "Page 12 of 40", and the
 /// numbered pages of a filing's parts: "F-4", "A-12", "S-3".
-fn page_number(t: &str) -> bool {
+pub(super) fn page_number(t: &str) -> bool {
     let t = t.trim().to_lowercase();
     if let Some((prefix, n)) = t.split_once('-') {
         if (1..=2).contains(&prefix.len())

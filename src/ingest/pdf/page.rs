@@ -46,6 +46,10 @@ pub struct Page {
     /// Why a page that needed OCR did not get it (no engine, or its error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ocr_error: Option<String>,
+    /// The x of the gutter between the columns its text was read in, in
+    /// points from the left, when it has columns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gutter: Option<f32>,
 }
 
 /// A line of text as laid out on the page.

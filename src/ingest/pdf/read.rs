@@ -82,12 +82,44 @@ pub(super) fn read(
         pages.push(page);
         on_page(i + 1, total);
     }
+    read_in_usual_columns(&doc, &mut pages, cache.as_mut());
     Ok(Extracted {
         title,
         encrypted,
         pages,
         outline: outline(&doc),
     })
+}
+
+/// Reads again, with the gutter most of the document's pages were read
+/// across, each page of its text layer that found no columns of its own:
+/// a two-column filing's page with a table in one column and two rows of
+/// prose in the other is read column by column, not across both.
+fn read_in_usual_columns(doc: &PdfDocument, pages: &mut [Page], mut cache: Option<&mut PageCache>) {
+    let gutters: Vec<Option<f32>> = pages.iter().map(|p| p.gutter).collect();
+    let with_text = pages.iter().filter(|p| !p.without_text()).count();
+    let Some(usual) = reading::usual_gutter(&gutters, with_text) else {
+        return;
+    };
+    for (i, page) in pages.iter_mut().enumerate() {
+        if page.gutter.is_some() || page.ocr || page.error.is_some() || page.without_text() {
+            continue;
+        }
+        let Ok(p) = doc.pages().get(i as PdfPageIndex) else {
+            continue;
+        };
+        let Ok(g) = glyphs(&p) else {
+            continue;
+        };
+        let (lines, gutter) = reading::lines_in_columns(&g, Some(usual));
+        if gutter.is_some() {
+            page.lines = lines;
+            page.gutter = gutter;
+            if let Some(c) = cache.as_deref_mut() {
+                c.keep(i as u32, page);
+            }
+        }
+    }
 }
 
 /// The most bookmarks read, and the deepest nesting followed: a hostile
@@ -200,7 +232,7 @@ fn clean_title(s: &str) -> String {
 fn read_page(page: &PdfPage, opts: &ReadOptions) -> Page {
     let mut out = Page::default();
     match glyphs(page) {
-        Ok(g) => out.lines = reading::lines(&g),
+        Ok(g) => (out.lines, out.gutter) = reading::lines_in_columns(&g, None),
         Err(e) => out.error = Some(format!("could not read the page's text: {}", describe(&e))),
     }
     let wanted = match opts.ocr {

@@ -14,9 +14,11 @@ use super::monospace::Pitch;
 use super::page::{Line, Row, Span, Word};
 use super::spacing::join_spaced_letters;
 use super::tables::{join_section_number, merge_symbols, table_rows, CELL_SEPARATOR};
-use super::text_shape::leader_run;
 
 pub(super) use super::glyphs::Glyph;
+pub(super) use columns::usual_gutter;
+
+mod columns;
 
 /// Two words further apart than this many font sizes are in different
 /// spans (a column gutter or a table cell gap; a justified word space is
@@ -30,23 +32,25 @@ const LETTER_GAP: f32 = 0.25;
 /// the space was guessed where the letters run on.
 const TOUCHING: f32 = 0.05;
 
-/// Rows that leave a gutter empty before it counts as a column break.
-const MIN_COLUMN_ROWS: usize = 5;
-
-/// Rows of prose as wide as a column of two that make a side of a gutter
-/// a column, whatever else it holds (a table, a figure's labels).
-const PROSE_ROWS: usize = 3;
-
 /// The page's lines in reading order. Text running in the page's main
 /// direction comes first; text turned another way (a rotated table, an
 /// axis label) follows, laid out in its own upright frame.
+#[cfg(test)]
 pub(super) fn lines(glyphs: &[Glyph]) -> Vec<Line> {
+    lines_in_columns(glyphs, None).0
+}
+
+/// [`lines`], and the x of the column gutter the page's main text was
+/// read across, if it runs in columns. `usual` is the gutter the
+/// document's other pages show.
+pub(super) fn lines_in_columns(glyphs: &[Glyph], usual: Option<f32>) -> (Vec<Line>, Option<f32>) {
     let mut counts = [0usize; 4];
     for g in glyphs.iter().filter(|g| !g.ch.is_whitespace()) {
         counts[(g.turns % 4) as usize] += 1;
     }
     let main = (0..4).max_by_key(|&t| (counts[t], 4 - t)).unwrap_or(0) as u8;
     let mut out = Vec::new();
+    let mut main_gutter = None;
     for turns in std::iter::once(main).chain((0..4).filter(|&t| t != main)) {
         if counts[turns as usize] == 0 {
             continue;
@@ -82,9 +86,14 @@ pub(super) fn lines(glyphs: &[Glyph]) -> Vec<Line> {
             }
         }
         let rows = rows(words(&compose_accents(placed)));
-        out.extend(to_lines(&reading_order(rows, 0)));
+        let usual = usual.filter(|_| turns == main);
+        let (rows, gutter) = columns::in_reading_order(rows, usual);
+        if turns == main {
+            main_gutter = gutter;
+        }
+        out.extend(to_lines(&rows));
     }
-    out
+    (out, main_gutter)
 }
 
 /// Characters joined into words: a space, a jump to another baseline or a
@@ -301,212 +310,6 @@ fn monospaced(words: Vec<Word>, pitch: Pitch) -> Span {
     }
     span.bold = chars > 0 && bold * 10 >= chars * 8;
     span
-}
-
-/// A row's stretch of text: a span, or a name joined by dot leaders to
-/// its page numbers.
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    x0: f32,
-    x1: f32,
-    /// Set in a monospaced font: code, never a column's prose.
-    code: bool,
-}
-
-impl Entry {
-    fn width(&self) -> f32 {
-        self.x1 - self.x0
-    }
-}
-
-/// The x of a column gutter in these rows: a position most rows with
-/// text on both sides leave empty, with prose (wide entries) on both
-/// sides. Each row is given as its entries.
-fn gutter(entries: &[Vec<Entry>]) -> Option<f32> {
-    let left = entries
-        .iter()
-        .flatten()
-        .map(|e| e.x0)
-        .fold(f32::MAX, f32::min);
-    let right = entries
-        .iter()
-        .flatten()
-        .map(|e| e.x1)
-        .fold(f32::MIN, f32::max);
-    let width = right - left;
-    if width <= 0.0 {
-        return None;
-    }
-    let mut candidates: Vec<f32> = entries
-        .iter()
-        .flat_map(|r| r.windows(2).map(|p| (p[0].x1 + p[1].x0) / 2.0))
-        .collect();
-    candidates.sort_by(f32::total_cmp);
-    candidates.dedup_by(|a, b| (*a - *b).abs() < 2.0);
-    let mut best: Option<(usize, f32)> = None;
-    for &g in &candidates {
-        let mut split = 0;
-        let mut cross = 0;
-        // Each row's widest entry on either side.
-        let mut lefts: Vec<Entry> = Vec::new();
-        let mut rights: Vec<Entry> = Vec::new();
-        for r in entries {
-            if crosses(r, g) {
-                cross += 1;
-                continue;
-            }
-            let widest = |on_side: fn(&Entry, f32) -> bool| {
-                r.iter()
-                    .filter(|e| on_side(e, g))
-                    .copied()
-                    .max_by(|a, b| a.width().total_cmp(&b.width()))
-            };
-            let l = widest(|e, g| e.x1 <= g);
-            let rt = widest(|e, g| e.x0 >= g);
-            if l.is_some() && rt.is_some() {
-                split += 1;
-            }
-            lefts.extend(l);
-            rights.extend(rt);
-        }
-        if split < MIN_COLUMN_ROWS || split < cross {
-            continue;
-        }
-        // Prose on both sides: a typical row's widest entry on each side
-        // spans a good part of the page (table cells are short), or enough
-        // rows of prose run the width of a column of two. A table set in a
-        // column (a filing's, a paper's) does not outvote the prose around
-        // it.
-        let prose = |v: &mut Vec<Entry>| {
-            if v.is_empty() {
-                return false;
-            }
-            v.sort_by(|a, b| a.width().total_cmp(&b.width()));
-            v[v.len() / 2].width() >= 0.25 * width
-                || v.iter()
-                    .filter(|e| !e.code && e.width() >= 0.4 * width)
-                    .count()
-                    >= PROSE_ROWS
-        };
-        if !prose(&mut lefts) || !prose(&mut rights) {
-            continue;
-        }
-        if best.is_none_or(|(n, _)| split > n) {
-            best = Some((split, g));
-        }
-    }
-    best.map(|(_, g)| g)
-}
-
-/// A row's entries, left to right: its spans, where dot leaders join a
-/// name to its page numbers (an index's `\alph . . . . 75`, set as two or
-/// three spans) as one entry. Leaders that end a column's row, with the
-/// numbers wrapped to the next, join nothing across the gutter.
-fn entries(r: &Row) -> Vec<Entry> {
-    let mut out: Vec<Entry> = Vec::new();
-    let mut leads = false;
-    for s in &r.spans {
-        let t = s.text.trim();
-        let page = t.starts_with(|c: char| c.is_ascii_digit());
-        match out.last_mut() {
-            Some(e) if (leads && page) || leader_run(t.chars()) => e.x1 = e.x1.max(s.x1),
-            _ => out.push(Entry {
-                x0: s.x0,
-                x1: s.x1,
-                code: s.pitch.fixed(),
-            }),
-        }
-        leads = leader_run(t.chars().rev());
-    }
-    out
-}
-
-fn crosses(entries: &[Entry], x: f32) -> bool {
-    entries.iter().any(|e| e.x0 < x && e.x1 > x)
-}
-
-/// Rows in reading order: where a gutter splits a run of rows into
-/// columns, the left column is read down, then the right one (the right
-/// one first in right-to-left text; each recursively, for three
-/// columns); a row that crosses the gutter (a title, a wide figure
-/// caption) is read in its place.
-fn reading_order(rows: Vec<Row>, depth: u8) -> Vec<Row> {
-    if depth >= 2 {
-        return rows;
-    }
-    let row_entries: Vec<Vec<Entry>> = rows.iter().map(entries).collect();
-    let Some(g) = gutter(&row_entries) else {
-        return rows;
-    };
-    let mut out = Vec::new();
-    let mut region: Vec<Row> = Vec::new();
-    let flush = |region: &mut Vec<Row>, out: &mut Vec<Row>| {
-        if region.is_empty() {
-            return;
-        }
-        // A line or two over one column, set apart above the row where
-        // both columns start (a running header at the right, over an
-        // index), comes first, as on the page. A column that starts
-        // lower (under a figure) is still read in its turn.
-        let both = |r: &Row| r.spans.iter().any(|s| s.x1 <= g) && r.spans.iter().any(|s| s.x0 >= g);
-        let lead = region
-            .iter()
-            .position(both)
-            .filter(|&k| {
-                (1..=2).contains(&k)
-                    && region[k].baseline() - region[k - 1].baseline() > 1.5 * region[k - 1].size()
-            })
-            .unwrap_or(0);
-        out.extend(region.drain(..lead));
-        // A run of rows whose only text on both sides is code on both
-        // (a listing's line with its closing brace set far to the right)
-        // is no pair of columns: its rows stay whole. Code beside prose
-        // (an example beside its output) is.
-        let columns = region.iter().any(|r| {
-            let (l, rt): (Vec<&Span>, Vec<&Span>) = r.spans.iter().partition(|s| s.x1 <= g);
-            let code = |side: &[&Span]| side.iter().any(|s| s.pitch.fixed());
-            let listing = code(&l) && code(&rt);
-            !l.is_empty() && !rt.is_empty() && !listing
-        });
-        if !columns {
-            out.append(region);
-            return;
-        }
-        let (mut left, mut right) = (Vec::new(), Vec::new());
-        for r in region.drain(..) {
-            let (l, rt): (Vec<Span>, Vec<Span>) = r.spans.into_iter().partition(|s| s.x1 <= g);
-            if !l.is_empty() {
-                left.push(Row {
-                    spans: l,
-                    rtl: r.rtl,
-                });
-            }
-            if !rt.is_empty() {
-                right.push(Row {
-                    spans: rt,
-                    rtl: r.rtl,
-                });
-            }
-        }
-        // Arabic, Persian and Hebrew pages start at the right.
-        let rtl =
-            2 * left.iter().chain(&right).filter(|r| r.rtl).count() > left.len() + right.len();
-        if rtl {
-            std::mem::swap(&mut left, &mut right);
-        }
-        out.extend(reading_order(left, depth + 1));
-        out.extend(reading_order(right, depth + 1));
-    };
-    for (r, e) in rows.into_iter().zip(&row_entries) {
-        if crosses(e, g) {
-            flush(&mut region, &mut out);
-            out.push(r);
-        } else {
-            region.push(r);
-        }
-    }
-    flush(&mut region, &mut out);
-    out
 }
 
 /// The page's usual distance from one baseline to the next (the median

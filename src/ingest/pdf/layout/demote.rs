@@ -3,9 +3,10 @@
 
 use std::collections::HashMap;
 
+use super::super::furniture::page_number;
 use super::super::labels::place;
 use super::super::numbering::numbered_depth;
-use super::super::page::Page;
+use super::super::page::{Line, Page};
 use super::super::text_shape::is_date;
 use super::Block;
 
@@ -18,7 +19,7 @@ use super::Block;
 /// text and either carries that heading's number ("7 索引": a number
 /// heads one section only) or shares its baseline with another line of
 /// the page (a page number, the document's name): a real heading atop a
-/// page stands alone. A mark in the heading's own type is known only
+/// page stands alone, or beside the other column's. A mark in the heading's own type is known only
 /// where the heading follows it on its page.
 pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
     fn key(t: &str) -> String {
@@ -40,10 +41,19 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
         if !first || b.level.is_none() {
             continue;
         }
+        // Across the gutter of a page read in columns, a line on the
+        // heading's baseline other than a page number is the other
+        // column's first: no mark.
         let beside = |page: &Page| {
-            page.lines
+            let row: Vec<&Line> = page
+                .lines
                 .iter()
                 .filter(|l| (l.y - b.top).abs() < 1.0)
+                .collect();
+            let side = |l: &Line| page.gutter.map(|g| l.x >= g);
+            let own = row.iter().find(|l| b.text.starts_with(l.text.trim()));
+            row.iter()
+                .filter(|l| own.is_none_or(|o| side(l) == side(o)) || page_number(&l.text))
                 .count()
                 > 1
         };

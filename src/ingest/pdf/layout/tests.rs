@@ -533,6 +533,8 @@ fn a_section_mark_atop_a_page_is_not_a_heading() {
     first.extend(prose_from(140.0));
     first.push(heading("Troubleshooting", 14.0, 220.0));
     first.extend(prose_from(240.0));
+    first.push(heading("Uninstalling", 14.0, 320.0));
+    first.extend(prose_from(340.0));
     // The mark and the page number on one baseline atop page 2; page 3
     // opens on a heading that repeats another, alone on its baseline.
     let mut second = vec![
@@ -552,10 +554,22 @@ fn a_section_mark_atop_a_page_is_not_a_heading() {
     // section only, on page 1.
     let mut fifth = vec![line("2.4 Installing", 10.5, 400.0, 480.0, 40.0, false)];
     fifth.extend(prose_from(170.0));
-    let pages: Vec<Page> = [first, second, third, fourth, fifth]
+    // Atop a page read in two columns, a heading beside the other
+    // column's first line: a heading.
+    let mut sixth = vec![heading("Troubleshooting", 11.0, 40.0)];
+    sixth.extend(prose_from(62.0));
+    sixth.push(line("Income tax expense", 11.0, 320.0, 420.0, 40.0, false));
+    // Across the gutter, the page number beside a mark still makes it
+    // one.
+    let mut seventh = vec![line("Uninstalling", 10.5, 72.0, 140.0, 40.0, false)];
+    seventh.extend(prose_from(64.0));
+    seventh.push(line("7", 10.5, 520.0, 530.0, 40.0, false));
+    let pages: Vec<Page> = [first, second, third, fourth, fifth, sixth, seventh]
         .into_iter()
-        .map(|lines| Page {
+        .enumerate()
+        .map(|(i, lines)| Page {
             lines,
+            gutter: (i >= 5).then_some(310.0),
             ..Page::default()
         })
         .collect();
@@ -570,13 +584,18 @@ fn a_section_mark_atop_a_page_is_not_a_heading() {
         vec![
             ("2.4 Installing", 1),
             ("Troubleshooting", 1),
+            ("Uninstalling", 1),
             ("Troubleshooting", 3),
-            ("2.5 Building", 4)
+            ("2.5 Building", 4),
+            ("Troubleshooting", 6)
         ]
     );
     assert!(!b
         .iter()
-        .any(|b| (b.page == 2 || b.page == 5) && b.text.contains("Installing")));
+        .any(|b| [2, 5].contains(&b.page) && b.text.contains("Installing")));
+    assert!(!b
+        .iter()
+        .any(|b| b.page == 7 && b.text.contains("Uninstalling")));
 }
 
 /// A back-of-book index: its letters and its "Symbols" group are

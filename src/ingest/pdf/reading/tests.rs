@@ -563,3 +563,61 @@ fn a_column_that_starts_lower_is_read_in_its_turn() {
     assert_eq!(t[0], "left column line 2 of prose", "{t:?}");
     assert_eq!(t[8], "right column line 0 of text", "{t:?}");
 }
+
+/// A page with one row of prose over a table in its left column has too
+/// little prose there to show a gutter alone; read with the gutter the
+/// document's other pages show, its columns are read one after the
+/// other.
+#[test]
+fn the_documents_usual_gutter_reads_a_page_of_thin_columns() {
+    let mut g = Vec::new();
+    let table = [
+        ("Loans", "10,187", "12,305"),
+        ("Deposits", "65", "569"),
+        ("Securities", "1,882", "2,533"),
+        ("Trading", "1,782", "2,064"),
+        ("Other", "199", "443"),
+        ("Total", "14,271", "19,161"),
+    ];
+    for i in 0..7 {
+        let y = 100.0 + i as f32 * 12.0;
+        if i < 1 {
+            g.extend(text_at(
+                "left column prose reads on and on and on",
+                72.0,
+                y,
+                10.0,
+            ));
+        } else {
+            let (a, b, c) = table[i - 1];
+            g.extend(text_at(a, 72.0, y, 10.0));
+            g.extend(text_at(b, 220.0 - b.len() as f32 * 5.0, y, 10.0));
+            g.extend(text_at(c, 280.0 - c.len() as f32 * 5.0, y, 10.0));
+        }
+        let line = format!("right column prose line {i} reads on as well");
+        g.extend(text_at(&line, 320.0, y, 10.0));
+    }
+    let (_, gutter) = lines_in_columns(&g, None);
+    assert_eq!(gutter, None);
+    let (l, gutter) = lines_in_columns(&g, Some(305.0));
+    assert!(
+        gutter.is_some_and(|x| (x - 305.0).abs() < 10.0),
+        "{gutter:?}"
+    );
+    let t = texts(&l);
+    assert_eq!(t[0], "left column prose reads on and on and on", "{t:?}");
+    assert_eq!(t[1], "Loans | 10,187 | 12,305", "{t:?}");
+    assert_eq!(t[7], "right column prose line 0 reads on as well", "{t:?}");
+}
+
+#[test]
+fn the_usual_gutter_is_the_one_most_pages_show() {
+    let some = |xs: &[f32]| xs.iter().map(|&x| Some(x)).collect::<Vec<_>>();
+    let mut pages = some(&[300.0, 302.0, 306.0, 150.0]);
+    pages.push(None);
+    let usual = usual_gutter(&pages, 5).expect("a usual gutter");
+    assert!((300.0..=306.0).contains(&usual), "{usual}");
+    // Two pages, or three of forty, make no habit.
+    assert_eq!(usual_gutter(&some(&[300.0, 301.0]), 2), None);
+    assert_eq!(usual_gutter(&some(&[300.0, 301.0, 302.0]), 40), None);
+}

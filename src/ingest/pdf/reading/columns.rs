@@ -1,0 +1,314 @@
+//! Columns: where a page's text runs in two (or three) columns, found as
+//! a vertical gutter most rows leave empty with prose on both sides, and
+//! the order they are read in. A document set in columns keeps its gutter
+//! from page to page, so a page whose own evidence is thin (a table in
+//! one column, two rows of prose in the other) is read with the gutter
+//! its other pages show.
+
+use super::super::page::{Row, Span};
+use super::super::text_shape::leader_run;
+
+/// Rows that leave a gutter empty before it counts as a column break.
+const MIN_COLUMN_ROWS: usize = 5;
+
+/// Rows of prose as wide as a column of two that make a side of a gutter
+/// a column, whatever else it holds (a table, a figure's labels).
+const PROSE_ROWS: usize = 3;
+
+/// How near, as a share of the text's width, a gutter must be to the
+/// document's usual one to be taken on thinner evidence.
+const USUAL_REACH: f32 = 0.03;
+
+/// Gutters of two pages this many points apart are the same one.
+const SAME_GUTTER: f32 = 8.0;
+
+/// A row's stretch of text: a span, or a name joined by dot leaders to
+/// its page numbers.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    x0: f32,
+    x1: f32,
+    /// Set in a monospaced font: code, never a column's prose.
+    code: bool,
+}
+
+impl Entry {
+    fn width(&self) -> f32 {
+        self.x1 - self.x0
+    }
+}
+
+/// A gutter found: its x, and whether it was taken on the thin evidence
+/// the document's usual gutter allows.
+#[derive(Debug, Clone, Copy)]
+struct Gutter {
+    x: f32,
+    thin: bool,
+}
+
+/// The width the rows' text spans, from its leftmost entry to its
+/// rightmost.
+fn text_width(entries: &[Vec<Entry>]) -> f32 {
+    let left = entries
+        .iter()
+        .flatten()
+        .map(|e| e.x0)
+        .fold(f32::MAX, f32::min);
+    let right = entries
+        .iter()
+        .flatten()
+        .map(|e| e.x1)
+        .fold(f32::MIN, f32::max);
+    right - left
+}
+
+/// What a candidate gutter at `g` makes of the rows: how many have text
+/// on both sides, how many cross it, and each row's widest entry on
+/// either side.
+#[derive(Default)]
+struct Sides {
+    split: usize,
+    cross: usize,
+    lefts: Vec<Entry>,
+    rights: Vec<Entry>,
+}
+
+fn sides<'a>(rows: impl Iterator<Item = &'a [Entry]>, g: f32) -> Sides {
+    let mut out = Sides::default();
+    for r in rows {
+        if crosses(r, g) {
+            out.cross += 1;
+            continue;
+        }
+        let widest = |on_side: fn(&Entry, f32) -> bool| {
+            r.iter()
+                .filter(|e| on_side(e, g))
+                .copied()
+                .max_by(|a, b| a.width().total_cmp(&b.width()))
+        };
+        let l = widest(|e, g| e.x1 <= g);
+        let rt = widest(|e, g| e.x0 >= g);
+        if l.is_some() && rt.is_some() {
+            out.split += 1;
+        }
+        out.lefts.extend(l);
+        out.rights.extend(rt);
+    }
+    out
+}
+
+/// Prose on a side of a gutter: a typical row's widest entry spans a
+/// good part of the text's width (table cells are short), or `rows` rows
+/// of prose run the width of a column of two. A table set in a column
+/// (a filing's, a paper's) does not outvote the prose around it.
+fn prose(side: &mut [Entry], width: f32, rows: usize) -> bool {
+    if side.is_empty() {
+        return false;
+    }
+    side.sort_by(|a, b| a.width().total_cmp(&b.width()));
+    side[side.len() / 2].width() >= 0.25 * width
+        || side
+            .iter()
+            .filter(|e| !e.code && e.width() >= 0.4 * width)
+            .count()
+            >= rows
+}
+
+/// The column gutter in these rows: a position most rows with text on
+/// both sides leave empty, with prose on both sides. Each row is given
+/// as its entries. At the document's usual gutter (`usual`) one row of
+/// prose on each side is enough.
+fn gutter(entries: &[Vec<Entry>], usual: Option<f32>) -> Option<Gutter> {
+    let width = text_width(entries);
+    if width <= 0.0 {
+        return None;
+    }
+    let mut candidates: Vec<f32> = entries
+        .iter()
+        .flat_map(|r| r.windows(2).map(|p| (p[0].x1 + p[1].x0) / 2.0))
+        .collect();
+    candidates.sort_by(f32::total_cmp);
+    candidates.dedup_by(|a, b| (*a - *b).abs() < 2.0);
+    let mut best: Option<(usize, Gutter)> = None;
+    for &g in &candidates {
+        let mut s = sides(entries.iter().map(Vec::as_slice), g);
+        if s.split < MIN_COLUMN_ROWS || s.split < s.cross {
+            continue;
+        }
+        let usual_here = usual.is_some_and(|u| (g - u).abs() <= USUAL_REACH * width);
+        let rows = if usual_here { 1 } else { PROSE_ROWS };
+        if !prose(&mut s.lefts, width, rows) || !prose(&mut s.rights, width, rows) {
+            continue;
+        }
+        let thin =
+            !(prose(&mut s.lefts, width, PROSE_ROWS) && prose(&mut s.rights, width, PROSE_ROWS));
+        if best.is_none_or(|(n, _)| s.split > n) {
+            best = Some((s.split, Gutter { x: g, thin }));
+        }
+    }
+    best.map(|(_, g)| g)
+}
+
+/// A row's entries, left to right: its spans, where dot leaders join a
+/// name to its page numbers (an index's `\alph . . . . 75`, set as two or
+/// three spans) as one entry. Leaders that end a column's row, with the
+/// numbers wrapped to the next, join nothing across the gutter.
+fn entries(r: &Row) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::new();
+    let mut leads = false;
+    for s in &r.spans {
+        let t = s.text.trim();
+        let page = t.starts_with(|c: char| c.is_ascii_digit());
+        match out.last_mut() {
+            Some(e) if (leads && page) || leader_run(t.chars()) => e.x1 = e.x1.max(s.x1),
+            _ => out.push(Entry {
+                x0: s.x0,
+                x1: s.x1,
+                code: s.pitch.fixed(),
+            }),
+        }
+        leads = leader_run(t.chars().rev());
+    }
+    out
+}
+
+fn crosses(entries: &[Entry], x: f32) -> bool {
+    entries.iter().any(|e| e.x0 < x && e.x1 > x)
+}
+
+/// Rows in reading order, and the gutter they were read across when
+/// they are columns: see [`reading_order`]. `usual` is the gutter the
+/// document's other pages show, if any.
+pub(super) fn in_reading_order(rows: Vec<Row>, usual: Option<f32>) -> (Vec<Row>, Option<f32>) {
+    let row_entries: Vec<Vec<Entry>> = rows.iter().map(entries).collect();
+    match gutter(&row_entries, usual) {
+        Some(g) => (reading_order(rows, &row_entries, g, 0), Some(g.x)),
+        None => (rows, None),
+    }
+}
+
+/// Rows in reading order: where the gutter `g` splits a run of rows into
+/// columns, the left column is read down, then the right one (the right
+/// one first in right-to-left text; each recursively, for three
+/// columns); a row that crosses the gutter (a title, a wide figure
+/// caption) is read in its place.
+/// Taken on thin evidence, the gutter parts only the runs of rows that
+/// hold prose on both sides: a full-width table under two columns of
+/// prose keeps its rows whole.
+fn reading_order(
+    rows: Vec<Row>,
+    row_entries: &[Vec<Entry>],
+    gutter: Gutter,
+    depth: u8,
+) -> Vec<Row> {
+    let g = gutter.x;
+    let width = text_width(row_entries);
+    let mut out = Vec::new();
+    let mut region: Vec<Row> = Vec::new();
+    let flush = |region: &mut Vec<Row>, out: &mut Vec<Row>| {
+        if region.is_empty() {
+            return;
+        }
+        // A line or two over one column, set apart above the row where
+        // both columns start (a running header at the right, over an
+        // index), comes first, as on the page. A column that starts
+        // lower (under a figure) is still read in its turn.
+        let both = |r: &Row| r.spans.iter().any(|s| s.x1 <= g) && r.spans.iter().any(|s| s.x0 >= g);
+        let lead = region
+            .iter()
+            .position(both)
+            .filter(|&k| {
+                (1..=2).contains(&k)
+                    && region[k].baseline() - region[k - 1].baseline() > 1.5 * region[k - 1].size()
+            })
+            .unwrap_or(0);
+        out.extend(region.drain(..lead));
+        // A run of rows whose only text on both sides is code on both
+        // (a listing's line with its closing brace set far to the right)
+        // is no pair of columns: its rows stay whole. Code beside prose
+        // (an example beside its output) is.
+        let columns = region.iter().any(|r| {
+            let (l, rt): (Vec<&Span>, Vec<&Span>) = r.spans.iter().partition(|s| s.x1 <= g);
+            let code = |side: &[&Span]| side.iter().any(|s| s.pitch.fixed());
+            let listing = code(&l) && code(&rt);
+            !l.is_empty() && !rt.is_empty() && !listing
+        });
+        let thin_prose = || {
+            let region_entries: Vec<Vec<Entry>> = region.iter().map(entries).collect();
+            let mut s = sides(region_entries.iter().map(Vec::as_slice), g);
+            prose(&mut s.lefts, width, 1) && prose(&mut s.rights, width, 1)
+        };
+        if !columns || (gutter.thin && !thin_prose()) {
+            out.append(region);
+            return;
+        }
+        let (mut left, mut right) = (Vec::new(), Vec::new());
+        for r in region.drain(..) {
+            let (l, rt): (Vec<Span>, Vec<Span>) = r.spans.into_iter().partition(|s| s.x1 <= g);
+            if !l.is_empty() {
+                left.push(Row {
+                    spans: l,
+                    rtl: r.rtl,
+                });
+            }
+            if !rt.is_empty() {
+                right.push(Row {
+                    spans: rt,
+                    rtl: r.rtl,
+                });
+            }
+        }
+        // Arabic, Persian and Hebrew pages start at the right.
+        let rtl =
+            2 * left.iter().chain(&right).filter(|r| r.rtl).count() > left.len() + right.len();
+        if rtl {
+            std::mem::swap(&mut left, &mut right);
+        }
+        out.extend(columns_within(left, depth + 1));
+        out.extend(columns_within(right, depth + 1));
+    };
+    for (r, e) in rows.into_iter().zip(row_entries) {
+        if crosses(e, g) {
+            flush(&mut region, &mut out);
+            out.push(r);
+        } else {
+            region.push(r);
+        }
+    }
+    flush(&mut region, &mut out);
+    out
+}
+
+/// A column's own columns (a third one), read in their order.
+fn columns_within(rows: Vec<Row>, depth: u8) -> Vec<Row> {
+    if depth >= 2 {
+        return rows;
+    }
+    let row_entries: Vec<Vec<Entry>> = rows.iter().map(entries).collect();
+    match gutter(&row_entries, None) {
+        Some(g) => reading_order(rows, &row_entries, g, depth),
+        None => rows,
+    }
+}
+
+/// The gutter most of a document's pages were read across: one within a
+/// few points on at least three pages and a tenth of the pages with text.
+/// `gutters` holds each page's, `None` where it has no columns.
+pub(in super::super) fn usual_gutter(
+    gutters: &[Option<f32>],
+    pages_with_text: usize,
+) -> Option<f32> {
+    let mut found: Vec<f32> = gutters.iter().flatten().copied().collect();
+    found.sort_by(f32::total_cmp);
+    let near = |g: f32| {
+        found
+            .iter()
+            .filter(|&&h| (h - g).abs() <= SAME_GUTTER)
+            .count()
+    };
+    let (n, g) = found
+        .iter()
+        .map(|&g| (near(g), g))
+        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)))?;
+    (n >= 3 && n * 10 >= pages_with_text).then_some(g)
+}
