@@ -249,11 +249,9 @@ fn two_columns_are_read_one_after_the_other() {
     assert!(l.iter().all(|l| !l.table), "{t:?}");
 }
 
-/// A table set in the left column under three lines of prose, beside a
-/// right column of prose: still two columns, the table's rows whole in
-/// the left one.
-#[test]
-fn a_table_in_one_column_does_not_merge_the_columns() {
+/// A page of two columns: `prose` rows of prose over an eight-row table
+/// in the left one, a row of prose beside each of its rows in the right.
+fn table_under_prose(prose: usize) -> Vec<Glyph> {
     let mut g = Vec::new();
     let table = [
         ("Loans", "10,187", "12,305"),
@@ -265,13 +263,13 @@ fn a_table_in_one_column_does_not_merge_the_columns() {
         ("Expense", "146", "1,575"),
         ("Net", "12,925", "14,452"),
     ];
-    for i in 0..11 {
+    for i in 0..prose + table.len() {
         let y = 100.0 + i as f32 * 12.0;
-        if i < 3 {
+        if i < prose {
             let line = format!("left column prose line {i} reads on and on");
             g.extend(text_at(&line, 72.0, y, 10.0));
         } else {
-            let (a, b, c) = table[i - 3];
+            let (a, b, c) = table[i - prose];
             g.extend(text_at(a, 72.0, y, 10.0));
             g.extend(text_at(b, 220.0 - b.len() as f32 * 5.0, y, 10.0));
             g.extend(text_at(c, 280.0 - c.len() as f32 * 5.0, y, 10.0));
@@ -279,6 +277,15 @@ fn a_table_in_one_column_does_not_merge_the_columns() {
         let line = format!("right column prose line {i} reads on as well");
         g.extend(text_at(&line, 320.0, y, 10.0));
     }
+    g
+}
+
+/// A table set in the left column under three lines of prose, beside a
+/// right column of prose: still two columns, the table's rows whole in
+/// the left one.
+#[test]
+fn a_table_in_one_column_does_not_merge_the_columns() {
+    let g = table_under_prose(3);
     let l = lines(&g);
     let t = texts(&l);
     assert_eq!(t.len(), 22, "{t:?}");
@@ -570,33 +577,7 @@ fn a_column_that_starts_lower_is_read_in_its_turn() {
 /// other.
 #[test]
 fn the_documents_usual_gutter_reads_a_page_of_thin_columns() {
-    let mut g = Vec::new();
-    let table = [
-        ("Loans", "10,187", "12,305"),
-        ("Deposits", "65", "569"),
-        ("Securities", "1,882", "2,533"),
-        ("Trading", "1,782", "2,064"),
-        ("Other", "199", "443"),
-        ("Total", "14,271", "19,161"),
-    ];
-    for i in 0..7 {
-        let y = 100.0 + i as f32 * 12.0;
-        if i < 1 {
-            g.extend(text_at(
-                "left column prose reads on and on and on",
-                72.0,
-                y,
-                10.0,
-            ));
-        } else {
-            let (a, b, c) = table[i - 1];
-            g.extend(text_at(a, 72.0, y, 10.0));
-            g.extend(text_at(b, 220.0 - b.len() as f32 * 5.0, y, 10.0));
-            g.extend(text_at(c, 280.0 - c.len() as f32 * 5.0, y, 10.0));
-        }
-        let line = format!("right column prose line {i} reads on as well");
-        g.extend(text_at(&line, 320.0, y, 10.0));
-    }
+    let g = table_under_prose(1);
     let (_, gutter) = lines_in_columns(&g, None);
     assert_eq!(gutter, None);
     let (l, gutter) = lines_in_columns(&g, Some(305.0));
@@ -605,9 +586,9 @@ fn the_documents_usual_gutter_reads_a_page_of_thin_columns() {
         "{gutter:?}"
     );
     let t = texts(&l);
-    assert_eq!(t[0], "left column prose reads on and on and on", "{t:?}");
+    assert_eq!(t[0], "left column prose line 0 reads on and on", "{t:?}");
     assert_eq!(t[1], "Loans | 10,187 | 12,305", "{t:?}");
-    assert_eq!(t[7], "right column prose line 0 reads on as well", "{t:?}");
+    assert_eq!(t[9], "right column prose line 0 reads on as well", "{t:?}");
 }
 
 #[test]
