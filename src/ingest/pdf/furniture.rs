@@ -27,9 +27,6 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
             .flat_map(char::to_lowercase)
             .collect()
     }
-    fn edge(i: usize, n: usize) -> bool {
-        i < 3 || i + 2 >= n
-    }
     fn exact(t: &str) -> String {
         t.chars()
             .filter(|c| !c.is_whitespace())
@@ -184,7 +181,7 @@ fn numbered_rows(pages: &[Vec<Line>]) -> Vec<Vec<i32>> {
         let n = p.len();
         p.iter()
             .enumerate()
-            .filter(move |(i, l)| (*i < 3 || i + 2 >= n) && !l.table)
+            .filter(move |(i, l)| edge(*i, n) && !l.table)
             .map(|(_, l)| l)
     }
     fn marks(page: usize, l: &Line) -> impl Iterator<Item = (i64, i32)> {
@@ -213,6 +210,12 @@ fn numbered_rows(pages: &[Vec<Line>]) -> Vec<Vec<i32>> {
                 .collect()
         })
         .collect()
+}
+
+/// Among a page's first three lines or its last two, where running
+/// headers and footers fall in reading order.
+fn edge(i: usize, n: usize) -> bool {
+    i < 3 || i + 2 >= n
 }
 
 /// The same height within a point or so.

@@ -32,17 +32,18 @@ const LETTER_GAP: f32 = 0.25;
 /// the space was guessed where the letters run on.
 const TOUCHING: f32 = 0.05;
 
-/// The page's lines in reading order. Text running in the page's main
-/// direction comes first; text turned another way (a rotated table, an
-/// axis label) follows, laid out in its own upright frame.
+/// The page's lines in reading order, as [`lines_in_columns`] reads them
+/// without a document to learn a gutter from.
 #[cfg(test)]
 pub(super) fn lines(glyphs: &[Glyph]) -> Vec<Line> {
     lines_in_columns(glyphs, None).0
 }
 
-/// [`lines`], and the x of the column gutter the page's main text was
-/// read across, if it runs in columns. `usual` is the gutter the
-/// document's other pages show.
+/// The page's lines in reading order, and the x of the column gutter its
+/// main text was read across, if it runs in columns. Text running in the
+/// page's main direction comes first; text turned another way (a rotated
+/// table, an axis label) follows, laid out in its own upright frame.
+/// `usual` is the gutter the document's other pages show.
 pub(super) fn lines_in_columns(glyphs: &[Glyph], usual: Option<f32>) -> (Vec<Line>, Option<f32>) {
     let mut counts = [0usize; 4];
     for g in glyphs.iter().filter(|g| !g.ch.is_whitespace()) {

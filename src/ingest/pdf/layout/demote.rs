@@ -19,8 +19,9 @@ use super::Block;
 /// text and either carries that heading's number ("7 索引": a number
 /// heads one section only) or shares its baseline with another line of
 /// the page (a page number, the document's name): a real heading atop a
-/// page stands alone, or beside the other column's. A mark in the heading's own type is known only
-/// where the heading follows it on its page.
+/// page stands alone, or beside the other column's. A mark in the
+/// heading's own type is known only where the heading follows it on its
+/// page.
 pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
     fn key(t: &str) -> String {
         t.split_whitespace()

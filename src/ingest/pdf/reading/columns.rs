@@ -44,6 +44,8 @@ impl Entry {
 struct Gutter {
     x: f32,
     thin: bool,
+    /// The width the rows' text spans, which prose is measured against.
+    width: f32,
 }
 
 /// The width the rows' text spans, from its leftmost entry to its
@@ -143,7 +145,7 @@ fn gutter(entries: &[Vec<Entry>], usual: Option<f32>) -> Option<Gutter> {
         let thin =
             !(prose(&mut s.lefts, width, PROSE_ROWS) && prose(&mut s.rights, width, PROSE_ROWS));
         if best.is_none_or(|(n, _)| s.split > n) {
-            best = Some((s.split, Gutter { x: g, thin }));
+            best = Some((s.split, Gutter { x: g, thin, width }));
         }
     }
     best.map(|(_, g)| g)
@@ -180,9 +182,18 @@ fn crosses(entries: &[Entry], x: f32) -> bool {
 /// they are columns: see [`reading_order`]. `usual` is the gutter the
 /// document's other pages show, if any.
 pub(super) fn in_reading_order(rows: Vec<Row>, usual: Option<f32>) -> (Vec<Row>, Option<f32>) {
+    read_columns(rows, usual, 0)
+}
+
+/// [`in_reading_order`] for the rows of a column `depth` columns deep:
+/// a column's own columns (a third one) are read in their order.
+fn read_columns(rows: Vec<Row>, usual: Option<f32>, depth: u8) -> (Vec<Row>, Option<f32>) {
+    if depth >= 2 {
+        return (rows, None);
+    }
     let row_entries: Vec<Vec<Entry>> = rows.iter().map(entries).collect();
     match gutter(&row_entries, usual) {
-        Some(g) => (reading_order(rows, &row_entries, g, 0), Some(g.x)),
+        Some(g) => (reading_order(rows, &row_entries, g, depth), Some(g.x)),
         None => (rows, None),
     }
 }
@@ -192,6 +203,7 @@ pub(super) fn in_reading_order(rows: Vec<Row>, usual: Option<f32>) -> (Vec<Row>,
 /// one first in right-to-left text; each recursively, for three
 /// columns); a row that crosses the gutter (a title, a wide figure
 /// caption) is read in its place.
+///
 /// Taken on thin evidence, the gutter parts only the runs of rows that
 /// hold prose on both sides: a full-width table under two columns of
 /// prose keeps its rows whole.
@@ -201,8 +213,7 @@ fn reading_order(
     gutter: Gutter,
     depth: u8,
 ) -> Vec<Row> {
-    let g = gutter.x;
-    let width = text_width(row_entries);
+    let (g, width) = (gutter.x, gutter.width);
     let mut out = Vec::new();
     let mut region: Vec<Row> = Vec::new();
     let flush = |region: &mut Vec<Row>, out: &mut Vec<Row>| {
@@ -264,8 +275,8 @@ fn reading_order(
         if rtl {
             std::mem::swap(&mut left, &mut right);
         }
-        out.extend(columns_within(left, depth + 1));
-        out.extend(columns_within(right, depth + 1));
+        out.extend(read_columns(left, None, depth + 1).0);
+        out.extend(read_columns(right, None, depth + 1).0);
     };
     for (r, e) in rows.into_iter().zip(row_entries) {
         if crosses(e, g) {
@@ -279,18 +290,6 @@ fn reading_order(
     out
 }
 
-/// A column's own columns (a third one), read in their order.
-fn columns_within(rows: Vec<Row>, depth: u8) -> Vec<Row> {
-    if depth >= 2 {
-        return rows;
-    }
-    let row_entries: Vec<Vec<Entry>> = rows.iter().map(entries).collect();
-    match gutter(&row_entries, None) {
-        Some(g) => reading_order(rows, &row_entries, g, depth),
-        None => rows,
-    }
-}
-
 /// The gutter most of a document's pages were read across: one within a
 /// few points on at least three pages and a tenth of the pages with text.
 /// `gutters` holds each page's, `None` where it has no columns.
@@ -298,8 +297,7 @@ pub(in super::super) fn usual_gutter(
     gutters: &[Option<f32>],
     pages_with_text: usize,
 ) -> Option<f32> {
-    let mut found: Vec<f32> = gutters.iter().flatten().copied().collect();
-    found.sort_by(f32::total_cmp);
+    let found: Vec<f32> = gutters.iter().flatten().copied().collect();
     let near = |g: f32| {
         found
             .iter()
