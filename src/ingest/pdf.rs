@@ -100,12 +100,10 @@ pub fn build(
     let mut doc = ParsedDocument::default();
     let mut blocks = outline::apply(layout::blocks(&ex.pages), &ex.outline, total as u32);
     let title = title::choose_title(ex.title.as_deref(), &blocks);
-    if let Some(t) = title.as_deref() {
-        // The title is the document's name, not its first section: kept
-        // as a heading, it would open every section chain.
-        if outline::usable(&ex.outline, total as u32).is_empty() {
-            layout::drop_title_heading(&mut blocks, t);
-        }
+    // The title is the document's name, not its first section: kept as
+    // a heading, it would open every section chain (so would its author).
+    if outline::usable(&ex.outline, total as u32).is_empty() {
+        layout::drop_title_page_headings(&mut blocks, title.as_deref());
     }
     let (content, headings) = content_and_headings(&blocks, total);
     doc.content = content;

@@ -20,7 +20,7 @@ use super::statement::{caption, statement_line, statement_title};
 use super::text_shape::{
     all_caps, heading_text, index_group, index_letter, join_lines, title_case,
 };
-use demote::{drop_section_marks, drop_signature_places};
+use demote::{drop_cover_lines, drop_section_marks, drop_signature_places};
 
 /// A paragraph or heading of a page.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -443,24 +443,28 @@ fn emphasis_rank(text: &str, size: f32, body: f32) -> usize {
     }
 }
 
-/// The document's title, set as the first heading of its first page in
-/// type larger than every other heading's, is no heading: its level goes,
-/// and the levels below it move up.
-pub(super) fn drop_title_heading(blocks: &mut [Block], title: &str) {
+/// The headings of a title page that head nothing: the document's title,
+/// set as the first heading of its first page in type larger than every
+/// other heading's, and the lines around it (`drop_cover_lines`). Their
+/// levels go, and the levels below move up.
+pub(super) fn drop_title_page_headings(blocks: &mut [Block], title: Option<&str>) {
     let first_page = blocks.first().map(|b| b.page);
-    let Some(at) = blocks.iter().position(|b| b.level.is_some()) else {
-        return;
-    };
-    let mut others = blocks[at + 1..]
-        .iter()
-        .filter(|b| b.level.is_some())
-        .peekable();
-    // A lone heading heads the text under it, title or not.
-    let own_type = others.peek().is_some() && others.all(|b| b.size < blocks[at].size - 0.5);
-    if Some(blocks[at].page) == first_page && blocks[at].text == title && own_type {
-        blocks[at].level = None;
-        rank_levels(blocks);
+    if let Some(at) = blocks.iter().position(|b| b.level.is_some()) {
+        let mut others = blocks[at + 1..]
+            .iter()
+            .filter(|b| b.level.is_some())
+            .peekable();
+        // A lone heading heads the text under it, title or not.
+        let own_type = others.peek().is_some() && others.all(|b| b.size < blocks[at].size - 0.5);
+        if Some(blocks[at].page) == first_page
+            && title == Some(blocks[at].text.as_str())
+            && own_type
+        {
+            blocks[at].level = None;
+        }
     }
+    drop_cover_lines(blocks, title);
+    rank_levels(blocks);
 }
 
 /// Levels renumbered as ranks from 1: a cover's large type or a filing's

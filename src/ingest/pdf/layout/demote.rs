@@ -3,11 +3,12 @@
 
 use std::collections::HashMap;
 
+use super::super::contents::contents_title;
 use super::super::furniture::page_number;
 use super::super::labels::place;
 use super::super::numbering::numbered_depth;
 use super::super::page::{Line, Page};
-use super::super::text_shape::is_date;
+use super::super::text_shape::{ends_sentence, is_date};
 use super::Block;
 
 /// A running header that names the current section ("2.4 安装" atop each
@@ -98,4 +99,58 @@ pub(super) fn drop_signature_places(blocks: &mut [Block]) {
             blocks[i].level = None;
         }
     }
+}
+
+/// The lines of a title page around its title: the author, affiliation,
+/// subtitle, series and date ("Axel Sommerfeldt" over its address and
+/// "2022/02/20", a thesis's university over its faculty) are set like
+/// headings but head nothing: as headings they would open the chain of
+/// every chunk of the first pages. On the first page, before its first
+/// paragraph of prose, an unnumbered heading is taken back when a short
+/// line that is no heading follows it (an address, a date, a version),
+/// and every one of them when the page holds no prose, table or listing
+/// at all (a cover, whose title heads nothing either). Else the title
+/// kept as a heading stays; a contents heading and a numbered heading
+/// ("1 Introduction") always do.
+pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
+    let Some(page) = blocks.first().map(|b| b.page) else {
+        return;
+    };
+    let end = blocks.iter().take_while(|b| b.page == page).count();
+    // Addresses set in a monospaced font are a listing of single words.
+    let listing = |b: &Block| {
+        b.code
+            && b.text
+                .lines()
+                .any(|l| l.split_whitespace().nth(1).is_some())
+    };
+    let line = |b: &Block| b.level.is_none() && !b.table && !listing(b);
+    let first_prose = blocks[..end]
+        .iter()
+        .position(|b| (line(b) && prose(&b.text)) || b.table || listing(b));
+    let cover = first_prose.is_none();
+    for i in 0..first_prose.unwrap_or(end) {
+        let b = &blocks[i];
+        let keep = b.level.is_none()
+            || (!cover && title.is_some_and(|t| t == b.text))
+            || numbered_depth(&b.text).is_some()
+            || contents_title(&b.text);
+        if keep {
+            continue;
+        }
+        let over_a_short_line = blocks[..end]
+            .get(i + 1)
+            .is_some_and(|n| line(n) && !prose(&n.text));
+        if cover || over_a_short_line {
+            blocks[i].level = None;
+        }
+    }
+}
+
+/// A paragraph's worth of words: ten or more, or a sentence of thirty
+/// characters (a script without spaces writes a line of prose as one
+/// word). A title's line may close on a colon.
+fn prose(t: &str) -> bool {
+    t.split_whitespace().count() >= 10
+        || (ends_sentence(t) && !t.trim_end().ends_with(':') && t.chars().count() >= 30)
 }
