@@ -305,6 +305,29 @@ pub(super) fn letters(t: &str) -> String {
         .collect()
 }
 
+/// The heading of an abstract, in the languages kb sees most: a title
+/// page's heading that heads text, however short its first line.
+pub(super) fn abstract_title(t: &str) -> bool {
+    matches!(
+        letters(t).as_str(),
+        "abstract"
+            | "summary"
+            | "résumé"
+            | "resume"
+            | "zusammenfassung"
+            | "resumen"
+            | "resumo"
+            | "sommario"
+            | "samenvatting"
+            | "аннотация"
+            | "περίληψη"
+            | "περιληψη"
+            | "摘要"
+            | "要旨"
+            | "초록"
+    )
+}
+
 /// A date on a line of its own ("February 27, 2019", "June 2021",
 /// "2016 年 3 月 20 日"), or a line ending in a whole date ("Date: May 4,
 /// 2021", "For the fiscal year ended December 31, 2022"): the dateline

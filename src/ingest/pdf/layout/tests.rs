@@ -709,7 +709,7 @@ fn the_title_is_no_heading() {
 
 /// A title page's author, address and date are no headings, nor is any
 /// line of a cover without prose; a heading over the first paragraph, a
-/// numbered one and the contents stay.
+/// numbered one, the abstract's and the contents' stay.
 #[test]
 fn a_title_pages_author_is_no_heading() {
     let short = |t: &str, y: f32| line(t, 11.0, 200.0, 400.0, y, true);
@@ -729,8 +729,10 @@ fn a_title_pages_author_is_no_heading() {
                 ..line("axel@example.org", 11.0, 200.0, 400.0, 138.0, false)
             },
             short("2022/02/20", 155.0),
-            line("Overview", 13.0, 72.0, 200.0, 170.0, true),
-            prose(190.0),
+            line("Abstract", 13.0, 72.0, 200.0, 170.0, true),
+            short("One line.", 180.0),
+            line("Overview", 13.0, 72.0, 200.0, 195.0, true),
+            prose(210.0),
             line("Contents", 13.0, 72.0, 200.0, 230.0, true),
             prose(250.0),
             line("Related Work", 13.0, 72.0, 200.0, 290.0, true),
@@ -743,6 +745,7 @@ fn a_title_pages_author_is_no_heading() {
     assert_eq!(
         headings(&b),
         vec![
+            ("Abstract", Some(1)),
             ("Overview", Some(1)),
             ("Contents", Some(1)),
             ("Related Work", Some(1))
