@@ -35,6 +35,8 @@ pub struct Block {
     pub size: f32,
     /// Baseline of its first line, in points from the top of the page.
     pub top: f32,
+    /// Left edge of its first line, in points from the left of the page.
+    pub x: f32,
     /// A table: one row per line (cells joined by ` | `), its caption first.
     pub table: bool,
     /// A listing in a monospaced font: one line per line, indented.
@@ -126,6 +128,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 level: None,
                 size,
                 top: g[0].y,
+                x: g[0].x,
                 table: false,
                 code: true,
                 ocr,
@@ -135,6 +138,10 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         if g.first().is_some_and(|l| l.table) {
             let rows: Vec<&str> = g.iter().map(|l| l.text.as_str()).collect();
             let mut text = rows.join("\n");
+            let headers = column_headers(&mut out, page, &g);
+            if !headers.is_empty() {
+                text = format!("{}\n{text}", headers.join("\n"));
+            }
             // The caption right above the table goes with it: a `Table 3`
             // line, or the short lines that title a statement
             // ("CONSOLIDATED BALANCE SHEETS", "(Amounts in millions)"),
@@ -211,6 +218,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 level: None,
                 size,
                 top: g[0].y,
+                x: g[0].x,
                 table: true,
                 code: false,
                 ocr,
@@ -237,6 +245,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                     text: title,
                     size,
                     top: g[0].y,
+                    x: g[0].x,
                     table: false,
                     code: false,
                     ocr,
@@ -252,6 +261,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                         level: None,
                         size,
                         top: g[0].y,
+                        x: g[0].x,
                         table: false,
                         code: false,
                         ocr,
@@ -343,6 +353,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             level,
             size,
             top: g[0].y,
+            x: g[0].x,
             table: false,
             code: false,
             ocr,
@@ -479,6 +490,50 @@ fn rank_levels(blocks: &mut [Block]) {
         let rank = used.partition_point(|u| u < l);
         *l = (rank as u8 + 1).min(6);
     }
+}
+
+/// The headings right over a table, in its type, that stand over its
+/// columns and not at its left ("Fair Value" over "Level 1 … Total",
+/// "Carrying" over "Amount"): a column's header set apart from the
+/// table's rows, which as a heading would cite the table under
+/// "Carrying". Taken from the end of `out`, in reading order. A lone
+/// line centred over the table is its title; a numbered line, a contents
+/// title and an index's letter or group head what follows.
+fn column_headers(out: &mut Vec<Block>, page: u32, rows: &[&Line]) -> Vec<String> {
+    let left = rows.iter().map(|l| l.x).fold(f32::MAX, f32::min);
+    let right = rows.iter().map(|l| l.end).fold(f32::MIN, f32::max);
+    let size = rows.iter().map(|l| l.size).fold(0.0, f32::max);
+    let width = right - left;
+    let mut top = rows[0].y;
+    let mut n = 0;
+    for b in out.iter().rev() {
+        let header = b.page == page
+            && b.level.is_some()
+            && !b.table
+            && b.size <= size + 0.5
+            && b.text.split_whitespace().count() <= 3
+            && b.text.chars().count() > 1
+            && b.x >= left + 0.25 * width
+            && b.top < top
+            && top - b.top <= 2.0 * b.size
+            && numbered_depth(&b.text).is_none()
+            && !contents_title(&b.text)
+            && !index_group(&b.text);
+        if !header {
+            break;
+        }
+        top = b.top;
+        n += 1;
+    }
+    if n == 1 {
+        let b = &out[out.len() - 1];
+        // The line's centre, estimated from its characters at half an em.
+        let centre = b.x + 0.25 * b.size * b.text.chars().count() as f32;
+        if (centre - (left + right) / 2.0).abs() < 0.1 * width {
+            return Vec::new();
+        }
+    }
+    out.drain(out.len() - n..).map(|b| b.text).collect()
 }
 
 /// How many short blocks at the end of `out` sit between a statement's

@@ -156,6 +156,7 @@ mod tests {
             level,
             size,
             top: 0.0,
+            x: 0.0,
             table: false,
             code: false,
             ocr: false,

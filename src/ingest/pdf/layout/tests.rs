@@ -707,6 +707,61 @@ fn the_title_is_no_heading() {
     assert_eq!(levels(&b)[0], ("A Study of Search".into(), 1));
 }
 
+/// The headers over a table's columns, set apart from its rows, are part
+/// of the table, not headings; a title centred over it stays a heading.
+#[test]
+fn a_tables_column_headers_are_no_headings() {
+    let row = |t: &str, y: f32| Line {
+        table: true,
+        ..line(t, 10.0, 43.0, 551.0, y, false)
+    };
+    let bold = |t: &str, x: f32, end: f32, y: f32| Line {
+        bold: true,
+        ..line(t, 10.0, x, end, y, true)
+    };
+    let rows = |y: f32| {
+        vec![
+            row(
+                "(dollars in millions) | Amount | Level 1 | Level 2 | Total",
+                y,
+            ),
+            row(
+                "At December 31, 2020 | $127,778 | $103,967 | $52,785 | $156,752",
+                y + 12.0,
+            ),
+            row(
+                "At December 31, 2021 | 149,543 | 106,599 | 62,606 | 169,205",
+                y + 24.0,
+            ),
+        ]
+    };
+    let mut lines = vec![
+        bold("Fair Value of Debt", 43.0, 200.0, 80.0),
+        Line {
+            size: 10.0,
+            ..prose(100.0)
+        },
+        bold("Fair Value", 417.0, 458.0, 130.0),
+        bold("Carrying", 279.0, 315.0, 145.0),
+    ];
+    lines.extend(rows(154.0));
+    lines.push(bold("Segment Data", 270.0, 330.0, 230.0));
+    lines.extend(rows(244.0));
+    let b = blocks(&[Page {
+        lines,
+        ..Page::default()
+    }]);
+    assert_eq!(
+        headings(&b),
+        vec![("Fair Value of Debt", Some(1)), ("Segment Data", Some(1))]
+    );
+    let table = b.iter().find(|b| b.table).map(|b| b.text.as_str());
+    assert!(
+        table.is_some_and(|t| t.starts_with("Fair Value\nCarrying\n(dollars in millions)")),
+        "{table:?}"
+    );
+}
+
 /// A title page's author, address and date are no headings, nor is any
 /// line of a cover without prose; a heading over the first paragraph, a
 /// numbered one, the abstract's and the contents' stay.
