@@ -444,10 +444,15 @@ impl Emphasis {
 
 /// A body-font heading's emphasis, highest first: type slightly larger
 /// than the body's (not large enough to rank by size), capitals, the rest.
+/// A name written with digits ("COVID-19", "F-35") is in capitals in any
+/// heading: capitals count only in a word of letters.
 fn emphasis_rank(text: &str, size: f32, body: f32) -> usize {
+    let words_in_capitals = text
+        .split_whitespace()
+        .any(|w| w.chars().any(char::is_alphabetic) && !w.chars().any(|c| c.is_ascii_digit()));
     if size >= body * 1.05 {
         0
-    } else if all_caps(text) {
+    } else if all_caps(text) && words_in_capitals {
         1
     } else {
         2

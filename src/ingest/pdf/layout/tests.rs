@@ -316,7 +316,7 @@ fn headings_inside_a_statement_nest_under_its_title() {
 
 /// Body-font headings nest by emphasis: a slightly larger line over one
 /// in capitals over a mixed-case one, until a heading of a higher rank
-/// comes.
+/// comes. A name in capitals with digits is no heading in capitals.
 #[test]
 fn body_font_headings_nest_by_emphasis() {
     let mut lines = Vec::new();
@@ -327,6 +327,8 @@ fn body_font_headings_nest_by_emphasis() {
         ("COMPETITION", 11.0),
         ("Wireless Plans", 11.8),
         ("Wireless Services", 11.0),
+        ("COVID-19", 11.0),
+        ("Inflation", 11.0),
     ];
     for (i, (text, size)) in headings.iter().enumerate() {
         let y = 80.0 + i as f32 * 60.0;
@@ -350,6 +352,8 @@ fn body_font_headings_nest_by_emphasis() {
             ("COMPETITION", 2),
             ("Wireless Plans", 1),
             ("Wireless Services", 2),
+            ("COVID-19", 2),
+            ("Inflation", 2),
         ]
     );
 }
