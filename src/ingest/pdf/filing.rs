@@ -88,6 +88,13 @@ pub(super) struct FilingNesting {
     /// The open part's level: every heading until the next part is in it.
     part: Option<u8>,
     notes: Option<u8>,
+    /// The level the notes' own type suggests (of the first note placed):
+    /// a heading in that type or smaller without a note's number is in
+    /// the current note ("Credit card loan portfolio" in "Note 11 –
+    /// Loans"), a larger one ends the notes.
+    note_type: Option<u8>,
+    /// The level of the current note.
+    note: Option<u8>,
     /// An item was seen: this is a filing, whose parts hold everything
     /// up to the next part. A book's parts leave their chapters to the
     /// fonts.
@@ -123,13 +130,20 @@ impl FilingNesting {
         };
         match kind {
             None => {
+                let typed = level;
                 let level = match self.part {
                     Some(p) if self.filing => level.max(p + 1),
+                    _ => level,
+                };
+                let level = match (self.notes, self.note_type, self.note) {
+                    (Some(_), Some(t), Some(note)) if typed >= t => level.max(note + 1),
                     _ => level,
                 };
                 // A heading as high as the notes or the item ends them.
                 if self.notes.is_some_and(|n| level <= n) {
                     self.notes = None;
+                    self.note_type = None;
+                    self.note = None;
                 }
                 if item.is_some_and(|i| level <= i) {
                     *item = None;
@@ -143,6 +157,8 @@ impl FilingNesting {
                 let level = *self.part_level.get_or_insert(level);
                 self.part = Some(level);
                 self.notes = None;
+                self.note_type = None;
+                self.note = None;
                 *item = None;
                 *numbered = Some((level, 1));
                 level
@@ -151,6 +167,8 @@ impl FilingNesting {
                 let level = self.part.map_or(level, |p| p + 1);
                 self.filing = true;
                 self.notes = None;
+                self.note_type = None;
+                self.note = None;
                 *item = Some(level);
                 *numbered = Some((level, 1));
                 level
@@ -158,11 +176,17 @@ impl FilingNesting {
             Some(Kind::Notes) => {
                 let level = item.map_or(level, |i| level.max(i + 1));
                 self.notes = Some(level);
+                self.note_type = None;
+                self.note = None;
                 *item = Some(level);
                 level
             }
             Some(Kind::Note) => {
+                if self.notes.is_some() {
+                    self.note_type.get_or_insert(level);
+                }
                 let level = self.notes.or(*item).map_or(level, |n| n + 1);
+                self.note = Some(level);
                 *item = Some(level);
                 *numbered = Some((level, 1));
                 level
@@ -190,6 +214,8 @@ mod tests {
         assert_eq!(place("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS", 4), 5);
         assert_eq!(place("NOTE 1. BASIS OF PRESENTATION", 4), 6);
         assert_eq!(place("Note 12: Debt", 4), 6);
+        // In a note, a heading in the notes' type is the note's.
+        assert_eq!(place("Credit card loan portfolio", 4), 7);
         // A heading as high as the item ends it and the notes, not the part.
         assert_eq!(place("SIGNATURES", 3), 4);
         assert_eq!(place("Note 3 Leases", 5), 5);
