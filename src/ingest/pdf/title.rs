@@ -98,7 +98,7 @@ fn form_line(t: &str) -> bool {
 
 /// Lines of a cover page or form that name no document: the agency, the
 /// form, the filing's standard headings, a press release's dateline.
-fn boilerplate(t: &str) -> bool {
+pub(super) fn boilerplate(t: &str) -> bool {
     const LINES: &[&str] = &[
         "document",
         "untitled document",

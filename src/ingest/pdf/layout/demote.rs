@@ -9,6 +9,7 @@ use super::super::labels::place;
 use super::super::numbering::numbered_depth;
 use super::super::page::{Line, Page};
 use super::super::text_shape::{abstract_title, ends_sentence, is_date};
+use super::super::title::boilerplate;
 use super::Block;
 
 /// A running header that names the current section ("2.4 安装" atop each
@@ -110,8 +111,10 @@ pub(super) fn drop_signature_places(blocks: &mut [Block]) {
 /// line that is no heading follows it (an address, a date, a version),
 /// and every one of them when the page holds no prose, table or listing
 /// at all (a cover, whose title heads nothing either). Else the title
-/// kept as a heading stays; a contents heading, an abstract's and a
-/// numbered heading ("1 Introduction") always do.
+/// kept as a heading stays; a contents heading, an abstract's, a
+/// numbered heading ("1 Introduction") and the lines that name a form
+/// ("FORM 10-K", the agency over it: they say what the page is) always
+/// do.
 pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
     let Some(page) = blocks.first().map(|b| b.page) else {
         return;
@@ -135,7 +138,8 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
             || (!cover && title.is_some_and(|t| t == b.text))
             || numbered_depth(&b.text).is_some()
             || contents_title(&b.text)
-            || abstract_title(&b.text);
+            || abstract_title(&b.text)
+            || boilerplate(&b.text);
         if keep {
             continue;
         }

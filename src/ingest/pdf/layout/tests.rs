@@ -835,6 +835,19 @@ fn a_title_pages_author_is_no_heading() {
         headings(&b),
         vec![("1 Scope", Some(1)), ("Abstract", Some(1))]
     );
+    // A form's cover: the lines naming the form say what the page is.
+    let form = Page {
+        lines: vec![
+            line("FORM 10-K", 16.0, 250.0, 350.0, 80.0, false),
+            short("(Mark One)", 100.0),
+            line("ACME CORP", 14.0, 250.0, 350.0, 140.0, true),
+            short("(Exact name of registrant)", 160.0),
+        ],
+        ..Page::default()
+    };
+    let mut b = blocks(&[form]);
+    drop_title_page_headings(&mut b, Some("ACME CORP FORM 10-K"));
+    assert_eq!(headings(&b), vec![("FORM 10-K", Some(1))]);
 }
 
 /// On a contents page nothing from the first entry on is a heading, a
