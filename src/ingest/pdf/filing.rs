@@ -111,6 +111,12 @@ impl FilingNesting {
             .filter(|_| self.filing && self.opens_with_part_one)
     }
 
+    fn close_notes(&mut self) {
+        self.notes = None;
+        self.note_type = None;
+        self.note = None;
+    }
+
     /// The level of the heading `text` given the `level` its fonts and
     /// numbering suggest. `item` (the level the text's unnumbered
     /// sub-headings nest under) and `numbered` (the last numbered
@@ -141,9 +147,7 @@ impl FilingNesting {
                 };
                 // A heading as high as the notes or the item ends them.
                 if self.notes.is_some_and(|n| level <= n) {
-                    self.notes = None;
-                    self.note_type = None;
-                    self.note = None;
+                    self.close_notes();
                 }
                 if item.is_some_and(|i| level <= i) {
                     *item = None;
@@ -156,9 +160,7 @@ impl FilingNesting {
                 }
                 let level = *self.part_level.get_or_insert(level);
                 self.part = Some(level);
-                self.notes = None;
-                self.note_type = None;
-                self.note = None;
+                self.close_notes();
                 *item = None;
                 *numbered = Some((level, 1));
                 level
@@ -166,18 +168,15 @@ impl FilingNesting {
             Some(Kind::Item) => {
                 let level = self.part.map_or(level, |p| p + 1);
                 self.filing = true;
-                self.notes = None;
-                self.note_type = None;
-                self.note = None;
+                self.close_notes();
                 *item = Some(level);
                 *numbered = Some((level, 1));
                 level
             }
             Some(Kind::Notes) => {
                 let level = item.map_or(level, |i| level.max(i + 1));
+                self.close_notes();
                 self.notes = Some(level);
-                self.note_type = None;
-                self.note = None;
                 *item = Some(level);
                 level
             }
