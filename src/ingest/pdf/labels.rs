@@ -11,7 +11,15 @@ use super::text_shape::{letters, MONTHS};
 /// A line that labels something on its page rather than titling what
 /// follows it.
 pub(super) fn label(t: &str) -> bool {
-    page_column(t) || postal_address(t) || period_header(t) || cross_reference(t)
+    page_column(t) || postal_address(t) || period_header(t) || cross_reference(t) || form_field(t)
+}
+
+/// A form's answer or field set apart: "None" and "Not applicable" under
+/// an item with nothing to report, "Commission File Number 1-15839" on a
+/// cover.
+fn form_field(t: &str) -> bool {
+    let l = letters(t);
+    matches!(l.as_str(), "none" | "notapplicable" | "na") || l.starts_with("commissionfilenumber")
 }
 
 /// The header over a contents page's page numbers ("Page", "Page No."),
@@ -94,6 +102,31 @@ pub(super) fn place(t: &str) -> bool {
     words(city) && words(region)
 }
 
+/// An officer's title under a signature: "Chief Executive Officer",
+/// "Executive Vice President and Chief Financial Officer", "Director",
+/// "Attorney-in-fact". Only under a signature is it known to be one.
+pub(super) fn officer_title(t: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "officer",
+        "president",
+        "chairman",
+        "chairwoman",
+        "chair",
+        "director",
+        "treasurer",
+        "controller",
+        "secretary",
+        "attorney-in-fact",
+        "counsel",
+    ];
+    let words: Vec<String> = t
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    words.len() <= 12 && words.iter().any(|w| WORDS.contains(&w.as_str()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,6 +148,10 @@ mod tests {
             "Fifty-Two Weeks Ended",
             "See Notes to Consolidated Financial Statements",
             "See “Item 15. Exhibits and Financial Statement Schedules.”",
+            "None",
+            "Not Applicable",
+            "Commission File Number 1-15839",
+            "Commission file number: 001-00035",
         ] {
             assert!(label(l), "{l}");
         }
@@ -140,5 +177,10 @@ mod tests {
         assert!(place("San Jose, California") && place("Washington, D.C."));
         assert!(!place("Risks and Uncertainties") && !place("Revenue, by segment"));
         assert!(!place("Fees, 2019") && !place("Goodwill"));
+        assert!(officer_title(
+            "Executive Vice President and Chief Financial Officer"
+        ));
+        assert!(officer_title("Attorney-in-fact") && officer_title("Director"));
+        assert!(!officer_title("Executive Compensation") && !officer_title("Directors"));
     }
 }

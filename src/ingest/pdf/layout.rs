@@ -20,7 +20,8 @@ use super::statement::{caption, statement_line, statement_title};
 use super::text_shape::{
     all_caps, heading_text, index_group, index_letter, join_lines, title_case,
 };
-use demote::{drop_cover_lines, drop_section_marks, drop_signature_places};
+use demote::{drop_cover_lines, drop_section_marks, drop_signature_places, drop_signers};
+use emphasis::{emphasis_rank, names_in_capitals, Emphasis};
 
 /// A paragraph or heading of a page.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -72,6 +73,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         }
     }
     let heading_sizes = heading_sizes(candidates);
+    let names = names_in_capitals(&raw);
     let below_fonts = heading_sizes.len().min(5) as u8 + 1;
 
     let mut out: Vec<Block> = Vec::with_capacity(raw.len());
@@ -324,7 +326,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             }
             let level = below_fonts + u8::from(under_statement);
             let level = item.map_or(level, |i| level.max(i + 1));
-            let rank = emphasis_rank(&text, size, body);
+            let rank = emphasis_rank(&text, size, body, &names);
             body_rank = Some(rank);
             Some(
                 level
@@ -371,6 +373,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     }
     drop_section_marks(&mut out, pages);
     drop_signature_places(&mut out);
+    drop_signers(&mut out);
     join_chapter_labels(&mut out);
     rank_levels(&mut out);
     out
@@ -422,40 +425,6 @@ fn join_chapter_labels(blocks: &mut Vec<Block>) {
             title.top = label.top;
         }
         i += 1;
-    }
-}
-
-/// The ranks of emphasis open above the current body-font heading.
-#[derive(Debug, Default)]
-struct Emphasis([bool; 3]);
-
-impl Emphasis {
-    /// How many levels of higher emphasis a heading of `rank` sits under.
-    fn above(&self, rank: usize) -> u8 {
-        self.0[..rank].iter().filter(|&&open| open).count() as u8
-    }
-
-    /// A heading of `rank` opens its rank and closes the ranks below it.
-    fn open(&mut self, rank: usize) {
-        self.0[rank] = true;
-        self.0[rank + 1..].fill(false);
-    }
-}
-
-/// A body-font heading's emphasis, highest first: type slightly larger
-/// than the body's (not large enough to rank by size), capitals, the rest.
-/// A name written with digits ("COVID-19", "F-35") is in capitals in any
-/// heading: capitals count only in a word of letters.
-fn emphasis_rank(text: &str, size: f32, body: f32) -> usize {
-    let words_in_capitals = text
-        .split_whitespace()
-        .any(|w| w.chars().any(char::is_alphabetic) && !w.chars().any(|c| c.is_ascii_digit()));
-    if size >= body * 1.05 {
-        0
-    } else if all_caps(text) && words_in_capitals {
-        1
-    } else {
-        2
     }
 }
 
@@ -592,5 +561,6 @@ fn short_line(t: &str) -> bool {
 }
 
 mod demote;
+mod emphasis;
 #[cfg(test)]
 mod tests;

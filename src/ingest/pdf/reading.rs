@@ -313,23 +313,51 @@ fn monospaced(words: Vec<Word>, pitch: Pitch) -> Span {
     span
 }
 
-/// The page's usual distance from one baseline to the next (the median
-/// over rows that follow each other closely), 0 when too few say. A
-/// double-spaced page (a thesis, a form) has a gap before every line by
-/// the font size alone; a gap is measured against this instead.
+/// The page's usual distance from one baseline to the next, 0 when too
+/// few rows say. A double-spaced page (a thesis, a form) has a gap before
+/// every line by the font size alone; a gap is measured against this
+/// instead. Where lines break mid-sentence (a line ending in a word over
+/// one going on in lower case) their steps are the paragraphs' own pitch
+/// and decide it: on a page of short blocks (a filing's items, a line or
+/// two each with space around them) the steps between blocks outnumber
+/// the steps inside them. Else it is the median step over rows that
+/// follow each other closely.
 fn line_pitch(rows: &[Row]) -> f32 {
-    let mut steps: Vec<f32> = rows
-        .windows(2)
-        .filter_map(|w| {
-            let (size, step) = (w[1].size(), w[1].baseline() - w[0].baseline());
-            (step > 0.9 * size && step < 3.0 * size).then_some(step)
-        })
-        .collect();
-    if steps.len() < 5 {
-        return 0.0;
+    let mut steps: Vec<f32> = Vec::new();
+    let mut wrapped: Vec<f32> = Vec::new();
+    for w in rows.windows(2) {
+        let (size, step) = (w[1].size(), w[1].baseline() - w[0].baseline());
+        if !(step > 0.9 * size && step < 3.0 * size) {
+            continue;
+        }
+        steps.push(step);
+        // In one type: a label in the margin ("verse" beside its
+        // paragraph, under the heading "Verse") is smaller.
+        let (Some(end), Some(start)) = (w[0].spans.last(), w[1].spans.first()) else {
+            continue;
+        };
+        let ends_in_a_word = end
+            .text
+            .trim_end()
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_alphabetic() || c == ',');
+        let goes_on = start.text.chars().next().is_some_and(char::is_lowercase);
+        if ends_in_a_word && goes_on && (end.size - start.size).abs() < 0.5 {
+            wrapped.push(step);
+        }
     }
-    steps.sort_by(f32::total_cmp);
-    steps[steps.len() / 2]
+    let median = |mut v: Vec<f32>| {
+        v.sort_by(f32::total_cmp);
+        v[v.len() / 2]
+    };
+    if wrapped.len() >= 3 {
+        median(wrapped)
+    } else if steps.len() >= 5 {
+        median(steps)
+    } else {
+        0.0
+    }
 }
 
 fn to_lines(rows: &[Row]) -> Vec<Line> {

@@ -168,9 +168,11 @@ pub(super) fn heading_text(t: &str) -> bool {
     // A company's name ending "Inc." stays out: it tops a filing's
     // statement pages.
     let full_stop_ok = t.ends_with('.') && item_heading(t) && t.split_whitespace().count() > 2;
+    // A sentence may close on a quotation mark: "…under the symbol “WMT.”"
+    let unquoted = t.trim_end_matches(['”', '’', '"', '\'']);
     if !full_stop_ok
         && matches!(
-            t.chars().last(),
+            unquoted.chars().last(),
             Some('.' | ',' | ';' | ':' | '-' | '。' | '，' | '；' | '：' | '、')
         )
     {
@@ -216,6 +218,12 @@ pub(super) fn heading_text(t: &str) -> bool {
     let letters = words.chars().filter(|c| c.is_alphabetic()).count();
     let visible = words.chars().filter(|c| !c.is_whitespace()).count();
     if letters < 2 || letters * 2 < visible {
+        return false;
+    }
+    // A form's check box ("Yes ☐ No ☒"): a field to fill in. (A box
+    // drawn in a symbol font may come out as "¨", but so does a German
+    // umlaut set apart from its letter: "Uberschriften ¨".)
+    if t.contains(['☐', '☒', '☑']) {
         return false;
     }
     if t.contains("...")
@@ -446,6 +454,7 @@ mod tests {
             "6.1 The \\subref command",
             "L'environnement {NiceArrayWithDelims}",
             "PART I: Financial Information",
+            "3.4.5 Uberschriften ¨",
         ] {
             assert!(heading_text(h), "{h}");
             assert!(
@@ -475,6 +484,9 @@ mod tests {
             "x = f(y)",
             "FASB: Financial Accounting Standards Board",
             "U.S.: United States of America",
+            "Shares of the Common Stock are listed for trading under the symbol “WMT.”",
+            "Yes ☐ No ☒",
+            "Emerging Growth Company ☐",
         ] {
             let h = heading_text(not) && (numbered_depth(not).is_some() || title_case(not));
             assert!(!h, "{not}");

@@ -5,10 +5,10 @@ use std::collections::HashMap;
 
 use super::super::contents::contents_title;
 use super::super::furniture::page_number;
-use super::super::labels::place;
+use super::super::labels::{officer_title, place};
 use super::super::numbering::numbered_depth;
 use super::super::page::{Line, Page};
-use super::super::text_shape::{abstract_title, ends_sentence, is_date};
+use super::super::text_shape::{abstract_title, ends_sentence, is_date, letters};
 use super::super::title::boilerplate;
 use super::Block;
 
@@ -100,6 +100,42 @@ pub(super) fn drop_signature_places(blocks: &mut [Block]) {
             blocks[i].level = None;
         }
     }
+}
+
+/// The signer under a signature ("/s/ Reed Hastings", small capitals
+/// spaced out as "/ S / R EED H ASTINGS"): the name set again and the
+/// officer's title ("Chief Executive Officer") look like headings but
+/// head nothing, and a certification's last lines would be cited under
+/// them. Taken back: the name right under the signature, and a title
+/// right under the signature or its name.
+pub(super) fn drop_signers(blocks: &mut [Block]) {
+    for i in 1..blocks.len() {
+        if blocks[i].level.is_none() {
+            continue;
+        }
+        let page = blocks[i].page;
+        let signer = |k: usize| {
+            i.checked_sub(k)
+                .map(|j| &blocks[j])
+                .filter(|b| b.page == page)
+                .and_then(|b| signed_name(&b.text))
+        };
+        let text = &blocks[i].text;
+        let name = signer(1).is_some_and(|n| n == letters(text));
+        if name || ((signer(1).is_some() || signer(2).is_some()) && officer_title(text)) {
+            blocks[i].level = None;
+        }
+    }
+}
+
+/// The name signed in a line holding a signature: what follows "/s/" or
+/// "/ S /", in lower-case letters alone ("/ S / C. D OUGLAS M C M ILLON"
+/// signs "cdouglasmcmillon").
+fn signed_name(t: &str) -> Option<String> {
+    let lower = t.to_lowercase();
+    let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
+    let at = compact.find("/s/")?;
+    Some(letters(&compact[at + 3..]))
 }
 
 /// The lines of a title page around its title: the author, affiliation,

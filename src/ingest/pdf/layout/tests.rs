@@ -316,7 +316,8 @@ fn headings_inside_a_statement_nest_under_its_title() {
 
 /// Body-font headings nest by emphasis: a slightly larger line over one
 /// in capitals over a mixed-case one, until a heading of a higher rank
-/// comes. A name in capitals with digits is no heading in capitals.
+/// comes. A name in capitals with digits, or one the paragraphs write
+/// in capitals ("GAAP"), is no heading in capitals.
 #[test]
 fn body_font_headings_nest_by_emphasis() {
     let mut lines = Vec::new();
@@ -329,12 +330,19 @@ fn body_font_headings_nest_by_emphasis() {
         ("Wireless Services", 11.0),
         ("COVID-19", 11.0),
         ("Inflation", 11.0),
+        ("GAAP", 11.0),
+        ("Revenues", 11.0),
     ];
     for (i, (text, size)) in headings.iter().enumerate() {
         let y = 80.0 + i as f32 * 60.0;
         lines.push(line(text, *size, 72.0, 300.0, y, true));
         lines.push(prose(y + 20.0));
     }
+    lines.push(body(
+        "Revenues under GAAP were as shown above in the table, with competition rules.",
+        600.0,
+        true,
+    ));
     let b = blocks(&[Page {
         lines,
         ..Page::default()
@@ -354,6 +362,8 @@ fn body_font_headings_nest_by_emphasis() {
             ("Wireless Services", 2),
             ("COVID-19", 2),
             ("Inflation", 2),
+            ("GAAP", 2),
+            ("Revenues", 2),
         ]
     );
 }
@@ -922,4 +932,32 @@ fn a_signatures_place_is_not_a_heading() {
         ],
         "{b:#?}"
     );
+}
+
+/// The signer's name and title under a signature are no headings, in
+/// plain or spaced small capitals; a section after the signature is.
+#[test]
+fn a_signers_name_and_title_are_no_headings() {
+    let page = Page {
+        lines: vec![
+            body("CERTIFICATION", 60.0, true),
+            prose(80.0),
+            body("Dated: January 29, 2018 By:", 110.0, true),
+            body("/ S / R EED H ASTINGS", 130.0, true),
+            body("Reed Hastings", 150.0, true),
+            body("Chief Executive Officer", 170.0, true),
+            body("/s/ David Wells", 200.0, true),
+            body(
+                "Executive Vice President and Chief Financial Officer",
+                220.0,
+                true,
+            ),
+            body("Stock Option Plans", 260.0, true),
+            prose(280.0),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    let h: Vec<&str> = headings(&b).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(h, vec!["CERTIFICATION", "Stock Option Plans"], "{b:#?}");
 }

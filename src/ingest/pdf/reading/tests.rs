@@ -207,6 +207,59 @@ fn a_double_spaced_page_has_gaps_only_between_paragraphs() {
 }
 
 #[test]
+fn a_page_of_short_blocks_measures_gaps_against_its_paragraphs() {
+    // A filing's page: single-spaced paragraphs (12pt steps) and items a
+    // line or two long, 21 points apart. The steps between blocks are
+    // the most, but a gap is still a gap.
+    let mut g = Vec::new();
+    let mut y = 100.0;
+    let mut step = |dy: f32| {
+        y += dy;
+        y
+    };
+    for (text, dy) in [
+        (
+            "The information required by this item is found in our",
+            21.0,
+        ),
+        (
+            "proxy statement to be filed with the commission within",
+            12.0,
+        ),
+        ("days after the end of the fiscal year to which this", 12.0),
+        ("report relates and is incorporated here.", 12.0),
+        (
+            "ITEM 12. SECURITY OWNERSHIP OF CERTAIN BENEFICIAL OWNERS AND",
+            21.0,
+        ),
+        ("STOCKHOLDER MATTERS", 12.0),
+        (
+            "The information required by this Item 12 is incorporated.",
+            21.0,
+        ),
+        ("ITEM 13. CERTAIN RELATIONSHIPS", 21.0),
+        (
+            "The information required by this Item 13 is incorporated.",
+            21.0,
+        ),
+        ("ITEM 14. PRINCIPAL ACCOUNTING FEES", 21.0),
+        (
+            "The information required by this Item 14 is incorporated.",
+            21.0,
+        ),
+        ("PART IV", 21.0),
+        ("ITEM 15. EXHIBITS", 21.0),
+    ] {
+        g.extend(text_at(text, 72.0, step(dy), 10.0));
+    }
+    let gaps: Vec<bool> = lines(&g).iter().skip(1).map(|l| l.gap).collect();
+    assert_eq!(
+        gaps,
+        [false, false, false, true, false, true, true, true, true, true, true, true]
+    );
+}
+
+#[test]
 fn drawing_order_does_not_matter() {
     let mut g = text_at("second line", 72.0, 112.0, 10.0);
     g.extend(text_at("first line", 72.0, 100.0, 10.0));

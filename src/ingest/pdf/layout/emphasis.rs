@@ -1,0 +1,84 @@
+//! How much a heading set in the body's font stands out: slightly larger
+//! type, then capitals, then the rest. Under one, a heading of lower
+//! emphasis is its sub-heading.
+
+use std::collections::HashSet;
+
+use super::super::page::Line;
+use super::super::text_shape::{all_caps, join_lines, letters};
+
+/// The ranks of emphasis open above the current body-font heading.
+#[derive(Debug, Default)]
+pub(super) struct Emphasis([bool; 3]);
+
+impl Emphasis {
+    /// How many levels of higher emphasis a heading of `rank` sits under.
+    pub(super) fn above(&self, rank: usize) -> u8 {
+        self.0[..rank].iter().filter(|&&open| open).count() as u8
+    }
+
+    /// A heading of `rank` opens its rank and closes the ranks below it.
+    pub(super) fn open(&mut self, rank: usize) {
+        self.0[rank] = true;
+        self.0[rank + 1..].fill(false);
+    }
+}
+
+/// A body-font heading's emphasis, highest first: type slightly larger
+/// than the body's (not large enough to rank by size), capitals, the rest.
+/// A name is in capitals in any heading: one written with digits
+/// ("COVID-19", "F-35": capitals count only in a word of letters), or an
+/// abbreviation, a word of four letters or fewer that the paragraphs
+/// write in capitals too ("GAAP", "PBNA"). A longer word the paragraphs
+/// write in capitals may be a heading's name quoted or a product's, and
+/// its siblings set in capitals would rank apart.
+pub(super) fn emphasis_rank(text: &str, size: f32, body: f32, names: &HashSet<String>) -> usize {
+    let words_in_capitals = text
+        .split_whitespace()
+        .any(|w| w.chars().any(char::is_alphabetic) && !w.chars().any(|c| c.is_ascii_digit()));
+    let abbreviation = text.split_whitespace().count() == 1
+        && text.chars().filter(|c| c.is_alphabetic()).count() <= 4
+        && names.contains(&letters(text));
+    if size >= body * 1.05 {
+        0
+    } else if all_caps(text) && words_in_capitals && !abbreviation {
+        1
+    } else {
+        2
+    }
+}
+
+/// The words the paragraphs write in capitals among words in lower case
+/// (names and abbreviations: "under GAAP and", "PBNA's net revenue"), in
+/// lower-case letters. A run of capitals in a paragraph is a heading
+/// quoted ("see RESULTS OF OPERATIONS") or a defined term, no name. A
+/// paragraph here is a group of ten words or more not itself in capitals.
+pub(super) fn names_in_capitals(groups: &[(u32, Vec<&Line>)]) -> HashSet<String> {
+    let capitals = |w: &str| {
+        let mut letters = w.chars().filter(|c| c.is_alphabetic()).peekable();
+        letters.peek().is_some() && letters.all(char::is_uppercase)
+    };
+    let mut out = HashSet::new();
+    for (_, g) in groups {
+        let text = join_lines(g);
+        if g[0].table || g[0].mono || all_caps(&text) {
+            continue;
+        }
+        let words: Vec<&str> = text
+            .split_whitespace()
+            .filter(|w| w.chars().any(char::is_alphabetic))
+            .collect();
+        if words.len() < 10 {
+            continue;
+        }
+        for (i, w) in words.iter().enumerate() {
+            let before = i.checked_sub(1).is_some_and(|j| capitals(words[j]));
+            let after = words.get(i + 1).is_some_and(|n| capitals(n));
+            let alone = !before && !after;
+            if alone && capitals(w) && w.chars().filter(|c| c.is_alphabetic()).count() >= 2 {
+                out.insert(letters(w));
+            }
+        }
+    }
+    out
+}
