@@ -141,8 +141,9 @@ impl FilingNesting {
                     Some(p) if self.filing => level.max(p + 1),
                     _ => level,
                 };
-                let level = match (self.notes, self.note_type, self.note) {
-                    (Some(_), Some(t), Some(note)) if typed >= t => level.max(note + 1),
+                // The notes' type is known only while the notes are open.
+                let level = match (self.note_type, self.note) {
+                    (Some(t), Some(note)) if typed >= t => level.max(note + 1),
                     _ => level,
                 };
                 // A heading as high as the notes or the item ends them.

@@ -64,16 +64,28 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             raw.push((i as u32 + 1, group));
         }
     }
+    // Each group's text, its lines joined once; a table's rows and a
+    // listing's lines stay apart, so theirs is left empty.
+    let texts: Vec<String> = raw
+        .iter()
+        .map(|(_, g)| {
+            if g[0].table || g[0].mono {
+                String::new()
+            } else {
+                join_lines(g)
+            }
+        })
+        .collect();
     let big = |size: f32| size >= body * 1.12 && size >= body + 1.0;
     let mut candidates: Vec<f32> = Vec::new();
-    for (_, g) in &raw {
+    for ((_, g), text) in raw.iter().zip(&texts) {
         let size = mean_size(g);
-        if big(size) && g.len() <= 2 && !g[0].table && !g[0].mono && heading_text(&join_lines(g)) {
+        if big(size) && g.len() <= 2 && !g[0].table && !g[0].mono && heading_text(text) {
             candidates.push(size);
         }
     }
     let heading_sizes = heading_sizes(candidates);
-    let names = names_in_capitals(&raw);
+    let names = names_in_capitals(&raw, &texts);
     let below_fonts = heading_sizes.len().min(5) as u8 + 1;
 
     let mut out: Vec<Block> = Vec::with_capacity(raw.len());
@@ -120,7 +132,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     for ((page, g), l) in raw.iter().zip(letters.iter_mut()) {
         *l |= g.len() == 1 && index_pages.contains(page) && index_group(&g[0].text);
     }
-    for ((page, g), letter) in raw.into_iter().zip(letters) {
+    for (((page, g), letter), text) in raw.into_iter().zip(letters).zip(texts) {
         let ocr = pages[page as usize - 1].ocr;
         let size = mean_size(&g);
         if g[0].mono {
@@ -227,7 +239,6 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             });
             continue;
         }
-        let text = join_lines(&g);
         last_lines.swap(0, 1);
         last_lines[1] = g.iter().map(|l| l.text.clone()).collect();
         // A financial statement's title heads what follows wherever its

@@ -121,8 +121,9 @@ pub(super) fn drop_signers(blocks: &mut [Block]) {
                 .and_then(|b| signed_name(&b.text))
         };
         let text = &blocks[i].text;
-        let name = signer(1).is_some_and(|n| n == letters(text));
-        if name || ((signer(1).is_some() || signer(2).is_some()) && officer_title(text)) {
+        let right_under = signer(1);
+        let name = right_under.as_ref().is_some_and(|n| *n == letters(text));
+        if name || ((right_under.is_some() || signer(2).is_some()) && officer_title(text)) {
             blocks[i].level = None;
         }
     }

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use super::super::page::Line;
-use super::super::text_shape::{all_caps, join_lines, letters};
+use super::super::text_shape::{all_caps, letters};
 
 /// The ranks of emphasis open above the current body-font heading.
 #[derive(Debug, Default)]
@@ -52,16 +52,16 @@ pub(super) fn emphasis_rank(text: &str, size: f32, body: f32, names: &HashSet<St
 /// (names and abbreviations: "under GAAP and", "PBNA's net revenue"), in
 /// lower-case letters. A run of capitals in a paragraph is a heading
 /// quoted ("see RESULTS OF OPERATIONS") or a defined term, no name. A
-/// paragraph here is a group of ten words or more not itself in capitals.
-pub(super) fn names_in_capitals(groups: &[(u32, Vec<&Line>)]) -> HashSet<String> {
+/// paragraph here is a group of ten words or more not itself in capitals;
+/// `texts` holds each group's lines joined.
+pub(super) fn names_in_capitals(groups: &[(u32, Vec<&Line>)], texts: &[String]) -> HashSet<String> {
     let capitals = |w: &str| {
         let mut letters = w.chars().filter(|c| c.is_alphabetic()).peekable();
         letters.peek().is_some() && letters.all(char::is_uppercase)
     };
     let mut out = HashSet::new();
-    for (_, g) in groups {
-        let text = join_lines(g);
-        if g[0].table || g[0].mono || all_caps(&text) {
+    for ((_, g), text) in groups.iter().zip(texts) {
+        if g[0].table || g[0].mono || all_caps(text) {
             continue;
         }
         let words: Vec<&str> = text
