@@ -1,0 +1,217 @@
+//! A filing's cover, statements, contents and signatures.
+
+use super::*;
+
+/// A filing's cover headings are siblings of its parts, not the
+/// ancestors of every section.
+#[test]
+fn a_filings_cover_sits_beside_its_parts() {
+    let page = Page {
+        lines: vec![
+            line("FORM 10-K", 16.0, 72.0, 300.0, 60.0, true),
+            line(
+                "ORCHARD SYSTEMS INCORPORATED",
+                13.0,
+                72.0,
+                300.0,
+                90.0,
+                true,
+            ),
+            prose(110.0),
+            body("PART I", 140.0, true),
+            body("Item 1. Business", 160.0, true),
+            prose(180.0),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    let level = |t: &str| b.iter().find(|b| b.text == t).and_then(|b| b.level);
+    let part = level("PART I").expect("a heading");
+    assert_eq!(level("FORM 10-K"), Some(part), "{b:#?}");
+    assert_eq!(level("ORCHARD SYSTEMS INCORPORATED"), Some(part));
+    assert_eq!(level("Item 1. Business"), Some(part + 1));
+}
+
+/// The lines that title a statement go with its table: the title as a
+/// heading, the company and units as the table's caption.
+#[test]
+fn a_statement_title_heads_its_table() {
+    let row = |t: &str, y: f32| Line {
+        table: true,
+        ..line(t, 9.0, 72.0, 400.0, y, false)
+    };
+    let pages = vec![Page {
+        lines: vec![
+            body("The notes follow the statements below.", 60.0, true),
+            line("CONSOLIDATED BALANCE SHEETS", 9.0, 72.0, 250.0, 90.0, true),
+            line("(Amounts in millions)", 9.0, 72.0, 200.0, 102.0, false),
+            row("At December 31 | 2019 | 2018", 120.0),
+            row("Cash | $5,794 | $4,225", 132.0),
+            row("Total assets | $19,845 | $17,890", 144.0),
+        ],
+        ..Page::default()
+    }];
+    let b = blocks(&pages);
+    let title = b
+        .iter()
+        .position(|b| b.text == "CONSOLIDATED BALANCE SHEETS")
+        .unwrap();
+    assert!(b[title].level.is_some(), "{b:#?}");
+    assert!(b[title + 1].table, "{b:#?}");
+    assert!(
+        b[title + 1].text.starts_with("(Amounts in millions)\n"),
+        "{b:#?}"
+    );
+}
+
+/// The row groups of a statement ("Assets", "Liabilities") are its
+/// subsections; the notes after it are not.
+#[test]
+fn headings_inside_a_statement_nest_under_its_title() {
+    let row = |t: &str, y: f32| Line {
+        table: true,
+        ..line(t, 9.0, 72.0, 400.0, y, false)
+    };
+    let pages = vec![
+        Page {
+            lines: vec![
+                line("CONSOLIDATED BALANCE SHEETS", 9.0, 72.0, 250.0, 90.0, true),
+                row("At December 31 | 2017 | 2016", 120.0),
+                line("Assets", 9.0, 72.0, 120.0, 140.0, true),
+                row("Cash | $2,822 | $1,467", 152.0),
+                line("Liabilities and Equity", 9.0, 72.0, 200.0, 170.0, true),
+                row("Total current liabilities | 5,466 | 4,587", 182.0),
+            ],
+            ..Page::default()
+        },
+        Page {
+            lines: vec![
+                line(
+                    "NOTES TO CONSOLIDATED FINANCIAL STATEMENTS",
+                    9.0,
+                    72.0,
+                    300.0,
+                    90.0,
+                    true,
+                ),
+                body(
+                    "The notes begin here and say something long enough.",
+                    110.0,
+                    true,
+                ),
+            ],
+            ..Page::default()
+        },
+    ];
+    let b = blocks(&pages);
+    let level = |t: &str| b.iter().find(|b| b.text == t).and_then(|b| b.level);
+    let title = level("CONSOLIDATED BALANCE SHEETS").expect("a heading");
+    assert_eq!(level("Assets"), Some(title + 1), "{b:#?}");
+    assert_eq!(level("Liabilities and Equity"), Some(title + 1));
+    assert_eq!(
+        level("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS"),
+        Some(title)
+    );
+}
+
+/// On a contents page nothing from the first entry on is a heading, a
+/// statement's name and an item over a table of page numbers included.
+#[test]
+fn a_contents_page_names_no_statement() {
+    let row = |t: &str, y: f32| Line {
+        table: true,
+        ..line(t, 11.0, 72.0, 400.0, y, false)
+    };
+    let mut lines = vec![body("TABLE OF CONTENTS", 60.0, true)];
+    for (i, item) in [
+        "Business",
+        "Risk Factors",
+        "Properties",
+        "Legal Proceedings",
+        "Controls",
+    ]
+    .iter()
+    .enumerate()
+    {
+        lines.push(body(
+            &format!("Item {}. {item} {}", i + 1, 3 + 9 * i),
+            80.0 + 14.0 * i as f32,
+            true,
+        ));
+    }
+    lines.push(body("Consolidated Statements of Cash Flows", 160.0, true));
+    lines.push(body(
+        "Item 15. Exhibits, Financial Statement Schedules",
+        190.0,
+        true,
+    ));
+    lines.push(row("Signatures | 105", 204.0));
+    lines.push(row("Summary of Trademarks | 107", 218.0));
+    let b = blocks(&[Page {
+        lines,
+        ..Page::default()
+    }]);
+    assert_eq!(headings(&b), vec![("TABLE OF CONTENTS", Some(1))], "{b:#?}");
+}
+
+/// The place over an auditor's date is no heading; a place over prose
+/// may be one.
+#[test]
+fn a_signatures_place_is_not_a_heading() {
+    let page = Page {
+        lines: vec![
+            body(
+                "Report of Independent Registered Public Accounting Firm",
+                60.0,
+                true,
+            ),
+            prose(80.0),
+            body("/s/ Ernst & Young LLP", 110.0, true),
+            body("Tysons, Virginia", 130.0, true),
+            body("February 9, 2023", 144.0, true),
+            body("New York, New York", 180.0, true),
+            prose(200.0),
+            body("/s/ Deloitte & Touche LLP", 230.0, true),
+            body("Chicago, Illinois", 250.0, true),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    let h: Vec<&str> = headings(&b).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(
+        h,
+        vec![
+            "Report of Independent Registered Public Accounting Firm",
+            "New York, New York"
+        ],
+        "{b:#?}"
+    );
+}
+
+/// The signer's name and title under a signature are no headings, in
+/// plain or spaced small capitals; a section after the signature is.
+#[test]
+fn a_signers_name_and_title_are_no_headings() {
+    let page = Page {
+        lines: vec![
+            body("CERTIFICATION", 60.0, true),
+            prose(80.0),
+            body("Dated: January 29, 2018 By:", 110.0, true),
+            body("/ S / R EED H ASTINGS", 130.0, true),
+            body("Reed Hastings", 150.0, true),
+            body("Chief Executive Officer", 170.0, true),
+            body("/s/ David Wells", 200.0, true),
+            body(
+                "Executive Vice President and Chief Financial Officer",
+                220.0,
+                true,
+            ),
+            body("Stock Option Plans", 260.0, true),
+            prose(280.0),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    let h: Vec<&str> = headings(&b).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(h, vec!["CERTIFICATION", "Stock Option Plans"], "{b:#?}");
+}

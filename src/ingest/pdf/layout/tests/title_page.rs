@@ -1,0 +1,139 @@
+//! A document's title and its title page: no headings but the sections'.
+
+use super::*;
+
+/// The document's title, in type of its own atop the first page, is no
+/// heading: the sections under it move up a level. A first heading in
+/// the type of other headings is a section, whatever the title.
+#[test]
+fn the_title_is_no_heading() {
+    let page = || Page {
+        lines: vec![
+            line("A Study of Search", 24.0, 72.0, 300.0, 80.0, false),
+            line("1 Introduction", 16.0, 72.0, 200.0, 120.0, true),
+            prose(150.0),
+            line("1.1 Motivation", 12.0, 72.0, 180.0, 180.0, true),
+            prose(210.0),
+            line("2 Results", 16.0, 72.0, 200.0, 240.0, true),
+            prose(270.0),
+        ],
+        ..Page::default()
+    };
+    let levels = |b: &[Block]| -> Vec<(String, u8)> {
+        b.iter()
+            .filter_map(|b| Some((b.text.clone(), b.level?)))
+            .collect()
+    };
+    let mut b = blocks(&[page()]);
+    assert_eq!(levels(&b)[0], ("A Study of Search".into(), 1));
+    drop_title_page_headings(&mut b, Some("A Study of Search"));
+    assert_eq!(
+        levels(&b),
+        vec![
+            ("1 Introduction".into(), 1),
+            ("1.1 Motivation".into(), 2),
+            ("2 Results".into(), 1),
+        ]
+    );
+    assert!(b[0].text == "A Study of Search" && b[0].level.is_none());
+    // "1 Introduction" chosen as the title (no better one) stays a section.
+    let mut b = blocks(&[Page {
+        lines: page().lines[1..].to_vec(),
+        ..Page::default()
+    }]);
+    let before = levels(&b);
+    drop_title_page_headings(&mut b, Some("1 Introduction"));
+    assert_eq!(levels(&b), before);
+    // A lone heading heads its text, title or not.
+    let lines = page().lines;
+    let mut b = blocks(&[Page {
+        lines: vec![lines[0].clone(), lines[2].clone()],
+        ..Page::default()
+    }]);
+    drop_title_page_headings(&mut b, Some("A Study of Search"));
+    assert_eq!(levels(&b)[0], ("A Study of Search".into(), 1));
+}
+
+/// A title page's author, address and date are no headings, nor is any
+/// line of a cover without prose; a heading over the first paragraph, a
+/// numbered one, the abstract's and the contents' stay.
+#[test]
+fn a_title_pages_author_is_no_heading() {
+    let short = |t: &str, y: f32| line(t, 11.0, 200.0, 400.0, y, true);
+    let page = Page {
+        lines: vec![
+            line("The subcaption package", 18.0, 150.0, 450.0, 80.0, false),
+            line("Axel Sommerfeldt", 13.0, 220.0, 380.0, 110.0, true),
+            // Addresses in a monospaced font: a listing of single words.
+            Line {
+                mono: true,
+                pitch: 6.0,
+                ..short("https://example.org/caption", 125.0)
+            },
+            Line {
+                mono: true,
+                pitch: 6.0,
+                ..line("axel@example.org", 11.0, 200.0, 400.0, 138.0, false)
+            },
+            short("2022/02/20", 155.0),
+            line("Abstract", 13.0, 72.0, 200.0, 170.0, true),
+            short("One line.", 180.0),
+            line("Overview", 13.0, 72.0, 200.0, 195.0, true),
+            prose(210.0),
+            line("Contents", 13.0, 72.0, 200.0, 230.0, true),
+            prose(250.0),
+            line("Related Work", 13.0, 72.0, 200.0, 290.0, true),
+            short("A short line", 305.0),
+        ],
+        ..Page::default()
+    };
+    let mut b = blocks(std::slice::from_ref(&page));
+    drop_title_page_headings(&mut b, Some("The subcaption package"));
+    assert_eq!(
+        headings(&b),
+        vec![
+            ("Abstract", Some(1)),
+            ("Overview", Some(1)),
+            ("Contents", Some(1)),
+            ("Related Work", Some(1))
+        ],
+        "after the first prose every heading stays"
+    );
+    // A cover: no prose, every unnumbered line goes, the title too; a
+    // numbered one stays.
+    let cover = Page {
+        lines: vec![
+            line("UNIVERSITY OF EINSTENIA", 16.0, 150.0, 450.0, 80.0, false),
+            line("Faculty of Astronomy", 14.0, 150.0, 450.0, 120.0, true),
+            line("The Pressure of Jupiter", 20.0, 150.0, 450.0, 200.0, true),
+            line("1 Scope", 14.0, 72.0, 200.0, 400.0, true),
+        ],
+        ..Page::default()
+    };
+    let second = Page {
+        lines: vec![
+            line("Abstract", 14.0, 72.0, 200.0, 80.0, false),
+            prose(110.0),
+        ],
+        ..Page::default()
+    };
+    let mut b = blocks(&[cover, second]);
+    drop_title_page_headings(&mut b, Some("The Pressure of Jupiter"));
+    assert_eq!(
+        headings(&b),
+        vec![("1 Scope", Some(1)), ("Abstract", Some(1))]
+    );
+    // A form's cover: the lines naming the form say what the page is.
+    let form = Page {
+        lines: vec![
+            line("FORM 10-K", 16.0, 250.0, 350.0, 80.0, false),
+            short("(Mark One)", 100.0),
+            line("ACME CORP", 14.0, 250.0, 350.0, 140.0, true),
+            short("(Exact name of registrant)", 160.0),
+        ],
+        ..Page::default()
+    };
+    let mut b = blocks(&[form]);
+    drop_title_page_headings(&mut b, Some("ACME CORP FORM 10-K"));
+    assert_eq!(headings(&b), vec![("FORM 10-K", Some(1))]);
+}
