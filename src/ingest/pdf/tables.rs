@@ -107,6 +107,11 @@ pub(super) fn cells(r: &Row) -> bool {
 /// every line of a paragraph shares; the right edge of the last only for
 /// short cells and numbers).
 pub(super) fn aligned(a: &Row, b: &Row) -> bool {
+    shared_edges(a, b) > 0
+}
+
+/// How many cell edges of `a` line up with one of `b`'s.
+fn shared_edges(a: &Row, b: &Row) -> usize {
     let tol = 0.6 * a.size().max(b.size());
     let edges = |r: &Row| -> Vec<(f32, bool)> {
         let mut e: Vec<(f32, bool)> = Vec::new();
@@ -124,18 +129,28 @@ pub(super) fn aligned(a: &Row, b: &Row) -> bool {
     let eb = edges(b);
     edges(a)
         .iter()
-        .any(|(x, start)| eb.iter().any(|(y, s)| s == start && (x - y).abs() <= tol))
+        .filter(|(x, start)| eb.iter().any(|(y, s)| s == start && (x - y).abs() <= tol))
+        .count()
 }
 
 /// Marks the rows that belong to tables: runs of at least two rows with
 /// several aligned spans, with the one-span rows between them (a group
-/// label inside a table) when the table goes on below them.
+/// label inside a table) when the table goes on below them, and up to two
+/// short ones closely under the last.
+///
+/// Rows follow each other within 2.6 line heights. A row of three cells or
+/// more that shares two edges with the table's last row of cells may
+/// stand up to 3.5 away, as in an exhibit index that sets a blank line
+/// between its entries (27 points at 10pt); a heading set in two parts
+/// (a number and its title, letter-spaced characters) does not reach
+/// down to the next one that way.
 pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
     let mut table = vec![false; rows.len()];
     let multi = cells;
-    let close = |a: &Row, b: &Row| {
+    let wide = |r: &Row| r.spans.len() >= 3;
+    let within = |a: &Row, b: &Row, heights: f32| {
         let dy = b.baseline() - a.baseline();
-        dy > 0.0 && dy <= 2.6 * a.size().max(b.size())
+        dy > 0.0 && dy <= heights * a.size().max(b.size())
     };
     let mut i = 0;
     while i < rows.len() {
@@ -147,14 +162,24 @@ pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
         let mut last_multi = i;
         let mut count = 1;
         let mut j = i + 1;
-        while j < rows.len() && close(&rows[j - 1], &rows[j]) {
-            if multi(&rows[j]) {
-                if !aligned(&rows[last_multi], &rows[j]) {
+        while j < rows.len() {
+            let (above, row) = (&rows[j - 1], &rows[j]);
+            let next_cells = multi(row) && aligned(&rows[last_multi], row);
+            let spaced_entry = next_cells
+                && wide(row)
+                && wide(&rows[last_multi])
+                && shared_edges(&rows[last_multi], row) >= 2
+                && within(above, row, 3.5);
+            if !(within(above, row, 2.6) || spaced_entry) {
+                break;
+            }
+            if multi(row) {
+                if !next_cells {
                     break;
                 }
                 last_multi = j;
                 count += 1;
-            } else if j - last_multi > 2 || rows[j].spans[0].text.chars().count() > 60 {
+            } else if j - last_multi > 2 || row.spans[0].text.chars().count() > 60 {
                 // More than two one-cell rows, or a line of prose: the
                 // table has ended.
                 break;
@@ -162,13 +187,39 @@ pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
             j += 1;
         }
         if count >= 2 {
-            for t in table.iter_mut().take(last_multi + 1).skip(i) {
+            let end = last_multi + 1 + lines_under(&rows[last_multi..]);
+            for t in table.iter_mut().take(end).skip(i) {
                 *t = true;
             }
-            i = last_multi + 1;
+            i = end;
         } else {
             i += 1;
         }
     }
     table
+}
+
+/// How many of the rows under a table's last row of cells (`rows[0]`) are
+/// that entry's own short lines (a wrapped description, a signer's name
+/// under the cells): up to two, in the table's type (not a heading's),
+/// closely under it, and only where the table ends there; a line going on
+/// closely below is text of its own (a label over the next table).
+fn lines_under(rows: &[Row]) -> usize {
+    let size = rows[0].size();
+    let close = |k: usize| rows[k].baseline() - rows[k - 1].baseline() <= 1.5 * size;
+    let mut end = 1;
+    while end < rows.len()
+        && end <= 2
+        && rows[end].spans.len() == 1
+        && rows[end].spans[0].text.chars().count() <= 60
+        && rows[end].size() <= size + 0.5
+        && close(end)
+    {
+        end += 1;
+    }
+    if end < rows.len() && close(end) {
+        0
+    } else {
+        end - 1
+    }
 }

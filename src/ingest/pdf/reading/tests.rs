@@ -2,6 +2,8 @@
 
 use super::*;
 
+mod tables;
+
 /// Glyphs of a proportional font, placed half the size apart: `i`,
 /// `l`, `.` and their kind are drawn narrower than the others.
 fn text_at(text: &str, x: f32, baseline: f32, size: f32) -> Vec<Glyph> {
@@ -398,87 +400,6 @@ fn a_listing_under_columns_keeps_its_lines() {
 }
 
 #[test]
-fn table_rows_keep_their_label_with_their_numbers() {
-    let mut g = text_at("Revenue by segment was as follows.", 72.0, 80.0, 10.0);
-    let rows = [
-        ("Segment", "2023", "2022"),
-        ("Consumer", "1,234", "1,100"),
-        ("Industrial", "987", "1,020"),
-        ("Total", "2,221", "2,120"),
-    ];
-    for (i, (a, b, c)) in rows.iter().enumerate() {
-        let y = 100.0 + i as f32 * 12.0;
-        g.extend(text_at(a, 72.0, y, 10.0));
-        // Numbers right-aligned at 300 and 380.
-        g.extend(text_at(b, 300.0 - b.len() as f32 * 5.0, y, 10.0));
-        g.extend(text_at(c, 380.0 - c.len() as f32 * 5.0, y, 10.0));
-    }
-    g.extend(text_at("The next paragraph of prose.", 72.0, 160.0, 10.0));
-    let l = lines(&g);
-    assert_eq!(
-        texts(&l),
-        vec![
-            "Revenue by segment was as follows.",
-            "Segment | 2023 | 2022",
-            "Consumer | 1,234 | 1,100",
-            "Industrial | 987 | 1,020",
-            "Total | 2,221 | 2,120",
-            "The next paragraph of prose.",
-        ]
-    );
-    assert!(l[1..5].iter().all(|l| l.table));
-    assert!(!l[0].table && !l[5].table);
-}
-
-#[test]
-fn currency_signs_join_their_amounts() {
-    let mut g = Vec::new();
-    for (i, (a, b)) in [("Cash", "1,234"), ("Debt", "(56")].iter().enumerate() {
-        let y = 100.0 + i as f32 * 12.0;
-        g.extend(text_at(a, 72.0, y, 10.0));
-        g.extend(text_at("$", 250.0, y, 10.0));
-        g.extend(text_at(b, 300.0 - b.len() as f32 * 5.0, y, 10.0));
-        if i == 1 {
-            g.extend(text_at(")", 310.0, y, 10.0));
-        }
-    }
-    let l = lines(&g);
-    assert_eq!(texts(&l), vec!["Cash | $1,234", "Debt | $(56)"]);
-}
-
-#[test]
-fn a_wide_word_space_in_prose_is_not_a_table() {
-    let mut g = Vec::new();
-    g.extend(text_at("Justified prose with", 72.0, 100.0, 10.0));
-    g.extend(text_at("a wide gap here.", 200.0, 100.0, 10.0));
-    g.extend(text_at("The next line has", 72.0, 112.0, 10.0));
-    g.extend(text_at("its gap elsewhere.", 250.0, 112.0, 10.0));
-    let l = lines(&g);
-    assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
-    // Justified lines end at the same margin; after a sentence's wide
-    // space the rest of the line is long prose, not a cell.
-    let mut g = Vec::new();
-    let rest = [
-        "Longtable's automatic doubling of rules is",
-        "in the documentation of that package itself",
-    ];
-    for (i, (a, b)) in [
-        ("But the rules do not.", rest[0]),
-        ("questionable, even according", rest[1]),
-    ]
-    .iter()
-    .enumerate()
-    {
-        let y = 100.0 + 12.0 * i as f32;
-        g.extend(text_at(a, 72.0, y, 10.0));
-        // Both lines end at x = 540.
-        g.extend(text_at(b, 540.0 - 5.0 * b.chars().count() as f32, y, 10.0));
-    }
-    let l = lines(&g);
-    assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
-}
-
-#[test]
 fn section_numbers_a_quad_from_their_titles_are_headings() {
     let mut g = text_at("6", 72.0, 100.0, 14.0);
     g.extend(text_at(
@@ -534,27 +455,6 @@ fn section_numbers_a_quad_from_their_titles_are_headings() {
         ]
     );
     assert!(l.iter().all(|l| !l.table));
-}
-
-#[test]
-fn a_label_in_the_margin_beside_prose_is_not_a_table() {
-    let mut g = Vec::new();
-    let prose = [
-        "In the simplest of cases a table begins with a rule,",
-        "has a single row of column headings, then a rule;",
-        "after the columns of data we finish with a rule.",
-    ];
-    for (i, (label, p)) in ["\\toprule", "\\midrule", "\\bottomrule"]
-        .iter()
-        .zip(prose)
-        .enumerate()
-    {
-        let y = 100.0 + 12.0 * i as f32;
-        g.extend(text_at(label, 20.0, y, 10.0));
-        g.extend(text_at(p, 120.0, y, 10.0));
-    }
-    let l = lines(&g);
-    assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
 }
 
 /// An index in three columns, each entry a name, dot leaders and a page

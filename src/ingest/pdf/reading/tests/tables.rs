@@ -1,0 +1,237 @@
+//! Which rows are a table's, on rows the tests place.
+
+use super::*;
+
+#[test]
+fn table_rows_keep_their_label_with_their_numbers() {
+    let mut g = text_at("Revenue by segment was as follows.", 72.0, 80.0, 10.0);
+    let rows = [
+        ("Segment", "2023", "2022"),
+        ("Consumer", "1,234", "1,100"),
+        ("Industrial", "987", "1,020"),
+        ("Total", "2,221", "2,120"),
+    ];
+    for (i, (a, b, c)) in rows.iter().enumerate() {
+        let y = 100.0 + i as f32 * 12.0;
+        g.extend(text_at(a, 72.0, y, 10.0));
+        // Numbers right-aligned at 300 and 380.
+        g.extend(text_at(b, 300.0 - b.len() as f32 * 5.0, y, 10.0));
+        g.extend(text_at(c, 380.0 - c.len() as f32 * 5.0, y, 10.0));
+    }
+    g.extend(text_at("The next paragraph of prose.", 72.0, 160.0, 10.0));
+    let l = lines(&g);
+    assert_eq!(
+        texts(&l),
+        vec![
+            "Revenue by segment was as follows.",
+            "Segment | 2023 | 2022",
+            "Consumer | 1,234 | 1,100",
+            "Industrial | 987 | 1,020",
+            "Total | 2,221 | 2,120",
+            "The next paragraph of prose.",
+        ]
+    );
+    assert!(l[1..5].iter().all(|l| l.table));
+    assert!(!l[0].table && !l[5].table);
+}
+
+#[test]
+fn currency_signs_join_their_amounts() {
+    let mut g = Vec::new();
+    for (i, (a, b)) in [("Cash", "1,234"), ("Debt", "(56")].iter().enumerate() {
+        let y = 100.0 + i as f32 * 12.0;
+        g.extend(text_at(a, 72.0, y, 10.0));
+        g.extend(text_at("$", 250.0, y, 10.0));
+        g.extend(text_at(b, 300.0 - b.len() as f32 * 5.0, y, 10.0));
+        if i == 1 {
+            g.extend(text_at(")", 310.0, y, 10.0));
+        }
+    }
+    let l = lines(&g);
+    assert_eq!(texts(&l), vec!["Cash | $1,234", "Debt | $(56)"]);
+}
+
+#[test]
+fn a_wide_word_space_in_prose_is_not_a_table() {
+    let mut g = Vec::new();
+    g.extend(text_at("Justified prose with", 72.0, 100.0, 10.0));
+    g.extend(text_at("a wide gap here.", 200.0, 100.0, 10.0));
+    g.extend(text_at("The next line has", 72.0, 112.0, 10.0));
+    g.extend(text_at("its gap elsewhere.", 250.0, 112.0, 10.0));
+    let l = lines(&g);
+    assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
+    // Justified lines end at the same margin; after a sentence's wide
+    // space the rest of the line is long prose, not a cell.
+    let mut g = Vec::new();
+    let rest = [
+        "Longtable's automatic doubling of rules is",
+        "in the documentation of that package itself",
+    ];
+    for (i, (a, b)) in [
+        ("But the rules do not.", rest[0]),
+        ("questionable, even according", rest[1]),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let y = 100.0 + 12.0 * i as f32;
+        g.extend(text_at(a, 72.0, y, 10.0));
+        // Both lines end at x = 540.
+        g.extend(text_at(b, 540.0 - 5.0 * b.chars().count() as f32, y, 10.0));
+    }
+    let l = lines(&g);
+    assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
+}
+
+#[test]
+fn a_label_in_the_margin_beside_prose_is_not_a_table() {
+    let mut g = Vec::new();
+    let prose = [
+        "In the simplest of cases a table begins with a rule,",
+        "has a single row of column headings, then a rule;",
+        "after the columns of data we finish with a rule.",
+    ];
+    for (i, (label, p)) in ["\\toprule", "\\midrule", "\\bottomrule"]
+        .iter()
+        .zip(prose)
+        .enumerate()
+    {
+        let y = 100.0 + 12.0 * i as f32;
+        g.extend(text_at(label, 20.0, y, 10.0));
+        g.extend(text_at(p, 120.0, y, 10.0));
+    }
+    let l = lines(&g);
+    assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
+}
+
+/// An exhibit index: a number and description, the form, date, exhibit
+/// and file number of each entry, a blank line between entries, a wrapped
+/// description under some.
+fn exhibit_index(step: f32) -> Vec<Glyph> {
+    let entries = [
+        (
+            "3.1 Restated Certificate of Incorporation",
+            "8-K",
+            "4/26/11",
+            "3.3",
+            "000-15175",
+        ),
+        (
+            "3.2 Amended and Restated Bylaws",
+            "8-K",
+            "9/2/16",
+            "3.2",
+            "000-15175",
+        ),
+        (
+            "4.1 Specimen Common Stock Certificate",
+            "10-Q",
+            "6/25/14",
+            "4.1",
+            "000-15175",
+        ),
+    ];
+    let mut g = Vec::new();
+    for (i, (a, b, c, d, e)) in entries.iter().enumerate() {
+        let y = 100.0 + i as f32 * step;
+        g.extend(text_at(a, 72.0, y, 10.0));
+        g.extend(text_at(b, 340.0, y, 10.0));
+        g.extend(text_at(c, 390.0, y, 10.0));
+        g.extend(text_at(d, 445.0, y, 10.0));
+        g.extend(text_at(e, 475.0, y, 10.0));
+    }
+    g.extend(text_at("of the Company", 96.0, 110.0, 10.0));
+    g
+}
+
+#[test]
+fn an_index_with_a_blank_line_between_entries_is_one_table() {
+    let mut g = exhibit_index(27.0);
+    // The last entry's description wraps; a paragraph follows after a gap.
+    g.extend(text_at("as amended", 96.0, 164.0, 10.0));
+    g.extend(text_at(
+        "The exhibits marked with an asterisk are plans.",
+        72.0,
+        200.0,
+        10.0,
+    ));
+    let l = lines(&g);
+    let t = texts(&l);
+    assert_eq!(
+        t,
+        vec![
+            "3.1 Restated Certificate of Incorporation | 8-K | 4/26/11 | 3.3 | 000-15175",
+            "of the Company",
+            "3.2 Amended and Restated Bylaws | 8-K | 9/2/16 | 3.2 | 000-15175",
+            "4.1 Specimen Common Stock Certificate | 10-Q | 6/25/14 | 4.1 | 000-15175",
+            "as amended",
+            "The exhibits marked with an asterisk are plans.",
+        ]
+    );
+    assert!(l[..5].iter().all(|l| l.table) && !l[5].table, "{t:?}");
+    // Three blank lines apart, the entries are no longer one table.
+    let l = lines(&exhibit_index(50.0));
+    assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
+}
+
+#[test]
+fn headings_in_two_parts_far_apart_are_no_table() {
+    // A number and its title, three line heights apart: each a heading.
+    let mut g = Vec::new();
+    for (i, (n, title)) in [("Chapter 1", "Introduction"), ("Chapter 2", "Methods")]
+        .iter()
+        .enumerate()
+    {
+        let y = 100.0 + i as f32 * 30.0;
+        g.extend(text_at(n, 72.0, y, 10.0));
+        g.extend(text_at(title, 160.0, y, 10.0));
+    }
+    let l = lines(&g);
+    assert!(l.iter().all(|l| !l.table), "{:?}", texts(&l));
+}
+
+#[test]
+fn a_short_line_under_a_table_is_its_own_only_where_the_table_ends() {
+    let table = |g: &mut Vec<Glyph>| {
+        for (i, (a, b)) in [("Cash", "1,234"), ("Debt", "56")].iter().enumerate() {
+            let y = 100.0 + i as f32 * 12.0;
+            g.extend(text_at(a, 72.0, y, 10.0));
+            g.extend(text_at(b, 300.0 - b.len() as f32 * 5.0, y, 10.0));
+        }
+    };
+    // A signer's name under the last row, then a gap.
+    let mut g = Vec::new();
+    table(&mut g);
+    g.extend(text_at("Gregory Weaver", 72.0, 124.0, 10.0));
+    g.extend(text_at(
+        "By: Anthony Skiadas, as attorney-in-fact",
+        40.0,
+        150.0,
+        10.0,
+    ));
+    let l = lines(&g);
+    assert!(
+        l[..3].iter().all(|l| l.table) && !l[3].table,
+        "{:?}",
+        texts(&l)
+    );
+    // A label that goes on closely into text of its own stays out.
+    let mut g = Vec::new();
+    table(&mut g);
+    g.extend(text_at("Commingled", 72.0, 124.0, 10.0));
+    g.extend(text_at(
+        "funds held at net asset value, which the plan measures as follows",
+        72.0,
+        136.0,
+        10.0,
+    ));
+    let l = lines(&g);
+    assert!(l[..2].iter().all(|l| l.table), "{:?}", texts(&l));
+    assert!(l[2..].iter().all(|l| !l.table), "{:?}", texts(&l));
+    // A heading in larger type right under a table is no row of it.
+    let mut g = Vec::new();
+    table(&mut g);
+    g.extend(text_at("D Font dimensions", 72.0, 128.0, 14.0));
+    let l = lines(&g);
+    assert!(!l[2].table, "{:?}", texts(&l));
+}
