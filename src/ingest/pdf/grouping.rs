@@ -40,12 +40,17 @@ pub(super) fn mean_size(g: &[&Line]) -> f32 {
     }
 }
 
-/// The most common font size, weighted by characters.
+/// The most common font size of the pages' lines, weighted by characters.
 pub(super) fn body_size(pages: &[Vec<Line>]) -> f32 {
+    most_common_size(pages.iter().flatten().map(|l| (l.size, l.text.as_str())))
+}
+
+/// The most common size of some texts, weighted by characters.
+pub(super) fn most_common_size<'a>(texts: impl Iterator<Item = (f32, &'a str)>) -> f32 {
     let mut hist: HashMap<i32, usize> = HashMap::new();
-    for l in pages.iter().flatten() {
-        let n = l.text.chars().filter(|c| !c.is_whitespace()).count();
-        *hist.entry((l.size * 2.0).round() as i32).or_default() += n;
+    for (size, text) in texts {
+        let n = text.chars().filter(|c| !c.is_whitespace()).count();
+        *hist.entry((size * 2.0).round() as i32).or_default() += n;
     }
     hist.into_iter()
         .max_by_key(|&(size, n)| (n, -size))

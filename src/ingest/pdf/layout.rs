@@ -439,24 +439,35 @@ fn join_chapter_labels(blocks: &mut Vec<Block>) {
     }
 }
 
-/// The headings of a title page that head nothing: the document's title,
-/// set as the first heading of its first page in type larger than every
-/// other heading's, and the lines around it (`drop_cover_lines`). Their
-/// levels go, and the levels below move up.
+/// The headings of a title page that head nothing: the document's title
+/// and what is set above it on its first page, and the subtitle right
+/// under a title that is no heading, where their type is larger than
+/// every later heading's; and the lines around them (`drop_cover_lines`).
+/// Their levels go, and the levels below move up.
 pub(super) fn drop_title_page_headings(blocks: &mut [Block], title: Option<&str>) {
     let first_page = blocks.first().map(|b| b.page);
-    if let Some(at) = blocks.iter().position(|b| b.level.is_some()) {
-        let mut others = blocks[at + 1..]
+    let on_first = |b: &Block| Some(b.page) == first_page;
+    if let Some(t) = blocks
+        .iter()
+        .position(|b| on_first(b) && title == Some(b.text.as_str()))
+    {
+        let subtitle = blocks[t].level.is_none()
+            && blocks
+                .get(t + 1)
+                .is_some_and(|b| b.level.is_some() && on_first(b));
+        let end = t + 1 + usize::from(subtitle);
+        // A lone heading heads the text under it, title or not.
+        let below = blocks[end..]
             .iter()
             .filter(|b| b.level.is_some())
-            .peekable();
-        // A lone heading heads the text under it, title or not.
-        let own_type = others.peek().is_some() && others.all(|b| b.size < blocks[at].size - 0.5);
-        if Some(blocks[at].page) == first_page
-            && title == Some(blocks[at].text.as_str())
-            && own_type
-        {
-            blocks[at].level = None;
+            .map(|b| b.size)
+            .reduce(f32::max);
+        if let Some(below) = below {
+            for b in blocks[..end].iter_mut() {
+                if b.size > below + 0.5 {
+                    b.level = None;
+                }
+            }
         }
     }
     drop_cover_lines(blocks, title);

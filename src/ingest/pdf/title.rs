@@ -6,7 +6,10 @@
 //! ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K",
 //! "FOR IMMEDIATE RELEASE").
 
+use super::contents::contents_title;
+use super::grouping::most_common_size;
 use super::layout::Block;
+use super::text_shape::{abstract_title, letters};
 
 /// How many pages with text are looked at for a title.
 const FIRST_PAGES: usize = 3;
@@ -24,16 +27,81 @@ pub(super) fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<Strin
         return Some(t);
     }
     let candidate = |b: &Block| {
-        b.level.is_some() && !boilerplate(&b.text) && b.text.chars().any(char::is_alphabetic)
+        b.level.is_some() && !names_no_document(&b.text) && b.text.chars().any(char::is_alphabetic)
+    };
+    // A title in display type that no heading rule takes ("simplebnf — A
+    // simple package …" starts in lower case) is still the title.
+    let body = most_common_size(
+        blocks
+            .iter()
+            .filter(|b| !b.table && !b.code)
+            .map(|b| (b.size, b.text.as_str())),
+    );
+    let displayed = |b: &Block| {
+        b.level.is_none()
+            && !b.table
+            && !b.code
+            && b.size >= 1.3 * body
+            && b.text.split_whitespace().count() <= 16
+            && !names_no_document(&b.text)
+            && !drop_cap(&b.text)
+            // Words, not a logo's letter or a date.
+            && letters(&b.text).chars().count() > b.text.chars().filter(char::is_ascii_digit).count().max(1)
     };
     let first_page = pages.first().copied();
     first
         .iter()
-        .filter(|b| Some(b.page) == first_page && candidate(b))
+        .filter(|b| Some(b.page) == first_page && (candidate(b) || displayed(b)))
         .max_by(|a, b| a.size.total_cmp(&b.size).then(std::cmp::Ordering::Greater))
         .copied()
         .or_else(|| blocks.iter().find(|b| candidate(b)))
         .map(|b| b.text.clone())
+}
+
+/// A line that names a part every document has, not this one: cover
+/// boilerplate, the title of a contents page, an abstract or a list
+/// ("List of Figures", "Quellcodeverzeichnis", "插图目录"), or the degree a thesis
+/// is for ("博士学位论文", a doctoral thesis).
+fn names_no_document(t: &str) -> bool {
+    const DEGREES: &[&str] = &[
+        "博士学位论文",
+        "硕士学位论文",
+        "学士学位论文",
+        "博士论文",
+        "硕士论文",
+        "毕业论文",
+        "毕业论文设计",
+        "本科毕业论文",
+        "本科毕业论文设计",
+    ];
+    let l = letters(t);
+    boilerplate(t)
+        || contents_title(t)
+        || abstract_title(t)
+        || l.starts_with("listof")
+        || l.ends_with("verzeichnis")
+        || l.ends_with("目录")
+        || l == "listings"
+        || DEGREES.contains(&l.as_str())
+}
+
+/// A paragraph opening on a drop cap, the word read again after it ("T
+/// This package …"), or a contents line after a figure's letter ("Y 4.4
+/// Vecteur …"). "A Study …", "O pacote …" are titles.
+fn drop_cap(t: &str) -> bool {
+    let mut w = t.split_whitespace();
+    let (Some(first), Some(next)) = (w.next(), w.next()) else {
+        return false;
+    };
+    let mut cap = first.chars();
+    let (Some(c), None) = (cap.next(), cap.next()) else {
+        return false;
+    };
+    c.is_uppercase()
+        && next
+            .chars()
+            .next()
+            .is_some_and(|n| n.is_ascii_digit() || n == c)
 }
 
 /// The Info title unless it is empty, a file name, a placeholder or
@@ -222,7 +290,60 @@ mod tests {
             choose_title(Some("F20_10K_VFinal_07.01.2020"), &blocks).as_deref(),
             Some("Johnson & Johnson Reports Q2 2023 Results")
         );
+        // A contents page's or an abstract's heading names no document.
+        for part in ["Inhaltsverzeichnis", "摘 要", "ABSTRACT"] {
+            let mut front = blocks.clone();
+            front.insert(0, block(1, part, Some(1), 18.0));
+            assert_eq!(
+                choose_title(None, &front).as_deref(),
+                Some("Johnson & Johnson Reports Q2 2023 Results"),
+                "{part}"
+            );
+        }
         let only_boilerplate = vec![block(1, "FORM 10-K", Some(1), 14.0)];
         assert_eq!(choose_title(None, &only_boilerplate), None);
+    }
+
+    #[test]
+    fn a_title_in_display_type_is_the_title_though_no_heading() {
+        let body = "This package provides a simple way to typeset grammars written in Backus-Naur form, with a command for each part.";
+        let blocks = vec![
+            // A logo's letter in larger type still.
+            block(1, "Y", None, 30.0),
+            block(
+                1,
+                "simplebnf — A simple package to format Backus-Naur form",
+                None,
+                17.0,
+            ),
+            block(1, "Jay Lee", Some(1), 12.0),
+            block(1, "2023/01/07", None, 12.0),
+            block(1, body, None, 10.0),
+            block(1, "Usage", Some(1), 14.0),
+            block(1, body, None, 10.0),
+        ];
+        assert_eq!(
+            choose_title(None, &blocks).as_deref(),
+            Some("simplebnf — A simple package to format Backus-Naur form")
+        );
+        // Nor a drop cap's paragraph, a date or the list of figures.
+        for not_a_title in [
+            "T This package is usually included with TeX distributions",
+            "2016 年 3 月 20 日",
+            "List of Figures",
+            "博士学位论文",
+        ] {
+            let mut other = blocks.clone();
+            other.insert(1, block(1, not_a_title, None, 20.0));
+            assert_eq!(
+                choose_title(None, &other).as_deref(),
+                Some("simplebnf — A simple package to format Backus-Naur form"),
+                "{not_a_title}"
+            );
+        }
+        // A sentence in the body's type is no title, however it starts.
+        let mut plain = blocks.clone();
+        plain[1].size = 10.0;
+        assert_eq!(choose_title(None, &plain).as_deref(), Some("Usage"));
     }
 }

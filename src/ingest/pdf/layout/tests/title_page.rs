@@ -52,6 +52,32 @@ fn the_title_is_no_heading() {
     }]);
     drop_title_page_headings(&mut b, Some("A Study of Search"));
     assert_eq!(levels(&b)[0], ("A Study of Search".into(), 1));
+    // A title no heading rule takes (it starts in lower case) over a
+    // subtitle in type of its own: the subtitle heads nothing either.
+    let mut lines = page().lines;
+    lines[0] = line("fancybox: documentation", 24.0, 72.0, 300.0, 60.0, false);
+    lines.insert(
+        1,
+        line("Box Tips and Tricks", 20.0, 72.0, 300.0, 90.0, false),
+    );
+    let mut b = blocks(&[Page {
+        lines,
+        ..Page::default()
+    }]);
+    assert!(b[0].level.is_none(), "{b:?}");
+    assert_eq!(levels(&b)[0], ("Box Tips and Tricks".into(), 1));
+    drop_title_page_headings(&mut b, Some("fancybox: documentation"));
+    assert_eq!(levels(&b)[0], ("1 Introduction".into(), 1));
+    // The degree a thesis is for, over its title: neither heads a section.
+    let mut lines = page().lines;
+    lines.insert(0, line("Doctoral Thesis", 28.0, 72.0, 300.0, 50.0, false));
+    let mut b = blocks(&[Page {
+        lines,
+        ..Page::default()
+    }]);
+    assert_eq!(levels(&b)[0], ("Doctoral Thesis".into(), 1));
+    drop_title_page_headings(&mut b, Some("A Study of Search"));
+    assert_eq!(levels(&b)[0], ("1 Introduction".into(), 1));
 }
 
 /// A title page's author, address and date are no headings, nor is any
