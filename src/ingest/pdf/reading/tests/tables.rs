@@ -192,46 +192,33 @@ fn headings_in_two_parts_far_apart_are_no_table() {
 
 #[test]
 fn a_short_line_under_a_table_is_its_own_only_where_the_table_ends() {
-    let table = |g: &mut Vec<Glyph>| {
+    // A two-row table, then the lines given (text, x, baseline, size).
+    let under_table = |below: &[(&str, f32, f32, f32)]| {
+        let mut g = Vec::new();
         for (i, (a, b)) in [("Cash", "1,234"), ("Debt", "56")].iter().enumerate() {
             let y = 100.0 + i as f32 * 12.0;
             g.extend(text_at(a, 72.0, y, 10.0));
             g.extend(text_at(b, 300.0 - b.len() as f32 * 5.0, y, 10.0));
         }
+        for (text, x, y, size) in below {
+            g.extend(text_at(text, *x, *y, *size));
+        }
+        lines(&g)
     };
     // A signer's name under the last row, then a gap.
-    let mut g = Vec::new();
-    table(&mut g);
-    g.extend(text_at("Gregory Weaver", 72.0, 124.0, 10.0));
-    g.extend(text_at(
-        "By: Anthony Skiadas, as attorney-in-fact",
-        40.0,
-        150.0,
-        10.0,
-    ));
-    let l = lines(&g);
-    assert!(
-        l[..3].iter().all(|l| l.table) && !l[3].table,
-        "{:?}",
-        texts(&l)
-    );
+    let by = "By: Anthony Skiadas, as attorney-in-fact";
+    let l = under_table(&[
+        ("Gregory Weaver", 72.0, 124.0, 10.0),
+        (by, 40.0, 150.0, 10.0),
+    ]);
+    assert!(l[..3].iter().all(|l| l.table), "{:?}", texts(&l));
+    assert!(!l[3].table, "{:?}", texts(&l));
     // A label that goes on closely into text of its own stays out.
-    let mut g = Vec::new();
-    table(&mut g);
-    g.extend(text_at("Commingled", 72.0, 124.0, 10.0));
-    g.extend(text_at(
-        "funds held at net asset value, which the plan measures as follows",
-        72.0,
-        136.0,
-        10.0,
-    ));
-    let l = lines(&g);
+    let text = "funds held at net asset value, which the plan measures as follows";
+    let l = under_table(&[("Commingled", 72.0, 124.0, 10.0), (text, 72.0, 136.0, 10.0)]);
     assert!(l[..2].iter().all(|l| l.table), "{:?}", texts(&l));
     assert!(l[2..].iter().all(|l| !l.table), "{:?}", texts(&l));
     // A heading in larger type right under a table is no row of it.
-    let mut g = Vec::new();
-    table(&mut g);
-    g.extend(text_at("D Font dimensions", 72.0, 128.0, 14.0));
-    let l = lines(&g);
+    let l = under_table(&[("D Font dimensions", 72.0, 128.0, 14.0)]);
     assert!(!l[2].table, "{:?}", texts(&l));
 }
