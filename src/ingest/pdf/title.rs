@@ -2,9 +2,10 @@
 //! A filing is named by the registrant its cover names, with its form
 //! (its Info title is often a working name: "ADBE 10K FY16 - FINAL",
 //! "CORP Q1 2021"); else the Info title when it says something; else the
-//! largest heading of the first pages that is not cover boilerplate
-//! ("UNITED STATES SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K",
-//! "FOR IMMEDIATE RELEASE").
+//! largest heading or display line of the first page that names this
+//! document, not a part every document has: cover boilerplate ("UNITED
+//! STATES SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K", "FOR
+//! IMMEDIATE RELEASE"), a contents page, an abstract, a thesis's degree.
 
 use super::contents::contents_title;
 use super::grouping::most_common_size;
@@ -45,8 +46,7 @@ pub(super) fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<Strin
             && b.text.split_whitespace().count() <= 16
             && !names_no_document(&b.text)
             && !drop_cap(&b.text)
-            // Words, not a logo's letter or a date.
-            && letters(&b.text).chars().count() > b.text.chars().filter(char::is_ascii_digit).count().max(1)
+            && wordy(&b.text)
     };
     let first_page = pages.first().copied();
     first
@@ -58,10 +58,17 @@ pub(super) fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<Strin
         .map(|b| b.text.clone())
 }
 
+/// Words more than digits, and more than a logo's letter: no date
+/// ("2016 年 3 月 20 日").
+fn wordy(t: &str) -> bool {
+    let digits = t.chars().filter(char::is_ascii_digit).count();
+    letters(t).chars().count() > digits.max(1)
+}
+
 /// A line that names a part every document has, not this one: cover
 /// boilerplate, the title of a contents page, an abstract or a list
-/// ("List of Figures", "Quellcodeverzeichnis", "插图目录"), or the degree a thesis
-/// is for ("博士学位论文", a doctoral thesis).
+/// ("List of Figures", "Quellcodeverzeichnis", "插图目录"), or the
+/// degree a thesis is for ("博士学位论文", a doctoral thesis).
 fn names_no_document(t: &str) -> bool {
     const DEGREES: &[&str] = &[
         "博士学位论文",
