@@ -107,11 +107,12 @@ pub(super) fn cells(r: &Row) -> bool {
 /// every line of a paragraph shares; the right edge of the last only for
 /// short cells and numbers).
 pub(super) fn aligned(a: &Row, b: &Row) -> bool {
-    shared_edges(a, b) > 0
+    share_edges(a, b, 1)
 }
 
-/// How many cell edges of `a` line up with one of `b`'s.
-fn shared_edges(a: &Row, b: &Row) -> usize {
+/// At least `n` cell edges of `a` line up with one of `b`'s (the count
+/// stops at `n`: most rows are tested for one).
+fn share_edges(a: &Row, b: &Row, n: usize) -> bool {
     let tol = 0.6 * a.size().max(b.size());
     let edges = |r: &Row| -> Vec<(f32, bool)> {
         let mut e: Vec<(f32, bool)> = Vec::new();
@@ -130,7 +131,9 @@ fn shared_edges(a: &Row, b: &Row) -> usize {
     edges(a)
         .iter()
         .filter(|(x, start)| eb.iter().any(|(y, s)| s == start && (x - y).abs() <= tol))
+        .take(n)
         .count()
+        == n
 }
 
 /// Marks the rows that belong to tables: runs of at least two rows with
@@ -168,7 +171,7 @@ pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
             let spaced_entry = next_cells
                 && wide(row)
                 && wide(&rows[last_multi])
-                && shared_edges(&rows[last_multi], row) >= 2
+                && share_edges(&rows[last_multi], row, 2)
                 && within(above, row, 3.5);
             if !(within(above, row, 2.6) || spaced_entry) {
                 break;
