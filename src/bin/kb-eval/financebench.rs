@@ -54,8 +54,9 @@ pub(crate) struct FinanceBenchArgs {
     /// listed from the question's filing
     #[arg(long)]
     misses: bool,
-    /// Write every question's hybrid results (filing, pages, fused score,
-    /// ranker parts, bm25, cosine) as JSON lines to FILE, for analysis
+    /// Write every question's results in each mode scored (filing, pages,
+    /// fused score, ranker parts, bm25, cosine) as JSON lines to FILE, for
+    /// analysis
     #[arg(long, value_name = "FILE")]
     dump: Option<PathBuf>,
     /// Index the filings again from scratch (after a change to reading
@@ -221,7 +222,7 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
                 _ => search::search(&db, &req, Some(|t: &str| embedder.embed_query(t))),
             }?;
             let o = outcome(q, &resp.hits, started.elapsed());
-            if mode == Mode::Hybrid && args.dump.is_some() {
+            if args.dump.is_some() {
                 let hits: Vec<serde_json::Value> = resp
                     .hits
                     .iter()
@@ -237,6 +238,7 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
                     })
                     .collect();
                 let line = serde_json::json!({
+                    "mode": format!("{mode:?}").to_lowercase(),
                     "doc_name": q.doc_name, "evidence_pages": q.evidence_pages,
                     "question": q.question, "hits": hits,
                 });
