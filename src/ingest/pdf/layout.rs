@@ -91,10 +91,11 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     let mut out: Vec<Block> = Vec::with_capacity(raw.len());
     // The lines of the last two blocks of prose, for a statement's title.
     let mut last_lines: [Vec<String>; 2] = Default::default();
-    // The page of the last statement title: the row groups under it
-    // ("Assets", "Current liabilities") are its subsections, not its
-    // siblings, on its page and the next.
-    let mut statement_page: Option<u32> = None;
+    // The page of the last statement or table title, and the level of a
+    // financial statement's: the row groups under it ("Assets", "Current
+    // liabilities") are its subsections, not its siblings, on its page
+    // and the next.
+    let mut statement: Option<(u32, Option<u8>)> = None;
     // The level and depth of the last numbered heading: `7.37` nests under
     // `7` by their numbers, whatever their fonts.
     let mut numbered: Option<(u8, u8)> = None;
@@ -178,14 +179,11 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                     statement_title(&last_lines[1]).filter(|_| !listed(page, prev.top))
                 {
                     let prev = out.pop().unwrap_or_else(|| unreachable!());
-                    statement_page = Some(page);
+                    let level =
+                        filing.place(&title, statement_level(item), &mut item, &mut numbered);
+                    statement = Some((page, statement_line(&title).map(|_| level)));
                     out.push(Block {
-                        level: Some(filing.place(
-                            &title,
-                            statement_level(item),
-                            &mut item,
-                            &mut numbered,
-                        )),
+                        level: Some(level),
                         text: title,
                         ..prev
                     });
@@ -204,14 +202,15 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                         if let Some((title, rest)) = statement_title(&last_lines[0]) {
                             let dateline = out.pop().unwrap_or_else(|| unreachable!());
                             let block = out.pop().unwrap_or_else(|| unreachable!());
-                            statement_page = Some(page);
+                            let level = filing.place(
+                                &title,
+                                statement_level(item),
+                                &mut item,
+                                &mut numbered,
+                            );
+                            statement = Some((page, statement_line(&title).map(|_| level)));
                             out.push(Block {
-                                level: Some(filing.place(
-                                    &title,
-                                    statement_level(item),
-                                    &mut item,
-                                    &mut numbered,
-                                )),
+                                level: Some(level),
                                 text: title,
                                 ..block
                             });
@@ -244,18 +243,43 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         // A financial statement's title heads what follows wherever its
         // table starts: "CONSOLIDATED STATEMENTS OF OPERATIONS (Amounts in
         // millions)", its units split off as text of their own.
-        if g.len() <= 2 && !listed(page, g[0].y) {
-            if let Some((title, units)) = statement_line(&g[0].text) {
-                statement_page = Some(page);
+        // The company's name may stand over it in the same block, in the
+        // text's type ("CITYCENTER HOLDINGS, LLC" / "CONSOLIDATED
+        // STATEMENTS OF CASH FLOWS" / "(In thousands)"): it goes under the
+        // title, with the units.
+        let named = (0..g.len().min(2))
+            .filter(|&at| match at {
+                0 => g.len() <= 2,
+                _ => g.len() <= 3 && !big(size) && company_line(&g[0].text),
+            })
+            .filter(|_| !listed(page, g[0].y))
+            .find_map(|at| statement_line(&g[at].text).map(|(title, units)| (at, title, units)));
+        if let Some((at, title, units)) = named {
+            let level = filing.place(&title, statement_level(item), &mut item, &mut numbered);
+            statement = Some((page, Some(level)));
+            out.push(Block {
+                page,
+                level: Some(level),
+                text: title,
+                size,
+                top: g[0].y,
+                x: g[0].x,
+                table: false,
+                code: false,
+                ocr,
+            });
+            let rest: Vec<&str> = g[..at]
+                .iter()
+                .map(|l| l.text.as_str())
+                .chain(std::iter::once(units.as_str()))
+                .chain(g[at + 1..].iter().map(|l| l.text.as_str()))
+                .filter(|s| !s.is_empty())
+                .collect();
+            if !rest.is_empty() {
                 out.push(Block {
                     page,
-                    level: Some(filing.place(
-                        &title,
-                        statement_level(item),
-                        &mut item,
-                        &mut numbered,
-                    )),
-                    text: title,
+                    text: rest.join(" "),
+                    level: None,
                     size,
                     top: g[0].y,
                     x: g[0].x,
@@ -263,26 +287,9 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                     code: false,
                     ocr,
                 });
-                let rest: Vec<&str> = std::iter::once(units.as_str())
-                    .chain(g[1..].iter().map(|l| l.text.as_str()))
-                    .filter(|s| !s.is_empty())
-                    .collect();
-                if !rest.is_empty() {
-                    out.push(Block {
-                        page,
-                        text: rest.join(" "),
-                        level: None,
-                        size,
-                        top: g[0].y,
-                        x: g[0].x,
-                        table: false,
-                        code: false,
-                        ocr,
-                    });
-                }
-                last_lines[1].clear();
-                continue;
             }
+            last_lines[1].clear();
+            continue;
         }
         let bold = !bold_body && g.iter().all(|l| l.bold);
         // Set for a body-font heading: its rank of emphasis.
@@ -306,7 +313,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 .position(|s| (s - size).abs() < 0.6)
                 .unwrap_or_else(|| heading_sizes.iter().filter(|&&s| s > size).count());
             let level = rank as u8 + 1;
-            statement_page = None;
+            statement = None;
             match numbered_depth(&text) {
                 Some(d) => numbered = Some((level, d)),
                 None if numbered.is_some_and(|(l, _)| level <= l) => numbered = None,
@@ -319,7 +326,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         } else if let Some(d) = numbered_depth(&text) {
             // Nested by its numbering under the last numbered heading, or
             // below every larger-font heading.
-            statement_page = None;
+            statement = None;
             let level = match numbered {
                 Some((l, d0)) => (l + d).saturating_sub(d0).max(1),
                 None => below_fonts - 1 + d,
@@ -330,23 +337,20 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         } else if leads_with_a_word(&text)
             && (all_caps(&text) || title_case(&text) || (bold && short_line(&text)))
         {
-            let under_statement = statement_page.is_some_and(|p| page <= p + 1)
-                && !text.to_lowercase().starts_with("notes to");
-            if !under_statement {
-                statement_page = None;
+            let under_statement = statement
+                .filter(|&(p, _)| page <= p + 1)
+                .filter(|_| !text.to_lowercase().starts_with("notes to"));
+            if under_statement.is_none() {
+                statement = None;
             }
-            let level = below_fonts + u8::from(under_statement);
-            let level = item.map_or(level, |i| level.max(i + 1));
             let rank = emphasis_rank(&text, size, body, &names);
             body_rank = Some(rank);
-            Some(
-                level
-                    + if under_statement {
-                        0
-                    } else {
-                        emphasis.above(rank)
-                    },
-            )
+            let under_item = |level: u8| item.map_or(level, |i| level.max(i + 1));
+            Some(match under_statement {
+                Some((_, Some(statement_level))) => statement_level + 1,
+                Some((_, None)) => under_item(below_fonts + 1),
+                None => under_item(below_fonts) + emphasis.above(rank),
+            })
         } else {
             None
         };
@@ -358,6 +362,12 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             match body_rank {
                 Some(rank) if !is_filing_heading(&text) => emphasis.open(rank),
                 _ => emphasis = Emphasis::default(),
+            }
+        } else if text.split_whitespace().count() >= 12 {
+            // Prose after a statement's table: the headings after it are
+            // the discussion's, not the statement's row groups.
+            if statement.is_some_and(|(_, named)| named.is_some()) {
+                statement = None;
             }
         }
         out.push(Block {
@@ -576,6 +586,14 @@ fn leads_with_a_word(t: &str) -> bool {
 /// CONDITION AND RESULTS OF" / "OPERATIONS").
 fn wrapped_item(t: &str, bold: bool) -> bool {
     item_heading(t) && (bold || !t.chars().any(char::is_lowercase))
+}
+
+/// A company's name over a statement's title: a few words in capitals or
+/// title case ("CITYCENTER HOLDINGS, LLC", "PepsiCo, Inc.").
+fn company_line(t: &str) -> bool {
+    t.starts_with(char::is_alphanumeric)
+        && t.split_whitespace().count() <= 8
+        && (all_caps(t) || title_case(t))
 }
 
 fn short_line(t: &str) -> bool {

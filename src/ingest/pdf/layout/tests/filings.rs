@@ -64,6 +64,55 @@ fn a_statement_title_heads_its_table() {
     );
 }
 
+/// A company's name set over the statement's title in one block leaves
+/// the title the heading, though lines stand between it and the table; a
+/// bullet over a statement's name is a list's entry, not a company.
+#[test]
+fn a_company_over_a_statement_title_leaves_it_the_heading() {
+    let row = |t: &str, y: f32| Line {
+        table: true,
+        ..line(t, 9.0, 72.0, 400.0, y, false)
+    };
+    let text = |t: &str, y: f32, gap: bool| line(t, 9.0, 72.0, 300.0, y, gap);
+    let pages = vec![Page {
+        lines: vec![
+            body("The notes follow the statements below.", 40.0, true),
+            text("ORCHARD HOLDINGS, LLC", 70.0, true),
+            text("CONSOLIDATED STATEMENTS OF CASH FLOWS", 81.0, false),
+            text("(In thousands)", 92.0, false),
+            text("Year Ended December 31, 2018 and 2017", 110.0, true),
+            text("Cash flows from operating activities", 125.0, true),
+            row("Net income | $5,794 | $4,225", 140.0),
+            row("Depreciation | 224,682 | 224,358", 152.0),
+            body("Our sources of funds are these.", 160.0, true),
+            text("• Equity", 180.0, true),
+            text(
+                "Consolidated Statements of Equity and Note 12",
+                191.0,
+                false,
+            ),
+        ],
+        ..Page::default()
+    }];
+    let b = blocks(&pages);
+    let title = b
+        .iter()
+        .position(|b| b.text == "CONSOLIDATED STATEMENTS OF CASH FLOWS")
+        .expect("the title as a block of its own");
+    assert!(b[title].level.is_some(), "{b:#?}");
+    assert!(
+        b[title + 1]
+            .text
+            .starts_with("ORCHARD HOLDINGS, LLC (In thousands)"),
+        "{b:#?}"
+    );
+    assert!(
+        !b.iter()
+            .any(|b| b.level.is_some() && b.text.contains("Statements of Equity")),
+        "{b:#?}"
+    );
+}
+
 /// The row groups of a statement ("Assets", "Liabilities") are its
 /// subsections; the notes after it are not.
 #[test]
@@ -112,6 +161,50 @@ fn headings_inside_a_statement_nest_under_its_title() {
         level("NOTES TO CONSOLIDATED FINANCIAL STATEMENTS"),
         Some(title)
     );
+}
+
+/// Inside an item the row groups still sit one level under the
+/// statement, however deep the item; the prose after the statement's
+/// table ends it, and the discussion's next heading is the statement's
+/// sibling.
+#[test]
+fn a_statements_row_groups_nest_under_it_inside_an_item() {
+    let row = |t: &str, y: f32| Line {
+        table: true,
+        ..line(t, 9.0, 72.0, 400.0, y, false)
+    };
+    let text = |t: &str, y: f32| line(t, 9.0, 72.0, 540.0, y, true);
+    let prose = |y: f32| {
+        text(
+            "The discussion of the results that follows reads the statement above line by line.",
+            y,
+        )
+    };
+    let pages = vec![Page {
+        lines: vec![
+            text("PART II", 60.0),
+            text("Item 8. Financial Statements", 80.0),
+            prose(100.0),
+            text("Consolidated Statements of Income", 130.0),
+            row("Years Ended December 31 | 2021 | 2020", 150.0),
+            text("Operating Revenues", 170.0),
+            row("Service revenues | $110,449 | $109,872", 182.0),
+            text("Operating Expenses", 200.0),
+            row("Cost of services | 31,234 | 31,401", 212.0),
+            prose(240.0),
+            text("Segment Results", 270.0),
+            prose(290.0),
+        ],
+        ..Page::default()
+    }];
+    let b = blocks(&pages);
+    let level = |t: &str| b.iter().find(|b| b.text == t).and_then(|b| b.level);
+    let item = level("Item 8. Financial Statements").expect("a heading");
+    let title = level("Consolidated Statements of Income").expect("a heading");
+    assert_eq!(title, item + 1, "{b:#?}");
+    assert_eq!(level("Operating Revenues"), Some(title + 1), "{b:#?}");
+    assert_eq!(level("Operating Expenses"), Some(title + 1));
+    assert_eq!(level("Segment Results"), Some(title), "{b:#?}");
 }
 
 /// On a contents page nothing from the first entry on is a heading, a
