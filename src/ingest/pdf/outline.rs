@@ -130,7 +130,10 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
         return i;
     }
     // No block carries the title: a heading line of its own where the
-    // bookmark points (the top of its page when it names no height).
+    // bookmark points (the top of its page when it names no height). It
+    // is set in no type on the page, so it is never taken for the
+    // document's title over the page's own ("Introduction Summary" over
+    // "PepsiCo Reports First-Quarter 2023 Results").
     let at = on_page
         .iter()
         .copied()
@@ -141,14 +144,13 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
                 |l| l + 1,
             )
         });
-    let size = blocks.get(at).map_or(0.0, |b| b.size);
     blocks.insert(
         at,
         Block {
             page: e.page,
             text: e.title.clone(),
             level: Some(level),
-            size,
+            size: 0.0,
             top: e.top.unwrap_or(0.0),
             x: 0.0,
             table: false,
@@ -308,6 +310,37 @@ mod tests {
         let out = apply(blocks, &[entry("3.2.1 学位选项", 1, 1, None)], 1);
         assert_eq!(headings(&out), vec![(1, "3.2.1 学位选项".to_string(), 1)]);
         assert_eq!(out[1].text, "bachelor 硕士");
+    }
+
+    /// A bookmark no block carries is a heading line of the outline's, not
+    /// the page's: the page's own title in display type names the document.
+    #[test]
+    fn an_inserted_bookmark_is_not_the_documents_title() {
+        let title = Block {
+            size: 16.0,
+            ..block(1, "Orchard Reports First-Quarter 2023 Results", 150.0)
+        };
+        let body = "Orchard today reported results for the first quarter, with net revenue up ten percent.";
+        let blocks = vec![
+            title,
+            block(1, body, 200.0),
+            block(1, body, 230.0),
+            block(2, "Outlook", 100.0),
+            block(2, body, 130.0),
+        ];
+        let outline = [
+            entry("Introduction Summary", 1, 1, Some(140.0)),
+            entry("Outlook", 1, 2, None),
+        ];
+        let out = apply(blocks, &outline, 2);
+        assert_eq!(
+            headings(&out)[0],
+            (1, "Introduction Summary".to_string(), 1)
+        );
+        assert_eq!(
+            super::super::title::choose_title(None, &out).as_deref(),
+            Some("Orchard Reports First-Quarter 2023 Results")
+        );
     }
 
     #[test]

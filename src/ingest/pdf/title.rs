@@ -66,9 +66,10 @@ fn wordy(t: &str) -> bool {
 }
 
 /// A line that names a part every document has, not this one: cover
-/// boilerplate, the title of a contents page, an abstract or a list
-/// ("List of Figures", "Quellcodeverzeichnis", "插图目录"), or the
-/// degree a thesis is for ("博士学位论文", a doctoral thesis).
+/// boilerplate, a label ("题目："), the title of a contents page, an
+/// abstract or a list ("List of Figures", "Quellcodeverzeichnis",
+/// "插图目录"), or the degree a thesis is for ("博士学位论文", a doctoral
+/// thesis).
 fn names_no_document(t: &str) -> bool {
     const DEGREES: &[&str] = &[
         "博士学位论文",
@@ -80,9 +81,16 @@ fn names_no_document(t: &str) -> bool {
         "毕业论文设计",
         "本科毕业论文",
         "本科毕业论文设计",
+        "本科生毕业论文",
+        "研究生毕业论文",
+        "学位论文",
     ];
     let l = letters(t);
-    boilerplate(t)
+    // A word waiting for its value ("Title:", "题目：", "ukbill:" over
+    // what it is), not a title's first line over its subtitle.
+    let label = t.trim_end().ends_with([':', '：']) && t.split_whitespace().nth(1).is_none();
+    label
+        || boilerplate(t)
         || contents_title(t)
         || abstract_title(t)
         || l.starts_with("listof")
@@ -333,12 +341,15 @@ mod tests {
             choose_title(None, &blocks).as_deref(),
             Some("simplebnf — A simple package to format Backus-Naur form")
         );
-        // Nor a drop cap's paragraph, a date or the list of figures.
+        // Nor a drop cap's paragraph, a date, the list of figures, a
+        // degree or a label.
         for not_a_title in [
             "T This package is usually included with TeX distributions",
             "2016 年 3 月 20 日",
             "List of Figures",
             "博士学位论文",
+            "本科生毕业论文",
+            "题目：",
         ] {
             let mut other = blocks.clone();
             other.insert(1, block(1, not_a_title, None, 20.0));
