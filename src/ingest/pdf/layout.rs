@@ -136,17 +136,22 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     for (((page, g), letter), text) in raw.into_iter().zip(letters).zip(texts) {
         let ocr = pages[page as usize - 1].ocr;
         let size = mean_size(&g);
+        // A block of this group's page, type and place.
+        let here = |text: String, level: Option<u8>| Block {
+            page,
+            text,
+            level,
+            size,
+            top: g[0].y,
+            x: g[0].x,
+            table: false,
+            code: false,
+            ocr,
+        };
         if g[0].mono {
             out.push(Block {
-                page,
-                text: code_text(&g),
-                level: None,
-                size,
-                top: g[0].y,
-                x: g[0].x,
-                table: false,
                 code: true,
-                ocr,
+                ..here(code_text(&g), None)
             });
             continue;
         }
@@ -226,15 +231,8 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 }
             }
             out.push(Block {
-                page,
-                text,
-                level: None,
-                size,
-                top: g[0].y,
-                x: g[0].x,
                 table: true,
-                code: false,
-                ocr,
+                ..here(text, None)
             });
             continue;
         }
@@ -257,17 +255,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         if let Some((at, title, units)) = named {
             let level = filing.place(&title, statement_level(item), &mut item, &mut numbered);
             statement = Some((page, Some(level)));
-            out.push(Block {
-                page,
-                level: Some(level),
-                text: title,
-                size,
-                top: g[0].y,
-                x: g[0].x,
-                table: false,
-                code: false,
-                ocr,
-            });
+            out.push(here(title, Some(level)));
             let rest: Vec<&str> = g[..at]
                 .iter()
                 .map(|l| l.text.as_str())
@@ -276,17 +264,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 .filter(|s| !s.is_empty())
                 .collect();
             if !rest.is_empty() {
-                out.push(Block {
-                    page,
-                    text: rest.join(" "),
-                    level: None,
-                    size,
-                    top: g[0].y,
-                    x: g[0].x,
-                    table: false,
-                    code: false,
-                    ocr,
-                });
+                out.push(here(rest.join(" "), None));
             }
             last_lines[1].clear();
             continue;
@@ -370,17 +348,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 statement = None;
             }
         }
-        out.push(Block {
-            page,
-            text,
-            level,
-            size,
-            top: g[0].y,
-            x: g[0].x,
-            table: false,
-            code: false,
-            ocr,
-        });
+        out.push(here(text, level));
     }
     if let Some(top) = filing.cover_level() {
         for b in out
