@@ -245,13 +245,16 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         // text's type ("CITYCENTER HOLDINGS, LLC" / "CONSOLIDATED
         // STATEMENTS OF CASH FLOWS" / "(In thousands)"): it goes under the
         // title, with the units.
-        let named = (0..g.len().min(2))
-            .filter(|&at| match at {
-                0 => g.len() <= 2,
-                _ => g.len() <= 3 && !big(size) && company_line(&g[0].text),
-            })
-            .filter(|_| !listed(page, g[0].y))
-            .find_map(|at| statement_line(&g[at].text).map(|(title, units)| (at, title, units)));
+        let named = if listed(page, g[0].y) {
+            None
+        } else {
+            (0..g.len().min(2))
+                .filter(|&at| match at {
+                    0 => g.len() <= 2,
+                    _ => g.len() <= 3 && !big(size) && company_line(&g[0].text),
+                })
+                .find_map(|at| statement_line(&g[at].text).map(|(title, units)| (at, title, units)))
+        };
         if let Some((at, title, units)) = named {
             let level = filing.place(&title, statement_level(item), &mut item, &mut numbered);
             statement = Some((page, Some(level)));

@@ -2,6 +2,14 @@
 
 use super::*;
 
+/// A row of a statement's table, in 9pt type.
+fn row(t: &str, y: f32) -> Line {
+    Line {
+        table: true,
+        ..line(t, 9.0, 72.0, 400.0, y, false)
+    }
+}
+
 /// A filing's cover headings are siblings of its parts, not the
 /// ancestors of every section.
 #[test]
@@ -36,10 +44,6 @@ fn a_filings_cover_sits_beside_its_parts() {
 /// heading, the company and units as the table's caption.
 #[test]
 fn a_statement_title_heads_its_table() {
-    let row = |t: &str, y: f32| Line {
-        table: true,
-        ..line(t, 9.0, 72.0, 400.0, y, false)
-    };
     let pages = vec![Page {
         lines: vec![
             body("The notes follow the statements below.", 60.0, true),
@@ -69,10 +73,6 @@ fn a_statement_title_heads_its_table() {
 /// bullet over a statement's name is a list's entry, not a company.
 #[test]
 fn a_company_over_a_statement_title_leaves_it_the_heading() {
-    let row = |t: &str, y: f32| Line {
-        table: true,
-        ..line(t, 9.0, 72.0, 400.0, y, false)
-    };
     let text = |t: &str, y: f32, gap: bool| line(t, 9.0, 72.0, 300.0, y, gap);
     let pages = vec![Page {
         lines: vec![
@@ -117,10 +117,6 @@ fn a_company_over_a_statement_title_leaves_it_the_heading() {
 /// subsections; the notes after it are not.
 #[test]
 fn headings_inside_a_statement_nest_under_its_title() {
-    let row = |t: &str, y: f32| Line {
-        table: true,
-        ..line(t, 9.0, 72.0, 400.0, y, false)
-    };
     let pages = vec![
         Page {
             lines: vec![
@@ -169,10 +165,6 @@ fn headings_inside_a_statement_nest_under_its_title() {
 /// sibling.
 #[test]
 fn a_statements_row_groups_nest_under_it_inside_an_item() {
-    let row = |t: &str, y: f32| Line {
-        table: true,
-        ..line(t, 9.0, 72.0, 400.0, y, false)
-    };
     let text = |t: &str, y: f32| line(t, 9.0, 72.0, 540.0, y, true);
     let prose = |y: f32| {
         text(
