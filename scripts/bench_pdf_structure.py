@@ -80,10 +80,12 @@ def key(t: str) -> str:
 
 
 NUMBERING = re.compile(
-    r"^\s*(§\s*)?(?:(?:chapter|part|section|item|appendix|附录)\s*[0-9a-z]+[.):]?\s+"
+    r"^\s*(§\s*)?(?:(?:chapter|part|section|item|appendix|附录|chapitre|partie|annexe|kapitel"
+    r"|teil|anhang|capitolo|parte|appendice|capítulo|apéndice|apêndice|anexo|hoofdstuk"
+    r"|deel|bijlage)\s*[0-9a-z]+[.):]?\s+"
     r"|(?:[0-9ivxlc]+[.)]?|[a-z][.)]|[0-9a-z]+(?:\.[0-9]+)+\.?)\s+)"
     r"|^\s*第\s*[0-9一二三四五六七八九十百零〇]+\s*[章节節部篇]\s*"
-    r"|^\s*(?:ال)?فصل\s+\S+\s+"
+    r"|^\s*(?:(?:ال)?فصل|پیوست)\s+\S+\s+"
     r"|^\s*(?:[−.-]*[٠-٩۰-۹]+[−.-]*\s+)+",
     re.IGNORECASE)
 

@@ -63,6 +63,8 @@ pub(super) fn contents_title(t: &str) -> bool {
         letters(t).as_str(),
         "contents"
             | "tableofcontents"
+            | "contentsindetail"
+            | "briefcontents"
             | "indexofcontents"
             | "inhalt"
             | "inhaltsverzeichnis"

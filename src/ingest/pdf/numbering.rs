@@ -104,7 +104,8 @@ fn cjk_numbered(t: &str) -> Option<u8> {
 }
 
 /// A chapter's label standing alone, its title set apart from it:
-/// `第一章`, `第 3 节`, `Chapter 3`, `PART II`, `附录 A`, `فصل اول`.
+/// `第一章`, `第 3 节`, `Chapter 3`, `PART II`, `附录 A`, `فصل اول`,
+/// `Capitolo 2`, `Hoofdstuk 1`, `پیوست الف`.
 pub(super) fn chapter_label(t: &str) -> bool {
     let t = t.trim();
     if t.starts_with('第') {
@@ -115,14 +116,43 @@ pub(super) fn chapter_label(t: &str) -> bool {
     let (Some(word), Some(number), None) = (words.next(), words.next(), words.next()) else {
         return false;
     };
-    // Persian and Arabic number their chapters in words: `فصل اول`.
-    if matches!(word, "فصل" | "الفصل") {
+    // Persian and Arabic number their chapters in words (`فصل اول`) and
+    // their appendices in letters (`پیوست الف`).
+    if matches!(word, "فصل" | "الفصل" | "پیوست" | "ملحق" | "الملحق") {
         return true;
     }
-    matches!(
-        word.to_lowercase().as_str(),
-        "chapter" | "part" | "appendix" | "附录"
-    ) && label_number(number)
+    const LABELS: &[&str] = &[
+        "chapter",
+        "part",
+        "appendix",
+        "附录",
+        "chapitre",
+        "partie",
+        "annexe",
+        "kapitel",
+        "teil",
+        "anhang",
+        "capitolo",
+        "parte",
+        "appendice",
+        "capítulo",
+        "apéndice",
+        "apêndice",
+        "anexo",
+        "hoofdstuk",
+        "deel",
+        "bijlage",
+        "глава",
+        "часть",
+        "приложение",
+        "rozdział",
+        "część",
+        "kapitola",
+        "luku",
+        "kapittel",
+        "κεφάλαιο",
+    ];
+    LABELS.contains(&word.to_lowercase().as_str()) && label_number(number)
 }
 
 /// The number after "Chapter", "Part" or "Appendix": `3`, `IV`, `A`.
@@ -192,5 +222,8 @@ mod tests {
         assert!(!chapter_label("第一章 介绍") && !chapter_label("Chapter 3 Fonts"));
         assert!(!chapter_label("Part of") && !chapter_label("第一次"));
         assert!(chapter_label("فصل اول") && !chapter_label("فصل اول کتاب"));
+        assert!(chapter_label("Capitolo 2") && chapter_label("Hoofdstuk 1"));
+        assert!(chapter_label("Parte I") && chapter_label("پیوست الف"));
+        assert!(!chapter_label("Parte della") && !chapter_label("Deel van"));
     }
 }

@@ -5,8 +5,9 @@ use std::collections::HashMap;
 
 use super::super::contents::contents_title;
 use super::super::furniture::page_number;
+use super::super::grouping::most_common_size;
 use super::super::labels::{officer_title, place};
-use super::super::numbering::numbered_depth;
+use super::super::numbering::{chapter_label, numbered_depth};
 use super::super::page::{Line, Page};
 use super::super::text_shape::{abstract_title, ends_sentence, is_date, letters};
 use super::super::title::boilerplate;
@@ -146,38 +147,32 @@ fn signed_name(t: &str) -> Option<String> {
 /// every chunk of the first pages. On the first page, before its first
 /// paragraph of prose, an unnumbered heading is taken back when a short
 /// line that is no heading follows it (an address, a date, a version),
-/// and every one of them when the page holds no prose, table or listing
-/// at all (a cover, whose title heads nothing either). Else the title
-/// kept as a heading stays; a contents heading, an abstract's, a
-/// numbered heading ("1 Introduction") and the lines that name a form
+/// and every one of them when the page is a cover (`cover_page`). Else
+/// the title kept as a heading stays; a contents heading, an abstract's,
+/// a numbered heading ("1 Introduction") and the lines that name a form
 /// ("FORM 10-K", the agency over it: they say what the page is) always
-/// do.
+/// do. The covers after the first page and before the document's first
+/// contents or numbered heading (a thesis's inner cover, its English
+/// title page, a book's half-title and series pages) lose their
+/// headings the same way.
 pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
     let Some(page) = blocks.first().map(|b| b.page) else {
         return;
     };
     let end = blocks.iter().take_while(|b| b.page == page).count();
-    // Addresses set in a monospaced font are a listing of single words.
-    let listing = |b: &Block| {
-        b.code
-            && b.text
-                .lines()
-                .any(|l| l.split_whitespace().nth(1).is_some())
-    };
-    let line = |b: &Block| b.level.is_none() && !b.table && !listing(b);
+    let body = most_common_size(
+        blocks
+            .iter()
+            .filter(|b| !b.table && !b.code)
+            .map(|b| (b.size, b.text.as_str())),
+    );
     let first_prose = blocks[..end]
         .iter()
         .position(|b| (line(b) && prose(&b.text)) || b.table || listing(b));
-    let cover = first_prose.is_none();
-    for i in 0..first_prose.unwrap_or(end) {
+    let cover = first_prose.is_none() || cover_page(&blocks[..end], body);
+    for i in 0..first_prose.filter(|_| !cover).unwrap_or(end) {
         let b = &blocks[i];
-        let keep = b.level.is_none()
-            || (!cover && title.is_some_and(|t| t == b.text))
-            || numbered_depth(&b.text).is_some()
-            || contents_title(&b.text)
-            || abstract_title(&b.text)
-            || boilerplate(&b.text);
-        if keep {
+        if b.level.is_none() || (!cover && title.is_some_and(|t| t == b.text)) || stays(&b.text) {
             continue;
         }
         let over_a_short_line = blocks[..end]
@@ -187,6 +182,82 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
             blocks[i].level = None;
         }
     }
+    // The front matter: up to the first contents, numbered or chapter
+    // heading. A cover there sets its display type larger than any
+    // heading after it (a slide's title, in the type of every slide's,
+    // is no cover).
+    let front = blocks
+        .iter()
+        .position(|b| b.level.is_some() && opens_the_text(&b.text))
+        .unwrap_or(end);
+    let later = blocks[front..]
+        .iter()
+        .filter(|b| b.level.is_some())
+        .map(|b| b.size)
+        .fold(0.0, f32::max);
+    let mut start = end;
+    while start < front {
+        let page = blocks[start].page;
+        let len = blocks[start..front]
+            .iter()
+            .take_while(|b| b.page == page)
+            .count();
+        let here = &mut blocks[start..start + len];
+        let largest = here
+            .iter()
+            .filter(|b| b.level.is_some())
+            .map(|b| b.size)
+            .fold(0.0, f32::max);
+        if largest > later + 0.5 && cover_page(here, body) {
+            for b in here.iter_mut().filter(|b| !stays(&b.text)) {
+                b.level = None;
+            }
+        }
+        start += len;
+    }
+}
+
+/// A heading that starts the text after the front matter: the contents,
+/// a numbered heading, a chapter's or part's label ("Hoofdstuk 1",
+/// "Parte I").
+fn opens_the_text(t: &str) -> bool {
+    contents_title(t) || numbered_depth(t).is_some() || chapter_label(t)
+}
+
+/// A heading a title page keeps: a numbered one, the contents', an
+/// abstract's, a form's name.
+fn stays(t: &str) -> bool {
+    opens_the_text(t) || abstract_title(t) || boilerplate(t)
+}
+
+/// A listing of more than single words: addresses set in a monospaced
+/// font are a listing of single words.
+fn listing(b: &Block) -> bool {
+    b.code
+        && b.text
+            .lines()
+            .any(|l| l.split_whitespace().nth(1).is_some())
+}
+
+/// A line of text: no heading, table or listing.
+fn line(b: &Block) -> bool {
+    b.level.is_none() && !b.table && !listing(b)
+}
+
+/// A cover: two headings or more, one of them in display type (half as
+/// large again as the body), and no prose but in smaller type than the
+/// body (a grant's note at its foot); a table of the author's and the
+/// degree's particulars may stand on it. A page of headings each over
+/// its table (a filing's statements) has no display type.
+fn cover_page(page: &[Block], body: f32) -> bool {
+    let headings = page.iter().filter(|b| b.level.is_some()).count();
+    let display = page
+        .iter()
+        .any(|b| b.level.is_some() && b.size >= 1.5 * body);
+    let prose_here = page
+        .iter()
+        .any(|b| line(b) && prose(&b.text) && b.size >= 0.95 * body);
+    headings >= 2 && display && !prose_here
 }
 
 /// A paragraph's worth of words: ten or more, or a sentence of thirty

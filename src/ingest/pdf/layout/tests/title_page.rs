@@ -163,3 +163,57 @@ fn a_title_pages_author_is_no_heading() {
     drop_title_page_headings(&mut b, Some("ACME CORP FORM 10-K"));
     assert_eq!(headings(&b), vec![("FORM 10-K", Some(1))]);
 }
+
+/// The covers after the first page, before the text starts (a thesis's
+/// inner cover, a book's half-title), are no headings either: display
+/// type larger than any later heading, no prose but a note in small
+/// type. A page before the text whose largest type is a heading's size
+/// (a slide's title, a dedication's heading) keeps its headings.
+#[test]
+fn inner_covers_are_no_headings() {
+    let cover = |top: &str| Page {
+        lines: vec![
+            line(top, 36.0, 150.0, 450.0, 160.0, true),
+            line("A Study of Search", 28.0, 150.0, 450.0, 240.0, true),
+            line("Candidate: Jane Doe", 18.0, 150.0, 450.0, 350.0, true),
+            line("Supervisor: John Roe", 18.0, 150.0, 450.0, 430.0, true),
+            line(
+                "This work was funded by the National Fund for Science, grant 1234.",
+                9.0,
+                72.0,
+                540.0,
+                770.0,
+                true,
+            ),
+        ],
+        ..Page::default()
+    };
+    let slide = Page {
+        lines: vec![
+            line("Motivation", 16.0, 72.0, 200.0, 80.0, true),
+            line("Why Search", 13.0, 72.0, 200.0, 110.0, true),
+            body("Short point", 140.0, true),
+        ],
+        ..Page::default()
+    };
+    let text = Page {
+        lines: vec![
+            line("1 Introduction", 16.0, 72.0, 220.0, 80.0, true),
+            prose(110.0),
+            line("2 Results", 16.0, 72.0, 220.0, 150.0, true),
+            prose(180.0),
+        ],
+        ..Page::default()
+    };
+    let mut b = blocks(&[cover("Doctoral Thesis"), cover("Thesis"), slide, text]);
+    drop_title_page_headings(&mut b, Some("A Study of Search"));
+    assert_eq!(
+        headings(&b),
+        vec![
+            ("Motivation", Some(1)),
+            ("Why Search", Some(2)),
+            ("1 Introduction", Some(1)),
+            ("2 Results", Some(1)),
+        ]
+    );
+}
