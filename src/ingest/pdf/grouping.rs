@@ -12,6 +12,7 @@ use super::page::Line;
 use super::text_shape::{
     ends_sentence, heading_text, index_group, index_letter, starts_with_bullet,
 };
+use crate::text::cjk::is_cjk;
 
 /// The share of the characters set in bold lines.
 pub(super) fn bold_share(pages: &[Vec<Line>]) -> f32 {
@@ -57,6 +58,42 @@ pub(super) fn most_common_size<'a>(texts: impl Iterator<Item = (f32, &'a str)>) 
         .map(|(size, _)| size as f32 / 2.0)
         .filter(|s| *s > 0.0)
         .unwrap_or(10.0)
+}
+
+/// Where wrapped lines of prose start, on odd pages and on even ones (a
+/// two-sided layout moves the margin): the most common left edge of the
+/// lines after a paragraph's first, listings and tables aside.
+pub(super) fn wrap_margins(groups: &[(u32, Vec<&Line>)]) -> [Option<f32>; 2] {
+    let mut hist: [HashMap<i32, usize>; 2] = Default::default();
+    for (page, g) in groups {
+        if g[0].table || g[0].mono {
+            continue;
+        }
+        for l in &g[1..] {
+            *hist[(*page % 2) as usize]
+                .entry((l.x * 2.0).round() as i32)
+                .or_default() += 1;
+        }
+    }
+    hist.map(|h| {
+        h.into_iter()
+            .max_by_key(|&(x, n)| (n, -x))
+            .map(|(x, _)| x as f32 / 2.0)
+    })
+}
+
+/// The first line of a paragraph in Chinese, indented two characters
+/// from where its wrapped lines start: a short paragraph of one line
+/// (a note between two parts of a listing) looks like a heading, but a
+/// heading is set flush or centred, never at the paragraph's indent. A
+/// bold line there is a heading run into its paragraph.
+pub(super) fn indented_cjk_paragraph(line: &Line, margin: Option<f32>) -> bool {
+    let Some(margin) = margin.filter(|_| !line.bold) else {
+        return false;
+    };
+    let letters = line.text.chars().filter(|c| c.is_alphanumeric()).count();
+    let cjk = line.text.chars().filter(|&c| is_cjk(c)).count();
+    2 * cjk > letters && (line.x - margin - 2.0 * line.size).abs() <= 0.2 * line.size
 }
 
 /// Splits a page's lines into blocks.

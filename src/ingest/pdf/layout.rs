@@ -12,7 +12,9 @@ use std::collections::HashSet;
 use super::contents::{contents_pages, contents_title};
 use super::filing::{is_filing_heading, is_part, FilingNesting};
 use super::furniture::strip_running_lines;
-use super::grouping::{body_size, bold_share, group_lines, mean_size};
+use super::grouping::{
+    body_size, bold_share, group_lines, indented_cjk_paragraph, mean_size, wrap_margins,
+};
 use super::monospace::code_text;
 use super::numbering::{chapter_label, item_heading, numbered_depth};
 use super::page::{Line, Page};
@@ -85,6 +87,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         }
     }
     let heading_sizes = heading_sizes(candidates);
+    let margins = wrap_margins(&raw);
     let names = names_in_capitals(&raw, &texts);
     let below_fonts = heading_sizes.len().min(5) as u8 + 1;
 
@@ -280,7 +283,12 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         let small = size < body * 0.92;
         let letter = letter && (bold || big(size));
         let listed_here = listed(page, g[0].y) && !contents_title(&text);
-        let level = if g.len() > 2 || small || listed_here || !(letter || heading_text(&text)) {
+        let paragraph = g.len() == 1
+            && numbered_depth(&text).is_none()
+            && indented_cjk_paragraph(g[0], margins[(page % 2) as usize]);
+        // A paragraph of one line at its first-line indent is text.
+        let text_only = small || listed_here || paragraph;
+        let level = if g.len() > 2 || text_only || !(letter || heading_text(&text)) {
             None
         } else if letter {
             Some(above_letters.map_or(below_fonts, |l| l + 1))

@@ -447,3 +447,70 @@ fn a_tables_column_headers_are_no_headings() {
         "{table:?}"
     );
 }
+
+/// A paragraph of one line in Chinese, indented two characters from
+/// where the wrapped lines start (a note between two parts of a
+/// listing), is text; a heading flush with the margin, and a bold one
+/// run in at the indent, are headings.
+#[test]
+fn an_indented_chinese_line_is_a_paragraph() {
+    let cjk = |t: &str, x: f32, y: f32, gap: bool| line(t, 12.0, x, 500.0, y, gap);
+    let code = |t: &str, y: f32| Line {
+        mono: true,
+        pitch: 5.0,
+        ..line(t, 9.0, 72.0, 300.0, y, false)
+    };
+    let page = Page {
+        lines: vec![
+            Line {
+                bold: true,
+                ..line("3.1 安装方法", 14.0, 72.0, 200.0, 80.0, true)
+            },
+            cjk(
+                "本宏包提供了两个选项来控制字体，分别为罗马体和常规体，其中罗马体为默认值，",
+                96.0,
+                110.0,
+                true,
+            ),
+            cjk(
+                "表示字体为罗马体；常规体表示字体为数学模式下的常规体，效果类似于意大利体。",
+                72.0,
+                126.0,
+                false,
+            ),
+            // The package's source, in smaller type, outweighs its prose.
+            code(
+                "\\RenewDocumentCommand{\\chapter}{s o m o}{\\ifhitsz@openright\\fi}",
+                140.0,
+            ),
+            code(
+                "\\RenewDocumentCommand{\\section}{s o m o}{\\ifhitsz@openright\\fi}",
+                150.0,
+            ),
+            code(
+                "\\RenewDocumentCommand{\\subsection}{s o m o}{\\ifhitsz@openright\\fi}",
+                160.0,
+            ),
+            cjk("此处添加保护选项", 96.0, 175.0, true),
+            code("\\newcommand{\\d}{x}", 200.0),
+            Line {
+                bold: true,
+                ..cjk("设置字体", 96.0, 225.0, true)
+            },
+            cjk(
+                "本宏包提供了两个选项来控制字体，分别为罗马体和常规体，其中罗马体为默认值，",
+                96.0,
+                250.0,
+                true,
+            ),
+            cjk("表示字体为罗马体。", 72.0, 266.0, false),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    assert_eq!(
+        headings(&b),
+        vec![("3.1 安装方法", Some(1)), ("设置字体", Some(2)),],
+        "{b:?}"
+    );
+}
