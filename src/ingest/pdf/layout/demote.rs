@@ -205,7 +205,7 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
         let here = &mut blocks[start..start + len];
         let largest = here
             .iter()
-            .filter(|b| b.level.is_some())
+            .filter(|b| !b.table && !b.code)
             .map(|b| b.size)
             .fold(0.0, f32::max);
         if largest > later + 0.5 && cover_page(here, body) {
@@ -244,20 +244,33 @@ fn line(b: &Block) -> bool {
     b.level.is_none() && !b.table && !listing(b)
 }
 
-/// A cover: two headings or more, one of them in display type (half as
-/// large again as the body), and no prose but in smaller type than the
-/// body (a grant's note at its foot); a table of the author's and the
-/// degree's particulars may stand on it. A page of headings each over
+/// A cover: two headings or more, display type (half as large again as
+/// the body), and no paragraph: neither a block of 120 characters or
+/// more but a footnote's (a chapter's opening page sets its
+/// introduction in small type), nor a sentence in the body's type (a
+/// grant's note at the foot of a cover is smaller). A title in
+/// capitals, a candidate's particulars spaced out ("答 辩 日 期") or in a
+/// table, an address, are no paragraph. A page of headings each over
 /// its table (a filing's statements) has no display type.
 fn cover_page(page: &[Block], body: f32) -> bool {
     let headings = page.iter().filter(|b| b.level.is_some()).count();
     let display = page
         .iter()
-        .any(|b| b.level.is_some() && b.size >= 1.5 * body);
-    let prose_here = page
-        .iter()
-        .any(|b| line(b) && prose(&b.text) && b.size >= 0.95 * body);
-    headings >= 2 && display && !prose_here
+        .any(|b| !b.table && !b.code && b.size >= 1.5 * body);
+    let paragraph = page.iter().any(|b| {
+        line(b)
+            && b.size < 1.5 * body
+            && ((b.size >= 0.8 * body && b.text.chars().count() >= 120)
+                || (b.size >= 0.95 * body && sentence(&b.text)))
+    });
+    headings >= 2 && display && !paragraph
+}
+
+/// A sentence of thirty characters or more: a cover's lines end on no
+/// full stop, however many words they hold ("A Dissertation submitted
+/// to …", an address).
+fn sentence(t: &str) -> bool {
+    ends_sentence(t) && !t.trim_end().ends_with(':') && t.chars().count() >= 30
 }
 
 /// A paragraph's worth of words: ten or more, or a sentence of thirty

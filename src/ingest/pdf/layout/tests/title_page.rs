@@ -165,10 +165,12 @@ fn a_title_pages_author_is_no_heading() {
 }
 
 /// The covers after the first page, before the text starts (a thesis's
-/// inner cover, a book's half-title), are no headings either: display
-/// type larger than any later heading, no prose but a note in small
-/// type. A page before the text whose largest type is a heading's size
-/// (a slide's title, a dedication's heading) keeps its headings.
+/// inner cover, its English title page, a book's half-title), are no
+/// headings either: display type larger than any later heading, no
+/// paragraph but a note in small type, however many words a line in
+/// capitals holds. A page before the text whose largest type is a
+/// heading's size (a slide's title), or with a paragraph (a chapter's
+/// opening page), keeps its headings.
 #[test]
 fn inner_covers_are_no_headings() {
     let cover = |top: &str| Page {
@@ -188,11 +190,44 @@ fn inner_covers_are_no_headings() {
         ],
         ..Page::default()
     };
+    let english = Page {
+        lines: vec![
+            line("Dissertation for the Doctoral Degree", 18.0, 110.0, 450.0, 220.0, true),
+            Line {
+                bold: true,
+                ..line(
+                    "RESEARCH ON KEY TECHNOLOGIES OF PARTIAL POROUS EXTERNALLY PRESSURIZED GAS BEARING",
+                    28.0,
+                    100.0,
+                    500.0,
+                    330.0,
+                    true,
+                )
+            },
+            line("Degree-Conferring-Institution: Harbin Institute", 14.0, 100.0, 450.0, 700.0, true),
+        ],
+        ..Page::default()
+    };
+    let opening = Page {
+        lines: vec![
+            line("Introduction", 36.0, 72.0, 300.0, 200.0, true),
+            line("What the class offers", 13.0, 72.0, 300.0, 380.0, true),
+            line(
+                "In this first chapter we present a few general points about the class: why it exists, how to install it and which details matter.",
+                9.0,
+                72.0,
+                540.0,
+                400.0,
+                true,
+            ),
+        ],
+        ..Page::default()
+    };
     let slide = Page {
         lines: vec![
             line("Motivation", 16.0, 72.0, 200.0, 80.0, true),
             line("Why Search", 13.0, 72.0, 200.0, 110.0, true),
-            body("Short point", 140.0, true),
+            body("and a short point.", 140.0, true),
         ],
         ..Page::default()
     };
@@ -202,18 +237,31 @@ fn inner_covers_are_no_headings() {
             prose(110.0),
             line("2 Results", 16.0, 72.0, 220.0, 150.0, true),
             prose(180.0),
+            prose(210.0),
+            prose(240.0),
+            prose(270.0),
         ],
         ..Page::default()
     };
-    let mut b = blocks(&[cover("Doctoral Thesis"), cover("Thesis"), slide, text]);
+    let pages = [
+        cover("Doctoral Thesis"),
+        cover("Thesis"),
+        english,
+        opening,
+        slide,
+        text,
+    ];
+    let mut b = blocks(&pages);
     drop_title_page_headings(&mut b, Some("A Study of Search"));
     assert_eq!(
         headings(&b),
         vec![
-            ("Motivation", Some(1)),
-            ("Why Search", Some(2)),
-            ("1 Introduction", Some(1)),
-            ("2 Results", Some(1)),
+            ("Introduction", Some(1)),
+            ("What the class offers", Some(3)),
+            ("Motivation", Some(2)),
+            ("Why Search", Some(3)),
+            ("1 Introduction", Some(2)),
+            ("2 Results", Some(2)),
         ]
     );
 }
