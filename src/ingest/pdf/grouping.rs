@@ -96,6 +96,26 @@ pub(super) fn indented_cjk_paragraph(line: &Line, margin: Option<f32>) -> bool {
     2 * cjk > letters && (line.x - margin - 2.0 * line.size).abs() <= 0.2 * line.size
 }
 
+/// How many cells of figures (three words at most, with a digit) stand
+/// right of a line on its baseline, in its column: a table's row the
+/// reader left apart (an exhibit's number and title, then its form,
+/// date and file number). A heading stands alone on its line, after
+/// its number or a line's number in the margin; the other column's line
+/// beside it, where no gutter was found, is prose.
+pub(super) fn cells_beside(page: &[Line], gutter: Option<f32>, line: &Line) -> usize {
+    let side = |x: f32| gutter.map(|g| x >= g);
+    page.iter()
+        .filter(|o| {
+            !std::ptr::eq(*o, line)
+                && (o.y - line.y).abs() < 1.0
+                && o.x >= line.end
+                && side(o.x) == side(line.x)
+                && o.text.split_whitespace().count() <= 3
+                && o.text.chars().any(|c| c.is_ascii_digit())
+        })
+        .count()
+}
+
 /// Splits a page's lines into blocks.
 pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
     let rights = right_edges(lines);

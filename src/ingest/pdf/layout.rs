@@ -13,7 +13,8 @@ use super::contents::{contents_pages, contents_title};
 use super::filing::{is_filing_heading, is_part, FilingNesting};
 use super::furniture::strip_running_lines;
 use super::grouping::{
-    body_size, bold_share, group_lines, indented_cjk_paragraph, mean_size, wrap_margins,
+    body_size, bold_share, cells_beside, group_lines, indented_cjk_paragraph, mean_size,
+    wrap_margins,
 };
 use super::monospace::code_text;
 use super::numbering::{chapter_label, item_heading, numbered_depth};
@@ -286,8 +287,17 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         let paragraph = g.len() == 1
             && numbered_depth(&text).is_none()
             && indented_cjk_paragraph(g[0], margins[(page % 2) as usize]);
-        // A paragraph of one line at its first-line indent is text.
-        let text_only = small || listed_here || paragraph;
+        // A paragraph of one line at its first-line indent is text, and so
+        // is a table's row whose cells stand apart on its baseline.
+        let row = g.len() == 1
+            && !letter
+            && !contents_title(&text)
+            && cells_beside(
+                &lines[page as usize - 1],
+                pages[page as usize - 1].gutter,
+                g[0],
+            ) >= 2;
+        let text_only = small || listed_here || paragraph || row;
         let level = if g.len() > 2 || text_only || !(letter || heading_text(&text)) {
             None
         } else if letter {

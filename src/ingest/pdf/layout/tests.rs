@@ -514,3 +514,41 @@ fn an_indented_chinese_line_is_a_paragraph() {
         "{b:?}"
     );
 }
+
+/// A table's row whose cells the reader left apart on its baseline (an
+/// exhibit's number and title, then its form, date and file number) is
+/// no heading; a heading after a line's number in the margin is one.
+#[test]
+fn a_row_with_its_cells_apart_is_no_heading() {
+    let cell = |t: &str, x: f32, y: f32| line(t, 10.0, x, x + 40.0, y, false);
+    let page = Page {
+        lines: vec![
+            line("Exhibit Index", 14.0, 72.0, 200.0, 80.0, true),
+            prose(100.0),
+            Line {
+                bold: true,
+                ..line("10.9 Deferred Compensation Plan", 11.0, 72.0, 300.0, 140.0, true)
+            },
+            cell("10-K", 340.0, 140.0),
+            cell("1/20/15", 390.0, 140.0),
+            cell("000-15175", 470.0, 140.0),
+            prose(170.0),
+            Line {
+                gap: true,
+                ..cell("26", 40.0, 200.0)
+            },
+            Line {
+                bold: true,
+                ..line("2 Where to Get It", 11.0, 72.0, 300.0, 200.0, true)
+            },
+            prose(230.0),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    assert_eq!(
+        headings(&b),
+        vec![("Exhibit Index", Some(1)), ("2 Where to Get It", Some(2))],
+        "{b:?}"
+    );
+}
