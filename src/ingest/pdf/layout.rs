@@ -21,7 +21,7 @@ use super::numbering::{chapter_label, item_heading, numbered_depth};
 use super::page::{Line, Page};
 use super::statement::{caption, statement_line, statement_title};
 use super::text_shape::{
-    all_caps, heading_text, index_group, index_letter, join_lines, title_case,
+    all_caps, alphabet_runs, heading_text, index_group, index_letter, join_lines, title_case,
 };
 use demote::{drop_cover_lines, drop_section_marks, drop_signature_places, drop_signers};
 use emphasis::{emphasis_rank, names_in_capitals, Emphasis};
@@ -137,7 +137,21 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     for ((page, g), l) in raw.iter().zip(letters.iter_mut()) {
         *l |= g.len() == 1 && index_pages.contains(page) && index_group(&g[0].text);
     }
-    for (((page, g), letter), text) in raw.into_iter().zip(letters).zip(texts) {
+    // Letters in alphabetical order need no larger or bolder type.
+    let candidates: Vec<(u32, char)> = raw
+        .iter()
+        .zip(&letters)
+        .filter(|(_, &l)| l)
+        .map(|((page, g), _)| (*page, g[0].text.trim().chars().next().unwrap_or(' ')))
+        .collect();
+    let mut sure = alphabet_runs(&candidates).into_iter();
+    let alphabetical: Vec<bool> = letters
+        .iter()
+        .map(|&l| l && sure.next().unwrap_or(false))
+        .collect();
+    for ((((page, g), letter), text), alphabetical) in
+        raw.into_iter().zip(letters).zip(texts).zip(alphabetical)
+    {
         let ocr = pages[page as usize - 1].ocr;
         let size = mean_size(&g);
         // A block of this group's page, type and place.
@@ -282,7 +296,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         // Smaller than the body: a footnote ("4 譬如…"), a caption or a
         // figure's label, never a heading.
         let small = size < body * 0.92;
-        let letter = letter && (bold || big(size));
+        let letter = letter && (bold || big(size) || alphabetical);
         let listed_here = listed(page, g[0].y) && !contents_title(&text);
         let paragraph = g.len() == 1
             && numbered_depth(&text).is_none()

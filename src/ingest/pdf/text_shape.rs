@@ -138,6 +138,29 @@ pub(super) fn index_letter(line: &Line, next: Option<&Line>) -> bool {
         })
 }
 
+/// Which of an index's letters (page, letter) run in alphabetical order,
+/// five or more of them a page or two apart ("A" to "Z" over an index's
+/// entries): such a run is an index's whatever its type, where a lone
+/// capital over a word that starts with it, in the text's own type,
+/// may be a figure's label.
+pub(super) fn alphabet_runs(letters: &[(u32, char)]) -> Vec<bool> {
+    let mut sure = vec![false; letters.len()];
+    let mut start = 0;
+    for i in 1..=letters.len() {
+        let goes_on = letters.get(i).is_some_and(|&(page, c)| {
+            let (p, prev) = letters[i - 1];
+            c > prev && page <= p + 2
+        });
+        if !goes_on {
+            if i - start >= 5 {
+                sure[start..i].fill(true);
+            }
+            start = i;
+        }
+    }
+    sure
+}
+
 /// The name of an index's group of entries that start with no letter.
 pub(super) fn index_group(t: &str) -> bool {
     matches!(
@@ -428,6 +451,20 @@ pub(super) fn title_case(t: &str) -> bool {
 mod tests {
     use super::super::numbering::numbered_depth;
     use super::*;
+
+    #[test]
+    fn an_index_runs_in_alphabetical_order() {
+        let run: Vec<(u32, char)> = "ABCDFG".chars().map(|c| (9, c)).collect();
+        assert!(alphabet_runs(&run).iter().all(|&s| s));
+        // Four in order, then a figure's "B" far away: none sure.
+        let few = [(3, 'A'), (3, 'B'), (4, 'C'), (4, 'D'), (20, 'B')];
+        assert!(alphabet_runs(&few).iter().all(|&s| !s));
+        let broken = [(1, 'X'), (9, 'A'), (9, 'B'), (9, 'C'), (10, 'E'), (10, 'F')];
+        assert_eq!(
+            alphabet_runs(&broken),
+            vec![false, true, true, true, true, true]
+        );
+    }
 
     fn body(text: &str) -> Line {
         Line {

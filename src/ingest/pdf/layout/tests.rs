@@ -527,7 +527,14 @@ fn a_row_with_its_cells_apart_is_no_heading() {
             prose(100.0),
             Line {
                 bold: true,
-                ..line("10.9 Deferred Compensation Plan", 11.0, 72.0, 300.0, 140.0, true)
+                ..line(
+                    "10.9 Deferred Compensation Plan",
+                    11.0,
+                    72.0,
+                    300.0,
+                    140.0,
+                    true,
+                )
             },
             cell("10-K", 340.0, 140.0),
             cell("1/20/15", 390.0, 140.0),
