@@ -23,7 +23,9 @@ use super::statement::{caption, statement_line, statement_title};
 use super::text_shape::{
     all_caps, alphabet_runs, heading_text, index_group, index_letter, join_lines, title_case,
 };
-use demote::{drop_cover_lines, drop_section_marks, drop_signature_places, drop_signers};
+use demote::{
+    drop_cover_lines, drop_out_of_count, drop_section_marks, drop_signature_places, drop_signers,
+};
 use emphasis::{emphasis_rank, names_in_capitals, Emphasis};
 
 /// A paragraph or heading of a page.
@@ -398,6 +400,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     drop_section_marks(&mut out, pages);
     drop_signature_places(&mut out);
     drop_signers(&mut out);
+    drop_out_of_count(&mut out);
     join_chapter_labels(&mut out);
     rank_levels(&mut out);
     out

@@ -77,6 +77,69 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
     blocks.retain(|_| !drop.next().unwrap_or(false));
 }
 
+/// A numbered list's items in the text's own type ("3. Local settings
+/// …", "2. It puts an entry into …") look like numbered headings but
+/// break the sections' count: between "1 Loading the package" and "2 The
+/// \subcaptionbox command" a "3." belongs to no section. The count of
+/// headings numbered on one level starts at the first numbered 1; a
+/// heading numbered in another style than the count's (`3.` among `3`)
+/// is taken back while the count's next number comes later. In the
+/// count's own style a heading always stands: a part or a section
+/// numbers its own anew, and kb may have missed a number.
+pub(super) fn drop_out_of_count(blocks: &mut [Block]) {
+    let numbered: Vec<(usize, (u32, char))> = blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.level.is_some())
+        .filter_map(|(i, b)| Some((i, section_number(&b.text)?)))
+        .collect();
+    let mut count: Option<(u32, char)> = None;
+    for (k, &(i, (n, style))) in numbered.iter().enumerate() {
+        let Some((last, own)) = count else {
+            if n == 1 {
+                count = Some((n, style));
+            }
+            continue;
+        };
+        let goes_on = || {
+            numbered[k + 1..]
+                .iter()
+                .any(|&(_, next)| next == (last + 1, own))
+        };
+        if style != own && goes_on() {
+            blocks[i].level = None;
+        } else {
+            count = Some((n, style));
+        }
+    }
+}
+
+/// The number of a heading numbered on one level, and what follows it
+/// (a full stop, a parenthesis, or a space): `3 Results` is (3, ' '),
+/// `3. Local settings` (3, '.').
+fn section_number(t: &str) -> Option<(u32, char)> {
+    let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
+    if digits.is_empty() || digits.len() > 3 {
+        return None;
+    }
+    let mut rest = t[digits.len()..].chars();
+    let style = match rest.next()? {
+        c @ ('.' | ')') => {
+            if !rest.next()?.is_whitespace() {
+                return None;
+            }
+            c
+        }
+        c if c.is_whitespace() => ' ',
+        _ => return None,
+    };
+    rest.as_str()
+        .trim_start()
+        .starts_with(char::is_alphabetic)
+        .then(|| (digits.parse().ok(), style))
+        .and_then(|(n, s)| Some((n?, s)))
+}
+
 /// The place an auditor or officer signs at, under the signature ("/s/
 /// Deloitte & Touche LLP") or over the date ("Tysons, Virginia" /
 /// "February 9, 2023"): set apart it looks like a heading, and the
@@ -169,7 +232,7 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
     let first_prose = blocks[..end]
         .iter()
         .position(|b| (line(b) && prose(&b.text)) || b.table || listing(b));
-    let cover = first_prose.is_none() || cover_page(&blocks[..end], body);
+    let cover = first_prose.is_none() || cover_page(&blocks[..end], body, title);
     for i in 0..first_prose.filter(|_| !cover).unwrap_or(end) {
         let b = &blocks[i];
         if b.level.is_none() || (!cover && title.is_some_and(|t| t == b.text)) || stays(&b.text) {
@@ -208,7 +271,7 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
             .filter(|b| !b.table && !b.code)
             .map(|b| b.size)
             .fold(0.0, f32::max);
-        if largest > later + 0.5 && cover_page(here, body) {
+        if largest > later + 0.5 && cover_page(here, body, title) {
             for b in here.iter_mut().filter(|b| !stays(&b.text)) {
                 b.level = None;
             }
@@ -244,7 +307,8 @@ fn line(b: &Block) -> bool {
     b.level.is_none() && !b.table && !listing(b)
 }
 
-/// A cover: two headings or more, display type (half as large again as
+/// A cover: two headings or more (the title among them), display type
+/// (half as large again as
 /// the body), and no paragraph: neither a block of 120 characters or
 /// more but a footnote's (a chapter's opening page sets its
 /// introduction in small type), nor a sentence in the body's type (a
@@ -252,8 +316,12 @@ fn line(b: &Block) -> bool {
 /// capitals, a candidate's particulars spaced out ("答 辩 日 期") or in a
 /// table, an address, are no paragraph. A page of headings each over
 /// its table (a filing's statements) has no display type.
-fn cover_page(page: &[Block], body: f32) -> bool {
-    let headings = page.iter().filter(|b| b.level.is_some()).count();
+fn cover_page(page: &[Block], body: f32, title: Option<&str>) -> bool {
+    // The title counts, though it may head nothing already.
+    let headings = page
+        .iter()
+        .filter(|b| b.level.is_some() || title == Some(b.text.as_str()))
+        .count();
     let display = page
         .iter()
         .any(|b| !b.table && !b.code && b.size >= 1.5 * body);

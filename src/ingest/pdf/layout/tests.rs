@@ -559,3 +559,53 @@ fn a_row_with_its_cells_apart_is_no_heading() {
         "{b:?}"
     );
 }
+
+/// A numbered list's items set like headings, in another style than the
+/// sections' count ("3." between "1" and "2"), are no headings; a part
+/// numbering its sections anew, and a list once the count has ended,
+/// keep theirs.
+#[test]
+fn list_items_out_of_the_count_are_no_headings() {
+    let h = |t: &str, y: f32| Line {
+        bold: true,
+        ..line(t, 11.0, 72.0, 300.0, y, true)
+    };
+    let page = Page {
+        lines: vec![
+            h("1 Loading the package", 80.0),
+            prose(100.0),
+            h("3. Local settings", 130.0),
+            prose(150.0),
+            h("2 Setting options", 180.0),
+            prose(200.0),
+        ],
+        ..Page::default()
+    };
+    // The second part numbers its sections anew.
+    let part = Page {
+        lines: vec![
+            h("1 Starting again", 90.0),
+            prose(110.0),
+            h("2 Going further", 140.0),
+            prose(160.0),
+            h("1. First step", 190.0),
+            prose(210.0),
+            h("2. Second step", 240.0),
+            prose(260.0),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page, part]);
+    let texts: Vec<&str> = headings(&b).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(
+        texts,
+        vec![
+            "1 Loading the package",
+            "2 Setting options",
+            "1 Starting again",
+            "2 Going further",
+            "1. First step",
+            "2. Second step"
+        ]
+    );
+}
