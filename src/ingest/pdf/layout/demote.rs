@@ -288,9 +288,22 @@ fn opens_the_text(t: &str) -> bool {
 }
 
 /// A heading a title page keeps: a numbered one, the contents', an
-/// abstract's, a form's name.
+/// abstract's, a form's name. An author's initial ("F. Pantigny") is no
+/// appendix's letter there.
 fn stays(t: &str) -> bool {
-    opens_the_text(t) || abstract_title(t) || boilerplate(t)
+    (opens_the_text(t) && !initial(t)) || abstract_title(t) || boilerplate(t)
+}
+
+/// A name opening on an initial: one capital, a full stop, a name.
+fn initial(t: &str) -> bool {
+    let mut words = t.split_whitespace();
+    let (Some(first), Some(next)) = (words.next(), words.next()) else {
+        return false;
+    };
+    let mut cs = first.chars();
+    matches!((cs.next(), cs.next(), cs.next()), (Some(c), Some('.'), None) if c.is_uppercase())
+        && next.starts_with(char::is_uppercase)
+        && next.chars().skip(1).all(char::is_lowercase)
 }
 
 /// A listing of more than single words: addresses set in a monospaced

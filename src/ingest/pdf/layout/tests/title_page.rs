@@ -265,3 +265,26 @@ fn inner_covers_are_no_headings() {
         ]
     );
 }
+
+/// An author's initial is no appendix's letter: "F. Bosisio" over the
+/// date on a title page is no heading.
+#[test]
+fn an_authors_initial_is_no_number() {
+    let page = Page {
+        lines: vec![
+            line("Package accenti", 20.0, 200.0, 400.0, 140.0, false),
+            Line {
+                bold: true,
+                ..line("F. Bosisio", 14.0, 260.0, 340.0, 175.0, true)
+            },
+            line("April 2, 2005", 11.0, 260.0, 340.0, 220.0, true),
+            line("1 Introduction", 16.0, 72.0, 220.0, 260.0, true),
+            prose(290.0),
+        ],
+        ..Page::default()
+    };
+    let mut b = blocks(std::slice::from_ref(&page));
+    assert!(headings(&b).contains(&("F. Bosisio", Some(3))), "{b:?}");
+    drop_title_page_headings(&mut b, Some("Package accenti"));
+    assert_eq!(headings(&b), vec![("1 Introduction", Some(1))]);
+}
