@@ -263,7 +263,7 @@ pub(super) fn heading_text(t: &str) -> bool {
     // Code, markup and formulas are not headings; a title that names a
     // command among words ("The \\subref command", "L'environnement
     // {NiceArray}") is one.
-    if t.contains(['<', '>', '=', '$', '|', '%', ';']) {
+    if t.contains(['<', '>', '=', '$', '|', '%', ';']) && !signature(words) {
         return false;
     }
     if t.contains(['\\', '{', '}']) && !names_a_command(t) {
@@ -289,6 +289,20 @@ pub(super) fn heading_text(t: &str) -> bool {
         "figure" | "fig" | "table" | "listing" | "algorithm" | "equation"
     ) && w1.chars().next().is_some_and(|c| c.is_ascii_digit());
     !caption
+}
+
+/// A function's signature, as an API reference heads its entry:
+/// `DocAssign(self, var, expr, life='forever')`, its defaults after `=`.
+fn signature(t: &str) -> bool {
+    let Some((name, args)) = t.split_once('(') else {
+        return false;
+    };
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        && args.ends_with(')')
+        && !args.contains(['<', '>', '$', '|', '%', ';', '(', '{'])
 }
 
 /// One or two TeX commands or environments named among words of
@@ -451,6 +465,16 @@ pub(super) fn title_case(t: &str) -> bool {
 mod tests {
     use super::super::numbering::numbered_depth;
     use super::*;
+
+    #[test]
+    fn a_signature_heads_an_api_entry() {
+        assert!(heading_text(
+            "8.1 DocAssign(self, var, expr, life='forever')"
+        ));
+        assert!(heading_text("Image(filename, width=None, height=None)"));
+        assert!(!heading_text("Total = price(1) + tax"));
+        assert!(!heading_text("if (a == b) { run(); }"));
+    }
 
     #[test]
     fn an_index_runs_in_alphabetical_order() {
