@@ -151,11 +151,14 @@ pub(super) fn drop_signature_places(blocks: &mut [Block]) {
             continue;
         }
         let same_page = |n: &&Block| n.page == b.page;
-        let signed = i
-            .checked_sub(1)
-            .and_then(|p| blocks.get(p))
-            .filter(same_page)
-            .is_some_and(|p| p.text.starts_with("/s/"));
+        // Right under the signature, or under the auditor's tenure
+        // ("We have served as the Corporation's auditor since 1994.").
+        let signed = (1..=2).any(|k| {
+            i.checked_sub(k)
+                .and_then(|p| blocks.get(p))
+                .filter(same_page)
+                .is_some_and(|p| p.text.starts_with("/s/"))
+        });
         let dated = blocks
             .get(i + 1)
             .filter(same_page)
