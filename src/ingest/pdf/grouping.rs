@@ -116,6 +116,20 @@ pub(super) fn cells_beside(page: &[Line], gutter: Option<f32>, line: &Line) -> u
         .count()
 }
 
+/// Whether a mark ("X", "✓") stands right of a line on its baseline, in
+/// its column: an index of exhibits ticks its "filed herewith" column
+/// beside an exhibit's number and title.
+pub(super) fn mark_beside(page: &[Line], gutter: Option<f32>, line: &Line) -> bool {
+    let side = |x: f32| gutter.map(|g| x >= g);
+    page.iter().any(|o| {
+        !std::ptr::eq(o, line)
+            && (o.y - line.y).abs() < 1.0
+            && o.x >= line.end
+            && side(o.x) == side(line.x)
+            && matches!(o.text.trim(), "X" | "x" | "✓" | "✔" | "√")
+    })
+}
+
 /// Splits a page's lines into blocks.
 pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
     let rights = right_edges(lines);

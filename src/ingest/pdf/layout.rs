@@ -13,8 +13,8 @@ use super::contents::{contents_pages, contents_title};
 use super::filing::{is_filing_heading, is_part, FilingNesting};
 use super::furniture::strip_running_lines;
 use super::grouping::{
-    body_size, bold_share, cells_beside, group_lines, indented_cjk_paragraph, mean_size,
-    wrap_margins,
+    body_size, bold_share, cells_beside, group_lines, indented_cjk_paragraph, mark_beside,
+    mean_size, wrap_margins,
 };
 use super::monospace::code_text;
 use super::numbering::{chapter_label, item_heading, numbered_depth};
@@ -305,14 +305,11 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             && indented_cjk_paragraph(g[0], margins[(page % 2) as usize]);
         // A paragraph of one line at its first-line indent is text, and so
         // is a table's row whose cells stand apart on its baseline.
-        let row = g.len() == 1
-            && !letter
+        let (page_lines, gutter) = (&lines[page as usize - 1], pages[page as usize - 1].gutter);
+        let row = !letter
             && !contents_title(&text)
-            && cells_beside(
-                &lines[page as usize - 1],
-                pages[page as usize - 1].gutter,
-                g[0],
-            ) >= 2;
+            && ((g.len() == 1 && cells_beside(page_lines, gutter, g[0]) >= 2)
+                || (g.len() <= 2 && mark_beside(page_lines, gutter, g[0])));
         let text_only = small || listed_here || paragraph || row;
         let level = if g.len() > 2 || text_only || !(letter || heading_text(&text)) {
             None

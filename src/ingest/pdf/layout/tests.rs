@@ -516,8 +516,9 @@ fn an_indented_chinese_line_is_a_paragraph() {
 }
 
 /// A table's row whose cells the reader left apart on its baseline (an
-/// exhibit's number and title, then its form, date and file number) is
-/// no heading; a heading after a line's number in the margin is one.
+/// exhibit's number and title, then its form, date and file number, or
+/// the tick of its "filed herewith" column) is no heading; a heading
+/// after a line's number in the margin is one.
 #[test]
 fn a_row_with_its_cells_apart_is_no_heading() {
     let cell = |t: &str, x: f32, y: f32| line(t, 10.0, x, x + 40.0, y, false);
@@ -541,14 +542,26 @@ fn a_row_with_its_cells_apart_is_no_heading() {
             cell("000-15175", 470.0, 140.0),
             prose(170.0),
             Line {
+                bold: true,
+                ..line(
+                    "21 Subsidiaries of the Registrant",
+                    11.0,
+                    72.0,
+                    300.0,
+                    185.0,
+                    true,
+                )
+            },
+            cell("X", 540.0, 185.0),
+            Line {
                 gap: true,
-                ..cell("26", 40.0, 200.0)
+                ..cell("26", 40.0, 215.0)
             },
             Line {
                 bold: true,
-                ..line("2 Where to Get It", 11.0, 72.0, 300.0, 200.0, true)
+                ..line("2 Where to Get It", 11.0, 72.0, 300.0, 215.0, true)
             },
-            prose(230.0),
+            prose(245.0),
         ],
         ..Page::default()
     };
