@@ -3,19 +3,22 @@
 //! contents page, and cite it.
 
 use std::collections::HashMap;
+use std::ops::RangeInclusive;
 
 use super::page::Line;
 use super::tables::CELL_SEPARATOR;
 use super::text_shape::{index_letter, leaders, letters};
 
 /// The pages that are a table of contents (1-based), each with the
-/// baseline of its first entry: at least five entries (a title followed
+/// baselines of its listing: at least five entries (a title followed
 /// by its page number) making up at least two fifths of the page's lines
-/// with letters, or a page headed "Contents" with at least three. What
+/// with letters, or a page with "Contents" over at least three. What
 /// is above the first entry ("Item 8. Financial Statements" over its
-/// index) is not an entry. A back-of-book index, with two of its
-/// letters or more, is no contents page: its letters are headings.
-pub(super) fn contents_pages(pages: &[Vec<Line>]) -> HashMap<u32, f32> {
+/// index) is not an entry, nor is a heading in a bigger type below the
+/// last (the text's start under a short manual's contents). A
+/// back-of-book index, with two of its letters or more, is no contents
+/// page: its letters are headings.
+pub(super) fn contents_pages(pages: &[Vec<Line>]) -> HashMap<u32, RangeInclusive<f32>> {
     let mut out = HashMap::new();
     for (i, lines) in pages.iter().enumerate() {
         let letters = (0..lines.len())
@@ -29,13 +32,27 @@ pub(super) fn contents_pages(pages: &[Vec<Line>]) -> HashMap<u32, f32> {
             .filter(|l| l.text.chars().any(char::is_alphabetic))
             .count();
         let entries = entries(lines);
-        let Some(first) = entries.first().map(|&e| lines[e].y) else {
+        let baselines = entries.iter().map(|&e| lines[e].y);
+        let Some(first) = baselines.clone().reduce(f32::min) else {
             continue;
         };
+        let last = baselines.fold(first, f32::max);
+        // Under the last entry, the listing goes on (entries whose page
+        // number was not read) to the text's first heading, set bigger.
+        let size = entries.iter().map(|&e| lines[e].size).fold(0.0, f32::max);
+        let end = lines
+            .iter()
+            .filter(|l| l.y > last && l.size > size + 0.5)
+            .map(|l| l.y - 1.0)
+            .reduce(f32::min)
+            .unwrap_or(f32::MAX);
         let n = entries.len();
-        let headed = (0..lines.len().min(4)).any(|k| contents_title(&row_text(lines, k)));
+        // Headed at the page's top, or further down above its entries (a
+        // short manual's contents under its title and abstract).
+        let headed = (0..lines.len())
+            .any(|k| (k < 4 || lines[k].y < first) && contents_title(&row_text(lines, k)));
         if (n >= 5 && n * 5 >= with_letters * 2) || (headed && n >= 3) {
-            out.insert(i as u32 + 1, first);
+            out.insert(i as u32 + 1, first - 1.0..=end);
         }
     }
     out
@@ -198,8 +215,44 @@ mod tests {
             spaced.push(line("· · · · · · · ·", y, 200.0));
             spaced.push(line(page, y, 500.0));
         }
-        let pages = contents_pages(&[toc, statement, prose, spaced]);
-        assert_eq!(pages, HashMap::from([(1, 80.0), (4, 80.0)]));
+        // A short manual's contents under its title and abstract.
+        let mut manual = vec![
+            line("The brandeis-problemset Document Class", 60.0, 134.0),
+            line("Rebecca Turner", 80.0, 273.0),
+            line("Abstract", 100.0, 298.0),
+            line(
+                "Brandeis University's computer science courses",
+                112.0,
+                134.0,
+            ),
+            line("Contents", 140.0, 110.0),
+        ];
+        for (i, words) in ["1 Default behavior", "2 Class configuration", "3 Example"]
+            .into_iter()
+            .enumerate()
+        {
+            let y = 160.0 + 12.0 * i as f32;
+            manual.push(line(words, y, 110.0));
+            manual.push(line(&(2 * i + 2).to_string(), y, 500.0));
+        }
+        manual.push(Line {
+            size: 14.0,
+            ..line("1 Introduction", 210.0, 110.0)
+        });
+        manual.push(line(
+            "In chemical publications it is often necessary",
+            230.0,
+            110.0,
+        ));
+        let pages = contents_pages(&[toc, statement, prose, spaced, manual]);
+        assert_eq!(
+            pages,
+            HashMap::from([
+                (1, 79.0..=f32::MAX),
+                (4, 79.0..=f32::MAX),
+                (5, 159.0..=209.0)
+            ])
+        );
         assert!(contents_title("TABLE OF CONTENTS") && contents_title("目 录"));
         assert!(!contents_title("Contents of the package"));
     }

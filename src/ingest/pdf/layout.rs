@@ -57,9 +57,10 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     let body = body_size(&lines);
     strip_running_lines(&mut lines, body);
     let contents = contents_pages(&lines);
-    // A contents page lists headings from its first entry on: they are
-    // not headings there, whatever their shape (a statement's name too).
-    let listed = |page: u32, y: f32| contents.get(&page).is_some_and(|&first| y >= first - 1.0);
+    // A contents page lists headings from its first entry to its last:
+    // they are not headings there, whatever their shape (a statement's
+    // name too).
+    let listed = |page: u32, y: f32| contents.get(&page).is_some_and(|l| l.contains(&y));
     // Bold says nothing where most of the text is bold (a font that
     // reports a heavy weight for every glyph).
     let bold_body = bold_share(&lines) > 0.4;
