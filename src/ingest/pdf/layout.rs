@@ -25,6 +25,7 @@ use super::text_shape::{
 };
 use demote::{
     drop_cover_lines, drop_out_of_count, drop_section_marks, drop_signature_places, drop_signers,
+    drop_stray_initials,
 };
 use emphasis::{emphasis_rank, names_in_capitals, Emphasis};
 
@@ -398,6 +399,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     drop_section_marks(&mut out, pages);
     drop_signature_places(&mut out);
     drop_signers(&mut out);
+    drop_stray_initials(&mut out);
     drop_out_of_count(&mut out);
     join_chapter_labels(&mut out);
     rank_levels(&mut out);

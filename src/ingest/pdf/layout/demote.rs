@@ -140,6 +140,71 @@ fn section_number(t: &str) -> Option<(u32, char)> {
         .and_then(|(n, s)| Some((n?, s)))
 }
 
+/// A person's initial set like an appendix's letter ("H. Edward Paul,
+/// III (age 47), Vice President and Controller" among a filing's
+/// executive officers, "M. Susan Hardwick"): a letter that stands alone
+/// (no heading carries the letter or roman number before it, nor the
+/// letter after it) opening a name of one to three capitalised words or
+/// initials is no numbering, and the line heads nothing.
+pub(super) fn drop_stray_initials(blocks: &mut [Block]) {
+    fn numbering(t: &str) -> Option<&str> {
+        let stem = t.split_whitespace().next()?.strip_suffix('.')?;
+        (!stem.is_empty() && stem.len() <= 5 && stem.chars().all(|c| c.is_ascii_uppercase()))
+            .then_some(stem)
+    }
+    let numbers: Vec<(usize, String)> = blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.level.is_some())
+        .filter_map(|(i, b)| Some((i, numbering(&b.text)?.to_string())))
+        .collect();
+    for (k, (i, stem)) in numbers.iter().enumerate() {
+        let &[c] = stem.as_bytes() else {
+            continue;
+        };
+        if c == b'A' || c == b'I' {
+            continue;
+        }
+        let previous = [
+            ((c - 1) as char).to_string(),
+            match c {
+                b'V' => "IV",
+                b'X' => "IX",
+                _ => "",
+            }
+            .to_string(),
+        ];
+        let next = ((c + 1) as char).to_string();
+        let before = numbers[..k].iter().any(|(_, s)| previous.contains(s));
+        let after = numbers[k + 1..].iter().any(|(_, s)| *s == next);
+        if !before && !after && name(&blocks[*i].text) {
+            blocks[*i].level = None;
+        }
+    }
+}
+
+/// After an initial, a name: two or three words up to a comma or a
+/// parenthesis, each an initial or a capitalised word ("Edward Paul",
+/// "W. Daly", "Douglas McMillon"); a section's title has a lower-case
+/// word, a word in capitals or one word alone ("V. Earnings, Proration
+/// and Payout", "V. PBRS Funding").
+fn name(t: &str) -> bool {
+    let rest = t.split_once(char::is_whitespace).map_or("", |(_, r)| r);
+    let head = rest.split([',', '(']).next().unwrap_or("");
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let initial = |w: &str| {
+        let mut cs = w.chars();
+        matches!((cs.next(), cs.next(), cs.next()), (Some(c), Some('.'), None) if c.is_uppercase())
+    };
+    let capitalised = |w: &str| {
+        w.starts_with(char::is_uppercase)
+            && w.chars().any(char::is_lowercase)
+            && w.chars()
+                .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
+    };
+    (2..=3).contains(&words.len()) && words.iter().all(|w| initial(w) || capitalised(w))
+}
+
 /// The place an auditor or officer signs at, under the signature ("/s/
 /// Deloitte & Touche LLP") or over the date ("Tysons, Virginia" /
 /// "February 9, 2023"): set apart it looks like a heading, and the
@@ -363,4 +428,54 @@ fn sentence(t: &str) -> bool {
 fn prose(t: &str) -> bool {
     t.split_whitespace().count() >= 10
         || (ends_sentence(t) && !t.trim_end().ends_with(':') && t.chars().count() >= 30)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn heading(text: &str) -> Block {
+        Block {
+            page: 1,
+            text: text.into(),
+            level: Some(2),
+            size: 10.0,
+            ..Block::default()
+        }
+    }
+
+    /// An officer's initial is no letter's numbering; an appendix's
+    /// letters in order, a lone roman number and a title in capitals
+    /// keep theirs.
+    #[test]
+    fn an_initial_is_no_appendix_letter() {
+        let mut blocks: Vec<Block> = [
+            "A. Overview",
+            "B. Segments",
+            "H. Edward Paul, III (age 47), Vice President and Controller",
+            "M. Susan Hardwick",
+            "V. Earnings, Proration, and Payout",
+            "R. PBRS Funding",
+            "Q. Can this class be used for E-books?",
+        ]
+        .into_iter()
+        .map(heading)
+        .collect();
+        drop_stray_initials(&mut blocks);
+        let kept: Vec<&str> = blocks
+            .iter()
+            .filter(|b| b.level.is_some())
+            .map(|b| b.text.as_str())
+            .collect();
+        assert_eq!(
+            kept,
+            [
+                "A. Overview",
+                "B. Segments",
+                "V. Earnings, Proration, and Payout",
+                "R. PBRS Funding",
+                "Q. Can this class be used for E-books?",
+            ]
+        );
+    }
 }
