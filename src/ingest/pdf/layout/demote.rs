@@ -192,17 +192,13 @@ fn name(t: &str) -> bool {
     let rest = t.split_once(char::is_whitespace).map_or("", |(_, r)| r);
     let head = rest.split([',', '(']).next().unwrap_or("");
     let words: Vec<&str> = head.split_whitespace().collect();
-    let initial = |w: &str| {
-        let mut cs = w.chars();
-        matches!((cs.next(), cs.next(), cs.next()), (Some(c), Some('.'), None) if c.is_uppercase())
-    };
     let capitalised = |w: &str| {
         w.starts_with(char::is_uppercase)
             && w.chars().any(char::is_lowercase)
             && w.chars()
                 .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
     };
-    (2..=3).contains(&words.len()) && words.iter().all(|w| initial(w) || capitalised(w))
+    (2..=3).contains(&words.len()) && words.iter().all(|w| an_initial(w) || capitalised(w))
 }
 
 /// The place an auditor or officer signs at, under the signature ("/s/
@@ -368,10 +364,15 @@ fn initial(t: &str) -> bool {
     let (Some(first), Some(next)) = (words.next(), words.next()) else {
         return false;
     };
-    let mut cs = first.chars();
-    matches!((cs.next(), cs.next(), cs.next()), (Some(c), Some('.'), None) if c.is_uppercase())
+    an_initial(first)
         && next.starts_with(char::is_uppercase)
         && next.chars().skip(1).all(char::is_lowercase)
+}
+
+/// One capital and a full stop: "F.", "W.".
+fn an_initial(w: &str) -> bool {
+    let mut cs = w.chars();
+    matches!((cs.next(), cs.next(), cs.next()), (Some(c), Some('.'), None) if c.is_uppercase())
 }
 
 /// A listing of more than single words: addresses set in a monospaced
