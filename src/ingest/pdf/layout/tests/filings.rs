@@ -239,8 +239,8 @@ fn a_contents_page_names_no_statement() {
     assert_eq!(headings(&b), vec![("TABLE OF CONTENTS", Some(1))], "{b:#?}");
 }
 
-/// The place over an auditor's date is no heading; a place over prose
-/// may be one.
+/// The place over an auditor's date, or under the signature or its
+/// tenure line, is no heading; a place over prose may be one.
 #[test]
 fn a_signatures_place_is_not_a_heading() {
     let page = Page {
@@ -258,6 +258,14 @@ fn a_signatures_place_is_not_a_heading() {
             prose(200.0),
             body("/s/ Deloitte & Touche LLP", 230.0, true),
             body("Chicago, Illinois", 250.0, true),
+            body("/s/ KPMG LLP", 280.0, true),
+            body(
+                "We have served as the Company's auditor since 1994.",
+                295.0,
+                true,
+            ),
+            body("Dallas, Texas", 320.0, true),
+            prose(340.0),
         ],
         ..Page::default()
     };
