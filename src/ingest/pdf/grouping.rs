@@ -96,6 +96,22 @@ pub(super) fn indented_cjk_paragraph(line: &Line, margin: Option<f32>) -> bool {
     2 * cjk > letters && (line.x - margin - 2.0 * line.size).abs() <= 0.2 * line.size
 }
 
+/// The spans right of a line on its baseline, in its column (where a
+/// gutter splits the page).
+fn beside<'a>(
+    page: &'a [Line],
+    gutter: Option<f32>,
+    line: &'a Line,
+) -> impl Iterator<Item = &'a Line> {
+    let side = move |x: f32| gutter.map(|g| x >= g);
+    page.iter().filter(move |o| {
+        !std::ptr::eq(*o, line)
+            && (o.y - line.y).abs() < 1.0
+            && o.x >= line.end
+            && side(o.x) == side(line.x)
+    })
+}
+
 /// How many cells of figures (three words at most, with a digit) stand
 /// right of a line on its baseline, in its column: a table's row the
 /// reader left apart (an exhibit's number and title, then its form,
@@ -103,15 +119,9 @@ pub(super) fn indented_cjk_paragraph(line: &Line, margin: Option<f32>) -> bool {
 /// its number or a line's number in the margin; the other column's line
 /// beside it, where no gutter was found, is prose.
 pub(super) fn cells_beside(page: &[Line], gutter: Option<f32>, line: &Line) -> usize {
-    let side = |x: f32| gutter.map(|g| x >= g);
-    page.iter()
+    beside(page, gutter, line)
         .filter(|o| {
-            !std::ptr::eq(*o, line)
-                && (o.y - line.y).abs() < 1.0
-                && o.x >= line.end
-                && side(o.x) == side(line.x)
-                && o.text.split_whitespace().count() <= 3
-                && o.text.chars().any(|c| c.is_ascii_digit())
+            o.text.split_whitespace().count() <= 3 && o.text.chars().any(|c| c.is_ascii_digit())
         })
         .count()
 }
@@ -120,14 +130,7 @@ pub(super) fn cells_beside(page: &[Line], gutter: Option<f32>, line: &Line) -> u
 /// its column: an index of exhibits ticks its "filed herewith" column
 /// beside an exhibit's number and title.
 pub(super) fn mark_beside(page: &[Line], gutter: Option<f32>, line: &Line) -> bool {
-    let side = |x: f32| gutter.map(|g| x >= g);
-    page.iter().any(|o| {
-        !std::ptr::eq(o, line)
-            && (o.y - line.y).abs() < 1.0
-            && o.x >= line.end
-            && side(o.x) == side(line.x)
-            && matches!(o.text.trim(), "X" | "x" | "✓" | "✔" | "√")
-    })
+    beside(page, gutter, line).any(|o| matches!(o.text.trim(), "X" | "x" | "✓" | "✔" | "√"))
 }
 
 /// Splits a page's lines into blocks.

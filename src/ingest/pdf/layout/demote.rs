@@ -144,7 +144,7 @@ fn section_number(t: &str) -> Option<(u32, char)> {
 /// III (age 47), Vice President and Controller" among a filing's
 /// executive officers, "M. Susan Hardwick"): a letter that stands alone
 /// (no heading carries the letter or roman number before it, nor the
-/// letter after it) opening a name of one to three capitalised words or
+/// letter after it) opening a name of two or three capitalised words or
 /// initials is no numbering, and the line heads nothing.
 pub(super) fn drop_stray_initials(blocks: &mut [Block]) {
     fn numbering(t: &str) -> Option<&str> {
@@ -152,34 +152,34 @@ pub(super) fn drop_stray_initials(blocks: &mut [Block]) {
         (!stem.is_empty() && stem.len() <= 5 && stem.chars().all(|c| c.is_ascii_uppercase()))
             .then_some(stem)
     }
-    let numbers: Vec<(usize, String)> = blocks
+    let numbers: Vec<(usize, &str)> = blocks
         .iter()
         .enumerate()
         .filter(|(_, b)| b.level.is_some())
-        .filter_map(|(i, b)| Some((i, numbering(&b.text)?.to_string())))
+        .filter_map(|(i, b)| Some((i, numbering(&b.text)?)))
         .collect();
-    for (k, (i, stem)) in numbers.iter().enumerate() {
-        let &[c] = stem.as_bytes() else {
-            continue;
-        };
-        if c == b'A' || c == b'I' {
-            continue;
-        }
-        let previous = [
-            ((c - 1) as char).to_string(),
-            match c {
+    let letter = |s: &str, c: u8| s.as_bytes() == [c];
+    let stray: Vec<usize> = numbers
+        .iter()
+        .enumerate()
+        .filter_map(|(k, &(i, stem))| {
+            let &[c] = stem.as_bytes() else {
+                return None;
+            };
+            let roman_before = match c {
                 b'V' => "IV",
                 b'X' => "IX",
                 _ => "",
-            }
-            .to_string(),
-        ];
-        let next = ((c + 1) as char).to_string();
-        let before = numbers[..k].iter().any(|(_, s)| previous.contains(s));
-        let after = numbers[k + 1..].iter().any(|(_, s)| *s == next);
-        if !before && !after && name(&blocks[*i].text) {
-            blocks[*i].level = None;
-        }
+            };
+            let before = numbers[..k]
+                .iter()
+                .any(|&(_, s)| letter(s, c - 1) || s == roman_before);
+            let after = numbers[k + 1..].iter().any(|&(_, s)| letter(s, c + 1));
+            (c != b'A' && c != b'I' && !before && !after && name(&blocks[i].text)).then_some(i)
+        })
+        .collect();
+    for i in stray {
+        blocks[i].level = None;
     }
 }
 
@@ -390,11 +390,10 @@ fn line(b: &Block) -> bool {
 }
 
 /// A cover: two headings or more (the title among them), display type
-/// (half as large again as
-/// the body), and no paragraph: neither a block of 120 characters or
-/// more but a footnote's (a chapter's opening page sets its
-/// introduction in small type), nor a sentence in the body's type (a
-/// grant's note at the foot of a cover is smaller). A title in
+/// (half as large again as the body), and no paragraph: neither a block
+/// of 120 characters or more but a footnote's (a chapter's opening page
+/// sets its introduction in small type), nor a sentence in the body's
+/// type (a grant's note at the foot of a cover is smaller). A title in
 /// capitals, a candidate's particulars spaced out ("答 辩 日 期") or in a
 /// table, an address, are no paragraph. A page of headings each over
 /// its table (a filing's statements) has no display type.
@@ -418,17 +417,16 @@ fn cover_page(page: &[Block], body: f32, title: Option<&str>) -> bool {
 
 /// A sentence of thirty characters or more: a cover's lines end on no
 /// full stop, however many words they hold ("A Dissertation submitted
-/// to …", an address).
+/// to …", an address). A title's line may close on a colon.
 fn sentence(t: &str) -> bool {
     ends_sentence(t) && !t.trim_end().ends_with(':') && t.chars().count() >= 30
 }
 
 /// A paragraph's worth of words: ten or more, or a sentence of thirty
 /// characters (a script without spaces writes a line of prose as one
-/// word). A title's line may close on a colon.
+/// word).
 fn prose(t: &str) -> bool {
-    t.split_whitespace().count() >= 10
-        || (ends_sentence(t) && !t.trim_end().ends_with(':') && t.chars().count() >= 30)
+    t.split_whitespace().count() >= 10 || sentence(t)
 }
 
 #[cfg(test)]
