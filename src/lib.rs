@@ -26,4 +26,5 @@ pub mod progress;
 pub mod search;
 pub(crate) mod session;
 pub mod text;
+pub mod timings;
 pub mod vector_math;

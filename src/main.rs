@@ -1,5 +1,7 @@
 fn main() {
+    kb::timings::start();
     let code = kb::cli::run();
+    kb::timings::report();
     if code != 0 {
         // Interrupted or failed: kb returns at once, without waiting for a
         // model batch still running on another thread (an ingest that hit

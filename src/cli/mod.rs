@@ -146,6 +146,7 @@ pub fn run() -> i32 {
         CliCommand::Kb(c) => c.spec().output,
         _ => OutputKind::Text,
     };
+    let config_span = crate::timings::span("config");
     let config = match Config::load(&overrides) {
         Ok(c) => c,
         Err(e) => {
@@ -155,6 +156,7 @@ pub fn run() -> i32 {
             )
         }
     };
+    drop(config_span);
     let format = explicit.unwrap_or_else(|| default_format(kind, Some(&config)));
     let error_format = errors::error_format(explicit, format);
     for w in &config.warnings {
@@ -175,10 +177,14 @@ pub fn run() -> i32 {
                     Arc::new(progress::TerminalProgress::new(work)) as Arc<dyn Progress>
                 }));
             }
-            match command
-                .run(&mut session)
-                .and_then(|out| render(out.as_ref(), kind, format, error_format))
-            {
+            let ran = {
+                let _span = crate::timings::span("command");
+                command.run(&mut session)
+            };
+            match ran.and_then(|out| {
+                let _span = crate::timings::span("output");
+                render(out.as_ref(), kind, format, error_format)
+            }) {
                 Ok(()) => 0,
                 Err(e) => report(&e, error_format),
             }

@@ -257,7 +257,15 @@ fn rank(session: &Session, req: &SearchRequest) -> Result<SearchResponse> {
     let db = session.db()?;
     match session.vector_ranker()? {
         VectorRanker::Cold(load) => {
-            search::search_with(db, req, Some(move |q: &str| load()?.embed_query(q)), warm)
+            let embed = move |q: &str| {
+                let model = load()?;
+                let vector = model.embed_query(q);
+                // A one-shot search ends right after this: tearing down
+                // the model's session (~15 ms) would only delay the answer.
+                std::mem::forget(model);
+                vector
+            };
+            search::search_with(db, req, Some(embed), warm)
         }
         VectorRanker::Warm { model, index } => search::search_with(
             db,

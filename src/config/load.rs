@@ -53,7 +53,12 @@ const ENV_ALIASES: &[(&str, &str)] = &[
 
 /// `KB_*` variables kb reads that are not settings (or belong to its test
 /// and benchmark tools): never reported as unknown.
-const OTHER_VARIABLES: &[&str] = &["KB_DATA_DIR", "KB_CACHE_DIR", "KB_UPDATE_GOLDEN"];
+const OTHER_VARIABLES: &[&str] = &[
+    "KB_DATA_DIR",
+    "KB_CACHE_DIR",
+    "KB_UPDATE_GOLDEN",
+    crate::timings::VARIABLE,
+];
 const OTHER_PREFIXES: &[&str] = &[
     "KB_TEST_",
     "KB_BENCH_",

@@ -183,28 +183,37 @@ where
     let in_memory = vectors.zip(allowed.as_ref());
     let embedded = query::unquoted(&req.query);
     let (keyword, vector) = std::thread::scope(|s| -> Result<_> {
-        let vector_thread = if req.mode.uses_vector() {
-            let embed = embed_query.ok_or_else(|| {
-                KbError::ModelMissing(
-                    "vector search needs the embedding model; run `kb init`".into(),
-                )
-            })?;
-            let (filters, reopener, q) = (&req.filters, &reopener, embedded.as_ref());
-            Some(s.spawn(move || -> Result<_> {
-                let qv = embed(q)?;
-                let ranked = vector::rank_on_own_thread(
-                    qv.clone(),
-                    reopener,
-                    in_memory,
-                    filters,
-                    k,
-                    pooled,
-                )?;
-                Ok((qv, ranked))
-            }))
-        } else {
-            None
-        };
+        let vector_thread =
+            if req.mode.uses_vector() {
+                let embed = embed_query.ok_or_else(|| {
+                    KbError::ModelMissing(
+                        "vector search needs the embedding model; run `kb init`".into(),
+                    )
+                })?;
+                let (filters, reopener, q) = (&req.filters, &reopener, embedded.as_ref());
+                let thread = std::thread::Builder::new().name("vector ranker".into());
+                let handle = thread.spawn_scoped(s, move || -> Result<_> {
+                    let qv = {
+                        let _span = crate::timings::span("model load and query");
+                        embed(q)?
+                    };
+                    let _span = crate::timings::span("vector ranker");
+                    let ranked = vector::rank_on_own_thread(
+                        qv.clone(),
+                        reopener,
+                        in_memory,
+                        filters,
+                        k,
+                        pooled,
+                    )?;
+                    Ok((qv, ranked))
+                });
+                Some(handle.map_err(|e| {
+                    KbError::Internal(format!("cannot start the vector ranker: {e}"))
+                })?)
+            } else {
+                None
+            };
         let keyword = if req.mode.uses_keyword() {
             // The in-memory index ranks any of the words; a required
             // phrase is FTS5's to check.
@@ -212,6 +221,7 @@ where
                 .zip(allowed.as_ref())
                 .filter(|_| plan.required.is_empty());
             let words = (plan.phrases.as_slice(), plan.fts.as_deref());
+            let _span = crate::timings::span("keyword ranker");
             Some(keyword::rank(db, req, words, keyword_limit, index)?)
         } else {
             None

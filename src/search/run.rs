@@ -92,7 +92,11 @@ where
         if let Some(v) = &rankings.vector {
             query_vector.get_or_insert_with(|| v.query.clone());
         }
-        feedback::refine(db, req, &mut rankings, &floats)?;
+        {
+            let _span = crate::timings::span("refine");
+            feedback::refine(db, req, &mut rankings, &floats)?;
+        }
+        let fusion_span = crate::timings::span("fuse and diversify");
         let fused = {
             let (_, lists) = rankings.lists(&req.fusion);
             fuse(&lists, &req.fusion)
@@ -110,6 +114,8 @@ where
             plan.candidates = plan.candidates.saturating_mul(4);
             continue;
         }
+        drop(fusion_span);
+        let _span = crate::timings::span("present");
         let mut response =
             present::results(db, req, &plan, &rankings, &floats, chosen, total_matches)?;
         response.query_unreadable = unreadable;

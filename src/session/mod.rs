@@ -182,7 +182,10 @@ impl Session {
             }
             return Ok(db);
         }
-        let db = Database::open(&self.config.db_path(), mode)?;
+        let db = {
+            let _span = crate::timings::span("database open");
+            Database::open(&self.config.db_path(), mode)?
+        };
         Ok(self.db.get_or_init(|| db))
     }
 

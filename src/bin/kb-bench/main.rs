@@ -12,6 +12,8 @@
 //! kb-bench vector --data-dir DIR --model-dir DIR     vector search alone (Rust scan, sqlite-vec vec0)
 //! kb-bench cli    --data-dir DIR [--runs 30]         `kb search` per process, keyword-only and hybrid (p50/p95)
 //!                                                    (KB_BENCH_VECTOR=1: vector-only too)
+//!                 [--phases]                         and the median of each phase of a hybrid search
+//!                                                    (KB_TIMINGS=1), process start and exit included
 //! kb-bench exact --data-dir DIR --queries queries.jsonl [--runs 100]
 //!                                                    `kb search` (hybrid, fresh process) against an exact
 //!                                                    float scan fused in-process: identical results?
@@ -62,6 +64,9 @@ pub(crate) struct Args {
     /// line) to this file, for a plain ONNX Runtime reference on the same
     /// inputs (scripts/ort_reference.py).
     dump: Option<PathBuf>,
+    /// cli: also the median of each phase of a fresh hybrid search
+    /// (`KB_TIMINGS=1`).
+    phases: bool,
 }
 
 pub(crate) fn parse_args() -> std::result::Result<Args, String> {
@@ -81,6 +86,7 @@ pub(crate) fn parse_args() -> std::result::Result<Args, String> {
         threads: None,
         random_vectors: false,
         dump: None,
+        phases: false,
     };
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
@@ -92,6 +98,7 @@ pub(crate) fn parse_args() -> std::result::Result<Args, String> {
             "--runs" => a.runs = value()?.parse().map_err(|e| format!("--runs: {e}"))?,
             "--model" => a.model = value()?,
             "--random-vectors" => a.random_vectors = true,
+            "--phases" => a.phases = true,
             "--dump" => a.dump = Some(value()?.into()),
             "--threads" => {
                 a.threads = Some(value()?.parse().map_err(|e| format!("--threads: {e}"))?)

@@ -1,6 +1,7 @@
 //! `kb-bench vector`, `cli` and `exact`: vector search alone, `kb search` per
 //! process, and fresh-process results against an exact scan.
 
+use std::path::Path;
 use std::time::Instant;
 
 use kb::db::{Database, OpenMode};
@@ -156,6 +157,65 @@ pub(crate) fn bench_cli(a: &Args) -> Result<()> {
             median(times.clone()),
             p95(times.clone()),
             times.len()
+        );
+    }
+    if a.phases {
+        phases(&kb, data_dir, a.runs)?;
+    }
+    Ok(())
+}
+
+/// The median start and length of each phase of a fresh hybrid search, as
+/// `KB_TIMINGS=1` reports them, and what the process costs outside them
+/// (exec, dynamic loading, exit): the wall time less kb's own total.
+fn phases(kb: &Path, data_dir: &Path, runs: usize) -> Result<()> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut by_phase: std::collections::HashMap<String, (Vec<f64>, Vec<f64>)> = Default::default();
+    let mut outside = Vec::new();
+    for i in 0..runs + 2 {
+        let t = Instant::now();
+        let out = std::process::Command::new(kb)
+            .arg("--data-dir")
+            .arg(data_dir)
+            .args(["search", QUERIES[i % QUERIES.len()]])
+            .env(kb::timings::VARIABLE, "1")
+            .output()
+            .map_err(|e| KbError::io(kb, e))?;
+        let wall = t.elapsed().as_secs_f64() * 1000.0;
+        if i < 2 {
+            continue;
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        for (name, start, took) in stderr.lines().filter_map(kb::timings::parse_line) {
+            if name == "total" {
+                outside.push(wall - took);
+            }
+            if !seen.iter().any(|s| s == name) {
+                seen.push(name.to_string());
+            }
+            let e = by_phase.entry(name.to_string()).or_default();
+            e.0.push(start);
+            e.1.push(took);
+        }
+    }
+    println!(
+        "phases of a fresh hybrid search (median over {runs} runs; ms from the start of main):"
+    );
+    println!("  {:<28} {:>8} {:>8}", "phase", "start", "took");
+    for name in &seen {
+        let (starts, took) = &by_phase[name];
+        println!(
+            "  {name:<28} {:>8.1} {:>8.1}",
+            median(starts.clone()),
+            median(took.clone())
+        );
+    }
+    if !outside.is_empty() {
+        println!(
+            "  {:<28} {:>8} {:>8.1}",
+            "process start and exit",
+            "",
+            median(outside)
         );
     }
     Ok(())
