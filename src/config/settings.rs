@@ -70,11 +70,17 @@ pub struct EmbeddingConfig {
     /// Path to libonnxruntime; unset means ORT_DYLIB_PATH, <data_dir>/lib,
     /// ~/.cache/kb/onnxruntime, then the system library path.
     pub onnxruntime: Option<PathBuf>,
-    /// Inference threads; 0 means all cores (one for the query of a
-    /// one-shot `kb search`).
+    /// Inference threads; 0 means all cores. `kb add` and `kb reindex` run
+    /// one single-threaded model session per thread, `kb mcp` one session
+    /// with that many threads, a one-shot `kb search` one thread.
     pub threads: usize,
-    /// Chunks embedded per model call.
+    /// Most chunks embedded in one model call.
     pub batch_size: usize,
+    /// Most tokens in one model call, counted as its chunks times the
+    /// longest (0: no limit): long chunks go one at a time, short ones
+    /// together. A batch of long chunks costs more CPU per chunk than each
+    /// alone; short ones gain from company.
+    pub batch_tokens: usize,
 }
 
 /// The most results one search returns (`--top`, `search.default_top`): a
@@ -419,6 +425,7 @@ impl Default for EmbeddingConfig {
             onnxruntime: None,
             threads: 0,
             batch_size: 32,
+            batch_tokens: 256,
         }
     }
 }

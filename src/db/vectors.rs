@@ -144,6 +144,18 @@ impl Database {
         Ok(())
     }
 
+    /// Records another file of the bound model, one that gives the same
+    /// vectors (its fingerprint and where it is); the vectors stay.
+    pub fn record_model_file(&self, fingerprint: &str, dir: Option<&str>) -> Result<()> {
+        let tx = self.begin_write()?;
+        self.set_config("model_fingerprint", fingerprint)?;
+        if let Some(d) = dir {
+            self.set_config("model_dir", d)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     pub fn insert_vectors(&self, chunk_ids: &[i64], vectors: &[Vec<f32>]) -> Result<()> {
         if chunk_ids.len() != vectors.len() {
             return Err(KbError::Model(format!(

@@ -4,12 +4,14 @@
 //! loop that embeds stored chunks again (back-fill and reindex).
 
 mod api;
+pub mod declared;
 pub mod hub;
 mod model;
 pub mod reembed;
 pub mod registry;
 pub mod resolve;
 pub mod runtime;
+mod sessions;
 #[cfg(test)]
 mod test_embedder;
 #[cfg(feature = "e2e")]
@@ -17,9 +19,10 @@ pub mod test_pause;
 mod tokens;
 
 pub use api::Embed;
-pub use model::{Embedder, GraphFormat, ModelFiles, ModelUse};
+pub use model::{Embedder, ModelFiles, ModelUse};
 pub use registry::{all_models, model_spec, ModelSpec, Pooling};
 pub use resolve::{bind, BindOutcome, ModelChoice, Origin};
+pub use sessions::GraphFormat;
 #[cfg(test)]
 pub use test_embedder::TestEmbedder;
 pub use tokens::TokenCounter;

@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use ndarray::Array2;
-use ort::session::builder::GraphOptimizationLevel;
 use ort::session::Session;
 use ort::value::TensorRef;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
+use super::declared::Declared;
 use super::registry::{ModelSpec, Pooling};
+use super::sessions::{self, GraphFormat, LoadedSessions, SessionPlan};
 use super::TokenCounter;
 use crate::config::Config;
 use crate::error::{KbError, Result};
@@ -23,6 +24,8 @@ pub struct ModelFiles {
     pub dir: PathBuf,
     pub onnx: PathBuf,
     pub tokenizer: PathBuf,
+    /// What the directory's kb-model.json says of the files.
+    pub declared: Declared,
     /// Computed on first use: the binding check and the optimised-graph
     /// cache both need it, and it costs a read of 2 MiB.
     fingerprint: std::sync::OnceLock<String>,
@@ -31,6 +34,7 @@ pub struct ModelFiles {
 impl ModelFiles {
     pub fn new(dir: PathBuf, onnx: PathBuf, tokenizer: PathBuf) -> ModelFiles {
         ModelFiles {
+            declared: Declared::of(&dir),
             dir,
             onnx,
             tokenizer,
@@ -83,6 +87,7 @@ impl ModelFiles {
     }
 
     fn compute_fingerprint(&self) -> Result<String> {
+        let _span = crate::timings::span("model fingerprint");
         use sha2::{Digest, Sha256};
         use std::io::{Read, Seek, SeekFrom};
         let mut f = std::fs::File::open(&self.onnx).map_err(|e| KbError::io(&self.onnx, e))?;
@@ -103,10 +108,14 @@ impl ModelFiles {
     }
 }
 
-/// What a model is loaded for, which decides how its session is built.
+/// What a model is loaded for, which decides how its sessions are built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ModelUse {
-    /// Many chunks (ingest, reindex).
+    /// Many chunks (ingest, reindex): one single-threaded session per
+    /// inference thread, each embedding its own share of a batch of
+    /// chunks. On 2 cores that took 0.76 of the CPU per chunk of one
+    /// session running two threads (NFCorpus abstracts of ~240 tokens,
+    /// int8), whose threads wait for each other at every operator.
     Passages,
     /// A few queries (a one-shot search): one inference thread unless
     /// `embedding.threads` says otherwise.
@@ -123,18 +132,22 @@ pub enum ModelUse {
 pub struct Embedder {
     spec: ModelSpec,
     files: ModelFiles,
-    session: Mutex<Session>,
+    /// One per inference thread; a query uses the first.
+    sessions: Vec<Mutex<Session>>,
     /// Truncates at the model's max length and pads each batch to its longest.
     tokenizer: Tokenizer,
-    /// Counts without truncation, for chunk sizing.
-    counter: Arc<Tokenizer>,
+    /// Counts without truncation, for chunk sizing: made from `tokenizer`
+    /// on first use (a search never needs it).
+    counter: std::sync::OnceLock<Arc<Tokenizer>>,
     query_prefix: String,
     passage_prefix: String,
     batch_size: usize,
+    /// Most tokens in one call (chunks x the longest); 0: no limit.
+    batch_tokens: usize,
     wants_token_type_ids: bool,
     output_name: String,
-    /// The mapped ORT-format file the session reads its weights from;
-    /// declared after `session` so it is unmapped after the session is gone.
+    /// The mapped ORT-format file the sessions read their weights from;
+    /// declared after `sessions` so it is unmapped after they are gone.
     _model_bytes: Option<memmap2::Mmap>,
 }
 
@@ -174,31 +187,33 @@ impl Embedder {
         model_use: ModelUse,
         format: GraphFormat,
     ) -> Result<Embedder> {
-        let env = super::runtime::ensure_loaded(config)?;
-        let threads = match config.embedding.threads {
-            // One short query gains nothing from a thread pool: creating it
-            // and spinning it beside the keyword ranker cost more (hybrid
-            // `kb search` p50 104 ms with one thread, 115 ms with two, 2
-            // cores at load 4).
-            0 if model_use == ModelUse::Queries => 1,
-            0 => std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1),
-            n => n,
-        };
+        let plan = session_plan(config, model_use, format);
         // The tokenizer is parsed on a second thread while ONNX Runtime
-        // builds the session: both take tens of milliseconds, and a one-shot
-        // `kb search` pays for both.
-        let (tokenizers, session) = std::thread::scope(|s| {
-            let tok = s.spawn(|| load_tokenizers(spec, files));
-            let session = create_session(env, files, threads, model_use, format);
-            let tokenizers = tok
+        // loads and builds the session: each takes tens of milliseconds,
+        // and a one-shot `kb search` waits for the longer.
+        let (tokenizer, session) = std::thread::scope(|s| {
+            let tok = s.spawn(|| {
+                let _span = crate::timings::span("tokenizer");
+                load_tokenizer(spec, files)
+            });
+            let session = (|| {
+                let env = {
+                    let _span = crate::timings::span("onnx runtime");
+                    super::runtime::ensure_loaded(config)?
+                };
+                let _span = crate::timings::span("model session");
+                sessions::create(env, files, plan)
+            })();
+            let tokenizer = tok
                 .join()
                 .unwrap_or_else(|_| Err(KbError::Model("the tokenizer loader crashed".into())));
-            (tokenizers, session)
+            (tokenizer, session)
         });
-        let (tokenizer, counter) = tokenizers?;
-        let LoadedSession { session, bytes } = session?;
+        let tokenizer = tokenizer?;
+        let LoadedSessions { sessions, bytes } = session?;
+        let session = sessions
+            .first()
+            .ok_or_else(|| KbError::Internal("no model session was built".into()))?;
         let model_err =
             |e: String| KbError::Model(format!("{}: cannot load model: {e}", files.onnx.display()));
         let wants_token_type_ids = session
@@ -226,9 +241,9 @@ impl Embedder {
         Ok(Embedder {
             spec: spec.clone(),
             files: files.clone(),
-            session: Mutex::new(session),
+            sessions: sessions.into_iter().map(Mutex::new).collect(),
             tokenizer,
-            counter: Arc::new(counter),
+            counter: std::sync::OnceLock::new(),
             query_prefix,
             passage_prefix,
             batch_size: if model_use != ModelUse::Queries && quantises_whole_batches(&files.onnx) {
@@ -236,6 +251,7 @@ impl Embedder {
             } else {
                 config.embedding.batch_size.max(1)
             },
+            batch_tokens: config.embedding.batch_tokens,
             wants_token_type_ids,
             output_name,
             _model_bytes: bytes,
@@ -261,7 +277,15 @@ impl Embedder {
     }
 
     pub fn token_counter(&self) -> TokenCounter {
-        TokenCounter::Model(self.counter.clone())
+        let counter = self.counter.get_or_init(|| {
+            let mut counter = self.tokenizer.clone();
+            counter.with_padding(None);
+            // Only fails for a stride longer than the maximum, and there is
+            // no maximum now.
+            let _ = counter.with_truncation(None);
+            Arc::new(counter)
+        });
+        TokenCounter::Model(counter.clone())
     }
 
     /// The most tokens a chunk may have: the model's limit less its two
@@ -276,33 +300,77 @@ impl Embedder {
     }
 
     pub fn embed_query(&self, query: &str) -> Result<Vec<f32>> {
+        let _span = crate::timings::span("query embedding");
         let text = format!("{}{}", self.query_prefix, query);
-        let mut v = self.embed_batch(&[text.as_str()])?;
+        let mut v = self.embed_batch(&self.sessions[0], &[text.as_str()])?;
         Ok(v.pop().unwrap_or_default())
     }
 
     /// Embeds chunks (passage prefix applied), in batches of similar length
-    /// so little time goes to padding; results are in input order.
+    /// so little time goes to padding, the batches shared out among the
+    /// sessions (longest first, each session taking the next as it is
+    /// free); results are in input order. A text's vector never depends on
+    /// its batch or its session.
     pub fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let prefixed: Vec<String> = texts
             .iter()
             .map(|t| format!("{}{}", self.passage_prefix, t))
             .collect();
+        let counter = self.token_counter();
+        let tokens: Vec<usize> = prefixed
+            .iter()
+            .map(|t| (counter.count(t) + 2).min(self.spec.max_tokens))
+            .collect();
         let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| prefixed[i].len());
+        order.sort_by_key(|&i| std::cmp::Reverse(tokens[i]));
+        let batches = batches(&order, &tokens, self.batch_size, self.batch_tokens);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let work = |session: &Mutex<Session>| -> Result<Vec<(usize, Vec<f32>)>> {
+            let mut done = Vec::new();
+            loop {
+                let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(batch) = batches.get(b) else {
+                    return Ok(done);
+                };
+                let items: Vec<&str> = batch.iter().map(|&i| prefixed[i].as_str()).collect();
+                done.extend(
+                    batch
+                        .iter()
+                        .copied()
+                        .zip(self.embed_batch(session, &items)?),
+                );
+            }
+        };
+        let workers = self.sessions.len().min(batches.len()).max(1);
+        let results: Vec<Result<Vec<(usize, Vec<f32>)>>> = if workers == 1 {
+            vec![work(&self.sessions[0])]
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = self.sessions[..workers]
+                    .iter()
+                    .map(|session| s.spawn(|| work(session)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            Err(KbError::Model("an inference thread crashed".into()))
+                        })
+                    })
+                    .collect()
+            })
+        };
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
-        for batch in order.chunks(self.batch_size) {
-            let items: Vec<&str> = batch.iter().map(|&i| prefixed[i].as_str()).collect();
-            let vecs = self.embed_batch(&items)?;
-            for (&i, v) in batch.iter().zip(vecs) {
+        for part in results {
+            for (i, v) in part? {
                 out[i] = v;
             }
         }
         Ok(out)
     }
 
-    /// One model call.
-    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+    /// One model call on one session.
+    fn embed_batch(&self, session: &Mutex<Session>, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
@@ -329,8 +397,7 @@ impl Embedder {
             }
         }
         let run_err = |e: String| KbError::Model(format!("inference failed: {e}"));
-        let mut session = self
-            .session
+        let mut session = session
             .lock()
             .map_err(|_| run_err("the model was poisoned by an earlier failure".into()))?;
         let ids_t = TensorRef::from_array_view(&ids).map_err(|e| run_err(e.to_string()))?;
@@ -392,6 +459,58 @@ impl Embedder {
     }
 }
 
+/// Cuts `order` (longest first) into model calls of at most `size` chunks
+/// whose chunks times the longest come to at most `budget` tokens (0: no
+/// budget); a chunk over the budget goes alone.
+fn batches<'a>(
+    order: &'a [usize],
+    tokens: &[usize],
+    size: usize,
+    budget: usize,
+) -> Vec<&'a [usize]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < order.len() {
+        let longest = tokens[order[start]].max(1);
+        let by_budget = if budget == 0 {
+            usize::MAX
+        } else {
+            (budget / longest).max(1)
+        };
+        let end = (start + size.max(1).min(by_budget)).min(order.len());
+        out.push(&order[start..end]);
+        start = end;
+    }
+    out
+}
+
+/// How many sessions a use of the model gets, and how many threads each
+/// (`embedding.threads` 0: as many as the machine has cores).
+fn session_plan(config: &Config, model_use: ModelUse, format: GraphFormat) -> SessionPlan {
+    let cores = || {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    };
+    let (count, threads) = match (model_use, config.embedding.threads) {
+        // One short query gains nothing from a thread pool: creating it
+        // and spinning it beside the keyword ranker cost more (hybrid `kb
+        // search` p50 104 ms with one thread, 115 ms with two, 2 cores at
+        // load 4).
+        (ModelUse::Queries, 0) => (1, 1),
+        (ModelUse::Server, 0) => (1, cores()),
+        (ModelUse::Queries | ModelUse::Server, n) => (1, n),
+        (ModelUse::Passages, 0) => (cores(), 1),
+        (ModelUse::Passages, n) => (n, 1),
+    };
+    SessionPlan {
+        count,
+        threads,
+        model_use,
+        format,
+    }
+}
+
 /// Whether a graph quantises activations over its whole input (ONNX's
 /// `DynamicQuantizeLinear`, what `onnxruntime.quantization.quantize_dynamic`
 /// puts before each weight matrix, as in the int8 exports on the Hugging
@@ -411,20 +530,15 @@ fn quantises_whole_batches(onnx: &Path) -> bool {
     memchr::memmem::find(&bytes, b"DynamicQuantizeLinear").is_some()
 }
 
-/// The tokenizer for inference (truncating at the model's maximum length,
-/// padding each batch to its longest item) and one for counting (neither).
-fn load_tokenizers(spec: &ModelSpec, files: &ModelFiles) -> Result<(Tokenizer, Tokenizer)> {
+/// The tokenizer for inference: truncating at the model's maximum length,
+/// padding each batch to its longest item.
+fn load_tokenizer(spec: &ModelSpec, files: &ModelFiles) -> Result<Tokenizer> {
     let mut tokenizer = Tokenizer::from_file(&files.tokenizer).map_err(|e| {
         KbError::Model(format!(
             "{}: cannot read tokenizer: {e}",
             files.tokenizer.display()
         ))
     })?;
-    let mut counter = tokenizer.clone();
-    counter
-        .with_truncation(None)
-        .map_err(|e| KbError::Model(e.to_string()))?;
-    counter.with_padding(None);
     // The shipped tokenizer.json truncates and pads at 128: replace both.
     tokenizer
         .with_truncation(Some(TruncationParams {
@@ -439,190 +553,7 @@ fn load_tokenizers(spec: &ModelSpec, files: &ModelFiles) -> Result<(Tokenizer, T
         pad_token: "[PAD]".into(),
         ..Default::default()
     }));
-    Ok((tokenizer, counter))
-}
-
-/// How the optimised graph is kept in kb's cache and read back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GraphFormat {
-    /// ONNX Runtime's own format, memory-mapped and used in place: the
-    /// weights are neither parsed nor copied (the default).
-    Ort,
-    /// An optimised `.onnx` file, parsed and copied at every load (what kb
-    /// did before; kept for comparison in kb-bench).
-    Onnx,
-}
-
-impl GraphFormat {
-    fn extension(self) -> &'static str {
-        match self {
-            GraphFormat::Ort => "ort",
-            GraphFormat::Onnx => "onnx",
-        }
-    }
-}
-
-/// A session and, for the ORT format, the mapped file its weights live in.
-struct LoadedSession {
-    session: Session,
-    bytes: Option<memmap2::Mmap>,
-}
-
-/// Builds the ONNX Runtime session. The first load optimises the graph
-/// and saves the result in kb's cache; later loads read the optimised graph
-/// with optimisation off. In the ORT format the file is memory-mapped and
-/// ONNX Runtime uses its bytes in place (`use_ort_model_bytes_directly`,
-/// `use_ort_model_bytes_for_initializers`), so a load neither parses a
-/// protobuf nor copies 90 MB of weights. The cache key covers the model file
-/// and the runtime library, so a new model or runtime gets a fresh
-/// optimisation.
-fn create_session(
-    env: &ort::environment::Environment,
-    files: &ModelFiles,
-    threads: usize,
-    model_use: ModelUse,
-    format: GraphFormat,
-) -> Result<LoadedSession> {
-    let model_err =
-        |e: String| KbError::Model(format!("{}: cannot load model: {e}", files.onnx.display()));
-    let cached = optimized_cache_path(files, format);
-    if let Some(path) = cached.as_ref().filter(|p| p.is_file()) {
-        match load_cached(env, path, threads, model_use, format) {
-            Ok(s) => return Ok(s),
-            // A stale or damaged cache entry: drop it and optimise afresh.
-            Err(_) => {
-                let _ = std::fs::remove_file(path);
-            }
-        }
-    }
-    let mut builder =
-        session_builder(env, GraphOptimizationLevel::All, threads, model_use).map_err(model_err)?;
-    let tmp = cached.as_ref().and_then(|p| {
-        std::fs::create_dir_all(p.parent()?).ok()?;
-        Some(p.with_extension(format!("{}.{}.tmp", std::process::id(), format.extension())))
-    });
-    if let Some(t) = &tmp {
-        builder = builder
-            .with_optimized_model_path(t)
-            .map_err(|e| model_err(e.to_string()))?;
-        if format == GraphFormat::Ort {
-            builder = builder
-                .with_config_entry("session.save_model_format", "ORT")
-                .map_err(|e| model_err(e.to_string()))?;
-        }
-    }
-    let session = builder
-        .commit_from_file(&files.onnx)
-        .map_err(|e| model_err(e.to_string()))?;
-    if let (Some(t), Some(p)) = (tmp, cached) {
-        // Renamed into place whole, so a concurrent reader never sees half a
-        // file, and a file another process has mapped is never rewritten.
-        if std::fs::rename(&t, &p).is_err() {
-            let _ = std::fs::remove_file(&t);
-        }
-    }
-    Ok(LoadedSession {
-        session,
-        bytes: None,
-    })
-}
-
-/// Loads an optimised graph from kb's cache, optimisation off.
-fn load_cached(
-    env: &ort::environment::Environment,
-    path: &Path,
-    threads: usize,
-    model_use: ModelUse,
-    format: GraphFormat,
-) -> std::result::Result<LoadedSession, String> {
-    let mut builder = session_builder(env, GraphOptimizationLevel::Disable, threads, model_use)?;
-    match format {
-        GraphFormat::Onnx => {
-            let session = builder.commit_from_file(path).map_err(|e| e.to_string())?;
-            Ok(LoadedSession {
-                session,
-                bytes: None,
-            })
-        }
-        GraphFormat::Ort => {
-            let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-            // SAFETY: cache files are only ever replaced by rename, never
-            // written in place, so the mapping cannot change under us; a
-            // file removed while mapped stays readable until unmapped.
-            // populate: the whole graph is touched by the first inference anyway;
-            // faulting it in up front in one pass is cheaper than page by page.
-            let bytes = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
-                .map_err(|e| e.to_string())?;
-            for key in [
-                "session.use_ort_model_bytes_directly",
-                "session.use_ort_model_bytes_for_initializers",
-            ] {
-                builder = builder
-                    .with_config_entry(key, "1")
-                    .map_err(|e| e.to_string())?;
-            }
-            // The session borrows `bytes` without a lifetime: the Embedder
-            // keeps the mapping and drops it after the session.
-            let session = builder
-                .commit_from_memory(&bytes)
-                .map_err(|e| e.to_string())?;
-            Ok(LoadedSession {
-                session,
-                bytes: Some(bytes),
-            })
-        }
-    }
-}
-
-fn session_builder(
-    env: &ort::environment::Environment,
-    level: GraphOptimizationLevel,
-    threads: usize,
-    model_use: ModelUse,
-) -> std::result::Result<ort::session::builder::SessionBuilder, String> {
-    let prepack = model_use != ModelUse::Queries;
-    // Inference threads never spin between operators. A server's must
-    // leave the CPU to the keyword ranker; an ingest's share two cores with
-    // the parser threads, the writer and whatever else runs: spinning cost
-    // `kb add` about 15% more CPU per chunk (72 vs 60 ms, int8, tldr-like
-    // pages, load 6-8) and gained nothing alone (52.5 vs 53.4 ms).
-    Session::builder(env)
-        .map_err(|e| e.to_string())?
-        .with_optimization_level(level)
-        .map_err(|e| e.to_string())?
-        .with_intra_threads(threads)
-        .map_err(|e| e.to_string())?
-        .with_config_entry(
-            "session.disable_prepacking",
-            if prepack { "0" } else { "1" },
-        )
-        .map_err(|e| e.to_string())?
-        .with_config_entry("session.intra_op.allow_spinning", "0")
-        .map_err(|e| e.to_string())?
-        // A memory pattern is planned per input shape, and every batch of a
-        // group has its own length: with patterns the arena kept growing
-        // (`kb add` of 768 tldr-like pages, int8: peak RSS 1,030 MB against
-        // 551 MB without, at the same speed: 14.6 s both).
-        .with_memory_pattern(false)
-        .map_err(|e| e.to_string())
-}
-
-fn optimized_cache_path(files: &ModelFiles, format: GraphFormat) -> Option<PathBuf> {
-    let fingerprint = files.fingerprint().ok()?;
-    let lib = super::runtime::loaded_path()?;
-    let meta = std::fs::metadata(&lib).ok()?;
-    let mtime = meta
-        .modified()
-        .ok()?
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_secs();
-    let key = format!("{fingerprint}-{}-{mtime}", meta.len()).replace(':', "-");
-    Some(
-        super::runtime::cache_dir()
-            .join("optimized")
-            .join(format!("{key}.{}", format.extension())),
-    )
+    Ok(tokenizer)
 }
 
 impl super::Embed for Embedder {
@@ -664,6 +595,26 @@ impl super::Embed for Embedder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_chunks_go_alone_and_short_ones_together() {
+        // Longest first, as embed_passages orders them.
+        let tokens = [256, 200, 64, 64, 64, 64, 64, 16, 16, 16];
+        let order: Vec<usize> = (0..tokens.len()).collect();
+        let sizes = |size, budget| -> Vec<usize> {
+            batches(&order, &tokens, size, budget)
+                .iter()
+                .map(|b| b.len())
+                .collect()
+        };
+        assert_eq!(sizes(32, 256), [1, 1, 4, 4]);
+        assert_eq!(sizes(2, 256), [1, 1, 2, 2, 2, 2]);
+        assert_eq!(sizes(32, 0), [10]);
+        assert_eq!(sizes(1, 0), [1; 10]);
+        // Every chunk once, in order.
+        let all: Vec<usize> = batches(&order, &tokens, 3, 128).concat();
+        assert_eq!(all, order);
+    }
 
     #[test]
     fn a_graph_quantising_whole_batches_is_recognised() {

@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::declared::Declared;
 use super::{hub, model_spec, Embed, Embedder, ModelFiles, ModelSpec, ModelUse};
 use crate::config::Config;
 use crate::db::{Database, ModelBinding};
@@ -245,7 +246,14 @@ pub fn for_binding(config: &Config, binding: &ModelBinding) -> Result<ModelChoic
         "kb init",
     )?;
     let fingerprint = choice.files.fingerprint()?;
-    if !binding.model_fingerprint.is_empty() && fingerprint != binding.model_fingerprint {
+    // A file that gives the same vectors as the bound one (the same graph
+    // with more declared, say) serves the index as it is.
+    let same_vectors = fingerprint == binding.model_fingerprint
+        || choice
+            .files
+            .declared
+            .same_vectors(&binding.model_fingerprint);
+    if !binding.model_fingerprint.is_empty() && !same_vectors {
         return Err(KbError::ModelMismatch(format!(
             "the model file {} is not the {} file the index was built with \
              (fingerprint {} vs {}); run `kb reindex` to rebuild the vectors with it",
@@ -274,9 +282,7 @@ pub fn for_new_index(config: &Config, db_path: &Path) -> Result<ModelChoice> {
 /// The model a directory declares in its `kb-model.json` (written by
 /// scripts/prepare_model.py), if any.
 fn declared_model(dir: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(dir.join("kb-model.json")).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    v["model"].as_str().map(str::to_string)
+    Declared::of(dir).model
 }
 
 /// The directory recorded for `spec` by an earlier `kb init`, if it is the
@@ -309,9 +315,10 @@ pub enum BindOutcome {
 }
 
 /// Binds a knowledge base to a loaded model (`kb init`, and the first
-/// `kb add`). The same model again only records where its files are now;
-/// another model is refused once chunks exist, since that is `kb reindex`'s
-/// job.
+/// `kb add`). The same model again only records where its files are now
+/// (and the file's fingerprint, when its directory declares the bound
+/// file's vectors its own); another model is refused once chunks exist,
+/// since that is `kb reindex`'s job.
 pub fn bind(db: &Database, embedder: &dyn Embed) -> Result<BindOutcome> {
     let binding = embedder.binding()?;
     match db.model_binding()? {
@@ -322,6 +329,15 @@ pub fn bind(db: &Database, embedder: &dyn Embed) -> Result<BindOutcome> {
             if let Some(dir) = &binding.model_dir {
                 db.set_config("model_dir", dir)?;
             }
+            Ok(BindOutcome::AlreadyBound)
+        }
+        Some(existing)
+            if existing.model_name == binding.model_name
+                && binding.model_dir.as_deref().is_some_and(|dir| {
+                    Declared::of(Path::new(dir)).same_vectors(&existing.model_fingerprint)
+                }) =>
+        {
+            db.record_model_file(&binding.model_fingerprint, binding.model_dir.as_deref())?;
             Ok(BindOutcome::AlreadyBound)
         }
         Some(existing) if db.chunk_count()? > 0 => Err(KbError::ModelMismatch(format!(
@@ -349,6 +365,108 @@ mod tests {
         )
         .unwrap();
         dir
+    }
+
+    /// A knowledge base bound to an earlier file of the model, whose
+    /// vectors the directory's file declares its own.
+    fn bound_to_an_earlier_file(declared: &str) -> (tempfile::TempDir, ModelBinding) {
+        let dir = model_dir_declaring("all-MiniLM-L6-v2-int8");
+        std::fs::write(
+            dir.path().join("kb-model.json"),
+            format!(
+                "{{\"model\": \"all-MiniLM-L6-v2-int8\", \"same_vectors_as\": [\"{declared}\"]}}"
+            ),
+        )
+        .unwrap();
+        let binding = ModelBinding {
+            model_name: "all-MiniLM-L6-v2-int8".into(),
+            embedding_dim: 384,
+            model_max_tokens: 256,
+            model_fingerprint: "69243038:c676ae89d87e5b6a".into(),
+            model_dir: Some(dir.path().display().to_string()),
+        };
+        (dir, binding)
+    }
+
+    #[test]
+    fn a_file_declaring_the_bound_files_vectors_serves_the_index() {
+        let config = Config::default();
+        let (_dir, binding) = bound_to_an_earlier_file("69243038:c676ae89d87e5b6a");
+        let choice = for_binding(&config, &binding).unwrap();
+        assert_ne!(
+            choice.files.fingerprint().unwrap(),
+            binding.model_fingerprint
+        );
+        // Any other file of the model is another model's vectors.
+        let (_dir, binding) = bound_to_an_earlier_file("69243038:0000000000000000");
+        let err = for_binding(&config, &binding).unwrap_err();
+        assert!(matches!(err, KbError::ModelMismatch(_)), "{err:?}");
+    }
+
+    /// The test embedder under another binding.
+    struct Rebound(ModelBinding, crate::embed::TestEmbedder);
+
+    impl Embed for Rebound {
+        fn model_name(&self) -> &str {
+            &self.0.model_name
+        }
+        fn dim(&self) -> usize {
+            self.0.embedding_dim
+        }
+        fn max_chunk_tokens(&self) -> usize {
+            self.1.max_chunk_tokens()
+        }
+        fn token_counter(&self) -> crate::embed::TokenCounter {
+            self.1.token_counter()
+        }
+        fn embed_query(&self, query: &str) -> Result<Vec<f32>> {
+            self.1.embed_query(query)
+        }
+        fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+            self.1.embed_passages(texts)
+        }
+        fn binding(&self) -> Result<ModelBinding> {
+            Ok(self.0.clone())
+        }
+    }
+
+    #[test]
+    fn binding_a_file_with_the_bound_files_vectors_keeps_the_vectors() {
+        let (dir, earlier) = bound_to_an_earlier_file("69243038:c676ae89d87e5b6a");
+        let db_dir = tempfile::tempdir().unwrap();
+        let db = Database::open(&db_dir.path().join("kb.db"), crate::db::OpenMode::Create).unwrap();
+        let earlier = ModelBinding {
+            embedding_dim: 4,
+            ..earlier
+        };
+        db.bind_model(&earlier).unwrap();
+        let chunk = crate::db::NewChunk {
+            text: "a chunk".into(),
+            token_count: 2,
+            ..Default::default()
+        };
+        let doc = crate::db::test_support::note("/t", "h");
+        db.write_document(&doc, &[chunk], Some(&[vec![1.0, 0.0, 0.0, 0.0]]))
+            .unwrap();
+        let now = ModelBinding {
+            model_fingerprint: "69272071:ffd35bd3c06973ab".into(),
+            ..earlier.clone()
+        };
+        let model = Rebound(now.clone(), crate::embed::TestEmbedder::new(4));
+        assert_eq!(bind(&db, &model).unwrap(), BindOutcome::AlreadyBound);
+        assert_eq!(db.model_binding().unwrap(), Some(now));
+        assert_eq!(
+            db.vector_knn(&[1.0, 0.0, 0.0, 0.0], 1, None).unwrap().len(),
+            1
+        );
+        // A file that declares nothing of the bound one is another model.
+        std::fs::write(dir.path().join("kb-model.json"), "{}").unwrap();
+        let other = ModelBinding {
+            model_fingerprint: "1:2".into(),
+            ..earlier
+        };
+        let model = Rebound(other, crate::embed::TestEmbedder::new(4));
+        assert!(matches!(bind(&db, &model), Err(KbError::ModelMismatch(_))));
     }
 
     #[test]
