@@ -24,7 +24,7 @@ const MAX_RATIO: u64 = 200;
 /// The most entries a package may list.
 const MAX_ENTRIES: usize = 100_000;
 /// The deepest element nesting read.
-const MAX_DEPTH: usize = 5_000;
+pub const MAX_DEPTH: usize = 5_000;
 
 pub struct Package<'a> {
     zip: zip::ZipArchive<Cursor<&'a [u8]>>,
@@ -133,6 +133,13 @@ pub fn walk_xml(
     part: &str,
     mut f: impl FnMut(Xml) -> Result<(), IngestError>,
 ) -> Result<(), IngestError> {
+    // A part holding NUL bytes is no XML (no XML may hold one): refused
+    // as a text file holding them is, rather than read as text.
+    if super::detect::looks_binary(bytes) {
+        return Err(IngestError::Unsupported(format!(
+            "binary content (NUL bytes) in {part}, not XML"
+        )));
+    }
     let mut reader = quick_xml::Reader::from_reader(bytes);
     reader.config_mut().check_end_names = false;
     let bad =
@@ -261,6 +268,16 @@ mod tests {
         );
         let e = walk_xml(deep.as_bytes(), "d.xml", |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("deep"), "{e}");
+        let e = walk_xml(
+            b"<a>PK\x03\x04\x00\x00</a>",
+            "word/document.xml",
+            |_| Ok(()),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&e, IngestError::Unsupported(m) if m.contains("binary") && m.contains("word/document.xml")),
+            "{e}"
+        );
     }
 
     #[test]

@@ -49,8 +49,7 @@ impl Format {
         match self {
             Format::Json => serde_json::from_str(text).map_err(|e| e.to_string()),
             Format::Yaml => {
-                let v: serde_norway::Value =
-                    serde_norway::from_str(text).map_err(|e| e.to_string())?;
+                let v = super::yaml::from_str(text)?;
                 serde_json::to_value(v).map_err(|e| e.to_string())
             }
             Format::Toml => text
