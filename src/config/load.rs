@@ -213,6 +213,9 @@ impl Config {
         if let Some(p) = &config.embedding.model_dir {
             config.embedding.model_dir = Some(expand_tilde(p, home.as_deref()));
         }
+        for p in &mut config.mcp.write_roots {
+            *p = expand_tilde(p, home.as_deref());
+        }
         config.model_explicit = config.source_of("embedding.model") != Source::Default;
         config.warnings = warnings;
         config.validate()?;
@@ -243,9 +246,12 @@ fn env_settings(env: &BTreeMap<String, String>) -> Result<(Vec<Named>, Vec<Strin
         } else {
             match serde_norway::from_str::<serde_norway::Value>(raw) {
                 Ok(serde_norway::Value::String(s)) => serde_json::Value::String(s),
-                Ok(v @ (serde_norway::Value::Number(_) | serde_norway::Value::Bool(_))) => {
-                    serde_json::to_value(v).unwrap_or(serde_json::Value::String(raw.clone()))
-                }
+                // A flow sequence (`[~/notes, ~/work]`) is a list setting's value.
+                Ok(
+                    v @ (serde_norway::Value::Number(_)
+                    | serde_norway::Value::Bool(_)
+                    | serde_norway::Value::Sequence(_)),
+                ) => serde_json::to_value(v).unwrap_or(serde_json::Value::String(raw.clone())),
                 _ => serde_json::Value::String(raw.clone()),
             }
         };

@@ -219,6 +219,14 @@ mod tests {
             c.search.rrf_k, 10.0,
             "file value survives when env is silent"
         );
+        // A list setting from the environment, as a YAML flow sequence.
+        let lists = env(&[("KB_MCP_WRITE_ROOTS", "[~/inbox, /srv/notes]")]);
+        let c = Config::load_from(&cli, &lists).unwrap();
+        let home = dirs::home_dir().unwrap_or_default();
+        assert_eq!(
+            c.mcp.write_roots,
+            [home.join("inbox"), PathBuf::from("/srv/notes")]
+        );
 
         // The --data-dir flag beats KB_DATA_DIR.
         let mut e = e;

@@ -33,6 +33,8 @@ pub struct Config {
     pub chunking: ChunkingConfig,
     /// How `kb add` reads files.
     pub ingestion: IngestionConfig,
+    /// What `kb mcp` lets agents do.
+    pub mcp: McpConfig,
     /// True when the user chose `embedding.model` (flag, environment or
     /// config.yaml) rather than taking the default; only then does a
     /// different model bound to the index count as a mismatch.
@@ -391,6 +393,17 @@ pub struct IngestionConfig {
     pub follow_external_links: bool,
 }
 
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct McpConfig {
+    /// Folders (or files) under which `kb mcp --allow-write` lets an agent
+    /// `add`, besides the files and folders already added to the knowledge
+    /// base; anything else is refused, so an agent cannot put a file you
+    /// may read (~/.aws/credentials, a config holding tokens) into the
+    /// index and then read it back.
+    pub write_roots: Vec<PathBuf>,
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -399,6 +412,7 @@ impl Default for Config {
             search: SearchConfig::default(),
             chunking: ChunkingConfig::default(),
             ingestion: IngestionConfig::default(),
+            mcp: McpConfig::default(),
             model_explicit: false,
             sources: BTreeMap::new(),
             warnings: Vec::new(),
