@@ -88,9 +88,14 @@ struct Tmpfs(PathBuf);
 
 impl Tmpfs {
     fn mount(dir: &Path, size: &str) -> Result<Tmpfs, String> {
+        Self::mount_with(dir, &format!("size={size}"))
+    }
+
+    /// A tmpfs mounted with these options (`ro,size=1m`).
+    fn mount_with(dir: &Path, options: &str) -> Result<Tmpfs, String> {
         std::fs::create_dir_all(dir).unwrap();
         let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .args(["-t", "tmpfs", "-o", options, "tmpfs"])
             .arg(dir)
             .output()
             .map_err(|e| format!("cannot run mount: {e}"))?;
@@ -973,4 +978,103 @@ fn a_backup_during_a_running_add_is_consistent_and_answers_searches() {
         "{b2}"
     );
     assert_eq!(b2["documents"], status(&kb)["total_documents"], "{b2}");
+}
+
+#[test]
+fn a_killed_backups_leftovers_are_removed_by_the_next_backup() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let copies = kb.home.path().join("copies");
+    std::fs::create_dir_all(&copies).unwrap();
+    // What kill -9 during a backup leaves beside its target: a hidden,
+    // full-size partial copy and its journal, named for its process, which
+    // is gone (its id is that of a process that has ended).
+    let mut ended = Command::new("true").spawn().unwrap();
+    let dead = ended.id();
+    ended.wait().unwrap();
+    let stale = [
+        copies.join(format!(".kb-20260101T000000Z.db.partial-{dead}")),
+        copies.join(format!(".kb-20260101T000000Z.db.partial-{dead}-journal")),
+    ];
+    std::fs::copy(kb.db_path(), &stale[0]).unwrap();
+    std::fs::write(&stale[1], b"journal").unwrap();
+    // A backup running now keeps its own.
+    let mut running = Command::new("sleep").arg("60").spawn().unwrap();
+    let live = copies.join(format!(".kb-other.db.partial-{}", running.id()));
+    std::fs::write(&live, b"in progress").unwrap();
+
+    let b = kb.json(&["backup", copies.to_str().unwrap(), "--format", "json"]);
+    running.kill().unwrap();
+    running.wait().unwrap();
+    assert_eq!(b["integrity"], "ok", "{b}");
+    let removed: Vec<&str> = b["removed_partials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(removed.len(), 2, "{b}");
+    for f in &stale {
+        assert!(!f.exists(), "{f:?} left");
+        assert!(removed
+            .iter()
+            .any(|r| r.ends_with(&*f.file_name().unwrap().to_string_lossy())));
+    }
+    assert!(live.exists(), "a running backup's copy was removed");
+    // What is left: the new copy, and the live process's file.
+    let mut names: Vec<String> = std::fs::read_dir(&copies)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names[1].starts_with("kb-") && names[1].ends_with(".db"),
+        "{names:?}"
+    );
+    // Once that process is gone too, the next backup removes its file,
+    // and says so.
+    let out = kb
+        .cmd()
+        .arg("backup")
+        .arg(copies.join("second.db"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A report: on stderr.
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("Removed") && said.contains(".kb-other.db.partial-"),
+        "{said}"
+    );
+    assert!(!live.exists());
+}
+
+#[test]
+fn a_backup_onto_a_read_only_file_system_says_so() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let target = kb.home.path().join("ro");
+    let _mount = match Tmpfs::mount_with(&target, "ro,size=1m") {
+        Ok(m) => m,
+        Err(why) => {
+            println!("skipped: the read-only test needs a tmpfs: {why}");
+            return;
+        }
+    };
+    let e = kb.error(&["backup", target.to_str().unwrap()], 2);
+    assert_eq!(e["code"], "E_IO", "{e}");
+    let message = e["error"].as_str().unwrap();
+    assert!(
+        message.contains("Read-only file system") && message.contains(target.to_str().unwrap()),
+        "{message}"
+    );
 }
