@@ -182,7 +182,10 @@ impl Config {
             (None, Some(d)) => (PathBuf::from(d), Source::Environment("KB_DATA_DIR".into())),
             (None, None) => (PathBuf::from("~/.kb"), Source::Default),
         };
-        let data_dir = expand_tilde(&data_dir_raw, home.as_deref());
+        let named = expand_tilde(&data_dir_raw, home.as_deref());
+        // A file named as the data directory is a database (a copy kb
+        // backup wrote): its folder holds the rest.
+        let (data_dir, db_file) = as_data_dir(named);
         let config_file = data_dir.join("config.yaml");
 
         let mut figment = Figment::from(Serialized::defaults(Config::default()));
@@ -206,9 +209,11 @@ impl Config {
         // The flag and KB_DATA_DIR win over a data_dir key in config.yaml.
         if data_dir_source != Source::Default {
             config.data_dir = data_dir;
+            config.db_file = db_file;
             config.sources.insert("data_dir".into(), data_dir_source);
         } else {
-            config.data_dir = expand_tilde(&config.data_dir, home.as_deref());
+            (config.data_dir, config.db_file) =
+                as_data_dir(expand_tilde(&config.data_dir, home.as_deref()));
         }
         if let Some(p) = &config.embedding.model_dir {
             config.embedding.model_dir = Some(expand_tilde(p, home.as_deref()));
@@ -221,6 +226,20 @@ impl Config {
         config.validate()?;
         Ok(config)
     }
+}
+
+/// The data directory and the database file, for a path given as the
+/// data directory: a folder (or a path not made yet) holds kb.db; a file
+/// is the database, in the folder that holds it.
+fn as_data_dir(path: PathBuf) -> (PathBuf, Option<PathBuf>) {
+    if !path.is_file() {
+        return (path, None);
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    (dir, Some(path))
 }
 
 /// The settings made through `KB_*` variables, one named provider each,

@@ -25,6 +25,12 @@ pub enum OutputFormat {
 pub struct Config {
     /// Where kb keeps kb.db, config.yaml and ingest-errors.log.
     pub data_dir: PathBuf,
+    /// The database itself when `--data-dir` (or `KB_DATA_DIR`) names a
+    /// file rather than a folder (a copy `kb backup` wrote): kb uses that
+    /// file as kb.db, and the folder holding it as the data directory.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub db_file: Option<PathBuf>,
     /// The embedding model and how it runs.
     pub embedding: EmbeddingConfig,
     /// How `kb search` ranks and what it returns.
@@ -408,6 +414,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             data_dir: PathBuf::from("~/.kb"),
+            db_file: None,
             embedding: EmbeddingConfig::default(),
             search: SearchConfig::default(),
             chunking: ChunkingConfig::default(),
