@@ -104,7 +104,8 @@ pub(crate) struct AddOutput {
     pub unsupported: usize,
     /// Those files, each with why (also in the errors log).
     pub unsupported_files: Vec<UnsupportedFile>,
-    /// Empty files.
+    /// Files with nothing to index: empty, or without text (an image OCR found no text in, a
+    /// presentation without slides; the errors log says which).
     pub empty: usize,
     /// Documents removed because their file under an added folder is gone.
     pub removed: usize,
@@ -380,7 +381,11 @@ impl Render for AddOutput {
         if self.empty > 0 {
             s.push_str(&format!(
                 " {} skipped.",
-                plural(self.empty as u64, "empty file", "empty files")
+                plural(
+                    self.empty as u64,
+                    "file with nothing to index",
+                    "files with nothing to index"
+                )
             ));
         }
         if self.pages_without_text > 0 {
@@ -506,7 +511,7 @@ mod tests {
             busy.human(&Style::PLAIN),
             "Added 1 document. Updated 1 document (changed since indexed). 1 failed. \
              5 skipped (already indexed). 2 unsupported files skipped (no extension 1, .xyz 1). \
-             2 empty files skipped. Removed 1 document no longer found in the added files and \
+             2 files with nothing to index skipped. Removed 1 document no longer found in the added files and \
              folders (deleted, moved, or reached through a link that is gone). \
              Reasons in /kb/ingest-errors.log. Interrupted: re-run the same command to continue.\n\
              /docs/page.xyz: not indexed: .xyz is not a type kb reads (kb reads .md)\n"

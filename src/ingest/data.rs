@@ -141,7 +141,10 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     doc.chunks = chunks(&entries, ctx);
     doc.content = text;
     if doc.chunks.is_empty() {
-        return Err(IngestError::Empty);
+        return Err(IngestError::no_text(format!(
+            "the {} holds no keys or values",
+            format.name()
+        )));
     }
     Ok(doc)
 }

@@ -29,7 +29,13 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     doc.title = page_title(&html)
         .or_else(|| first_heading(&html))
         .unwrap_or_else(|| file_title(path));
-    b.finish(&mut doc, ctx)?;
+    b.finish(&mut doc, ctx).map_err(|e| match e {
+        IngestError::NoText(_) => IngestError::no_text(
+            "no text in the page's main content (navigation, scripts, forms and hidden parts \
+             are left out)",
+        ),
+        e => e,
+    })?;
     Ok(doc)
 }
 
