@@ -229,10 +229,11 @@ impl Config {
 }
 
 /// The data directory and the database file, for a path given as the
-/// data directory: a folder (or a path not made yet) holds kb.db; a file
-/// is the database, in the folder that holds it.
+/// data directory: a folder (or a path not made yet) holds kb.db; an
+/// SQLite file is the database, in the folder that holds it. Any other
+/// file stays the data directory, and opening it says it is no folder.
 fn as_data_dir(path: PathBuf) -> (PathBuf, Option<PathBuf>) {
-    if !path.is_file() {
+    if !path.is_file() || !starts_as_sqlite(&path) {
         return (path, None);
     }
     let dir = match path.parent() {
@@ -240,6 +241,15 @@ fn as_data_dir(path: PathBuf) -> (PathBuf, Option<PathBuf>) {
         _ => PathBuf::from("."),
     };
     (dir, Some(path))
+}
+
+/// Whether a file starts as every SQLite database does.
+fn starts_as_sqlite(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == b"SQLite format 3\0")
 }
 
 /// The settings made through `KB_*` variables, one named provider each,

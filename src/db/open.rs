@@ -51,6 +51,9 @@ impl Database {
     pub(crate) fn open_waiting(path: &Path, mode: OpenMode, busy: Duration) -> Result<Database> {
         register_sqlite_vec();
         if std::fs::symlink_metadata(path).is_err() {
+            if let Some(e) = data_dir_is_a_file(path) {
+                return Err(e);
+            }
             if mode == OpenMode::Existing {
                 return Err(KbError::NoIndex(path.to_path_buf()));
             }
@@ -260,6 +263,20 @@ fn uri_path(path: &Path) -> String {
 
 /// The first bytes of every SQLite database file.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// The error for a database path whose folder is a file of another kind
+/// (a file that is no database named as the data directory).
+pub fn data_dir_is_a_file(db_path: &Path) -> Option<KbError> {
+    let dir = db_path.parent().filter(|d| d.is_file())?;
+    Some(KbError::io(
+        dir,
+        std::io::Error::new(
+            std::io::ErrorKind::NotADirectory,
+            "the data directory is a file, neither a folder nor a knowledge base (an SQLite \
+             file kb backup wrote); name a folder, or such a file",
+        ),
+    ))
+}
 
 /// The size of the header every SQLite database file starts with.
 const HEADER_BYTES: usize = 100;
