@@ -51,7 +51,7 @@ Examples:
 )]
 pub(crate) struct Cli {
     /// Where kb.db, config.yaml and ingest-errors.log live [env: KB_DATA_DIR] [default: ~/.kb];
-    /// a file is used as kb.db itself (a copy kb backup wrote), beside the rest
+    /// an SQLite file is used as kb.db itself (a copy kb backup wrote), beside the rest
     #[arg(long, global = true, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
 

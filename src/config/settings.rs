@@ -25,9 +25,9 @@ pub enum OutputFormat {
 pub struct Config {
     /// Where kb keeps kb.db, config.yaml and ingest-errors.log.
     pub data_dir: PathBuf,
-    /// The database itself when `--data-dir` (or `KB_DATA_DIR`) names a
-    /// file rather than a folder (a copy `kb backup` wrote): kb uses that
-    /// file as kb.db, and the folder holding it as the data directory.
+    /// The database itself when `--data-dir` (or `KB_DATA_DIR`) names an
+    /// SQLite file rather than a folder (a copy `kb backup` wrote): kb uses
+    /// that file as kb.db, and the folder holding it as the data directory.
     #[serde(skip)]
     #[schemars(skip)]
     pub db_file: Option<PathBuf>,
