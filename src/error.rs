@@ -51,6 +51,7 @@ error_codes! {
     NotFound = "E_NOT_FOUND", 1, "no document or chunk with that id or path";
     SectionNotFound = "E_SECTION_NOT_FOUND", 1, "no section with that heading";
     PathEscape = "E_PATH_ESCAPE", 1, "a path resolves outside the indexed documents";
+    WriteRefused = "E_WRITE_REFUSED", 1, "over MCP, `add` named a path outside the files and folders already added and outside `mcp.write_roots`";
     ModelMissing = "E_MODEL_MISSING", 1, "no embedding model set up; run `kb init`";
     ModelMismatch = "E_MODEL_MISMATCH", 1, "the configured model is not the one the index was built with; run `kb reindex`";
     UnknownModel = "E_UNKNOWN_MODEL", 1, "the model name is not in models.toml";
@@ -118,6 +119,10 @@ pub enum KbError {
 
     #[error("{0}")]
     PathEscape(String),
+
+    /// An agent's `add` of a path outside what it may add.
+    #[error("{0}")]
+    WriteRefused(String),
 
     #[error("{0}")]
     ModelMissing(String),
@@ -193,6 +198,7 @@ impl KbError {
             KbError::NotFound(_) => ErrorCode::NotFound,
             KbError::SectionNotFound { .. } => ErrorCode::SectionNotFound,
             KbError::PathEscape(_) => ErrorCode::PathEscape,
+            KbError::WriteRefused(_) => ErrorCode::WriteRefused,
             KbError::ModelMissing(_) => ErrorCode::ModelMissing,
             KbError::ModelMismatch(_) => ErrorCode::ModelMismatch,
             KbError::UnknownModel(_) => ErrorCode::UnknownModel,

@@ -50,7 +50,8 @@ Examples:
     after_help = EXAMPLES
 )]
 pub(crate) struct Cli {
-    /// Where kb.db, config.yaml and ingest-errors.log live [env: KB_DATA_DIR] [default: ~/.kb]
+    /// Where kb.db, config.yaml and ingest-errors.log live [env: KB_DATA_DIR] [default: ~/.kb];
+    /// an SQLite file is used as kb.db itself (a copy kb backup wrote), beside the rest
     #[arg(long, global = true, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
 

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Command, CommandSpec, Mcp, Outcome, OutputKind};
-use crate::db::normalize_tags;
+use crate::db::{normalize_tags, Root, RootKind};
 use crate::embed::ModelUse;
 use crate::error::{KbError, Result};
 use crate::ingest::pipeline::{IngestOptions, IngestSummary, Ingester, ModelSource};
@@ -36,7 +36,8 @@ const EXAMPLES: &str = "Examples:
 #[serde(deny_unknown_fields)]
 pub(crate) struct AddArgs {
     /// Files or folders; folders are walked recursively, skipping hidden and .gitignored entries
-    /// (over MCP: absolute paths, or relative to the server's working directory)
+    /// (over MCP: absolute paths, or relative to the server's working directory, under the files
+    /// and folders already added or under mcp.write_roots)
     #[arg(required = true, value_name = "PATH")]
     #[schemars(length(min = 1))]
     pub paths: Vec<PathBuf>,
@@ -103,7 +104,8 @@ pub(crate) struct AddOutput {
     pub unsupported: usize,
     /// Those files, each with why (also in the errors log).
     pub unsupported_files: Vec<UnsupportedFile>,
-    /// Empty files.
+    /// Files with nothing to index: empty, or without text (an image OCR found no text in, a
+    /// presentation without slides; the errors log says which).
     pub empty: usize,
     /// Documents removed because their file under an added folder is gone.
     pub removed: usize,
@@ -223,8 +225,9 @@ impl Command for AddArgs {
         name: "add",
         title: "Add files",
         summary: "Index files and folders (Markdown, text, PDF, code); unchanged files are \
-                  skipped, changed ones re-indexed. Returns what was added, updated, skipped \
-                  and failed.",
+                  skipped, changed ones re-indexed. Only paths under the files and folders \
+                  already added (or the user's mcp.write_roots) are accepted. Returns what was \
+                  added, updated, skipped and failed.",
         output: OutputKind::Report,
         mcp: Mcp::Write {
             destructive: false,
@@ -235,9 +238,51 @@ impl Command for AddArgs {
 
     fn run(self, session: &mut Session) -> Result<AddOutput> {
         let tags = self.request()?;
+        if session.kind() == SessionKind::Server {
+            agent_may_add(session, &self.paths)?;
+        }
         let follow = self.follow_external_links;
         ingest(session, &self.paths, tags, self.exclude, follow, self.quiet)
     }
+}
+
+/// Over MCP an agent adds only what lies under the files and folders the
+/// user added already, or under `mcp.write_roots`: otherwise it could put
+/// any file the user may read (a token in a `.json`, `.yml` or `.toml`)
+/// into the index and read it back. Paths are compared canonical, so a
+/// link inside a root to a file outside it is outside.
+fn agent_may_add(session: &Session, paths: &[PathBuf]) -> Result<()> {
+    let mut allowed = if session.config().db_path().exists() {
+        session.db()?.roots()?
+    } else {
+        Vec::new()
+    };
+    for root in &session.config().mcp.write_roots {
+        if let Ok(meta) = std::fs::metadata(root) {
+            allowed.push(Root {
+                id: 0,
+                path: source_path::encode(&source_path::canonical(root)),
+                kind: if meta.is_dir() {
+                    RootKind::Folder
+                } else {
+                    RootKind::File
+                },
+            });
+        }
+    }
+    for p in paths {
+        let stored = source_path::encode(&source_path::canonical(p));
+        if !allowed.iter().any(|r| r.holds(&stored)) {
+            return Err(KbError::WriteRefused(format!(
+                "{}: not under the files and folders added to this knowledge base, nor under \
+                 mcp.write_roots in {}; over MCP, add takes only paths under those. Add it \
+                 yourself with `kb add`, or list its folder in mcp.write_roots",
+                escape(&stored, Escape::Terminal),
+                session.config().config_file().display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Indexes `paths` (what `kb add` and `kb update` do): new and changed
@@ -336,7 +381,11 @@ impl Render for AddOutput {
         if self.empty > 0 {
             s.push_str(&format!(
                 " {} skipped.",
-                plural(self.empty as u64, "empty file", "empty files")
+                plural(
+                    self.empty as u64,
+                    "file with nothing to index",
+                    "files with nothing to index"
+                )
             ));
         }
         if self.pages_without_text > 0 {
@@ -462,7 +511,7 @@ mod tests {
             busy.human(&Style::PLAIN),
             "Added 1 document. Updated 1 document (changed since indexed). 1 failed. \
              5 skipped (already indexed). 2 unsupported files skipped (no extension 1, .xyz 1). \
-             2 empty files skipped. Removed 1 document no longer found in the added files and \
+             2 files with nothing to index skipped. Removed 1 document no longer found in the added files and \
              folders (deleted, moved, or reached through a link that is gone). \
              Reasons in /kb/ingest-errors.log. Interrupted: re-run the same command to continue.\n\
              /docs/page.xyz: not indexed: .xyz is not a type kb reads (kb reads .md)\n"

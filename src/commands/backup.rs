@@ -49,6 +49,10 @@ pub(crate) struct BackupOutput {
     pub integrity: String,
     /// How long it took.
     pub seconds: f64,
+    /// Partial copies an interrupted or killed kb backup left beside the
+    /// copy (hidden `.NAME.partial-PID` files, and their journals), removed
+    /// because their process is gone.
+    pub removed_partials: Vec<PathBuf>,
 }
 
 impl BackupArgs {
@@ -93,7 +97,64 @@ fn partial(dest: &Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "kb.db".into());
-    dest.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+    dest.with_file_name(format!(".{name}{PARTIAL}{}", std::process::id()))
+}
+
+/// What names a partial copy, before the id of the process writing it.
+const PARTIAL: &str = ".partial-";
+
+/// The process that wrote a partial copy (`.NAME.partial-PID`, or its
+/// `-journal`), from its file name.
+fn partial_writer(name: &str) -> Option<u32> {
+    let name = name.strip_prefix('.')?;
+    let name = name.strip_suffix("-journal").unwrap_or(name);
+    let (_, pid) = name.rsplit_once(PARTIAL)?;
+    (!pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+/// Removes the partial copies in `dir` whose process is gone (a kb backup
+/// killed, or stopped by a power cut, before its copy was named): nothing
+/// else ever would. A live process's copy is left to it. Returns what was
+/// removed.
+fn remove_stale_partials(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(partial_writer) else {
+            continue;
+        };
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if is_file && !process_alive(pid) && std::fs::remove_file(entry.path()).is_ok() {
+            removed.push(entry.path());
+        }
+    }
+    removed.sort();
+    removed
+}
+
+/// Whether a process of this id runs (one of another user's counts).
+#[cfg(unix)]
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 sends nothing; it only asks whether the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// Elsewhere kb cannot tell: every partial copy is left alone.
+#[cfg(not(unix))]
+fn process_alive(_pid: u32) -> bool {
+    true
 }
 
 impl Command for BackupArgs {
@@ -111,7 +172,25 @@ impl Command for BackupArgs {
         let started = Instant::now();
         let dest = self.destination()?;
         let db = session.db()?;
+        let folder = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let removed_partials = remove_stale_partials(&folder);
         let tmp = partial(&dest);
+        // Made here, empty (VACUUM INTO fills an empty file), so that a
+        // folder kb may not write is named with the system's own reason
+        // (a read-only file system, no permission).
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| {
+                KbError::io(
+                    &folder,
+                    std::io::Error::new(e.kind(), format!("cannot write the copy here: {e}")),
+                )
+            })?;
         let remove = |p: &Path| {
             let _ = std::fs::remove_file(p);
             let _ = std::fs::remove_file(format!("{}-journal", p.display()));
@@ -158,6 +237,7 @@ impl Command for BackupArgs {
             chunks: check.chunks,
             integrity: "ok".into(),
             seconds: started.elapsed().as_secs_f64(),
+            removed_partials,
         })
     }
 }
@@ -166,13 +246,53 @@ plain_outcome!(BackupOutput);
 
 impl Render for BackupOutput {
     fn human(&self, _style: &Style) -> String {
-        format!(
+        let mut out = format!(
             "Backed up {} ({}) to {}: {:.1} MB, integrity ok, in {:.1} s.\n",
             plural(self.documents as u64, "document", "documents"),
             plural(self.chunks as u64, "chunk", "chunks"),
             self.path.display(),
             self.bytes as f64 / 1_048_576.0,
             self.seconds
-        )
+        );
+        for p in &self.removed_partials {
+            out.push_str(&format!(
+                "Removed {}, left by a kb backup that was stopped before it finished.\n",
+                p.display()
+            ));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_copies_are_known_by_name_and_removed_once_their_process_is_gone() {
+        assert_eq!(partial_writer(".kb-2026.db.partial-4242"), Some(4242));
+        assert_eq!(partial_writer(".copy.db.partial-17-journal"), Some(17));
+        for other in ["kb.db", ".x.partial-", ".x.partial-12a", "x.partial-12", ".notes.md"] {
+            assert_eq!(partial_writer(other), None, "{other}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        // A process that has ended: its id names no process now.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let me = std::process::id();
+        let stale = [
+            dir.path().join(format!(".kb-a.db.partial-{dead}")),
+            dir.path().join(format!(".kb-a.db.partial-{dead}-journal")),
+        ];
+        let live = dir.path().join(format!(".kb-b.db.partial-{me}"));
+        let unrelated = dir.path().join("notes.partial-1");
+        for f in stale.iter().chain([&live, &unrelated]) {
+            std::fs::write(f, b"x").unwrap();
+        }
+        let removed = remove_stale_partials(dir.path());
+        assert_eq!(removed, stale.to_vec());
+        assert!(live.exists() && unrelated.exists());
+        assert!(stale.iter().all(|f| !f.exists()));
     }
 }

@@ -425,6 +425,40 @@ fn mcp_arguments_run_the_same_commands() {
 }
 
 #[test]
+fn an_agent_adds_only_under_the_added_roots_or_write_roots() {
+    let f = Fixture::indexed();
+    let outside = f.dir.path().join("elsewhere");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("token.toml"), "token = \"s3cr3t\"\n").unwrap();
+    let inside = f.corpus().join("agent.md");
+    std::fs::write(&inside, "# Agent\n\nWritten by an agent.\n").unwrap();
+    let add = |s: &mut Session, p: &Path| run_json("add", json!({"paths": [p]}), s).unwrap();
+    let mut server = f.session(SessionKind::Server);
+    match add(&mut server, &outside.join("token.toml")) {
+        Err(super::CallError::Failed(e)) => {
+            assert_eq!(e.code(), "E_WRITE_REFUSED");
+            assert!(e.to_string().contains("mcp.write_roots"), "{e}");
+        }
+        other => panic!("{:?}", other.map(|o| o.to_json().unwrap())),
+    }
+    assert!(add(&mut server, &inside).is_ok());
+    // The user's roots for agents, from the configuration.
+    let mut config = f.config();
+    config.mcp.write_roots = vec![outside.clone()];
+    let mut server = Session::new(
+        config,
+        SessionKind::Server,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .with_models(ModelProvider::Fixed(f.embedder.clone()));
+    assert!(add(&mut server, &outside.join("token.toml")).is_ok());
+    // The command line is not confined.
+    let other = f.dir.path().join("other.md");
+    std::fs::write(&other, "# Other\n\nNamed by the user.\n").unwrap();
+    assert_eq!(f.json(&["add", other.to_str().unwrap()])["added"], 1);
+}
+
+#[test]
 fn a_server_sees_another_process_add_and_remove() {
     let f = Fixture::indexed();
     let mut server = f.session(SessionKind::Server);

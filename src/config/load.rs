@@ -187,7 +187,10 @@ impl Config {
             (None, Some(d)) => (PathBuf::from(d), Source::Environment("KB_DATA_DIR".into())),
             (None, None) => (PathBuf::from("~/.kb"), Source::Default),
         };
-        let data_dir = expand_tilde(&data_dir_raw, home.as_deref());
+        let named = expand_tilde(&data_dir_raw, home.as_deref());
+        // A file named as the data directory is a database (a copy kb
+        // backup wrote): its folder holds the rest.
+        let (data_dir, db_file) = as_data_dir(named);
         let config_file = data_dir.join("config.yaml");
 
         let mut figment = Figment::from(Serialized::defaults(Config::default()));
@@ -211,18 +214,47 @@ impl Config {
         // The flag and KB_DATA_DIR win over a data_dir key in config.yaml.
         if data_dir_source != Source::Default {
             config.data_dir = data_dir;
+            config.db_file = db_file;
             config.sources.insert("data_dir".into(), data_dir_source);
         } else {
-            config.data_dir = expand_tilde(&config.data_dir, home.as_deref());
+            (config.data_dir, config.db_file) =
+                as_data_dir(expand_tilde(&config.data_dir, home.as_deref()));
         }
         if let Some(p) = &config.embedding.model_dir {
             config.embedding.model_dir = Some(expand_tilde(p, home.as_deref()));
+        }
+        for p in &mut config.mcp.write_roots {
+            *p = expand_tilde(p, home.as_deref());
         }
         config.model_explicit = config.source_of("embedding.model") != Source::Default;
         config.warnings = warnings;
         config.validate()?;
         Ok(config)
     }
+}
+
+/// The data directory and the database file, for a path given as the
+/// data directory: a folder (or a path not made yet) holds kb.db; an
+/// SQLite file is the database, in the folder that holds it. Any other
+/// file stays the data directory, and opening it says it is no folder.
+fn as_data_dir(path: PathBuf) -> (PathBuf, Option<PathBuf>) {
+    if !path.is_file() || !starts_as_sqlite(&path) {
+        return (path, None);
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    (dir, Some(path))
+}
+
+/// Whether a file starts as every SQLite database does.
+fn starts_as_sqlite(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == b"SQLite format 3\0")
 }
 
 /// The settings made through `KB_*` variables, one named provider each,
@@ -248,9 +280,12 @@ fn env_settings(env: &BTreeMap<String, String>) -> Result<(Vec<Named>, Vec<Strin
         } else {
             match serde_norway::from_str::<serde_norway::Value>(raw) {
                 Ok(serde_norway::Value::String(s)) => serde_json::Value::String(s),
-                Ok(v @ (serde_norway::Value::Number(_) | serde_norway::Value::Bool(_))) => {
-                    serde_json::to_value(v).unwrap_or(serde_json::Value::String(raw.clone()))
-                }
+                // A flow sequence (`[~/notes, ~/work]`) is a list setting's value.
+                Ok(
+                    v @ (serde_norway::Value::Number(_)
+                    | serde_norway::Value::Bool(_)
+                    | serde_norway::Value::Sequence(_)),
+                ) => serde_json::to_value(v).unwrap_or(serde_json::Value::String(raw.clone())),
                 _ => serde_json::Value::String(raw.clone()),
             }
         };

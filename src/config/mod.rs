@@ -18,8 +18,13 @@ pub use load::{env_name, expand_tilde, key_paths, CliOverrides, Source};
 pub use settings::*;
 
 impl Config {
+    /// kb.db in the data directory, or the database file `--data-dir`
+    /// named.
     pub fn db_path(&self) -> PathBuf {
-        self.data_dir.join("kb.db")
+        match &self.db_file {
+            Some(file) => file.clone(),
+            None => self.data_dir.join("kb.db"),
+        }
     }
 
     pub fn errors_log_path(&self) -> PathBuf {
@@ -219,6 +224,14 @@ mod tests {
             c.search.rrf_k, 10.0,
             "file value survives when env is silent"
         );
+        // A list setting from the environment, as a YAML flow sequence.
+        let lists = env(&[("KB_MCP_WRITE_ROOTS", "[~/inbox, /srv/notes]")]);
+        let c = Config::load_from(&cli, &lists).unwrap();
+        let home = dirs::home_dir().unwrap_or_default();
+        assert_eq!(
+            c.mcp.write_roots,
+            [home.join("inbox"), PathBuf::from("/srv/notes")]
+        );
 
         // The --data-dir flag beats KB_DATA_DIR.
         let mut e = e;
@@ -226,6 +239,36 @@ mod tests {
         let c = Config::load_from(&cli, &e).unwrap();
         assert_eq!(c.data_dir, dir.path());
         assert_eq!(c.source_of("data_dir"), Source::Flag("--data-dir".into()));
+    }
+
+    #[test]
+    fn a_file_given_as_the_data_directory_is_the_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("kb-20260101T000000Z.db");
+        std::fs::write(&copy, b"SQLite format 3\0").unwrap();
+        std::fs::write(
+            dir.path().join("config.yaml"),
+            "search:\n  default_top: 4\n",
+        )
+        .unwrap();
+        for (cli, env) in [
+            (Some(copy.clone()), env(&[])),
+            (None, env(&[("KB_DATA_DIR", copy.to_str().unwrap())])),
+        ] {
+            let c = Config::load_from(&CliOverrides { data_dir: cli }, &env).unwrap();
+            assert_eq!(c.db_path(), copy);
+            assert_eq!(c.data_dir, dir.path());
+            assert_eq!(c.search.default_top, 4, "config.yaml beside the file");
+        }
+        // A folder, or a path not made yet, holds kb.db.
+        let c = Config::load_from(
+            &CliOverrides {
+                data_dir: Some(dir.path().join("new")),
+            },
+            &env(&[]),
+        )
+        .unwrap();
+        assert_eq!(c.db_path(), dir.path().join("new/kb.db"));
     }
 
     #[test]

@@ -25,6 +25,12 @@ pub enum OutputFormat {
 pub struct Config {
     /// Where kb keeps kb.db, config.yaml and ingest-errors.log.
     pub data_dir: PathBuf,
+    /// The database itself when `--data-dir` (or `KB_DATA_DIR`) names an
+    /// SQLite file rather than a folder (a copy `kb backup` wrote): kb uses
+    /// that file as kb.db, and the folder holding it as the data directory.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub db_file: Option<PathBuf>,
     /// The embedding model and how it runs.
     pub embedding: EmbeddingConfig,
     /// How `kb search` ranks and what it returns.
@@ -33,6 +39,8 @@ pub struct Config {
     pub chunking: ChunkingConfig,
     /// How `kb add` reads files.
     pub ingestion: IngestionConfig,
+    /// What `kb mcp` lets agents do.
+    pub mcp: McpConfig,
     /// True when the user chose `embedding.model` (flag, environment or
     /// config.yaml) rather than taking the default; only then does a
     /// different model bound to the index count as a mismatch.
@@ -397,14 +405,27 @@ pub struct IngestionConfig {
     pub follow_external_links: bool,
 }
 
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct McpConfig {
+    /// Folders (or files) under which `kb mcp --allow-write` lets an agent
+    /// `add`, besides the files and folders already added to the knowledge
+    /// base; anything else is refused, so an agent cannot put a file you
+    /// may read (~/.aws/credentials, a config holding tokens) into the
+    /// index and then read it back.
+    pub write_roots: Vec<PathBuf>,
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
             data_dir: PathBuf::from("~/.kb"),
+            db_file: None,
             embedding: EmbeddingConfig::default(),
             search: SearchConfig::default(),
             chunking: ChunkingConfig::default(),
             ingestion: IngestionConfig::default(),
+            mcp: McpConfig::default(),
             model_explicit: false,
             sources: BTreeMap::new(),
             warnings: Vec::new(),

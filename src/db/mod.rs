@@ -26,7 +26,7 @@ pub use fts_index::{FtsRow, FtsTotals, FTS_COLUMNS};
 pub use fts_tokens::{FtsTokenizer, TokenPurpose, MAX_TOKEN_BYTES};
 pub use health::*;
 pub use lookups::*;
-pub use open::{explain, OpenMode, Reopener};
+pub use open::{data_dir_is_a_file, explain, OpenMode, Reopener};
 pub use queries::*;
 pub use roots::*;
 pub use search_log::*;

@@ -51,18 +51,32 @@ impl Database {
     pub(crate) fn open_waiting(path: &Path, mode: OpenMode, busy: Duration) -> Result<Database> {
         register_sqlite_vec();
         if std::fs::symlink_metadata(path).is_err() {
+            if let Some(e) = data_dir_is_a_file(path) {
+                return Err(e);
+            }
             if mode == OpenMode::Existing {
                 return Err(KbError::NoIndex(path.to_path_buf()));
             }
             create_new(path, busy)?;
         }
         let header = refuse_non_database(path)?;
-        // A database in rollback-journal mode was not made by kb (a new
-        // kb.db is in WAL mode from its first byte): when it holds no
-        // table it is no knowledge base, and a command that only reads
-        // must not switch it to WAL (a write) to find that out.
-        if mode == OpenMode::Existing && header[18] == 1 && holds_no_table(path, busy) {
-            return Err(KbError::NoIndex(path.to_path_buf()));
+        // Nothing is written to a file before it is known to be kb's:
+        // opening switches it to WAL, and SQLite writes its header to do
+        // that. So the file is read first, through a read-only connection.
+        match contents(path, busy) {
+            Some(Contents::Foreign) => {
+                return Err(KbError::DbCorrupt {
+                    path: path.to_path_buf(),
+                    reason: "it is an SQLite database but has no kb config table: another \
+                             program's database, not a knowledge base; kb leaves it as it is"
+                        .into(),
+                })
+            }
+            // No table yet: a command that only reads leaves it as it is.
+            Some(Contents::Empty) if mode == OpenMode::Existing => {
+                return Err(KbError::NoIndex(path.to_path_buf()));
+            }
+            _ => {}
         }
         let failure = match connect(path, busy) {
             Ok(conn) => {
@@ -94,10 +108,15 @@ impl Database {
             }
             Err(e) => e,
         };
-        // A data directory or file kb may read but not write still answers
-        // reads; writes are refused with the reason (see `writable`).
-        if mode == OpenMode::Existing && is_access_problem(&failure) {
-            if let Some(reason) = read_only_reason(path) {
+        // A data directory or file kb may read but not write, or a header
+        // SQLite will not write, still answers reads; writes are refused
+        // with the reason (see `writable`).
+        if is_access_problem(&failure) {
+            let reason = read_only_reason(path).or_else(|| damaged_header(path, &header));
+            if let (Some(reason), OpenMode::Create) = (&reason, mode) {
+                return Err(reason.to_error());
+            }
+            if let Some(reason) = reason {
                 if let Ok(conn) = connect_read_only(path, busy) {
                     let db = Database {
                         conn,
@@ -245,6 +264,20 @@ fn uri_path(path: &Path) -> String {
 /// The first bytes of every SQLite database file.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
+/// The error for a database path whose folder is a file of another kind
+/// (a file that is no database named as the data directory).
+pub fn data_dir_is_a_file(db_path: &Path) -> Option<KbError> {
+    let dir = db_path.parent().filter(|d| d.is_file())?;
+    Some(KbError::io(
+        dir,
+        std::io::Error::new(
+            std::io::ErrorKind::NotADirectory,
+            "the data directory is a file, neither a folder nor a knowledge base (an SQLite \
+             file kb backup wrote); name a folder, or such a file",
+        ),
+    ))
+}
+
 /// The size of the header every SQLite database file starts with.
 const HEADER_BYTES: usize = 100;
 
@@ -280,20 +313,59 @@ fn refuse_non_database(path: &Path) -> Result<[u8; HEADER_BYTES]> {
     })
 }
 
-/// Whether an SQLite file has no table at all (read through a read-only
-/// connection, so nothing is written).
-fn holds_no_table(path: &Path, busy: Duration) -> bool {
+/// What an SQLite file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Contents {
+    /// kb's tables: its `config` table with a schema version.
+    Knowledge,
+    /// No table at all: a knowledge base not set up yet.
+    Empty,
+    /// Tables of another program's.
+    Foreign,
+}
+
+/// What the file at `path` holds, read through a read-only connection (so
+/// nothing is written); `None` when it cannot be read that way (the
+/// directory holds no `-shm` and may not hold one), and the connection
+/// that opens it decides.
+fn contents(path: &Path, busy: Duration) -> Option<Contents> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    Connection::open_with_flags(path, flags)
-        .and_then(|c| {
-            c.busy_timeout(busy)?;
-            c.query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
-                [],
-                |r| r.get::<_, i64>(0),
-            )
-        })
-        .is_ok_and(|n| n == 0)
+    let conn = Connection::open_with_flags(path, flags).ok()?;
+    conn.busy_timeout(busy).ok()?;
+    let tables: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+            [],
+            |r| r.get(0),
+        )
+        .ok()?;
+    if tables == 0 {
+        return Some(Contents::Empty);
+    }
+    let has_config: bool = conn
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'config')",
+            [],
+            |r| r.get(0),
+        )
+        .ok()?;
+    if !has_config {
+        return Some(Contents::Foreign);
+    }
+    // Another program's `config` table has no kb schema version.
+    let version = conn.query_row(
+        "SELECT value FROM config WHERE key = 'schema_version'",
+        [],
+        |r| r.get::<_, String>(0),
+    );
+    match version {
+        Ok(v) if v.parse::<i64>().is_ok() => Some(Contents::Knowledge),
+        Ok(_) | Err(rusqlite::Error::QueryReturnedNoRows) => Some(Contents::Foreign),
+        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::Unknown) => {
+            Some(Contents::Foreign)
+        }
+        Err(_) => None,
+    }
 }
 
 /// Builds a new, empty knowledge base (header, WAL mode, schema) in a file
@@ -403,6 +475,17 @@ fn sqlite_read_only_reason(path: &Path) -> String {
         ),
         _ => "SQLite opened the database read-only; only reads work".into(),
     }
+}
+
+/// Why SQLite opens a database with this header read-only, when byte 18
+/// (the file format's write version) is one no SQLite writes. A file in
+/// WAL mode opens read-only and says so itself; one in rollback-journal
+/// mode (what `kb backup` writes) fails to switch to WAL instead.
+fn damaged_header(path: &Path, header: &[u8; HEADER_BYTES]) -> Option<ReadOnlyReason> {
+    (header[18] > 2).then(|| ReadOnlyReason {
+        path: path.to_path_buf(),
+        message: sqlite_read_only_reason(path),
+    })
 }
 
 /// Failures that say the file or its directory cannot be written (or
@@ -696,6 +779,65 @@ mod tests {
             "{msg}"
         );
         drop(db);
+    }
+
+    #[test]
+    fn another_programs_database_is_refused_and_left_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, setup) in [
+            (
+                "rollback.db",
+                "CREATE TABLE songs(id INTEGER PRIMARY KEY, title TEXT);",
+            ),
+            (
+                "wal.db",
+                "PRAGMA journal_mode = WAL; CREATE TABLE songs(id INTEGER PRIMARY KEY);",
+            ),
+            // A `config` table of its own, without kb's schema version.
+            (
+                "config.db",
+                "CREATE TABLE config(key TEXT PRIMARY KEY, value TEXT);",
+            ),
+        ] {
+            let p = dir.path().join(name);
+            let c = Connection::open(&p).unwrap();
+            c.execute_batch(setup).unwrap();
+            drop(c);
+            let before = std::fs::read(&p).unwrap();
+            for mode in [OpenMode::Existing, OpenMode::Create] {
+                let e = Database::open(&p, mode).err().unwrap();
+                assert_eq!(e.code(), "E_DB_CORRUPT", "{name}: {e}");
+                assert!(e.to_string().contains("not a knowledge base"), "{e}");
+                assert_eq!(
+                    std::fs::read(&p).unwrap(),
+                    before,
+                    "{name} {mode:?} was written"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_rollback_journal_copy_with_a_damaged_write_version_still_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let live = Database::open(&dir.path().join("kb.db"), OpenMode::Create).unwrap();
+        live.set_config("probe", "1").unwrap();
+        // What kb backup writes: a copy in rollback-journal mode.
+        let copy = dir.path().join("copy.db");
+        live.backup_into(&copy, &std::sync::atomic::AtomicBool::new(false))
+            .unwrap();
+        let mut bytes = std::fs::read(&copy).unwrap();
+        assert_eq!((bytes[18], bytes[19]), (1, 1), "rollback-journal mode");
+        bytes[18] = 3;
+        std::fs::write(&copy, &bytes).unwrap();
+        let db = Database::open(&copy, OpenMode::Existing).unwrap();
+        assert_eq!(db.get_config("probe").unwrap().as_deref(), Some("1"));
+        let e = db.writable().unwrap_err();
+        assert!(e.to_string().contains("byte 18"), "{e}");
+        let e = Database::open(&copy, OpenMode::Create).err().unwrap();
+        assert_eq!(e.code(), "E_IO");
+        assert!(e.to_string().contains("byte 18"), "{e}");
+        assert_eq!(std::fs::read(&copy).unwrap(), bytes, "the copy was written");
     }
 
     #[test]

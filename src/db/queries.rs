@@ -306,6 +306,29 @@ impl Database {
         Ok(snippet.filter(|s| s.contains("[MATCH]")))
     }
 
+    /// Each chunk's document path (its title for a document without a
+    /// file) and place in it: what orders chunks the rankers score alike,
+    /// the same in every knowledge base made from the same files.
+    pub fn chunk_order_keys(
+        &self,
+        ids: &[i64],
+    ) -> Result<std::collections::HashMap<i64, (String, i64)>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT coalesce(d.source_path, d.title), c.chunk_index
+             FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?1",
+        )?;
+        let mut out = std::collections::HashMap::with_capacity(ids.len());
+        for id in ids {
+            let key = stmt
+                .query_row([id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+                .optional()?;
+            if let Some(key) = key {
+                out.insert(*id, key);
+            }
+        }
+        Ok(out)
+    }
+
     /// The document and page of each chunk in `ids` that still exists.
     pub fn chunk_places(&self, ids: &[i64]) -> Result<std::collections::HashMap<i64, ChunkPlace>> {
         let mut out = std::collections::HashMap::with_capacity(ids.len());

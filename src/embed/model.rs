@@ -325,7 +325,7 @@ impl Embedder {
         order.sort_by_key(|&i| std::cmp::Reverse(tokens[i]));
         let batches = batches(&order, &tokens, self.batch_size, self.batch_tokens);
         let next = std::sync::atomic::AtomicUsize::new(0);
-        let work = |session: &Mutex<Session>| -> Result<Vec<(usize, Vec<f32>)>> {
+        let work = |session: &Mutex<Session>| -> Result<Embedded> {
             let mut done = Vec::new();
             loop {
                 let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -342,7 +342,7 @@ impl Embedder {
             }
         };
         let workers = self.sessions.len().min(batches.len()).max(1);
-        let results: Vec<Result<Vec<(usize, Vec<f32>)>>> = if workers == 1 {
+        let results: Vec<Result<Embedded>> = if workers == 1 {
             vec![work(&self.sessions[0])]
         } else {
             std::thread::scope(|s| {
@@ -458,6 +458,9 @@ impl Embedder {
         Ok(out)
     }
 }
+
+/// What one session embedded: (the text's place in the input, its vector).
+type Embedded = Vec<(usize, Vec<f32>)>;
 
 /// Cuts `order` (longest first) into model calls of at most `size` chunks
 /// whose chunks times the longest come to at most `budget` tokens (0: no

@@ -24,7 +24,7 @@ const MAX_RATIO: u64 = 200;
 /// The most entries a package may list.
 const MAX_ENTRIES: usize = 100_000;
 /// The deepest element nesting read.
-const MAX_DEPTH: usize = 5_000;
+pub const MAX_DEPTH: usize = 5_000;
 
 pub struct Package<'a> {
     zip: zip::ZipArchive<Cursor<&'a [u8]>>,
@@ -125,20 +125,40 @@ pub enum Xml<'e> {
     Text(&'e str),
 }
 
+/// What a walk over an XML part left out.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Walked {
+    /// The custom entities referred to (`lol9`), each once, at most
+    /// [`MAX_NAMED`]: never expanded, so their text is not read.
+    pub unexpanded: Vec<String>,
+}
+
+/// The most entity names a walk keeps to name in a message.
+pub const MAX_NAMED: usize = 5;
+
 /// Reads `bytes` as XML, calling `f` with each element start and end and
-/// each piece of text. A custom entity (`&lol9;`) is dropped, never
-/// expanded; `part` names the XML in errors.
+/// each piece of text. A custom entity (`&lol9;`) is left out, never
+/// expanded, and named in what the walk returns; `part` names the XML in
+/// errors.
 pub fn walk_xml(
     bytes: &[u8],
     part: &str,
     mut f: impl FnMut(Xml) -> Result<(), IngestError>,
-) -> Result<(), IngestError> {
+) -> Result<Walked, IngestError> {
+    // A part holding NUL bytes is no XML (no XML may hold one): refused
+    // as a text file holding them is, rather than read as text.
+    if super::detect::looks_binary(bytes) {
+        return Err(IngestError::Unsupported(format!(
+            "binary content (NUL bytes) in {part}, not XML"
+        )));
+    }
     let mut reader = quick_xml::Reader::from_reader(bytes);
     reader.config_mut().check_end_names = false;
     let bad =
         |e: &dyn std::fmt::Display| IngestError::failed(format!("malformed XML in {part}: {e}"));
     let mut names: Vec<String> = Vec::new();
     let mut attrs: Vec<(String, String)> = Vec::new();
+    let mut walked = Walked::default();
     loop {
         let event = reader.read_event().map_err(|e| bad(&e))?;
         match event {
@@ -185,7 +205,14 @@ pub fn walk_xml(
                     Ok(Some(c)) => Some(Cow::Owned(c.to_string())),
                     Ok(None) => {
                         let name = r.decode().map_err(|e| bad(&e))?;
-                        quick_xml::escape::resolve_predefined_entity(&name).map(Cow::Borrowed)
+                        let known = quick_xml::escape::resolve_predefined_entity(&name);
+                        if known.is_none()
+                            && walked.unexpanded.len() < MAX_NAMED
+                            && !walked.unexpanded.iter().any(|n| *n == name)
+                        {
+                            walked.unexpanded.push(name.into_owned());
+                        }
+                        known.map(Cow::Borrowed)
                     }
                     Err(_) => None,
                 };
@@ -197,7 +224,7 @@ pub fn walk_xml(
             _ => {}
         }
     }
-    Ok(())
+    Ok(walked)
 }
 
 /// The value of the attribute of this local name.
@@ -243,7 +270,7 @@ mod tests {
 <!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>
 <a>x &lol2; &amp; &#x41; y</a>"#;
         let mut text = String::new();
-        walk_xml(lol.as_bytes(), "t.xml", |e| {
+        let _ = walk_xml(lol.as_bytes(), "t.xml", |e| {
             if let Xml::Text(t) = e {
                 text.push_str(t);
             }
@@ -254,6 +281,8 @@ mod tests {
             text.split_whitespace().collect::<Vec<_>>(),
             ["x", "&", "A", "y"]
         );
+        let walked = walk_xml(lol.as_bytes(), "t.xml", |_| Ok(())).unwrap();
+        assert_eq!(walked.unexpanded, ["lol2"]);
         let deep = format!(
             "{}{}",
             "<a>".repeat(MAX_DEPTH + 1),
@@ -261,6 +290,16 @@ mod tests {
         );
         let e = walk_xml(deep.as_bytes(), "d.xml", |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("deep"), "{e}");
+        let e = walk_xml(
+            b"<a>PK\x03\x04\x00\x00</a>",
+            "word/document.xml",
+            |_| Ok(()),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&e, IngestError::Unsupported(m) if m.contains("binary") && m.contains("word/document.xml")),
+            "{e}"
+        );
     }
 
     #[test]

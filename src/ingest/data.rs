@@ -49,8 +49,7 @@ impl Format {
         match self {
             Format::Json => serde_json::from_str(text).map_err(|e| e.to_string()),
             Format::Yaml => {
-                let v: serde_norway::Value =
-                    serde_norway::from_str(text).map_err(|e| e.to_string())?;
+                let v = super::yaml::from_str(text)?;
                 serde_json::to_value(v).map_err(|e| e.to_string())
             }
             Format::Toml => text
@@ -142,7 +141,10 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     doc.chunks = chunks(&entries, ctx);
     doc.content = text;
     if doc.chunks.is_empty() {
-        return Err(IngestError::Empty);
+        return Err(IngestError::no_text(format!(
+            "the {} holds no keys or values",
+            format.name()
+        )));
     }
     Ok(doc)
 }

@@ -95,7 +95,7 @@ fn read_body(
     let mut in_text = false;
     let mut tables = 0usize;
     let mut in_ppr = false;
-    walk_xml(xml, "word/document.xml", |e| {
+    let walked = walk_xml(xml, "word/document.xml", |e| {
         if b.too_long() {
             return Err(TextBuilder::too_long_error());
         }
@@ -174,7 +174,9 @@ fn read_body(
             _ => {}
         }
         Ok(())
-    })
+    })?;
+    b.left_out(&walked.unexpanded);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -223,5 +225,34 @@ mod tests {
         )
         .unwrap();
         assert_eq!(doc.title, "n.docx");
+    }
+
+    #[test]
+    fn text_only_in_an_unexpanded_entity_is_named_as_the_reason() {
+        let body = |text: &str| {
+            format!(
+                "<?xml version=\"1.0\"?><!DOCTYPE w:document [<!ENTITY product \"Quokka Pro\">]>\
+                 <w:document xmlns:w=\"w\"><w:body><w:p><w:r><w:t>{text}</w:t></w:r></w:p></w:body></w:document>"
+            )
+        };
+        let c = ChunkingConfig::default();
+        let ctx = crate::ingest::test_support::ctx(&c);
+        let only = test_zip(&[("word/document.xml", &body("&product;"))]);
+        let e = parse(Path::new("e.docx"), &only, &ctx).unwrap_err();
+        assert!(e.is_empty(), "{e}");
+        assert!(
+            e.to_string().contains("the custom entity &product;")
+                && !e.to_string().contains("empty file"),
+            "{e}"
+        );
+        // Beside other text the entity is left out with a warning.
+        let mixed = test_zip(&[("word/document.xml", &body("Install &product; today"))]);
+        let doc = parse(Path::new("m.docx"), &mixed, &ctx).unwrap();
+        assert_eq!(doc.content, "Install today");
+        assert!(
+            doc.warnings.iter().any(|w| w.contains("&product;")),
+            "{:?}",
+            doc.warnings
+        );
     }
 }

@@ -4,11 +4,9 @@
 
 use std::path::Path;
 
-use scraper::Html;
-
 use super::container::{attr, walk_xml, Package, Xml};
 use super::extracted::TextBuilder;
-use super::{file_title, html, ChunkContext, IngestError, ParsedDocument};
+use super::{file_title, html, html_parse, ChunkContext, IngestError, ParsedDocument};
 
 /// What the package document says.
 #[derive(Default)]
@@ -43,6 +41,8 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     let opf = read_opf(&pkg.require(&opf_path)?, &opf_path)?;
     let dir = opf_path.rsplit_once('/').map_or("", |(d, _)| d);
     let mut b = TextBuilder::default();
+    // Chapters left out because they are not text, with why.
+    let mut skipped: Vec<String> = Vec::new();
     for idref in &opf.spine {
         let Some((_, href, media)) = opf.items.iter().find(|(id, _, _)| id == idref) else {
             continue;
@@ -58,11 +58,30 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
             continue;
         };
         let text = html::decode(&chapter, &mut doc.warnings);
-        html::render(&Html::parse_document(&text), &mut b);
+        let page = match html_parse::parse(&text, &name) {
+            Ok(page) => page,
+            // A chapter that is not text fails alone: the book is the
+            // rest of its chapters.
+            Err(IngestError::Unsupported(why)) => {
+                doc.warnings
+                    .push(format!("{why}; the chapter was left out"));
+                skipped.push(why);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
+        html::render(&page, &mut b);
         b.end_block();
         if b.too_long() {
             return Err(TextBuilder::too_long_error());
         }
+    }
+    if let Some(why) = skipped.first().filter(|_| b.text().trim().is_empty()) {
+        return Err(IngestError::Unsupported(match skipped.len() {
+            1 => why.clone(),
+            2 => format!("{why} (and one more chapter)"),
+            n => format!("{why} (and {} more chapters)", n - 1),
+        }));
     }
     doc.title = opf.title.unwrap_or_else(|| file_title(path));
     doc.meta.author = opf.author;
@@ -182,5 +201,51 @@ mod tests {
         let storm = doc.chunks.iter().find(|c| c.text.contains("lamp")).unwrap();
         assert_eq!(storm.meta.section.as_deref(), Some("Storm"));
         assert_eq!(storm.meta.line_start, Some(5));
+    }
+
+    #[test]
+    fn a_chapter_that_is_not_text_is_left_out_alone() {
+        // A ZIP stored as a chapter: once indexed as one chunk of `PK` bytes.
+        let zip = format!(
+            "PK\u{3}\u{4}\u{14}\u{0}\u{8}\u{0}{}",
+            "\u{0}\u{1}PKx".repeat(50_000)
+        );
+        let good = "<html><body><h1>Harbour</h1><p>The ferry leaves at dawn.</p></body></html>";
+        let c = ChunkingConfig::default();
+        let ctx = crate::ingest::test_support::ctx(&c);
+        let doc = parse(
+            Path::new("b.epub"),
+            &epub_pages("Book", "A", &[zip.clone(), good.to_string()]),
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!(doc.content, "Harbour\n\nThe ferry leaves at dawn.");
+        assert_eq!(doc.warnings.len(), 1, "{:?}", doc.warnings);
+        assert!(
+            doc.warnings[0].contains("binary content")
+                && doc.warnings[0].contains("OEBPS/text/chapter 0.xhtml"),
+            "{:?}",
+            doc.warnings
+        );
+        // A book of nothing else fails, with the reason.
+        let e = parse(Path::new("z.epub"), &epub_pages("Z", "A", &[zip]), &ctx).unwrap_err();
+        assert!(
+            matches!(&e, IngestError::Unsupported(m) if m.contains("binary content")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_doctype_with_an_internal_subset_leaks_nothing() {
+        let page = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!DOCTYPE html [\n<!ENTITY nbsp \"&#160;\">\n]>\n\
+                    <html xmlns=\"http://www.w3.org/1999/xhtml\"><body><p>Tide tables.</p></body></html>";
+        let c = ChunkingConfig::default();
+        let doc = parse(
+            Path::new("t.epub"),
+            &epub_pages("T", "A", &[page.to_string()]),
+            &crate::ingest::test_support::ctx(&c),
+        )
+        .unwrap();
+        assert_eq!(doc.content, "Tide tables.");
     }
 }

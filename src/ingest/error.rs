@@ -8,6 +8,10 @@ pub enum IngestError {
     /// Nothing to index: the file is empty or holds only whitespace.
     #[error("empty file: nothing to index")]
     Empty,
+    /// Nothing to index in a file that is not empty, for the reason given
+    /// (an image where OCR found no text); counted as empty.
+    #[error("nothing to index: {0}")]
+    NoText(String),
     /// Content kb cannot read as the file's type (binary content in a
     /// text file).
     #[error("{0}")]
@@ -20,5 +24,15 @@ pub enum IngestError {
 impl IngestError {
     pub fn failed(reason: impl Into<String>) -> IngestError {
         IngestError::Failed(reason.into())
+    }
+
+    pub fn no_text(reason: impl Into<String>) -> IngestError {
+        IngestError::NoText(reason.into())
+    }
+
+    /// Whether the file holds nothing to index (as against one kb could
+    /// not read).
+    pub fn is_empty(&self) -> bool {
+        matches!(self, IngestError::Empty | IngestError::NoText(_))
     }
 }

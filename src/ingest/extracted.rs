@@ -22,6 +22,8 @@ pub struct TextBuilder {
     cells: Vec<String>,
     /// Form feeds between pages (slides).
     pages: usize,
+    /// Custom XML entities the text referred to, left out (never expanded).
+    unexpanded: Vec<String>,
 }
 
 impl TextBuilder {
@@ -113,6 +115,29 @@ impl TextBuilder {
         self.pages += 1;
     }
 
+    /// Notes custom XML entities left out of the text (a walk's
+    /// `unexpanded`): named in a warning, or as the reason for a document
+    /// without other text.
+    pub fn left_out(&mut self, entities: &[String]) {
+        for e in entities {
+            if self.unexpanded.len() < super::container::MAX_NAMED && !self.unexpanded.contains(e) {
+                self.unexpanded.push(e.clone());
+            }
+        }
+    }
+
+    /// Why a document has nothing to index.
+    fn no_text(&self) -> IngestError {
+        match self.unexpanded.as_slice() {
+            [] => IngestError::no_text("the document holds no text"),
+            names => IngestError::no_text(format!(
+                "its only text is in {}, which kb leaves out (custom XML entities are never \
+                 expanded)",
+                entity_list(names)
+            )),
+        }
+    }
+
     /// Whether the text has grown past [`MAX_TEXT_BYTES`].
     pub fn too_long(&self) -> bool {
         self.text.len() + self.inline.len() > MAX_TEXT_BYTES
@@ -136,7 +161,13 @@ impl TextBuilder {
         self.end_block();
         let text = self.text.trim_end().to_string();
         if text.trim().is_empty() {
-            return Err(IngestError::Empty);
+            return Err(self.no_text());
+        }
+        if !self.unexpanded.is_empty() {
+            doc.warnings.push(format!(
+                "{} left out of the text: kb never expands custom XML entities",
+                entity_list(&self.unexpanded)
+            ));
         }
         let cfg = &ctx.config.document;
         let limits = (cfg.min_tokens, cfg.max_tokens);
@@ -172,7 +203,7 @@ impl TextBuilder {
         }
         doc.content = text;
         if doc.chunks.is_empty() {
-            return Err(IngestError::Empty);
+            return Err(IngestError::no_text("the document holds no text"));
         }
         Ok(())
     }
@@ -180,6 +211,16 @@ impl TextBuilder {
     /// The text so far (for a title found in it).
     pub fn text(&self) -> &str {
         &self.text
+    }
+}
+
+/// `the custom entity &a;` or `the custom entities &a; and &b;`.
+fn entity_list(names: &[String]) -> String {
+    let refs: Vec<String> = names.iter().map(|n| format!("&{n};")).collect();
+    match refs.as_slice() {
+        [one] => format!("the custom entity {one}"),
+        [init @ .., last] => format!("the custom entities {} and {last}", init.join(", ")),
+        [] => String::new(),
     }
 }
 

@@ -85,8 +85,7 @@ pub fn parse_frontmatter(yaml: &str) -> Result<Frontmatter, String> {
 fn yaml_mapping(yaml: &str) -> Result<Map<String, Value>, String> {
     // The opening fence goes in too, as YAML's document marker, so that the
     // parser's line numbers are the file's.
-    let v: serde_norway::Value =
-        serde_norway::from_str(&format!("---\n{yaml}")).map_err(|e| e.to_string())?;
+    let v = super::yaml::from_str(&format!("---\n{yaml}"))?;
     match v {
         serde_norway::Value::Null => Ok(Map::new()),
         serde_norway::Value::Mapping(_) => match serde_json::to_value(v) {

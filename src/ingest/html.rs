@@ -3,7 +3,8 @@
 //! styles, forms and cookie banners; `h1`-`h6` as sections, tables as
 //! rows of ` | `-joined cells, `<title>` as the title. The charset is the
 //! byte-order mark's, else the one the page declares, else UTF-8 (or
-//! Windows-1252 when the bytes are not UTF-8). E-books reuse [`render`].
+//! Windows-1252 when the bytes are not UTF-8). The page is parsed with
+//! the bounds of `html_parse`. E-books reuse [`render`].
 
 use std::path::Path;
 
@@ -11,7 +12,7 @@ use ego_tree::iter::Edge;
 use scraper::{ElementRef, Html, Node, Selector};
 
 use super::extracted::TextBuilder;
-use super::{file_title, ChunkContext, IngestError, ParsedDocument};
+use super::{file_title, html_parse, ChunkContext, IngestError, ParsedDocument};
 
 pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
     let mut doc = ParsedDocument::default();
@@ -19,12 +20,7 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     if text.trim().is_empty() {
         return Err(IngestError::Empty);
     }
-    if super::detect::looks_binary(text.as_bytes()) {
-        return Err(IngestError::Unsupported(
-            "binary content (NUL bytes) in a web page".into(),
-        ));
-    }
-    let html = Html::parse_document(&text);
+    let html = html_parse::parse(&text, "the page")?;
     let mut b = TextBuilder::default();
     render(&html, &mut b);
     if b.too_long() {
@@ -33,7 +29,13 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     doc.title = page_title(&html)
         .or_else(|| first_heading(&html))
         .unwrap_or_else(|| file_title(path));
-    b.finish(&mut doc, ctx)?;
+    b.finish(&mut doc, ctx).map_err(|e| match e {
+        IngestError::NoText(_) => IngestError::no_text(
+            "no text in the page's main content (navigation, scripts, forms and hidden parts \
+             are left out)",
+        ),
+        e => e,
+    })?;
     Ok(doc)
 }
 
@@ -398,8 +400,8 @@ mod tests {
             "<div>".repeat(50_000),
             "</div>".repeat(50_000)
         );
-        let doc = parse(Path::new("d.html"), deep.as_bytes(), &ctx).unwrap();
-        assert!(doc.content.contains("deep words"));
+        let e = parse(Path::new("d.html"), deep.as_bytes(), &ctx).unwrap_err();
+        assert!(e.to_string().contains("the page nests elements"), "{e}");
         assert!(parse(Path::new("e.html"), b"<html><nav>menu</nav></html>", &ctx).is_err());
     }
 }

@@ -1,7 +1,8 @@
 //! Images (`.png`, `.jpg`/`.jpeg`, `.tif`/`.tiff`, `.webp`): read by
 //! Tesseract, the OCR engine scanned PDFs use, each page of a multi-page
 //! TIFF a page; every chunk is marked `ocr`. An image without text is
-//! empty (skipped, not failed); without Tesseract, or with OCR turned off,
+//! empty (skipped, not failed, the log saying OCR found no text); without
+//! Tesseract, or with OCR turned off,
 //! each image fails with that reason.
 
 use std::path::Path;
@@ -41,7 +42,10 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
         }
     }
     if b.text().trim().is_empty() || pages.iter().all(|p| p.is_empty()) {
-        return Err(IngestError::Empty);
+        return Err(IngestError::no_text(match pages.len() {
+            1 => "no text found by OCR in the image".to_string(),
+            n => format!("no text found by OCR in any of the image's {n} pages"),
+        }));
     }
     let mut doc = ParsedDocument {
         title: file_title(path),

@@ -8,6 +8,7 @@
 //! `pipeline` walks folders and writes documents to the database.
 
 pub mod change;
+pub mod chunk_chars;
 pub mod code;
 pub mod container;
 pub mod context;
@@ -19,8 +20,11 @@ mod error;
 pub mod extracted;
 pub mod frontmatter;
 pub mod html;
+pub mod html_parse;
 pub mod image;
 pub mod markdown;
+#[cfg(test)]
+mod nesting_tests;
 pub mod note;
 pub mod odf;
 pub mod pdf;
@@ -36,6 +40,7 @@ pub mod table;
 #[doc(hidden)]
 pub mod testdocs;
 pub mod verbatim;
+pub mod yaml;
 
 use std::path::Path;
 
@@ -175,6 +180,11 @@ pub fn parse(
         }
     };
     doc.doc_type = Some(doc_type);
+    doc.chunks = chunk_chars::cap(
+        std::mem::take(&mut doc.chunks),
+        chunk_chars::max_chars(ctx),
+        ctx.tokens,
+    );
     Ok(doc)
 }
 

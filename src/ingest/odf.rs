@@ -35,7 +35,7 @@ fn read_content(xml: &[u8], b: &mut TextBuilder) -> Result<(), IngestError> {
     let mut tables = 0usize;
     let mut lists = 0usize;
     let mut skip = 0usize;
-    walk_xml(xml, "content.xml", |e| {
+    let walked = walk_xml(xml, "content.xml", |e| {
         if b.too_long() {
             return Err(TextBuilder::too_long_error());
         }
@@ -143,7 +143,9 @@ fn read_content(xml: &[u8], b: &mut TextBuilder) -> Result<(), IngestError> {
             _ => {}
         }
         Ok(())
-    })
+    })?;
+    b.left_out(&walked.unexpanded);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -14,7 +14,15 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     let mut pkg = Package::open(bytes, "PowerPoint presentation")?;
     let slides = slide_parts(&mut pkg)?;
     if slides.is_empty() {
-        return Err(IngestError::Empty);
+        // A ZIP named .pptx is no presentation, and none is empty.
+        if !pkg.has("ppt/presentation.xml") {
+            return Err(IngestError::Unsupported(
+                "not a PowerPoint presentation: the ZIP package has no ppt/presentation.xml \
+                 and no slides (a misnamed file?)"
+                    .into(),
+            ));
+        }
+        return Err(IngestError::no_text("the presentation has no slides"));
     }
     let mut b = TextBuilder::default();
     for slide in &slides {
@@ -156,7 +164,7 @@ fn read_shapes(
     let mut shape_text = String::new();
     let mut in_text = false;
     let mut in_table = false;
-    walk_xml(xml, part, |e| {
+    let walked = walk_xml(xml, part, |e| {
         match e {
             Xml::Start { name: "sp", .. } => {
                 in_shape = true;
@@ -209,7 +217,9 @@ fn read_shapes(
             _ => {}
         }
         Ok(())
-    })
+    })?;
+    b.left_out(&walked.unexpanded);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -266,5 +276,27 @@ mod tests {
         );
         assert_eq!(resolve("ppt", "slides/slide1.xml"), "ppt/slides/slide1.xml");
         assert_eq!(resolve("ppt", "/ppt/x.xml"), "ppt/x.xml");
+    }
+
+    #[test]
+    fn a_zip_that_is_no_presentation_says_so() {
+        let c = ChunkingConfig::default();
+        let ctx = crate::ingest::test_support::ctx(&c);
+        let zip = test_zip(&[("readme.txt", "just a zip")]);
+        let e = parse(Path::new("z.pptx"), &zip, &ctx).unwrap_err();
+        assert!(
+            matches!(&e, IngestError::Unsupported(m) if m.contains("not a PowerPoint presentation")),
+            "{e}"
+        );
+        let none = test_zip(&[(
+            "ppt/presentation.xml",
+            "<p:presentation xmlns:p=\"p\"><p:sldIdLst/></p:presentation>",
+        )]);
+        let e = parse(Path::new("n.pptx"), &none, &ctx).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "nothing to index: the presentation has no slides"
+        );
+        assert!(e.is_empty());
     }
 }

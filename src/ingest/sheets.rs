@@ -77,7 +77,7 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
         doc.chunks.extend(chunks);
     }
     if doc.chunks.is_empty() {
-        return Err(IngestError::Empty);
+        return Err(IngestError::no_text("its sheets hold no cells with text"));
     }
     doc.content = text.trim_end().to_string();
     Ok(doc)

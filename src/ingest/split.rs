@@ -2,6 +2,7 @@
 //! lines or sentences, then word windows, packed up to `max` tokens with
 //! `overlap` tokens carried from one piece into the next.
 
+use super::chunk_chars::MAX_CHARS_PER_TOKEN;
 use crate::embed::TokenCounter;
 
 /// A piece of text with its token count.
@@ -197,7 +198,7 @@ fn word_windows(text: &str, max: usize, tokens: &TokenCounter, out: &mut Vec<Pie
 
 /// Cuts `word` into consecutive pieces of at most `max` tokens at
 /// character boundaries, each as long as fits (a binary search over its
-/// length: a few token counts per piece), and at most 16 characters per
+/// length: a few token counts per piece), and at most `MAX_CHARS_PER_TOKEN` characters per
 /// allowed token, so a huge word costs time in proportion to its length.
 /// A single character over the limit is a piece of its own; nothing is
 /// dropped.
@@ -213,7 +214,10 @@ fn char_windows(word: &str, max: usize, tokens: &TokenCounter) -> Vec<Piece> {
     while start < chars {
         let count = |end: usize| tokens.count(&word[bounds[start]..bounds[end]]);
         // `lo` always fits (or is the one character that cannot be cut).
-        let (mut lo, mut hi) = (start + 1, chars.min(start + 16 * max.max(1)));
+        let (mut lo, mut hi) = (
+            start + 1,
+            chars.min(start + MAX_CHARS_PER_TOKEN * max.max(1)),
+        );
         while lo < hi {
             let mid = lo + (hi - lo).div_ceil(2);
             if count(mid) <= max {

@@ -4,10 +4,13 @@
 
 use std::io::{Cursor, Write};
 
-/// A ZIP package written in memory, for the format modules' tests.
+/// A ZIP package written in memory, for the format modules' tests. The
+/// parts are stored, not compressed: a test's repetitive XML would
+/// otherwise pass for a ZIP bomb.
 pub fn test_zip(parts: &[(&str, &str)]) -> Vec<u8> {
     let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default();
+    let opts =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     for (name, body) in parts {
         w.start_file(*name, opts).unwrap();
         w.write_all(body.as_bytes()).unwrap();
@@ -167,6 +170,15 @@ pub fn pptx(title: Option<&str>, slides: &[(&str, &str, &str)]) -> Vec<u8> {
 /// A minimal EPUB: chapters of (heading, paragraph), listed in the
 /// spine in the given order but stored in the package reversed.
 pub fn epub(title: &str, author: &str, chapters: &[(&str, &str)]) -> Vec<u8> {
+    let pages: Vec<String> = chapters
+        .iter()
+        .map(|(h, p)| format!("<?xml version=\"1.0\" encoding=\"utf-8\"?><html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>x</title></head><body><h1>{h}</h1><p>{p}</p></body></html>"))
+        .collect();
+    epub_pages(title, author, &pages)
+}
+
+/// An EPUB whose chapters are these XHTML pages, as written.
+pub fn epub_pages(title: &str, author: &str, pages: &[String]) -> Vec<u8> {
     let mut parts: Vec<(String, String)> = vec![
         ("mimetype".into(), "application/epub+zip".into()),
         (
@@ -176,15 +188,12 @@ pub fn epub(title: &str, author: &str, chapters: &[(&str, &str)]) -> Vec<u8> {
     ];
     let mut manifest = String::new();
     let mut spine = String::new();
-    for i in 0..chapters.len() {
+    for i in 0..pages.len() {
         manifest.push_str(&format!("<item id=\"c{i}\" href=\"text/chapter%20{i}.xhtml\" media-type=\"application/xhtml+xml\"/>"));
         spine.push_str(&format!("<itemref idref=\"c{i}\"/>"));
     }
-    for (i, (h, p)) in chapters.iter().enumerate().rev() {
-        parts.push((
-            format!("OEBPS/text/chapter {i}.xhtml"),
-            format!("<?xml version=\"1.0\" encoding=\"utf-8\"?><html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>x</title></head><body><h1>{h}</h1><p>{p}</p></body></html>"),
-        ));
+    for (i, page) in pages.iter().enumerate().rev() {
+        parts.push((format!("OEBPS/text/chapter {i}.xhtml"), page.clone()));
     }
     parts.push((
         "OEBPS/content.opf".into(),

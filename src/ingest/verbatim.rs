@@ -10,6 +10,7 @@
 
 use std::ops::Range;
 
+use super::chunk_chars::MAX_CHARS_PER_TOKEN;
 use crate::embed::TokenCounter;
 
 /// A verbatim slice of the text, with its 1-based first and last line.
@@ -191,7 +192,8 @@ fn cut_after(
 }
 
 /// A word over the limit cut at characters, each piece as long as fits (a
-/// binary search over its length, at most 16 characters per token).
+/// binary search over its length, at most `MAX_CHARS_PER_TOKEN` characters
+/// per token).
 fn char_ranges(
     s: &str,
     range: Range<usize>,
@@ -208,7 +210,7 @@ fn char_ranges(
     let mut start = 0;
     while start < chars {
         let fits = |end: usize| tokens.count(&s[bounds[start]..bounds[end]]) <= max;
-        let (mut lo, mut hi) = (start + 1, chars.min(start + 16 * max));
+        let (mut lo, mut hi) = (start + 1, chars.min(start + MAX_CHARS_PER_TOKEN * max));
         while lo < hi {
             let mid = lo + (hi - lo).div_ceil(2);
             if fits(mid) {

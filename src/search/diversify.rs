@@ -155,6 +155,7 @@ mod tests {
                 chunk_id: i,
                 score: 1.0 - i as f64 / 100.0,
                 parts: vec![],
+                own: vec![],
             })
             .collect()
     }

@@ -11,22 +11,22 @@ use crate::error::Result;
 /// The second phase of a hybrid search: the query refined with the best
 /// fused results, and the vector ranker's list replaced by the refined
 /// query's (ranked among the first query's candidate pool when there is
-/// one, else by a new scan).
+/// one, else by a new scan). True when the list was replaced.
 pub(crate) fn refine(
     db: &Database,
     req: &SearchRequest,
     rankings: &mut Rankings,
     floats: &dyn FloatVectors,
-) -> Result<()> {
+) -> Result<bool> {
     if rankings.keyword.is_none() {
-        return Ok(());
+        return Ok(false);
     }
     let (_, lists) = rankings.lists(&req.fusion);
     let Some(VectorRanking { query, pool, .. }) = &rankings.vector else {
-        return Ok(());
+        return Ok(false);
     };
     let Some(q) = refine_query(floats, query, &lists, req)? else {
-        return Ok(());
+        return Ok(false);
     };
     let k = req.candidates();
     let hits = match pool {
@@ -37,7 +37,7 @@ pub(crate) fn refine(
         v.hits = hits.iter().map(|x| (x.chunk_id, x.cosine as f64)).collect();
         v.refined = true;
     }
-    Ok(())
+    Ok(true)
 }
 
 /// The refined query vector, or `None` when feedback is off or nothing
@@ -58,14 +58,21 @@ pub fn refine_query(
         .take(chunks)
         .map(|f| f.chunk_id)
         .collect();
+    // Summed in the order of the fused list, not of the ids the floats
+    // arrive in: the refined query is then the same, bit for bit, in
+    // every knowledge base of the same files.
+    let mut found: std::collections::HashMap<i64, Vec<f32>> = Default::default();
+    floats.floats_by_id(&best, &mut |id, v| {
+        found.insert(id, v.to_vec());
+    })?;
     let mut sum = vec![0f32; query.len()];
     let mut n = 0usize;
-    floats.floats_by_id(&best, &mut |_, v| {
+    for v in best.iter().filter_map(|id| found.get(id)) {
         for (s, x) in sum.iter_mut().zip(v) {
             *s += x;
         }
         n += 1;
-    })?;
+    }
     if n == 0 {
         return Ok(None);
     }

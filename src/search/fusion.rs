@@ -16,7 +16,12 @@
 //! whichever is higher (`strong` below), so a list whose best candidate is
 //! a weak match (a cosine of 0.25 for a query the corpus knows nothing
 //! about) no longer gives it full marks beside a real keyword match. Of two
-//! chunks with the same score, the one more rankers list goes first.
+//! chunks with the same score, the one more rankers list goes first, then
+//! the one whose rankers scored it higher (cosine first, then BM25): a
+//! vector-only search lists the chunks whose cosine is under the floor
+//! (fused score 0) by cosine. What is still equal the search orders by
+//! path and place in the document (`ties`), never by chunk id, which
+//! follows the order files happened to be parsed in.
 //!
 //! A chunk missing from one ranker's list gets 0 from it. Each list's
 //! contribution is kept for `score_breakdown`.
@@ -99,6 +104,10 @@ pub struct Ranking<'a> {
     /// The bottom of the scale is at least this: a score at or under it
     /// contributes nothing (convex; 0: the list's worst).
     pub floor: f64,
+    /// Where the list's own scores come among those that break a tie of
+    /// fused scores (lower first: the vector ranker's cosine is 0, the
+    /// keyword ranker's BM25 1).
+    pub tie_rank: usize,
 }
 
 impl<'a> Ranking<'a> {
@@ -110,6 +119,7 @@ impl<'a> Ranking<'a> {
             weight,
             strong: 0.0,
             floor: 0.0,
+            tie_rank: 0,
         }
     }
 }
@@ -121,13 +131,20 @@ pub struct Fused {
     /// Each list's contribution to the score, in the order of the lists
     /// fused (0 for a list the chunk is not in).
     pub parts: Vec<f64>,
+    /// Each list's own score of the chunk (cosine, BM25), in the order
+    /// they break ties (`Ranking::tie_rank`); -inf for a list the chunk is
+    /// not in.
+    pub own: Vec<f64>,
 }
 
-/// Fuses ranked lists into one, best first. Ties are broken by chunk id so
-/// results are stable.
+/// Fuses ranked lists into one, best first (see [`best_first`]).
 pub fn fuse(lists: &[Ranking], how: &FusionSettings) -> Vec<Fused> {
     let mut map: HashMap<i64, Fused> = HashMap::new();
     let mut order: Vec<i64> = Vec::new();
+    // Where each list's own score goes in `own`.
+    let mut by_tie_rank: Vec<usize> = (0..lists.len()).collect();
+    by_tie_rank.sort_by_key(|&i| (lists[i].tie_rank, i));
+    let slot = |list: usize| by_tie_rank.iter().position(|&i| i == list).unwrap_or(list);
     for (i, ranking) in lists.iter().enumerate() {
         let list = ranking.hits;
         let contributions = match how.method {
@@ -144,7 +161,7 @@ pub fn fuse(lists: &[Ranking], how: &FusionSettings) -> Vec<Fused> {
             }
             Fusion::Convex => min_max(*ranking),
         };
-        for ((id, _), c) in list.iter().zip(contributions) {
+        for ((id, own), c) in list.iter().zip(contributions) {
             let contribution = ranking.weight * c;
             let entry = map.entry(*id).or_insert_with(|| {
                 order.push(*id);
@@ -152,10 +169,12 @@ pub fn fuse(lists: &[Ranking], how: &FusionSettings) -> Vec<Fused> {
                     chunk_id: *id,
                     score: 0.0,
                     parts: vec![0.0; lists.len()],
+                    own: vec![f64::NEG_INFINITY; lists.len()],
                 }
             });
             entry.score += contribution;
             entry.parts[i] = contribution;
+            entry.own[slot(i)] = *own;
         }
     }
     let mut out: Vec<Fused> = order.into_iter().filter_map(|id| map.remove(&id)).collect();
@@ -164,16 +183,29 @@ pub fn fuse(lists: &[Ranking], how: &FusionSettings) -> Vec<Fused> {
 }
 
 /// Orders fused chunks best first: by score, then by how many rankers list
-/// them, then by chunk id so results are stable.
+/// them, then by the rankers' own scores; chunks equal in all of these by
+/// chunk id, until the search orders them by path (`ties`).
 pub(crate) fn best_first(fused: &mut [Fused]) {
+    fused.sort_by(|a, b| tied(a, b).then(a.chunk_id.cmp(&b.chunk_id)));
+}
+
+/// How two fused chunks compare before their chunk ids: `Equal` when
+/// nothing the rankers said tells them apart.
+pub(crate) fn tied(a: &Fused, b: &Fused) -> std::cmp::Ordering {
     let support = |f: &Fused| f.parts.iter().filter(|p| **p > 0.0).count();
-    fused.sort_by(|a, b| {
-        b.score
-            .partial_cmp(&a.score)
+    let own = |a: &Fused, b: &Fused| {
+        a.own
+            .iter()
+            .zip(&b.own)
+            .map(|(x, y)| y.total_cmp(x))
+            .find(|o| o.is_ne())
             .unwrap_or(std::cmp::Ordering::Equal)
-            .then(support(b).cmp(&support(a)))
-            .then(a.chunk_id.cmp(&b.chunk_id))
-    });
+    };
+    b.score
+        .partial_cmp(&a.score)
+        .unwrap_or(std::cmp::Ordering::Equal)
+        .then(support(b).cmp(&support(a)))
+        .then_with(|| own(a, b))
 }
 
 /// `1 / (k + rank)` for 1-based ranks.
@@ -291,6 +323,7 @@ mod tests {
             weight: 1.0,
             strong: 0.0,
             floor: 0.0,
+            tie_rank: 0,
         };
         let f = fuse(&[complete, top(&vec)], &how);
         assert_eq!(f[0].chunk_id, 2, "{f:?}");
@@ -317,6 +350,7 @@ mod tests {
             weight: 1.0,
             strong: 0.0,
             floor: 0.0,
+            tie_rank: 0,
         };
         let plain = fuse(&[keyword, top(&vec)], &how);
         assert_eq!(plain[0].chunk_id, 1, "{plain:?}");
@@ -338,6 +372,38 @@ mod tests {
         let tie = fuse(&[top(&a), top(&b)], &how);
         let order: Vec<i64> = tie.iter().take(3).map(|f| f.chunk_id).collect();
         assert_eq!(order, [4, 3, 8], "{tie:?}");
+    }
+
+    /// Chunks with equal fused scores go by their rankers' own scores
+    /// (cosine, then BM25), not by chunk id.
+    #[test]
+    fn equal_scores_go_by_cosine_then_bm25() {
+        let how = FusionSettings {
+            method: Fusion::Convex,
+            ..FusionSettings::rrf(60.0)
+        };
+        // Under the floor every cosine contributes 0.
+        let vec = [(9, 0.30), (2, 0.16), (1, 0.15), (7, 0.12)];
+        let floored = Ranking {
+            floor: 0.2,
+            ..top(&vec)
+        };
+        let ids = |f: &[Fused]| f.iter().map(|x| x.chunk_id).collect::<Vec<_>>();
+        assert_eq!(ids(&fuse(&[floored], &how)), [9, 2, 1, 7]);
+        // Hybrid: the keyword list (tie rank 1) breaks what the cosines
+        // (tie rank 0) leave equal, whatever the order of the lists.
+        let kw = [(5, 3.0), (4, 2.0), (3, 1.0)];
+        let keyword = Ranking {
+            weight: 0.0,
+            tie_rank: 1,
+            ..top(&kw)
+        };
+        let vec = [(3, 0.5), (4, 0.5), (5, 0.1)];
+        let vector = Ranking {
+            weight: 0.0,
+            ..top(&vec)
+        };
+        assert_eq!(ids(&fuse(&[keyword, vector], &how)), [4, 3, 5]);
     }
 
     /// Under the floor the vector side adds nothing; above it the scale

@@ -3,7 +3,8 @@
 //! in-memory `keyword_index`, the vector ranker of `vector` over the int8
 //! codes or its in-memory index), query refinement (`feedback`), fusion of
 //! their lists (`fusion`), threshold and count, per-document diversity
-//! (`diversify`), and the results (`present`). `request` builds the one
+//! (`diversify`), and the results (`present`); `ties` orders what scores
+//! alike by path and place. `request` builds the one
 //! request every caller makes; `query` turns a query into the keyword
 //! ranker's phrases; `snippet` cuts a passage for a hit.
 
@@ -19,6 +20,7 @@ mod rankers;
 pub mod request;
 mod run;
 pub mod snippet;
+mod ties;
 pub mod vector;
 
 pub use crate::config::MAX_TOP;

@@ -38,6 +38,15 @@ impl RankerId {
             RankerId::Vector => fusion.vector_weight,
         }
     }
+
+    /// Where its own score comes in breaking ties of fused scores: the
+    /// cosine first, then BM25.
+    fn tie_rank(self) -> usize {
+        match self {
+            RankerId::Vector => 0,
+            RankerId::Keyword => 1,
+        }
+    }
 }
 
 /// What a long-running process (`kb mcp`) keeps in memory for the rankers.
@@ -107,6 +116,7 @@ impl Rankings<'_> {
                 weight: RankerId::Keyword.weight(fusion),
                 strong: fusion.strong_bm25,
                 floor: 0.0,
+                tie_rank: RankerId::Keyword.tie_rank(),
             });
         }
         if let Some(v) = &self.vector {
@@ -114,10 +124,23 @@ impl Rankings<'_> {
             lists.push(Ranking {
                 strong: fusion.strong_cosine,
                 floor: fusion.cosine_floor,
+                tie_rank: RankerId::Vector.tie_rank(),
                 ..Ranking::top(&v.hits, RankerId::Vector.weight(fusion))
             });
         }
         (ids, lists)
+    }
+
+    /// Orders the chunks each ranker scored alike by path and place in
+    /// their documents, so a rank never depends on chunk ids (`ties`).
+    pub(crate) fn settle_ties(&mut self, db: &Database) -> Result<()> {
+        if let Some(kw) = &mut self.keyword {
+            super::ties::settle_list(db, &mut kw.hits)?;
+        }
+        if let Some(v) = &mut self.vector {
+            super::ties::settle_list(db, &mut v.hits)?;
+        }
+        Ok(())
     }
 
     /// Whether a ranker stopped at `k` candidates with more to give.

@@ -3,7 +3,8 @@
 //! 1. rank: every ranker the mode asks for, at once (`rankers`);
 //! 2. refine: a hybrid query moves towards its best fused results and the
 //!    vector ranker runs again (`feedback`);
-//! 3. fuse the rankers' lists (`fusion`);
+//! 3. fuse the rankers' lists (`fusion`), what scores alike ordered by
+//!    path and place in its document (`ties`);
 //! 4. threshold and count: drop what scores under the threshold, count
 //!    what matched;
 //! 5. diversify: at most N chunks of one document (`diversify`);
@@ -15,10 +16,11 @@
 
 use super::diversify;
 use super::feedback;
-use super::fusion::{fuse, Fused};
+use super::fusion::{fuse, tied, Fused};
 use super::present::{self, SearchResponse};
 use super::rankers::{rank_in_parallel, InMemory, QueryPlan, Rankings};
 use super::request::{Mode, SearchRequest};
+use super::ties;
 use super::vector::{FloatVectors, ReadFloats};
 use crate::db::Database;
 use crate::error::{KbError, Result};
@@ -94,18 +96,22 @@ where
         }
         {
             let _span = crate::timings::span("refine");
-            feedback::refine(db, req, &mut rankings, &floats)?;
+            rankings.settle_ties(db)?;
+            if feedback::refine(db, req, &mut rankings, &floats)? {
+                rankings.settle_ties(db)?;
+            }
         }
         let fusion_span = crate::timings::span("fuse and diversify");
         let fused = {
             let (_, lists) = rankings.lists(&req.fusion);
             fuse(&lists, &req.fusion)
         };
-        let fused = if req.page_weight > 0.0 {
+        let mut fused = if req.page_weight > 0.0 {
             diversify::pages_as_units(db, fused, req.page_weight)?
         } else {
             fused
         };
+        ties::settle(db, &mut fused, |f| f.chunk_id, |a, b| tied(a, b).is_eq())?;
         let (fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;
         let chosen = diversify::diversify(db, fused, req.max_per_document, req.top)?;
         // Results too few to fill the page while the rankers have more:

@@ -200,8 +200,10 @@ impl Session {
     /// (see `db::WriterLock`). Ctrl-C stops the wait.
     pub(crate) fn lock_writer(&self) -> Result<WriterLock> {
         let dir = &self.config.data_dir;
-        std::fs::create_dir_all(dir).map_err(|e| crate::error::KbError::io(dir, e))?;
         let db_path = self.config.db_path();
+        std::fs::create_dir_all(dir).map_err(|e| {
+            crate::db::data_dir_is_a_file(&db_path).unwrap_or(crate::error::KbError::io(dir, e))
+        })?;
         WriterLock::acquire(&db_path, &self.cancel, |m| self.note(m)).map_err(|e| {
             // A data directory kb may not write: say why, as the database would.
             match (&e, db_path.exists()) {

@@ -138,6 +138,19 @@ fn unwritable_data_dir_is_an_io_error() {
         e["error"].as_str().unwrap().contains("data"),
         "names the path"
     );
+    // A file that is no database is no data directory, for reads too
+    // (an SQLite file would be the knowledge base itself).
+    for args in [&["add", docs.to_str().unwrap()][..], &["status"]] {
+        let e = kb.error(args, 2);
+        assert_eq!(e["code"], "E_IO", "{args:?}: {e}");
+        assert!(
+            e["error"]
+                .as_str()
+                .unwrap()
+                .contains("the data directory is a file"),
+            "{args:?}: {e}"
+        );
+    }
 }
 
 #[test]

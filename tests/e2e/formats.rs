@@ -520,6 +520,99 @@ fn hostile_containers_fail_alone_with_a_reason() {
     assert_eq!(file_of(&hit), "good.docx");
 }
 
+#[test]
+fn deep_pages_and_binary_chapters_fail_alone_in_time() {
+    let kb = Kb::new();
+    let dir = kb.home.path().join("deep");
+    let nested = |n: usize| {
+        format!(
+            "<html><body>{}deep words{}</body></html>",
+            "<div>".repeat(n),
+            "</div>".repeat(n)
+        )
+    };
+    // The page that held kb add for minutes (40,000 levels: 9 s of CPU;
+    // 200,000: past 15 minutes), and an e-book chapter as deep.
+    write(&dir.join("d40k.html"), &nested(40_000));
+    write(&dir.join("d200k.html"), &nested(200_000));
+    std::fs::write(
+        dir.join("deep.epub"),
+        testdocs::epub_pages("Deep", "A", &[nested(200_000)]),
+    )
+    .unwrap();
+    // A chapter holding a ZIP's bytes beside a good one, and a book of
+    // nothing else.
+    let zip = format!(
+        "PK\u{3}\u{4}\u{14}\u{0}{}",
+        "\u{0}\u{2}PK\u{1}".repeat(75_000)
+    );
+    let good = "<html><body><h1>Harbour</h1><p>The ferry to the wombat island leaves at dawn.</p></body></html>";
+    std::fs::write(
+        dir.join("mixed.epub"),
+        testdocs::epub_pages("Mixed", "A", &[zip.clone(), good.to_string()]),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("binary.epub"),
+        testdocs::epub_pages("Bin", "A", &[zip]),
+    )
+    .unwrap();
+    write(
+        &dir.join("good.md"),
+        "# Quokkas\n\nThe survivor note about quokkas.\n",
+    );
+
+    let started = std::time::Instant::now();
+    let s = kb.add(&[&dir]);
+    // Finishes, not hangs: the bounds stop each parse near 5,000 levels.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(180),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(s["added"], 2, "{s}");
+    assert_eq!(s["failed"], 4, "{s}");
+    let log = std::fs::read_to_string(kb.data_dir().join("ingest-errors.log")).unwrap();
+    let line = |file: &str| {
+        log.lines()
+            .find(|l| l.contains(file))
+            .unwrap_or_else(|| panic!("{file} not logged: {log}"))
+            .to_string()
+    };
+    for file in ["d40k.html", "d200k.html"] {
+        assert!(
+            line(file).contains("the page nests elements more than 5000 deep"),
+            "{}",
+            line(file)
+        );
+    }
+    assert!(
+        line("deep.epub").contains("chapter 0.xhtml nests elements more than 5000 deep"),
+        "{}",
+        line("deep.epub")
+    );
+    assert!(
+        line("binary.epub").contains("binary content"),
+        "{}",
+        line("binary.epub")
+    );
+    let warning = line("mixed.epub");
+    assert!(
+        warning.contains("warning: binary content") && warning.contains("chapter 0.xhtml"),
+        "{warning}"
+    );
+    // The good chapter is the book; the bytes are in no chunk.
+    let hit = top(&kb, &["wombat island ferry"]);
+    assert_eq!(file_of(&hit), "mixed.epub");
+    let opened = kb.json(&["open", hit["source"]["path"].as_str().unwrap()]);
+    let content = opened["content"].as_str().unwrap();
+    assert!(
+        !content.contains("PK") && content.contains("Harbour"),
+        "{opened}"
+    );
+    assert_eq!(file_of(&top(&kb, &["quokkas", "--fts-only"])), "good.md");
+}
+
 /// Runs a command to its end; returns its output and its peak resident
 /// memory in KiB (from `wait4`, this child's own).
 // wait4 reaps the child, which `Child::wait` cannot do with its rusage.

@@ -54,6 +54,9 @@ fn images_are_read_by_ocr_and_cited_by_page() {
     assert_eq!(s["added"], 2, "{s}");
     assert_eq!(s["failed"], 0, "{s}");
     assert_eq!(s["empty"], 1, "{s}");
+    let log = std::fs::read_to_string(kb.data_dir().join("ingest-errors.log")).unwrap();
+    let blank = log.lines().find(|l| l.contains("blank.png")).unwrap_or("");
+    assert!(blank.contains("no text found by OCR"), "{log}");
 
     let v = kb.json(&["search", "fence river oak posts", "--fts-only"]);
     let hit = &results(&v)[0];

@@ -447,8 +447,8 @@ fn writes_and_other_processes_are_seen() {
         "{r}"
     );
 
-    // The server's own writes.
-    let owl = kb.home.path().join("more/owl.md");
+    // The server's own writes, under a folder the user added.
+    let owl = docs.join("more/owl.md");
     write(
         &owl,
         "# Owls\n\nBarn owls hunt voles at night by sound alone, gliding silently over meadows.\n",
@@ -483,6 +483,66 @@ fn writes_and_other_processes_are_seen() {
     let (_, hits) = s.ok("search", json!({"query": "nocturnal bird hunting rodents"}));
     assert!(!hits.to_string().contains("Barn owls"), "{hits}");
     s.finish();
+}
+
+#[test]
+fn an_agent_adds_only_under_what_was_added_or_mcp_write_roots() {
+    let kb = Kb::new();
+    let docs = corpus(&kb);
+    // A file any process of the user's may read, holding a token: not a
+    // document anyone added.
+    let secret = kb.home.path().join(".config/gh/hosts.json");
+    write(
+        &secret,
+        "{\"github.com\": {\"oauth_token\": \"gho_s3cr3tt0ken\"}}\n",
+    );
+    let inbox = kb.home.path().join("inbox");
+    write(
+        &inbox.join("heron.md"),
+        "# Herons\n\nGrey herons stand still in shallow water for hours.\n",
+    );
+    let outside_link = docs.join("hosts.json");
+    std::os::unix::fs::symlink(&secret, &outside_link).unwrap();
+
+    let mut s = Session::start(&kb, &["--allow-write"]);
+    s.handshake();
+    for path in [&secret, &inbox, &outside_link] {
+        let e = s.err("add", json!({"paths": [path.display().to_string()]}));
+        assert_eq!(e["kb_code"], "E_WRITE_REFUSED", "{path:?}: {e}");
+        let message = e["message"].as_str().unwrap();
+        assert!(message.contains("mcp.write_roots"), "{message}");
+        assert!(message.contains("config.yaml"), "{message}");
+    }
+    // Nothing of it reached the index.
+    let (_, hits) = s.ok(
+        "search",
+        json!({"query": "oauth_token gho_s3cr3tt0ken", "mode": "keyword"}),
+    );
+    assert_eq!(hits["results"], json!([]), "{hits}");
+    // Under a folder the user added, the agent adds as before.
+    let note = docs.join("agent/note.md");
+    write(
+        &note,
+        "# Kestrels\n\nKestrels hover over road verges hunting voles.\n",
+    );
+    let (_, added) = s.ok("add", json!({"paths": [note.display().to_string()]}));
+    assert_eq!(added["added"], 1, "{added}");
+    s.finish();
+
+    // A folder the user lists in mcp.write_roots opens to agents.
+    write(
+        &kb.data_dir().join("config.yaml"),
+        &format!("mcp:\n  write_roots: [{}]\n", inbox.display()),
+    );
+    let mut s = Session::start(&kb, &["--allow-write"]);
+    s.handshake();
+    let (_, added) = s.ok("add", json!({"paths": [inbox.display().to_string()]}));
+    assert_eq!(added["added"], 1, "{added}");
+    let e = s.err("add", json!({"paths": [secret.display().to_string()]}));
+    assert_eq!(e["kb_code"], "E_WRITE_REFUSED", "{e}");
+    s.finish();
+    // The user's own kb add is not confined.
+    assert_eq!(kb.add(&[&secret])["added"], 1);
 }
 
 /// A copy of the model directory whose ONNX file has a different

@@ -88,9 +88,14 @@ struct Tmpfs(PathBuf);
 
 impl Tmpfs {
     fn mount(dir: &Path, size: &str) -> Result<Tmpfs, String> {
+        Self::mount_with(dir, &format!("size={size}"))
+    }
+
+    /// A tmpfs mounted with these options (`ro,size=1m`).
+    fn mount_with(dir: &Path, options: &str) -> Result<Tmpfs, String> {
         std::fs::create_dir_all(dir).unwrap();
         let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .args(["-t", "tmpfs", "-o", options, "tmpfs"])
             .arg(dir)
             .output()
             .map_err(|e| format!("cannot run mount: {e}"))?;
@@ -973,4 +978,237 @@ fn a_backup_during_a_running_add_is_consistent_and_answers_searches() {
         "{b2}"
     );
     assert_eq!(b2["documents"], status(&kb)["total_documents"], "{b2}");
+}
+
+#[test]
+fn a_killed_backups_leftovers_are_removed_by_the_next_backup() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let copies = kb.home.path().join("copies");
+    std::fs::create_dir_all(&copies).unwrap();
+    // What kill -9 during a backup leaves beside its target: a hidden,
+    // full-size partial copy and its journal, named for its process, which
+    // is gone (its id is that of a process that has ended).
+    let mut ended = Command::new("true").spawn().unwrap();
+    let dead = ended.id();
+    ended.wait().unwrap();
+    let stale = [
+        copies.join(format!(".kb-20260101T000000Z.db.partial-{dead}")),
+        copies.join(format!(".kb-20260101T000000Z.db.partial-{dead}-journal")),
+    ];
+    std::fs::copy(kb.db_path(), &stale[0]).unwrap();
+    std::fs::write(&stale[1], b"journal").unwrap();
+    // A backup running now keeps its own.
+    let mut running = Command::new("sleep").arg("60").spawn().unwrap();
+    let live = copies.join(format!(".kb-other.db.partial-{}", running.id()));
+    std::fs::write(&live, b"in progress").unwrap();
+
+    let b = kb.json(&["backup", copies.to_str().unwrap(), "--format", "json"]);
+    running.kill().unwrap();
+    running.wait().unwrap();
+    assert_eq!(b["integrity"], "ok", "{b}");
+    let removed: Vec<&str> = b["removed_partials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(removed.len(), 2, "{b}");
+    for f in &stale {
+        assert!(!f.exists(), "{f:?} left");
+        assert!(removed
+            .iter()
+            .any(|r| r.ends_with(&*f.file_name().unwrap().to_string_lossy())));
+    }
+    assert!(live.exists(), "a running backup's copy was removed");
+    // What is left: the new copy, and the live process's file.
+    let mut names: Vec<String> = std::fs::read_dir(&copies)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names[1].starts_with("kb-") && names[1].ends_with(".db"),
+        "{names:?}"
+    );
+    // Once that process is gone too, the next backup removes its file,
+    // and says so.
+    let out = kb
+        .cmd()
+        .arg("backup")
+        .arg(copies.join("second.db"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A report: on stderr.
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("Removed") && said.contains(".kb-other.db.partial-"),
+        "{said}"
+    );
+    assert!(!live.exists());
+}
+
+#[test]
+fn a_backup_onto_a_read_only_file_system_says_so() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let target = kb.home.path().join("ro");
+    let _mount = match Tmpfs::mount_with(&target, "ro,size=1m") {
+        Ok(m) => m,
+        Err(why) => {
+            println!("skipped: the read-only test needs a tmpfs: {why}");
+            return;
+        }
+    };
+    let e = kb.error(&["backup", target.to_str().unwrap()], 2);
+    assert_eq!(e["code"], "E_IO", "{e}");
+    let message = e["error"].as_str().unwrap();
+    assert!(
+        message.contains("Read-only file system") && message.contains(target.to_str().unwrap()),
+        "{message}"
+    );
+}
+
+#[test]
+fn another_programs_sqlite_file_is_left_byte_for_byte() {
+    let kb = Kb::empty();
+    std::fs::create_dir_all(kb.data_dir()).unwrap();
+    // An application's database (rollback-journal mode, as most are) where
+    // kb.db should be.
+    let conn = rusqlite::Connection::open(kb.db_path()).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE songs(id INTEGER PRIMARY KEY, title TEXT);
+         INSERT INTO songs(title) VALUES ('Blue in Green'), ('So What');",
+    )
+    .unwrap();
+    drop(conn);
+    let before = std::fs::read(kb.db_path()).unwrap();
+    for args in [
+        &["status"][..],
+        &["search", "blue"],
+        &["list"],
+        &["stats"],
+        &["sources"],
+    ] {
+        let e = kb.error(args, 2);
+        assert_eq!(e["code"], "E_DB_CORRUPT", "{args:?}: {e}");
+        assert!(
+            e["error"]
+                .as_str()
+                .unwrap()
+                .contains("not a knowledge base"),
+            "{e}"
+        );
+        assert_eq!(
+            std::fs::read(kb.db_path()).unwrap(),
+            before,
+            "kb {args:?} wrote the file"
+        );
+        let names: Vec<String> = std::fs::read_dir(kb.data_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["kb.db"], "kb {args:?} wrote beside it");
+    }
+    // Nor does a command that writes.
+    let docs = kb.home.path().join("docs");
+    write(&docs.join("a.md"), "# A\n\nSome words.\n");
+    let e = kb.error(&["add", docs.to_str().unwrap(), "--quiet"], 2);
+    assert_eq!(e["code"], "E_DB_CORRUPT", "{e}");
+    assert_eq!(std::fs::read(kb.db_path()).unwrap(), before);
+}
+
+#[test]
+fn a_backup_copy_is_used_with_data_dir_as_it_is() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let copies = kb.home.path().join("copies");
+    std::fs::create_dir_all(&copies).unwrap();
+    let b = kb.json(&["backup", copies.to_str().unwrap(), "--format", "json"]);
+    let copy = PathBuf::from(b["path"].as_str().unwrap());
+    // A second copy, its write-version byte damaged before anything opened
+    // it: SQLite opens such a rollback-journal file read-only.
+    let damaged = copies.join("damaged.db");
+    std::fs::copy(&copy, &damaged).unwrap();
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    assert_eq!(
+        (bytes[18], bytes[19]),
+        (1, 1),
+        "kb backup writes rollback-journal mode"
+    );
+    bytes[18] = 3;
+    std::fs::write(&damaged, &bytes).unwrap();
+    // kb with the copy named where a data directory would be.
+    let with = |db: &Path, args: &[&str]| {
+        let mut c = Command::new(assert_cmd::cargo::cargo_bin("kb"));
+        c.arg("--data-dir")
+            .arg(db)
+            .args(args)
+            .args(["--format", "json"]);
+        c.env("HOME", kb.home.path()).env("HF_HUB_OFFLINE", "1");
+        for (k, _) in std::env::vars() {
+            if k.starts_with("KB_") {
+                c.env_remove(k);
+            }
+        }
+        c.output().unwrap()
+    };
+    // The copy, named as it is, is a knowledge base.
+    let out = with(&copy, &["status"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["total_documents"], b["documents"], "{s}");
+    let out = with(&copy, &["search", "dentist appointment"]);
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(hits["returned"].as_u64().unwrap() >= 1, "{hits}");
+    let extra = kb.home.path().join("extra.md");
+    write(&extra, "# Extra\n\nAdded to the copy alone.\n");
+    let out = with(&copy, &["add", extra.to_str().unwrap(), "--quiet"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        status(&kb)["total_documents"],
+        b["documents"],
+        "the original is untouched"
+    );
+    // The damaged copy answers reads, and names byte 18 for writes.
+    let out = with(&damaged, &["status"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["total_documents"], b["documents"], "{s}");
+    let out = with(&damaged, &["add", extra.to_str().unwrap(), "--quiet"]);
+    let e = json_error(&out, 2);
+    assert_eq!(e["code"], "E_IO", "{e}");
+    assert!(e["error"].as_str().unwrap().contains("byte 18"), "{e}");
+    let out = with(&damaged, &["doctor"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("byte 18"));
+    assert_eq!(
+        std::fs::read(&damaged).unwrap(),
+        bytes,
+        "the damaged copy was written"
+    );
 }

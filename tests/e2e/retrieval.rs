@@ -166,3 +166,132 @@ fn max_per_document_gives_places_to_other_documents() {
     let one = kb.json(&["search", q, "--top", "3", "--max-per-document", "1"]);
     assert_eq!(one["total_matches"], all["total_matches"], "same meaning");
 }
+
+/// The list a search gives, as what it shows: file, text, score and what
+/// each ranker said, in order.
+fn listing(v: &Value) -> Vec<String> {
+    v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let file = r["source"]["path"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap();
+            format!(
+                "{file} | {} | {} | {}",
+                r["text"], r["score"], r["score_breakdown"]
+            )
+        })
+        .collect()
+}
+
+/// The id of the document of a file in `notes/`.
+fn document_id(kb: &Kb, file: &str) -> i64 {
+    let path = kb.home.path().join("notes").join(file);
+    let v = kb.json(&["outline", path.to_str().unwrap()]);
+    v["document"]["id"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{v}"))
+}
+
+#[test]
+fn two_knowledge_bases_of_one_folder_list_the_same_results_in_every_mode() {
+    let notes = [
+        ("tar.md", "# Tar\n\nExtract files from an archive with tar -xf archive.tar; list them with tar -tf."),
+        ("mapfile.md", "# mapfile\n\nThe bash builtin mapfile reads lines from standard input into an array."),
+        ("az-storage-entity.md", "# az storage entity\n\nInsert, query and delete entities in an Azure table."),
+        ("sourdough.md", "# Sourdough\n\nFeed the starter twice a day and bake at 240 degrees."),
+        ("tomatoes.md", "# Tomatoes\n\nWater tomatoes at the base, in the morning, and stake them early."),
+        ("git-stash.md", "# git stash\n\nStash your changes, switch branches, then pop the stash again."),
+        ("chess.md", "# Openings\n\nThe Sicilian defence answers e4 with c5."),
+        ("rsync.md", "# rsync\n\nCopy a folder to a server and keep permissions with rsync -a."),
+        ("violin.md", "# Violin\n\nRosin the bow before practice and loosen it afterwards."),
+        ("unzip.md", "# Unzip\n\nunzip archive.zip -d target extracts a ZIP archive into a folder."),
+        ("same-a.md", "# Duplicate\n\nThe same note kept twice, word for word, in two files."),
+        ("same-b.md", "# Duplicate\n\nThe same note kept twice, word for word, in two files."),
+    ];
+    let folder = |kb: &Kb| {
+        let dir = kb.home.path().join("notes");
+        for (name, text) in notes {
+            write(&dir.join(name), text);
+        }
+        dir
+    };
+    let ids = |kb: &Kb, file: &str| {
+        let v = kb.json(&[
+            "search",
+            "same note kept twice",
+            "--fts-only",
+            "--top",
+            "20",
+        ]);
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["source"]["path"].as_str().unwrap().ends_with(file))
+            .map(|r| r["chunk_id"].as_i64().unwrap())
+            .unwrap()
+    };
+    let first = Kb::new();
+    let dir = folder(&first);
+    first.add(&[&dir]);
+    // The second knowledge base numbers its chunks the other way round:
+    // each file added alone, in the opposite order of the first's ids,
+    // then the folder.
+    let mut order: Vec<&str> = notes.iter().map(|n| n.0).collect();
+    order.sort_by_key(|f| std::cmp::Reverse(document_id(&first, f)));
+    let second = Kb::new();
+    let dir2 = folder(&second);
+    for name in &order {
+        second.add(&[&dir2.join(name)]);
+    }
+    second.add(&[&dir2]);
+    assert!(
+        (ids(&first, "same-a.md") < ids(&first, "same-b.md"))
+            != (ids(&second, "same-a.md") < ids(&second, "same-b.md")),
+        "the two knowledge bases number the duplicates alike"
+    );
+    for query in [
+        "extract files from an archive",
+        "same note kept twice",
+        "bake bread",
+    ] {
+        for mode in [&[][..], &["--fts-only"][..], &["--vec-only"][..]] {
+            let mut args = vec!["search", query, "--top", "20"];
+            args.extend_from_slice(mode);
+            let (a, b) = (first.json(&args), second.json(&args));
+            assert_eq!(listing(&a), listing(&b), "{query:?} {mode:?}");
+            if mode == ["--vec-only"] && query.starts_with("extract") {
+                // Results the floor gives nothing are listed by cosine.
+                let zero: Vec<f64> = a["results"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|r| r["score"].as_f64() == Some(0.0))
+                    .map(|r| r["score_breakdown"]["cosine"].as_f64().unwrap())
+                    .collect();
+                assert!(zero.len() >= 2, "{a}");
+                assert!(zero.windows(2).all(|w| w[0] >= w[1]), "{zero:?}");
+            }
+        }
+    }
+    // Duplicates tie on every score: the path decides.
+    let v = first.json(&[
+        "search",
+        "same note kept twice",
+        "--top",
+        "2",
+        "--max-per-document",
+        "0",
+    ]);
+    let files: Vec<String> = listing(&v)
+        .iter()
+        .map(|l| l.split(" | ").next().unwrap().to_string())
+        .collect();
+    assert_eq!(files, ["same-a.md", "same-b.md"], "{v}");
+}

@@ -325,6 +325,7 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
             weight: req.fusion.keyword_weight,
             strong: req.fusion.strong_bm25,
             floor: 0.0,
+            tie_rank: 1,
         };
         let vector_list = kb::search::Ranking {
             strong: req.fusion.strong_cosine,

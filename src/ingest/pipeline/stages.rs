@@ -204,16 +204,17 @@ impl Writer<'_> {
                     progress.file_done();
                 }
                 Event::NotIndexed(path, e, earlier) => {
-                    match e {
-                        IngestError::Empty => summary.empty += 1,
-                        // Unreadable content counts as a failure: the
-                        // file claims a type kb indexes.
-                        IngestError::Unsupported(_) | IngestError::Failed(_) => summary.failed += 1,
+                    // Unreadable content counts as a failure: the file
+                    // claims a type kb indexes.
+                    if e.is_empty() {
+                        summary.empty += 1;
+                    } else {
+                        summary.failed += 1;
                     }
                     // A file emptied (or turned binary) no longer holds its
                     // old text: searches must not find it. A failure to read
                     // may pass, so the old version stays until it is fixed.
-                    let gone = matches!(e, IngestError::Empty | IngestError::Unsupported(_));
+                    let gone = e.is_empty() || matches!(e, IngestError::Unsupported(_));
                     match earlier {
                         Some(id) if gone => {
                             summary.removed += self.db.remove_documents(&[id])?;
