@@ -7,7 +7,8 @@
 //!    path and place in its document (`ties`);
 //! 4. threshold and count: drop what scores under the threshold, count
 //!    what matched;
-//! 5. diversify: at most N chunks of one document (`diversify`);
+//! 5. diversify: at most N chunks of one document (`diversify`), the
+//!    places no other document takes filled with more of those listed;
 //! 6. present: the chosen chunks with their evidence, weak matches marked
 //!    (`present`).
 //!
@@ -116,6 +117,8 @@ where
             plan.candidates = plan.candidates.saturating_mul(4);
             continue;
         }
+        // What no other document takes goes to more of those listed.
+        let chosen = chosen.filled(req.top);
         let mut response =
             present::results(db, req, &plan, &rankings, &floats, chosen, total_matches)?;
         response.query_unreadable = unreadable;
@@ -134,7 +137,9 @@ fn threshold_and_count(
     mut fused: Vec<Fused>,
 ) -> Result<(Vec<Fused>, usize)> {
     if let Some(t) = req.threshold {
-        fused.retain(|f| f.score >= t);
+        // The score as results show it (six decimals): a result shown at
+        // 0.5 passes --threshold 0.5.
+        fused.retain(|f| (f.score * 1e6).round() / 1e6 >= t);
     }
     let total = if req.threshold.is_some_and(|t| t > 0.0) {
         fused.len()
