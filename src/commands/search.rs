@@ -351,7 +351,7 @@ pub(crate) struct SearchResult {
     pub snippet: String,
     /// A weak match: it does not hold every word of the query, and its
     /// cosine is under search.evidence.weak_cosine or it is a passage of
-    /// fewer than six words (whose cosine vouches for nothing); or, keywords
+    /// fewer than twelve words (whose cosine vouches for nothing); or, keywords
     /// alone ranking, it matched no word. Related at best; do not answer from
     /// it alone.
     pub weak: bool,

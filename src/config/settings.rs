@@ -145,7 +145,7 @@ pub struct EvidenceConfig {
     pub strong_bm25: f64,
     /// A result under this cosine that does not hold every word of the
     /// query is a weak match (`weak` in the JSON), and so is a passage of
-    /// fewer than six words that does not; when every result is, the search
+    /// fewer than twelve words that does not; when every result is, the search
     /// says there is no good match. Calibrated on real questions against
     /// off-topic and nonsense queries, on documents and on folders of data
     /// files and code (docs/benchmarks.md).

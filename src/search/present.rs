@@ -56,7 +56,7 @@ pub struct SearchResponse {
 /// holding one of them (`dependencies = {}` reaches a cosine of 0.43 with
 /// "which dependencies does a happy family have"): its cosine vouches for
 /// nothing, only holding every word of the query does.
-const MIN_WORDS_FOR_COSINE: usize = 6;
+const MIN_WORDS_FOR_COSINE: usize = 12;
 
 impl SearchHit {
     /// Whether the hit is weak at cosine `t`: the vector ranker ran, the

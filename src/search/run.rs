@@ -4,7 +4,8 @@
 //! 2. refine: a hybrid query moves towards its best fused results and the
 //!    vector ranker runs again (`feedback`);
 //! 3. fuse the rankers' lists (`fusion`), what scores alike ordered by
-//!    path and place in its document (`ties`);
+//!    path and place in its document (`ties`); the chunks holding an
+//!    identifier of the query whole first (`identifiers`);
 //! 4. threshold and count: drop what scores under the threshold, count
 //!    what matched;
 //! 5. diversify: at most N chunks of one document (`diversify`), the
@@ -18,6 +19,7 @@
 use super::diversify;
 use super::feedback;
 use super::fusion::{fuse, tied, Fused};
+use super::identifiers;
 use super::present::{self, SearchResponse};
 use super::rankers::{rank_in_parallel, InMemory, QueryPlan, Rankings};
 use super::request::{Mode, SearchRequest};
@@ -109,6 +111,7 @@ where
             fused
         };
         ties::settle(db, &mut fused, |f| f.chunk_id, |a, b| tied(a, b).is_eq())?;
+        identifiers::first(db, req, &mut fused)?;
         let (fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;
         let chosen = diversify::diversify(db, fused, req.max_per_document, req.top)?;
         // Results too few to fill the page while the rankers have more:

@@ -40,6 +40,43 @@ pub fn query_expansions(query: &str) -> Vec<String> {
     extra_forms(query)
 }
 
+/// The identifiers a query names (`rust-version`, `package.rust-version`,
+/// `parse_config`, `parseConfig`), each as the one word every spelling of
+/// it is indexed under (`rustversion`): a chunk whose words or extra forms
+/// hold that word holds the identifier whole. Words joined by a hyphen,
+/// dot or underscore, or written in camelCase; not numbers (`3.14`) nor
+/// letters run into digits (`FY2018`).
+pub fn query_identifiers(query: &str) -> Vec<String> {
+    let mut out = Forms::default();
+    let raw_tokens =
+        query.split(|c: char| !(is_word_char(c) || matches!(c, '_' | '.' | '-' | '\'')));
+    for raw in raw_tokens {
+        let token = raw.trim_matches(|c: char| !is_word_char(c));
+        if token.is_empty() || token.chars().count() > MAX_COMPOUND_CHARS {
+            continue;
+        }
+        let segments: Vec<&str> = token
+            .split(|c: char| !is_word_char(c))
+            .filter(|s| !s.is_empty())
+            .collect();
+        let camel = token
+            .chars()
+            .zip(token.chars().skip(1))
+            .any(|(a, b)| a.is_lowercase() && b.is_uppercase());
+        let joined: String = segments.concat().to_lowercase();
+        let wordy = segments
+            .iter()
+            .filter(|s| s.chars().any(char::is_alphabetic))
+            .count();
+        if (segments.len() > 1 && wordy > 1 && !token.contains('\''))
+            || (segments.len() == 1 && camel)
+        {
+            out.push(joined);
+        }
+    }
+    out.0
+}
+
 fn extra_forms(text: &str) -> Vec<String> {
     let mut out = Forms::default();
     compounds(text, &mut out);
@@ -188,6 +225,25 @@ mod tests {
         assert_eq!(forms("kb-eval"), ["kbeval"]);
         // Sentence punctuation is not part of a word.
         assert!(forms("It works. Really, it does.").is_empty());
+    }
+
+    #[test]
+    fn a_query_names_its_identifiers() {
+        assert_eq!(query_identifiers("rust-version"), ["rustversion"]);
+        assert_eq!(
+            query_identifiers("set package.rust-version and parse_config"),
+            ["packagerustversion", "parseconfig"]
+        );
+        assert_eq!(query_identifiers("where is parseConfig"), ["parseconfig"]);
+        for none in [
+            "FY2018 revenue",
+            "pi is 3.14",
+            "it's fine",
+            "omega-3 fats",
+            "a plain question",
+        ] {
+            assert!(query_identifiers(none).is_empty(), "{none}");
+        }
     }
 
     #[test]
