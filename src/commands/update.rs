@@ -119,23 +119,32 @@ pub(super) fn is_gone(root: &Root) -> bool {
     std::fs::symlink_metadata(source_path::decode(&root.path)).is_err()
 }
 
-/// Forgets the roots `gone` and removes the documents under them whose
-/// files are gone too (none of them is left to sync); returns those
-/// documents' ids.
+/// Forgets the roots `gone` and removes their documents that nothing is
+/// left to sync: those whose files are gone, and those no other root's walk
+/// reaches (a file reached through a link in a folder that is gone); returns
+/// their ids.
 pub(super) fn forget(db: &Database, gone: &[Root]) -> Result<Vec<i64>> {
     if gone.is_empty() {
         return Ok(Vec::new());
     }
-    let mut ids = Vec::new();
+    let mut candidates = std::collections::BTreeSet::new();
+    for r in gone {
+        candidates.extend(db.root_documents(r.id)?);
+    }
+    let mut missing = Vec::new();
     for f in db.document_files()? {
-        if gone.iter().any(|r| r.holds(&f.path))
-            && file_status(&(&f).into()) == FileStatus::Missing
-        {
-            ids.push(f.id);
+        let under = gone.iter().any(|r| r.holds(&f.path)) || candidates.contains(&f.id);
+        if under && file_status(&(&f).into()) == FileStatus::Missing {
+            missing.push(f.id);
         }
     }
-    db.remove_documents(&ids)?;
     db.forget_roots(&gone.iter().map(|r| r.id).collect::<Vec<_>>())?;
+    let candidates: Vec<i64> = candidates.into_iter().collect();
+    let mut ids = db.unreached_documents(&candidates)?;
+    ids.extend(missing);
+    ids.sort_unstable();
+    ids.dedup();
+    db.remove_documents(&ids)?;
     Ok(ids)
 }
 
