@@ -65,6 +65,23 @@ impl DocType {
         DocType::Spreadsheet,
     ];
 
+    /// The types and the files of each, as `kb --help`, `kb add --help`
+    /// and `kb outline --help` list them (a test checks it against
+    /// [`DocType::ALL`] and the extensions).
+    pub const HELP: &'static str = "\
+Document types (the `type` of results, --type):
+  markdown     .md .markdown (heading sections)
+  note         .txt .text
+  pdf          .pdf (scanned pages by OCR)
+  doc          .docx .odt (headings from paragraph styles)
+  slides       .pptx .odp (a slide is a page, its notes with it)
+  html         .html .htm .xhtml (the main content)
+  epub         .epub (chapters in reading order)
+  spreadsheet  .csv .tsv .xlsx .ods (rows under their header)
+  data         .json .yaml .yml .toml (key paths, cited by their lines)
+  image        .png .jpg .jpeg .tif .tiff .webp (text by OCR)
+  code         .py .sh .bash .go .js .mjs .cjs .jsx .ts .mts .cts .tsx .rs, shebang scripts";
+
     /// The name in the JSON contract, the database and `--type`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -222,6 +239,9 @@ pub struct ChunkMeta {
     /// A Go method's receiver type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver: Option<String>,
+    /// The first heading inside a chunk that runs on into the next section.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_into: Option<String>,
 }
 
 impl ChunkMeta {
@@ -255,6 +275,7 @@ impl ChunkMeta {
             symbol_name: self.symbol_name.clone(),
             symbol_kind: self.symbol_kind,
             ocr: self.ocr,
+            runs_into: self.runs_into.clone(),
         }
     }
 }
@@ -291,6 +312,11 @@ pub struct Citation {
     #[serde(skip_serializing_if = "is_false")]
     #[schemars(with = "Option<bool>")]
     pub ocr: bool,
+    /// A chunk that starts in `section` and runs on into the next section
+    /// (absent otherwise): the first heading inside it, as outline lists it;
+    /// cite both.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs_into: Option<String>,
 }
 
 /// What a SKILL.md declares in its frontmatter; its presence marks the
@@ -386,6 +412,23 @@ mod tests {
         assert_eq!(d.headings[0].text, "A");
         let back: Value = serde_json::from_str(&d.to_json()).unwrap();
         assert_eq!(back, serde_json::from_str::<Value>(doc).unwrap());
+    }
+
+    #[test]
+    fn the_help_lists_every_type_and_extension() {
+        for t in DocType::ALL {
+            let line = DocType::HELP
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{} ", t.as_str())))
+                .unwrap_or_else(|| panic!("{} is not listed", t.as_str()));
+            for ext in t.extensions() {
+                assert!(
+                    line.split([' ', ',', '(']).any(|w| w == format!(".{ext}")),
+                    ".{ext} is not on {line:?}"
+                );
+            }
+        }
+        assert_eq!(DocType::HELP.lines().count(), DocType::ALL.len() + 1);
     }
 
     #[test]

@@ -28,6 +28,44 @@ from mcp.types import CallToolResult, TextContent
 
 TOOLS = ["search", "show", "outline", "open", "list", "sources", "tags", "status"]
 
+# The format values JSON Schema itself defines (draft 2020-12).
+STANDARD_FORMATS = {
+    "date-time", "date", "time", "duration", "email", "idn-email", "hostname",
+    "idn-hostname", "ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference",
+    "uuid", "uri-template", "json-pointer", "relative-json-pointer", "regex",
+}
+
+
+def portability_problems(schema: Any, path: str = "") -> list[str]:
+    """What strict clients (MCP Inspector --strict) report in a schema: a
+    `type` that is an array, a `format` JSON Schema does not define."""
+    found = []
+    if isinstance(schema, dict):
+        if isinstance(schema.get("type"), list):
+            found.append(f"{path}: type {schema['type']}")
+        fmt = schema.get("format")
+        if isinstance(fmt, str) and fmt not in STANDARD_FORMATS:
+            found.append(f"{path}: format {fmt}")
+        for k, v in schema.items():
+            found += portability_problems(v, f"{path}/{k}")
+    elif isinstance(schema, list):
+        for i, v in enumerate(schema):
+            found += portability_problems(v, f"{path}/{i}")
+    return found
+
+
+def descriptions(schema: Any) -> list[str]:
+    out = []
+    if isinstance(schema, dict):
+        if isinstance(schema.get("description"), str):
+            out.append(schema["description"])
+        for v in schema.values():
+            out += descriptions(v)
+    elif isinstance(schema, list):
+        for v in schema:
+            out += descriptions(v)
+    return out
+
 
 def check(ok: bool, what: str, detail: Any = "") -> None:
     if not ok:
@@ -84,6 +122,10 @@ async def run(kb: str, data_dir: str) -> None:
                     schema,
                 )
                 jsonschema.Draft202012Validator.check_schema(schema)
+                problems = portability_problems(schema) + portability_problems(tool.input_schema)
+                check(not problems, f"{tool.name}: portable schemas", problems)
+                cli = [d for d in descriptions(tool.input_schema) + descriptions(schema) if "over MCP" in d]
+                check(not cli, f"{tool.name}: no command-line wording", cli)
                 check(
                     '"null"' not in json.dumps(tool.input_schema),
                     f"{tool.name}: no nullable input types",
@@ -152,6 +194,27 @@ async def run(kb: str, data_dir: str) -> None:
                 "search by path glob",
                 by_path,
             )
+
+            occurrence = next(t for t in listed.tools if t.name == "show").input_schema[
+                "properties"
+            ]["occurrence"]
+            check(occurrence.get("minimum") == 1, "show: occurrence from 1", occurrence)
+            # One value where a list is allowed, and a file name from the
+            # server's working directory (not the documents' folder).
+            one = await call(
+                session,
+                schemas,
+                "search",
+                {"query": "install", "document": "git.md", "tags": "git", "path": "*.md"},
+            )
+            check(
+                one["results"]
+                and all(r["source"]["path"].endswith("/git.md") for r in one["results"]),
+                "search: document, tags and path as single values",
+                one,
+            )
+            named = await call(session, schemas, "outline", {"document": "git.md"})
+            check(named["items"], "outline: a document by its file name", named)
 
             # Errors: a tool error result, and a protocol error.
             bad = await session.call_tool("search", {"query": "x", "top": "ten"})

@@ -73,6 +73,9 @@ pub(super) fn usage_error(mut e: clap::Error, args: &[OsString]) -> i32 {
         return 0;
     }
     closest_flag(&mut e, args);
+    if let Some(plain) = number_error(&e, args) {
+        e = plain;
+    }
     let (explicit, kind) = intent(args);
     let output = match kind {
         OutputKind::Query => OutputFormat::Json,
@@ -120,7 +123,79 @@ fn closest_flag(e: &mut clap::Error, args: &[OsString]) {
             ContextKind::SuggestedArg,
             ContextValue::String((*best).to_string()),
         );
+        // The usage line clap printed shows its own guess: show ours.
+        let flag = best.trim_start_matches("--");
+        let arg = command
+            .get_arguments()
+            .chain(root.get_arguments())
+            .find(|a| a.get_long() == Some(flag));
+        let value = arg
+            .filter(|a| a.get_action().takes_values())
+            .and_then(|a| a.get_value_names().and_then(|v| v.first().cloned()))
+            .map(|v| format!(" <{v}>"))
+            .unwrap_or_default();
+        let mut cmd = command.clone().bin_name(match &name {
+            Some(n) => format!("kb {n}"),
+            None => "kb".to_string(),
+        });
+        let usage = cmd.render_usage().to_string();
+        let usage = usage.replacen("[OPTIONS]", &format!("{best}{value}"), 1);
+        e.insert(
+            ContextKind::Usage,
+            ContextValue::StyledStr(clap::builder::StyledStr::from(usage)),
+        );
     }
+}
+
+/// A number option given something else, said in the option's terms
+/// (`--top takes a whole number from 1 to 4096`) rather than the number
+/// parser's (`invalid digit found in string`): the range comes from the
+/// command's argument schema, the one MCP validates against.
+fn number_error(e: &clap::Error, args: &[OsString]) -> Option<clap::Error> {
+    if e.kind() != ErrorKind::ValueValidation {
+        return None;
+    }
+    let source = std::error::Error::source(e)?;
+    if !(source.is::<std::num::ParseIntError>() || source.is::<std::num::ParseFloatError>()) {
+        return None;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let flag = arg.split([' ', '=']).next()?.to_string();
+    let root = <super::Cli as clap::CommandFactory>::command();
+    let name = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .find(|a| root.find_subcommand(a).is_some())?;
+    let schema = commands::args_schema(&name)?;
+    let field = flag.trim_start_matches('-').replace('-', "_");
+    let prop = schema.get("properties")?.get(&field)?;
+    let whole = match prop.get("type") {
+        Some(serde_json::Value::String(t)) => t == "integer",
+        Some(serde_json::Value::Array(ts)) => ts.iter().any(|t| t == "integer"),
+        _ => return None,
+    };
+    let bound = |k: &str| prop.get(k).and_then(serde_json::Value::as_f64);
+    let range = match (bound("minimum"), bound("maximum")) {
+        (Some(a), Some(b)) => format!(" from {a} to {b}"),
+        (Some(a), None) => format!(" from {a} up"),
+        _ => String::new(),
+    };
+    let given = match e.get(ContextKind::InvalidValue) {
+        Some(ContextValue::String(v)) => format!(" (got '{v}')"),
+        _ => String::new(),
+    };
+    let what = if whole { "a whole number" } else { "a number" };
+    let mut plain = clap::Error::raw(
+        ErrorKind::ValueValidation,
+        format!("{flag} takes {what}{range}{given}\n"),
+    );
+    if let Some(cmd) = root.find_subcommand(&name) {
+        plain = plain.with_cmd(&cmd.clone().bin_name(format!("kb {name}")));
+    }
+    Some(plain)
 }
 
 /// clap's whole message (without the `error: ` prefix) with its
@@ -198,7 +273,36 @@ mod tests {
         closest_flag(&mut e, &line);
         let v = usage_json(&e);
         assert_eq!(v["suggestions"], json!(["--top"]), "{v}");
-        assert!(v["error"].as_str().unwrap().contains("'--top'"), "{v}");
+        let m = v["error"].as_str().unwrap();
+        assert!(m.contains("'--top'"), "{v}");
+        // The usage line shows the flag suggested, not clap's guess.
+        assert!(m.contains("Usage: kb search --top <N>"), "{m}");
+        assert!(!m.contains("--type"), "{m}");
+    }
+
+    #[test]
+    fn a_number_option_says_what_it_takes() {
+        let line = args(&["kb", "search", "--top", "abc", "ssh"]);
+        let e = super::super::Cli::try_parse_from(line.clone()).unwrap_err();
+        let e = number_error(&e, &line).unwrap();
+        let v = usage_json(&e);
+        let m = v["error"].as_str().unwrap();
+        assert!(
+            m.starts_with("--top takes a whole number from 1 to 4096 (got 'abc')"),
+            "{v}"
+        );
+        assert!(!m.contains("invalid digit"), "{v}");
+        let line = args(&["kb", "search", "x", "--threshold", "high"]);
+        let e = super::super::Cli::try_parse_from(line.clone()).unwrap_err();
+        let m = usage_json(&number_error(&e, &line).unwrap())["error"].to_string();
+        assert!(m.contains("--threshold takes a number from 0 up"), "{m}");
+        let line = args(&["kb", "open", "x", "--max-lines", "ten"]);
+        let e = super::super::Cli::try_parse_from(line.clone()).unwrap_err();
+        let m = usage_json(&number_error(&e, &line).unwrap())["error"].to_string();
+        assert!(
+            m.contains("--max-lines takes a whole number from 0 up"),
+            "{m}"
+        );
     }
 
     #[test]

@@ -47,7 +47,7 @@ Examples:
     about,
     long_about = None,
     max_term_width = 100,
-    after_help = EXAMPLES
+    after_help = format!("{EXAMPLES}\n\n{}", crate::document::DocType::HELP)
 )]
 pub(crate) struct Cli {
     /// Where kb.db, config.yaml and ingest-errors.log live [env: KB_DATA_DIR] [default: ~/.kb];

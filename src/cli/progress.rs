@@ -77,7 +77,7 @@ impl TerminalProgress {
 
 impl Progress for TerminalProgress {
     fn loading_model(&self, loading: bool) {
-        self.update(|s| s.loading_model = loading);
+        self.update(|s| s.loading_model = loading && s.chunks_done == 0);
     }
 
     fn files(&self, total: u64) {
@@ -101,6 +101,8 @@ impl Progress for TerminalProgress {
             if s.first_done.is_none() {
                 s.first_done = Some((now, s.chunks_done));
             }
+            // The bar starts: the model is loaded, whichever thread said so.
+            s.loading_model = false;
             s.chunks_done += n;
         });
     }
@@ -224,8 +226,12 @@ fn line(work: Work, s: &State, now: Instant, width: usize) -> String {
             rate = Some(format!("{per_second:.1}/s"));
             let left = estimated_total.saturating_sub(s.chunks_done);
             if spent >= ETA_AFTER && left > 0 {
+                // While files are still being read the total is an
+                // estimate, and so is the ETA: `~` says so.
+                let provisional = work == Work::Ingest && s.files_total > seen;
                 eta = Some(format!(
-                    "ETA {}",
+                    "ETA {}{}",
+                    if provisional { "~" } else { "" },
                     duration(Duration::from_secs_f64(left as f64 / per_second))
                 ));
             }
@@ -323,6 +329,22 @@ mod tests {
     }
 
     #[test]
+    fn the_loading_line_goes_when_the_bar_starts() {
+        let p = TerminalProgress::new(Work::Ingest);
+        p.files(3);
+        p.loading_model(true);
+        p.chunks_found(10);
+        p.chunks_done(4);
+        // A second parser thread that waited for the same model says so late.
+        p.loading_model(true);
+        let s = p.state.lock().unwrap();
+        let l = line(Work::Ingest, &s, Instant::now(), DEFAULT_WIDTH);
+        assert!(!l.contains("loading"), "{l}");
+        drop(s);
+        p.finish();
+    }
+
+    #[test]
     fn no_eta_while_the_model_loads_or_before_real_progress() {
         let now = Instant::now();
         let mut s = state();
@@ -351,9 +373,18 @@ mod tests {
         s.chunks_known = 20;
         s.chunks_done = 20;
         s.first_done = Some((now - Duration::from_secs(10), 0));
-        // 2 chunks/s, 10 files gave 20 chunks: 90 files to go ≈ 180 chunks.
+        // 2 chunks/s, 10 files gave 20 chunks: 90 files to go ≈ 180 chunks,
+        // an estimate while files are still being read.
         let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
-        assert!(l.contains("ETA 1m30s"), "{l}");
+        assert!(l.contains("ETA ~1m30s"), "{l}");
+        s.files_done = 100;
+        s.docs_parsed = 100;
+        s.chunks_known = 200;
+        let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
+        assert!(
+            l.contains("ETA 1m30s"),
+            "every file read: no longer an estimate: {l}"
+        );
     }
 
     #[test]
@@ -369,7 +400,7 @@ mod tests {
         s.first_done = Some((now - Duration::from_secs(10), 0));
         // 2 chunks a file: 80 + 60 × 2 = 200 chunks, 180 to go at 2/s.
         let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
-        assert!(l.contains("ETA 1m30s"), "{l}");
+        assert!(l.contains("ETA ~1m30s"), "{l}");
     }
 
     #[test]

@@ -23,7 +23,7 @@ const EXAMPLES: &str = "Examples:
   kb add report.pdf                              one file
   kb add ~/notes --format json                   the summary as JSON on stdout";
 
-/// Index files and folders (PDF, Markdown, text notes, Python/Bash/Go code)
+/// Index files and folders: documents, PDFs, slides, web pages, e-books, spreadsheets, data files, images and code
 ///
 /// Unchanged files are skipped, changed ones re-indexed, and documents whose
 /// files vanished from an added folder are removed. Files are parsed in
@@ -32,19 +32,28 @@ const EXAMPLES: &str = "Examples:
 /// <data_dir>/ingest-errors.log and the run goes on. Ctrl-C (or a crash)
 /// keeps every committed document; run the same command again to continue.
 #[derive(Debug, clap::Args, Deserialize, JsonSchema)]
-#[command(after_help = EXAMPLES)]
+#[command(after_help = format!("{EXAMPLES}\n\n{}", DocType::HELP))]
 #[serde(deny_unknown_fields)]
 pub(crate) struct AddArgs {
     /// Files or folders; folders are walked recursively, skipping hidden and .gitignored entries
-    /// (over MCP: absolute paths, or relative to the server's working directory, under the files
-    /// and folders already added or under mcp.write_roots)
     #[arg(required = true, value_name = "PATH")]
-    #[schemars(length(min = 1))]
+    #[schemars(
+        length(min = 1),
+        description = "Files or folders (folders are walked recursively, skipping hidden and \
+                       .gitignored entries): absolute paths, or relative to the server's working \
+                       directory, under the files and folders already added or under \
+                       mcp.write_roots"
+    )]
     pub paths: Vec<PathBuf>,
-    /// Tags to put on every document of this run (comma-separated on the command line)
+    /// Tags to put on every document of this run, and on the files found under these paths later
+    /// (kb update, kb add again): the paths keep them (comma-separated on the command line)
     #[arg(long, value_delimiter = ',', value_name = "TAGS")]
-    #[schemars(description = "Tags to put on every document of this run")]
-    #[serde(default)]
+    #[schemars(
+        description = "Tags to put on every document of this run, and on the files found under \
+                       these paths later (the paths keep them); one tag or a list",
+        schema_with = "super::one_or_many::schema::<String>"
+    )]
+    #[serde(default, deserialize_with = "super::one_or_many::deserialize")]
     pub tags: Vec<String>,
     /// Leave out files and folders matching this glob (as in a .gitignore; repeat it).
     /// A .kbignore file in a folder does the same for that folder
@@ -57,8 +66,9 @@ pub(crate) struct AddArgs {
     pub exclude: Vec<String>,
     /// Follow symbolic links whose target lies outside every file and folder given to kb add
     /// (by default they are skipped and logged: a link in a downloaded folder could otherwise put
-    /// ~/.ssh/id_rsa into the index, and into what kb search and kb mcp show); the same as
-    /// ingestion.follow_external_links: true
+    /// ~/.ssh/id_rsa into the index, and into what kb search and kb mcp show); the paths keep it,
+    /// so kb update follows them again. ingestion.follow_external_links: true does it under every
+    /// path
     #[arg(long)]
     #[serde(skip)]
     #[schemars(skip)]
@@ -98,6 +108,8 @@ pub(crate) struct AddOutput {
     pub updated: usize,
     /// Files that could not be indexed (see the errors log).
     pub failed: usize,
+    /// Those files, each with why.
+    pub failed_files: Vec<FailedFile>,
     /// Files already indexed and unchanged.
     pub skipped: usize,
     /// Files of a type kb does not index.
@@ -129,6 +141,20 @@ pub(crate) struct AddOutput {
     /// Where the time went (the stages overlap; `parse` is summed over the
     /// parser threads).
     pub seconds: Seconds,
+    /// Only files were named and none of them could be indexed: the run
+    /// failed (exit 1), its summary says why.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub named_files_failed: bool,
+}
+
+/// A file that could not be indexed.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct FailedFile {
+    /// The file, as kb stores paths.
+    pub path: String,
+    /// Why it could not be indexed.
+    pub reason: String,
 }
 
 /// A file kb does not index.
@@ -175,6 +201,14 @@ impl AddOutput {
             added: s.added,
             updated: s.updated,
             failed: s.failed,
+            failed_files: s
+                .failed_files
+                .into_iter()
+                .map(|(path, reason)| FailedFile {
+                    path: source_path::encode(&path),
+                    reason,
+                })
+                .collect(),
             skipped: s.skipped,
             unsupported: s.unsupported,
             unsupported_files: s
@@ -216,6 +250,7 @@ impl AddOutput {
                 embed: s.seconds.embed,
                 write: s.seconds.write,
             },
+            named_files_failed: false,
         }
     }
 }
@@ -224,7 +259,8 @@ impl Command for AddArgs {
     const SPEC: CommandSpec = CommandSpec {
         name: "add",
         title: "Add files",
-        summary: "Index files and folders (Markdown, text, PDF, code); unchanged files are \
+        summary: "Index files and folders (documents, PDFs, slides, web pages, e-books, \
+                  spreadsheets, data files, images, code); unchanged files are \
                   skipped, changed ones re-indexed. Only paths under the files and folders \
                   already added (or the user's mcp.write_roots) are accepted. Returns what was \
                   added, updated, skipped and failed.",
@@ -242,7 +278,12 @@ impl Command for AddArgs {
             agent_may_add(session, &self.paths)?;
         }
         let follow = self.follow_external_links;
-        ingest(session, &self.paths, tags, self.exclude, follow, self.quiet)
+        let only_files = self.paths.iter().all(|p| p.is_file());
+        let mut out = ingest(session, &self.paths, tags, self.exclude, follow, self.quiet)?;
+        out.named_files_failed = only_files
+            && out.failed > 0
+            && out.added + out.updated + out.skipped + out.empty == 0;
+        Ok(out)
     }
 }
 
@@ -267,6 +308,8 @@ fn agent_may_add(session: &Session, paths: &[PathBuf]) -> Result<()> {
                 } else {
                     RootKind::File
                 },
+                tags: Vec::new(),
+                follow_external_links: false,
             });
         }
     }
@@ -332,8 +375,6 @@ pub(super) fn ingest(
     };
     let db = session.db_or_create()?;
     session.mark_written();
-    let follow_external_links =
-        follow_external_links || session.config().ingestion.follow_external_links;
     let summary = Ingester::new(session.config(), db, source).run(
         paths,
         &IngestOptions {
@@ -342,6 +383,7 @@ pub(super) fn ingest(
             progress: bar,
             cancel: session.cancel_arc(),
             follow_external_links,
+            follow_everywhere: session.config().ingestion.follow_external_links,
         },
     )?;
     Ok(AddOutput::of(summary))
@@ -353,7 +395,20 @@ impl Outcome for AddOutput {
     }
 
     fn failure(&self) -> Option<KbError> {
-        self.interrupted.then_some(KbError::Interrupted)
+        if self.interrupted {
+            return Some(KbError::Interrupted);
+        }
+        self.named_files_failed.then(|| {
+            let why: Vec<String> = self
+                .failed_files
+                .iter()
+                .map(|f| format!("{}: {}", escape(&f.path, Escape::Terminal), f.reason))
+                .collect();
+            KbError::invalid(
+                "paths",
+                format!("nothing was indexed: {}", why.join("; ")),
+            )
+        })
     }
 }
 
@@ -433,7 +488,13 @@ impl Render for AddOutput {
             s.push_str(" Interrupted: re-run the same command to continue.");
         }
         s.push('\n');
-        // A file the user named and kb cannot read gets its own line.
+        // A file the user named and kb cannot read gets its own line; so
+        // does each file that failed, when only a few did.
+        if self.failed_files.len() <= 5 {
+            for f in &self.failed_files {
+                s.push_str(&format!("{}: {}\n", escape(&f.path, Escape::Terminal), f.reason));
+            }
+        }
         for u in self.unsupported_files.iter().filter(|u| u.named) {
             s.push_str(&format!(
                 "{}: {}\n",

@@ -140,7 +140,27 @@ fn ocr_check(config: &crate::config::Config) -> Check {
 /// (a knowledge base built by an older kb may hold files it reached
 /// through links to elsewhere: `notes.md -> ~/.ssh/id_rsa`).
 fn roots_check(db: &crate::db::Database) -> Result<Check> {
-    let roots = db.roots()?;
+    let (gone, roots): (Vec<_>, Vec<_>) =
+        db.roots()?.into_iter().partition(super::update::is_gone);
+    if !gone.is_empty() {
+        let shown: Vec<&str> = gone.iter().take(5).map(|r| r.path.as_str()).collect();
+        return Ok(Check {
+            name: "roots",
+            status: Status::Warning,
+            detail: format!(
+                "{} given to kb add {} gone: {}{}",
+                plural(gone.len() as u64, "file or folder", "files and folders"),
+                if gone.len() == 1 { "is" } else { "are" },
+                shown.join(", "),
+                if gone.len() > shown.len() { ", ..." } else { "" }
+            ),
+            fix: Some(
+                "if it moved, kb add its new place; then kb update --forget-missing (or kb \
+                 remove --missing) forgets what is gone and drops its documents"
+                    .into(),
+            ),
+        });
+    }
     let unrooted: Vec<(i64, String)> = db
         .documents_without_root()?
         .into_iter()

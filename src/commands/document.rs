@@ -99,6 +99,16 @@ impl DocRef {
             }
         }
         let climbs = raw.components().any(|c| c == Component::ParentDir);
+        // A file name, or the end of a path, that one indexed document's
+        // path ends with: an agent's working folder is rarely the one that
+        // holds the files.
+        if !raw.is_absolute() && !climbs {
+            if let Some(id) = by_path_tail(db, raw)? {
+                return db
+                    .document(id)?
+                    .ok_or_else(|| KbError::NotFound(format!("no document at {arg}")));
+            }
+        }
         let redirected = canonical.as_ref().is_some_and(|c| *c != lexical);
         if climbs || redirected {
             return Err(KbError::PathEscape(format!(
@@ -109,6 +119,51 @@ impl DocRef {
         Err(KbError::NotFound(format!(
             "{arg}: not an indexed document; `kb list --search NAME` finds documents by path"
         )))
+    }
+}
+
+/// The one indexed document whose stored path ends with `tail` (whole
+/// names: `3M_2018_10K.pdf`, `reports/3M_2018_10K.pdf`); none when no path
+/// does; an error listing them when several do.
+fn by_path_tail(db: &Database, tail: &Path) -> Result<Option<i64>> {
+    let parts: Vec<String> = tail
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect();
+    if parts.is_empty() {
+        return Ok(None);
+    }
+    let plain = format!("/{}", parts.join("/"));
+    let stored = source_path::encode(Path::new(&plain));
+    let found: Vec<(i64, String)> = db
+        .document_files()?
+        .into_iter()
+        .filter(|f| f.path.ends_with(&plain) || f.path.ends_with(&stored))
+        .map(|f| (f.id, f.path))
+        .collect();
+    match found.as_slice() {
+        [] => Ok(None),
+        [(id, _)] => Ok(Some(*id)),
+        many => {
+            let shown: Vec<String> = many
+                .iter()
+                .take(10)
+                .map(|(id, p)| format!("{id} {p}"))
+                .collect();
+            Err(KbError::invalid(
+                "document",
+                format!(
+                    "{} indexed documents' paths end with {}: {}{}; give the id or more of the path",
+                    many.len(),
+                    tail.display(),
+                    shown.join(", "),
+                    if many.len() > shown.len() { ", ..." } else { "" }
+                ),
+            ))
+        }
     }
 }
 

@@ -32,7 +32,7 @@ pub(crate) struct ListArgs {
     /// Only skills (SKILL.md files with frontmatter)
     #[arg(long)]
     pub skills: bool,
-    /// At most N documents (over MCP 100 unless given); with --offset to page
+    /// At most N documents; with --offset to page
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     #[schemars(description = "At most this many documents (100 unless given); offset pages on")]
     #[serde(default = "mcp_limit")]

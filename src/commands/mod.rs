@@ -13,6 +13,7 @@
 //! implementing [`Command`], and one registry row.
 
 pub(crate) mod document;
+pub(crate) mod one_or_many;
 pub(crate) mod scope;
 pub(crate) mod sections;
 

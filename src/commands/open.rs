@@ -39,8 +39,11 @@ pub(crate) struct OpenArgs {
     /// Only these pages of a PDF: 3:5, 3, 7:
     #[arg(long, value_name = "FROM:TO", allow_negative_numbers = true)]
     pub pages: Option<Range>,
-    /// Show at most N lines (over MCP 400 unless given); 0 shows none, only the counts
+    /// Show at most N lines; 0 shows none, only the counts
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    #[schemars(
+        description = "At most this many lines (400 unless given); 0 shows none, only the counts"
+    )]
     #[serde(default = "mcp_max_lines")]
     pub max_lines: Option<usize>,
 }
@@ -167,7 +170,12 @@ impl Command for OpenArgs {
             return Err(past_the_end(&doc.summary.title, &text, self.lines, self.pages));
         }
         let first_line = selected.first().map(|s| s.0).unwrap_or(0);
-        let body = selected.iter().map(|s| s.1).collect::<Vec<_>>().join("\n");
+        let pages = PageIndex::new(&text);
+        let body = selected
+            .iter()
+            .map(|&(n, line)| readable_line(line, n, &pages))
+            .collect::<Vec<_>>()
+            .join("\n");
         let (content, more) = truncate_lines(&body, self.max_lines);
         // The last line shown; with nothing shown (--max-lines 0) the line
         // before the first, so that reading on after it loses nothing.
@@ -185,6 +193,21 @@ impl Command for OpenArgs {
             last_line,
             content,
         })
+    }
+}
+
+/// A line as people and agents read it: the line between two pages (a
+/// form feed in the indexed text) as `--- page N ---`, N the page it
+/// opens; every other line as it is.
+pub(crate) fn readable_line<'l>(
+    line: &'l str,
+    number: usize,
+    pages: &PageIndex,
+) -> std::borrow::Cow<'l, str> {
+    if line == crate::ingest::pdf::PAGE_SEPARATOR {
+        format!("--- page {} ---", pages.page(number) + 1).into()
+    } else {
+        line.into()
     }
 }
 

@@ -10,8 +10,9 @@ use crate::error::Result;
 use crate::output::{Render, Style};
 use crate::session::Session;
 
-/// A document's structure: Markdown headings, PDF pages, code symbols
+/// A document's structure: its headings (Markdown, PDF, Word/OpenDocument, web pages, e-books), slide titles, sheet names, a data file's top-level keys, or code symbols
 #[derive(Debug, clap::Args, Deserialize, JsonSchema)]
+#[command(after_help = crate::document::DocType::HELP)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct OutlineArgs {
     /// Document id or path

@@ -16,9 +16,14 @@ use crate::session::Session;
 pub(crate) struct RemoveArgs {
     /// Documents to remove (ids or paths)
     #[arg(required_unless_present = "missing", value_name = "DOC")]
-    #[serde(default)]
+    #[schemars(
+        description = "Documents to remove (ids or paths; one or a list)",
+        schema_with = "super::one_or_many::schema::<DocRef>"
+    )]
+    #[serde(default, deserialize_with = "super::one_or_many::deserialize")]
     pub documents: Vec<DocRef>,
-    /// Remove every document whose source file is gone (or the link that led to it)
+    /// Remove every document whose source file is gone (or the link that led to it), and forget
+    /// the added files and folders that are gone
     #[arg(long, conflicts_with = "documents")]
     #[serde(default)]
     pub missing: bool,
@@ -30,6 +35,9 @@ pub(crate) struct RemoveOutput {
     pub removed: usize,
     /// The documents removed.
     pub documents: Vec<DocumentRef>,
+    /// With `missing`: the files and folders given to add that are gone, forgotten (no longer
+    /// synced by update, warned about or counted by doctor).
+    pub forgotten_roots: Vec<String>,
 }
 
 impl Command for RemoveArgs {
@@ -37,7 +45,7 @@ impl Command for RemoveArgs {
         name: "remove",
         title: "Remove documents",
         summary: "Remove documents (by id or path) or, with missing: true, every document whose \
-                  file is gone.",
+                  file is gone (and forget the added folders that are gone).",
         output: OutputKind::Query,
         mcp: Mcp::Write {
             destructive: true,
@@ -82,10 +90,17 @@ impl Command for RemoveArgs {
         }
         let ids: Vec<i64> = found.iter().map(|d| d.summary.id).collect();
         let removed = db.remove_documents(&ids)?;
+        let mut forgotten_roots = Vec::new();
+        if self.missing {
+            let gone: Vec<_> = db.roots()?.into_iter().filter(super::update::is_gone).collect();
+            super::update::forget(db, &gone)?;
+            forgotten_roots = gone.into_iter().map(|r| r.path).collect();
+        }
         session.mark_written();
         Ok(RemoveOutput {
             removed,
             documents: found.iter().map(DocumentRef::of).collect(),
+            forgotten_roots,
         })
     }
 }
@@ -100,6 +115,12 @@ impl Render for RemoveOutput {
         );
         for d in &self.documents {
             out.push_str(&format!("  {} {}\n", d.id, d.label()));
+        }
+        for r in &self.forgotten_roots {
+            out.push_str(&format!(
+                "Forgot {} (gone; no longer synced by kb update)\n",
+                crate::output::escape(r, crate::output::Escape::Terminal)
+            ));
         }
         out
     }

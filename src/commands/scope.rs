@@ -27,23 +27,38 @@ pub(crate) fn documents_in_scope(
     if !globs.is_empty() {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
         let home = dirs::home_dir();
-        let mut set = GlobSetBuilder::new();
-        for g in globs {
-            set.add(glob(
-                &absolute_pattern(g, &cwd, home.as_deref()),
-                g,
-                "path",
-            )?);
-        }
-        let set = set
-            .build()
-            .map_err(|e| KbError::invalid("path", format!("--path: {e}")))?;
-        let before = ids.len();
-        for (path, file) in db.indexed_files()? {
-            if set.is_match(&path) {
-                ids.insert(file.id);
+        let build = |patterns: &[String]| -> Result<globset::GlobSet> {
+            let mut set = GlobSetBuilder::new();
+            for (p, asked) in patterns.iter().zip(globs) {
+                set.add(glob(p, asked, "path")?);
             }
+            set.build()
+                .map_err(|e| KbError::invalid("path", format!("--path: {e}")))
+        };
+        let here: Vec<String> = globs
+            .iter()
+            .map(|g| absolute_pattern(g, &cwd, home.as_deref()))
+            .collect();
+        let here = build(&here)?;
+        let files = db.indexed_files()?;
+        let before = ids.len();
+        let mut matched: Vec<i64> = files
+            .iter()
+            .filter(|(path, _)| here.is_match(path))
+            .map(|(_, f)| f.id)
+            .collect();
+        // Nothing under the current folder: the indexed paths' tails
+        // (`reports/**` is any folder named reports).
+        if matched.is_empty() {
+            let tails: Vec<String> = globs.iter().map(|g| tail_pattern(g)).collect();
+            let tails = build(&tails)?;
+            matched = files
+                .iter()
+                .filter(|(path, _)| tails.is_match(path))
+                .map(|(_, f)| f.id)
+                .collect();
         }
+        ids.extend(matched);
         if ids.len() == before && documents.is_empty() {
             return Err(KbError::NotFound(format!(
                 "no indexed document's path matches {}; `kb list` shows the indexed paths",
@@ -67,6 +82,17 @@ pub(crate) fn glob(pattern: &str, asked: &str, field: &'static str) -> Result<Gl
 /// A pattern without a `/` names a file in any folder.
 pub(crate) fn any_folder(pattern: &str) -> Option<String> {
     (!pattern.contains('/')).then(|| format!("**/{pattern}"))
+}
+
+/// A relative glob as it applies to the end of any stored path
+/// (`reports/**` → `**/reports/**`); an absolute one as it is.
+fn tail_pattern(glob: &str) -> String {
+    let rel = glob.strip_prefix("./").unwrap_or(glob);
+    if rel.starts_with('/') || rel.starts_with("~/") || rel.starts_with("**/") {
+        rel.to_string()
+    } else {
+        format!("**/{rel}")
+    }
 }
 
 /// A glob as it applies to stored (absolute) paths: one without a `/`
@@ -105,5 +131,8 @@ mod tests {
         );
         assert_eq!(absolute_pattern("/srv/x/*", cwd, home), "/srv/x/*");
         assert_eq!(absolute_pattern("**/guides/*", cwd, home), "**/guides/*");
+        assert_eq!(tail_pattern("reports/**"), "**/reports/**");
+        assert_eq!(tail_pattern("./a/*.md"), "**/a/*.md");
+        assert_eq!(tail_pattern("/srv/x/*"), "/srv/x/*");
     }
 }

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::document::{file_status, DocRef, FileStatus, Recorded};
-use super::scope;
+use super::{one_or_many, scope};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::config::PerDocument;
 use crate::db::{normalize_tags, Filters, SearchLogEntry};
@@ -43,27 +43,36 @@ pub(crate) struct SearchArgs {
     pub top: Option<usize>,
     /// Only documents carrying all of these tags (comma-separated on the command line)
     #[arg(long, value_delimiter = ',', value_name = "TAGS")]
-    #[schemars(description = "Only documents carrying all of these tags")]
-    #[serde(default)]
+    #[schemars(
+        description = "Only documents carrying all of these tags (one tag or a list)",
+        schema_with = "one_or_many::schema::<String>"
+    )]
+    #[serde(default, deserialize_with = "one_or_many::deserialize")]
     pub tags: Vec<String>,
     /// Only documents of this type
     #[arg(long = "type", value_enum, value_name = "TYPE")]
     #[serde(rename = "type")]
     pub doc_type: Option<DocType>,
-    /// Only this document: its id (source.document_id) or its file's path; repeat for several
+    /// Only this document: its id (source.document_id), its file's path, or its file name (or the
+    /// end of its path) from any folder; repeat for several
     #[arg(long = "document", value_name = "DOC")]
     #[schemars(
-        description = "Only these documents: ids (source.document_id) or indexed files' paths"
+        description = "Only these documents (one or a list): ids (source.document_id), indexed \
+                       files' paths, or a file name (or the end of a path) one indexed document \
+                       has",
+        schema_with = "one_or_many::schema::<DocRef>"
     )]
-    #[serde(default, rename = "document")]
+    #[serde(default, rename = "document", deserialize_with = "one_or_many::deserialize")]
     pub documents: Vec<DocRef>,
-    /// Only documents whose path matches this glob: `*.pdf` (a file name, any folder), `reports/**` (under a folder), `~/notes/*.md`; repeat for several
+    /// Only documents whose path matches this glob: `*.pdf` (a file name, any folder), `reports/**` (under a folder here, else any folder named so), `~/notes/*.md`; repeat for several
     #[arg(long = "path", value_name = "GLOB")]
     #[schemars(
-        description = "Only documents whose path matches one of these globs: `*.pdf` (a file name, \
-                       any folder), `/home/me/reports/**` (under a folder)"
+        description = "Only documents whose path matches this glob (one or a list): `*.pdf` (a \
+                       file name, any folder), `reports/**` (under any folder named reports), \
+                       `/home/me/reports/**`",
+        schema_with = "one_or_many::schema::<String>"
     )]
-    #[serde(default, rename = "path")]
+    #[serde(default, rename = "path", deserialize_with = "one_or_many::deserialize")]
     pub paths: Vec<String>,
     /// Ranking: hybrid (default; keyword and semantic fused), keyword (BM25 only), vector (embeddings only)
     #[arg(long, value_enum, value_name = "MODE")]
@@ -348,10 +357,11 @@ pub(crate) struct SearchResult {
     /// The best-matching passage, about 32 tokens, query words wrapped in
     /// [MATCH]...[/MATCH], "..." at cut ends.
     pub snippet: String,
-    /// A weak match: it does not hold every word of the query and its
-    /// cosine is under search.evidence.weak_cosine (or, keywords alone
-    /// ranking, it matched no word). Related at best; do not answer from it
-    /// alone.
+    /// A weak match: it does not hold every word of the query, and its
+    /// cosine is under search.evidence.weak_cosine or it is a passage of
+    /// fewer than twelve words (whose cosine vouches for nothing); or, keywords
+    /// alone ranking, it matched no word. Related at best; do not answer from
+    /// it alone.
     pub weak: bool,
 }
 
@@ -471,6 +481,43 @@ impl SearchResult {
 
 plain_outcome!(SearchOutput);
 
+/// Where a chunk is, as a person cites it: `path:12-26 §Section` for a
+/// document with lines, `Title (p.4) §Section` for one with pages,
+/// `path:40-52 Config.load (method)` for code. Search results and `kb show`
+/// print the same.
+pub(crate) fn place(title: &str, path: Option<&str>, doc_type: DocType, cite: &Citation) -> String {
+    let mut label = if doc_type.has_pages() {
+        let mut l = title.to_string();
+        if let Some(p) = cite.page {
+            match cite.page_end {
+                Some(e) if e != p => l.push_str(&format!(" (p.{p}-{e})")),
+                _ => l.push_str(&format!(" (p.{p})")),
+            }
+        }
+        l
+    } else {
+        let mut l = path.map(display_path).unwrap_or_else(|| title.to_string());
+        if let (Some(a), Some(b)) = (cite.line_start, cite.line_end) {
+            l.push_str(&format!(":{a}-{b}"));
+        }
+        l
+    };
+    match (&cite.symbol_name, &cite.section) {
+        (Some(sym), _) => {
+            label.push_str(&format!(" {sym}"));
+            if let Some(kind) = cite.symbol_kind {
+                label.push_str(&format!(" ({})", kind.as_str()));
+            }
+        }
+        (None, Some(sec)) => label.push_str(&format!(" §{sec}")),
+        (None, None) => {}
+    }
+    if let Some(next) = &cite.runs_into {
+        label.push_str(&format!(" → §{next}"));
+    }
+    label
+}
+
 impl Render for SearchOutput {
     /// ```text
     /// Search: "install git" (47 matches, showing top 10)
@@ -499,49 +546,25 @@ impl Render for SearchOutput {
             out.push_str("\nNo results.\n");
         } else if self.no_good_match {
             out.push_str(
-                "No good match: no result holds a word of the query, and none is close in \
+                "No good match: no result holds every word of the query, and none is close in \
                  meaning. These are the nearest chunks, not answers.\n",
             );
         }
         for (i, r) in self.results.iter().enumerate() {
             let src = &r.source;
             let cite = &src.citation;
-            let path = src.path.as_deref().map(display_path);
             let mut details = vec![
                 format!("chunk {}", r.chunk_id),
                 format!("document {}", src.document_id),
             ];
-            let mut label = if src.doc_type.has_pages() {
-                let mut l = src.title.clone();
-                if let Some(p) = cite.page {
-                    match cite.page_end {
-                        Some(e) if e != p => l.push_str(&format!(" (p.{p}-{e})")),
-                        _ => l.push_str(&format!(" (p.{p})")),
-                    }
-                }
-                if let Some(p) = &path {
-                    details.insert(0, p.clone());
+            let label = place(&src.title, src.path.as_deref(), src.doc_type, cite);
+            if src.doc_type.has_pages() {
+                if let Some(p) = src.path.as_deref() {
+                    details.insert(0, display_path(p));
                 }
                 if cite.ocr {
                     details.push("read by OCR".into());
                 }
-                l
-            } else {
-                let mut l = path.clone().unwrap_or_else(|| src.title.clone());
-                if let (Some(a), Some(b)) = (cite.line_start, cite.line_end) {
-                    l.push_str(&format!(":{a}-{b}"));
-                }
-                l
-            };
-            match (&cite.symbol_name, &cite.section) {
-                (Some(sym), _) => {
-                    label.push_str(&format!(" {sym}"));
-                    if let Some(kind) = cite.symbol_kind {
-                        label.push_str(&format!(" ({})", kind.as_str()));
-                    }
-                }
-                (None, Some(sec)) => label.push_str(&format!(" §{sec}")),
-                (None, None) => {}
             }
             if let Some(c) = r.score_breakdown.cosine {
                 details.push(format!("cosine {c:.2}"));
@@ -557,14 +580,20 @@ impl Render for SearchOutput {
             } else {
                 format!(" [{}]", src.tags.join(", "))
             };
-            out.push_str(&format!(
-                "\n{}. [{:.3}] {} [{}]{}\n   {}\n   {}\n",
+            // The header and the details wrap at the terminal's width as
+            // the snippet does.
+            let header = format!(
+                "{}. [{:.3}] {} [{}]{}",
                 i + 1,
                 r.score,
                 label,
                 src.doc_type,
-                tags,
-                details.join(" · "),
+                tags
+            );
+            out.push_str(&format!(
+                "\n{}\n   {}\n   {}\n",
+                style.wrap(&header, 3),
+                style.wrap(&details.join(" · "), 3),
                 style.wrap(&highlight(&r.snippet, style), 3)
             ));
         }

@@ -116,13 +116,18 @@ const DASHES: [char; 6] = [
 ];
 
 /// The form headings are compared in: lower-cased, whitespace collapsed,
-/// and every dash with or without spaces around it one `-`, so that
-/// `Generating a key — ed25519 only` (as `kb outline` prints it) equals
-/// `generating a key - ed25519 only` or `Generating a key–ed25519 only`.
+/// inline code marks left out (`Special \`systemd\` UID ranges` is
+/// `special systemd uid ranges`), and every dash with or without spaces
+/// around it one `-`, so that `Generating a key — ed25519 only` (as `kb
+/// outline` prints it) equals `generating a key - ed25519 only` or
+/// `Generating a key–ed25519 only`.
 pub(crate) fn heading_key(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut space = false;
     for c in text.trim().chars() {
+        if c == '`' {
+            continue;
+        }
         if DASHES.contains(&c) {
             while out.ends_with(' ') {
                 out.pop();
@@ -308,10 +313,13 @@ pub(crate) fn find_section(
         .find(|next| next.level <= h.level)
         .map(|next| next.line);
     let content = doc.content.as_deref().unwrap_or("");
-    let text: Vec<&str> = content
+    let pages = crate::ingest::pdf::PageIndex::new(content);
+    let text: Vec<std::borrow::Cow<str>> = content
         .lines()
+        .enumerate()
         .skip(h.line.saturating_sub(1))
         .take(end_line.map_or(usize::MAX, |e| e.saturating_sub(h.line)))
+        .map(|(i, l)| super::open::readable_line(l, i + 1, &pages))
         .collect();
     Ok(Section {
         heading: h.text.clone(),
@@ -432,6 +440,10 @@ mod tests {
             assert_eq!(heading_key(same), "generating a key-ed25519 only", "{same}");
         }
         assert_eq!(heading_key("Using ssh-agent"), "using ssh-agent");
+        assert_eq!(
+            heading_key("Special `systemd` UID ranges"),
+            heading_key("special systemd UID ranges")
+        );
         assert_eq!(heading_head("Install — how to set up"), Some("Install"));
         assert_eq!(heading_head("Install—how"), Some("Install"));
         assert_eq!(heading_head("Install - how"), Some("Install"));

@@ -44,6 +44,7 @@ pub(crate) struct ShowArgs {
     /// With section: when several headings match, show the Nth (from 1; the
     /// output's `matches` lists them)
     #[arg(long, value_name = "N", requires = "section", allow_negative_numbers = true)]
+    #[schemars(range(min = 1))]
     pub occurrence: Option<usize>,
     /// With section: show at most this many lines (0: none, only the counts)
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
@@ -302,15 +303,15 @@ impl Render for ShowOutput {
                     .chain(std::iter::once((&s.chunk, ">")))
                     .chain(s.after.iter().map(|c| (c, " ")))
                 {
-                    let place = c
-                        .citation
-                        .section
-                        .as_deref()
-                        .map(|x| format!(" §{x}"))
-                        .or_else(|| c.citation.page.map(|p| format!(" p.{p}")))
-                        .unwrap_or_default();
+                    // Cited as a search result cites it.
+                    let place = super::search::place(
+                        &s.document.title,
+                        s.document.path.as_deref(),
+                        s.document.doc_type,
+                        &c.citation,
+                    );
                     out.push_str(&format!(
-                        "\n{marker} [chunk {} · {} of {total}]{place}\n{}\n",
+                        "\n{marker} [chunk {} · {} of {total}] {place}\n{}\n",
                         c.chunk_id,
                         c.chunk_index + 1,
                         c.text

@@ -3,8 +3,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use std::path::PathBuf;
+
 use super::add::{ingest, AddOutput};
+use super::document::{file_status, FileStatus};
 use super::{Command, CommandSpec, Mcp, Outcome, OutputKind};
+use crate::db::{Database, Root};
 use crate::error::{KbError, Result};
 use crate::ingest::source_path;
 use crate::output::{escape, Escape, Render, Style};
@@ -12,13 +16,16 @@ use crate::session::Session;
 
 const EXAMPLES: &str = "Examples:
   kb update                     re-index what changed in everything ever added
-  kb update --format json       the summary as JSON on stdout";
+  kb update --format json       the summary as JSON on stdout
+  kb update --forget-missing    also forget added folders that are gone";
 
 /// Sync everything ever added: new and changed files indexed, gone ones removed
 ///
 /// Walks again every file and folder given to `kb add` (as `kb add` with all
-/// of them would), with the same summary. A folder that no longer exists is
-/// named and left alone: its documents stay until `kb remove --missing`.
+/// of them would, each with the tags and link following it was added with),
+/// with the same summary. A folder that no longer exists is named and left
+/// alone: its documents stay until `kb remove --missing`, or
+/// `--forget-missing` forgets it.
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[command(after_help = EXAMPLES)]
 #[serde(deny_unknown_fields)]
@@ -28,6 +35,15 @@ pub(crate) struct UpdateArgs {
     #[schemars(description = "Leave out files and folders matching these globs (as in a .gitignore)")]
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// Forget the added files and folders that are gone, and drop their documents whose files are
+    /// gone (as `kb remove --missing` does for them)
+    #[arg(long)]
+    #[schemars(
+        description = "Forget the added files and folders that are gone, and drop their documents \
+                       whose files are gone"
+    )]
+    #[serde(default)]
+    pub forget_missing: bool,
     /// No progress bar
     #[arg(long, short)]
     #[serde(skip)]
@@ -40,8 +56,11 @@ pub(crate) struct UpdateOutput {
     /// The files and folders synced (every one add was given that still exists).
     pub roots: Vec<String>,
     /// Files and folders given to add that are gone (their documents are kept; remove with
-    /// `missing` drops them).
+    /// `missing`, or update with `forget_missing`, forgets them and drops their documents).
     pub missing_roots: Vec<String>,
+    /// Gone files and folders forgotten by `forget_missing`: no longer synced, warned about or
+    /// counted.
+    pub forgotten_roots: Vec<String>,
     /// What the run did, as add reports it.
     #[serde(flatten)]
     pub summary: AddOutput,
@@ -65,32 +84,68 @@ impl Command for UpdateArgs {
         if !session.config().db_path().exists() {
             return Err(KbError::NoIndex(session.config().db_path()));
         }
-        let (mut roots, mut missing_roots) = (Vec::new(), Vec::new());
-        for root in session.db()?.roots()? {
-            let path = source_path::decode(&root.path);
-            if std::fs::symlink_metadata(&path).is_ok() {
-                roots.push(path);
-            } else {
-                missing_roots.push(root.path);
-            }
-        }
-        if roots.is_empty() && missing_roots.is_empty() {
+        let all = session.db()?.roots()?;
+        if all.is_empty() {
             return Err(KbError::invalid(
                 "update",
                 "nothing was added to this knowledge base yet; run `kb add PATH` first",
             ));
         }
-        let summary = if roots.is_empty() {
+        let (gone, roots): (Vec<Root>, Vec<Root>) = all.into_iter().partition(is_gone);
+        let roots: Vec<PathBuf> = roots.iter().map(|r| source_path::decode(&r.path)).collect();
+        let mut summary = if roots.is_empty() {
             AddOutput::default()
         } else {
             ingest(session, &roots, Vec::new(), self.exclude, false, self.quiet)?
         };
+        let (missing_roots, forgotten_roots) = if self.forget_missing && !summary.interrupted {
+            summary.removed += forget(session.db()?, &gone)?.len();
+            session.mark_written();
+            (Vec::new(), gone.into_iter().map(|r| r.path).collect())
+        } else {
+            (gone.into_iter().map(|r| r.path).collect(), Vec::new())
+        };
         Ok(UpdateOutput {
             roots: roots.iter().map(|p| source_path::encode(p)).collect(),
             missing_roots,
+            forgotten_roots,
             summary,
         })
     }
+}
+
+/// Whether a root's file or folder is gone.
+pub(super) fn is_gone(root: &Root) -> bool {
+    std::fs::symlink_metadata(source_path::decode(&root.path)).is_err()
+}
+
+/// Forgets the roots `gone` and removes their documents that nothing is
+/// left to sync: those whose files are gone, and those no other root's walk
+/// reaches (a file reached through a link in a folder that is gone); returns
+/// their ids.
+pub(super) fn forget(db: &Database, gone: &[Root]) -> Result<Vec<i64>> {
+    if gone.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut candidates = std::collections::BTreeSet::new();
+    for r in gone {
+        candidates.extend(db.root_documents(r.id)?);
+    }
+    let mut missing = Vec::new();
+    for f in db.document_files()? {
+        let under = gone.iter().any(|r| r.holds(&f.path)) || candidates.contains(&f.id);
+        if under && file_status(&(&f).into()) == FileStatus::Missing {
+            missing.push(f.id);
+        }
+    }
+    db.forget_roots(&gone.iter().map(|r| r.id).collect::<Vec<_>>())?;
+    let candidates: Vec<i64> = candidates.into_iter().collect();
+    let mut ids = db.unreached_documents(&candidates)?;
+    ids.extend(missing);
+    ids.sort_unstable();
+    ids.dedup();
+    db.remove_documents(&ids)?;
+    Ok(ids)
 }
 
 impl Outcome for UpdateOutput {
@@ -117,7 +172,14 @@ impl Render for UpdateOutput {
         out.push_str(&self.summary.human(style));
         for m in &self.missing_roots {
             out.push_str(&format!(
-                "{}: gone; its documents are kept (kb remove --missing drops them)\n",
+                "{}: gone; its documents are kept (kb update --forget-missing forgets it and drops \
+                 them)\n",
+                escape(m, Escape::Terminal)
+            ));
+        }
+        for m in &self.forgotten_roots {
+            out.push_str(&format!(
+                "{}: gone; forgotten, with its documents\n",
                 escape(m, Escape::Terminal)
             ));
         }

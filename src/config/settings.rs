@@ -150,9 +150,11 @@ pub struct EvidenceConfig {
     /// A BM25 score the keyword ranker counts as a strong match, likewise.
     pub strong_bm25: f64,
     /// A result under this cosine that does not hold every word of the
-    /// query is a weak match (`weak` in the JSON); when every result is,
-    /// the search says there is no good match. Calibrated on real questions
-    /// against off-topic and nonsense queries (docs/benchmarks.md).
+    /// query is a weak match (`weak` in the JSON), and so is a passage of
+    /// fewer than twelve words that does not; when every result is, the search
+    /// says there is no good match. Calibrated on real questions against
+    /// off-topic and nonsense queries, on documents and on folders of data
+    /// files and code (docs/benchmarks.md).
     pub weak_cosine: f64,
     /// A cosine at or under which the vector ranker adds nothing to a
     /// result's fused score (convex fusion; 0 = the bottom of its list).

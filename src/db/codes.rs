@@ -490,6 +490,8 @@ mod tests {
                              DELETE FROM chunk_codes WHERE chunk_id = old.id;
                          END;
                          ALTER TABLE documents DROP COLUMN via_link;
+                         ALTER TABLE roots DROP COLUMN tags;
+                         ALTER TABLE roots DROP COLUMN follow_external_links;
                          UPDATE config SET value = '7' WHERE key = 'schema_version';",
                     )
                     .unwrap();
@@ -526,6 +528,8 @@ mod tests {
             db.conn()
                 .execute_batch(
                     "ALTER TABLE documents DROP COLUMN via_link;
+                         ALTER TABLE roots DROP COLUMN tags;
+                         ALTER TABLE roots DROP COLUMN follow_external_links;
                      PRAGMA writable_schema = ON;
                      UPDATE sqlite_master SET sql = replace(sql, 'doc_type TEXT NOT NULL,',
                          'doc_type TEXT NOT NULL CHECK (doc_type IN (''pdf'', ''markdown'', ''code'', ''note'')),')

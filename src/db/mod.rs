@@ -64,6 +64,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (9, include_str!("../../migrations/009_roots.sql")),
     (10, include_str!("../../migrations/010_document_types.sql")),
     (11, include_str!("../../migrations/011_document_links.sql")),
+    (12, include_str!("../../migrations/012_root_options.sql")),
 ];
 
 /// The newest schema this binary knows.

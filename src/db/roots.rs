@@ -1,10 +1,11 @@
 //! The roots of a knowledge base: the files and folders given to `kb add`
-//! (by canonical path, stored like `documents.source_path`), and which of
-//! them the walk reached each document from (`document_roots`).
+//! (by canonical path, stored like `documents.source_path`) with what add
+//! was told about them (tags, following links), and which of them the walk
+//! reached each document from (`document_roots`).
 
 use std::collections::HashSet;
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 
 use super::Database;
 use crate::error::Result;
@@ -32,6 +33,21 @@ pub struct Root {
     /// The canonical path in its stored form (`source_path::encode`).
     pub path: String,
     pub kind: RootKind,
+    /// The tags every new or changed document under it gets.
+    pub tags: Vec<String>,
+    /// Links under it are followed wherever they lead.
+    pub follow_external_links: bool,
+}
+
+/// A root as one run of `kb add` gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRoot {
+    pub path: String,
+    pub kind: RootKind,
+    /// Added to the tags recorded for it.
+    pub tags: Vec<String>,
+    /// Once given, kept: a later add without it walks the root the same way.
+    pub follow_external_links: bool,
 }
 
 impl Root {
@@ -53,11 +69,12 @@ impl Root {
 impl Database {
     /// Every recorded root, oldest first.
     pub fn roots(&self) -> Result<Vec<Root>> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT id, path, kind FROM roots ORDER BY id")?;
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT id, path, kind, tags, follow_external_links FROM roots ORDER BY id",
+        )?;
         let rows = stmt.query_map([], |r| {
             let kind: String = r.get(2)?;
+            let tags: String = r.get(3)?;
             Ok(Root {
                 id: r.get(0)?,
                 path: r.get(1)?,
@@ -66,30 +83,63 @@ impl Database {
                 } else {
                     RootKind::Folder
                 },
+                tags: serde_json::from_str(&tags).unwrap_or_default(),
+                follow_external_links: r.get(4)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Records roots (a path recorded already keeps its id; its kind is
-    /// brought up to date) in one transaction; returns their ids in order.
-    pub fn record_roots(&self, roots: &[(String, RootKind)]) -> Result<Vec<i64>> {
+    /// brought up to date, the tags given join its own, and following links
+    /// once asked for stays) in one transaction; returns their ids in order.
+    pub fn record_roots(&self, roots: &[NewRoot]) -> Result<Vec<i64>> {
         let tx = self.begin_write()?;
         let mut ids = Vec::with_capacity(roots.len());
-        for (path, kind) in roots {
+        for root in roots {
+            let before: Option<(i64, String)> = self
+                .conn()
+                .query_row(
+                    "SELECT id, tags FROM roots WHERE path = ?1",
+                    [&root.path],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?;
+            let mut tags: Vec<String> = before
+                .as_ref()
+                .and_then(|(_, t)| serde_json::from_str(t).ok())
+                .unwrap_or_default();
+            tags.extend(root.tags.iter().cloned());
+            let tags = serde_json::to_string(&super::normalize_tags(&tags))
+                .map_err(|e| crate::error::KbError::Internal(e.to_string()))?;
             self.conn().execute(
-                "INSERT INTO roots (path, kind) VALUES (?1, ?2)
-                 ON CONFLICT(path) DO UPDATE SET kind = excluded.kind",
-                params![path, kind.as_str()],
+                "INSERT INTO roots (path, kind, tags, follow_external_links) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, tags = excluded.tags,
+                    follow_external_links = follow_external_links OR excluded.follow_external_links",
+                params![root.path, root.kind.as_str(), tags, root.follow_external_links],
             )?;
             ids.push(self.conn().query_row(
                 "SELECT id FROM roots WHERE path = ?1",
-                [path],
+                [&root.path],
                 |r| r.get(0),
             )?);
         }
         tx.commit()?;
         Ok(ids)
+    }
+
+    /// Forgets roots: they are no longer walked, warned about or counted
+    /// (their documents stay until no root reaches them).
+    pub fn forget_roots(&self, ids: &[i64]) -> Result<usize> {
+        let tx = self.begin_write()?;
+        let mut n = 0;
+        for id in ids {
+            n += self
+                .conn()
+                .execute("DELETE FROM roots WHERE id = ?1", [id])?;
+        }
+        tx.commit()?;
+        Ok(n)
     }
 
     /// The documents a root's walks reached.
@@ -183,21 +233,29 @@ mod tests {
     fn roots_hold_their_paths_and_links_follow_documents() {
         let dir = tempfile::tempdir().unwrap();
         let db = Database::open(&dir.path().join("kb.db"), OpenMode::Create).unwrap();
+        let root = |path: &str, kind, tags: &[&str], follow| NewRoot {
+            path: path.into(),
+            kind,
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            follow_external_links: follow,
+        };
         let ids = db
             .record_roots(&[
-                ("/home/me/notes".into(), RootKind::Folder),
-                ("/home/me/report.pdf".into(), RootKind::File),
+                root("/home/me/notes", RootKind::Folder, &["work"], true),
+                root("/home/me/report.pdf", RootKind::File, &[], false),
             ])
             .unwrap();
-        // Recording again keeps the id.
+        // Recording again keeps the id, adds tags and keeps following links.
         assert_eq!(
-            db.record_roots(&[("/home/me/notes".into(), RootKind::Folder)])
+            db.record_roots(&[root("/home/me/notes", RootKind::Folder, &["Ops"], false)])
                 .unwrap(),
             ids[..1]
         );
         let roots = db.roots().unwrap();
         assert_eq!(roots.len(), 2);
         let (notes, report) = (&roots[0], &roots[1]);
+        assert_eq!(notes.tags, ["work", "ops"]);
+        assert!(notes.follow_external_links && !report.follow_external_links);
         assert!(notes.holds("/home/me/notes/a.md") && notes.holds("/home/me/notes"));
         assert!(!notes.holds("/home/me/notes-old/a.md") && !notes.holds("/etc/shadow"));
         assert!(report.holds("/home/me/report.pdf") && !report.holds("/home/me/report.pdf.bak"));
@@ -221,5 +279,8 @@ mod tests {
         // Removing a document drops its links.
         db.remove_documents(&[a]).unwrap();
         assert!(db.root_documents(notes.id).unwrap().is_empty());
+        // A forgotten root is gone with its links.
+        assert_eq!(db.forget_roots(&[report.id]).unwrap(), 1);
+        assert_eq!(db.roots().unwrap().len(), 1);
     }
 }

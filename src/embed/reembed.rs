@@ -180,6 +180,7 @@ mod tests {
             progress: Arc::new(crate::progress::Silent),
             cancel: Arc::new(AtomicBool::new(false)),
             follow_external_links: false,
+            follow_everywhere: false,
         };
         Ingester::new(&config, &db, ModelSource::Ready(model.clone()))
             .run(&[docs], &opts)

@@ -2,7 +2,8 @@
 //! headings from their paragraph style's outline level (or a style named
 //! "Heading N", or the paragraph's own outline level), numbered and
 //! bulleted paragraphs as list items, tables as rows of ` | `-joined
-//! cells; the title from `docProps/core.xml`, else the file name.
+//! cells; the title from `docProps/core.xml`, else the first heading, else
+//! the file name.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -25,6 +26,7 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
         Some(core) => first_text(&core, "docProps/core.xml", "title")?,
         None => None,
     }
+    .or_else(|| b.first_heading())
     .unwrap_or_else(|| file_title(path));
     b.finish(&mut doc, ctx)?;
     Ok(doc)

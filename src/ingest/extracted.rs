@@ -7,6 +7,9 @@
 use super::sections::{chain, chunk};
 use super::{ChunkContext, IngestError, ParsedDocument};
 
+/// What opens a slide's speaker notes in the text.
+pub const NOTES_MARK: &str = "Notes: ";
+
 /// The most text a document may extract to: a container (ZIP) of
 /// compressed XML can hold far more text than its size suggests.
 pub const MAX_TEXT_BYTES: usize = 64 << 20;
@@ -45,6 +48,15 @@ impl TextBuilder {
             self.text.push_str(&line);
             self.text.push('\n');
         }
+    }
+
+    /// Ends a list item's line; an item with nothing after its mark (an
+    /// icon, an emptied menu entry) leaves no line.
+    pub fn end_item(&mut self) {
+        if matches!(self.inline.trim(), "-" | "*" | "•") {
+            self.inline.clear();
+        }
+        self.end_line();
     }
 
     /// Ends the current block: its line, then a blank line.
@@ -206,6 +218,12 @@ impl TextBuilder {
             return Err(IngestError::no_text("the document holds no text"));
         }
         Ok(())
+    }
+
+    /// The first heading (a document without a title of its own is
+    /// named by it; a presentation's, its first slide's title).
+    pub fn first_heading(&self) -> Option<String> {
+        self.headings.first().map(|h| h.2.clone())
     }
 
     /// The text so far (for a title found in it).

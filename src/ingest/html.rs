@@ -1,6 +1,9 @@
 //! Web pages: `.html`, `.htm`, `.xhtml`. The main content (`<main>`, else
 //! a single `<article>`, else `<body>`) without navigation, scripts,
-//! styles, forms and cookie banners; `h1`-`h6` as sections, tables as
+//! styles, forms and cookie banners, nor the chrome documentation sites put
+//! inside it: in-page tables of contents, permalink marks beside headings
+//! (`console.time([label])#`), empty list items and template placeholders
+//! left unfilled (`__CONTENT__`, `{{ css }}`); `h1`-`h6` as sections, tables as
 //! rows of ` | `-joined cells, `<title>` as the title. The charset is the
 //! byte-order mark's, else the one the page declares, else UTF-8 (or
 //! Windows-1252 when the bytes are not UTF-8). The page is parsed with
@@ -184,10 +187,82 @@ fn skipped(el: &scraper::node::Element, in_main: bool) -> bool {
                         | "share"
                         | "social"
                         | "skip"
+                        | "toc"
+                        | "toctree"
+                        | "tableofcontents"
+                        | "headerlink"
+                        | "permalink"
+                        | "anchorjs"
                 )
             })
     };
     el.attr("id").is_some_and(marked) || el.attr("class").is_some_and(marked)
+}
+
+/// What the page's own chrome is, found by its content: a permalink mark
+/// beside a heading (a link to a place in the page whose text is a sign:
+/// `#`, `¶`, `§`, `🔗`), or a list of links to places in the page (a table
+/// of contents).
+fn in_page_chrome(el: ElementRef<'_>) -> bool {
+    let in_page = |a: &ElementRef<'_>| a.value().attr("href").is_some_and(|h| h.starts_with('#'));
+    match el.value().name() {
+        "a" => {
+            in_page(&el) && {
+                let text: String = el.text().collect();
+                let t = text.trim();
+                t.is_empty() || t.chars().count() <= 2 && !t.chars().any(char::is_alphanumeric)
+            }
+        }
+        "ul" | "ol" => {
+            let Ok(links) = Selector::parse("a") else {
+                return false;
+            };
+            let items = el
+                .children()
+                .filter_map(ElementRef::wrap)
+                .filter(|c| c.value().name() == "li");
+            let (mut n, mut all_in_page) = (0usize, true);
+            for item in items {
+                n += 1;
+                let mut anchors = item.select(&links).peekable();
+                if anchors.peek().is_none() {
+                    all_in_page = false;
+                    break;
+                }
+                // Text outside the item's links is content, not a contents.
+                let linked: usize = item
+                    .select(&links)
+                    .map(|a| a.text().map(str::len).sum::<usize>())
+                    .sum();
+                let own: usize = item.text().map(|t| t.trim().len()).sum();
+                if !anchors.all(|a| in_page(&a)) || own > linked + 4 {
+                    all_in_page = false;
+                    break;
+                }
+            }
+            all_in_page && n >= 3
+        }
+        _ => false,
+    }
+}
+
+/// A template's placeholder the page was saved with unfilled, outside
+/// code: text that is only `__NAME__` (capitals), `{{ name }}`, `{% ... %}`,
+/// `${name}` or `<%= name %>`.
+fn placeholder(text: &str) -> bool {
+    let t = text.trim();
+    let inner = |open: &str, close: &str, ok: &dyn Fn(char) -> bool| {
+        t.strip_prefix(open)
+            .and_then(|r| r.strip_suffix(close))
+            .is_some_and(|r| !r.trim().is_empty() && r.chars().all(ok))
+    };
+    let word = |c: char| c.is_alphanumeric() || matches!(c, '_' | '.' | ' ' | '-' | '|');
+    let capital = |c: char| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_';
+    inner("__", "__", &capital)
+        || inner("{{", "}}", &word)
+        || inner("{%", "%}", &word)
+        || inner("${", "}", &word)
+        || inner("<%=", "%>", &word)
 }
 
 /// Renders the main content of a parsed page into the builder.
@@ -198,6 +273,8 @@ pub fn render(html: &Html, b: &mut TextBuilder) {
     let mut heading: Option<(u8, String)> = None;
     let mut pre: Option<String> = None;
     let mut pre_depth = 0usize;
+    // Inside code, a placeholder is what the page is about.
+    let mut code_depth = 0usize;
     for edge in root.traverse() {
         if b.too_long() {
             return;
@@ -212,11 +289,16 @@ pub fn render(html: &Html, b: &mut TextBuilder) {
                 }
                 match node.value() {
                     Node::Element(el) => {
-                        if skipped(el, in_main) {
+                        if skipped(el, in_main)
+                            || ElementRef::wrap(node).is_some_and(in_page_chrome)
+                        {
                             skip_depth = 1;
                             continue;
                         }
                         let name = el.name();
+                        if is_code(name) {
+                            code_depth += 1;
+                        }
                         if let Some(level) = heading_level(name) {
                             b.end_block();
                             heading = Some((level, String::new()));
@@ -232,7 +314,7 @@ pub fn render(html: &Html, b: &mut TextBuilder) {
                             }
                         } else if name == "li" {
                             b.end_line();
-                            b.push_inline("- ");
+                            b.push_inline(LIST_MARK);
                         } else if name == "tr" {
                             b.end_line();
                         } else if is_block(name) {
@@ -243,6 +325,7 @@ pub fn render(html: &Html, b: &mut TextBuilder) {
                             }
                         }
                     }
+                    Node::Text(t) if pre.is_none() && code_depth == 0 && placeholder(t) => {}
                     Node::Text(t) => match (&mut pre, &mut heading) {
                         (Some(p), _) => p.push_str(t),
                         (_, Some((_, h))) => h.push_str(t),
@@ -260,6 +343,9 @@ pub fn render(html: &Html, b: &mut TextBuilder) {
                     continue;
                 }
                 let name = el.name();
+                if is_code(name) {
+                    code_depth = code_depth.saturating_sub(1);
+                }
                 if heading_level(name).is_some() {
                     if let Some((level, text)) = heading.take() {
                         b.heading(level, &text);
@@ -275,7 +361,9 @@ pub fn render(html: &Html, b: &mut TextBuilder) {
                     b.end_cell();
                 } else if name == "tr" {
                     b.end_row();
-                } else if matches!(name, "li" | "dt" | "dd") {
+                } else if name == "li" {
+                    b.end_item();
+                } else if matches!(name, "dt" | "dd") {
                     b.end_line();
                 } else if name == "table" || is_block(name) {
                     b.end_block();
@@ -284,6 +372,13 @@ pub fn render(html: &Html, b: &mut TextBuilder) {
         }
     }
 }
+
+fn is_code(name: &str) -> bool {
+    matches!(name, "code" | "kbd" | "samp" | "tt" | "var")
+}
+
+/// What opens a list item's line.
+const LIST_MARK: &str = "- ";
 
 fn heading_level(name: &str) -> Option<u8> {
     match name {

@@ -185,7 +185,26 @@ pub fn parse(
         chunk_chars::max_chars(ctx),
         ctx.tokens,
     );
+    if !matches!(doc_type, DocType::Data | DocType::Code) {
+        mark_runs_into(&mut doc);
+    }
     Ok(doc)
+}
+
+/// A chunk that starts in one section and runs into the next names the
+/// first heading inside it (`runs_into`), so its citation names both
+/// places its text comes from.
+fn mark_runs_into(doc: &mut ParsedDocument) {
+    let headings = &doc.meta.headings;
+    for c in &mut doc.chunks {
+        let (Some(a), Some(b)) = (c.meta.line_start, c.meta.line_end) else {
+            continue;
+        };
+        c.meta.runs_into = headings
+            .iter()
+            .find(|h| (a + 1..=b).contains(&(h.line as u64)))
+            .map(|h| h.text.clone());
+    }
 }
 
 /// Decodes a text file: UTF-16 with its byte-order mark (what Windows
@@ -262,6 +281,34 @@ fn decode_utf16(bytes: &[u8], warnings: &mut Vec<String>) -> Option<String> {
 }
 
 /// The file name, as a fallback title.
+/// A title without the footnote marks set after it (`Attention Is All You
+/// Need∗`, `Annual Report²`, `A Study of Loss1` over its footnote): signs,
+/// superscripts, and one or two digits stuck to the last word of a title
+/// of three words or more when that word is in lower case.
+pub fn without_footnote_marks(title: &str) -> String {
+    const MARKS: &[char] = &['*', '∗', '†', '‡', '§', '¶', '‖', '⁎'];
+    let superscript = |c: char| matches!(c, '¹' | '²' | '³' | '⁰'..='⁹');
+    let mut t = title.trim_end();
+    loop {
+        let cut = t.trim_end_matches(|c: char| MARKS.contains(&c) || superscript(c));
+        let cut = cut.trim_end();
+        if cut.len() == t.len() || cut.is_empty() {
+            break;
+        }
+        t = cut;
+    }
+    let words = t.split_whitespace().count();
+    let digits = t.len() - t.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    if words >= 3 && (1..=2).contains(&digits) {
+        let stem = &t[..t.len() - digits];
+        let last = stem.split_whitespace().last().unwrap_or("");
+        if last.chars().count() >= 3 && last.chars().all(char::is_lowercase) {
+            t = stem;
+        }
+    }
+    t.to_string()
+}
+
 pub fn file_title(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -293,6 +340,23 @@ pub(crate) mod test_support {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn footnote_marks_are_no_part_of_a_title() {
+        for (given, title) in [
+            ("Attention Is All You Need∗", "Attention Is All You Need"),
+            ("Annual Report 2023†‡", "Annual Report 2023"),
+            ("Deep learning for search1", "Deep learning for search"),
+            ("Market Review²", "Market Review"),
+            ("Form 10-K", "Form 10-K"),
+            ("Windows 10", "Windows 10"),
+            ("Python3", "Python3"),
+            ("Upgrading to Version 2", "Upgrading to Version 2"),
+            ("C++", "C++"),
+        ] {
+            assert_eq!(without_footnote_marks(given), title, "{given}");
+        }
+    }
 
     #[test]
     fn decoding_tells_empty_from_binary() {

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::container::{attr, first_text, walk_xml, Package, Xml};
-use super::extracted::TextBuilder;
+use super::extracted::{TextBuilder, NOTES_MARK};
 use super::{file_title, ChunkContext, IngestError, ParsedDocument};
 
 pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
@@ -21,6 +21,7 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
         Some(meta) => first_text(&meta, "meta.xml", "title")?,
         None => None,
     }
+    .or_else(|| b.first_heading())
     .unwrap_or_else(|| file_title(path));
     b.finish(&mut doc, ctx)?;
     Ok(doc)
@@ -35,6 +36,8 @@ fn read_content(xml: &[u8], b: &mut TextBuilder) -> Result<(), IngestError> {
     let mut tables = 0usize;
     let mut lists = 0usize;
     let mut skip = 0usize;
+    // Speaker notes open with a mark, so a reader tells them from the slide.
+    let mut notes_unmarked = false;
     let walked = walk_xml(xml, "content.xml", |e| {
         if b.too_long() {
             return Err(TextBuilder::too_long_error());
@@ -96,9 +99,19 @@ fn read_content(xml: &[u8], b: &mut TextBuilder) -> Result<(), IngestError> {
                     }
                 }
             }
+            Xml::Start { name: "notes", .. } => {
+                b.end_block();
+                notes_unmarked = true;
+            }
             Xml::Text(t) => match &mut heading {
                 Some((_, h)) => h.push_str(t),
-                None => b.push_inline(t),
+                None => {
+                    if notes_unmarked && !t.trim().is_empty() {
+                        b.push_inline(NOTES_MARK);
+                        notes_unmarked = false;
+                    }
+                    b.push_inline(t)
+                }
             },
             Xml::Start {
                 name: "s" | "tab" | "line-break",

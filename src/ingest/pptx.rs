@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::container::{attr, first_text, walk_xml, Package, Xml};
-use super::extracted::TextBuilder;
+use super::extracted::{TextBuilder, NOTES_MARK};
 use super::{file_title, ChunkContext, IngestError, ParsedDocument};
 
 pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
@@ -42,6 +42,7 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
         Some(core) => first_text(&core, "docProps/core.xml", "title")?,
         None => None,
     }
+    .or_else(|| b.first_heading())
     .unwrap_or_else(|| file_title(path));
     b.finish(&mut doc, ctx)?;
     Ok(doc)
@@ -207,7 +208,12 @@ fn read_shapes(
                 if is_title && !notes {
                     b.heading(1, &text);
                 } else if wanted {
-                    for line in text.lines() {
+                    for (i, line) in text.lines().enumerate() {
+                        // Speaker notes open with a mark, so a reader
+                        // tells them from the slide.
+                        if notes && i == 0 {
+                            b.push_inline(NOTES_MARK);
+                        }
                         b.push_inline(line);
                         b.end_line();
                     }

@@ -28,19 +28,34 @@ pub fn split_text(text: &str, max: usize, overlap: usize, tokens: &TokenCounter)
     }
     let mut units = Vec::new();
     for block in paragraphs(text) {
+        let first = units.len();
         push_units(&block, max, tokens, &mut units);
+        if let Some(u) = units.get_mut(first) {
+            u.1 = PARAGRAPH;
+        }
     }
-    pack(units, max, overlap, tokens)
+    pack_units(units, max, overlap, tokens)
 }
 
+/// What stands between two paragraphs.
+const PARAGRAPH: &str = "\n\n";
+
+/// A unit to pack, with what stood before it in the text: pieces rejoin
+/// as the text had them, so a chunk quotes its file (a sentence cut into
+/// word windows is rejoined with a space, not a paragraph break).
+type Unit = (Piece, &'static str);
+
 /// Breaks a block into units of at most `max` tokens.
-fn push_units(block: &str, max: usize, tokens: &TokenCounter, out: &mut Vec<Piece>) {
+fn push_units(block: &str, max: usize, tokens: &TokenCounter, out: &mut Vec<Unit>) {
     let n = tokens.count(block);
     if n <= max {
-        out.push(Piece {
-            text: block.to_string(),
-            tokens: n,
-        });
+        out.push((
+            Piece {
+                text: block.to_string(),
+                tokens: n,
+            },
+            PARAGRAPH,
+        ));
         return;
     }
     // Code and lists break at lines, prose at sentences.
@@ -64,9 +79,15 @@ fn push_units(block: &str, max: usize, tokens: &TokenCounter, out: &mut Vec<Piec
             }
         }
         let sep = if block.lines().count() > 1 { "\n" } else { " " };
-        out.extend(pack_with(sub, max, 0, tokens, sep));
+        out.extend(
+            pack_with(sub, max, 0, tokens, sep)
+                .into_iter()
+                .map(|p| (p, sep)),
+        );
     } else {
-        word_windows(block, max, tokens, out);
+        let mut words = Vec::new();
+        word_windows(block, max, tokens, &mut words);
+        out.extend(words.into_iter().map(|p| (p, " ")));
     }
 }
 
@@ -235,26 +256,34 @@ fn char_windows(word: &str, max: usize, tokens: &TokenCounter) -> Vec<Piece> {
     out
 }
 
-fn pack(units: Vec<Piece>, max: usize, overlap: usize, tokens: &TokenCounter) -> Vec<Piece> {
-    pack_with(units, max, overlap, tokens, "\n\n")
-}
-
-/// Greedily packs units into pieces of at most `max` tokens; each new piece
-/// starts with the last `overlap` tokens of the previous one when they fit.
+/// Greedily packs units into pieces of at most `max` tokens, all
+/// separated by `sep`.
 fn pack_with(
     units: Vec<Piece>,
     max: usize,
     overlap: usize,
     tokens: &TokenCounter,
-    sep: &str,
+    sep: &'static str,
 ) -> Vec<Piece> {
+    pack_units(
+        units.into_iter().map(|u| (u, sep)).collect(),
+        max,
+        overlap,
+        tokens,
+    )
+}
+
+/// Greedily packs units into pieces of at most `max` tokens, each joined
+/// to the one before by what stood between them; each new piece starts
+/// with the last `overlap` tokens of the previous one when they fit.
+fn pack_units(units: Vec<Unit>, max: usize, overlap: usize, tokens: &TokenCounter) -> Vec<Piece> {
     let mut out: Vec<Piece> = Vec::new();
-    let mut cur: Vec<String> = Vec::new();
+    let mut cur: Vec<Unit> = Vec::new();
     let mut cur_n = 0usize;
     let mut cur_has_new = false;
-    for u in units {
+    for (u, sep) in units {
         if cur_n + u.tokens > max && cur_has_new {
-            let text = join(&cur, sep);
+            let text = join(&cur);
             let n = tokens.count(&text);
             let tail = if overlap > 0 {
                 overlap_tail(&text, overlap, tokens)
@@ -267,54 +296,57 @@ fn pack_with(
             if let Some(t) = tail {
                 if t.tokens + u.tokens <= max {
                     cur_n = t.tokens;
-                    cur.push(t.text);
+                    cur.push((t, PARAGRAPH));
                 }
             }
         }
         cur_n += u.tokens;
-        cur.push(u.text);
+        cur.push((u, sep));
         cur_has_new = true;
     }
     if cur_has_new {
-        let text = join(&cur, sep);
+        let text = join(&cur);
         let n = tokens.count(&text);
         out.push(Piece { text, tokens: n });
     }
     out
 }
 
-/// Joins units with `sep`, except that sentences of Chinese or Japanese,
-/// which have no space between them, are put back together without one.
-fn join(parts: &[String], sep: &str) -> String {
+/// Joins units each with what stood before it, except that sentences of
+/// Chinese or Japanese, which have no space between them, are put back
+/// together without one.
+fn join(parts: &[Unit]) -> String {
     let mut out = String::new();
-    for (i, p) in parts.iter().enumerate() {
-        let glued = sep == " " && out.ends_with(['。', '！', '？']);
+    for (i, (p, sep)) in parts.iter().enumerate() {
+        let glued = *sep == " " && out.ends_with(['。', '！', '？']);
         if i > 0 && !glued {
             out.push_str(sep);
         }
-        out.push_str(p);
+        out.push_str(&p.text);
     }
     out
 }
 
-/// The trailing words of `text` that add up to at most `overlap` tokens.
+/// The trailing words of `text` that add up to at most `overlap` tokens,
+/// as the text has them (its line and paragraph breaks kept).
 fn overlap_tail(text: &str, overlap: usize, tokens: &TokenCounter) -> Option<Piece> {
-    let words: Vec<&str> = text.split_whitespace().collect();
+    let words: Vec<(usize, &str)> = text
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+        .collect();
     let mut n = 0;
     let mut start = words.len();
     while start > 0 {
-        let wn = tokens.count(words[start - 1]);
+        let wn = tokens.count(words[start - 1].1);
         if n + wn > overlap {
             break;
         }
         n += wn;
         start -= 1;
     }
-    if start == words.len() {
-        return None;
-    }
+    let at = words.get(start)?.0;
     Some(Piece {
-        text: words[start..].join(" "),
+        text: text[at..].to_string(),
         tokens: n,
     })
 }

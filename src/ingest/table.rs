@@ -1,8 +1,10 @@
 //! Tables: CSV and TSV files, and the row packing spreadsheets share.
 //! Each chunk holds whole rows, their cells joined by ` | `, under the
 //! header row repeated, so a row is found by its values and cited by its
-//! lines in the file (its section names its data rows: `rows 12-40`).
-//! The indexed text is the file itself.
+//! line (its section names its data rows: `rows 12-40`). The indexed text
+//! is the table as rows of ` | `-joined cells, one row a line, as for a
+//! workbook: what a chunk quotes is what `kb open` shows, a cell's commas
+//! and line breaks included.
 
 use std::path::Path;
 
@@ -30,6 +32,14 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     if rows.is_empty() {
         return Err(IngestError::Empty);
     }
+    // One row a line of the indexed text.
+    let mut content = String::new();
+    for (i, row) in rows.iter_mut().enumerate() {
+        content.push_str(&join_cells(&row.cells));
+        content.push('\n');
+        row.line_start = i + 1;
+        row.line_end = i + 1;
+    }
     let header = rows.remove(0);
     doc.chunks = pack_rows(&header.cells, &rows, None, ctx);
     if doc.chunks.is_empty() {
@@ -40,7 +50,7 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
         c.meta.line_end = Some(header.line_end as u64);
         doc.chunks.push(c);
     }
-    doc.content = text;
+    doc.content = content.trim_end().to_string();
     Ok(doc)
 }
 
@@ -199,11 +209,23 @@ mod tests {
             "{}",
             last.text
         );
+        // The multi-line cell is one row, one line of the indexed text.
         assert_eq!(
             (last.meta.line_start, last.meta.line_end),
-            (Some(11), Some(13))
+            (Some(11), Some(12))
         );
-        assert_eq!(doc.content, src);
+        // Every chunk's rows are the lines kb open shows.
+        let lines: Vec<&str> = doc.content.lines().collect();
+        assert_eq!(lines[0], "city | country | population");
+        assert_eq!(lines[11], "Multi line | Quoted | 1,5");
+        for ch in &doc.chunks {
+            let (a, b) = (
+                ch.meta.line_start.unwrap() as usize,
+                ch.meta.line_end.unwrap() as usize,
+            );
+            let shown = lines[a - 1..b].join("\n");
+            assert!(ch.text.ends_with(&shown), "{} vs {shown}", ch.text);
+        }
     }
 
     #[test]

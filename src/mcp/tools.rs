@@ -106,7 +106,96 @@ fn output_schema(name: &str) -> Map<String, Value> {
     schema
         .entry("type")
         .or_insert_with(|| Value::String("object".into()));
-    schema
+    let mut schema = Value::Object(schema);
+    portable_output(&mut schema);
+    match schema {
+        Value::Object(o) => o,
+        _ => Map::new(),
+    }
+}
+
+/// The `format` values JSON Schema defines (draft 2020-12); validators
+/// reject or ignore others (`uint32`, `double` are Rust's).
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// An output schema every client reads alike: a nullable field as
+/// `anyOf` branches of one type each (`type: [T, "null"]` is legal JSON
+/// Schema, but clients that map schemas onto a single-type dialect reject
+/// it), and only the `format` values JSON Schema defines.
+fn portable_output(schema: &mut Value) {
+    match schema {
+        Value::Object(o) => {
+            if o.get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
+            {
+                o.remove("format");
+            }
+            if let Some(Value::Array(types)) = o.get("type").cloned() {
+                o.remove("type");
+                // What applies to the value, not to null, goes with its type.
+                let typed: Vec<&str> = [
+                    "format",
+                    "minimum",
+                    "maximum",
+                    "items",
+                    "properties",
+                    "required",
+                    "additionalProperties",
+                    "enum",
+                    "minItems",
+                    "maxItems",
+                ]
+                .into_iter()
+                .filter(|k| o.contains_key(*k))
+                .collect();
+                let branches: Vec<Value> = types
+                    .iter()
+                    .map(|t| {
+                        let mut b = Map::new();
+                        b.insert("type".into(), t.clone());
+                        if t != "null" {
+                            for k in &typed {
+                                if let Some(v) = o.get(*k) {
+                                    b.insert((*k).to_string(), v.clone());
+                                }
+                            }
+                        }
+                        Value::Object(b)
+                    })
+                    .collect();
+                for k in typed {
+                    o.remove(k);
+                }
+                o.insert("anyOf".into(), Value::Array(branches));
+            }
+            for v in o.values_mut() {
+                portable_output(v);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(portable_output),
+        _ => {}
+    }
 }
 
 /// A nullable argument as plain optional: no `type: [T, "null"]`, no null
@@ -328,6 +417,52 @@ mod tests {
         assert_eq!(tool("tags").output_schema["required"], json!(["tags"]));
     }
 
+    /// Output schemas as strict clients want them (MCP Inspector's
+    /// `--strict`): no type arrays, only JSON Schema's own formats.
+    #[test]
+    fn output_schemas_are_portable() {
+        fn walk(name: &str, path: &str, v: &Value, found: &mut Vec<String>) {
+            match v {
+                Value::Object(o) => {
+                    if o.get("type").is_some_and(Value::is_array) {
+                        found.push(format!("{name}{path}: a type array"));
+                    }
+                    if let Some(f) = o.get("format").and_then(Value::as_str) {
+                        if !STANDARD_FORMATS.contains(&f) {
+                            found.push(format!("{name}{path}: format {f}"));
+                        }
+                    }
+                    for (k, c) in o {
+                        walk(name, &format!("{path}/{k}"), c, found);
+                    }
+                }
+                Value::Array(items) => {
+                    for (i, c) in items.iter().enumerate() {
+                        walk(name, &format!("{path}/{i}"), c, found);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        for def in ToolDef::all(true) {
+            walk(
+                def.name(),
+                "",
+                &Value::Object((*def.output_schema).clone()),
+                &mut found,
+            );
+        }
+        assert!(found.is_empty(), "{}", found.join("\n"));
+        // A nullable number keeps its bounds on its own branch.
+        let mut v = json!({"type": ["integer", "null"], "format": "uint32", "minimum": 0, "description": "d"});
+        portable_output(&mut v);
+        assert_eq!(
+            v,
+            json!({"description": "d", "anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]})
+        );
+    }
+
     /// Descriptions, of the arguments and of the result (`outputSchema`),
     /// are read by a model calling the tool: no command-line spellings
     /// (flags, stdin, `--`) that mean nothing over MCP.
@@ -361,6 +496,7 @@ mod tests {
                     "command line",
                     "`kb ",
                     "repeat",
+                    "over MCP",
                 ] {
                     if text.contains(cli) {
                         found.push(format!("{}: CLI-only text {cli:?} in {text:?}", def.name()));

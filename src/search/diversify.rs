@@ -12,6 +12,11 @@
 //! A page already listed is not listed again: its other chunks are one
 //! `kb show --context` away, and the place goes to another page.
 //! Chosen on FinanceBench dev and NFCorpus dev (docs/benchmarks.md).
+//!
+//! These rules only share out the places: when the other documents cannot
+//! fill them (a knowledge base of a few long PDFs, a keyword that only one
+//! short note holds), the chunks passed over fill the page, new pages
+//! first, so `--top N` returns N whenever N chunks match.
 
 use std::collections::{HashMap, HashSet};
 
@@ -20,17 +25,65 @@ use crate::config::PerDocument;
 use crate::db::{ChunkPlace, Database};
 use crate::error::Result;
 
-/// The chosen chunks, best first, at most `top`.
+/// The chunks a diversified page keeps, and those it passed over, each
+/// with its place in the fused list.
+pub(crate) struct Diversified {
+    kept: Vec<Placed>,
+    passed: Vec<Placed>,
+}
+
+/// A chunk with its place in the fused list and its page (document, page).
+type Placed = (usize, Fused, Option<(i64, u32)>);
+
+impl Diversified {
+    /// How many chunks the rules kept.
+    pub(crate) fn len(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// The kept chunks, best first, with passed-over ones added (those
+    /// of a page not listed yet first) until `top` are listed or none is
+    /// left; the page stays in the fused order.
+    pub(crate) fn filled(self, top: usize) -> Vec<Fused> {
+        let Diversified { mut kept, passed } = self;
+        if kept.len() < top {
+            let mut pages: HashSet<(i64, u32)> = kept.iter().filter_map(|k| k.2).collect();
+            let mut later = Vec::new();
+            for placed in passed {
+                if kept.len() == top {
+                    break;
+                }
+                match placed.2 {
+                    Some(p) if !pages.insert(p) => later.push(placed),
+                    _ => kept.push(placed),
+                }
+            }
+            let room = top.saturating_sub(kept.len());
+            kept.extend(later.into_iter().take(room));
+            kept.sort_by_key(|k| k.0);
+        }
+        kept.into_iter().map(|k| k.1).collect()
+    }
+}
+
+/// The chosen chunks, best first, at most `top`, and those passed over.
 pub(crate) fn diversify(
     db: &Database,
     fused: Vec<Fused>,
     rule: PerDocument,
     top: usize,
-) -> Result<Vec<Fused>> {
+) -> Result<Diversified> {
     if rule == PerDocument::AtMost(0) {
         let mut fused = fused;
         fused.truncate(top);
-        return Ok(fused);
+        return Ok(Diversified {
+            kept: fused
+                .into_iter()
+                .enumerate()
+                .map(|(i, f)| (i, f, None))
+                .collect(),
+            passed: Vec::new(),
+        });
     }
     let ids: Vec<i64> = fused.iter().map(|f| f.chunk_id).collect();
     let places = db.chunk_places(&ids)?;
@@ -115,34 +168,38 @@ fn keep(
     allow: impl Fn(i64, usize) -> bool,
     extras_until: usize,
     one_per_page: bool,
-) -> Vec<Fused> {
+) -> Diversified {
     let mut seen: HashMap<i64, usize> = HashMap::new();
     let mut pages: HashSet<(i64, u32)> = HashSet::new();
     let mut kept = Vec::with_capacity(top);
+    let mut passed = Vec::new();
     let mut extras = 0;
-    for (f, p) in fused.into_iter().zip(places) {
+    for (i, (f, p)) in fused.into_iter().zip(places).enumerate() {
         if kept.len() == top {
             break;
         }
         let d = p.document;
-        if one_per_page && p.page.is_some_and(|page| pages.contains(&(d, page))) {
+        let page = p.page.map(|page| (d, page));
+        if one_per_page && page.is_some_and(|page| pages.contains(&page)) {
+            passed.push((i, f, page));
             continue;
         }
         let n = seen.entry(d).or_insert(0);
         let first = *n == 0;
         if !allow(d, *n) || (!first && extras >= extras_until) {
+            passed.push((i, f, page));
             continue;
         }
         if !first {
             extras += 1;
         }
         *n += 1;
-        if let Some(page) = p.page {
-            pages.insert((d, page));
+        if let Some(page) = page {
+            pages.insert(page);
         }
-        kept.push(f);
+        kept.push((i, f, page));
     }
-    kept
+    Diversified { kept, passed }
 }
 
 #[cfg(test)]
@@ -160,8 +217,8 @@ mod tests {
             .collect()
     }
 
-    fn ids(kept: &[Fused]) -> Vec<i64> {
-        kept.iter().map(|f| f.chunk_id).collect()
+    fn ids(kept: &Diversified) -> Vec<i64> {
+        kept.kept.iter().map(|k| k.1.chunk_id).collect()
     }
 
     /// Places in documents of `chunks` chunks each.
@@ -211,7 +268,7 @@ mod tests {
             true,
         );
         let distinct: std::collections::HashSet<i64> =
-            kept.iter().map(|f| docs[f.chunk_id as usize]).collect();
+            ids(&kept).iter().map(|id| docs[*id as usize]).collect();
         assert_eq!(distinct.len(), 10, "{:?}", ids(&kept));
     }
 
@@ -244,5 +301,27 @@ mod tests {
             .collect();
         let kept = keep(fused(4), &places, 10, |_, _| true, 10, true);
         assert_eq!(ids(&kept), [0, 2, 3]);
+    }
+
+    /// Three long documents cannot fill the places kept for others: the
+    /// chunks passed over fill the page, in the fused order, new pages
+    /// before a second chunk of a page listed.
+    #[test]
+    fn places_no_other_document_takes_are_filled() {
+        let places: Vec<ChunkPlace> = [(1, 1), (1, 1), (1, 2), (1, 3), (2, 1), (1, 4), (1, 5)]
+            .iter()
+            .map(|(d, p)| ChunkPlace {
+                document: *d,
+                page: Some(*p),
+                document_chunks: 100,
+            })
+            .collect();
+        let kept = keep(fused(7), &places, 5, |_, n| n < 2, 5 - 1, true);
+        assert_eq!(ids(&kept), [0, 2, 4]);
+        let page: Vec<i64> = kept.filled(5).iter().map(|f| f.chunk_id).collect();
+        assert_eq!(page, [0, 2, 3, 4, 5]);
+        let all = keep(fused(7), &places, 7, |_, n| n < 2, 7 - 1, true);
+        let page: Vec<i64> = all.filled(7).iter().map(|f| f.chunk_id).collect();
+        assert_eq!(page, [0, 1, 2, 3, 4, 5, 6]);
     }
 }

@@ -2,7 +2,8 @@
 //! parallel (`rankers`: the keyword ranker of `keyword` over FTS5 or the
 //! in-memory `keyword_index`, the vector ranker of `vector` over the int8
 //! codes or its in-memory index), query refinement (`feedback`), fusion of
-//! their lists (`fusion`), threshold and count, per-document diversity
+//! their lists (`fusion`), identifiers typed whole first (`identifiers`),
+//! threshold and count, per-document diversity
 //! (`diversify`), and the results (`present`); `ties` orders what scores
 //! alike by path and place. `request` builds the one
 //! request every caller makes; `query` turns a query into the keyword
@@ -12,6 +13,7 @@ pub mod allowed;
 mod diversify;
 pub mod feedback;
 pub mod fusion;
+mod identifiers;
 mod keyword;
 pub mod keyword_index;
 mod present;

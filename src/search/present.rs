@@ -52,13 +52,26 @@ pub struct SearchResponse {
     pub query_unreadable: bool,
 }
 
+/// A passage of fewer words than this is close in meaning to any question
+/// holding one of them (`dependencies = {}` reaches a cosine of 0.43 with
+/// "which dependencies does a happy family have"): its cosine vouches for
+/// nothing, only holding every word of the query does.
+const MIN_WORDS_FOR_COSINE: usize = 12;
+
 impl SearchHit {
     /// Whether the hit is weak at cosine `t`: the vector ranker ran, the
-    /// chunk is under `t` and does not hold the query's words; or, keywords
-    /// alone ranking, it matched no word.
+    /// chunk does not hold the query's words, and it is under `t` or too
+    /// short for its cosine to mean anything; or, keywords alone ranking,
+    /// it matched no word.
     pub fn weak_at(&self, t: f64) -> bool {
         if self.vector.is_some() {
-            !self.every_word && self.cosine.is_none_or(|c| f64::from(c) < t)
+            let tiny = self
+                .chunk
+                .text
+                .split_whitespace()
+                .nth(MIN_WORDS_FOR_COSINE - 1)
+                .is_none();
+            !self.every_word && (tiny || self.cosine.is_none_or(|c| f64::from(c) < t))
         } else {
             self.bm25.is_none()
         }

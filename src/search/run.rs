@@ -4,10 +4,12 @@
 //! 2. refine: a hybrid query moves towards its best fused results and the
 //!    vector ranker runs again (`feedback`);
 //! 3. fuse the rankers' lists (`fusion`), what scores alike ordered by
-//!    path and place in its document (`ties`);
+//!    path and place in its document (`ties`); the chunks holding an
+//!    identifier of the query whole first (`identifiers`);
 //! 4. threshold and count: drop what scores under the threshold, count
 //!    what matched;
-//! 5. diversify: at most N chunks of one document (`diversify`);
+//! 5. diversify: at most N chunks of one document (`diversify`), the
+//!    places no other document takes filled with more of those listed;
 //! 6. present: the chosen chunks with their evidence, weak matches marked
 //!    (`present`).
 //!
@@ -17,6 +19,7 @@
 use super::diversify;
 use super::feedback;
 use super::fusion::{fuse, tied, Fused};
+use super::identifiers;
 use super::present::{self, SearchResponse};
 use super::rankers::{rank_in_parallel, InMemory, QueryPlan, Rankings};
 use super::request::{Mode, SearchRequest};
@@ -112,6 +115,7 @@ where
             fused
         };
         ties::settle(db, &mut fused, |f| f.chunk_id, |a, b| tied(a, b).is_eq())?;
+        identifiers::first(db, req, &mut fused)?;
         let (fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;
         let chosen = diversify::diversify(db, fused, req.max_per_document, req.top)?;
         // Results too few to fill the page while the rankers have more:
@@ -120,6 +124,8 @@ where
             plan.candidates = plan.candidates.saturating_mul(4);
             continue;
         }
+        // What no other document takes goes to more of those listed.
+        let chosen = chosen.filled(req.top);
         drop(fusion_span);
         let _span = crate::timings::span("present");
         let mut response =
@@ -140,7 +146,9 @@ fn threshold_and_count(
     mut fused: Vec<Fused>,
 ) -> Result<(Vec<Fused>, usize)> {
     if let Some(t) = req.threshold {
-        fused.retain(|f| f.score >= t);
+        // The score as results show it (six decimals): a result shown at
+        // 0.5 passes --threshold 0.5.
+        fused.retain(|f| (f.score * 1e6).round() / 1e6 >= t);
     }
     let total = if req.threshold.is_some_and(|t| t > 0.0) {
         fused.len()

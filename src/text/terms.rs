@@ -8,7 +8,11 @@
 //! of extra forms, and queries are expanded by the same function, so every
 //! spelling of a name meets every other:
 //! - compounds (`parse_config`, `os.path.join`, `kb-eval`) are also indexed
-//!   joined (`parseconfig`), the way unicode61 sees `parseConfig`;
+//!   joined (`parseconfig`), the way unicode61 sees `parseConfig`; a dotted
+//!   path also by its dotted parts and their tails joined
+//!   (`package.rust-version` gives `rustversion`, `server.tls.cert_file`
+//!   `certfile` and `tlscertfile`), so a key is found by the name the user
+//!   types, not only by its whole path;
 //! - camelCase, PascalCase and letter/digit runs (`parseConfig`,
 //!   `XMLHttpRequest`, `FY2018`, `sha256`) are also indexed as their parts;
 //! - two-digit fiscal years and quarters (`FY18`, `Q3'19`, `3Q19`) give the
@@ -34,6 +38,43 @@ pub fn index_terms(text: &str) -> String {
 /// not repeated).
 pub fn query_expansions(query: &str) -> Vec<String> {
     extra_forms(query)
+}
+
+/// The identifiers a query names (`rust-version`, `package.rust-version`,
+/// `parse_config`, `parseConfig`), each as the one word every spelling of
+/// it is indexed under (`rustversion`): a chunk whose words or extra forms
+/// hold that word holds the identifier whole. Words joined by a hyphen,
+/// dot or underscore, or written in camelCase; not numbers (`3.14`) nor
+/// letters run into digits (`FY2018`).
+pub fn query_identifiers(query: &str) -> Vec<String> {
+    let mut out = Forms::default();
+    let raw_tokens =
+        query.split(|c: char| !(is_word_char(c) || matches!(c, '_' | '.' | '-' | '\'')));
+    for raw in raw_tokens {
+        let token = raw.trim_matches(|c: char| !is_word_char(c));
+        if token.is_empty() || token.chars().count() > MAX_COMPOUND_CHARS {
+            continue;
+        }
+        let segments: Vec<&str> = token
+            .split(|c: char| !is_word_char(c))
+            .filter(|s| !s.is_empty())
+            .collect();
+        let camel = token
+            .chars()
+            .zip(token.chars().skip(1))
+            .any(|(a, b)| a.is_lowercase() && b.is_uppercase());
+        let joined: String = segments.concat().to_lowercase();
+        let wordy = segments
+            .iter()
+            .filter(|s| s.chars().any(char::is_alphabetic))
+            .count();
+        if (segments.len() > 1 && wordy > 1 && !token.contains('\''))
+            || (segments.len() == 1 && camel)
+        {
+            out.push(joined);
+        }
+    }
+    out.0
 }
 
 fn extra_forms(text: &str) -> Vec<String> {
@@ -82,6 +123,7 @@ fn compounds(text: &str, out: &mut Forms) {
             if !joined.chars().all(|c| c.is_ascii_digit()) {
                 out.push(joined);
             }
+            dotted_tails(token, out);
         }
         if parts.len() > MAX_PARTS {
             continue;
@@ -95,6 +137,40 @@ fn compounds(text: &str, out: &mut Forms) {
                     }
                 }
             }
+        }
+    }
+}
+
+/// The joined forms of a dotted path's tails and of each of its parts that
+/// is a compound itself: `a.b-c.d_e` gives `bcde`, `de` and `bc`.
+fn dotted_tails(token: &str, out: &mut Forms) {
+    let parts: Vec<&str> = token.split('.').filter(|p| !p.is_empty()).collect();
+    if parts.len() < 2 && !token.contains('.') {
+        return;
+    }
+    let joined = |ps: &[&str]| -> String {
+        ps.iter()
+            .flat_map(|p| p.split(|c: char| !is_word_char(c)))
+            .collect::<String>()
+            .to_lowercase()
+    };
+    let words = |p: &str| {
+        p.split(|c: char| !is_word_char(c))
+            .filter(|s| !s.is_empty())
+            .count()
+    };
+    for i in 1..parts.len() {
+        let tail = &parts[i..];
+        if tail.len() > 1 || words(tail[0]) > 1 {
+            let j = joined(tail);
+            if !j.chars().all(|c| c.is_ascii_digit()) {
+                out.push(j);
+            }
+        }
+    }
+    for p in &parts[..parts.len().saturating_sub(1)] {
+        if words(p) > 1 {
+            out.push(joined(&[p]));
         }
     }
 }
@@ -134,11 +210,40 @@ mod tests {
     fn identifiers_meet_in_every_spelling() {
         assert_eq!(forms("parse_config"), ["parseconfig"]);
         assert_eq!(forms("parseConfig"), ["parse", "config"]);
-        assert_eq!(forms("os.path.join"), ["ospathjoin"]);
+        assert_eq!(forms("os.path.join"), ["ospathjoin", "pathjoin"]);
+        assert_eq!(
+            forms("package.rust-version = 1.85"),
+            ["packagerustversion", "rustversion"]
+        );
+        assert_eq!(
+            forms("server.tls.cert_file"),
+            ["servertlscertfile", "tlscertfile", "certfile"]
+        );
+        // A query for the key's own name meets it.
+        assert!(forms("rust-version").contains(&"rustversion".to_string()));
         assert_eq!(forms("XMLHttpRequest"), ["xml", "http", "request"]);
         assert_eq!(forms("kb-eval"), ["kbeval"]);
         // Sentence punctuation is not part of a word.
         assert!(forms("It works. Really, it does.").is_empty());
+    }
+
+    #[test]
+    fn a_query_names_its_identifiers() {
+        assert_eq!(query_identifiers("rust-version"), ["rustversion"]);
+        assert_eq!(
+            query_identifiers("set package.rust-version and parse_config"),
+            ["packagerustversion", "parseconfig"]
+        );
+        assert_eq!(query_identifiers("where is parseConfig"), ["parseconfig"]);
+        for none in [
+            "FY2018 revenue",
+            "pi is 3.14",
+            "it's fine",
+            "omega-3 fats",
+            "a plain question",
+        ] {
+            assert!(query_identifiers(none).is_empty(), "{none}");
+        }
     }
 
     #[test]

@@ -632,3 +632,83 @@ fn the_fields_skill_md_and_the_readme_name_exist() {
         }
     }
 }
+
+/// Issue 54, item 10: errors and help in the tool's own terms.
+#[test]
+fn errors_and_help_match_the_tool() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(&docs.join("broken.json"), "{\"a\": [1,\n");
+    write(&docs.join("broken.toml"), "[package\nname = 1\n");
+    // Every named file failed: exit 1, each file with its reason.
+    let out = kb
+        .cmd()
+        .args(["add"])
+        .arg(docs.join("broken.json"))
+        .arg(docs.join("broken.toml"))
+        .args(["--format", "json", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failed = summary["failed_files"].as_array().unwrap();
+    assert_eq!(failed.len(), 2, "{summary}");
+    assert!(failed
+        .iter()
+        .all(|f| f["reason"].as_str().unwrap().starts_with("invalid ")));
+    assert!(common::stderr_json(&out)["error"]
+        .as_str()
+        .unwrap()
+        .contains("broken.json"));
+    // A folder with a broken file in it is no failure of the run.
+    write(&docs.join("fine.md"), "# Fine\n\nA note that reads well.\n");
+    kb.cmd().arg("add").arg(&docs).arg("-q").assert().success();
+
+    // A number option given a word.
+    let e = kb.error(&["search", "--top", "abc", "ssh"], 1);
+    let m = e["error"].as_str().unwrap();
+    assert!(
+        m.starts_with("--top takes a whole number from 1 to 4096"),
+        "{e}"
+    );
+    assert!(!m.contains("invalid digit"), "{e}");
+    // A typo: the suggestion and the usage line agree.
+    let e = kb.error(&["search", "--tpo", "3", "ssh"], 1);
+    let m = e["error"].as_str().unwrap();
+    assert_eq!(e["suggestions"], serde_json::json!(["--top"]), "{e}");
+    assert!(
+        m.contains("Usage: kb search --top <N>") && !m.contains("--type <TYPE>"),
+        "{m}"
+    );
+
+    // The help names every document type.
+    for args in [&["--help"][..], &["add", "--help"], &["outline", "--help"]] {
+        let out = kb.cmd().args(args).output().unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        for t in [
+            "markdown",
+            "note",
+            "pdf",
+            "doc",
+            "slides",
+            "html",
+            "epub",
+            "spreadsheet",
+            "data",
+            "image",
+            "code",
+        ] {
+            assert!(
+                help.lines()
+                    .any(|l| l.trim_start().starts_with(&format!("{t} "))),
+                "{args:?} does not list {t}:\n{help}"
+            );
+        }
+        assert!(help.contains(".toml") && help.contains(".pptx"), "{help}");
+    }
+}

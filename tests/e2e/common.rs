@@ -497,3 +497,88 @@ pub fn venv_cmd(kb: &Kb, program: &Path) -> std::process::Command {
     c.env_remove("HF_HOME");
     c
 }
+
+/// A crate's Cargo.toml as people write them: `[package]` keys in their
+/// own order (not alphabetical), a long `[dependencies]` table, an empty
+/// table, and `[package.metadata]` opened again at the end. Returns its
+/// path.
+pub fn cargo_toml(dir: &Path) -> PathBuf {
+    let mut text = String::from(
+        "[package]\nname = \"orbit\"\nversion = \"0.4.2\"\nedition = \"2021\"\n\
+         rust-version = \"1.78\"\ndescription = \"Plans satellite ground passes\"\n\
+         license = \"MIT OR Apache-2.0\"\nauthors = [\n  \"Ada Lovelace <ada@example.org>\",\n]\n\n\
+         [dependencies]\n",
+    );
+    for (i, name) in [
+        "serde",
+        "tokio",
+        "clap",
+        "rayon",
+        "chrono",
+        "regex",
+        "anyhow",
+        "thiserror",
+        "tracing",
+        "reqwest",
+        "url",
+        "uuid",
+        "rand",
+        "bytes",
+        "futures",
+        "itertools",
+        "indexmap",
+        "hashbrown",
+        "smallvec",
+        "once_cell",
+        "parking_lot",
+        "crossbeam",
+        "memchr",
+        "log",
+        "libc",
+        "bitflags",
+        "base64",
+        "sha2",
+        "hex",
+        "flate2",
+        "zip",
+        "tar",
+        "walkdir",
+        "tempfile",
+        "glob",
+        "toml",
+        "csv",
+        "rusqlite",
+        "image",
+        "num",
+    ]
+    .iter()
+    .enumerate()
+    {
+        text.push_str(&format!(
+            "{name} = {{ version = \"{}.{}\", default-features = false, features = [\"std\"] }}\n",
+            i % 3 + 1,
+            i
+        ));
+    }
+    text.push_str(
+        "\n[build-dependencies]\n\n[features]\ndefault = [\"tle\"]\ntle = []\n\n\
+         [package.metadata.docs.rs]\nall-features = true\n",
+    );
+    let path = dir.join("Cargo.toml");
+    write(&path, &text);
+    path
+}
+
+/// A GitHub Actions workflow. Returns its path.
+pub fn workflow(dir: &Path) -> PathBuf {
+    let path = dir.join("workflows/ci.yml");
+    write(
+        &path,
+        "name: CI\non:\n  push:\n    branches: [main]\n  pull_request:\n\n\
+         jobs:\n  test:\n    runs-on: ubuntu-latest\n    timeout-minutes: 20\n    steps:\n\
+         \x20     - uses: actions/checkout@v4\n\
+         \x20     - name: Run the test suite\n        run: |\n          cargo test --locked\n          cargo clippy -- -D warnings\n\
+         \x20     - name: Upload the coverage report\n        uses: codecov/codecov-action@v4\n",
+    );
+    path
+}

@@ -8,6 +8,7 @@
 
 use std::path::Path;
 
+use kb::ingest::pdf::testpdf::{heading, para, TestPdf};
 use kb::ingest::testdocs;
 use serde_json::Value;
 
@@ -649,4 +650,383 @@ fn with_peak_rss(cmd: &mut std::process::Command) -> (std::process::Output, i64)
         },
         usage.ru_maxrss,
     )
+}
+
+/// Issue 54, item 2: a data file's chunks cite exactly the lines of the
+/// keys they hold, and keys keep their order in the file (TOML's too).
+#[test]
+fn data_files_cite_the_lines_of_their_keys_in_file_order() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    let cargo = crate::common::cargo_toml(&docs);
+    let ci = crate::common::workflow(&docs);
+    kb.add(&[&docs]);
+    for file in [&cargo, &ci] {
+        let path = file.to_str().unwrap();
+        let lines: Vec<String> = std::fs::read_to_string(file)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let info = kb.json(&["info", path]);
+        let mut ranges = Vec::new();
+        for c in info["chunks"].as_array().unwrap() {
+            let id = c["chunk_id"].as_i64().unwrap().to_string();
+            let shown = kb.json(&["show", &id]);
+            let chunk = &shown["chunk"];
+            let (a, b) = (
+                chunk["line_start"].as_u64().unwrap() as usize,
+                chunk["line_end"].as_u64().unwrap() as usize,
+            );
+            ranges.push((a, b));
+            let cited = lines[a - 1..b].join("\n");
+            // Every key the chunk holds stands in its lines (its last
+            // part, as the file writes it).
+            for flat in chunk["text"].as_str().unwrap().lines() {
+                let path = flat.split(" = ").next().unwrap();
+                let key = path.rsplit('.').next().unwrap().split('[').next().unwrap();
+                assert!(
+                    cited.contains(key),
+                    "{}: `{flat}` is not in lines {a}-{b}:\n{cited}",
+                    file.display()
+                );
+            }
+        }
+        let mut distinct = ranges.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(
+            distinct.len(),
+            ranges.len(),
+            "two chunks cite the same lines: {ranges:?}"
+        );
+    }
+    // [package]'s keys in the file's order, not the alphabet's.
+    let v = kb.json(&["show", cargo.to_str().unwrap(), "--section", "package"]);
+    let content = v["content"].as_str().unwrap();
+    assert!(content.starts_with("[package]\nname = \"orbit\""), "{v}");
+    let first = kb.json(&[
+        "search",
+        "package name version edition",
+        "--document",
+        cargo.to_str().unwrap(),
+    ]);
+    let text = first["results"][0]["text"].as_str().unwrap().to_string();
+    let order: Vec<usize> = [
+        "package.name",
+        "package.version",
+        "package.edition",
+        "package.rust-version",
+    ]
+    .iter()
+    .map(|k| text.find(k).unwrap_or_else(|| panic!("{k} not in {text}")))
+    .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{text}");
+    // The outline lists the tables where the file opens them.
+    let outline = kb.json(&["outline", cargo.to_str().unwrap()]);
+    let headings: Vec<(&str, u64)> = outline["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["text"].as_str().unwrap(), i["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(headings.first(), Some(&("package", 1)), "{headings:?}");
+    assert_eq!(
+        headings.last().map(|h| h.0),
+        Some("package"),
+        "{headings:?}"
+    );
+    assert!(headings.windows(2).all(|w| w[0].1 < w[1].1), "{headings:?}");
+}
+
+/// A documentation page saved from a site like Node.js's API pages: a
+/// navigation column of icon links, a version picker, an unfilled style
+/// placeholder, an in-page table of contents inside the content, and a
+/// permalink mark beside every heading.
+fn api_page() -> String {
+    let mut nav = String::from("<div class=\"interior\" id=\"column2\"><ul>");
+    for i in 0..70 {
+        nav.push_str(&format!(
+            "<li><a href=\"mod{i}.html\"><span class=\"icon icon-{i}\"></span></a></li>"
+        ));
+    }
+    nav.push_str("</ul></div>");
+    let section = |id: &str, title: &str, body: &str| {
+        format!(
+            "<section><h3><code>{title}</code><span><a class=\"mark\" href=\"#{id}\" id=\"{id}\">#</a></span></h3>\
+             <p>{body}</p></section>"
+        )
+    };
+    format!(
+        "<!DOCTYPE html><html><head><title>Console | Node.js v20 Documentation</title></head><body>\
+         {nav}\
+         <div id=\"column1\"><div>__JS_FLAVORED_DYNAMIC_CSS__</div>\
+         <h2>Console<span><a class=\"mark\" href=\"#console\" id=\"console\">#</a></span></h2>\
+         <ul><li><a href=\"#consoletimelabel\"><code>console.time([label])</code></a></li>\
+         <li><a href=\"#consoletimeendlabel\"><code>console.timeEnd([label])</code></a></li>\
+         <li><a href=\"#consoletracemessage\"><code>console.trace([message])</code></a></li></ul>\
+         <p>The console module provides a simple debugging console.</p>\
+         <p>Write <code>{{{{ name }}}}</code> to see a template's variable.</p>\
+         {}{}{}</div></body></html>",
+        section(
+            "consoletimelabel",
+            "console.time([label])",
+            "Starts a timer that can be used to compute the duration of an operation."
+        ),
+        section(
+            "consoletimeendlabel",
+            "console.timeEnd([label])",
+            "Stops a timer that was previously started by calling console.time() and prints the result."
+        ),
+        section(
+            "consoletracemessage",
+            "console.trace([message])",
+            "Prints the string Trace: followed by the message and a stack trace."
+        ),
+    )
+}
+
+/// Issue 54, item 5: a saved API page is indexed without its chrome, and
+/// `--section` takes a heading as written, with or without its inline
+/// code marks.
+#[test]
+fn web_pages_lose_their_chrome_and_sections_ignore_code_marks() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(&docs.join("console.html"), &api_page());
+    write(
+        &docs.join("systemd.md"),
+        "# Users\n\n## Special `systemd` UID ranges\n\nUIDs 61184 to 65519 are for dynamic users.\n",
+    );
+    kb.add(&[&docs]);
+    let page = docs.join("console.html");
+    let page = page.to_str().unwrap();
+    let open = kb.json(&["open", page]);
+    let text = open["content"].as_str().unwrap();
+    for chrome in ["__JS_FLAVORED", "#\n", "Console#"] {
+        assert!(!text.contains(chrome), "{chrome:?} in:\n{text}");
+    }
+    assert!(
+        !text.lines().any(|l| matches!(l.trim(), "-" | "- " | "#")),
+        "an empty item or a lone mark:\n{text}"
+    );
+    // The in-page contents is gone; each heading once, as a heading.
+    assert_eq!(
+        text.matches("console.timeEnd([label])").count(),
+        1,
+        "{text}"
+    );
+    // A placeholder inside code is what the page is about: kept.
+    assert!(text.contains("{{ name }}"), "{text}");
+    let outline = kb.json(&["outline", page]);
+    let headings: Vec<&str> = outline["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            "Console",
+            "console.time([label])",
+            "console.timeEnd([label])",
+            "console.trace([message])"
+        ]
+    );
+    let v = kb.json(&["show", page, "--section", "console.time([label])"]);
+    assert!(
+        v["content"].as_str().unwrap().contains("Starts a timer"),
+        "{v}"
+    );
+    let md = docs.join("systemd.md");
+    for asked in ["Special systemd UID ranges", "special `systemd` uid ranges"] {
+        let v = kb.json(&["show", md.to_str().unwrap(), "--section", asked]);
+        assert!(
+            v["content"].as_str().unwrap().contains("61184"),
+            "{asked}: {v}"
+        );
+    }
+}
+
+/// Issue 54, item 8: what a chunk quotes is found where `kb open` shows
+/// it: a CSV row with its commas, a long PDF paragraph cut into pieces.
+#[test]
+fn quotes_are_found_where_open_shows_them() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    let mut csv = String::from("city,country,note\n");
+    for i in 0..60 {
+        csv.push_str(&format!(
+            "City{i},Land{i},\"quiet, green and {i} km from the sea\"\n"
+        ));
+    }
+    csv.push_str("Harbour,Coastland,\"two\nlines\"\n");
+    write(&docs.join("cities.csv"), &csv);
+    let sentence = |i: usize| {
+        format!(
+            "Sentence {i} of the long paragraph explains how the reservoir levels were \
+             measured, recorded and compared with the previous season's readings"
+        )
+    };
+    let long: String = (0..80).map(sentence).collect::<Vec<_>>().join(" ");
+    let pdf = TestPdf::new()
+        .title("Reservoir Report")
+        .page(vec![heading("Reservoir levels", 14.0), para(&long)]);
+    std::fs::write(docs.join("reservoir.pdf"), pdf.to_bytes()).unwrap();
+    kb.add(&[&docs]);
+    let mut checked = 0;
+    for file in ["cities.csv", "reservoir.pdf"] {
+        let path = docs.join(file);
+        let path = path.to_str().unwrap();
+        let info = kb.json(&["info", path]);
+        for c in info["chunks"].as_array().unwrap() {
+            let id = c["chunk_id"].as_i64().unwrap().to_string();
+            let chunk = kb.json(&["show", &id])["chunk"].clone();
+            let range = match chunk["page"].as_u64() {
+                Some(p) => {
+                    let end = chunk["page_end"].as_u64().unwrap_or(p);
+                    vec!["--pages".to_string(), format!("{p}:{end}")]
+                }
+                None => vec![
+                    "--lines".to_string(),
+                    format!("{}:{}", chunk["line_start"], chunk["line_end"]),
+                ],
+            };
+            let mut args = vec!["open", path, "--max-lines", "100000"];
+            args.extend(range.iter().map(String::as_str));
+            let shown = kb.json(&args)["content"].as_str().unwrap().to_string();
+            let text = chunk["text"].as_str().unwrap();
+            // A CSV chunk repeats the header row above its own rows.
+            let own = if file.ends_with(".csv") {
+                text.split_once('\n').map_or(text, |(_, rows)| rows)
+            } else {
+                text
+            };
+            assert!(
+                shown.contains(own),
+                "{file} chunk {id}:\n{own:?}\nnot in\n{shown:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "{checked}");
+    let open = kb.json(&[
+        "open",
+        docs.join("cities.csv").to_str().unwrap(),
+        "--lines",
+        "2",
+    ]);
+    assert_eq!(
+        open["content"],
+        "City0 | Land0 | quiet, green and 0 km from the sea"
+    );
+}
+
+/// Issue 54, item 9: office files without a title of their own are named
+/// by their first heading or slide, footnote marks are no part of a
+/// title, slide notes are marked, `kb show` cites like search, pages read
+/// without a control character, and a chunk that runs into the next
+/// section names it.
+#[test]
+fn titles_notes_and_citations_read_like_the_document() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let docx = testdocs::docx(
+        None,
+        &[
+            ("Heading1", "Release checklist"),
+            ("", "Tag the release and publish the notes."),
+        ],
+    );
+    std::fs::write(docs.join("checklist.docx"), docx).unwrap();
+    let odt = testdocs::odf(
+        "application/vnd.oasis.opendocument.text",
+        None,
+        "<office:text><text:h text:outline-level=\"1\">Packing list</text:h>\
+         <text:p>Boots, rope and a headlamp.</text:p></office:text>",
+    );
+    std::fs::write(docs.join("packing.odt"), odt).unwrap();
+    let pptx = testdocs::pptx(
+        None,
+        &[
+            (
+                "Kickoff",
+                "Goals for the quarter",
+                "welcome everyone warmly",
+            ),
+            ("Timeline", "Milestones by month", "keep it short"),
+        ],
+    );
+    std::fs::write(docs.join("kickoff.pptx"), pptx).unwrap();
+    write(
+        &docs.join("paper.html"),
+        "<html><head><title>Tidal Energy Outlook†</title></head><body><p>Tides turn turbines.</p></body></html>",
+    );
+    write(
+        &docs.join("guide.md"),
+        "# Field guide\n\nA short opening.\n\n## Knots\n\nThe bowline makes a fixed loop.\n\n## Fires\n\nKeep fires small.\n",
+    );
+    kb.add(&[&docs]);
+    let titles: Vec<String> = kb
+        .json(&["list"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["title"].as_str().unwrap().to_string())
+        .collect();
+    for t in [
+        "Release checklist",
+        "Packing list",
+        "Kickoff",
+        "Tidal Energy Outlook",
+    ] {
+        assert!(titles.iter().any(|x| x == t), "{t} not in {titles:?}");
+    }
+    let deck = docs.join("kickoff.pptx");
+    let deck = deck.to_str().unwrap();
+    let open = kb.json(&["open", deck]);
+    let text = open["content"].as_str().unwrap();
+    assert!(text.contains("Notes: welcome everyone warmly"), "{text}");
+    assert!(
+        !text.contains('\u{c}') && text.contains("--- page 2 ---"),
+        "{text:?}"
+    );
+    let human = kb
+        .cmd()
+        .args(["open", deck, "--format", "human"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&human.stdout).contains("\\u{c}"));
+
+    // kb show cites a chunk as search does.
+    let hit = kb.json(&["search", "bowline fixed loop", "--top", "1"]);
+    let r = &hit["results"][0];
+    let id = r["chunk_id"].as_i64().unwrap().to_string();
+    let shown = kb
+        .cmd()
+        .args(["show", &id, "--format", "human"])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    let place = format!(
+        "guide.md:{}-{}",
+        r["source"]["line_start"], r["source"]["line_end"]
+    );
+    assert!(shown.contains(&place), "{place} not in {shown}");
+    // The guide's sections are small: one chunk that runs into the next.
+    assert_eq!(r["source"]["runs_into"], "Knots", "{hit}");
+    assert!(shown.contains("→ §Knots"), "{shown}");
+    let slide = kb.json(&["search", "milestones by month", "--top", "1"]);
+    let id = slide["results"][0]["chunk_id"]
+        .as_i64()
+        .unwrap()
+        .to_string();
+    let shown = kb
+        .cmd()
+        .args(["show", &id, "--format", "human"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&shown.stdout).contains("(p.2)"));
 }

@@ -246,3 +246,79 @@ fn split_chunks_are_quotable_with_their_lines() {
         }
     }
 }
+
+/// Issue 54, item 7: a knowledge base of three long filings and nothing
+/// else: `--top N` returns N however the places are shared out, and a
+/// keyword only one short note holds lists more chunks of that note.
+#[test]
+fn top_n_returns_n_on_a_few_long_pdfs() {
+    let kb = Kb::new();
+    let dir = kb.home.path().join("filings");
+    std::fs::create_dir_all(&dir).unwrap();
+    let topics = [
+        "revenue",
+        "inventory",
+        "leases",
+        "pensions",
+        "tax",
+        "debt",
+        "litigation",
+    ];
+    for company in ["Alder", "Hazel", "Rowan"] {
+        let mut pdf = TestPdf::new().title(&format!("{company} Industries Form 10-K 2018"));
+        for page in 1..=30 {
+            let topic = topics[page % topics.len()];
+            pdf = pdf.page(vec![
+                heading(&format!("Item {page}. {topic}"), 14.0),
+                para(&format!(
+                    "{company} Industries discusses {topic} in fiscal 2018 on page {page}: \
+                     what changed, what it cost and how management reviews it each quarter."
+                )),
+                para(&format!(
+                    "The committee compared the {topic} results of 2018 with 2017 and the plan; \
+                     the filing reports the figures in millions of dollars."
+                )),
+            ]);
+        }
+        std::fs::write(
+            dir.join(format!("{}_2018_10K.pdf", company.to_uppercase())),
+            pdf.to_bytes(),
+        )
+        .unwrap();
+    }
+    kb.add(&[&dir]);
+    for top in [10, 12, 25] {
+        let t = top.to_string();
+        for mode in [&[][..], &["--fts-only"][..]] {
+            let mut args = vec![
+                "search",
+                "how does management review results in 2018",
+                "--top",
+                &t,
+            ];
+            args.extend(mode);
+            let v = kb.json(&args);
+            assert_eq!(results(&v).len(), top, "{mode:?} --top {top}: {v}");
+            // Still in the order of their scores.
+            let scores: Vec<f64> = results(&v)
+                .iter()
+                .map(|r| r["score"].as_f64().unwrap())
+                .collect();
+            assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+        }
+    }
+    // A word only one short note holds, in three of its chunks.
+    let notes = kb.home.path().join("notes");
+    let mut text = String::from("# Zanzibar trip\n\n");
+    for day in 1..=3 {
+        text.push_str(&format!(
+            "## Day {day}\n\n{}\n\n",
+            format!("On day {day} the xylograph workshop in Zanzibar printed another batch. ")
+                .repeat(30)
+        ));
+    }
+    write(&notes.join("trip.md"), &text);
+    kb.add(&[&notes]);
+    let v = kb.json(&["search", "xylograph", "--fts-only", "--top", "3"]);
+    assert_eq!(results(&v).len(), 3, "{v}");
+}

@@ -295,3 +295,89 @@ fn two_knowledge_bases_of_one_folder_list_the_same_results_in_every_mode() {
         .collect();
     assert_eq!(files, ["same-a.md", "same-b.md"], "{v}");
 }
+
+/// Issue 54, item 3: a hyphenated or dotted identifier ranks the chunk
+/// holding it whole first, within a data file and across the folder.
+#[test]
+fn identifiers_and_keys_rank_as_typed() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    let cargo = crate::common::cargo_toml(&docs);
+    crate::common::workflow(&docs);
+    write(
+        &docs.join("notes/rust.md"),
+        "# Rust notes\n\nThe rust toolchain version we use is pinned in rust-toolchain.toml; \
+         every crate's version is bumped at release time.\n",
+    );
+    kb.add(&[&docs]);
+    let cargo = cargo.to_str().unwrap();
+    for (query, scope, held) in [
+        ("rust-version", Some(cargo), "package.rust-version"),
+        ("package.rust-version", Some(cargo), "package.rust-version"),
+        ("rust-version", None, "package.rust-version"),
+        ("runs-on", None, "runs-on"),
+        ("timeout-minutes", None, "timeout-minutes"),
+        ("all-features", None, "all-features"),
+    ] {
+        let mut args = vec!["search", query];
+        if let Some(doc) = scope {
+            args.extend(["--document", doc]);
+        }
+        let v = kb.json(&args);
+        let text = v["results"][0]["text"].as_str().unwrap_or_default();
+        assert!(text.contains(held), "{query} {scope:?}: first is {text:?}");
+    }
+}
+
+/// Issue 54, item 4: off-topic questions that share a word with a folder
+/// of data files and code get "no good match"; questions about them do
+/// not, and the human line says what weak means.
+#[test]
+fn no_good_match_holds_on_data_files_and_code() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    crate::common::cargo_toml(&docs);
+    crate::common::workflow(&docs);
+    write(
+        &docs.join("src/passes.py"),
+        "def next_pass(satellite, station):\n    \"\"\"The next time the satellite rises over the ground station.\"\"\"\n    \
+         return satellite.orbit.rise_time(station.latitude, station.longitude)\n\n\n\
+         class Tests:\n    def test_rise(self):\n        assert next_pass(SAT, HOME) is not None\n",
+    );
+    kb.add(&[&docs]);
+    for q in [
+        "which dependencies does a happy family have",
+        "what jobs are open at the bakery",
+        "steps to bake sourdough bread",
+        "test for a driving exam",
+        "release of a new album by the beatles",
+        "recipe for chocolate cake",
+    ] {
+        let v = kb.json(&["search", q]);
+        assert_eq!(v["no_good_match"], true, "{q}: {v}");
+    }
+    for q in [
+        "which rust version does orbit need",
+        "which license does the orbit crate use",
+        "what runs the test suite in CI",
+        "when does the satellite rise over the ground station",
+    ] {
+        let v = kb.json(&["search", q]);
+        assert_eq!(v["no_good_match"], false, "{q}: {v}");
+    }
+    let human = kb
+        .cmd()
+        .args([
+            "search",
+            "which dependencies does a happy family have",
+            "--format",
+            "human",
+        ])
+        .output()
+        .unwrap();
+    let human = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        human.contains("No good match: no result holds every word of the query"),
+        "{human}"
+    );
+}

@@ -219,3 +219,219 @@ fn update_resyncs_every_root_and_sources_draws_the_tree() {
     let s: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(s["missing_roots"].as_array().unwrap().len(), 1, "{s}");
 }
+
+fn listed(kb: &Kb) -> Vec<(String, Vec<String>)> {
+    kb.json(&["list"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let path = d["path"].as_str().unwrap();
+            let tags = d["tags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap().to_string())
+                .collect();
+            (path.rsplit('/').next().unwrap().to_string(), tags)
+        })
+        .collect()
+}
+
+fn update(kb: &Kb, extra: &[&str]) -> Value {
+    let mut args = vec!["update", "--format", "json", "--quiet"];
+    args.extend(extra);
+    kb.json(&args)
+}
+
+/// Issue 54, item 1: `kb update` walks every root as `kb add` was told
+/// to (its tags for new and moved files, links to outside followed), and
+/// a root that is gone can be forgotten, after which neither update nor
+/// doctor mentions it.
+#[test]
+fn update_keeps_what_add_was_told_and_forgets_gone_roots() {
+    let kb = Kb::new();
+    let home = kb.home.path();
+    let work = home.join("work");
+    write(
+        &work.join("plan.md"),
+        "# Plan\n\nShip the orbit planner in May.\n",
+    );
+    write(
+        &home.join("elsewhere/shared.md"),
+        "# Shared\n\nThe shared glossary of ground stations.\n",
+    );
+    let linked = home.join("linked");
+    std::fs::create_dir_all(&linked).unwrap();
+    std::os::unix::fs::symlink(home.join("elsewhere/shared.md"), linked.join("shared.md")).unwrap();
+    kb.json(&[
+        "add",
+        work.to_str().unwrap(),
+        "--tags",
+        "project",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    let s = kb.json(&[
+        "add",
+        linked.to_str().unwrap(),
+        "--follow-external-links",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    assert_eq!(s["added"], 1, "{s}");
+
+    // A new file and a moved one under the tagged folder.
+    write(
+        &work.join("later.md"),
+        "# Later\n\nWritten after the folder was added.\n",
+    );
+    std::fs::create_dir_all(work.join("archive")).unwrap();
+    std::fs::rename(work.join("plan.md"), work.join("archive/plan.md")).unwrap();
+    let u = update(&kb, &[]);
+    assert_eq!(
+        (u["added"].as_u64(), u["removed"].as_u64()),
+        (Some(2), Some(1)),
+        "{u}"
+    );
+    let docs = listed(&kb);
+    for name in ["later.md", "plan.md"] {
+        let tags = &docs.iter().find(|d| d.0 == name).unwrap().1;
+        assert_eq!(tags, &["project"], "{name}: {docs:?}");
+    }
+    // The linked file is still there: the root is walked following links.
+    assert!(
+        docs.iter().any(|d| d.0 == "shared.md"),
+        "{docs:?} after {u}"
+    );
+
+    // A root that is gone: named by update and doctor until forgotten.
+    std::fs::remove_dir_all(&linked).unwrap();
+    let u = update(&kb, &[]);
+    assert_eq!(u["missing_roots"].as_array().unwrap().len(), 1, "{u}");
+    let doctor = |kb: &Kb| -> Value {
+        let out = kb
+            .cmd()
+            .args(["doctor", "--format", "json"])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == "roots")
+            .cloned()
+            .unwrap()
+    };
+    let roots = doctor(&kb);
+    assert_eq!(roots["status"], "warning", "{roots}");
+    assert!(
+        roots["detail"].as_str().unwrap().contains("gone"),
+        "{roots}"
+    );
+    let u = update(&kb, &["--forget-missing"]);
+    assert_eq!(u["forgotten_roots"].as_array().unwrap().len(), 1, "{u}");
+    assert!(u["missing_roots"].as_array().unwrap().is_empty(), "{u}");
+    assert!(!listed(&kb).iter().any(|d| d.0 == "shared.md"));
+    let roots = doctor(&kb);
+    assert_eq!(roots["status"], "ok", "{roots}");
+    assert!(
+        roots["detail"].as_str().unwrap().contains(" 1 "),
+        "counts only the root left: {roots}"
+    );
+    let u = update(&kb, &[]);
+    assert!(u["missing_roots"].as_array().unwrap().is_empty(), "{u}");
+
+    // kb remove --missing forgets gone roots too.
+    std::fs::remove_dir_all(&work).unwrap();
+    let r = kb.json(&["remove", "--missing"]);
+    assert_eq!(r["forgotten_roots"].as_array().unwrap().len(), 1, "{r}");
+    assert_eq!(r["removed"], 2, "{r}");
+}
+
+/// Issue 54, item 6: a file name (or the end of a path) names a document
+/// and a relative glob finds a folder from any working directory.
+#[test]
+fn scope_works_from_any_working_directory() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(
+        &docs.join("reports/q1-review.md"),
+        "# Q1\n\nRevenue rose in the first quarter.\n",
+    );
+    write(
+        &docs.join("reports/q2-review.md"),
+        "# Q2\n\nRevenue fell in the second quarter.\n",
+    );
+    write(
+        &docs.join("drafts/q1-review.md"),
+        "# Q1 draft\n\nRevenue numbers to be checked.\n",
+    );
+    write(
+        &docs.join("annual.md"),
+        "# Annual\n\nRevenue for the year, quarter by quarter.\n",
+    );
+    kb.add(&[&docs]);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        kb.cmd()
+            .current_dir(elsewhere.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let json = |args: &[&str]| -> Value {
+        let out = run(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = json(&["search", "revenue", "--document", "annual.md"]);
+    assert_eq!(files(&v), ["annual.md"], "{v}");
+    let v = json(&["search", "revenue", "--document", "reports/q1-review.md"]);
+    assert_eq!(files(&v), ["q1-review.md"], "{v}");
+    assert!(v["results"][0]["source"]["path"]
+        .as_str()
+        .unwrap()
+        .contains("/reports/"));
+    // Two documents end so: an error naming both.
+    let out = run(&[
+        "search",
+        "revenue",
+        "--document",
+        "q1-review.md",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("reports/q1-review.md") && err.contains("drafts/q1-review.md"),
+        "{err}"
+    );
+    let v = json(&["search", "revenue", "--path", "reports/**", "--top", "10"]);
+    let got = files(&v);
+    assert_eq!(got.len(), 2, "{v}");
+    assert!(v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["source"]["path"].as_str().unwrap().contains("/reports/")));
+    // Outline and open take a file name too.
+    let v = json(&["outline", "annual.md"]);
+    assert_eq!(v["items"][0]["text"], "Annual");
+    // A path that climbs out is still refused, whatever its name.
+    let out = run(&["open", "../annual.md", "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -38,6 +38,32 @@ const OFF_TOPIC: &[&str] = &[
     "when do swallows migrate south",
 ];
 
+/// Everyday questions that share a word with config files and code
+/// (dependencies, features, jobs, steps, release, test): on a folder of
+/// data files a passage holding one of those words is their nearest.
+const OFF_TOPIC_SHARED: &[&str] = &[
+    "which dependencies does a happy family have",
+    "what features make a good holiday cottage",
+    "how do I package a gift nicely",
+    "what jobs are open at the bakery",
+    "steps to bake sourdough bread",
+    "who are the authors of the harry potter books",
+    "what categories of wine go with fish",
+    "keywords for a wedding speech",
+    "which edition of the world cup was the best",
+    "description of a sunset over the ocean",
+    "homepage of my favourite football club",
+    "documentation needed for a passport renewal",
+    "readme for assembling an ikea wardrobe",
+    "license to drive a truck in france",
+    "target heart rate for jogging",
+    "release of a new album by the beatles",
+    "matrix of a rubik's cube solution",
+    "environment of the amazon rainforest",
+    "build a snowman in the garden",
+    "test for a driving exam",
+];
+
 /// Cosine thresholds reported beside the configured one.
 const SWEEP: &[f64] = &[0.30, 0.35, 0.38, 0.40, 0.45];
 
@@ -83,6 +109,7 @@ pub(crate) fn report(
     let sets = [
         ("real questions", run(real)?),
         ("off-topic", run(OFF_TOPIC)?),
+        ("off-topic, words of config files", run(OFF_TOPIC_SHARED)?),
         ("nonsense", run(NONSENSE)?),
     ];
     let configured = settings.base.weak_cosine;
@@ -129,4 +156,79 @@ pub(crate) fn report(
         ));
     }
     Ok(out)
+}
+
+/// `kb-eval confidence`: the flag rates on any folder (data files and code
+/// among them), for questions a person wrote about it.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ConfidenceArgs {
+    /// The folder to index (as `kb add` would) and search
+    folder: std::path::PathBuf,
+    /// A file of real questions about the folder, one per line
+    #[arg(long, value_name = "FILE")]
+    questions: std::path::PathBuf,
+    /// Where the evaluation's kb.db lives (created if missing; an existing
+    /// one is reused as it is)
+    #[arg(long, value_name = "DIR")]
+    data_dir: std::path::PathBuf,
+    /// Local directory holding the model's ONNX file and tokenizer.json
+    #[arg(long, value_name = "MODELDIR")]
+    model_dir: Option<std::path::PathBuf>,
+    /// Results per question
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+    #[command(flatten)]
+    levers: crate::levers::Levers,
+}
+
+pub(crate) fn run(args: &ConfidenceArgs) -> Result<()> {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    use kb::config::{CliOverrides, Config};
+    use kb::db::OpenMode;
+    use kb::error::KbError;
+    use kb::ingest::pipeline::{IngestOptions, Ingester, ModelSource};
+
+    let text =
+        std::fs::read_to_string(&args.questions).map_err(|e| KbError::io(&args.questions, e))?;
+    let real: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let config = Config::load(&CliOverrides {
+        data_dir: Some(args.data_dir.clone()),
+    })?;
+    let settings = Settings::of(&args.levers, &config)?;
+    let embedder = Arc::new(crate::load_model(&config, args.model_dir.as_deref())?);
+    std::fs::create_dir_all(&args.data_dir).map_err(|e| KbError::io(&args.data_dir, e))?;
+    let db = Database::open(&config.db_path(), OpenMode::Create)?;
+    kb::embed::bind(&db, embedder.as_ref())?;
+    if db.document_count()? == 0 {
+        let model: Arc<dyn kb::embed::Embed> = embedder.clone();
+        let s = Ingester::new(&config, &db, ModelSource::Ready(model)).run(
+            std::slice::from_ref(&args.folder),
+            &IngestOptions {
+                tags: Vec::new(),
+                exclude: Vec::new(),
+                progress: Arc::new(kb::progress::Silent),
+                cancel: Arc::new(AtomicBool::new(false)),
+                follow_external_links: false,
+                follow_everywhere: false,
+            },
+        )?;
+        eprintln!(
+            "kb-eval: indexed {} documents, {} chunks",
+            s.added, s.chunks
+        );
+    }
+    let report = report(&db, &embedder, &settings, &real, args.top)?;
+    println!(
+        "{}: {} documents, {} chunks\n{report}",
+        args.folder.display(),
+        db.document_count()?,
+        db.chunk_count()?,
+    );
+    Ok(())
 }

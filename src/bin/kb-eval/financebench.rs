@@ -195,6 +195,7 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
                 progress: Arc::new(kb::progress::Silent),
                 cancel: Arc::new(AtomicBool::new(false)),
                 follow_external_links: false,
+                follow_everywhere: false,
             },
         )?;
         format!(

@@ -53,6 +53,8 @@ enum Command {
     Beir(beir::BeirArgs),
     /// Index FinanceBench's filings and score where each question's evidence page lands
     Financebench(financebench::FinanceBenchArgs),
+    /// Index any folder and report how often real, off-topic and nonsense questions get "no good match"
+    Confidence(confidence::ConfidenceArgs),
     /// Print what kb makes of each PDF's structure (title, headings, sections, page text) as JSON lines
     PdfStructure(pdf_structure::PdfStructureArgs),
 }
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Command::Beir(args) => beir::run_beir(args),
         Command::Financebench(args) => financebench::run(args),
         Command::PdfStructure(args) => pdf_structure::run(args),
+        Command::Confidence(args) => confidence::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

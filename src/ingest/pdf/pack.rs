@@ -262,12 +262,15 @@ fn split_table(
     let rows: Vec<&str> = table.lines().filter(|r| !r.trim().is_empty()).collect();
     let header_at = rows.iter().position(|r| r.contains(CELL_SEPARATOR));
     let head_end = header_at.map_or(0, |h| h + 1);
-    let mut head: Vec<&str> = Vec::new();
+    // The lead is a paragraph of its own, as on the page.
+    let mut head_text = rows[..head_end].join("\n");
     if !lead.trim().is_empty() {
-        head.push(lead.trim());
+        head_text = if head_text.is_empty() {
+            lead.trim().to_string()
+        } else {
+            format!("{}\n\n{head_text}", lead.trim())
+        };
     }
-    head.extend(&rows[..head_end]);
-    let mut head_text = head.join("\n");
     if tokens.count(&head_text) * 2 > max {
         // A header as big as the table: no room to repeat it.
         head_text.clear();

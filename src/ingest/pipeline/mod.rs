@@ -36,7 +36,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::config::Config;
-use crate::db::{normalize_tags, Database, RootKind};
+use crate::db::{normalize_tags, Database, NewRoot, Root, RootKind};
 use crate::error::{KbError, Result};
 use crate::ingest::source_path;
 use crate::progress::Progress;
@@ -52,6 +52,8 @@ use workers::Workers;
 
 /// Options of one `kb add` run.
 pub struct IngestOptions {
+    /// Tags for every document this run reaches (`kb add --tags`), and
+    /// for the roots given, so their new documents get them later too.
     pub tags: Vec<String>,
     /// Glob patterns of files and folders to leave out (as in a
     /// `.gitignore`, which is honoured too, like a `.kbignore`).
@@ -61,8 +63,12 @@ pub struct IngestOptions {
     /// Set by Ctrl-C: the run stops at once, keeping what it committed.
     pub cancel: Arc<AtomicBool>,
     /// Follow links to targets outside every root (`kb add
-    /// --follow-external-links`, `ingestion.follow_external_links`).
+    /// --follow-external-links`, `ingestion.follow_external_links`); the
+    /// roots given keep it for later walks.
     pub follow_external_links: bool,
+    /// Follow them under every root (the configuration says so), not only
+    /// under the roots that were added with it.
+    pub follow_everywhere: bool,
 }
 
 /// One knowledge base's `kb add`: its settings, database, model and log.
@@ -103,23 +109,26 @@ impl<'a> Ingester<'a> {
             ));
         }
         let tags = normalize_tags(&opts.tags);
-        // This run's roots are recorded first: links may lead into them,
-        // and into those of earlier runs.
-        let given: Vec<(String, RootKind)> = paths
+        // This run's roots are recorded first, with what this run was told
+        // about them: links may lead into them, and into those of earlier
+        // runs.
+        let given: Vec<NewRoot> = paths
             .iter()
-            .map(|p| {
-                let kind = if p.is_dir() {
+            .map(|p| NewRoot {
+                path: source_path::encode(&source_path::canonical(p)),
+                kind: if p.is_dir() {
                     RootKind::Folder
                 } else {
                     RootKind::File
-                };
-                (source_path::encode(&source_path::canonical(p)), kind)
+                },
+                tags: tags.clone(),
+                follow_external_links: opts.follow_external_links,
             })
             .collect();
         let root_ids = self.db.record_roots(&given)?;
         let policy = walk::LinkPolicy {
             roots: self.db.roots()?,
-            follow_external: opts.follow_external_links,
+            follow_external: opts.follow_everywhere,
         };
         let mut walked = walk::collect_files(paths, &opts.exclude, &policy, &self.errors_log)?;
         let mut summary = IngestSummary {
@@ -149,6 +158,10 @@ impl<'a> Ingester<'a> {
             db: self.db,
             errors_log: &self.errors_log,
             data_dir: &self.config.data_dir,
+        };
+        let tags = FileTags {
+            run: tags,
+            roots: policy.roots.clone(),
         };
         let outcome =
             writer.run_stages(&workers, files, indexed, &tags, &opts.cancel, &mut summary);
@@ -186,6 +199,25 @@ impl<'a> Ingester<'a> {
         }
         summary.seconds.total = started.elapsed().as_secs_f64();
         Ok(summary)
+    }
+}
+
+/// The tags a run gives: this run's to every document it reaches, and a
+/// root's own to the new and changed documents under it (a file moved
+/// into a folder added with `--tags` gets them).
+struct FileTags {
+    pub run: Vec<String>,
+    pub roots: Vec<Root>,
+}
+
+impl FileTags {
+    /// The tags of a document written from the file stored as `path`.
+    fn written(&self, path: &str) -> Vec<String> {
+        let mut tags = self.run.clone();
+        for r in self.roots.iter().filter(|r| r.holds(path)) {
+            tags.extend(r.tags.iter().cloned());
+        }
+        normalize_tags(tags)
     }
 }
 

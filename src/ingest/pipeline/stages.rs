@@ -21,7 +21,7 @@ use super::errors_log::ErrorsLog;
 use super::group::{embed_group_in_batches, write_group, ReadyDocument, EMBED_GROUP_CHUNKS};
 use super::prepare::FileOutcome;
 use super::workers::Workers;
-use super::IngestSummary;
+use super::{FileTags, IngestSummary};
 use crate::db::{Database, IndexedFile, WriteOutcome};
 use crate::document::DocType;
 use crate::error::{KbError, Result};
@@ -83,7 +83,7 @@ impl Writer<'_> {
         workers: &Arc<Workers>,
         files: Vec<(PathBuf, DocType)>,
         indexed: HashMap<String, IndexedFile>,
-        tags: &[String],
+        tags: &FileTags,
         cancel: &Arc<AtomicBool>,
         summary: &mut IngestSummary,
     ) -> Result<()> {
@@ -112,7 +112,10 @@ impl Writer<'_> {
 
         let parsers = {
             let (workers, halt, events) = (workers.clone(), halt.clone(), event_tx.clone());
-            let tags = tags.to_vec();
+            let tags = FileTags {
+                run: tags.run.clone(),
+                roots: tags.roots.clone(),
+            };
             std::thread::Builder::new()
                 .name("kb-parsers".into())
                 .spawn(move || {
@@ -128,7 +131,7 @@ impl Writer<'_> {
                                     path,
                                     *doc_type,
                                     indexed.get(&*key),
-                                    &tags,
+                                    &tags.written(&key),
                                     parsed_tx,
                                 );
                                 if let Some(event) = event {
@@ -147,7 +150,13 @@ impl Writer<'_> {
                 .spawn(move || workers.embed_stage(parsed_rx, event_tx, &*halt))
                 .map_err(|e| KbError::io("embedding thread", e))?
         };
-        let written = self.write_stage(&event_rx, tags, cancel, workers.progress.as_ref(), summary);
+        let written = self.write_stage(
+            &event_rx,
+            &tags.run,
+            cancel,
+            workers.progress.as_ref(),
+            summary,
+        );
         if written.is_err() || summary.interrupted {
             // The other stages stop on their own after their current file
             // or model batch; nothing of theirs is waited for.
@@ -210,6 +219,7 @@ impl Writer<'_> {
                         summary.empty += 1;
                     } else {
                         summary.failed += 1;
+                        summary.failed_files.push((path.clone(), e.to_string()));
                     }
                     // A file emptied (or turned binary) no longer holds its
                     // old text: searches must not find it. A failure to read

@@ -57,6 +57,8 @@ pub struct IngestSummary {
     pub updated: usize,
     /// Files that could not be indexed (see the errors log).
     pub failed: usize,
+    /// Those files, each with why.
+    pub failed_files: Vec<(PathBuf, String)>,
     /// Files already indexed and unchanged.
     pub skipped: usize,
     /// Files of a type kb does not index.

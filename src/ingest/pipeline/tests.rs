@@ -22,6 +22,7 @@ fn options(tags: &[&str], cancel: bool) -> IngestOptions {
         progress: Arc::new(Silent),
         cancel: Arc::new(AtomicBool::new(cancel)),
         follow_external_links: false,
+        follow_everywhere: false,
     }
 }
 
@@ -249,6 +250,32 @@ fn tags_on_a_rerun_reach_unchanged_documents() {
     let counts: HashMap<String, i64> = kb.db.tag_counts().unwrap().into_iter().collect();
     assert_eq!(counts["project-x"], 4, "{counts:?}");
     assert_eq!(counts["gardening"], 1, "frontmatter tags kept: {counts:?}");
+}
+
+/// Tags belong to the root: a later walk without `--tags` (kb update)
+/// gives them to the files new under it, and leaves a tag taken off an
+/// unchanged document off.
+#[test]
+fn a_roots_tags_reach_its_new_files() {
+    let kb = Kb::new();
+    mixed_folder(&kb);
+    kb.add_tagged(&["work"]);
+    let note = kb.document_id("todo.txt").unwrap();
+    kb.db.edit_tags(note, &[], &["work".to_string()]).unwrap();
+    kb.write(
+        "later.md",
+        "# Later\n\nA file written after the folder was added.\n",
+    );
+    std::fs::rename(kb.docs.join("guide.md"), kb.docs.join("moved-guide.md")).unwrap();
+    let s = kb.add();
+    assert_eq!((s.added, s.removed), (2, 1), "{s:?}");
+    let tags = |name: &str| {
+        let id = kb.document_id(name).unwrap();
+        kb.db.document(id).unwrap().unwrap().summary.tags
+    };
+    assert_eq!(tags("later.md"), ["work"]);
+    assert_eq!(tags("moved-guide.md"), ["gardening", "work"]);
+    assert!(tags("todo.txt").is_empty(), "a tag taken off stays off");
 }
 
 #[test]

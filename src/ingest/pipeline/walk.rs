@@ -31,11 +31,27 @@ pub(super) struct LinkPolicy {
     /// Every root, this run's and the recorded ones, canonical and stored
     /// (`source_path::encode`).
     pub roots: Vec<Root>,
-    /// Follow links wherever they lead (`ingestion.follow_external_links`).
+    /// Follow links wherever they lead, under every root
+    /// (`ingestion.follow_external_links`).
     pub follow_external: bool,
 }
 
 impl LinkPolicy {
+    /// The policy for the walk of `root` (canonical): links under a root
+    /// added with `--follow-external-links` (or inside one) are followed
+    /// wherever they lead.
+    fn for_root(&self, root: &Path) -> LinkPolicy {
+        let stored = source_path::encode(root);
+        let follows = self
+            .roots
+            .iter()
+            .any(|r| r.follow_external_links && r.holds(&stored));
+        LinkPolicy {
+            roots: self.roots.clone(),
+            follow_external: self.follow_external || follows,
+        }
+    }
+
     /// Whether a link to `target` (canonical) may be followed.
     fn allows(&self, target: &Path) -> bool {
         self.follow_external || {
@@ -124,7 +140,7 @@ pub(super) fn collect_files(
         // named it) to targets outside every root, kept out of the walk.
         let outside = Arc::new(Mutex::new(Vec::<ExternalLink>::new()));
         let filter = {
-            let (outside, links) = (outside.clone(), links.clone());
+            let (outside, links) = (outside.clone(), links.for_root(&canonical_root));
             move |entry: &ignore::DirEntry| {
                 if entry.depth() == 0 || !entry.path_is_symlink() {
                     return true;
