@@ -467,7 +467,7 @@ fn human_search_layout() {
     assert!(text.contains("showing top 2"), "{text}");
     assert!(text.contains("1. ["), "{text}");
     assert!(
-        text.contains("git.md:5-17 §Git Admin Guide [markdown] [admin, git]"),
+        text.contains("git.md:5-17 §Git Admin Guide → §Installation [markdown] [admin, git]"),
         "{text}"
     );
     assert!(

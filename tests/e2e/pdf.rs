@@ -314,8 +314,20 @@ fn hostile_pdfs_fail_alone_with_their_reason() {
     // space limit stops it (a generous timeout so memory runs out first).
     let bomb = kb.home.path().join("bomb.pdf");
     std::fs::write(&bomb, testpdf::decompression_bomb(4 << 30)).unwrap();
-    let s = add(&bomb, "120");
+    // The only file named failed: exit 1, the summary still on stdout.
+    let out = kb
+        .cmd()
+        .env("KB_INGESTION_PDF_TIMEOUT_SECS", "120")
+        .args(["add", bomb.to_str().unwrap(), "--format", "json", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(s["failed"], 1, "{s}");
+    assert!(s["failed_files"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("ran out of memory"));
 
     let log = std::fs::read_to_string(kb.data_dir().join("ingest-errors.log")).unwrap();
     for (file, reason) in [
