@@ -35,18 +35,22 @@ eval "$(python3 scripts/prepare_model.py)"
 export ORT_DYLIB_PATH="$KB_ORT_LIB"
 eval "$(scripts/prepare_pdf.sh)"
 export PDFIUM_DYNAMIC_LIB_PATH
-cargo build --release --quiet --bin kb
+# The same features as the other benchmarks: one build serves them all.
+cargo build --release --quiet --features dev-tools --bins
 kb="$PWD/target/release/kb"
 
 # 1. The packages.
 packages=(texlive-latex-base-doc texlive-latex-recommended-doc texlive-latex-extra-doc
   texlive-science-doc texlive-pictures-doc texlive-publishers-doc texlive-fonts-extra-doc
-  docker-doc nodejs-doc ansible-doc golang-1.19-src libpython3.11-stdlib bash-completion)
+  docker-doc nodejs-doc golang-1.19-src libpython3.11-stdlib bash-completion)
 mkdir -p "$root/debs" "$root/tree"
 for p in "${packages[@]}"; do
   [ -f "$root/tree/.$p.done" ] && continue
   say "apt-get download $p"
-  (cd "$root/debs" && apt-get download "$p" >/dev/null)
+  (cd "$root/debs" && apt-get download "$p" >/dev/null) || {
+    say "apt-get download $p failed: is the Debian archive reachable (apt-get update)?"
+    exit 2
+  }
   dpkg-deb -x "$(ls "$root/debs/${p}"_*.deb | tail -1)" "$root/tree"
   touch "$root/tree/.$p.done"
 done
@@ -55,8 +59,8 @@ done
 corpus="$root/corpus-$scale"
 if [ ! -f "$corpus/.complete" ]; then
   rm -rf "$corpus" && mkdir -p "$corpus"/{filings,pdf,notes,code}
-  pick() { # pick DEST N: every k-th of the sorted list on stdin, N in all
-    python3 - "$corpus/$1" "$2" <<'PY'
+  # The file list comes on stdin, so the program goes in -c.
+  pick_py='
 import shutil, sys, pathlib
 dest, n = pathlib.Path(sys.argv[1]), int(sys.argv[2])
 files = [l.rstrip("\n") for l in sys.stdin if l.strip()]
@@ -64,7 +68,9 @@ step = max(1, len(files) // n) if files else 1
 for i, f in enumerate(files[::step][:n]):
     p = pathlib.Path(f)
     shutil.copyfile(p, dest / f"{i:04d}-{p.name}")
-PY
+'
+  pick() { # pick DEST N: every k-th of the sorted list on stdin, N in all
+    python3 -c "$pick_py" "$corpus/$1" "$2"
   }
   find "$financebench/pdfs" -name '*.pdf' | sort | pick filings "$filings"
   have=$(ls "$corpus/filings" | wc -l)
