@@ -31,4 +31,4 @@ pub use fusion::{fuse, Fused, FusionSettings, Ranking};
 pub use present::{SearchHit, SearchResponse};
 pub use rankers::{InMemory, RankerId};
 pub use request::{Feedback, Mode, SearchOverrides, SearchRequest};
-pub use run::{search, search_with};
+pub use run::{in_listed_order, search, search_with};

@@ -114,8 +114,7 @@ where
         } else {
             fused
         };
-        ties::settle(db, &mut fused, |f| f.chunk_id, |a, b| tied(a, b).is_eq())?;
-        identifiers::first(db, req, &mut fused)?;
+        in_listed_order(db, req, &mut fused)?;
         let (fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;
         let chosen = diversify::diversify(db, fused, req.max_per_document, req.top)?;
         // Results too few to fill the page while the rankers have more:
@@ -133,6 +132,15 @@ where
         response.query_unreadable = unreadable;
         return Ok(response);
     }
+}
+
+/// A fused list put in the order results are listed: tied scores by the
+/// one total order, then the chunks holding the query's identifiers whole
+/// ahead of the rest. Public so that the exact-scan benchmark orders its
+/// own fusion the way a search does.
+pub fn in_listed_order(db: &Database, req: &SearchRequest, fused: &mut Vec<Fused>) -> Result<()> {
+    ties::settle(db, fused, |f| f.chunk_id, |a, b| tied(a, b).is_eq())?;
+    identifiers::first(db, req, fused)
 }
 
 /// Drops the chunks under the threshold; counts the chunks that matched.

@@ -303,7 +303,8 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
             .iter()
             .map(|h| (h.chunk.chunk_id, h.bm25.unwrap_or(0.0)))
             .collect();
-        let qv = embedder.embed_query(q)?;
+        // A search embeds the query without its quote marks.
+        let qv = embedder.embed_query(&kb::search::query::unquoted(q))?;
         let exact = kb::search::vector::top_k(
             all.iter()
                 .map(|(id, v)| kb::db::VectorHit {
@@ -333,6 +334,7 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
             ..kb::search::Ranking::top(&vector_ranked, req.fusion.vector_weight)
         };
         let mut fused = kb::search::fuse(&[keyword_list, vector_list], &req.fusion);
+        kb::search::in_listed_order(&db, &req, &mut fused)?;
         fused.truncate(top);
         let want: Vec<(i64, Option<f64>)> = fused
             .iter()
