@@ -180,8 +180,7 @@ fn flatten(
             scalar: !matches!(v, Value::Object(m) if !m.is_empty())
                 && !matches!(v, Value::Array(a) if !a.is_empty()),
         });
-        let mut stack: Vec<(String, &Value, Option<&Spans>, (usize, usize))> =
-            vec![(one_line(&key), v, s, lines)];
+        let mut stack = vec![(one_line(&key), v, s, lines)];
         while let Some((path, v, s, lines)) = stack.pop() {
             let value = match v {
                 Value::Object(m) if !m.is_empty() => {
