@@ -13,6 +13,8 @@ mod extract;
 mod filing;
 mod furniture;
 mod glyphs;
+#[cfg(test)]
+mod golden;
 mod grouping;
 mod labels;
 mod layout;
