@@ -5,9 +5,10 @@
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
 
+use super::lexicon::letters;
 use super::page::Line;
 use super::tables::CELL_SEPARATOR;
-use super::text_shape::{index_letter, leaders, letters};
+use super::text_shape::{index_letter, leaders};
 
 /// The pages that are a table of contents (1-based), each with the
 /// baselines of its listing: at least five entries (a title followed

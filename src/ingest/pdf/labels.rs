@@ -6,7 +6,7 @@
 //! auditor signs at ("Tysons, Virginia"). Taken as headings they would
 //! open sections that cite the wrong name.
 
-use super::text_shape::{letters, MONTHS};
+use super::lexicon::{letters, MONTHS};
 
 /// A line that labels something on its page rather than titling what
 /// follows it.

@@ -9,6 +9,7 @@
 
 use std::collections::HashSet;
 
+use super::block::Block;
 use super::contents::{contents_pages, contents_title};
 use super::filing::{is_filing_heading, is_part, FilingNesting};
 use super::furniture::strip_running_lines;
@@ -28,29 +29,6 @@ use demote::{
     drop_stray_initials,
 };
 use emphasis::{emphasis_rank, names_in_capitals, Emphasis};
-
-/// A paragraph or heading of a page.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Block {
-    /// 1-based page number.
-    pub page: u32,
-    /// The text on one line: wrapped lines joined, hyphenation undone.
-    pub text: String,
-    /// Heading level (1 = top) when the block is heading-like.
-    pub level: Option<u8>,
-    /// Font size in points.
-    pub size: f32,
-    /// Baseline of its first line, in points from the top of the page.
-    pub top: f32,
-    /// Left edge of its first line, in points from the left of the page.
-    pub x: f32,
-    /// A table: one row per line (cells joined by ` | `), its caption first.
-    pub table: bool,
-    /// A listing in a monospaced font: one line per line, indented.
-    pub code: bool,
-    /// The page's text was recognised by OCR.
-    pub ocr: bool,
-}
 
 /// Blocks of every page, in reading order.
 pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {

@@ -7,7 +7,7 @@
 //! sub-headings of the bookmark they fall under: the author's outline is
 //! the hierarchy, and a statement's rows are still cited under its name.
 
-use super::layout::Block;
+use super::block::Block;
 use super::page::OutlineEntry;
 use super::statement::statement_line;
 

@@ -2,6 +2,7 @@
 //! a date) and how wrapped lines join back into a paragraph.
 
 use super::labels::label;
+use super::lexicon::{letters, MONTHS};
 use super::numbering::{item_heading, rtl_numbered};
 use super::page::Line;
 
@@ -323,31 +324,6 @@ fn names_a_command(t: &str) -> bool {
         .filter(|w| !w.contains(['\\', '{', '}']))
         .count();
     markup <= 2 && words >= 1
-}
-
-/// The months' names in English, lower case.
-pub(super) const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
-
-/// The letters of `t`, lower case: a label compared whatever its spacing
-/// and punctuation ("Table of Contents", "目   录", "Page No.").
-pub(super) fn letters(t: &str) -> String {
-    t.chars()
-        .filter(|c| c.is_alphabetic())
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 /// The heading of an abstract, in the languages kb sees most: a title

@@ -3,15 +3,16 @@
 
 use std::collections::HashMap;
 
+use super::super::block::Block;
 use super::super::contents::contents_title;
 use super::super::furniture::page_number;
 use super::super::grouping::most_common_size;
 use super::super::labels::{officer_title, place};
+use super::super::lexicon::letters;
 use super::super::numbering::{chapter_label, numbered_depth};
 use super::super::page::{Line, Page};
-use super::super::text_shape::{abstract_title, ends_sentence, is_date, letters};
+use super::super::text_shape::{abstract_title, ends_sentence, is_date};
 use super::super::title::boilerplate;
-use super::Block;
 
 /// A running header that names the current section ("2.4 安装" atop each
 /// page of section 2.4, the page number beside it), in smaller type than

@@ -4,8 +4,9 @@
 
 use std::collections::HashSet;
 
+use super::super::lexicon::letters;
 use super::super::page::Line;
-use super::super::text_shape::{all_caps, letters};
+use super::super::text_shape::all_caps;
 
 /// The ranks of emphasis open above the current body-font heading.
 #[derive(Debug, Default)]
