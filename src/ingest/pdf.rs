@@ -40,6 +40,7 @@ mod tables;
 pub mod testpdf;
 mod text_shape;
 mod title;
+mod tuning;
 
 use std::path::Path;
 

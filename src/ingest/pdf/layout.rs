@@ -24,6 +24,7 @@ use super::statement::{caption, statement_line, statement_title};
 use super::text_shape::{
     all_caps, alphabet_runs, heading_text, index_group, index_letter, join_lines, title_case,
 };
+use super::tuning::TUNING;
 use demote::{
     drop_cover_lines, drop_out_of_count, drop_section_marks, drop_signature_places, drop_signers,
     drop_stray_initials,
@@ -42,7 +43,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     let listed = |page: u32, y: f32| contents.get(&page).is_some_and(|l| l.contains(&y));
     // Bold says nothing where most of the text is bold (a font that
     // reports a heavy weight for every glyph).
-    let bold_body = bold_share(&lines) > 0.4;
+    let bold_body = bold_share(&lines) > TUNING.bold_body_share;
     let mut raw: Vec<(u32, Vec<&Line>)> = Vec::new();
     for (i, page) in lines.iter().enumerate() {
         for group in group_lines(page) {
@@ -61,18 +62,23 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
             }
         })
         .collect();
-    let big = |size: f32| size >= body * 1.12 && size >= body + 1.0;
+    let big = |size: f32| size >= body * TUNING.larger_ratio && size >= body + TUNING.larger_points;
     let mut candidates: Vec<f32> = Vec::new();
     for ((_, g), text) in raw.iter().zip(&texts) {
         let size = mean_size(g);
-        if big(size) && g.len() <= 2 && !g[0].table && !g[0].mono && heading_text(text) {
+        if big(size)
+            && g.len() <= TUNING.heading_lines
+            && !g[0].table
+            && !g[0].mono
+            && heading_text(text)
+        {
             candidates.push(size);
         }
     }
     let heading_sizes = heading_sizes(candidates);
     let margins = wrap_margins(&raw);
     let names = names_in_capitals(&raw, &texts);
-    let below_fonts = heading_sizes.len().min(5) as u8 + 1;
+    let below_fonts = heading_sizes.len().min(TUNING.font_levels) as u8 + 1;
 
     let mut out: Vec<Block> = Vec::with_capacity(raw.len());
     // The lines of the last two blocks of prose, for a statement's title.
@@ -195,7 +201,9 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                     if !rest.is_empty() {
                         text = format!("{rest}\n{text}");
                     }
-                } else if prev.text.split_whitespace().count() <= 8 && out.len() >= 2 {
+                } else if prev.text.split_whitespace().count() <= TUNING.dateline_words
+                    && out.len() >= 2
+                {
                     // A dateline between the title and its table ("Years
                     // Ended December 31,").
                     let before = &out[out.len() - 2];
@@ -250,8 +258,12 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         } else {
             (0..g.len().min(2))
                 .filter(|&at| match at {
-                    0 => g.len() <= 2,
-                    _ => g.len() <= 3 && !big(size) && company_line(&g[0].text),
+                    0 => g.len() <= TUNING.statement_title_lines,
+                    _ => {
+                        g.len() <= TUNING.statement_title_lines + 1
+                            && !big(size)
+                            && company_line(&g[0].text)
+                    }
                 })
                 .find_map(|at| statement_line(&g[at].text).map(|(title, units)| (at, title, units)))
         };
@@ -277,7 +289,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         let mut body_rank: Option<usize> = None;
         // Smaller than the body: a footnote ("4 譬如…"), a caption or a
         // figure's label, never a heading.
-        let small = size < body * 0.92;
+        let small = size < body * TUNING.smaller_ratio;
         let letter = letter && (bold || big(size) || alphabetical);
         let listed_here = listed(page, g[0].y) && !contents_title(&text);
         let paragraph = g.len() == 1
@@ -288,64 +300,65 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         let (page_lines, gutter) = (&lines[page as usize - 1], pages[page as usize - 1].gutter);
         let row = !letter
             && !contents_title(&text)
-            && ((g.len() == 1 && cells_beside(page_lines, gutter, g[0]) >= 2)
-                || (g.len() <= 2 && mark_beside(page_lines, gutter, g[0])));
+            && ((g.len() == 1 && cells_beside(page_lines, gutter, g[0]) >= TUNING.row_cells)
+                || (g.len() <= TUNING.heading_lines && mark_beside(page_lines, gutter, g[0])));
         let text_only = small || listed_here || paragraph || row;
-        let level = if g.len() > 2 || text_only || !(letter || heading_text(&text)) {
-            None
-        } else if letter {
-            Some(above_letters.map_or(below_fonts, |l| l + 1))
-        } else if big(size) {
-            // The font size ranks headings; it wins over numbering,
-            // which documents often restart or flatten.
-            // A size left out of the ranks sits with the ranked size
-            // below it.
-            let rank = heading_sizes
-                .iter()
-                .position(|s| (s - size).abs() < 0.6)
-                .unwrap_or_else(|| heading_sizes.iter().filter(|&&s| s > size).count());
-            let level = rank as u8 + 1;
-            statement = None;
-            match numbered_depth(&text) {
-                Some(d) => numbered = Some((level, d)),
-                None if numbered.is_some_and(|(l, _)| level <= l) => numbered = None,
-                None => {}
-            }
-            item = item_heading(&text).then_some(level);
-            Some(level)
-        } else if g.len() > 1 && !wrapped_item(&text, bold) {
-            None
-        } else if let Some(d) = numbered_depth(&text) {
-            // Nested by its numbering under the last numbered heading, or
-            // below every larger-font heading.
-            statement = None;
-            let level = match numbered {
-                Some((l, d0)) => (l + d).saturating_sub(d0).max(1),
-                None => below_fonts - 1 + d,
-            };
-            numbered = Some((level, d));
-            item = item_heading(&text).then_some(level);
-            Some(level)
-        } else if leads_with_a_word(&text)
-            && (all_caps(&text) || title_case(&text) || (bold && short_line(&text)))
-        {
-            let under_statement = statement
-                .filter(|&(p, _)| page <= p + 1)
-                .filter(|_| !text.to_lowercase().starts_with("notes to"));
-            if under_statement.is_none() {
+        let level =
+            if g.len() > TUNING.heading_lines || text_only || !(letter || heading_text(&text)) {
+                None
+            } else if letter {
+                Some(above_letters.map_or(below_fonts, |l| l + 1))
+            } else if big(size) {
+                // The font size ranks headings; it wins over numbering,
+                // which documents often restart or flatten.
+                // A size left out of the ranks sits with the ranked size
+                // below it.
+                let rank = heading_sizes
+                    .iter()
+                    .position(|s| (s - size).abs() < TUNING.same_size_points)
+                    .unwrap_or_else(|| heading_sizes.iter().filter(|&&s| s > size).count());
+                let level = rank as u8 + 1;
                 statement = None;
-            }
-            let rank = emphasis_rank(&text, size, body, &names);
-            body_rank = Some(rank);
-            let under_item = |level: u8| item.map_or(level, |i| level.max(i + 1));
-            Some(match under_statement {
-                Some((_, Some(statement_level))) => statement_level + 1,
-                Some((_, None)) => under_item(below_fonts + 1),
-                None => under_item(below_fonts) + emphasis.above(rank),
-            })
-        } else {
-            None
-        };
+                match numbered_depth(&text) {
+                    Some(d) => numbered = Some((level, d)),
+                    None if numbered.is_some_and(|(l, _)| level <= l) => numbered = None,
+                    None => {}
+                }
+                item = item_heading(&text).then_some(level);
+                Some(level)
+            } else if g.len() > 1 && !wrapped_item(&text, bold) {
+                None
+            } else if let Some(d) = numbered_depth(&text) {
+                // Nested by its numbering under the last numbered heading, or
+                // below every larger-font heading.
+                statement = None;
+                let level = match numbered {
+                    Some((l, d0)) => (l + d).saturating_sub(d0).max(1),
+                    None => below_fonts - 1 + d,
+                };
+                numbered = Some((level, d));
+                item = item_heading(&text).then_some(level);
+                Some(level)
+            } else if leads_with_a_word(&text)
+                && (all_caps(&text) || title_case(&text) || (bold && short_line(&text)))
+            {
+                let under_statement = statement
+                    .filter(|&(p, _)| page <= p + 1)
+                    .filter(|_| !text.to_lowercase().starts_with("notes to"));
+                if under_statement.is_none() {
+                    statement = None;
+                }
+                let rank = emphasis_rank(&text, size, body, &names);
+                body_rank = Some(rank);
+                let under_item = |level: u8| item.map_or(level, |i| level.max(i + 1));
+                Some(match under_statement {
+                    Some((_, Some(statement_level))) => statement_level + 1,
+                    Some((_, None)) => under_item(below_fonts + 1),
+                    None => under_item(below_fonts) + emphasis.above(rank),
+                })
+            } else {
+                None
+            };
         let level = level.map(|l| filing.place(&text, l, &mut item, &mut numbered));
         if !letter && level.is_some() {
             above_letters = level;
@@ -355,7 +368,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
                 Some(rank) if !is_filing_heading(&text) => emphasis.open(rank),
                 _ => emphasis = Emphasis::default(),
             }
-        } else if text.split_whitespace().count() >= 12 {
+        } else if text.split_whitespace().count() >= TUNING.prose_words {
             // Prose after a statement's table: the headings after it are
             // the discussion's, not the statement's row groups.
             if statement.is_some_and(|(_, named)| named.is_some()) {
@@ -394,16 +407,16 @@ fn heading_sizes(mut sizes: Vec<f32>) -> Vec<f32> {
     let mut counted: Vec<(f32, usize)> = Vec::new();
     for size in sizes {
         match counted.last_mut() {
-            Some((s, n)) if (*s - size).abs() < 0.6 => *n += 1,
+            Some((s, n)) if (*s - size).abs() < TUNING.same_size_points => *n += 1,
             _ => counted.push((size, 1)),
         }
     }
     let frequent: Vec<f32> = counted
         .iter()
-        .filter(|&&(_, n)| n >= 3)
+        .filter(|&&(_, n)| n >= TUNING.frequent_size_headings)
         .map(|&(s, _)| s)
         .collect();
-    if counted.len() > 5 && !frequent.is_empty() {
+    if counted.len() > TUNING.font_levels && !frequent.is_empty() {
         frequent
     } else {
         counted.into_iter().map(|(s, _)| s).collect()
@@ -458,7 +471,7 @@ pub(super) fn drop_title_page_headings(blocks: &mut [Block], title: Option<&str>
             .reduce(f32::max);
         if let Some(below) = below {
             for b in blocks[..end].iter_mut() {
-                if b.size > below + 0.5 {
+                if b.size > below + TUNING.title_page_points {
                     b.level = None;
                 }
             }
@@ -478,7 +491,7 @@ fn rank_levels(blocks: &mut [Block]) {
     used.dedup();
     for l in blocks.iter_mut().filter_map(|b| b.level.as_mut()) {
         let rank = used.partition_point(|u| u < l);
-        *l = (rank as u8 + 1).min(6);
+        *l = (rank as u8 + 1).min(TUNING.deepest_level);
     }
 }
 
@@ -500,12 +513,12 @@ fn column_headers(out: &mut Vec<Block>, page: u32, rows: &[&Line]) -> Vec<String
         let header = b.page == page
             && b.level.is_some()
             && !b.table
-            && b.size <= size + 0.5
-            && b.text.split_whitespace().count() <= 3
+            && b.size <= size + TUNING.column_header_points
+            && b.text.split_whitespace().count() <= TUNING.column_header_words
             && b.text.chars().count() > 1
-            && b.x >= left + 0.25 * width
+            && b.x >= left + TUNING.column_header_indent * width
             && b.top < top
-            && top - b.top <= 2.0 * b.size
+            && top - b.top <= TUNING.column_header_gap * b.size
             && numbered_depth(&b.text).is_none()
             && !contents_title(&b.text)
             && !index_group(&b.text);
@@ -518,8 +531,8 @@ fn column_headers(out: &mut Vec<Block>, page: u32, rows: &[&Line]) -> Vec<String
     if n == 1 {
         let b = &out[out.len() - 1];
         // The line's centre, estimated from its characters at half an em.
-        let centre = b.x + 0.25 * b.size * b.text.chars().count() as f32;
-        if (centre - (left + right) / 2.0).abs() < 0.1 * width {
+        let centre = b.x + TUNING.half_char_width * b.size * b.text.chars().count() as f32;
+        if (centre - (left + right) / 2.0).abs() < TUNING.centred_share * width {
             return Vec::new();
         }
     }
@@ -530,13 +543,16 @@ fn column_headers(out: &mut Vec<Block>, page: u32, rows: &[&Line]) -> Vec<String
 /// title heading and the table starting on `page`: at most two, each of
 /// at most twelve words.
 fn statement_lead(out: &[Block], page: u32) -> usize {
-    for lead in 1..=2.min(out.len().saturating_sub(1)) {
+    for lead in 1..=TUNING
+        .statement_lead_blocks
+        .min(out.len().saturating_sub(1))
+    {
         let between = &out[out.len() - lead..];
         let short = |b: &Block| {
             b.page == page
                 && !b.table
                 && b.level.is_none()
-                && b.text.split_whitespace().count() <= 12
+                && b.text.split_whitespace().count() <= TUNING.statement_lead_words
         };
         if !between.iter().all(short) {
             return 0;
@@ -576,12 +592,13 @@ fn wrapped_item(t: &str, bold: bool) -> bool {
 /// title case ("CITYCENTER HOLDINGS, LLC", "PepsiCo, Inc.").
 fn company_line(t: &str) -> bool {
     t.starts_with(char::is_alphanumeric)
-        && t.split_whitespace().count() <= 8
+        && t.split_whitespace().count() <= TUNING.company_line_words
         && (all_caps(t) || title_case(t))
 }
 
 fn short_line(t: &str) -> bool {
-    t.split_whitespace().count() <= 8 && t.chars().count() <= 60
+    t.split_whitespace().count() <= TUNING.short_line_words
+        && t.chars().count() <= TUNING.short_line_chars
 }
 
 mod demote;

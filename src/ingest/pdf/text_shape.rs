@@ -2,7 +2,7 @@
 //! a date) and how wrapped lines join back into a paragraph.
 
 use super::labels::label;
-use super::lexicon::{letters, MONTHS};
+use super::lexicon::{letters, ABSTRACT_TITLES, MONTHS};
 use super::numbering::{item_heading, rtl_numbered};
 use super::page::Line;
 
@@ -329,24 +329,7 @@ fn names_a_command(t: &str) -> bool {
 /// The heading of an abstract, in the languages kb sees most: a title
 /// page's heading that heads text, however short its first line.
 pub(super) fn abstract_title(t: &str) -> bool {
-    matches!(
-        letters(t).as_str(),
-        "abstract"
-            | "summary"
-            | "résumé"
-            | "resume"
-            | "zusammenfassung"
-            | "resumen"
-            | "resumo"
-            | "sommario"
-            | "samenvatting"
-            | "аннотация"
-            | "περίληψη"
-            | "περιληψη"
-            | "摘要"
-            | "要旨"
-            | "초록"
-    )
+    ABSTRACT_TITLES.contains(&letters(t).as_str())
 }
 
 /// A date on a line of its own ("February 27, 2019", "June 2021",

@@ -1,0 +1,106 @@
+//! The numbers the PDF structure rules compare with, named in one place:
+//! sizes are relative to the body text's unless a field says points, and
+//! counts are of lines, words or characters as each field says. Today it
+//! holds the thresholds of `layout.rs` (telling headings and their levels,
+//! statement titles and column headers); the other files' thresholds join
+//! it one concern at a time.
+
+/// Thresholds of the layout's heading and table decisions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Tuning {
+    /// Share of the document's characters set in bold above which bold
+    /// tells nothing (a font that reports a heavy weight for every glyph).
+    pub bold_body_share: f32,
+    /// A larger type, as headings are set: at least this many times the
+    /// body size …
+    pub larger_ratio: f32,
+    /// … and at least this many points larger.
+    pub larger_points: f32,
+    /// Smaller than the body by this ratio: a footnote, a caption or a
+    /// figure's label, never a heading.
+    pub smaller_ratio: f32,
+    /// Two heading sizes closer than this, in points, are one size.
+    pub same_size_points: f32,
+    /// The most lines a heading spans.
+    pub heading_lines: usize,
+    /// The most font sizes that rank as heading levels; headings in the
+    /// body's type sit below them.
+    pub font_levels: usize,
+    /// Where a document has more heading sizes than `font_levels`, only
+    /// the sizes of at least this many headings rank (a page of font
+    /// samples, a cover's one-off sizes).
+    pub frequent_size_headings: usize,
+    /// The deepest heading level.
+    pub deepest_level: u8,
+    /// Cells standing apart on a line's baseline that make it a table's
+    /// row rather than a heading.
+    pub row_cells: usize,
+    /// A block of at least this many words is prose: the headings after
+    /// a statement's table are the discussion's, not its row groups.
+    pub prose_words: usize,
+    /// The most words of a dateline between a statement's title and its
+    /// table ("Years Ended December 31,").
+    pub dateline_words: usize,
+    /// The most short blocks between a statement's title and its table …
+    pub statement_lead_blocks: usize,
+    /// … and the most words of each.
+    pub statement_lead_words: usize,
+    /// The most lines of a block that is a statement's title (one more
+    /// with a company's name over it).
+    pub statement_title_lines: usize,
+    /// The most words of a company's name over a statement's title.
+    pub company_line_words: usize,
+    /// A bold line of at most this many words …
+    pub short_line_words: usize,
+    /// … and characters is a heading rather than a bold sentence.
+    pub short_line_chars: usize,
+    /// A title page's heading heads nothing when its type is this many
+    /// points larger than every later heading's.
+    pub title_page_points: f32,
+    /// A column's header over a table: at most this many points larger
+    /// than the table's type …
+    pub column_header_points: f32,
+    /// … of at most this many words …
+    pub column_header_words: usize,
+    /// … starting at least this share of the table's width right of its
+    /// left edge …
+    pub column_header_indent: f32,
+    /// … and at most this many of its own sizes above the line below it.
+    pub column_header_gap: f32,
+    /// A line's half width per character, in ems (characters taken as
+    /// half an em wide), to estimate its centre.
+    pub half_char_width: f32,
+    /// A lone line over a table whose centre is within this share of the
+    /// table's width of the table's centre is its title, not a column's
+    /// header.
+    pub centred_share: f32,
+}
+
+/// The values kb uses.
+pub(super) const TUNING: Tuning = Tuning {
+    bold_body_share: 0.4,
+    larger_ratio: 1.12,
+    larger_points: 1.0,
+    smaller_ratio: 0.92,
+    same_size_points: 0.6,
+    heading_lines: 2,
+    font_levels: 5,
+    frequent_size_headings: 3,
+    deepest_level: 6,
+    row_cells: 2,
+    prose_words: 12,
+    dateline_words: 8,
+    statement_lead_blocks: 2,
+    statement_lead_words: 12,
+    statement_title_lines: 2,
+    company_line_words: 8,
+    short_line_words: 8,
+    short_line_chars: 60,
+    title_page_points: 0.5,
+    column_header_points: 0.5,
+    column_header_words: 3,
+    column_header_indent: 0.25,
+    column_header_gap: 2.0,
+    half_char_width: 0.25,
+    centred_share: 0.1,
+};
