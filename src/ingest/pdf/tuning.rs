@@ -1,13 +1,61 @@
 //! The numbers the PDF structure rules compare with, named in one place:
 //! sizes are relative to the body text's unless a field says points, and
 //! counts are of lines, words or characters as each field says. Today it
-//! holds the thresholds of `layout.rs` (telling headings and their levels,
-//! statement titles and column headers); the other files' thresholds join
-//! it one concern at a time.
+//! holds the thresholds of `grouping.rs` (where a block of lines ends)
+//! and `layout/` (telling headings and their levels, statement titles and
+//! column headers); the other files' thresholds join it one concern at a
+//! time.
 
-/// Thresholds of the layout's heading and table decisions.
+/// The thresholds of the PDF structure rules.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Tuning {
+    // Where a block of lines ends (`grouping.rs`); sizes are the lines'
+    // own font sizes.
+    /// The body size of a document without text.
+    pub default_body_size: f32,
+    /// Lines whose baselines are closer than this, in points, share a
+    /// baseline (a row's cells).
+    pub same_baseline_points: f32,
+    /// The most words of a table's cell beside a line.
+    pub cell_words: usize,
+    /// A Chinese paragraph's first line is indented this many characters
+    /// (font sizes) from where its wrapped lines start …
+    pub cjk_indent: f32,
+    /// … give or take this share of a size.
+    pub cjk_indent_tolerance: f32,
+    /// A listing's lines share a pitch within this share of it …
+    pub listing_pitch_share: f32,
+    /// … and follow each other at most this many sizes apart (a blank
+    /// line or two inside it).
+    pub listing_step: f32,
+    /// A change of font size ends a block when it is more than this many
+    /// points …
+    pub size_change_points: f32,
+    /// … or this share of the smaller size, whichever is larger.
+    pub size_change_share: f32,
+    /// A line ending this many sizes short of where full lines end is a
+    /// paragraph's last (or a heading).
+    pub short_of_margin: f32,
+    /// A line starting this many sizes right of the block's left edge is
+    /// indented.
+    pub indent: f32,
+    /// A bold line at least this many times the size of the text under
+    /// it is a heading too close in size for the size alone.
+    pub larger_bold_ratio: f32,
+    /// A numbered line is a title when the text under it runs this many
+    /// sizes further right.
+    pub runs_further: f32,
+    /// Lines starting within this many sizes of each other share a column
+    /// (and the right edge where its full lines end).
+    pub column_reach: f32,
+    /// A line of at least this many characters is long enough to be body
+    /// text, for where full lines end …
+    pub full_line_chars: usize,
+    /// … which is this many tenths of the way up their right edges.
+    pub full_line_tenths: usize,
+
+    // Telling headings, their levels, statement titles and column
+    // headers (`layout/`); sizes are relative to the body's.
     /// Share of the document's characters set in bold above which bold
     /// tells nothing (a font that reports a heavy weight for every glyph).
     pub bold_body_share: f32,
@@ -78,6 +126,22 @@ pub(super) struct Tuning {
 
 /// The values kb uses.
 pub(super) const TUNING: Tuning = Tuning {
+    default_body_size: 10.0,
+    same_baseline_points: 1.0,
+    cell_words: 3,
+    cjk_indent: 2.0,
+    cjk_indent_tolerance: 0.2,
+    listing_pitch_share: 0.03,
+    listing_step: 3.5,
+    size_change_points: 0.8,
+    size_change_share: 0.12,
+    short_of_margin: 2.0,
+    indent: 0.8,
+    larger_bold_ratio: 1.05,
+    runs_further: 1.0,
+    column_reach: 2.0,
+    full_line_chars: 30,
+    full_line_tenths: 9,
     bold_body_share: 0.4,
     larger_ratio: 1.12,
     larger_points: 1.0,
