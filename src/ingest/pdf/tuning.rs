@@ -2,9 +2,10 @@
 //! sizes are relative to the body text's unless a field says points, and
 //! counts are of lines, words or characters as each field says. Today it
 //! holds the thresholds of `grouping.rs` (where a block of lines ends)
-//! and `layout/` (telling headings and their levels, statement titles and
-//! column headers); the other files' thresholds join it one concern at a
-//! time.
+//! and of the layout's walk (`layout.rs`, `layout/{features,walk,
+//! emphasis}.rs`: telling headings and their levels, statement titles
+//! and column headers); the other files' thresholds join it one concern
+//! at a time.
 
 /// The thresholds of the PDF structure rules.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -55,7 +56,7 @@ pub(super) struct Tuning {
     pub full_line_tenths: usize,
 
     // Telling headings, their levels, statement titles and column
-    // headers (`layout/`); sizes are relative to the body's.
+    // headers (`layout.rs`, `layout/`); sizes are relative to the body's.
     /// Share of the document's characters set in bold above which bold
     /// tells nothing (a font that reports a heavy weight for every glyph).
     pub bold_body_share: f32,
@@ -69,6 +70,17 @@ pub(super) struct Tuning {
     pub smaller_ratio: f32,
     /// Two heading sizes closer than this, in points, are one size.
     pub same_size_points: f32,
+    /// A heading in the body's type set at least this many times the
+    /// body size ranks above one in capitals.
+    pub slightly_larger_ratio: f32,
+    /// A word of at most this many letters the paragraphs write in
+    /// capitals is an abbreviation ("GAAP"), no emphasis.
+    pub abbreviation_letters: usize,
+    /// A group of at least this many words is a paragraph, where names in
+    /// capitals are learnt …
+    pub paragraph_words: usize,
+    /// … of at least this many letters.
+    pub name_letters: usize,
     /// The most lines a heading spans.
     pub heading_lines: usize,
     /// The most font sizes that rank as heading levels; headings in the
@@ -147,6 +159,10 @@ pub(super) const TUNING: Tuning = Tuning {
     larger_points: 1.0,
     smaller_ratio: 0.92,
     same_size_points: 0.6,
+    slightly_larger_ratio: 1.05,
+    abbreviation_letters: 4,
+    paragraph_words: 10,
+    name_letters: 2,
     heading_lines: 2,
     font_levels: 5,
     frequent_size_headings: 3,
