@@ -141,9 +141,9 @@ fn section_number(t: &str) -> Option<(u32, char)> {
         .and_then(|(n, s)| Some((n?, s)))
 }
 
-/// A person's initial set like an appendix's letter ("H. Edward Paul,
+/// A person's initial set like an appendix's letter ("J. Anne Doe,
 /// III (age 47), Vice President and Controller" among a filing's
-/// executive officers, "M. Susan Hardwick"): a letter that stands alone
+/// executive officers, "M. Jane Roe"): a letter that stands alone
 /// (no heading carries the letter or roman number before it, nor the
 /// letter after it) opening a name of two or three capitalised words or
 /// initials is no numbering, and the line heads nothing.
@@ -185,8 +185,8 @@ pub(super) fn drop_stray_initials(blocks: &mut [Block]) {
 }
 
 /// After an initial, a name: two or three words up to a comma or a
-/// parenthesis, each an initial or a capitalised word ("Edward Paul",
-/// "W. Daly", "Douglas McMillon"); a section's title has a lower-case
+/// parenthesis, each an initial or a capitalised word ("Anne Doe",
+/// "W. Roe", "John McAllister"); a section's title has a lower-case
 /// word, a word in capitals or one word alone ("V. Earnings, Proration
 /// and Payout", "V. PBRS Funding").
 fn name(t: &str) -> bool {
@@ -203,7 +203,7 @@ fn name(t: &str) -> bool {
 }
 
 /// The place an auditor or officer signs at, under the signature ("/s/
-/// Deloitte & Touche LLP") or over the date ("Tysons, Virginia" /
+/// Audit Firm LLP") or over the date ("Springfield, Illinois" /
 /// "February 9, 2023"): set apart it looks like a heading, and the
 /// report's last lines would be cited under it.
 pub(super) fn drop_signature_places(blocks: &mut [Block]) {
@@ -231,8 +231,8 @@ pub(super) fn drop_signature_places(blocks: &mut [Block]) {
     }
 }
 
-/// The signer under a signature ("/s/ Reed Hastings", small capitals
-/// spaced out as "/ S / R EED H ASTINGS"): the name set again and the
+/// The signer under a signature ("/s/ Jane Roe", small capitals
+/// spaced out as "/ S / J ANE R OE"): the name set again and the
 /// officer's title ("Chief Executive Officer") look like headings but
 /// head nothing, and a certification's last lines would be cited under
 /// them. Taken back: the name right under the signature, and a title
@@ -259,8 +259,8 @@ pub(super) fn drop_signers(blocks: &mut [Block]) {
 }
 
 /// The name signed in a line holding a signature: what follows "/s/" or
-/// "/ S /", in lower-case letters alone ("/ S / C. D OUGLAS M C M ILLON"
-/// signs "cdouglasmcmillon").
+/// "/ S /", in lower-case letters alone ("/ S / J. A NNE M C A LLISTER"
+/// signs "jannemcallister").
 fn signed_name(t: &str) -> Option<String> {
     let lower = t.to_lowercase();
     let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
@@ -269,7 +269,7 @@ fn signed_name(t: &str) -> Option<String> {
 }
 
 /// The lines of a title page around its title: the author, affiliation,
-/// subtitle, series and date ("Axel Sommerfeldt" over its address and
+/// subtitle, series and date (the author's name over an address and
 /// "2022/02/20", a thesis's university over its faculty) are set like
 /// headings but head nothing: as headings they would open the chain of
 /// every chunk of the first pages. On the first page, before its first
@@ -353,7 +353,7 @@ fn opens_the_text(t: &str) -> bool {
 }
 
 /// A heading a title page keeps: a numbered one, the contents', an
-/// abstract's, a form's name. An author's initial ("F. Pantigny") is no
+/// abstract's, a form's name. An author's initial ("F. Roe") is no
 /// appendix's letter there.
 fn stays(t: &str) -> bool {
     (opens_the_text(t) && !initial(t)) || abstract_title(t) || boilerplate(t)

@@ -31,7 +31,7 @@ impl Emphasis {
 /// A name is in capitals in any heading: one written with digits
 /// ("COVID-19", "F-35": capitals count only in a word of letters), or an
 /// abbreviation, a word of four letters or fewer that the paragraphs
-/// write in capitals too ("GAAP", "PBNA"). A longer word the paragraphs
+/// write in capitals too ("GAAP", "EBIT"). A longer word the paragraphs
 /// write in capitals may be a heading's name quoted or a product's, and
 /// its siblings set in capitals would rank apart.
 pub(super) fn emphasis_rank(text: &str, size: f32, body: f32, names: &HashSet<String>) -> usize {
@@ -51,7 +51,7 @@ pub(super) fn emphasis_rank(text: &str, size: f32, body: f32, names: &HashSet<St
 }
 
 /// The words the paragraphs write in capitals among words in lower case
-/// (names and abbreviations: "under GAAP and", "PBNA's net revenue"), in
+/// (names and abbreviations: "under GAAP and", "EMEA's net revenue"), in
 /// lower-case letters. A run of capitals in a paragraph is a heading
 /// quoted ("see RESULTS OF OPERATIONS") or a defined term, no name. A
 /// paragraph here is a group of ten words or more not itself in capitals;

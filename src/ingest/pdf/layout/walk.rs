@@ -222,7 +222,7 @@ impl Walk {
     /// table starts: "CONSOLIDATED STATEMENTS OF OPERATIONS (Amounts in
     /// millions)", its units split off as text of their own. The
     /// company's name may stand over it in the same block, in the text's
-    /// type ("CITYCENTER HOLDINGS, LLC" / "CONSOLIDATED STATEMENTS OF CASH
+    /// type ("NORTHWIND HOLDINGS, LLC" / "CONSOLIDATED STATEMENTS OF CASH
     /// FLOWS" / "(In thousands)"): it goes under the title, with the
     /// units. Whether the group was one.
     fn statement_named(&mut self, doc: &Document, g: &[&Line], at: &Place) -> bool {
@@ -514,7 +514,7 @@ fn wrapped_item(t: &str, bold: bool) -> bool {
 }
 
 /// A company's name over a statement's title: a few words in capitals or
-/// title case ("CITYCENTER HOLDINGS, LLC", "PepsiCo, Inc.").
+/// title case ("NORTHWIND HOLDINGS, LLC", "Northwind, Inc.").
 fn company_line(t: &str) -> bool {
     t.starts_with(char::is_alphanumeric)
         && t.split_whitespace().count() <= TUNING.company_line_words
