@@ -2,10 +2,10 @@
 //! sizes are relative to the body text's unless a field says points, and
 //! counts are of lines, words or characters as each field says. Today it
 //! holds the thresholds of `grouping.rs` (where a block of lines ends)
-//! and of the layout's walk (`layout.rs`, `layout/{features,walk,
-//! emphasis}.rs`: telling headings and their levels, statement titles
-//! and column headers); the other files' thresholds join it one concern
-//! at a time.
+//! and of the layout (`layout.rs`, `layout/`: telling headings and their
+//! levels, statement titles and column headers, and taking back headings
+//! that head nothing); the other files' thresholds join it one concern at
+//! a time.
 
 /// The thresholds of the PDF structure rules.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,10 +76,11 @@ pub(super) struct Tuning {
     /// A word of at most this many letters the paragraphs write in
     /// capitals is an abbreviation ("GAAP"), no emphasis.
     pub abbreviation_letters: usize,
-    /// A group of at least this many words is a paragraph, where names in
-    /// capitals are learnt …
+    /// A group of at least this many words is a paragraph: prose on a
+    /// title page, and where names in capitals are learnt.
     pub paragraph_words: usize,
-    /// … of at least this many letters.
+    /// A name in capitals learnt from paragraphs has at least this many
+    /// letters.
     pub name_letters: usize,
     /// The most lines a heading spans.
     pub heading_lines: usize,
@@ -114,8 +115,8 @@ pub(super) struct Tuning {
     pub short_line_words: usize,
     /// … and characters is a heading rather than a bold sentence.
     pub short_line_chars: usize,
-    /// A title page's heading heads nothing when its type is this many
-    /// points larger than every later heading's.
+    /// A title page's heading (or a later cover's) heads nothing when its
+    /// type is this many points larger than every later heading's.
     pub title_page_points: f32,
     /// A column's header over a table: at most this many points larger
     /// than the table's type …
@@ -134,6 +135,37 @@ pub(super) struct Tuning {
     /// table's width of the table's centre is its title, not a column's
     /// header.
     pub centred_share: f32,
+
+    // Headings taken back (`layout/demote.rs`).
+    /// A page's first heading is a running mark of its section when a
+    /// heading of the same text is set at least this many points larger …
+    pub section_mark_points: f32,
+    /// … or follows it within this many blocks of its page.
+    pub section_mark_blocks: usize,
+    /// The most digits of a heading's number on one level ("127.").
+    pub section_number_digits: usize,
+    /// The most capitals of a letter or roman numbering ("VIII.").
+    pub numbering_letters: usize,
+    /// A person's name after an initial: this many words, fewest and
+    /// most.
+    pub name_words: (usize, usize),
+    /// A signature's place sits at most this many blocks under it.
+    pub signature_blocks: usize,
+    /// A cover's display type: at least this many times the body size.
+    pub display_ratio: f32,
+    /// A cover has at least this many headings.
+    pub cover_headings: usize,
+    /// A block of at least this many characters is a paragraph, no cover
+    /// line …
+    pub paragraph_chars: usize,
+    /// … unless smaller than this share of the body size (a footnote).
+    pub footnote_ratio: f32,
+    /// A sentence in the body's type (at least this share of its size)
+    /// is a paragraph too.
+    pub body_type_ratio: f32,
+    /// A line ending on a full stop with at least this many characters
+    /// is a sentence.
+    pub sentence_chars: usize,
 }
 
 /// The values kb uses.
@@ -183,4 +215,16 @@ pub(super) const TUNING: Tuning = Tuning {
     column_header_gap: 2.0,
     half_char_width: 0.25,
     centred_share: 0.1,
+    section_mark_points: 0.5,
+    section_mark_blocks: 3,
+    section_number_digits: 3,
+    numbering_letters: 5,
+    name_words: (2, 3),
+    signature_blocks: 2,
+    display_ratio: 1.5,
+    cover_headings: 2,
+    paragraph_chars: 120,
+    footnote_ratio: 0.8,
+    body_type_ratio: 0.95,
+    sentence_chars: 30,
 };

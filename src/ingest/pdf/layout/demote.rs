@@ -13,6 +13,7 @@ use super::super::numbering::{chapter_label, numbered_depth};
 use super::super::page::{Line, Page};
 use super::super::text_shape::{abstract_title, ends_sentence, is_date};
 use super::super::title::boilerplate;
+use super::super::tuning::TUNING;
 
 /// A running header that names the current section ("2.4 安装" atop each
 /// page of section 2.4, the page number beside it), in smaller type than
@@ -53,7 +54,7 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
             let row: Vec<&Line> = page
                 .lines
                 .iter()
-                .filter(|l| (l.y - b.top).abs() < 1.0)
+                .filter(|l| (l.y - b.top).abs() < TUNING.same_baseline_points)
                 .collect();
             let side = |l: &Line| page.gutter.map(|g| l.x >= g);
             let own = row.iter().find(|l| b.text.starts_with(l.text.trim()));
@@ -64,13 +65,13 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
         };
         let smaller = largest
             .get(&key(&b.text))
-            .is_some_and(|&size| size >= b.size + 0.5)
+            .is_some_and(|&size| size >= b.size + TUNING.section_mark_points)
             && (numbered_depth(&b.text).is_some()
                 || pages.get(b.page as usize - 1).is_some_and(beside));
         let heading_follows = blocks[i + 1..]
             .iter()
             .take_while(|n| n.page == b.page)
-            .take(3)
+            .take(TUNING.section_mark_blocks)
             .any(|n| n.level.is_some() && key(&n.text) == key(&b.text));
         drop[i] = smaller || heading_follows;
     }
@@ -120,7 +121,7 @@ pub(super) fn drop_out_of_count(blocks: &mut [Block]) {
 /// `3. Local settings` (3, '.').
 fn section_number(t: &str) -> Option<(u32, char)> {
     let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
-    if digits.is_empty() || digits.len() > 3 {
+    if digits.is_empty() || digits.len() > TUNING.section_number_digits {
         return None;
     }
     let mut rest = t[digits.len()..].chars();
@@ -150,8 +151,10 @@ fn section_number(t: &str) -> Option<(u32, char)> {
 pub(super) fn drop_stray_initials(blocks: &mut [Block]) {
     fn numbering(t: &str) -> Option<&str> {
         let stem = t.split_whitespace().next()?.strip_suffix('.')?;
-        (!stem.is_empty() && stem.len() <= 5 && stem.chars().all(|c| c.is_ascii_uppercase()))
-            .then_some(stem)
+        (!stem.is_empty()
+            && stem.len() <= TUNING.numbering_letters
+            && stem.chars().all(|c| c.is_ascii_uppercase()))
+        .then_some(stem)
     }
     let numbers: Vec<(usize, &str)> = blocks
         .iter()
@@ -199,7 +202,8 @@ fn name(t: &str) -> bool {
             && w.chars()
                 .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
     };
-    (2..=3).contains(&words.len()) && words.iter().all(|w| an_initial(w) || capitalised(w))
+    (TUNING.name_words.0..=TUNING.name_words.1).contains(&words.len())
+        && words.iter().all(|w| an_initial(w) || capitalised(w))
 }
 
 /// The place an auditor or officer signs at, under the signature ("/s/
@@ -215,7 +219,7 @@ pub(super) fn drop_signature_places(blocks: &mut [Block]) {
         let same_page = |n: &&Block| n.page == b.page;
         // Right under the signature, or under the auditor's tenure
         // ("We have served as the Corporation's auditor since 1994.").
-        let signed = (1..=2).any(|k| {
+        let signed = (1..=TUNING.signature_blocks).any(|k| {
             i.checked_sub(k)
                 .and_then(|p| blocks.get(p))
                 .filter(same_page)
@@ -336,7 +340,7 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
             .filter(|b| !b.table && !b.code)
             .map(|b| b.size)
             .fold(0.0, f32::max);
-        if largest > later + 0.5 && cover_page(here, body, title) {
+        if largest > later + TUNING.title_page_points && cover_page(here, body, title) {
             for b in here.iter_mut().filter(|b| !stays(&b.text)) {
                 b.level = None;
             }
@@ -406,28 +410,29 @@ fn cover_page(page: &[Block], body: f32, title: Option<&str>) -> bool {
         .count();
     let display = page
         .iter()
-        .any(|b| !b.table && !b.code && b.size >= 1.5 * body);
+        .any(|b| !b.table && !b.code && b.size >= TUNING.display_ratio * body);
     let paragraph = page.iter().any(|b| {
         line(b)
-            && b.size < 1.5 * body
-            && ((b.size >= 0.8 * body && b.text.chars().count() >= 120)
-                || (b.size >= 0.95 * body && sentence(&b.text)))
+            && b.size < TUNING.display_ratio * body
+            && ((b.size >= TUNING.footnote_ratio * body
+                && b.text.chars().count() >= TUNING.paragraph_chars)
+                || (b.size >= TUNING.body_type_ratio * body && sentence(&b.text)))
     });
-    headings >= 2 && display && !paragraph
+    headings >= TUNING.cover_headings && display && !paragraph
 }
 
 /// A sentence of thirty characters or more: a cover's lines end on no
 /// full stop, however many words they hold ("A Dissertation submitted
 /// to …", an address). A title's line may close on a colon.
 fn sentence(t: &str) -> bool {
-    ends_sentence(t) && !t.trim_end().ends_with(':') && t.chars().count() >= 30
+    ends_sentence(t) && !t.trim_end().ends_with(':') && t.chars().count() >= TUNING.sentence_chars
 }
 
 /// A paragraph's worth of words: ten or more, or a sentence of thirty
 /// characters (a script without spaces writes a line of prose as one
 /// word).
 fn prose(t: &str) -> bool {
-    t.split_whitespace().count() >= 10 || sentence(t)
+    t.split_whitespace().count() >= TUNING.paragraph_words || sentence(t)
 }
 
 #[cfg(test)]
