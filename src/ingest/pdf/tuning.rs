@@ -1,11 +1,11 @@
 //! The numbers the PDF structure rules compare with, named in one place:
 //! sizes are relative to the body text's unless a field says points, and
 //! counts are of lines, words or characters as each field says. Today it
-//! holds the thresholds of `grouping.rs` (where a block of lines ends)
-//! and of the layout (`layout.rs`, `layout/`: telling headings and their
-//! levels, statement titles and column headers, and taking back headings
-//! that head nothing); the other files' thresholds join it one concern at
-//! a time.
+//! holds the thresholds of `grouping.rs` (where a block of lines ends),
+//! `text_shape.rs` (the shape of a heading's text) and the layout
+//! (`layout.rs`, `layout/`: telling headings and their levels, statement
+//! titles and column headers, and taking back headings that head
+//! nothing); the other files' thresholds join it one concern at a time.
 
 /// The thresholds of the PDF structure rules.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -54,6 +54,28 @@ pub(super) struct Tuning {
     pub full_line_chars: usize,
     /// … which is this many tenths of the way up their right edges.
     pub full_line_tenths: usize,
+
+    // The shape of a heading's text (`text_shape.rs`).
+    /// A heading has this many characters, fewest and most …
+    pub heading_chars: (usize, usize),
+    /// … at most this many words …
+    pub heading_words: usize,
+    /// … and at least this many letters, which are at least half its
+    /// characters after its number.
+    pub heading_letters: usize,
+    /// A filing's item ending on a full stop is a heading when it has
+    /// more than this many words ("Item 4. Controls and Procedures."),
+    /// not a company's name ("Company Inc.").
+    pub item_title_words: usize,
+    /// A glossary's term: an acronym of this many letters, fewest and
+    /// most, before a colon.
+    pub acronym_letters: (usize, usize),
+    /// All capitals: at least this many capital letters …
+    pub capitals_letters: usize,
+    /// … in at most this many words.
+    pub capitals_words: usize,
+    /// Title case: at most this many words.
+    pub title_case_words: usize,
 
     // Telling headings, their levels, statement titles and column
     // headers (`layout.rs`, `layout/`); sizes are relative to the body's.
@@ -191,6 +213,14 @@ pub(super) const TUNING: Tuning = Tuning {
     larger_points: 1.0,
     smaller_ratio: 0.92,
     same_size_points: 0.6,
+    heading_chars: (2, 120),
+    heading_words: 16,
+    heading_letters: 2,
+    item_title_words: 2,
+    acronym_letters: (2, 8),
+    capitals_letters: 4,
+    capitals_words: 10,
+    title_case_words: 10,
     slightly_larger_ratio: 1.05,
     abbreviation_letters: 4,
     paragraph_words: 10,
