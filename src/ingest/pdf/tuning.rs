@@ -1,8 +1,9 @@
 //! The numbers the PDF structure rules compare with, named in one place:
 //! sizes are relative to the body text's unless a field says points, and
 //! counts are of lines, words or characters as each field says. Today it
-//! holds the thresholds of `grouping.rs` (where a block of lines ends),
-//! `text_shape.rs` (the shape of a heading's text) and the layout
+//! holds the thresholds of `furniture.rs` (running lines and page
+//! numbers), `grouping.rs` (where a block of lines ends), `text_shape.rs`
+//! (the shape of a heading's text) and the layout
 //! (`layout.rs`, `layout/`: telling headings and their levels, statement
 //! titles and column headers, and taking back headings that head
 //! nothing); the other files' thresholds join it one concern at a time.
@@ -54,6 +55,34 @@ pub(super) struct Tuning {
     pub full_line_chars: usize,
     /// … which is this many tenths of the way up their right edges.
     pub full_line_tenths: usize,
+
+    // Running headers, footers and page numbers (`furniture.rs`).
+    /// A running line repeats on at least this many pages (and the
+    /// document has as many with text) …
+    pub running_pages: usize,
+    /// … and at the page's edge on at least one page in this many.
+    pub running_one_page_in: usize,
+    /// A page's edge in reading order: its first this many lines …
+    pub edge_top_lines: usize,
+    /// … and its last this many.
+    pub edge_bottom_lines: usize,
+    /// Lines within this many points of height share a height (give or
+    /// take one such step).
+    pub height_bucket_points: f32,
+    /// A title at least this many times the body's size and the smallest
+    /// size its running header repeats it in stays (a chapter's title
+    /// over its first page).
+    pub running_title_ratio: f32,
+    /// A printed page number has at most this many digits …
+    pub page_number_digits: usize,
+    /// … after a part's prefix of at most this many letters ("F-4") …
+    pub page_prefix_letters: usize,
+    /// … or a page-number line at most this many digits ("12 / 40") …
+    pub page_line_digits: usize,
+    /// … and characters …
+    pub page_line_chars: usize,
+    /// … or a roman numeral of at most this many letters ("xviii").
+    pub roman_page_letters: usize,
 
     // The shape of a heading's text (`text_shape.rs`).
     /// A heading has this many characters, fewest and most …
@@ -213,6 +242,17 @@ pub(super) const TUNING: Tuning = Tuning {
     larger_points: 1.0,
     smaller_ratio: 0.92,
     same_size_points: 0.6,
+    running_pages: 3,
+    running_one_page_in: 10,
+    edge_top_lines: 3,
+    edge_bottom_lines: 2,
+    height_bucket_points: 2.0,
+    running_title_ratio: 1.12,
+    page_number_digits: 4,
+    page_prefix_letters: 2,
+    page_line_digits: 8,
+    page_line_chars: 20,
+    roman_page_letters: 6,
     heading_chars: (2, 120),
     heading_words: 16,
     heading_letters: 2,
