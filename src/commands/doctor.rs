@@ -81,7 +81,7 @@ fn pdf_engine_check(config: &crate::config::Config) -> Check {
 /// Tesseract for OCR, with the configured languages.
 fn ocr_check(config: &crate::config::Config) -> Check {
     use crate::config::OcrMode;
-    use crate::ingest::pdf::ocr;
+    use crate::ingest::ocr;
     let i = &config.ingestion;
     if i.enable_ocr == OcrMode::Never {
         return check(

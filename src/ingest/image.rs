@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::extracted::TextBuilder;
-use super::pdf::ocr;
+use super::ocr;
 use super::{file_title, ChunkContext, IngestError, ParsedDocument};
 use crate::config::OcrMode;
 
@@ -28,8 +28,15 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
             ocr::HOW_TO_INSTALL
         )));
     };
-    let pages = ocr::recognise_file(tesseract, &settings.languages, path, ctx.pdf.timeout)
-        .map_err(|e| IngestError::failed(format!("{format} image: {e}")))?;
+    let pages = ocr::recognise_file(
+        tesseract,
+        &settings.languages,
+        path,
+        ctx.pdf.timeout,
+        // The PDF extractor's limit: Tesseract reads images as large.
+        super::pdf::MEMORY_LIMIT_BYTES,
+    )
+    .map_err(|e| IngestError::failed(format!("{format} image: {e}")))?;
     let mut b = TextBuilder::default();
     for lines in &pages {
         b.new_page();

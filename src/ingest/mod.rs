@@ -26,6 +26,7 @@ pub mod markdown;
 #[cfg(test)]
 mod nesting_tests;
 pub mod note;
+pub mod ocr;
 pub mod odf;
 pub mod pdf;
 pub mod pipeline;

@@ -1,28 +1,34 @@
 //! PDF documents: pages read with pdfium (`read`: characters and their
 //! boxes put in reading order by `reading`, tables kept as rows; pages
-//! without a usable text layer recognised by Tesseract in `ocr`), isolated
-//! in a child process (`extract`); paragraphs and heading-like lines
+//! without a usable text layer recognised by Tesseract in `ingest::ocr`),
+//! isolated in a child process (`extract`); paragraphs and heading-like lines
 //! recovered from the layout (`layout`), the document's own bookmarks
 //! taking the place of inferred headings (`outline`), then chunks packed from
 //! paragraphs (`pack`). A chunk never crosses a page unless a paragraph
 //! does, so every chunk cites its page.
 
+mod block;
 mod contents;
 pub mod engine;
 mod extract;
 mod filing;
 mod furniture;
 mod glyphs;
+#[cfg(test)]
+mod golden;
 mod grouping;
+#[cfg(test)]
+mod imports;
 mod labels;
 mod layout;
+mod lexicon;
 mod monospace;
 mod numbering;
-pub mod ocr;
 mod outline;
 mod pack;
-mod page;
+pub(super) mod page;
 pub mod page_cache;
+mod pitch;
 mod read;
 mod reading;
 mod settings;
@@ -34,6 +40,7 @@ mod tables;
 pub mod testpdf;
 mod text_shape;
 mod title;
+mod tuning;
 
 use std::path::Path;
 
@@ -41,14 +48,13 @@ use super::{file_title, ChunkContext, IngestError, ParsedDocument};
 use crate::config::PdfStrategy;
 use crate::document::Heading;
 
+pub use block::Block;
 #[cfg(test)]
 use extract::extract_bytes;
 pub use extract::{child_main, extract_in_child_processes, CHILD_COMMAND, MEMORY_LIMIT_BYTES};
 pub use glyphs::Glyph;
-pub use layout::Block;
 pub use page::{Extracted, Line, OutlineEntry, Page};
-pub use read::ReadOptions;
-pub use settings::{ImageOcr, PageReport, PdfSettings};
+pub use settings::{ImageOcr, PageReport, PdfSettings, ReadOptions};
 pub use tables::CELL_SEPARATOR;
 
 /// The line `content` holds between two pages: a form feed.

@@ -12,7 +12,7 @@ use crate::formats::{file_of, results, top};
 /// Whether Tesseract is here; ./test.sh requires it where it could be
 /// installed (as the PDF OCR tests do).
 fn ocr_available() -> bool {
-    if kb::ingest::pdf::ocr::locate(None).is_some() {
+    if kb::ingest::ocr::locate(None).is_some() {
         return true;
     }
     assert!(

@@ -368,13 +368,13 @@ fn pdfium() -> std::path::PathBuf {
 /// tesseract-ocr), a plain `cargo test --features e2e` skips OCR tests
 /// without it.
 fn ocr_available() -> bool {
-    if kb::ingest::pdf::ocr::locate(None).is_some() {
+    if kb::ingest::ocr::locate(None).is_some() {
         return true;
     }
     assert!(
         std::env::var_os("KB_TEST_REQUIRE_OCR").is_none(),
         "tesseract is not installed: {}",
-        kb::ingest::pdf::ocr::HOW_TO_INSTALL
+        kb::ingest::ocr::HOW_TO_INSTALL
     );
     eprintln!("skipped: tesseract is not installed");
     false
@@ -578,7 +578,7 @@ fn without_the_pdf_engine_pdfs_fail_alone_saying_where_kb_looked() {
 /// waits until `release` exists: a test can then stop kb in the middle of
 /// a scanned PDF, its earlier pages read and the next one half-way.
 fn counting_tesseract(dir: &std::path::Path, hold_at: usize) -> std::path::PathBuf {
-    let real = kb::ingest::pdf::ocr::locate(None).unwrap();
+    let real = kb::ingest::ocr::locate(None).unwrap();
     let script = dir.join("tesseract");
     let q = |p: &std::path::Path| format!("'{}'", p.display());
     std::fs::write(

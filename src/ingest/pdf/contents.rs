@@ -5,9 +5,10 @@
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
 
+use super::lexicon::{letters, CONTENTS_TITLES};
 use super::page::Line;
 use super::tables::CELL_SEPARATOR;
-use super::text_shape::{index_letter, leaders, letters};
+use super::text_shape::{index_letter, leaders};
 
 /// The pages that are a table of contents (1-based), each with the
 /// baselines of its listing: at least five entries (a title followed
@@ -76,29 +77,7 @@ fn same_row(a: &Line, b: &Line) -> bool {
 
 /// The title of a table of contents, in the languages kb sees most.
 pub(super) fn contents_title(t: &str) -> bool {
-    matches!(
-        letters(t).as_str(),
-        "contents"
-            | "tableofcontents"
-            | "contentsindetail"
-            | "briefcontents"
-            | "indexofcontents"
-            | "inhalt"
-            | "inhaltsverzeichnis"
-            | "sommaire"
-            | "tabledesmatières"
-            | "índice"
-            | "indice"
-            | "sumario"
-            | "sumário"
-            | "目录"
-            | "目次"
-            | "目錄"
-            | "περιεχομενα"
-            | "περιεχόμενα"
-            | "содержание"
-            | "оглавление"
-    )
+    CONTENTS_TITLES.contains(&letters(t).as_str())
 }
 
 /// The entries of a page (indexes of its lines): lines (or table rows)

@@ -23,7 +23,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::page::Extracted;
-use super::read::{self, ReadOptions};
+use super::read;
+use super::settings::ReadOptions;
 use super::settings::{PageReport, PdfSettings};
 
 /// The hidden subcommand that runs the extraction in a child process.

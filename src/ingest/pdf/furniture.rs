@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use super::numbering::{item_heading, numbered_depth};
 use super::page::Line;
 use super::text_shape::heading_text;
+use super::tuning::TUNING;
 
 /// Drops running headers and footers and bare page numbers. A running
 /// line is the same text, digits aside, among the first three or last two
@@ -81,7 +82,7 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
         // Most lines of a page are met nowhere else: one lookup settles
         // them.
         let c = counts.get(&k).copied().unwrap_or(0);
-        if with_text < 3 || c < 3 {
+        if with_text < TUNING.running_pages || c < TUNING.running_pages {
             return Verdict::Text;
         }
         // A numbered heading atop a page ("ITEM 7.", "Note 12 – Debt") is
@@ -101,8 +102,11 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
         let least = smallest.get(&k).copied().unwrap_or(l.size);
         let repeats = sized
             .get(&(exact(&l.text), size(l)))
-            .is_some_and(|&n| n >= 3);
-        if l.size >= body * 1.12 && l.size >= least * 1.12 && !repeats {
+            .is_some_and(|&n| n >= TUNING.running_pages);
+        if l.size >= body * TUNING.running_title_ratio
+            && l.size >= least * TUNING.running_title_ratio
+            && !repeats
+        {
             return Verdict::Text;
         }
         // Within a point or two: a height near a bucket's edge falls on
@@ -115,7 +119,7 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
         // one only where it runs elsewhere: the same text at the same
         // height.
         if !at_edge {
-            return if here >= 3 {
+            return if here >= TUNING.running_pages {
                 Verdict::Running
             } else {
                 Verdict::Text
@@ -124,7 +128,7 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
         // The last line of three pages or more, wherever it falls (an
         // exhibit's footer set right under its text).
         let here = here.max(outermost.get(&k).copied().unwrap_or(0));
-        if c * 10 >= with_text || here >= 3 {
+        if c * TUNING.running_one_page_in >= with_text || here >= TUNING.running_pages {
             Verdict::Running
         } else {
             Verdict::Text
@@ -198,7 +202,11 @@ fn numbered_rows(pages: &[Vec<Line>]) -> Vec<Vec<i32>> {
         }
     }
     let runs = |(offset, h): (i64, i32)| -> bool {
-        (h - 1..=h + 1).any(|h| votes.get(&(offset, h)).is_some_and(|&n| n >= 3))
+        (h - 1..=h + 1).any(|h| {
+            votes
+                .get(&(offset, h))
+                .is_some_and(|&n| n >= TUNING.running_pages)
+        })
     };
     pages
         .iter()
@@ -215,19 +223,21 @@ fn numbered_rows(pages: &[Vec<Line>]) -> Vec<Vec<i32>> {
 /// Among a page's first three lines or its last two, where running
 /// headers and footers fall in reading order.
 fn edge(i: usize, n: usize) -> bool {
-    i < 3 || i + 2 >= n
+    i < TUNING.edge_top_lines || i + TUNING.edge_bottom_lines >= n
 }
 
 /// The same height within a point or so.
 fn height(l: &Line) -> i32 {
-    (l.y / 2.0).round() as i32
+    (l.y / TUNING.height_bucket_points).round() as i32
 }
 
 /// The whole numbers a line could print as its page's number: a page
 /// number's own ("Page 12 of 40" gives 12), else a number opening or
 /// closing the line ("12 Methods", "2.4.5 段落 9").
 fn printed_numbers(t: &str) -> Vec<i64> {
-    let whole = |w: &str| (1..=4).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_digit());
+    let whole = |w: &str| {
+        (1..=TUNING.page_number_digits).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_digit())
+    };
     if page_number(t) {
         return t
             .split(|c: char| !c.is_ascii_digit())
@@ -259,9 +269,9 @@ enum Verdict {
 pub(super) fn page_number(t: &str) -> bool {
     let t = t.trim().to_lowercase();
     if let Some((prefix, n)) = t.split_once('-') {
-        if (1..=2).contains(&prefix.len())
+        if (1..=TUNING.page_prefix_letters).contains(&prefix.len())
             && prefix.chars().all(|c| c.is_ascii_alphabetic())
-            && (1..=4).contains(&n.len())
+            && (1..=TUNING.page_number_digits).contains(&n.len())
             && n.chars().all(|c| c.is_ascii_digit())
         {
             return true;
@@ -274,10 +284,16 @@ pub(super) fn page_number(t: &str) -> bool {
         .replace("page", "")
         .replace("of", "");
     let digits = t.chars().filter(char::is_ascii_digit).count();
-    if digits > 0 && digits <= 8 && words.is_empty() && t.chars().count() <= 20 {
+    if digits > 0
+        && digits <= TUNING.page_line_digits
+        && words.is_empty()
+        && t.chars().count() <= TUNING.page_line_chars
+    {
         return true;
     }
-    let roman = !t.is_empty() && t.len() <= 6 && t.chars().all(|c| "ivxlcdm".contains(c));
+    let roman = !t.is_empty()
+        && t.len() <= TUNING.roman_page_letters
+        && t.chars().all(|c| "ivxlcdm".contains(c));
     roman
 }
 

@@ -12,6 +12,7 @@ use super::page::Line;
 use super::text_shape::{
     ends_sentence, heading_text, index_group, index_letter, starts_with_bullet,
 };
+use super::tuning::TUNING;
 use crate::text::cjk::is_cjk;
 
 /// The share of the characters set in bold lines.
@@ -57,7 +58,7 @@ pub(super) fn most_common_size<'a>(texts: impl Iterator<Item = (f32, &'a str)>) 
         .max_by_key(|&(size, n)| (n, -size))
         .map(|(size, _)| size as f32 / 2.0)
         .filter(|s| *s > 0.0)
-        .unwrap_or(10.0)
+        .unwrap_or(TUNING.default_body_size)
 }
 
 /// Where wrapped lines of prose start, on odd pages and on even ones (a
@@ -93,7 +94,9 @@ pub(super) fn indented_cjk_paragraph(line: &Line, margin: Option<f32>) -> bool {
     };
     let letters = line.text.chars().filter(|c| c.is_alphanumeric()).count();
     let cjk = line.text.chars().filter(|&c| is_cjk(c)).count();
-    2 * cjk > letters && (line.x - margin - 2.0 * line.size).abs() <= 0.2 * line.size
+    2 * cjk > letters
+        && (line.x - margin - TUNING.cjk_indent * line.size).abs()
+            <= TUNING.cjk_indent_tolerance * line.size
 }
 
 /// The spans right of a line on its baseline, in its column (where a
@@ -106,7 +109,7 @@ fn beside<'a>(
     let side = move |x: f32| gutter.map(|g| x >= g);
     page.iter().filter(move |o| {
         !std::ptr::eq(*o, line)
-            && (o.y - line.y).abs() < 1.0
+            && (o.y - line.y).abs() < TUNING.same_baseline_points
             && o.x >= line.end
             && side(o.x) == side(line.x)
     })
@@ -121,7 +124,8 @@ fn beside<'a>(
 pub(super) fn cells_beside(page: &[Line], gutter: Option<f32>, line: &Line) -> usize {
     beside(page, gutter, line)
         .filter(|o| {
-            o.text.split_whitespace().count() <= 3 && o.text.chars().any(|c| c.is_ascii_digit())
+            o.text.split_whitespace().count() <= TUNING.cell_words
+                && o.text.chars().any(|c| c.is_ascii_digit())
         })
         .count()
 }
@@ -147,9 +151,9 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
                 let listing = first.mono
                     && !l.table
                     && l.pitch > 0.0
-                    && (l.pitch - pitch).abs() <= 0.03 * pitch
+                    && (l.pitch - pitch).abs() <= TUNING.listing_pitch_share * pitch
                     && l.y > prev.y
-                    && l.y - prev.y <= 3.5 * prev.size.max(1.0);
+                    && l.y - prev.y <= TUNING.listing_step * prev.size.max(1.0);
                 if !listing {
                     out.push(std::mem::take(&mut cur));
                     left = f32::MAX;
@@ -161,9 +165,13 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
         }
         if let Some(prev) = cur.last() {
             let right = rights[i - 1];
-            let size_change = (prev.size - l.size).abs() > 0.8f32.max(0.12 * prev.size.min(l.size));
+            let size_change = (prev.size - l.size).abs()
+                > TUNING
+                    .size_change_points
+                    .max(TUNING.size_change_share * prev.size.min(l.size));
             let ended = ends_sentence(&prev.text)
-                && (prev.end < right - 2.0 * prev.size || l.x > left + 0.8 * l.size);
+                && (prev.end < right - TUNING.short_of_margin * prev.size
+                    || l.x > left + TUNING.indent * l.size);
             // A filing's item after a sentence's end, set without space
             // above it.
             let item_start = ends_sentence(&prev.text) && item_heading(&l.text);
@@ -174,10 +182,10 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
             // over its text ("Deposits" in a filing's tables) stays with
             // it.
             let numbered_bold = |l: &Line| l.bold && numbered_depth(&l.text).is_some();
-            let indented = prev.bold && l.x > prev.x + 0.8 * l.size;
+            let indented = prev.bold && l.x > prev.x + TUNING.indent * l.size;
             // Bold and a little larger than the text under it (11pt over
             // 10pt): a heading too close in size for the size alone.
-            let larger_bold = prev.bold && prev.size >= 1.05 * l.size;
+            let larger_bold = prev.bold && prev.size >= TUNING.larger_bold_ratio * l.size;
             let weight_change = prev.bold != l.bold
                 && (numbered_bold(prev) || numbered_bold(l) || indented || larger_bold);
             // A short numbered line of its own ("3.1.2 洪家楼校区") over
@@ -186,8 +194,8 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
             // of numbered lines (an exhibit index) and a wrapped entry
             // stay together.
             let numbered_title = cur.len() == 1
-                && prev.end < right - 2.0 * prev.size
-                && l.end > prev.end + prev.size
+                && prev.end < right - TUNING.short_of_margin * prev.size
+                && l.end > prev.end + TUNING.runs_further * prev.size
                 && numbered_depth(&prev.text).is_some()
                 && (numbered_depth(&l.text).is_none() || is_part(&prev.text))
                 && heading_text(&prev.text);
@@ -231,17 +239,19 @@ fn right_edges(lines: &[Line]) -> Vec<f32> {
     lines
         .iter()
         .map(|l| {
-            let reach = 2.0 * l.size.max(1.0);
+            let reach = TUNING.column_reach * l.size.max(1.0);
             let mut ends: Vec<f32> = lines
                 .iter()
-                .filter(|o| (o.x - l.x).abs() <= reach && o.text.chars().count() >= 30)
+                .filter(|o| {
+                    (o.x - l.x).abs() <= reach && o.text.chars().count() >= TUNING.full_line_chars
+                })
                 .map(|o| o.end)
                 .collect();
             if ends.is_empty() {
                 return page_max;
             }
             ends.sort_by(f32::total_cmp);
-            ends[(ends.len() * 9 / 10).min(ends.len() - 1)]
+            ends[(ends.len() * TUNING.full_line_tenths / 10).min(ends.len() - 1)]
         })
         .collect()
 }

@@ -3,10 +3,10 @@
 //! ("Washington, D.C. 20549"), the period over a table's columns ("Fiscal
 //! Year", "Six Months Ended"), a cross-reference under a statement ("See
 //! Notes to Consolidated Financial Statements"), and the place an
-//! auditor signs at ("Tysons, Virginia"). Taken as headings they would
+//! auditor signs at ("Springfield, Illinois"). Taken as headings they would
 //! open sections that cite the wrong name.
 
-use super::text_shape::{letters, MONTHS};
+use super::lexicon::{letters, MONTHS};
 
 /// A line that labels something on its page rather than titling what
 /// follows it.
@@ -15,7 +15,7 @@ pub(super) fn label(t: &str) -> bool {
 }
 
 /// A form's answer or field set apart: "None" and "Not applicable" under
-/// an item with nothing to report, "Commission File Number 1-15839" on a
+/// an item with nothing to report, "Commission File Number 1-12345" on a
 /// cover.
 fn form_field(t: &str) -> bool {
     let l = letters(t);
@@ -85,7 +85,7 @@ fn cross_reference(t: &str) -> bool {
 }
 
 /// The place at a signature: one to three capitalised words, a comma,
-/// one to three more ("Tysons, Virginia", "New York, New York"). Only
+/// one to three more ("Springfield, Illinois", "New York, New York"). Only
 /// beside a signature or a date is it known to be one.
 pub(super) fn place(t: &str) -> bool {
     let Some((city, region)) = t.split_once(", ") else {

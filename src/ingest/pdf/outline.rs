@@ -7,7 +7,7 @@
 //! sub-headings of the bookmark they fall under: the author's outline is
 //! the hierarchy, and a statement's rows are still cited under its name.
 
-use super::layout::Block;
+use super::block::Block;
 use super::page::OutlineEntry;
 use super::statement::statement_line;
 
@@ -132,8 +132,9 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
     // No block carries the title: a heading line of its own where the
     // bookmark points (the top of its page when it names no height). It
     // is set in no type on the page, so it is never taken for the
-    // document's title over the page's own ("Introduction Summary" over
-    // "PepsiCo Reports First-Quarter 2023 Results").
+    // document's title over the page's own (a bookmark "Introduction
+    // Summary" over a release titled "Company Reports First-Quarter
+    // Results").
     let at = on_page
         .iter()
         .copied()

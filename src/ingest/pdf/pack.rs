@@ -4,7 +4,7 @@
 //! fits, else cut between rows with its caption and header row repeated
 //! at the top of each piece.
 
-use super::layout::Block;
+use super::block::Block;
 use super::tables::CELL_SEPARATOR;
 use super::text_shape;
 use crate::embed::TokenCounter;

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::monospace::Pitch;
+use super::pitch::Pitch;
 
 /// What the extractor found in a PDF.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

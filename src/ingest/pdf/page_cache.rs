@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::page::Page;
-use super::read::ReadOptions;
+use super::settings::ReadOptions;
 
 /// The folder of the cache files, under the data directory.
 pub const DIR: &str = "extract-cache";

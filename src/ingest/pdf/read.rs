@@ -4,30 +4,14 @@
 //! off a 300-dpi rendering (`ocr`).
 
 use pdfium_render::prelude::*;
-use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
 
+use super::engine;
 use super::page::{Extracted, OutlineEntry, Page};
 use super::page_cache::PageCache;
 use super::reading::{self, Glyph};
-use super::{engine, ocr};
+use super::settings::ReadOptions;
 use crate::config::OcrMode;
-
-/// How PDFs are read: the pdfium library, and whether and how to OCR.
-/// The parent resolves it and hands it to the child extractor as JSON.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ReadOptions {
-    pub pdfium: PathBuf,
-    pub ocr: OcrMode,
-    /// Tesseract language codes joined by `+` (`eng`, `eng+deu`).
-    pub ocr_languages: String,
-    /// The tesseract program, when one was found.
-    pub tesseract: Option<PathBuf>,
-    /// Where the pages read are kept until the document is written, so an
-    /// interrupted run does not read (and OCR) them again (`page_cache`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub page_cache: Option<PathBuf>,
-}
+use crate::ingest::ocr;
 
 /// The largest rendering side in pixels (a poster-sized page is rendered
 /// at less than 300 dpi rather than into gigabytes).

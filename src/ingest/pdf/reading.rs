@@ -10,8 +10,8 @@
 //! spans, written as one line per row with cells joined by ` | `).
 
 use super::glyphs::{compose_accents, push_char, rtl, Placed};
-use super::monospace::Pitch;
 use super::page::{Line, Row, Span, Word};
+use super::pitch::Pitch;
 use super::spacing::join_spaced_letters;
 use super::tables::{join_section_number, merge_symbols, table_rows, CELL_SEPARATOR};
 

@@ -1,11 +1,14 @@
 //! How a run reads PDFs: the engine, OCR, the stall timeout, and who is
 //! told of each page read.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
-use super::read::ReadOptions;
-use super::{engine, ocr};
-use crate::config::Config;
+use serde::{Deserialize, Serialize};
+
+use super::engine;
+use crate::config::{Config, OcrMode};
+use crate::ingest::ocr;
 
 /// Called as a PDF's pages are read: (pages done, pages in all).
 pub type PageReport = std::sync::Arc<dyn Fn(u32, u32) + Send + Sync>;
@@ -24,6 +27,22 @@ pub struct PdfSettings {
     pub on_page: Option<PageReport>,
     /// How images are read: by OCR alone, without pdfium.
     pub images: ImageOcr,
+}
+
+/// How PDFs are read: the pdfium library, and whether and how to OCR.
+/// The parent resolves it and hands it to the child extractor as JSON.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ReadOptions {
+    pub pdfium: PathBuf,
+    pub ocr: OcrMode,
+    /// Tesseract language codes joined by `+` (`eng`, `eng+deu`).
+    pub ocr_languages: String,
+    /// The tesseract program, when one was found.
+    pub tesseract: Option<PathBuf>,
+    /// Where the pages read are kept until the document is written, so an
+    /// interrupted run does not read (and OCR) them again (`page_cache`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_cache: Option<PathBuf>,
 }
 
 /// Whether and how images are recognised (`ingestion.enable_ocr`,

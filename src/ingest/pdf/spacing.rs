@@ -94,7 +94,7 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::pdf::monospace::Pitch;
+    use crate::ingest::pdf::pitch::Pitch;
 
     /// Words of one letter each `step` apart, `word` more between words.
     fn spaced(text: &str, x: f32, step: f32, word: f32) -> Vec<Word> {

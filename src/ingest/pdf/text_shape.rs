@@ -2,8 +2,12 @@
 //! a date) and how wrapped lines join back into a paragraph.
 
 use super::labels::label;
+use super::lexicon::{
+    letters, ABSTRACT_TITLES, INDEX_GROUPS, JOINING_WORDS, MONTHS, TITLE_CASE_SMALL_WORDS,
+};
 use super::numbering::{item_heading, rtl_numbered};
 use super::page::Line;
+use super::tuning::TUNING;
 
 pub(super) fn starts_with_bullet(t: &str) -> bool {
     let mut cs = t.chars();
@@ -163,10 +167,7 @@ pub(super) fn alphabet_runs(letters: &[(u32, char)]) -> Vec<bool> {
 
 /// The name of an index's group of entries that start with no letter.
 pub(super) fn index_group(t: &str) -> bool {
-    matches!(
-        t.trim().to_lowercase().as_str(),
-        "symbols" | "numbers" | "numerals" | "numerics" | "symboles" | "nombres" | "symbole"
-    )
+    INDEX_GROUPS.contains(&t.trim().to_lowercase().as_str())
 }
 
 /// Whether a block's text could be a heading: short, starts with a capital
@@ -175,7 +176,9 @@ pub(super) fn index_group(t: &str) -> bool {
 pub(super) fn heading_text(t: &str) -> bool {
     let t = t.trim();
     let n = t.chars().count();
-    if !(2..=120).contains(&n) || t.split_whitespace().count() > 16 {
+    if !(TUNING.heading_chars.0..=TUNING.heading_chars.1).contains(&n)
+        || t.split_whitespace().count() > TUNING.heading_words
+    {
         return false;
     }
     let first = rtl_numbered(t)
@@ -190,7 +193,9 @@ pub(super) fn heading_text(t: &str) -> bool {
     // title may end on a full stop ("Item 4. Controls and Procedures.").
     // A company's name ending "Inc." stays out: it tops a filing's
     // statement pages.
-    let full_stop_ok = t.ends_with('.') && item_heading(t) && t.split_whitespace().count() > 2;
+    let full_stop_ok = t.ends_with('.')
+        && item_heading(t)
+        && t.split_whitespace().count() > TUNING.item_title_words;
     // A sentence may close on a quotation mark: "…under the symbol “WMT.”"
     let unquoted = t.trim_end_matches(['”', '’', '"', '\'']);
     if !full_stop_ok
@@ -205,7 +210,8 @@ pub(super) fn heading_text(t: &str) -> bool {
     // ("FASB: Financial Accounting Standards Board", "U.S.: United States").
     if let Some((term, rest)) = t.split_once([':', '：']) {
         let letters = term.chars().filter(|c| c.is_alphabetic());
-        let acronym = (2..=8).contains(&letters.clone().count())
+        let acronym = (TUNING.acronym_letters.0..=TUNING.acronym_letters.1)
+            .contains(&letters.clone().count())
             && letters.clone().all(char::is_uppercase)
             && term
                 .chars()
@@ -216,14 +222,10 @@ pub(super) fn heading_text(t: &str) -> bool {
     }
     // A line that stops on a lower-case joining word is cut off mid-phrase
     // (a table's wrapped row label, "Receivables from"), not a title.
-    const JOINING: &[&str] = &[
-        "a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with",
-        "de", "des", "du", "et", "la", "le", "les", "und", "der", "die", "das", "y", "del",
-    ];
     if t.split_whitespace().count() > 1
         && t.split_whitespace()
             .last()
-            .is_some_and(|w| JOINING.contains(&w))
+            .is_some_and(|w| JOINING_WORDS.contains(&w))
     {
         return false;
     }
@@ -240,7 +242,7 @@ pub(super) fn heading_text(t: &str) -> bool {
     };
     let letters = words.chars().filter(|c| c.is_alphabetic()).count();
     let visible = words.chars().filter(|c| !c.is_whitespace()).count();
-    if letters < 2 || letters * 2 < visible {
+    if letters < TUNING.heading_letters || letters * 2 < visible {
         return false;
     }
     // A form's check box ("Yes ☐ No ☒"): a field to fill in. (A box
@@ -325,52 +327,10 @@ fn names_a_command(t: &str) -> bool {
     markup <= 2 && words >= 1
 }
 
-/// The months' names in English, lower case.
-pub(super) const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
-
-/// The letters of `t`, lower case: a label compared whatever its spacing
-/// and punctuation ("Table of Contents", "目   录", "Page No.").
-pub(super) fn letters(t: &str) -> String {
-    t.chars()
-        .filter(|c| c.is_alphabetic())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
 /// The heading of an abstract, in the languages kb sees most: a title
 /// page's heading that heads text, however short its first line.
 pub(super) fn abstract_title(t: &str) -> bool {
-    matches!(
-        letters(t).as_str(),
-        "abstract"
-            | "summary"
-            | "résumé"
-            | "resume"
-            | "zusammenfassung"
-            | "resumen"
-            | "resumo"
-            | "sommario"
-            | "samenvatting"
-            | "аннотация"
-            | "περίληψη"
-            | "περιληψη"
-            | "摘要"
-            | "要旨"
-            | "초록"
-    )
+    ABSTRACT_TITLES.contains(&letters(t).as_str())
 }
 
 /// A date on a line of its own ("February 27, 2019", "June 2021",
@@ -430,17 +390,15 @@ pub(super) fn all_caps(t: &str) -> bool {
             other += 1;
         }
     }
-    upper >= 4 && other == 0 && t.split_whitespace().count() <= 10
+    upper >= TUNING.capitals_letters
+        && other == 0
+        && t.split_whitespace().count() <= TUNING.capitals_words
 }
 
 /// Every significant word capitalised ("Results and Discussion").
 pub(super) fn title_case(t: &str) -> bool {
-    const SMALL: &[&str] = &[
-        "a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "of", "on", "or",
-        "per", "the", "to", "vs", "via", "with", "without", "over", "under", "is", "are",
-    ];
     let words: Vec<&str> = t.split_whitespace().collect();
-    if words.is_empty() || words.len() > 10 {
+    if words.is_empty() || words.len() > TUNING.title_case_words {
         return false;
     }
     let mut significant = 0;
@@ -449,7 +407,7 @@ pub(super) fn title_case(t: &str) -> bool {
         let Some(first) = w.chars().next() else {
             continue;
         };
-        if !first.is_alphabetic() || SMALL.contains(&w.to_lowercase().as_str()) {
+        if !first.is_alphabetic() || TITLE_CASE_SMALL_WORDS.contains(&w.to_lowercase().as_str()) {
             continue;
         }
         // Lower case, or a script without case: not a capitalised word.

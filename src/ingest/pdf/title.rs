@@ -7,10 +7,11 @@
 //! STATES SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K", "FOR
 //! IMMEDIATE RELEASE"), a contents page, an abstract, a thesis's degree.
 
+use super::block::Block;
 use super::contents::contents_title;
 use super::grouping::most_common_size;
-use super::layout::Block;
-use super::text_shape::{abstract_title, letters};
+use super::lexicon::letters;
+use super::text_shape::abstract_title;
 
 /// How many pages with text are looked at for a title.
 const FIRST_PAGES: usize = 3;

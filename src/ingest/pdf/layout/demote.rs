@@ -3,15 +3,17 @@
 
 use std::collections::HashMap;
 
+use super::super::block::Block;
 use super::super::contents::contents_title;
 use super::super::furniture::page_number;
 use super::super::grouping::most_common_size;
 use super::super::labels::{officer_title, place};
+use super::super::lexicon::letters;
 use super::super::numbering::{chapter_label, numbered_depth};
 use super::super::page::{Line, Page};
-use super::super::text_shape::{abstract_title, ends_sentence, is_date, letters};
+use super::super::text_shape::{abstract_title, ends_sentence, is_date};
 use super::super::title::boilerplate;
-use super::Block;
+use super::super::tuning::TUNING;
 
 /// A running header that names the current section ("2.4 安装" atop each
 /// page of section 2.4, the page number beside it), in smaller type than
@@ -52,7 +54,7 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
             let row: Vec<&Line> = page
                 .lines
                 .iter()
-                .filter(|l| (l.y - b.top).abs() < 1.0)
+                .filter(|l| (l.y - b.top).abs() < TUNING.same_baseline_points)
                 .collect();
             let side = |l: &Line| page.gutter.map(|g| l.x >= g);
             let own = row.iter().find(|l| b.text.starts_with(l.text.trim()));
@@ -63,13 +65,13 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
         };
         let smaller = largest
             .get(&key(&b.text))
-            .is_some_and(|&size| size >= b.size + 0.5)
+            .is_some_and(|&size| size >= b.size + TUNING.section_mark_points)
             && (numbered_depth(&b.text).is_some()
                 || pages.get(b.page as usize - 1).is_some_and(beside));
         let heading_follows = blocks[i + 1..]
             .iter()
             .take_while(|n| n.page == b.page)
-            .take(3)
+            .take(TUNING.section_mark_blocks)
             .any(|n| n.level.is_some() && key(&n.text) == key(&b.text));
         drop[i] = smaller || heading_follows;
     }
@@ -119,7 +121,7 @@ pub(super) fn drop_out_of_count(blocks: &mut [Block]) {
 /// `3. Local settings` (3, '.').
 fn section_number(t: &str) -> Option<(u32, char)> {
     let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
-    if digits.is_empty() || digits.len() > 3 {
+    if digits.is_empty() || digits.len() > TUNING.section_number_digits {
         return None;
     }
     let mut rest = t[digits.len()..].chars();
@@ -140,17 +142,19 @@ fn section_number(t: &str) -> Option<(u32, char)> {
         .and_then(|(n, s)| Some((n?, s)))
 }
 
-/// A person's initial set like an appendix's letter ("H. Edward Paul,
+/// A person's initial set like an appendix's letter ("J. Anne Doe,
 /// III (age 47), Vice President and Controller" among a filing's
-/// executive officers, "M. Susan Hardwick"): a letter that stands alone
+/// executive officers, "M. Jane Roe"): a letter that stands alone
 /// (no heading carries the letter or roman number before it, nor the
 /// letter after it) opening a name of two or three capitalised words or
 /// initials is no numbering, and the line heads nothing.
 pub(super) fn drop_stray_initials(blocks: &mut [Block]) {
     fn numbering(t: &str) -> Option<&str> {
         let stem = t.split_whitespace().next()?.strip_suffix('.')?;
-        (!stem.is_empty() && stem.len() <= 5 && stem.chars().all(|c| c.is_ascii_uppercase()))
-            .then_some(stem)
+        (!stem.is_empty()
+            && stem.len() <= TUNING.numbering_letters
+            && stem.chars().all(|c| c.is_ascii_uppercase()))
+        .then_some(stem)
     }
     let numbers: Vec<(usize, &str)> = blocks
         .iter()
@@ -184,8 +188,8 @@ pub(super) fn drop_stray_initials(blocks: &mut [Block]) {
 }
 
 /// After an initial, a name: two or three words up to a comma or a
-/// parenthesis, each an initial or a capitalised word ("Edward Paul",
-/// "W. Daly", "Douglas McMillon"); a section's title has a lower-case
+/// parenthesis, each an initial or a capitalised word ("Anne Doe",
+/// "W. Roe", "John McAllister"); a section's title has a lower-case
 /// word, a word in capitals or one word alone ("V. Earnings, Proration
 /// and Payout", "V. PBRS Funding").
 fn name(t: &str) -> bool {
@@ -198,11 +202,12 @@ fn name(t: &str) -> bool {
             && w.chars()
                 .all(|c| c.is_alphabetic() || c == '-' || c == '\'')
     };
-    (2..=3).contains(&words.len()) && words.iter().all(|w| an_initial(w) || capitalised(w))
+    (TUNING.name_words.0..=TUNING.name_words.1).contains(&words.len())
+        && words.iter().all(|w| an_initial(w) || capitalised(w))
 }
 
 /// The place an auditor or officer signs at, under the signature ("/s/
-/// Deloitte & Touche LLP") or over the date ("Tysons, Virginia" /
+/// Audit Firm LLP") or over the date ("Springfield, Illinois" /
 /// "February 9, 2023"): set apart it looks like a heading, and the
 /// report's last lines would be cited under it.
 pub(super) fn drop_signature_places(blocks: &mut [Block]) {
@@ -214,7 +219,7 @@ pub(super) fn drop_signature_places(blocks: &mut [Block]) {
         let same_page = |n: &&Block| n.page == b.page;
         // Right under the signature, or under the auditor's tenure
         // ("We have served as the Corporation's auditor since 1994.").
-        let signed = (1..=2).any(|k| {
+        let signed = (1..=TUNING.signature_blocks).any(|k| {
             i.checked_sub(k)
                 .and_then(|p| blocks.get(p))
                 .filter(same_page)
@@ -230,8 +235,8 @@ pub(super) fn drop_signature_places(blocks: &mut [Block]) {
     }
 }
 
-/// The signer under a signature ("/s/ Reed Hastings", small capitals
-/// spaced out as "/ S / R EED H ASTINGS"): the name set again and the
+/// The signer under a signature ("/s/ Jane Roe", small capitals
+/// spaced out as "/ S / J ANE R OE"): the name set again and the
 /// officer's title ("Chief Executive Officer") look like headings but
 /// head nothing, and a certification's last lines would be cited under
 /// them. Taken back: the name right under the signature, and a title
@@ -258,8 +263,8 @@ pub(super) fn drop_signers(blocks: &mut [Block]) {
 }
 
 /// The name signed in a line holding a signature: what follows "/s/" or
-/// "/ S /", in lower-case letters alone ("/ S / C. D OUGLAS M C M ILLON"
-/// signs "cdouglasmcmillon").
+/// "/ S /", in lower-case letters alone ("/ S / J. A NNE M C A LLISTER"
+/// signs "jannemcallister").
 fn signed_name(t: &str) -> Option<String> {
     let lower = t.to_lowercase();
     let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
@@ -268,7 +273,7 @@ fn signed_name(t: &str) -> Option<String> {
 }
 
 /// The lines of a title page around its title: the author, affiliation,
-/// subtitle, series and date ("Axel Sommerfeldt" over its address and
+/// subtitle, series and date (the author's name over an address and
 /// "2022/02/20", a thesis's university over its faculty) are set like
 /// headings but head nothing: as headings they would open the chain of
 /// every chunk of the first pages. On the first page, before its first
@@ -335,7 +340,7 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
             .filter(|b| !b.table && !b.code)
             .map(|b| b.size)
             .fold(0.0, f32::max);
-        if largest > later + 0.5 && cover_page(here, body, title) {
+        if largest > later + TUNING.title_page_points && cover_page(here, body, title) {
             for b in here.iter_mut().filter(|b| !stays(&b.text)) {
                 b.level = None;
             }
@@ -352,7 +357,7 @@ fn opens_the_text(t: &str) -> bool {
 }
 
 /// A heading a title page keeps: a numbered one, the contents', an
-/// abstract's, a form's name. An author's initial ("F. Pantigny") is no
+/// abstract's, a form's name. An author's initial ("F. Roe") is no
 /// appendix's letter there.
 fn stays(t: &str) -> bool {
     (opens_the_text(t) && !initial(t)) || abstract_title(t) || boilerplate(t)
@@ -405,28 +410,29 @@ fn cover_page(page: &[Block], body: f32, title: Option<&str>) -> bool {
         .count();
     let display = page
         .iter()
-        .any(|b| !b.table && !b.code && b.size >= 1.5 * body);
+        .any(|b| !b.table && !b.code && b.size >= TUNING.display_ratio * body);
     let paragraph = page.iter().any(|b| {
         line(b)
-            && b.size < 1.5 * body
-            && ((b.size >= 0.8 * body && b.text.chars().count() >= 120)
-                || (b.size >= 0.95 * body && sentence(&b.text)))
+            && b.size < TUNING.display_ratio * body
+            && ((b.size >= TUNING.footnote_ratio * body
+                && b.text.chars().count() >= TUNING.paragraph_chars)
+                || (b.size >= TUNING.body_type_ratio * body && sentence(&b.text)))
     });
-    headings >= 2 && display && !paragraph
+    headings >= TUNING.cover_headings && display && !paragraph
 }
 
 /// A sentence of thirty characters or more: a cover's lines end on no
 /// full stop, however many words they hold ("A Dissertation submitted
 /// to …", an address). A title's line may close on a colon.
 fn sentence(t: &str) -> bool {
-    ends_sentence(t) && !t.trim_end().ends_with(':') && t.chars().count() >= 30
+    ends_sentence(t) && !t.trim_end().ends_with(':') && t.chars().count() >= TUNING.sentence_chars
 }
 
 /// A paragraph's worth of words: ten or more, or a sentence of thirty
 /// characters (a script without spaces writes a line of prose as one
 /// word).
 fn prose(t: &str) -> bool {
-    t.split_whitespace().count() >= 10 || sentence(t)
+    t.split_whitespace().count() >= TUNING.paragraph_words || sentence(t)
 }
 
 #[cfg(test)]

@@ -4,8 +4,10 @@
 
 use std::collections::HashSet;
 
+use super::super::lexicon::letters;
 use super::super::page::Line;
-use super::super::text_shape::{all_caps, letters};
+use super::super::text_shape::all_caps;
+use super::super::tuning::TUNING;
 
 /// The ranks of emphasis open above the current body-font heading.
 #[derive(Debug, Default)]
@@ -29,7 +31,7 @@ impl Emphasis {
 /// A name is in capitals in any heading: one written with digits
 /// ("COVID-19", "F-35": capitals count only in a word of letters), or an
 /// abbreviation, a word of four letters or fewer that the paragraphs
-/// write in capitals too ("GAAP", "PBNA"). A longer word the paragraphs
+/// write in capitals too ("GAAP", "EBIT"). A longer word the paragraphs
 /// write in capitals may be a heading's name quoted or a product's, and
 /// its siblings set in capitals would rank apart.
 pub(super) fn emphasis_rank(text: &str, size: f32, body: f32, names: &HashSet<String>) -> usize {
@@ -37,9 +39,9 @@ pub(super) fn emphasis_rank(text: &str, size: f32, body: f32, names: &HashSet<St
         .split_whitespace()
         .any(|w| w.chars().any(char::is_alphabetic) && !w.chars().any(|c| c.is_ascii_digit()));
     let abbreviation = text.split_whitespace().count() == 1
-        && text.chars().filter(|c| c.is_alphabetic()).count() <= 4
+        && text.chars().filter(|c| c.is_alphabetic()).count() <= TUNING.abbreviation_letters
         && names.contains(&letters(text));
-    if size >= body * 1.05 {
+    if size >= body * TUNING.slightly_larger_ratio {
         0
     } else if all_caps(text) && words_in_capitals && !abbreviation {
         1
@@ -49,7 +51,7 @@ pub(super) fn emphasis_rank(text: &str, size: f32, body: f32, names: &HashSet<St
 }
 
 /// The words the paragraphs write in capitals among words in lower case
-/// (names and abbreviations: "under GAAP and", "PBNA's net revenue"), in
+/// (names and abbreviations: "under GAAP and", "EMEA's net revenue"), in
 /// lower-case letters. A run of capitals in a paragraph is a heading
 /// quoted ("see RESULTS OF OPERATIONS") or a defined term, no name. A
 /// paragraph here is a group of ten words or more not itself in capitals;
@@ -68,14 +70,17 @@ pub(super) fn names_in_capitals(groups: &[(u32, Vec<&Line>)], texts: &[String]) 
             .split_whitespace()
             .filter(|w| w.chars().any(char::is_alphabetic))
             .collect();
-        if words.len() < 10 {
+        if words.len() < TUNING.paragraph_words {
             continue;
         }
         for (i, w) in words.iter().enumerate() {
             let before = i.checked_sub(1).is_some_and(|j| capitals(words[j]));
             let after = words.get(i + 1).is_some_and(|n| capitals(n));
             let alone = !before && !after;
-            if alone && capitals(w) && w.chars().filter(|c| c.is_alphabetic()).count() >= 2 {
+            if alone
+                && capitals(w)
+                && w.chars().filter(|c| c.is_alphabetic()).count() >= TUNING.name_letters
+            {
                 out.insert(letters(w));
             }
         }

@@ -9,7 +9,7 @@ use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::page::Line;
+use super::pdf::page::Line;
 
 /// Rendering resolution for OCR: Tesseract is most accurate on text of
 /// 20-40 pixels per line, which 300 dpi gives for 8-14 pt type.
@@ -136,12 +136,14 @@ pub fn recognise(
 
 /// Recognises an image file (PNG, JPEG, TIFF, WebP; every page of a
 /// multi-page TIFF): its lines per page, in pixels. Tesseract runs with
-/// the PDF extractor's memory limit and is killed after `timeout`.
+/// at most `memory_limit` bytes of address space and is killed after
+/// `timeout`.
 pub fn recognise_file(
     tesseract: &Path,
     languages: &str,
     image: &Path,
     timeout: std::time::Duration,
+    memory_limit: u64,
 ) -> Result<Vec<Vec<Line>>, String> {
     let mut cmd = Command::new(tesseract);
     cmd.arg(image)
@@ -153,7 +155,7 @@ pub fn recognise_file(
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt as _;
-        let limit = super::MEMORY_LIMIT_BYTES;
+        let limit = memory_limit;
         // SAFETY: only setrlimit, async-signal-safe, runs between fork and
         // exec.
         unsafe {

@@ -1,0 +1,194 @@
+//! What the layout knows before it decides any block: the document's
+//! body size, its heading sizes, its contents pages, where its paragraphs
+//! wrap, the names it sets in capitals (`Document`), and its lines
+//! grouped into blocks with their text and index-letter marks (`Group`).
+
+use std::collections::{HashMap, HashSet};
+use std::ops::RangeInclusive;
+
+use super::super::contents::contents_pages;
+use super::super::grouping::{bold_share, group_lines, mean_size, wrap_margins};
+use super::super::page::{Line, Page};
+use super::super::text_shape::{
+    alphabet_runs, heading_text, index_group, index_letter, join_lines,
+};
+use super::super::tuning::TUNING;
+use super::emphasis::names_in_capitals;
+
+/// What the whole document says, computed once.
+pub(super) struct Document<'a> {
+    pub pages: &'a [Page],
+    /// Every page's lines, running headers and page numbers left out.
+    pub lines: &'a [Vec<Line>],
+    /// The body text's font size.
+    pub body: f32,
+    /// Most of the text is bold: bold then says nothing (a font that
+    /// reports a heavy weight for every glyph).
+    pub bold_body: bool,
+    /// The span of a contents page's entries, by page.
+    contents: HashMap<u32, RangeInclusive<f32>>,
+    /// Heading font sizes, largest first: their rank is the heading level.
+    pub heading_sizes: Vec<f32>,
+    /// The level right below every font-ranked heading.
+    pub below_fonts: u8,
+    /// Where wrapped lines start, on odd and even pages.
+    pub margins: [Option<f32>; 2],
+    /// Names the text sets in capitals, never headings.
+    pub names: HashSet<String>,
+}
+
+/// A block's lines before any decision: its page, its lines, its text.
+pub(super) struct Group<'a> {
+    pub page: u32,
+    pub lines: Vec<&'a Line>,
+    /// Its lines joined once; empty for a table's rows and a listing's
+    /// lines, which stay apart.
+    pub text: String,
+    /// A letter or group of an index ("A", "Symbols").
+    pub letter: bool,
+    /// An index's letter in a run of letters in alphabetical order.
+    pub alphabetical: bool,
+}
+
+impl<'a> Document<'a> {
+    /// The document's features and its groups of lines, in reading order.
+    pub(super) fn read(
+        pages: &'a [Page],
+        lines: &'a [Vec<Line>],
+        body: f32,
+    ) -> (Self, Vec<Group<'a>>) {
+        let mut raw: Vec<(u32, Vec<&Line>)> = Vec::new();
+        for (i, page) in lines.iter().enumerate() {
+            for group in group_lines(page) {
+                raw.push((i as u32 + 1, group));
+            }
+        }
+        let texts: Vec<String> = raw
+            .iter()
+            .map(|(_, g)| {
+                if g[0].table || g[0].mono {
+                    String::new()
+                } else {
+                    join_lines(g)
+                }
+            })
+            .collect();
+        let mut doc = Document {
+            pages,
+            lines,
+            body,
+            bold_body: bold_share(lines) > TUNING.bold_body_share,
+            contents: contents_pages(lines),
+            heading_sizes: Vec::new(),
+            below_fonts: 0,
+            margins: wrap_margins(&raw),
+            names: names_in_capitals(&raw, &texts),
+        };
+        let candidates: Vec<f32> = raw
+            .iter()
+            .zip(&texts)
+            .map(|((_, g), text)| (mean_size(g), g, text))
+            .filter(|(size, g, text)| {
+                doc.big(*size)
+                    && g.len() <= TUNING.heading_lines
+                    && !g[0].table
+                    && !g[0].mono
+                    && heading_text(text)
+            })
+            .map(|(size, _, _)| size)
+            .collect();
+        doc.heading_sizes = heading_sizes(candidates);
+        doc.below_fonts = doc.heading_sizes.len().min(TUNING.font_levels) as u8 + 1;
+        let (letters, alphabetical) = index_letters(&raw);
+        let groups = raw
+            .into_iter()
+            .zip(texts)
+            .zip(letters.into_iter().zip(alphabetical))
+            .map(|(((page, lines), text), (letter, alphabetical))| Group {
+                page,
+                lines,
+                text,
+                letter,
+                alphabetical,
+            })
+            .collect();
+        (doc, groups)
+    }
+
+    /// A contents page lists headings from its first entry to its last:
+    /// they are not headings there, whatever their shape (a statement's
+    /// name too).
+    pub(super) fn listed(&self, page: u32, y: f32) -> bool {
+        self.contents.get(&page).is_some_and(|l| l.contains(&y))
+    }
+
+    /// Set in a larger type than the body's, as headings are.
+    pub(super) fn big(&self, size: f32) -> bool {
+        size >= self.body * TUNING.larger_ratio && size >= self.body + TUNING.larger_points
+    }
+
+    /// A statement's title sits under the item it is in (Item 8.).
+    pub(super) fn statement_level(&self, item: Option<u8>) -> u8 {
+        item.map_or(self.below_fonts, |i| self.below_fonts.max(i + 1))
+    }
+}
+
+/// Which groups are an index's letters and groups ("Symbols" and
+/// "Numbers" on the pages of its letters), and which of those stand in
+/// alphabetical runs: such letters need no larger or bolder type.
+fn index_letters(raw: &[(u32, Vec<&Line>)]) -> (Vec<bool>, Vec<bool>) {
+    let mut letters: Vec<bool> = raw
+        .iter()
+        .enumerate()
+        .map(|(i, (page, g))| {
+            let next = raw.get(i + 1).filter(|(p, _)| p == page);
+            g.len() == 1 && index_letter(g[0], next.map(|(_, n)| n[0]))
+        })
+        .collect();
+    let index_pages: HashSet<u32> = raw
+        .iter()
+        .zip(&letters)
+        .filter_map(|((page, _), &l)| l.then_some(*page))
+        .collect();
+    for ((page, g), l) in raw.iter().zip(letters.iter_mut()) {
+        *l |= g.len() == 1 && index_pages.contains(page) && index_group(&g[0].text);
+    }
+    let candidates: Vec<(u32, char)> = raw
+        .iter()
+        .zip(&letters)
+        .filter(|(_, &l)| l)
+        .map(|((page, g), _)| (*page, g[0].text.trim().chars().next().unwrap_or(' ')))
+        .collect();
+    let mut sure = alphabet_runs(&candidates).into_iter();
+    let alphabetical: Vec<bool> = letters
+        .iter()
+        .map(|&l| l && sure.next().unwrap_or(false))
+        .collect();
+    (letters, alphabetical)
+}
+
+/// Heading font sizes, largest first: their rank is the heading level.
+/// Where there are more than levels to give (a page of font samples, a
+/// cover's one-off sizes over a thesis's five levels), only the sizes of
+/// at least three headings rank: else each sample would push the real
+/// levels down until they all sat at the sixth.
+fn heading_sizes(mut sizes: Vec<f32>) -> Vec<f32> {
+    sizes.sort_by(|a, b| b.total_cmp(a));
+    let mut counted: Vec<(f32, usize)> = Vec::new();
+    for size in sizes {
+        match counted.last_mut() {
+            Some((s, n)) if (*s - size).abs() < TUNING.same_size_points => *n += 1,
+            _ => counted.push((size, 1)),
+        }
+    }
+    let frequent: Vec<f32> = counted
+        .iter()
+        .filter(|&&(_, n)| n >= TUNING.frequent_size_headings)
+        .map(|&(s, _)| s)
+        .collect();
+    if counted.len() > TUNING.font_levels && !frequent.is_empty() {
+        frequent
+    } else {
+        counted.into_iter().map(|(s, _)| s).collect()
+    }
+}

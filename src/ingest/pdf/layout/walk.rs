@@ -1,0 +1,527 @@
+//! The walk over a document's groups of lines, in reading order: each
+//! becomes a listing, a table (with its caption, column headers and a
+//! statement's title taken in), a statement's title, a heading with its
+//! level, or text. A heading's level depends on the headings before it,
+//! so the walk keeps what it has seen (`Walk`).
+
+use super::super::block::Block;
+use super::super::contents::contents_title;
+use super::super::filing::{is_filing_heading, is_part, FilingNesting};
+use super::super::grouping::{cells_beside, indented_cjk_paragraph, mark_beside, mean_size};
+use super::super::monospace::code_text;
+use super::super::numbering::{item_heading, numbered_depth};
+use super::super::page::Line;
+use super::super::statement::{caption, statement_line, statement_title};
+use super::super::text_shape::{all_caps, heading_text, index_group, title_case};
+use super::super::tuning::TUNING;
+use super::emphasis::{emphasis_rank, Emphasis};
+use super::features::{Document, Group};
+
+/// What the walk has seen so far.
+#[derive(Default)]
+pub(super) struct Walk {
+    out: Vec<Block>,
+    /// The lines of the last two blocks of prose, for a statement's title.
+    last_lines: [Vec<String>; 2],
+    /// The page of the last statement or table title, and the level of a
+    /// financial statement's: the row groups under it ("Assets", "Current
+    /// liabilities") are its subsections, not its siblings, on its page
+    /// and the next.
+    statement: Option<(u32, Option<u8>)>,
+    /// The level and depth of the last numbered heading: `7.37` nests
+    /// under `7` by their numbers, whatever their fonts.
+    numbered: Option<(u8, u8)>,
+    /// The level of the filing item the text is in: its unnumbered
+    /// sub-headings ("Liquidity and Capital Resources") nest under
+    /// "Item 7.".
+    item: Option<u8>,
+    filing: FilingNesting,
+    /// The level of the last heading other than an index's letter: the
+    /// letters nest right under the index's heading.
+    above_letters: Option<u8>,
+    /// Body-font headings rank among themselves by emphasis: slightly
+    /// larger type, then capitals, then the rest. Under one, a heading of
+    /// a lower rank is its sub-heading ("MARKET OVERVIEW" > "Digital
+    /// Media", a 10pt "Wireless" > a 9pt "Wireless Services") until a
+    /// heading of another kind comes.
+    emphasis: Emphasis,
+}
+
+/// A group's page, type and place: what each of its blocks carries.
+struct Place {
+    page: u32,
+    size: f32,
+    top: f32,
+    x: f32,
+    ocr: bool,
+}
+
+impl Place {
+    fn block(&self, text: String, level: Option<u8>) -> Block {
+        Block {
+            page: self.page,
+            text,
+            level,
+            size: self.size,
+            top: self.top,
+            x: self.x,
+            table: false,
+            code: false,
+            ocr: self.ocr,
+        }
+    }
+}
+
+/// What a group's shape says of it, before the headings above are
+/// considered.
+struct Shape {
+    /// Every line bold, where bold tells something.
+    bold: bool,
+    /// An index's letter set apart (bold, large, or in an alphabetical
+    /// run).
+    letter: bool,
+    /// Text whatever its shape: smaller than the body, a contents page's
+    /// entry, a one-line paragraph at its indent, a table's row.
+    text_only: bool,
+}
+
+impl Walk {
+    /// Decides one group and adds its blocks.
+    pub(super) fn add(&mut self, doc: &Document, g: Group) {
+        let size = mean_size(&g.lines);
+        let at = Place {
+            page: g.page,
+            size,
+            top: g.lines[0].y,
+            x: g.lines[0].x,
+            ocr: doc.pages[g.page as usize - 1].ocr,
+        };
+        if g.lines[0].mono {
+            self.out.push(Block {
+                code: true,
+                ..at.block(code_text(&g.lines), None)
+            });
+            return;
+        }
+        if g.lines.first().is_some_and(|l| l.table) {
+            self.table(doc, &g.lines, &at);
+            return;
+        }
+        self.last_lines.swap(0, 1);
+        self.last_lines[1] = g.lines.iter().map(|l| l.text.clone()).collect();
+        if self.statement_named(doc, &g.lines, &at) {
+            return;
+        }
+        let shape = shape(doc, &g, size);
+        let (level, body_rank) = self.level(doc, &g, size, &shape);
+        self.settle(g.text, level, body_rank, shape.letter, &at);
+    }
+
+    /// The blocks, a filing's cover headings kept above its parts.
+    pub(super) fn finish(self) -> Vec<Block> {
+        let mut out = self.out;
+        if let Some(top) = self.filing.cover_level() {
+            for b in out
+                .iter_mut()
+                .take_while(|b| !(b.level.is_some() && is_part(&b.text)))
+            {
+                if let Some(l) = b.level.as_mut() {
+                    *l = (*l).max(top);
+                }
+            }
+        }
+        out
+    }
+
+    /// A table: its rows one line each, with its column headers and the
+    /// lines that lead into it above them.
+    fn table(&mut self, doc: &Document, rows: &[&Line], at: &Place) {
+        let lines: Vec<&str> = rows.iter().map(|l| l.text.as_str()).collect();
+        let mut text = lines.join("\n");
+        let headers = column_headers(&mut self.out, at.page, rows);
+        if !headers.is_empty() {
+            text = format!("{}\n{text}", headers.join("\n"));
+        }
+        if let Some(lead) = self.table_lead(doc, at.page) {
+            text = format!("{lead}\n{text}");
+        }
+        self.out.push(Block {
+            table: true,
+            ..at.block(text, None)
+        });
+    }
+
+    /// The caption right above a table goes with it: a `Table 3` line, or
+    /// the short lines that title a statement ("CONSOLIDATED BALANCE
+    /// SHEETS", "(Amounts in millions)"), whose title line heads the
+    /// table as a heading. The units and dateline between a statement's
+    /// title and its table ("(Amounts in millions)", "Years Ended
+    /// December 31,") belong to the table. Taken from the end of the
+    /// blocks; the text to set over the rows.
+    fn table_lead(&mut self, doc: &Document, page: u32) -> Option<String> {
+        let lead = statement_lead(&self.out, page);
+        if lead > 0 {
+            let at = self.out.len() - lead;
+            let lines: Vec<String> = self.out.drain(at..).map(|b| b.text).collect();
+            return Some(lines.join("\n"));
+        }
+        let prev = self
+            .out
+            .last()
+            .filter(|b| b.page == page && !b.table && b.level.is_none())?;
+        if caption(&prev.text) {
+            return self.out.pop().map(|b| b.text);
+        }
+        if let Some((title, rest)) =
+            statement_title(&self.last_lines[1]).filter(|_| !doc.listed(page, prev.top))
+        {
+            let prev = self.out.pop().unwrap_or_else(|| unreachable!());
+            self.statement_heading(doc, title, prev);
+            return (!rest.is_empty()).then_some(rest);
+        }
+        if prev.text.split_whitespace().count() > TUNING.dateline_words || self.out.len() < 2 {
+            return None;
+        }
+        // A dateline between the title and its table ("Years Ended
+        // December 31,").
+        let before = &self.out[self.out.len() - 2];
+        let prose = before.page == page
+            && !before.table
+            && before.level.is_none()
+            && !doc.listed(page, before.top);
+        let (title, rest) = statement_title(&self.last_lines[0]).filter(|_| prose)?;
+        let dateline = self.out.pop().unwrap_or_else(|| unreachable!());
+        let block = self.out.pop().unwrap_or_else(|| unreachable!());
+        self.statement_heading(doc, title, block);
+        let lead = [rest.as_str(), dateline.text.as_str()]
+            .iter()
+            .filter(|s| !s.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n");
+        Some(lead)
+    }
+
+    /// `block` made the heading of a statement titled `title`.
+    fn statement_heading(&mut self, doc: &Document, title: String, block: Block) {
+        let level = self.filing.place(
+            &title,
+            doc.statement_level(self.item),
+            &mut self.item,
+            &mut self.numbered,
+        );
+        self.statement = Some((block.page, statement_line(&title).map(|_| level)));
+        self.out.push(Block {
+            level: Some(level),
+            text: title,
+            ..block
+        });
+    }
+
+    /// A financial statement's title heads what follows wherever its
+    /// table starts: "CONSOLIDATED STATEMENTS OF OPERATIONS (Amounts in
+    /// millions)", its units split off as text of their own. The
+    /// company's name may stand over it in the same block, in the text's
+    /// type ("NORTHWIND HOLDINGS, LLC" / "CONSOLIDATED STATEMENTS OF CASH
+    /// FLOWS" / "(In thousands)"): it goes under the title, with the
+    /// units. Whether the group was one.
+    fn statement_named(&mut self, doc: &Document, g: &[&Line], at: &Place) -> bool {
+        if doc.listed(at.page, g[0].y) {
+            return false;
+        }
+        let named = (0..g.len().min(2))
+            .filter(|&i| match i {
+                0 => g.len() <= TUNING.statement_title_lines,
+                _ => {
+                    g.len() <= TUNING.statement_title_lines + 1
+                        && !doc.big(at.size)
+                        && company_line(&g[0].text)
+                }
+            })
+            .find_map(|i| statement_line(&g[i].text).map(|(title, units)| (i, title, units)));
+        let Some((i, title, units)) = named else {
+            return false;
+        };
+        let level = self.filing.place(
+            &title,
+            doc.statement_level(self.item),
+            &mut self.item,
+            &mut self.numbered,
+        );
+        self.statement = Some((at.page, Some(level)));
+        self.out.push(at.block(title, Some(level)));
+        let rest: Vec<&str> = g[..i]
+            .iter()
+            .map(|l| l.text.as_str())
+            .chain(std::iter::once(units.as_str()))
+            .chain(g[i + 1..].iter().map(|l| l.text.as_str()))
+            .filter(|s| !s.is_empty())
+            .collect();
+        if !rest.is_empty() {
+            self.out.push(at.block(rest.join(" "), None));
+        }
+        self.last_lines[1].clear();
+        true
+    }
+
+    /// A group's heading level, if it is a heading, and for a heading in
+    /// the body's type its rank of emphasis.
+    fn level(
+        &mut self,
+        doc: &Document,
+        g: &Group,
+        size: f32,
+        shape: &Shape,
+    ) -> (Option<u8>, Option<usize>) {
+        let text = g.text.as_str();
+        if g.lines.len() > TUNING.heading_lines
+            || shape.text_only
+            || !(shape.letter || heading_text(text))
+        {
+            return (None, None);
+        }
+        if shape.letter {
+            let level = self.above_letters.map_or(doc.below_fonts, |l| l + 1);
+            return (Some(level), None);
+        }
+        if doc.big(size) {
+            return (Some(self.font_level(doc, size, text)), None);
+        }
+        if g.lines.len() > 1 && !wrapped_item(text, shape.bold) {
+            return (None, None);
+        }
+        if let Some(depth) = numbered_depth(text) {
+            return (Some(self.numbered_level(doc, depth, text)), None);
+        }
+        if leads_with_a_word(text)
+            && (all_caps(text) || title_case(text) || (shape.bold && short_line(text)))
+        {
+            let (level, rank) = self.body_font_level(doc, g.page, size, text);
+            return (Some(level), Some(rank));
+        }
+        (None, None)
+    }
+
+    /// The font size ranks headings; it wins over numbering, which
+    /// documents often restart or flatten. A size left out of the ranks
+    /// sits with the ranked size below it.
+    fn font_level(&mut self, doc: &Document, size: f32, text: &str) -> u8 {
+        let sizes = &doc.heading_sizes;
+        let rank = sizes
+            .iter()
+            .position(|s| (s - size).abs() < TUNING.same_size_points)
+            .unwrap_or_else(|| sizes.iter().filter(|&&s| s > size).count());
+        let level = rank as u8 + 1;
+        self.statement = None;
+        match numbered_depth(text) {
+            Some(d) => self.numbered = Some((level, d)),
+            None if self.numbered.is_some_and(|(l, _)| level <= l) => self.numbered = None,
+            None => {}
+        }
+        self.item = item_heading(text).then_some(level);
+        level
+    }
+
+    /// Nested by its numbering under the last numbered heading, or below
+    /// every larger-font heading.
+    fn numbered_level(&mut self, doc: &Document, depth: u8, text: &str) -> u8 {
+        self.statement = None;
+        let level = match self.numbered {
+            Some((l, d0)) => (l + depth).saturating_sub(d0).max(1),
+            None => doc.below_fonts - 1 + depth,
+        };
+        self.numbered = Some((level, depth));
+        self.item = item_heading(text).then_some(level);
+        level
+    }
+
+    /// A heading in the body's type: under a statement's title on its
+    /// page and the next, under the filing item it is in, or ranked by
+    /// its emphasis among the body-font headings above it.
+    fn body_font_level(&mut self, doc: &Document, page: u32, size: f32, text: &str) -> (u8, usize) {
+        let under_statement = self
+            .statement
+            .filter(|&(p, _)| page <= p + 1)
+            .filter(|_| !text.to_lowercase().starts_with("notes to"));
+        if under_statement.is_none() {
+            self.statement = None;
+        }
+        let rank = emphasis_rank(text, size, doc.body, &doc.names);
+        let item = self.item;
+        let under_item = |level: u8| item.map_or(level, |i| level.max(i + 1));
+        let level = match under_statement {
+            Some((_, Some(statement_level))) => statement_level + 1,
+            Some((_, None)) => under_item(doc.below_fonts + 1),
+            None => under_item(doc.below_fonts) + self.emphasis.above(rank),
+        };
+        (level, rank)
+    }
+
+    /// Adds a heading or text block, the filing's nesting applied, and
+    /// updates what later headings nest under.
+    fn settle(
+        &mut self,
+        text: String,
+        level: Option<u8>,
+        body_rank: Option<usize>,
+        letter: bool,
+        at: &Place,
+    ) {
+        let level = level.map(|l| {
+            self.filing
+                .place(&text, l, &mut self.item, &mut self.numbered)
+        });
+        if !letter && level.is_some() {
+            self.above_letters = level;
+        }
+        if level.is_some() {
+            match body_rank {
+                Some(rank) if !is_filing_heading(&text) => self.emphasis.open(rank),
+                _ => self.emphasis = Emphasis::default(),
+            }
+        } else if text.split_whitespace().count() >= TUNING.prose_words {
+            // Prose after a statement's table: the headings after it are
+            // the discussion's, not the statement's row groups.
+            if self.statement.is_some_and(|(_, named)| named.is_some()) {
+                self.statement = None;
+            }
+        }
+        self.out.push(at.block(text, level));
+    }
+}
+
+/// The group's shape: bold, an index's letter, or text whatever it looks
+/// like.
+fn shape(doc: &Document, g: &Group, size: f32) -> Shape {
+    let (page, text, first) = (g.page, g.text.as_str(), g.lines[0]);
+    let bold = !doc.bold_body && g.lines.iter().all(|l| l.bold);
+    // Smaller than the body: a footnote ("4 譬如…"), a caption or a
+    // figure's label, never a heading.
+    let small = size < doc.body * TUNING.smaller_ratio;
+    let letter = g.letter && (bold || doc.big(size) || g.alphabetical);
+    let listed_here = doc.listed(page, first.y) && !contents_title(text);
+    let paragraph = g.lines.len() == 1
+        && numbered_depth(text).is_none()
+        && indented_cjk_paragraph(first, doc.margins[(page % 2) as usize]);
+    // A paragraph of one line at its first-line indent is text, and so
+    // is a table's row whose cells stand apart on its baseline.
+    let (page_lines, gutter) = (
+        &doc.lines[page as usize - 1],
+        doc.pages[page as usize - 1].gutter,
+    );
+    let row = !letter
+        && !contents_title(text)
+        && ((g.lines.len() == 1 && cells_beside(page_lines, gutter, first) >= TUNING.row_cells)
+            || (g.lines.len() <= TUNING.heading_lines && mark_beside(page_lines, gutter, first)));
+    Shape {
+        bold,
+        letter,
+        text_only: small || listed_here || paragraph || row,
+    }
+}
+
+/// The headings right over a table, in its type, that stand over its
+/// columns and not at its left ("Fair Value" over "Level 1 … Total",
+/// "Carrying" over "Amount"): a column's header set apart from the
+/// table's rows, which as a heading would cite the table under
+/// "Carrying". Taken from the end of `out`, in reading order. A lone
+/// line centred over the table is its title; a numbered line, a contents
+/// title and an index's letter or group head what follows.
+fn column_headers(out: &mut Vec<Block>, page: u32, rows: &[&Line]) -> Vec<String> {
+    let left = rows.iter().map(|l| l.x).fold(f32::MAX, f32::min);
+    let right = rows.iter().map(|l| l.end).fold(f32::MIN, f32::max);
+    let size = rows.iter().map(|l| l.size).fold(0.0, f32::max);
+    let width = right - left;
+    let mut top = rows[0].y;
+    let mut n = 0;
+    for b in out.iter().rev() {
+        let header = b.page == page
+            && b.level.is_some()
+            && !b.table
+            && b.size <= size + TUNING.column_header_points
+            && b.text.split_whitespace().count() <= TUNING.column_header_words
+            && b.text.chars().count() > 1
+            && b.x >= left + TUNING.column_header_indent * width
+            && b.top < top
+            && top - b.top <= TUNING.column_header_gap * b.size
+            && numbered_depth(&b.text).is_none()
+            && !contents_title(&b.text)
+            && !index_group(&b.text);
+        if !header {
+            break;
+        }
+        top = b.top;
+        n += 1;
+    }
+    if n == 1 {
+        let b = &out[out.len() - 1];
+        // The line's centre, estimated from its characters at half an em.
+        let centre = b.x + TUNING.half_char_width * b.size * b.text.chars().count() as f32;
+        if (centre - (left + right) / 2.0).abs() < TUNING.centred_share * width {
+            return Vec::new();
+        }
+    }
+    out.drain(out.len() - n..).map(|b| b.text).collect()
+}
+
+/// How many short blocks at the end of `out` sit between a statement's
+/// title heading and the table starting on `page`: at most two, each of
+/// at most twelve words.
+fn statement_lead(out: &[Block], page: u32) -> usize {
+    for lead in 1..=TUNING
+        .statement_lead_blocks
+        .min(out.len().saturating_sub(1))
+    {
+        let between = &out[out.len() - lead..];
+        let short = |b: &Block| {
+            b.page == page
+                && !b.table
+                && b.level.is_none()
+                && b.text.split_whitespace().count() <= TUNING.statement_lead_words
+        };
+        if !between.iter().all(short) {
+            return 0;
+        }
+        let title = &out[out.len() - lead - 1];
+        if title.page == page && title.level.is_some() && statement_line(&title.text).is_some() {
+            return lead;
+        }
+    }
+    0
+}
+
+/// A bold line short enough to be a heading rather than a bold sentence
+/// (in words, or in characters for a script written without spaces).
+/// Starts with a word: letters, a word with digits in it ("5G
+/// Deployment"), or a year ahead of others ("2021 Compared to 2020").
+pub(super) fn leads_with_a_word(t: &str) -> bool {
+    let mut words = t.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let year = first.len() == 4
+        && (first.starts_with("19") || first.starts_with("20"))
+        && first.chars().all(|c| c.is_ascii_digit());
+    first.starts_with(char::is_alphabetic)
+        || (first.starts_with(|c: char| c.is_ascii_digit())
+            && first.chars().any(char::is_alphabetic))
+        || (year && words.next().is_some())
+}
+
+/// A filing's item whose title wraps onto a second line, set in capitals
+/// or bold ("ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL
+/// CONDITION AND RESULTS OF" / "OPERATIONS").
+fn wrapped_item(t: &str, bold: bool) -> bool {
+    item_heading(t) && (bold || !t.chars().any(char::is_lowercase))
+}
+
+/// A company's name over a statement's title: a few words in capitals or
+/// title case ("NORTHWIND HOLDINGS, LLC", "Northwind, Inc.").
+fn company_line(t: &str) -> bool {
+    t.starts_with(char::is_alphanumeric)
+        && t.split_whitespace().count() <= TUNING.company_line_words
+        && (all_caps(t) || title_case(t))
+}
+
+fn short_line(t: &str) -> bool {
+    t.split_whitespace().count() <= TUNING.short_line_words
+        && t.chars().count() <= TUNING.short_line_chars
+}

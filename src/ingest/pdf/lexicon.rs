@@ -1,0 +1,91 @@
+//! The words rules compare lines with, one table per concept, and the
+//! form lines are compared in ([`letters`]). Titles are compared by
+//! their letters, lower case ("Table of Contents" is `tableofcontents`);
+//! the other words as written in lower case.
+
+/// The months' names in English, lower case.
+pub(super) const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// The letters of `t`, lower case: a label compared whatever its spacing
+/// and punctuation ("Table of Contents", "目   录", "Page No.").
+pub(super) fn letters(t: &str) -> String {
+    t.chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The heading of an abstract, in the languages kb sees most.
+pub(super) const ABSTRACT_TITLES: &[&str] = &[
+    "abstract",
+    "summary",
+    "résumé",
+    "resume",
+    "zusammenfassung",
+    "resumen",
+    "resumo",
+    "sommario",
+    "samenvatting",
+    "аннотация",
+    "περίληψη",
+    "περιληψη",
+    "摘要",
+    "要旨",
+    "초록",
+];
+
+/// The title of a table of contents, in the languages kb sees most.
+pub(super) const CONTENTS_TITLES: &[&str] = &[
+    "contents",
+    "tableofcontents",
+    "contentsindetail",
+    "briefcontents",
+    "indexofcontents",
+    "inhalt",
+    "inhaltsverzeichnis",
+    "sommaire",
+    "tabledesmatières",
+    "índice",
+    "indice",
+    "sumario",
+    "sumário",
+    "目录",
+    "目次",
+    "目錄",
+    "περιεχομενα",
+    "περιεχόμενα",
+    "содержание",
+    "оглавление",
+];
+
+/// The name of an index's group of entries that start with no letter,
+/// lower case.
+pub(super) const INDEX_GROUPS: &[&str] = &[
+    "symbols", "numbers", "numerals", "numerics", "symboles", "nombres", "symbole",
+];
+
+/// Lower-case words that join a phrase to what follows: a line ending
+/// on one is cut off mid-phrase, not a title.
+pub(super) const JOINING_WORDS: &[&str] = &[
+    "a", "an", "and", "at", "by", "for", "from", "in", "of", "on", "or", "the", "to", "with", "de",
+    "des", "du", "et", "la", "le", "les", "und", "der", "die", "das", "y", "del",
+];
+
+/// The words title case leaves in lower case ("Results and Discussion").
+pub(super) const TITLE_CASE_SMALL_WORDS: &[&str] = &[
+    "a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "of", "on", "or",
+    "per", "the", "to", "vs", "via", "with", "without", "over", "under", "is", "are",
+];

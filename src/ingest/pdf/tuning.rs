@@ -1,0 +1,300 @@
+//! The numbers the PDF structure rules compare with, named in one place:
+//! sizes are relative to the body text's unless a field says points, and
+//! counts are of lines, words or characters as each field says. Today it
+//! holds the thresholds of `furniture.rs` (running lines and page
+//! numbers), `grouping.rs` (where a block of lines ends), `text_shape.rs`
+//! (the shape of a heading's text) and the layout
+//! (`layout.rs`, `layout/`: telling headings and their levels, statement
+//! titles and column headers, and taking back headings that head
+//! nothing); the other files' thresholds join it one concern at a time.
+
+/// The thresholds of the PDF structure rules.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Tuning {
+    // Where a block of lines ends (`grouping.rs`); sizes are the lines'
+    // own font sizes.
+    /// The body size of a document without text.
+    pub default_body_size: f32,
+    /// Lines whose baselines are closer than this, in points, share a
+    /// baseline (a row's cells).
+    pub same_baseline_points: f32,
+    /// The most words of a table's cell beside a line.
+    pub cell_words: usize,
+    /// A Chinese paragraph's first line is indented this many characters
+    /// (font sizes) from where its wrapped lines start …
+    pub cjk_indent: f32,
+    /// … give or take this share of a size.
+    pub cjk_indent_tolerance: f32,
+    /// A listing's lines share a pitch within this share of it …
+    pub listing_pitch_share: f32,
+    /// … and follow each other at most this many sizes apart (a blank
+    /// line or two inside it).
+    pub listing_step: f32,
+    /// A change of font size ends a block when it is more than this many
+    /// points …
+    pub size_change_points: f32,
+    /// … or this share of the smaller size, whichever is larger.
+    pub size_change_share: f32,
+    /// A line ending this many sizes short of where full lines end is a
+    /// paragraph's last (or a heading).
+    pub short_of_margin: f32,
+    /// A line starting this many sizes right of the block's left edge is
+    /// indented.
+    pub indent: f32,
+    /// A bold line at least this many times the size of the text under
+    /// it is a heading too close in size for the size alone.
+    pub larger_bold_ratio: f32,
+    /// A numbered line is a title when the text under it runs this many
+    /// sizes further right.
+    pub runs_further: f32,
+    /// Lines starting within this many sizes of each other share a column
+    /// (and the right edge where its full lines end).
+    pub column_reach: f32,
+    /// A line of at least this many characters is long enough to be body
+    /// text, for where full lines end …
+    pub full_line_chars: usize,
+    /// … which is this many tenths of the way up their right edges.
+    pub full_line_tenths: usize,
+
+    // Running headers, footers and page numbers (`furniture.rs`).
+    /// A running line repeats on at least this many pages (and the
+    /// document has as many with text) …
+    pub running_pages: usize,
+    /// … and at the page's edge on at least one page in this many.
+    pub running_one_page_in: usize,
+    /// A page's edge in reading order: its first this many lines …
+    pub edge_top_lines: usize,
+    /// … and its last this many.
+    pub edge_bottom_lines: usize,
+    /// Lines within this many points of height share a height (give or
+    /// take one such step).
+    pub height_bucket_points: f32,
+    /// A title at least this many times the body's size and the smallest
+    /// size its running header repeats it in stays (a chapter's title
+    /// over its first page).
+    pub running_title_ratio: f32,
+    /// A printed page number has at most this many digits …
+    pub page_number_digits: usize,
+    /// … after a part's prefix of at most this many letters ("F-4") …
+    pub page_prefix_letters: usize,
+    /// … or a page-number line at most this many digits ("12 / 40") …
+    pub page_line_digits: usize,
+    /// … and characters …
+    pub page_line_chars: usize,
+    /// … or a roman numeral of at most this many letters ("xviii").
+    pub roman_page_letters: usize,
+
+    // The shape of a heading's text (`text_shape.rs`).
+    /// A heading has this many characters, fewest and most …
+    pub heading_chars: (usize, usize),
+    /// … at most this many words …
+    pub heading_words: usize,
+    /// … and at least this many letters, which are at least half its
+    /// characters after its number.
+    pub heading_letters: usize,
+    /// A filing's item ending on a full stop is a heading when it has
+    /// more than this many words ("Item 4. Controls and Procedures."),
+    /// not a company's name ("Company Inc.").
+    pub item_title_words: usize,
+    /// A glossary's term: an acronym of this many letters, fewest and
+    /// most, before a colon.
+    pub acronym_letters: (usize, usize),
+    /// All capitals: at least this many capital letters …
+    pub capitals_letters: usize,
+    /// … in at most this many words.
+    pub capitals_words: usize,
+    /// Title case: at most this many words.
+    pub title_case_words: usize,
+
+    // Telling headings, their levels, statement titles and column
+    // headers (`layout.rs`, `layout/`); sizes are relative to the body's.
+    /// Share of the document's characters set in bold above which bold
+    /// tells nothing (a font that reports a heavy weight for every glyph).
+    pub bold_body_share: f32,
+    /// A larger type, as headings are set: at least this many times the
+    /// body size …
+    pub larger_ratio: f32,
+    /// … and at least this many points larger.
+    pub larger_points: f32,
+    /// Smaller than the body by this ratio: a footnote, a caption or a
+    /// figure's label, never a heading.
+    pub smaller_ratio: f32,
+    /// Two heading sizes closer than this, in points, are one size.
+    pub same_size_points: f32,
+    /// A heading in the body's type set at least this many times the
+    /// body size ranks above one in capitals.
+    pub slightly_larger_ratio: f32,
+    /// A word of at most this many letters the paragraphs write in
+    /// capitals is an abbreviation ("GAAP"), no emphasis.
+    pub abbreviation_letters: usize,
+    /// A group of at least this many words is a paragraph: prose on a
+    /// title page, and where names in capitals are learnt.
+    pub paragraph_words: usize,
+    /// A name in capitals learnt from paragraphs has at least this many
+    /// letters.
+    pub name_letters: usize,
+    /// The most lines a heading spans.
+    pub heading_lines: usize,
+    /// The most font sizes that rank as heading levels; headings in the
+    /// body's type sit below them.
+    pub font_levels: usize,
+    /// Where a document has more heading sizes than `font_levels`, only
+    /// the sizes of at least this many headings rank (a page of font
+    /// samples, a cover's one-off sizes).
+    pub frequent_size_headings: usize,
+    /// The deepest heading level.
+    pub deepest_level: u8,
+    /// Cells standing apart on a line's baseline that make it a table's
+    /// row rather than a heading.
+    pub row_cells: usize,
+    /// A block of at least this many words is prose: the headings after
+    /// a statement's table are the discussion's, not its row groups.
+    pub prose_words: usize,
+    /// The most words of a dateline between a statement's title and its
+    /// table ("Years Ended December 31,").
+    pub dateline_words: usize,
+    /// The most short blocks between a statement's title and its table …
+    pub statement_lead_blocks: usize,
+    /// … and the most words of each.
+    pub statement_lead_words: usize,
+    /// The most lines of a block that is a statement's title (one more
+    /// with a company's name over it).
+    pub statement_title_lines: usize,
+    /// The most words of a company's name over a statement's title.
+    pub company_line_words: usize,
+    /// A bold line of at most this many words …
+    pub short_line_words: usize,
+    /// … and characters is a heading rather than a bold sentence.
+    pub short_line_chars: usize,
+    /// A title page's heading (or a later cover's) heads nothing when its
+    /// type is this many points larger than every later heading's.
+    pub title_page_points: f32,
+    /// A column's header over a table: at most this many points larger
+    /// than the table's type …
+    pub column_header_points: f32,
+    /// … of at most this many words …
+    pub column_header_words: usize,
+    /// … starting at least this share of the table's width right of its
+    /// left edge …
+    pub column_header_indent: f32,
+    /// … and at most this many of its own sizes above the line below it.
+    pub column_header_gap: f32,
+    /// A line's half width per character, in ems (characters taken as
+    /// half an em wide), to estimate its centre.
+    pub half_char_width: f32,
+    /// A lone line over a table whose centre is within this share of the
+    /// table's width of the table's centre is its title, not a column's
+    /// header.
+    pub centred_share: f32,
+
+    // Headings taken back (`layout/demote.rs`).
+    /// A page's first heading is a running mark of its section when a
+    /// heading of the same text is set at least this many points larger …
+    pub section_mark_points: f32,
+    /// … or follows it within this many blocks of its page.
+    pub section_mark_blocks: usize,
+    /// The most digits of a heading's number on one level ("127.").
+    pub section_number_digits: usize,
+    /// The most capitals of a letter or roman numbering ("VIII.").
+    pub numbering_letters: usize,
+    /// A person's name after an initial: this many words, fewest and
+    /// most.
+    pub name_words: (usize, usize),
+    /// A signature's place sits at most this many blocks under it.
+    pub signature_blocks: usize,
+    /// A cover's display type: at least this many times the body size.
+    pub display_ratio: f32,
+    /// A cover has at least this many headings.
+    pub cover_headings: usize,
+    /// A block of at least this many characters is a paragraph, no cover
+    /// line …
+    pub paragraph_chars: usize,
+    /// … unless smaller than this share of the body size (a footnote).
+    pub footnote_ratio: f32,
+    /// A sentence in the body's type (at least this share of its size)
+    /// is a paragraph too.
+    pub body_type_ratio: f32,
+    /// A line ending on a full stop with at least this many characters
+    /// is a sentence.
+    pub sentence_chars: usize,
+}
+
+/// The values kb uses.
+pub(super) const TUNING: Tuning = Tuning {
+    default_body_size: 10.0,
+    same_baseline_points: 1.0,
+    cell_words: 3,
+    cjk_indent: 2.0,
+    cjk_indent_tolerance: 0.2,
+    listing_pitch_share: 0.03,
+    listing_step: 3.5,
+    size_change_points: 0.8,
+    size_change_share: 0.12,
+    short_of_margin: 2.0,
+    indent: 0.8,
+    larger_bold_ratio: 1.05,
+    runs_further: 1.0,
+    column_reach: 2.0,
+    full_line_chars: 30,
+    full_line_tenths: 9,
+    bold_body_share: 0.4,
+    larger_ratio: 1.12,
+    larger_points: 1.0,
+    smaller_ratio: 0.92,
+    same_size_points: 0.6,
+    running_pages: 3,
+    running_one_page_in: 10,
+    edge_top_lines: 3,
+    edge_bottom_lines: 2,
+    height_bucket_points: 2.0,
+    running_title_ratio: 1.12,
+    page_number_digits: 4,
+    page_prefix_letters: 2,
+    page_line_digits: 8,
+    page_line_chars: 20,
+    roman_page_letters: 6,
+    heading_chars: (2, 120),
+    heading_words: 16,
+    heading_letters: 2,
+    item_title_words: 2,
+    acronym_letters: (2, 8),
+    capitals_letters: 4,
+    capitals_words: 10,
+    title_case_words: 10,
+    slightly_larger_ratio: 1.05,
+    abbreviation_letters: 4,
+    paragraph_words: 10,
+    name_letters: 2,
+    heading_lines: 2,
+    font_levels: 5,
+    frequent_size_headings: 3,
+    deepest_level: 6,
+    row_cells: 2,
+    prose_words: 12,
+    dateline_words: 8,
+    statement_lead_blocks: 2,
+    statement_lead_words: 12,
+    statement_title_lines: 2,
+    company_line_words: 8,
+    short_line_words: 8,
+    short_line_chars: 60,
+    title_page_points: 0.5,
+    column_header_points: 0.5,
+    column_header_words: 3,
+    column_header_indent: 0.25,
+    column_header_gap: 2.0,
+    half_char_width: 0.25,
+    centred_share: 0.1,
+    section_mark_points: 0.5,
+    section_mark_blocks: 3,
+    section_number_digits: 3,
+    numbering_letters: 5,
+    name_words: (2, 3),
+    signature_blocks: 2,
+    display_ratio: 1.5,
+    cover_headings: 2,
+    paragraph_chars: 120,
+    footnote_ratio: 0.8,
+    body_type_ratio: 0.95,
+    sentence_chars: 30,
+};
