@@ -379,6 +379,10 @@ pub(crate) struct ScoreBreakdown {
     /// Cosine similarity of the chunk to the query; null when the vector
     /// ranker did not score it.
     pub cosine: Option<f64>,
+    /// Each ranker that ran (the names in ranked_by), with its
+    /// contribution to the fused score: 0 when the chunk is not in its
+    /// list. fts and vector are the keyword and vector entries.
+    pub by_ranker: std::collections::BTreeMap<String, f64>,
 }
 
 /// The document a chunk is from, and where in it.
@@ -459,6 +463,11 @@ impl SearchResult {
                 vector: h.vector.map(|x| round(x, 6)),
                 bm25: h.bm25.map(|x| round(x, 4)),
                 cosine: h.cosine.map(|x| round(x as f64, 4)),
+                by_ranker: h
+                    .by_ranker
+                    .iter()
+                    .map(|(r, part)| (r.name().to_string(), round(*part, 6)))
+                    .collect(),
             },
             text: c.text.clone(),
             snippet: h.snippet.clone(),

@@ -198,6 +198,21 @@ pub struct FusionWeights {
     pub vector: f64,
 }
 
+impl FusionWeights {
+    /// Keyword and vector at 1, any other ranker off.
+    pub fn keyword_and_vector() -> FusionWeights {
+        FusionWeights {
+            keyword: 1.0,
+            vector: 1.0,
+        }
+    }
+
+    /// The sum of the weights: the highest convex fused score.
+    pub fn total(&self) -> f64 {
+        self.keyword + self.vector
+    }
+}
+
 impl Default for FusionWeights {
     fn default() -> Self {
         SearchConfig::default().weights

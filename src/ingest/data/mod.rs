@@ -140,6 +140,9 @@ fn trimmed((start, mut end): (usize, usize), lines: &[&str]) -> (usize, usize) {
     (start, end)
 }
 
+/// A value still to flatten: its key path, the value, its spans and lines.
+type Pending<'a> = (String, &'a Value, Option<&'a Spans>, (usize, usize));
+
 /// The top-level entries and every `path = value` line, depth first in
 /// the tree's order (a scalar document is one entry without a key); an
 /// array of short scalars stays on one line. A value whose lines are not
@@ -180,8 +183,7 @@ fn flatten(
             scalar: !matches!(v, Value::Object(m) if !m.is_empty())
                 && !matches!(v, Value::Array(a) if !a.is_empty()),
         });
-        let mut stack: Vec<(String, &Value, Option<&Spans>, (usize, usize))> =
-            vec![(one_line(&key), v, s, lines)];
+        let mut stack: Vec<Pending> = vec![(one_line(&key), v, s, lines)];
         while let Some((path, v, s, lines)) = stack.pop() {
             let value = match v {
                 Value::Object(m) if !m.is_empty() => {
