@@ -330,8 +330,9 @@ pub(crate) struct SearchOutput {
     pub returned: usize,
     /// hybrid, keyword or vector: the mode asked for.
     pub mode: Mode,
-    /// The rankers that ranked the results ("keyword", "vector"): in
-    /// hybrid mode only "keyword" when the model cannot read the query.
+    /// The rankers that ranked the results ("keyword", "vector"; "page"
+    /// when search.weights.page is above 0): in hybrid mode no "vector"
+    /// when the model cannot read the query.
     pub ranked_by: Vec<RankerId>,
     /// True when the embedding model reads no word of the query (CJK for an
     /// English model, emoji, symbols): keyword matches alone answered it.

@@ -16,6 +16,7 @@ pub mod fusion;
 mod identifiers;
 mod keyword;
 pub mod keyword_index;
+mod page;
 mod present;
 pub mod query;
 mod rankers;

@@ -16,6 +16,7 @@ use super::allowed::Allowed;
 use super::fusion::{FusionSettings, Ranking};
 use super::keyword::{self, KeywordRanking};
 use super::keyword_index::KeywordIndex;
+use super::page::{self, PageRanking};
 use super::query;
 use super::request::SearchRequest;
 use super::vector::{self, exact_top_k, CandidatePool, ReadFloats, VectorIndex};
@@ -31,11 +32,13 @@ pub enum RankerId {
     Keyword,
     /// Cosine similarity of the embeddings.
     Vector,
+    /// A page of a paged document scored as a whole (`page`).
+    Page,
 }
 
 impl RankerId {
     /// Every ranker, in the order their lists are fused.
-    pub const ALL: [RankerId; 2] = [RankerId::Keyword, RankerId::Vector];
+    pub const ALL: [RankerId; 3] = [RankerId::Keyword, RankerId::Vector, RankerId::Page];
 
     /// Its name: in `ranked_by`, `score_breakdown.by_ranker` and
     /// `search.weights`.
@@ -43,6 +46,7 @@ impl RankerId {
         match self {
             RankerId::Keyword => "keyword",
             RankerId::Vector => "vector",
+            RankerId::Page => "page",
         }
     }
 
@@ -61,6 +65,7 @@ impl RankerId {
         match self {
             RankerId::Keyword => &mut weights.keyword,
             RankerId::Vector => &mut weights.vector,
+            RankerId::Page => &mut weights.page,
         }
     }
 
@@ -68,7 +73,7 @@ impl RankerId {
     /// by its meaning (vector mode); hybrid runs both.
     fn by_words(self) -> bool {
         match self {
-            RankerId::Keyword => true,
+            RankerId::Keyword | RankerId::Page => true,
             RankerId::Vector => false,
         }
     }
@@ -85,6 +90,7 @@ impl RankerId {
         asked
             && match self {
                 RankerId::Keyword | RankerId::Vector => true,
+                RankerId::Page => self.weight(&req.fusion.weights) > 0.0,
             }
     }
 
@@ -94,6 +100,7 @@ impl RankerId {
         match self {
             RankerId::Vector => 0,
             RankerId::Keyword => 1,
+            RankerId::Page => 2,
         }
     }
 }
@@ -150,6 +157,7 @@ pub(crate) struct VectorRanking {
 pub(crate) enum Ranked<'a> {
     Keyword(KeywordRanking<'a>),
     Vector(VectorRanking),
+    Page(PageRanking),
 }
 
 impl Ranked<'_> {
@@ -157,6 +165,7 @@ impl Ranked<'_> {
         match self {
             Ranked::Keyword(_) => RankerId::Keyword,
             Ranked::Vector(_) => RankerId::Vector,
+            Ranked::Page(_) => RankerId::Page,
         }
     }
 
@@ -165,6 +174,7 @@ impl Ranked<'_> {
         match self {
             Ranked::Keyword(kw) => &kw.hits,
             Ranked::Vector(v) => &v.hits,
+            Ranked::Page(p) => &p.hits,
         }
     }
 
@@ -172,6 +182,7 @@ impl Ranked<'_> {
         match self {
             Ranked::Keyword(kw) => &mut kw.hits,
             Ranked::Vector(v) => &mut v.hits,
+            Ranked::Page(p) => &mut p.hits,
         }
     }
 
@@ -194,6 +205,11 @@ impl Ranked<'_> {
                 floor: fusion.cosine_floor,
                 ..list
             },
+            // A chunk on no scored page scores 0: the scale starts there.
+            Ranked::Page(_) => Ranking {
+                complete: true,
+                ..list
+            },
         }
     }
 
@@ -202,6 +218,7 @@ impl Ranked<'_> {
         match self {
             Ranked::Keyword(kw) => !kw.complete(),
             Ranked::Vector(v) => v.hits.len() >= k,
+            Ranked::Page(_) => false,
         }
     }
 }
@@ -385,9 +402,22 @@ where
         pool,
         refined: false,
     });
+    // The page ranker scores the pages of the keyword matches, and gives
+    // the vector ranker's candidates on them their page's score.
+    let page = if RankerId::Page.runs(req) {
+        let _span = crate::timings::span("page ranker");
+        let also: Vec<i64> = vector
+            .iter()
+            .flat_map(|v| v.hits.iter().map(|h| h.0))
+            .collect();
+        Some(page::rank(db, req, plan.fts.as_deref(), &also)?)
+    } else {
+        None
+    };
     let mut lists = Vec::new();
     lists.extend(keyword.map(Ranked::Keyword));
     lists.extend(vector.map(Ranked::Vector));
+    lists.extend(page.map(Ranked::Page));
     Ok(Rankings { lists })
 }
 
