@@ -330,8 +330,9 @@ pub(crate) struct SearchOutput {
     pub returned: usize,
     /// hybrid, keyword or vector: the mode asked for.
     pub mode: Mode,
-    /// The rankers that ranked the results ("keyword", "vector"): in
-    /// hybrid mode only "keyword" when the model cannot read the query.
+    /// The rankers that ranked the results ("keyword", "vector"; "page"
+    /// when search.weights.page is above 0): in hybrid mode no "vector"
+    /// when the model cannot read the query.
     pub ranked_by: Vec<RankerId>,
     /// True when the embedding model reads no word of the query (CJK for an
     /// English model, emoji, symbols): keyword matches alone answered it.
@@ -379,6 +380,10 @@ pub(crate) struct ScoreBreakdown {
     /// Cosine similarity of the chunk to the query; null when the vector
     /// ranker did not score it.
     pub cosine: Option<f64>,
+    /// Each ranker that ran (the names in ranked_by), with its
+    /// contribution to the fused score: 0 when the chunk is not in its
+    /// list. fts and vector are the keyword and vector entries.
+    pub by_ranker: std::collections::BTreeMap<String, f64>,
 }
 
 /// The document a chunk is from, and where in it.
@@ -459,6 +464,11 @@ impl SearchResult {
                 vector: h.vector.map(|x| round(x, 6)),
                 bm25: h.bm25.map(|x| round(x, 4)),
                 cosine: h.cosine.map(|x| round(x as f64, 4)),
+                by_ranker: h
+                    .by_ranker
+                    .iter()
+                    .map(|(r, part)| (r.name().to_string(), round(*part, 6)))
+                    .collect(),
             },
             text: c.text.clone(),
             snippet: h.snippet.clone(),

@@ -63,10 +63,7 @@ impl Config {
         if !(self.search.rrf_k.is_finite() && self.search.rrf_k > 0.0) {
             return bad("search.rrf_k", "must be a positive number");
         }
-        for (key, w) in [
-            ("search.weights.keyword", self.search.weights.keyword),
-            ("search.weights.vector", self.search.weights.vector),
-        ] {
+        for (key, w) in self.search.weights.each() {
             if !(w.is_finite() && w >= 0.0) {
                 return bad(key, "must be a number of at least 0");
             }

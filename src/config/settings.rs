@@ -196,6 +196,35 @@ pub struct FusionWeights {
     pub keyword: f64,
     /// The vector (embedding) ranker's weight.
     pub vector: f64,
+    /// The page ranker's weight: each page of a paged document (PDF,
+    /// slides, images) scored as a whole by the BM25 of its chunks that
+    /// match, the score given to the page's candidate chunks (0 = off).
+    pub page: f64,
+}
+
+impl FusionWeights {
+    /// Keyword and vector at 1, any other ranker off.
+    pub fn keyword_and_vector() -> FusionWeights {
+        FusionWeights {
+            keyword: 1.0,
+            vector: 1.0,
+            page: 0.0,
+        }
+    }
+
+    /// Each weight with its key.
+    pub fn each(&self) -> [(&'static str, f64); 3] {
+        [
+            ("search.weights.keyword", self.keyword),
+            ("search.weights.vector", self.vector),
+            ("search.weights.page", self.page),
+        ]
+    }
+
+    /// The sum of the weights: the highest convex fused score.
+    pub fn total(&self) -> f64 {
+        self.keyword + self.vector + self.page
+    }
 }
 
 impl Default for FusionWeights {
@@ -462,6 +491,7 @@ impl Default for SearchConfig {
             weights: FusionWeights {
                 keyword: 1.0,
                 vector: 1.0,
+                page: 0.0,
             },
             rrf_k: 60.0,
             rank_share: 0.0,

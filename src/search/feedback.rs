@@ -18,11 +18,11 @@ pub(crate) fn refine(
     rankings: &mut Rankings,
     floats: &dyn FloatVectors,
 ) -> Result<bool> {
-    if rankings.keyword.is_none() {
+    if rankings.keyword().is_none() {
         return Ok(false);
     }
     let (_, lists) = rankings.lists(&req.fusion);
-    let Some(VectorRanking { query, pool, .. }) = &rankings.vector else {
+    let Some(VectorRanking { query, pool, .. }) = rankings.vector() else {
         return Ok(false);
     };
     let Some(q) = refine_query(floats, query, &lists, req)? else {
@@ -33,7 +33,7 @@ pub(crate) fn refine(
         Some(pool) => pool.rank(floats, &q, k)?,
         None => vector::search(db, &q, &req.filters, k)?,
     };
-    if let Some(v) = &mut rankings.vector {
+    if let Some(v) = rankings.vector_mut() {
         v.hits = hits.iter().map(|x| (x.chunk_id, x.cosine as f64)).collect();
         v.refined = true;
     }

@@ -28,14 +28,14 @@
 
 use std::collections::HashMap;
 
-use crate::config::Fusion;
+use crate::config::{Fusion, FusionWeights};
 
-/// How to fuse, with the weights of the two rankers.
+/// How to fuse, with the weight of each ranker.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FusionSettings {
     pub method: Fusion,
-    pub keyword_weight: f64,
-    pub vector_weight: f64,
+    /// Each ranker's weight (`RankerId::weight` reads it).
+    pub weights: FusionWeights,
     /// The RRF constant (rrf only).
     pub rrf_k: f64,
     /// The share of a convex contribution that comes from the rank alone
@@ -56,8 +56,7 @@ impl FusionSettings {
     pub fn of(search: &crate::config::SearchConfig) -> FusionSettings {
         FusionSettings {
             method: search.fusion,
-            keyword_weight: search.weights.keyword,
-            vector_weight: search.weights.vector,
+            weights: search.weights,
             rrf_k: search.rrf_k,
             rank_share: search.rank_share,
             strong_cosine: search.evidence.strong_cosine,
@@ -66,9 +65,9 @@ impl FusionSettings {
         }
     }
 
-    /// The highest fused score a chunk can get (first in both lists).
+    /// The highest fused score a chunk can get (first in every list).
     pub fn max_score(&self) -> f64 {
-        let weights = self.keyword_weight + self.vector_weight;
+        let weights = self.weights.total();
         match self.method {
             Fusion::Rrf => weights / (self.rrf_k + 1.0),
             Fusion::Convex => weights,
@@ -79,8 +78,7 @@ impl FusionSettings {
     pub fn rrf(k: f64) -> FusionSettings {
         FusionSettings {
             method: Fusion::Rrf,
-            keyword_weight: 1.0,
-            vector_weight: 1.0,
+            weights: FusionWeights::keyword_and_vector(),
             rrf_k: k,
             rank_share: 0.0,
             strong_cosine: 0.0,

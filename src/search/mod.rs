@@ -1,7 +1,8 @@
 //! Ranking. A search runs as named phases (`run`): the rankers in
 //! parallel (`rankers`: the keyword ranker of `keyword` over FTS5 or the
 //! in-memory `keyword_index`, the vector ranker of `vector` over the int8
-//! codes or its in-memory index), query refinement (`feedback`), fusion of
+//! codes or its in-memory index, and, when weighted, the page ranker of
+//! `page`), query refinement (`feedback`), fusion of
 //! their lists (`fusion`), identifiers typed whole first (`identifiers`),
 //! threshold and count, per-document diversity
 //! (`diversify`), and the results (`present`); `ties` orders what scores
@@ -16,6 +17,7 @@ pub mod fusion;
 mod identifiers;
 mod keyword;
 pub mod keyword_index;
+mod page;
 mod present;
 pub mod query;
 mod rankers;

@@ -23,6 +23,9 @@ pub struct SearchHit {
     /// `None` when that ranker did not run.
     pub fts: Option<f64>,
     pub vector: Option<f64>,
+    /// Each ranker that ran, with its contribution (0 when the chunk is
+    /// not in its list), in the order the lists were fused.
+    pub by_ranker: Vec<(RankerId, f64)>,
     /// Absolute relevance: BM25 (higher is better) and cosine similarity.
     pub bm25: Option<f64>,
     pub cosine: Option<f32>,
@@ -100,14 +103,13 @@ pub(crate) fn results(
     // A chunk holding every word of the query is evidence whatever its
     // cosine (an identifier, an error code); one sharing a common word with
     // an off-topic question is not.
-    let every_word = match &rankings.keyword {
+    let every_word = match rankings.keyword() {
         Some(_) => holding_the_words(db, &req.query, req.words_held, &ids)?,
         None => Default::default(),
     };
     let part = |f: &Fused, r: RankerId| rankers.iter().position(|x| *x == r).map(|i| f.parts[i]);
     let bm25: HashMap<i64, f64> = rankings
-        .keyword
-        .as_ref()
+        .keyword()
         .map(|kw| kw.hits.iter().cloned().collect())
         .unwrap_or_default();
     let cosine = cosines(rankings, floats, &ids)?;
@@ -133,6 +135,11 @@ pub(crate) fn results(
             score: f.score,
             fts: part(&f, RankerId::Keyword),
             vector: part(&f, RankerId::Vector),
+            by_ranker: rankers
+                .iter()
+                .copied()
+                .zip(f.parts.iter().copied())
+                .collect(),
             bm25,
             cosine,
             snippet,
@@ -192,7 +199,7 @@ fn cosines(
     floats: &dyn FloatVectors,
     ids: &[i64],
 ) -> Result<HashMap<i64, f32>> {
-    let Some(v) = &rankings.vector else {
+    let Some(v) = rankings.vector() else {
         return Ok(HashMap::new());
     };
     if !v.refined {

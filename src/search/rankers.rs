@@ -4,9 +4,11 @@
 //! thread embeds the query and scans the vectors (at a million chunks each
 //! takes ~100 ms).
 //!
-//! A ranker is an entry in [`RankerId`], its list in [`Rankings`] and its
-//! start in [`rank_in_parallel`]; fusion, the count and the presentation
-//! go through [`Rankings::lists`].
+//! A ranker is an entry in [`RankerId`] (its name, weight, mode and tie
+//! rank), a variant of [`Ranked`] (its list and how the fusion reads it)
+//! and its start in [`rank_in_parallel`]; its weight is a field of
+//! `search.weights`. Fusion, feedback, the count and the results go
+//! through [`Rankings::lists`], and the results' `by_ranker` names it.
 
 use std::collections::HashSet;
 
@@ -14,9 +16,11 @@ use super::allowed::Allowed;
 use super::fusion::{FusionSettings, Ranking};
 use super::keyword::{self, KeywordRanking};
 use super::keyword_index::KeywordIndex;
+use super::page::{self, PageRanking};
 use super::query;
 use super::request::SearchRequest;
 use super::vector::{self, exact_top_k, CandidatePool, ReadFloats, VectorIndex};
+use crate::config::FusionWeights;
 use crate::db::Database;
 use crate::error::{KbError, Result};
 
@@ -28,15 +32,66 @@ pub enum RankerId {
     Keyword,
     /// Cosine similarity of the embeddings.
     Vector,
+    /// A page of a paged document scored as a whole (`page`).
+    Page,
 }
 
 impl RankerId {
-    /// The ranker's weight in the fusion.
-    fn weight(self, fusion: &FusionSettings) -> f64 {
+    /// Every ranker, in the order their lists are fused.
+    pub const ALL: [RankerId; 3] = [RankerId::Keyword, RankerId::Vector, RankerId::Page];
+
+    /// Its name: in `ranked_by`, `score_breakdown.by_ranker` and
+    /// `search.weights`.
+    pub fn name(self) -> &'static str {
         match self {
-            RankerId::Keyword => fusion.keyword_weight,
-            RankerId::Vector => fusion.vector_weight,
+            RankerId::Keyword => "keyword",
+            RankerId::Vector => "vector",
+            RankerId::Page => "page",
         }
+    }
+
+    /// The ranker named so.
+    pub fn named(name: &str) -> Option<RankerId> {
+        RankerId::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    /// Its weight in the fusion (`search.weights`).
+    pub fn weight(self, weights: &FusionWeights) -> f64 {
+        *self.weight_in(&mut weights.clone())
+    }
+
+    /// Its weight's place in `search.weights`.
+    pub fn weight_in(self, weights: &mut FusionWeights) -> &mut f64 {
+        match self {
+            RankerId::Keyword => &mut weights.keyword,
+            RankerId::Vector => &mut weights.vector,
+            RankerId::Page => &mut weights.page,
+        }
+    }
+
+    /// Whether it ranks by the query's words (keyword mode runs these) or
+    /// by its meaning (vector mode); hybrid runs both.
+    fn by_words(self) -> bool {
+        match self {
+            RankerId::Keyword | RankerId::Page => true,
+            RankerId::Vector => false,
+        }
+    }
+
+    /// Whether the request runs it: its mode asks for it, and a ranker
+    /// beyond the first two only with a weight (the keyword and vector
+    /// lists also order ties and feed the refinement at weight 0).
+    pub(crate) fn runs(self, req: &SearchRequest) -> bool {
+        let asked = if self.by_words() {
+            req.mode.uses_keyword()
+        } else {
+            req.mode.uses_vector()
+        };
+        asked
+            && match self {
+                RankerId::Keyword | RankerId::Vector => true,
+                RankerId::Page => self.weight(&req.fusion.weights) > 0.0,
+            }
     }
 
     /// Where its own score comes in breaking ties of fused scores: the
@@ -45,6 +100,7 @@ impl RankerId {
         match self {
             RankerId::Vector => 0,
             RankerId::Keyword => 1,
+            RankerId::Page => 2,
         }
     }
 }
@@ -97,62 +153,132 @@ pub(crate) struct VectorRanking {
     pub(crate) refined: bool,
 }
 
-/// What each ranker found (`None`: the mode leaves it out).
-pub(crate) struct Rankings<'a> {
-    pub(crate) keyword: Option<KeywordRanking<'a>>,
-    pub(crate) vector: Option<VectorRanking>,
+/// One ranker's list, with what else that ranker knows.
+pub(crate) enum Ranked<'a> {
+    Keyword(KeywordRanking<'a>),
+    Vector(VectorRanking),
+    Page(PageRanking),
 }
 
-impl Rankings<'_> {
-    /// The lists to fuse, with their rankers and weights.
-    pub(crate) fn lists(&self, fusion: &FusionSettings) -> (Vec<RankerId>, Vec<Ranking<'_>>) {
-        let mut ids = Vec::new();
-        let mut lists = Vec::new();
-        if let Some(kw) = &self.keyword {
-            ids.push(RankerId::Keyword);
-            lists.push(Ranking {
-                hits: &kw.hits,
-                complete: kw.complete(),
-                weight: RankerId::Keyword.weight(fusion),
-                strong: fusion.strong_bm25,
-                floor: 0.0,
-                tie_rank: RankerId::Keyword.tie_rank(),
-            });
+impl Ranked<'_> {
+    pub(crate) fn id(&self) -> RankerId {
+        match self {
+            Ranked::Keyword(_) => RankerId::Keyword,
+            Ranked::Vector(_) => RankerId::Vector,
+            Ranked::Page(_) => RankerId::Page,
         }
-        if let Some(v) = &self.vector {
-            ids.push(RankerId::Vector);
-            lists.push(Ranking {
+    }
+
+    /// (chunk id, the ranker's own score), best first.
+    pub(crate) fn hits(&self) -> &[(i64, f64)] {
+        match self {
+            Ranked::Keyword(kw) => &kw.hits,
+            Ranked::Vector(v) => &v.hits,
+            Ranked::Page(p) => &p.hits,
+        }
+    }
+
+    fn hits_mut(&mut self) -> &mut Vec<(i64, f64)> {
+        match self {
+            Ranked::Keyword(kw) => &mut kw.hits,
+            Ranked::Vector(v) => &mut v.hits,
+            Ranked::Page(p) => &mut p.hits,
+        }
+    }
+
+    /// The list as the fusion takes it: its weight, and how its scores
+    /// read as evidence.
+    fn ranking(&self, fusion: &FusionSettings) -> Ranking<'_> {
+        let id = self.id();
+        let list = Ranking {
+            tie_rank: id.tie_rank(),
+            ..Ranking::top(self.hits(), id.weight(&fusion.weights))
+        };
+        match self {
+            Ranked::Keyword(kw) => Ranking {
+                complete: kw.complete(),
+                strong: fusion.strong_bm25,
+                ..list
+            },
+            Ranked::Vector(_) => Ranking {
                 strong: fusion.strong_cosine,
                 floor: fusion.cosine_floor,
-                tie_rank: RankerId::Vector.tie_rank(),
-                ..Ranking::top(&v.hits, RankerId::Vector.weight(fusion))
-            });
+                ..list
+            },
+            // A chunk on no scored page scores 0: the scale starts there.
+            Ranked::Page(_) => Ranking {
+                complete: true,
+                ..list
+            },
         }
-        (ids, lists)
+    }
+
+    /// Whether it stopped at `k` candidates with more to give.
+    fn cut_short(&self, k: usize) -> bool {
+        match self {
+            Ranked::Keyword(kw) => !kw.complete(),
+            Ranked::Vector(v) => v.hits.len() >= k,
+            Ranked::Page(_) => false,
+        }
+    }
+}
+
+/// What each ranker the mode ran found, in the order of [`RankerId::ALL`].
+pub(crate) struct Rankings<'a> {
+    pub(crate) lists: Vec<Ranked<'a>>,
+}
+
+impl<'a> Rankings<'a> {
+    /// The keyword ranker's list, when it ran.
+    pub(crate) fn keyword(&self) -> Option<&KeywordRanking<'a>> {
+        self.lists.iter().find_map(|r| match r {
+            Ranked::Keyword(kw) => Some(kw),
+            _ => None,
+        })
+    }
+
+    /// The vector ranker's list, when it ran.
+    pub(crate) fn vector(&self) -> Option<&VectorRanking> {
+        self.lists.iter().find_map(|r| match r {
+            Ranked::Vector(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    pub(crate) fn vector_mut(&mut self) -> Option<&mut VectorRanking> {
+        self.lists.iter_mut().find_map(|r| match r {
+            Ranked::Vector(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// The lists to fuse, with their rankers and weights.
+    pub(crate) fn lists(&self, fusion: &FusionSettings) -> (Vec<RankerId>, Vec<Ranking<'_>>) {
+        self.lists
+            .iter()
+            .map(|r| (r.id(), r.ranking(fusion)))
+            .unzip()
     }
 
     /// Orders the chunks each ranker scored alike by path and place in
     /// their documents, so a rank never depends on chunk ids (`ties`).
     pub(crate) fn settle_ties(&mut self, db: &Database) -> Result<()> {
-        if let Some(kw) = &mut self.keyword {
-            super::ties::settle_list(db, &mut kw.hits)?;
-        }
-        if let Some(v) = &mut self.vector {
-            super::ties::settle_list(db, &mut v.hits)?;
+        for list in &mut self.lists {
+            super::ties::settle_list(db, list.hits_mut())?;
         }
         Ok(())
     }
 
     /// Whether a ranker stopped at `k` candidates with more to give.
     pub(crate) fn cut_short(&self, k: usize) -> bool {
-        self.keyword.as_ref().is_some_and(|kw| !kw.complete())
-            || self.vector.as_ref().is_some_and(|v| v.hits.len() >= k)
+        self.lists.iter().any(|r| r.cut_short(k))
     }
 
-    /// Chunks matched by any ranker: every keyword match plus the vector
-    /// ranker's candidates.
+    /// Chunks matched by the keyword and vector rankers: every keyword
+    /// match plus the vector ranker's candidates (the other rankers
+    /// re-weigh what these find).
     pub(crate) fn matched(&self, db: &Database, plan: &QueryPlan) -> Result<usize> {
-        Ok(match (&self.keyword, &self.vector) {
+        Ok(match (self.keyword(), self.vector()) {
             (Some(kw), Some(v)) => {
                 let ids: Vec<i64> = v.hits.iter().map(|h| h.0).collect();
                 let already = match &plan.fts {
@@ -185,7 +311,7 @@ where
     let k = plan.candidates;
     // Keyword-only search needs only `top` chunks, unless chunks of
     // documents already listed are to be skipped.
-    let keyword_limit = if !req.mode.uses_vector()
+    let keyword_limit = if !RankerId::Vector.runs(req)
         && req.max_per_document == crate::config::PerDocument::AtMost(0)
     {
         req.top
@@ -194,8 +320,8 @@ where
     };
     let pooled = req.refines();
     let reopener = db.reopener();
-    let vectors = warm.vectors.filter(|_| req.mode.uses_vector());
-    let keywords = warm.keywords.filter(|_| req.mode.uses_keyword());
+    let vectors = warm.vectors.filter(|_| RankerId::Vector.runs(req));
+    let keywords = warm.keywords.filter(|_| RankerId::Keyword.runs(req));
     // The in-memory rankers have no connection: the chunks the filters
     // allow are read here, for them.
     let allowed = if vectors.is_some() || keywords.is_some() {
@@ -207,7 +333,7 @@ where
     let embedded = query::unquoted(&req.query);
     let (keyword, vector) = std::thread::scope(|s| -> Result<_> {
         let vector_thread =
-            if req.mode.uses_vector() {
+            if RankerId::Vector.runs(req) {
                 let embed = embed_query.ok_or_else(|| {
                     KbError::ModelMissing(
                         "vector search needs the embedding model; run `kb init`".into(),
@@ -237,7 +363,7 @@ where
             } else {
                 None
             };
-        let keyword = if req.mode.uses_keyword() {
+        let keyword = if RankerId::Keyword.runs(req) {
             // The in-memory index ranks any of the words; a required
             // phrase is FTS5's to check.
             let index = keywords
@@ -270,15 +396,29 @@ where
         }
         None => None,
     };
-    Ok(Rankings {
-        keyword,
-        vector: vector.map(|(query, hits, pool)| VectorRanking {
-            query,
-            hits: hits.iter().map(|h| (h.chunk_id, h.cosine as f64)).collect(),
-            pool,
-            refined: false,
-        }),
-    })
+    let vector = vector.map(|(query, hits, pool)| VectorRanking {
+        query,
+        hits: hits.iter().map(|h| (h.chunk_id, h.cosine as f64)).collect(),
+        pool,
+        refined: false,
+    });
+    // The page ranker scores the pages of the keyword matches, and gives
+    // the vector ranker's candidates on them their page's score.
+    let page = if RankerId::Page.runs(req) {
+        let _span = crate::timings::span("page ranker");
+        let also: Vec<i64> = vector
+            .iter()
+            .flat_map(|v| v.hits.iter().map(|h| h.0))
+            .collect();
+        Some(page::rank(db, req, plan.fts.as_deref(), &also)?)
+    } else {
+        None
+    };
+    let mut lists = Vec::new();
+    lists.extend(keyword.map(Ranked::Keyword));
+    lists.extend(vector.map(Ranked::Vector));
+    lists.extend(page.map(Ranked::Page));
+    Ok(Rankings { lists })
 }
 
 /// The chunk ids of a list.

@@ -8,6 +8,7 @@ use crate::db::{ColumnWeights, Filters};
 use crate::error::{KbError, Result};
 
 use super::fusion::FusionSettings;
+use super::rankers::RankerId;
 
 #[derive(
     Debug,
@@ -115,8 +116,8 @@ pub struct SearchOverrides {
     pub max_per_document: Option<PerDocument>,
     pub fusion: Option<Fusion>,
     pub rrf_k: Option<f64>,
-    pub keyword_weight: Option<f64>,
-    pub vector_weight: Option<f64>,
+    /// Rankers' weights in place of `search.weights`.
+    pub weights: Vec<(RankerId, f64)>,
     pub rank_share: Option<f64>,
     pub strong_cosine: Option<f64>,
     pub strong_bm25: Option<f64>,
@@ -143,24 +144,28 @@ impl SearchRequest {
             ));
         }
         let defaults = FusionSettings::of(search);
+        let mut weights = defaults.weights;
+        for (ranker, w) in &o.weights {
+            *ranker.weight_in(&mut weights) = *w;
+        }
         let fusion = FusionSettings {
             method: o.fusion.unwrap_or(defaults.method),
-            keyword_weight: o.keyword_weight.unwrap_or(defaults.keyword_weight),
-            vector_weight: o.vector_weight.unwrap_or(defaults.vector_weight),
+            weights,
             rrf_k: o.rrf_k.unwrap_or(defaults.rrf_k),
             rank_share: o.rank_share.unwrap_or(defaults.rank_share),
             strong_cosine: o.strong_cosine.unwrap_or(defaults.strong_cosine),
             strong_bm25: o.strong_bm25.unwrap_or(defaults.strong_bm25),
             cosine_floor: o.cosine_floor.unwrap_or(defaults.cosine_floor),
         };
-        for (field, w) in [
-            ("keyword_weight", fusion.keyword_weight),
-            ("vector_weight", fusion.vector_weight),
-        ] {
+        for ranker in RankerId::ALL {
+            let w = ranker.weight(&fusion.weights);
             if !(w.is_finite() && w >= 0.0) {
                 return Err(KbError::invalid(
-                    field,
-                    format!("must be a number from 0 up (got {w})"),
+                    "weights",
+                    format!(
+                        "the {} weight must be a number from 0 up (got {w})",
+                        ranker.name()
+                    ),
                 ));
             }
         }
@@ -246,14 +251,15 @@ mod tests {
         let o = SearchOverrides {
             top: Some(3),
             mode: Some(Mode::Keyword),
-            keyword_weight: Some(2.0),
+            weights: vec![(RankerId::Keyword, 2.0)],
             ..Default::default()
         };
         let req = SearchRequest::build("x", &config, &o).unwrap();
         assert_eq!(
-            (req.top, req.mode, req.fusion.keyword_weight),
+            (req.top, req.mode, req.fusion.weights.keyword),
             (3, Mode::Keyword, 2.0)
         );
+        assert_eq!(req.fusion.weights.vector, config.weights.vector);
         let bad = |o: SearchOverrides| SearchRequest::build("x", &config, &o).unwrap_err();
         assert_eq!(
             bad(SearchOverrides {
@@ -270,6 +276,14 @@ mod tests {
             })
             .field(),
             Some("threshold")
+        );
+        assert_eq!(
+            bad(SearchOverrides {
+                weights: vec![(RankerId::Vector, -1.0)],
+                ..Default::default()
+            })
+            .field(),
+            Some("weights")
         );
         assert_eq!(
             bad(SearchOverrides {

@@ -21,7 +21,7 @@ use super::feedback;
 use super::fusion::{fuse, tied, Fused};
 use super::identifiers;
 use super::present::{self, SearchResponse};
-use super::rankers::{rank_in_parallel, InMemory, QueryPlan, Rankings};
+use super::rankers::{rank_in_parallel, InMemory, QueryPlan, RankerId, Rankings};
 use super::request::{Mode, SearchRequest};
 use super::ties;
 use super::vector::{FloatVectors, ReadFloats};
@@ -92,9 +92,9 @@ where
                 ),
             }
         };
-        let embed = req.mode.uses_vector().then_some(embed);
+        let embed = RankerId::Vector.runs(req).then_some(embed);
         let mut rankings = rank_in_parallel(db, req, &plan, embed, warm, &floats)?;
-        if let Some(v) = &rankings.vector {
+        if let Some(v) = rankings.vector() {
             query_vector.get_or_insert_with(|| v.query.clone());
         }
         {

@@ -323,7 +323,7 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
         let keyword_list = kb::search::Ranking {
             hits: &keyword_ranked,
             complete: keyword.total_matches <= keyword_ranked.len(),
-            weight: req.fusion.keyword_weight,
+            weight: req.fusion.weights.keyword,
             strong: req.fusion.strong_bm25,
             floor: 0.0,
             tie_rank: 1,
@@ -331,7 +331,7 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
         let vector_list = kb::search::Ranking {
             strong: req.fusion.strong_cosine,
             floor: req.fusion.cosine_floor,
-            ..kb::search::Ranking::top(&vector_ranked, req.fusion.vector_weight)
+            ..kb::search::Ranking::top(&vector_ranked, req.fusion.weights.vector)
         };
         let mut fused = kb::search::fuse(&[keyword_list, vector_list], &req.fusion);
         kb::search::in_listed_order(&db, &req, &mut fused)?;

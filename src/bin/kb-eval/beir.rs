@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 use crate::dataset::{
     judged_queries, load_corpus, load_qrels, load_queries, CorpusDoc, JudgedQuery,
 };
+use crate::halves::Half;
 use crate::levers::{Levers, Settings};
 use crate::metrics::{median, ndcg_as_listed, ndcg_at, recall_at};
 use crate::{load_model, mode_name};
@@ -72,6 +73,10 @@ pub(crate) struct BeirArgs {
     /// judged queries and for built-in off-topic and nonsense queries
     #[arg(long)]
     confidence: bool,
+    /// Which queries to score: all (the full set and both halves), the fit
+    /// half or the check half (split by a hash of the query id)
+    #[arg(long, value_enum, default_value = "all")]
+    half: Half,
     #[command(flatten)]
     levers: Levers,
 }
@@ -135,17 +140,29 @@ pub(crate) fn run_beir(args: &BeirArgs) -> Result<()> {
     // of the per-query timings.
     embedder.embed_query("warm-up")?;
 
-    let judged = judged_queries(&queries, &qrels);
+    let judged: Vec<JudgedQuery> = judged_queries(&queries, &qrels)
+        .into_iter()
+        .filter(|q| args.half.holds(q.id))
+        .collect();
     let mut rows = Vec::new();
     for &mode in &args.modes {
-        let row = evaluate_mode(&db, &embedder, &judged, mode, &settings)?;
+        let scores = evaluate_mode(&db, &embedder, &judged, mode, &settings)?;
+        let total: Duration = scores.iter().map(|s| s.took).sum();
         eprintln!(
             "kb-eval: {}: {} queries in {:.1} s",
             mode_name(mode),
-            row.queries,
-            row.total.as_secs_f64()
+            scores.len(),
+            total.as_secs_f64()
         );
-        rows.push(row);
+        for &half in args.half.rows() {
+            let scored: Vec<&QueryScore> = scores
+                .iter()
+                .zip(&judged)
+                .filter(|(_, q)| half.holds(q.id))
+                .map(|(s, _)| s)
+                .collect();
+            rows.push(ModeResult::of(mode, half, &scored));
+        }
     }
 
     let dataset = dir
@@ -172,6 +189,7 @@ pub(crate) fn run_beir(args: &BeirArgs) -> Result<()> {
         embedder.spec().name,
         settings.describe(),
         rows.iter()
+            .filter(|r| r.half == args.half)
             .map(|r| format!("{} {:.1} s", mode_name(r.mode), r.total.as_secs_f64()))
             .collect::<Vec<_>>()
             .join(", ")
@@ -346,9 +364,10 @@ fn write_group(
 // Searching and scoring
 // ---------------------------------------------------------------------------
 
-/// One row of the results table.
+/// One row of the results table: a mode's metrics over one half.
 struct ModeResult {
     mode: Mode,
+    half: Half,
     ndcg: f64,
     /// nDCG@10 of the first ten results as `kb search --top 10` lists them:
     /// a document listed again gains nothing.
@@ -359,36 +378,53 @@ struct ModeResult {
     median: Duration,
 }
 
+impl ModeResult {
+    fn of(mode: Mode, half: Half, scores: &[&QueryScore]) -> ModeResult {
+        let n = scores.len().max(1) as f64;
+        let mean = |f: fn(&QueryScore) -> f64| scores.iter().map(|s| f(s)).sum::<f64>() / n;
+        let mut times: Vec<Duration> = scores.iter().map(|s| s.took).collect();
+        ModeResult {
+            mode,
+            half,
+            ndcg: mean(|s| s.ndcg),
+            listed: mean(|s| s.listed),
+            recall: mean(|s| s.recall),
+            queries: scores.len(),
+            total: times.iter().sum(),
+            median: median(&mut times),
+        }
+    }
+}
+
+/// One query's metrics in one mode.
+struct QueryScore {
+    ndcg: f64,
+    listed: f64,
+    recall: f64,
+    took: Duration,
+}
+
 fn evaluate_mode(
     db: &Database,
     embedder: &Embedder,
     queries: &[JudgedQuery],
     mode: Mode,
     settings: &Settings,
-) -> Result<ModeResult> {
-    let mut ndcg = 0.0;
-    let mut listed = 0.0;
-    let mut recall = 0.0;
-    let mut times = Vec::with_capacity(queries.len());
+) -> Result<Vec<QueryScore>> {
+    let mut scores = Vec::with_capacity(queries.len());
     for q in queries {
         let started = Instant::now();
         let ranking = rank_documents(db, embedder, q, mode, settings)?;
-        times.push(started.elapsed());
-        ndcg += ndcg_at(&ranking, q.qrels, NDCG_CUTOFF);
-        recall += recall_at(&ranking, q.qrels, RANK_DEPTH);
+        let took = started.elapsed();
         let top = listed_documents(db, embedder, q, mode, settings)?;
-        listed += ndcg_as_listed(&top, q.qrels, NDCG_CUTOFF);
+        scores.push(QueryScore {
+            ndcg: ndcg_at(&ranking, q.qrels, NDCG_CUTOFF),
+            listed: ndcg_as_listed(&top, q.qrels, NDCG_CUTOFF),
+            recall: recall_at(&ranking, q.qrels, RANK_DEPTH),
+            took,
+        });
     }
-    let n = queries.len().max(1) as f64;
-    Ok(ModeResult {
-        mode,
-        ndcg: ndcg / n,
-        listed: listed / n,
-        recall: recall / n,
-        queries: queries.len(),
-        total: times.iter().sum(),
-        median: median(&mut times),
-    })
+    Ok(scores)
 }
 
 /// The first [`RANK_DEPTH`] distinct documents for a query, best first.
@@ -494,13 +530,14 @@ fn search_documents(
 
 fn markdown_table(rows: &[ModeResult]) -> String {
     let mut out = String::from(
-        "| mode | nDCG@10 | nDCG@10 as listed | Recall@100 | queries | median ms/query |\n\
-         |------|--------:|------------------:|-----------:|--------:|----------------:|\n",
+        "| mode | half | nDCG@10 | nDCG@10 as listed | Recall@100 | queries | median ms/query |\n\
+         |------|------|--------:|------------------:|-----------:|--------:|----------------:|\n",
     );
     for r in rows {
         out.push_str(&format!(
-            "| {} | {:.4} | {:.4} | {:.4} | {} | {:.1} |\n",
+            "| {} | {} | {:.4} | {:.4} | {:.4} | {} | {:.1} |\n",
             mode_name(r.mode),
+            r.half.name(),
             r.ndcg,
             r.listed,
             r.recall,

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use crate::embed_cache::CachedEmbedder;
+use crate::halves::Half;
 use crate::levers::{Levers, Settings};
 use crate::metrics::median;
 use crate::{load_model, mode_name};
@@ -71,6 +72,10 @@ pub(crate) struct FinanceBenchArgs {
     /// questions and for built-in off-topic and nonsense queries
     #[arg(long)]
     confidence: bool,
+    /// Which questions to score: all (the full set and both halves), the
+    /// fit half or the check half (split by a hash of the filing's name)
+    #[arg(long, value_enum, default_value = "all")]
+    half: Half,
     #[command(flatten)]
     levers: Levers,
 }
@@ -154,7 +159,10 @@ fn outcome(q: &Question, hits: &[SearchHit], took: Duration) -> Outcome {
 }
 
 pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
-    let questions = load_questions(&args.dataset_dir.join("questions.jsonl"))?;
+    let questions: Vec<Question> = load_questions(&args.dataset_dir.join("questions.jsonl"))?
+        .into_iter()
+        .filter(|q| args.half.holds(&q.doc_name))
+        .collect();
     let pdfs = args.dataset_dir.join("pdfs");
     let config = Config::load(&CliOverrides {
         data_dir: Some(args.data_dir.clone()),
@@ -208,8 +216,8 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
     embedder.embed_query("warm-up")?;
 
     let mut out = String::from(
-        "| mode | hit@1 | hit@5 | hit@10 | MRR@10 | doc@10 | median ms |\n\
-         |------|------:|------:|-------:|-------:|-------:|----------:|\n",
+        "| mode | half | questions | hit@1 | hit@5 | hit@10 | MRR@10 | doc@10 | median ms |\n\
+         |------|------|----------:|------:|------:|-------:|-------:|-------:|----------:|\n",
     );
     let mut misses = Vec::new();
     let mut dump = String::new();
@@ -240,7 +248,8 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
                     .collect();
                 let line = serde_json::json!({
                     "mode": format!("{mode:?}").to_lowercase(),
-                    "doc_name": q.doc_name, "evidence_pages": q.evidence_pages,
+                    "doc_name": q.doc_name, "half": Half::of(&q.doc_name).name(),
+                    "evidence_pages": q.evidence_pages,
                     "question": q.question, "hits": hits,
                 });
                 dump.push_str(&line.to_string());
@@ -254,32 +263,15 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
             }
             outcomes.push(o);
         }
-        let n = outcomes.len() as f64;
-        let hit = |k: usize| {
-            outcomes
+        for &half in args.half.rows() {
+            let scored: Vec<&Outcome> = outcomes
                 .iter()
-                .filter(|o| o.first.is_some_and(|r| r < k))
-                .count() as f64
-                / n
-        };
-        let mrr = outcomes
-            .iter()
-            .filter_map(|o| o.first.filter(|r| *r < 10))
-            .map(|r| 1.0 / (r + 1) as f64)
-            .sum::<f64>()
-            / n;
-        let doc = outcomes.iter().filter(|o| o.document).count() as f64 / n;
-        let mut times: Vec<Duration> = outcomes.iter().map(|o| o.took).collect();
-        out.push_str(&format!(
-            "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} |\n",
-            mode_name(mode),
-            hit(1),
-            hit(5),
-            hit(10),
-            mrr,
-            doc,
-            median(&mut times).as_secs_f64() * 1000.0
-        ));
+                .zip(&questions)
+                .filter(|(_, q)| half.holds(&q.doc_name))
+                .map(|(o, _)| o)
+                .collect();
+            out.push_str(&row(mode, half, &scored));
+        }
     }
     out.push_str(&format!(
         "\nFinanceBench {}: {} questions, {} filings, {} chunks; model {}; {}; {ingest_note}.\n",
@@ -307,4 +299,36 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
         .write_all(out.as_bytes())
         .and_then(|()| stdout.flush())
         .map_err(|e| KbError::io("stdout", e))
+}
+
+/// One line of the table: the metrics over the questions of one half.
+fn row(mode: Mode, half: Half, outcomes: &[&Outcome]) -> String {
+    let n = outcomes.len().max(1) as f64;
+    let hit = |k: usize| {
+        outcomes
+            .iter()
+            .filter(|o| o.first.is_some_and(|r| r < k))
+            .count() as f64
+            / n
+    };
+    let mrr = outcomes
+        .iter()
+        .filter_map(|o| o.first.filter(|r| *r < 10))
+        .map(|r| 1.0 / (r + 1) as f64)
+        .sum::<f64>()
+        / n;
+    let doc = outcomes.iter().filter(|o| o.document).count() as f64 / n;
+    let mut times: Vec<Duration> = outcomes.iter().map(|o| o.took).collect();
+    format!(
+        "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} |\n",
+        mode_name(mode),
+        half.name(),
+        outcomes.len(),
+        hit(1),
+        hit(5),
+        hit(10),
+        mrr,
+        doc,
+        median(&mut times).as_secs_f64() * 1000.0
+    )
 }

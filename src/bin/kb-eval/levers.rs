@@ -6,7 +6,7 @@ use clap::Args;
 use kb::config::{Config, Fusion, PerDocument};
 use kb::db::ColumnWeights;
 use kb::error::{KbError, Result};
-use kb::search::{Feedback, Mode, SearchOverrides, SearchRequest};
+use kb::search::{Feedback, Mode, RankerId, SearchOverrides, SearchRequest};
 
 /// Retrieval levers; each left out keeps the configuration's setting.
 #[derive(Debug, Clone, Args)]
@@ -23,6 +23,9 @@ pub(crate) struct Levers {
     /// Weight of the vector ranker [default: search.weights.vector]
     #[arg(long)]
     vector_weight: Option<f64>,
+    /// Weight of any ranker, RANKER=W (keyword, vector, ...); repeat for several [default: search.weights]
+    #[arg(long = "weight", value_name = "RANKER=W", value_parser = ranker_weight)]
+    weights: Vec<(RankerId, f64)>,
     /// Convex fusion: the share of each contribution from the rank alone [default: search.rank_share]
     #[arg(long)]
     rank_share: Option<f64>,
@@ -99,8 +102,14 @@ impl Settings {
         let overrides = SearchOverrides {
             fusion: args.fusion,
             rrf_k: args.rrf_k,
-            keyword_weight: args.keyword_weight,
-            vector_weight: args.vector_weight,
+            weights: [
+                args.keyword_weight.map(|w| (RankerId::Keyword, w)),
+                args.vector_weight.map(|w| (RankerId::Vector, w)),
+            ]
+            .into_iter()
+            .flatten()
+            .chain(args.weights.iter().copied())
+            .collect(),
             rank_share: args.rank_share,
             strong_cosine: args.strong_cosine,
             strong_bm25: args.strong_bm25,
@@ -143,13 +152,20 @@ impl Settings {
     pub(crate) fn describe(&self) -> String {
         let f = &self.base.fusion;
         let c = &self.base.columns;
+        let weights: Vec<String> = RankerId::ALL
+            .iter()
+            .map(|r| format!("{} {}", r.name(), r.weight(&f.weights)))
+            .collect();
         format!(
-            "fusion {} (weights keyword {} vector {}{}); columns text {} title {} section {} terms {}; \
+            "fusion {} (weights {}{}); columns text {} title {} section {} terms {}; \
              expansion {}; max_per_document {}; feedback {} x {}",
             f.method.as_str(),
-            f.keyword_weight,
-            f.vector_weight,
-            if f.method == Fusion::Rrf { format!(", k {}", f.rrf_k) } else { String::new() },
+            weights.join(" "),
+            if f.method == Fusion::Rrf {
+                format!(", k {}", f.rrf_k)
+            } else {
+                String::new()
+            },
             c.text,
             c.title,
             c.section,
@@ -160,4 +176,17 @@ impl Settings {
             self.base.feedback.weight
         )
     }
+}
+
+/// `--weight RANKER=W`.
+fn ranker_weight(arg: &str) -> std::result::Result<(RankerId, f64), String> {
+    let (name, w) = arg
+        .split_once('=')
+        .ok_or_else(|| format!("`{arg}`: expected RANKER=W"))?;
+    let ranker = RankerId::named(name).ok_or_else(|| {
+        let names: Vec<&str> = RankerId::ALL.iter().map(|r| r.name()).collect();
+        format!("no ranker `{name}` (rankers: {})", names.join(", "))
+    })?;
+    let w = w.parse().map_err(|_| format!("`{w}`: not a number"))?;
+    Ok((ranker, w))
 }

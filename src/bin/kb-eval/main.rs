@@ -29,6 +29,7 @@ mod confidence;
 mod dataset;
 mod embed_cache;
 mod financebench;
+mod halves;
 mod levers;
 mod metrics;
 mod pdf_structure;
