@@ -48,17 +48,7 @@ pub fn query_expansions(query: &str) -> Vec<String> {
 /// letters run into digits (`FY2018`).
 pub fn query_identifiers(query: &str) -> Vec<String> {
     let mut out = Forms::default();
-    let raw_tokens =
-        query.split(|c: char| !(is_word_char(c) || matches!(c, '_' | '.' | '-' | '\'')));
-    for raw in raw_tokens {
-        let token = raw.trim_matches(|c: char| !is_word_char(c));
-        if token.is_empty() || token.chars().count() > MAX_COMPOUND_CHARS {
-            continue;
-        }
-        let segments: Vec<&str> = token
-            .split(|c: char| !is_word_char(c))
-            .filter(|s| !s.is_empty())
-            .collect();
+    for (token, segments) in compound_tokens(query) {
         let camel = token
             .chars()
             .zip(token.chars().skip(1))
@@ -101,21 +91,26 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() && !cjk::is_cjk(c)
 }
 
+/// The tokens of `text` that may be compounds (words joined by `_`, `.`,
+/// `-` or `'`, trimmed, at most [`MAX_COMPOUND_CHARS`]), each with the
+/// words unicode61 makes of it.
+fn compound_tokens(text: &str) -> impl Iterator<Item = (&str, Vec<&str>)> {
+    text.split(|c: char| !(is_word_char(c) || matches!(c, '_' | '.' | '-' | '\'')))
+        .map(|raw| raw.trim_matches(|c: char| !is_word_char(c)))
+        .filter(|token| !token.is_empty() && token.chars().count() <= MAX_COMPOUND_CHARS)
+        .map(|token| {
+            let segments = token
+                .split(|c: char| !is_word_char(c))
+                .filter(|s| !s.is_empty())
+                .collect();
+            (token, segments)
+        })
+}
+
 /// Joined forms of separated compounds and parts of camelCase and
 /// letter/digit runs.
 fn compounds(text: &str, out: &mut Forms) {
-    let raw_tokens =
-        text.split(|c: char| !(is_word_char(c) || matches!(c, '_' | '.' | '-' | '\'')));
-    for raw in raw_tokens {
-        let token = raw.trim_matches(|c: char| !is_word_char(c));
-        if token.is_empty() || token.chars().count() > MAX_COMPOUND_CHARS {
-            continue;
-        }
-        // The words unicode61 makes of the token.
-        let segments: Vec<&str> = token
-            .split(|c: char| !is_word_char(c))
-            .filter(|s| !s.is_empty())
-            .collect();
+    for (token, segments) in compound_tokens(text) {
         let parts: Vec<String> = segments.iter().flat_map(|s| split_humps(s)).collect();
         if segments.len() > 1 {
             let joined: String = segments.concat().to_lowercase();

@@ -399,6 +399,15 @@ mod tests {
     use super::*;
     use crate::config::ChunkingConfig;
 
+    /// Each heading's text and line.
+    fn headings(doc: &ParsedDocument) -> Vec<(&str, usize)> {
+        doc.meta
+            .headings
+            .iter()
+            .map(|h| (h.text.as_str(), h.line))
+            .collect()
+    }
+
     fn run(name: &str, src: &str) -> ParsedDocument {
         let c = ChunkingConfig::default();
         parse(
@@ -430,12 +439,7 @@ mod tests {
         assert_eq!(lines(&doc.chunks[1]), (4, 8));
         assert_eq!(lines(&doc.chunks[2]), (10, 12));
         assert_eq!(doc.chunks[1].meta.section.as_deref(), Some("server"));
-        let hs: Vec<_> = doc
-            .meta
-            .headings
-            .iter()
-            .map(|h| (h.text.as_str(), h.line))
-            .collect();
+        let hs = headings(&doc);
         assert_eq!(
             hs,
             [("name", 1), ("version", 2), ("server", 4), ("users", 10)]
@@ -447,23 +451,13 @@ mod tests {
     fn json_and_toml() {
         let src = "{\n  \"a\": 1,\n  \"db\": {\n    \"host\": \"x\",\n    \"port\": 5432\n  },\n  \"s\": \"}\\\"{\"\n}\n";
         let doc = run("c.json", src);
-        let hs: Vec<_> = doc
-            .meta
-            .headings
-            .iter()
-            .map(|h| (h.text.as_str(), h.line))
-            .collect();
+        let hs = headings(&doc);
         assert_eq!(hs, [("a", 2), ("db", 3), ("s", 7)]);
         assert_eq!(doc.chunks[1].text, "db.host = x\ndb.port = 5432");
         // Its keys' lines, not the closing brace.
         assert_eq!(lines(&doc.chunks[1]), (3, 5));
         let arr = run("l.json", "[\n {\"k\": 1},\n {\"k\": 2}\n]\n");
-        let hs: Vec<_> = arr
-            .meta
-            .headings
-            .iter()
-            .map(|h| (h.text.as_str(), h.line))
-            .collect();
+        let hs = headings(&arr);
         assert_eq!(hs, [("[0]", 2), ("[1]", 3)]);
 
         let src = "title = \"kb\"\nwhen = 2024-01-02\n\n[server]\nport = 80\n\n[server.tls]\ncert_file = \"/etc/c.pem\"\n";
@@ -539,12 +533,7 @@ mod tests {
             }
             assert!(b - a <= c.text.lines().count() as u64 + 1, "{a}-{b}");
         }
-        let hs: Vec<_> = doc
-            .meta
-            .headings
-            .iter()
-            .map(|h| (h.text.as_str(), h.line))
-            .collect();
+        let hs = headings(&doc);
         assert_eq!(hs, [("package", 1), ("dependencies", 7), ("package", 129)]);
     }
 

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::extract::extract_bytes;
-use super::{build, engine, Extracted, PageIndex, PdfSettings, ReadOptions};
+use super::tests::engine;
+use super::{build, Extracted, PageIndex};
 use crate::config::ChunkingConfig;
 use crate::ingest::test_support::ctx;
 use crate::ingest::ParsedDocument;
@@ -27,20 +28,6 @@ const CHUNK_START_WORDS: usize = 8;
 /// sections share a chunk, and a small one, where long paragraphs are cut
 /// and each piece must still cite its own page.
 const MAX_TOKENS: [Option<usize>; 2] = [None, Some(40)];
-
-/// pdfium without OCR, or `None` (the reason printed) when it is missing.
-fn engine() -> Option<ReadOptions> {
-    if !engine::available_for_tests() {
-        return None;
-    }
-    let opts = PdfSettings::from_config(&crate::config::Config::default())
-        .engine
-        .ok()?;
-    Some(ReadOptions {
-        ocr: crate::config::OcrMode::Never,
-        ..opts
-    })
-}
 
 /// The golden text of a fixture: its title, outline and chunks built at
 /// each of [`MAX_TOKENS`], one JSON value per line, so a changed heading

@@ -24,7 +24,7 @@ fn page(lines: Vec<Line>) -> Page {
 
 /// pdfium for the tests that read PDF bytes (skipped without it, see
 /// [`engine::available_for_tests`]); no OCR.
-fn engine() -> Option<ReadOptions> {
+pub(super) fn engine() -> Option<ReadOptions> {
     if !engine::available_for_tests() {
         return None;
     }
