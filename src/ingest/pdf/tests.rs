@@ -23,9 +23,9 @@ fn page(lines: Vec<Line>) -> Page {
 }
 
 /// pdfium for the tests that read PDF bytes (skipped without it, see
-/// [`engine::available_for_tests`]); no OCR.
+/// [`testpdf::available_for_tests`]); no OCR.
 pub(super) fn engine() -> Option<ReadOptions> {
-    if !engine::available_for_tests() {
+    if !super::testpdf::available_for_tests() {
         return None;
     }
     let opts = PdfSettings::from_config(&crate::config::Config::default())
