@@ -351,26 +351,21 @@ fn wait_watched(
     let mut watch = Watch::new(limit);
     let mut pause = Duration::from_millis(1);
     let mut peak = 0u64;
-    loop {
+    let failure = loop {
         peak = peak.max(address_space_peak(child.id()));
         match child.try_wait() {
             Ok(Some(status)) => return Ok((status, peak)),
-            Ok(None) if watch.stalled(progress) => {
-                kill_group(child);
-                let _ = child.wait();
-                return Err(timed_out(limit, progress));
-            }
+            Ok(None) if watch.stalled(progress) => break timed_out(limit, progress),
             Ok(None) => {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(50));
             }
-            Err(e) => {
-                kill_group(child);
-                let _ = child.wait();
-                return Err(format!("PDF extractor: {e}"));
-            }
+            Err(e) => break format!("PDF extractor: {e}"),
         }
-    }
+    };
+    kill_group(child);
+    let _ = child.wait();
+    Err(failure)
 }
 
 /// Names the reason a child extractor died.

@@ -125,10 +125,12 @@ impl Edges {
         if self.with_text < TUNING.running_pages || c < TUNING.running_pages {
             return Verdict::Text;
         }
-        if self.numbered_heading(l) || self.chapter_title(l, &k, body) {
-            return Verdict::Text;
+        let kept = self.numbered_heading(l) || self.chapter_title(l, &k, body);
+        if !kept && self.runs_in_place(l, &k, at_edge, c) {
+            Verdict::Running
+        } else {
+            Verdict::Text
         }
-        self.by_place(l, &k, at_edge, c)
     }
 
     /// A numbered heading atop a page ("ITEM 7.", "Note 12 – Debt") is
@@ -156,8 +158,8 @@ impl Edges {
             && !repeats
     }
 
-    /// A repeated line (on `c` pages' edges) by where it repeats.
-    fn by_place(&self, l: &Line, k: &str, at_edge: bool, c: usize) -> Verdict {
+    /// Whether a line repeated on `c` pages' edges runs where it stands.
+    fn runs_in_place(&self, l: &Line, k: &str, at_edge: bool, c: usize) -> bool {
         // Within a point or two: a height near a bucket's edge falls on
         // either side of it from page to page.
         let here: usize = (height(l) - 1..=height(l) + 1)
@@ -168,20 +170,12 @@ impl Edges {
         // one only where it runs elsewhere: the same text at the same
         // height.
         if !at_edge {
-            return if here >= TUNING.running_pages {
-                Verdict::Running
-            } else {
-                Verdict::Text
-            };
+            return here >= TUNING.running_pages;
         }
         // The last line of three pages or more, wherever it falls (an
         // exhibit's footer set right under its text).
         let here = here.max(self.outermost.get(k).copied().unwrap_or(0));
-        if c * TUNING.running_one_page_in >= self.with_text || here >= TUNING.running_pages {
-            Verdict::Running
-        } else {
-            Verdict::Text
-        }
+        c * TUNING.running_one_page_in >= self.with_text || here >= TUNING.running_pages
     }
 }
 

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use super::block::Block;
 use super::filing::is_part;
 use super::numbering::{item_heading, numbered_depth};
 use super::page::Line;
@@ -45,6 +46,12 @@ pub(super) fn mean_size(g: &[&Line]) -> f32 {
 /// The most common font size of the pages' lines, weighted by characters.
 pub(super) fn body_size(pages: &[Vec<Line>]) -> f32 {
     most_common_size(pages.iter().flatten().map(|l| (l.size, l.text.as_str())))
+}
+
+/// The most common font size of blocks of prose, weighted by characters.
+pub(super) fn prose_size(blocks: &[Block]) -> f32 {
+    let prose = blocks.iter().filter(|b| !b.table && !b.code);
+    most_common_size(prose.map(|b| (b.size, b.text.as_str())))
 }
 
 /// The most common size of some texts, weighted by characters.

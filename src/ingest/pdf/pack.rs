@@ -72,14 +72,14 @@ impl Pending {
     }
 }
 
-fn chunk(
-    text: String,
-    tokens: usize,
-    section: Option<String>,
-    (page, page_end): (u32, u32),
-    ocr: bool,
-) -> Chunk {
-    let mut c = Chunk::new(text, tokens, section);
+/// `text` with its token count.
+fn counted(text: String, tokens: &TokenCounter) -> Piece {
+    let tokens = tokens.count(&text);
+    Piece { text, tokens }
+}
+
+fn chunk(piece: Piece, section: Option<String>, (page, page_end): (u32, u32), ocr: bool) -> Chunk {
+    let mut c = Chunk::new(piece.text, piece.tokens, section);
     c.meta.page = Some(page);
     c.meta.page_end = (page_end > page).then_some(page_end);
     c.meta.ocr = ocr;
@@ -147,14 +147,8 @@ impl Packer<'_> {
     }
 
     fn body(&mut self, b: &Block, n: usize, continued: bool) {
-        let label = Some(
-            self.chain
-                .iter()
-                .map(|(_, t)| t.as_str())
-                .collect::<Vec<_>>()
-                .join(" > "),
-        )
-        .filter(|s| !s.is_empty());
+        let names: Vec<&str> = self.chain.iter().map(|(_, t)| t.as_str()).collect();
+        let label = Some(names.join(" > ")).filter(|s| !s.is_empty());
         if self.cur.body_tokens > 0 && self.cur.tokens + n > self.max {
             self.flush(false);
         }
@@ -188,14 +182,7 @@ impl Packer<'_> {
                 .collect()
         };
         for (piece, context) in pieces {
-            let page = (b.page, b.page);
-            let mut c = chunk(
-                piece.text,
-                piece.tokens,
-                label.clone(),
-                page,
-                b.ocr || cur.ocr,
-            );
+            let mut c = chunk(piece, label.clone(), (b.page, b.page), b.ocr || cur.ocr);
             c.context = context;
             self.out.push(c);
         }
@@ -208,10 +195,9 @@ impl Packer<'_> {
             return;
         }
         let cur = std::mem::take(&mut self.cur);
-        let text = cur.parts.join("\n\n");
-        let n = self.tokens.count(&text);
+        let piece = counted(cur.parts.join("\n\n"), self.tokens);
         let pages = (cur.page, cur.page_end);
-        self.out.push(chunk(text, n, cur.label(), pages, cur.ocr));
+        self.out.push(chunk(piece, cur.label(), pages, cur.ocr));
     }
 }
 
@@ -220,20 +206,11 @@ impl Packer<'_> {
 pub(super) fn fixed(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chunk> {
     let overlap = ctx.overlap(max);
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < blocks.len() {
-        let page = blocks[i].page;
-        let ocr = blocks[i].ocr;
-        let mut text = String::new();
-        while i < blocks.len() && blocks[i].page == page {
-            if !text.is_empty() {
-                text.push_str("\n\n");
-            }
-            text.push_str(&blocks[i].text);
-            i += 1;
-        }
-        for piece in split_text(&text, max, overlap, ctx.tokens) {
-            out.push(chunk(piece.text, piece.tokens, None, (page, page), ocr));
+    for on_page in blocks.chunk_by(|a, b| a.page == b.page) {
+        let texts: Vec<&str> = on_page.iter().map(|b| b.text.as_str()).collect();
+        let (page, ocr) = (on_page[0].page, on_page[0].ocr);
+        for piece in split_text(&texts.join("\n\n"), max, overlap, ctx.tokens) {
+            out.push(chunk(piece, None, (page, page), ocr));
         }
     }
     out
@@ -264,30 +241,15 @@ fn split_table(
             Rows::Fit(rows) => {
                 // The first piece starts as the table does on the page.
                 let first = out.is_empty();
-                let mut text = if first {
-                    head.text.clone()
-                } else {
-                    String::new()
-                };
-                for r in rows {
-                    if !text.is_empty() {
-                        text.push('\n');
-                    }
-                    text.push_str(r);
-                }
-                let n = tokens.count(&text);
+                let lead = Some(head.text.as_str()).filter(|t| first && !t.is_empty());
+                let text = lead.into_iter().chain(rows).collect::<Vec<_>>().join("\n");
                 let ctx = if first { None } else { head.context.clone() };
-                out.push((Piece { text, tokens: n }, ctx));
+                out.push((counted(text, tokens), ctx));
             }
         }
     }
     if out.is_empty() && !head.text.is_empty() {
-        let n = tokens.count(&head.text);
-        let piece = Piece {
-            text: head.text,
-            tokens: n,
-        };
-        out.push((piece, None));
+        out.push((counted(head.text, tokens), None));
     }
     out
 }

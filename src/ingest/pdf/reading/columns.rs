@@ -239,17 +239,10 @@ fn read_region(mut region: Vec<Row>, gutter: Gutter, depth: u8) -> Vec<Row> {
     let (mut left, mut right) = (Vec::new(), Vec::new());
     for r in region {
         let (l, rt): (Vec<Span>, Vec<Span>) = r.spans.into_iter().partition(|s| s.x1 <= gutter.x);
-        if !l.is_empty() {
-            left.push(Row {
-                spans: l,
-                rtl: r.rtl,
-            });
-        }
-        if !rt.is_empty() {
-            right.push(Row {
-                spans: rt,
-                rtl: r.rtl,
-            });
+        for (side, spans) in [(&mut left, l), (&mut right, rt)] {
+            if !spans.is_empty() {
+                side.push(Row { spans, rtl: r.rtl });
+            }
         }
     }
     // Arabic, Persian and Hebrew pages start at the right.
