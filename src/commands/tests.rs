@@ -724,7 +724,7 @@ fn human_renderings_say_what_the_json_says() {
 #[test]
 fn citations_carry_lines_and_pages_everywhere() {
     use crate::ingest::pdf::testpdf::{heading, para, TestPdf};
-    if !crate::ingest::pdf::engine::available_for_tests() {
+    if !crate::ingest::pdf::testpdf::available_for_tests() {
         return;
     }
     let f = Fixture::indexed();

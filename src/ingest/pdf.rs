@@ -32,6 +32,8 @@ mod pitch;
 mod read;
 mod reading;
 mod settings;
+#[cfg(test)]
+mod shape;
 mod spacing;
 mod statement;
 mod tables;

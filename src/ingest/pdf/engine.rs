@@ -114,22 +114,6 @@ pub fn lock(path: &Path) -> Result<MutexGuard<'static, Pdfium>, String> {
     }
 }
 
-/// For unit tests that read PDF bytes: whether pdfium is where kb looks
-/// for it. Without it they are skipped with a note, so a plain `cargo test`
-/// needs nothing; ./test.sh sets KB_TEST_REQUIRE_PDFIUM, and then a
-/// missing engine fails them.
-#[cfg(test)]
-pub(crate) fn available_for_tests() -> bool {
-    match locate(&Config::default()) {
-        Ok(_) => true,
-        Err(e) if std::env::var_os("KB_TEST_REQUIRE_PDFIUM").is_some() => panic!("{e}"),
-        Err(e) => {
-            eprintln!("skipped: {}", e.lines().next().unwrap_or_default());
-            false
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -57,9 +57,13 @@ pub(super) struct Progress {
 }
 
 impl Progress {
-    fn set(&self, done: u32, pages: u32) {
+    /// Records `done` of `pages` and passes it on to `report`.
+    fn set(&self, done: u32, pages: u32, report: &Option<PageReport>) {
         self.pages.store(pages, Ordering::Relaxed);
         self.stages.store(done + 1, Ordering::Relaxed);
+        if let Some(r) = report {
+            r(done, pages);
+        }
     }
 
     fn stages(&self) -> u32 {
@@ -169,10 +173,7 @@ pub(super) fn extract_on_thread(
         .stack_size(64 << 20)
         .spawn(move || {
             let r = extract_with_progress(&bytes, &opts, &mut |done, pages| {
-                reporter.set(done, pages);
-                if let Some(r) = &report {
-                    r(done, pages);
-                }
+                reporter.set(done, pages, &report);
             });
             let _ = tx.send(r);
         });
@@ -223,8 +224,53 @@ fn extract_in_child(
     report: Option<PageReport>,
 ) -> Result<Result<Extracted, String>, ChildError> {
     use ChildError::Failed;
-    let options =
-        serde_json::to_string(opts).map_err(|e| Failed(format!("PDF extractor: options: {e}")))?;
+    let mut child = child_command(exe, path, opts, limit)?
+        .spawn()
+        .map_err(|_| ChildError::Spawn)?;
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let r = stdout.take(MAX_CHILD_OUTPUT + 1).read_to_end(&mut buf);
+        r.map(|_| buf)
+    });
+    let progress = Arc::new(Progress::default());
+    let err_reader = read_messages(stderr, Arc::clone(&progress), report);
+    let waited = wait_watched(&mut child, limit, &progress);
+    let stdout = out_reader.join();
+    let stderr = err_reader.join().unwrap_or_default();
+    let (status, peak) = waited.map_err(Failed)?;
+    let unread = "PDF extractor: reading its output failed";
+    let stdout = match stdout {
+        Ok(Ok(out)) => out,
+        Ok(Err(e)) => return Err(Failed(format!("{unread}: {e}"))),
+        Err(_) => return Err(Failed(unread.into())),
+    };
+    if !status.success() {
+        return Err(Failed(child_failure(
+            status, &stderr, peak, limit, &progress,
+        )));
+    }
+    if stdout.len() as u64 > MAX_CHILD_OUTPUT {
+        return Err(Failed(format!(
+            "PDF text is larger than {} MB",
+            MAX_CHILD_OUTPUT >> 20
+        )));
+    }
+    serde_json::from_slice::<Result<Extracted, String>>(&stdout)
+        .map_err(|e| Failed(format!("PDF extractor printed unreadable output: {e}")))
+}
+
+/// The command that runs the child extractor on `path`, its output piped,
+/// under the address-space and CPU limits.
+fn child_command(
+    exe: &Path,
+    path: &Path,
+    opts: &ReadOptions,
+    limit: Duration,
+) -> Result<Command, ChildError> {
+    let options = serde_json::to_string(opts)
+        .map_err(|e| ChildError::Failed(format!("PDF extractor: options: {e}")))?;
     let mut cmd = Command::new(exe);
     cmd.arg(CHILD_COMMAND)
         .arg(path)
@@ -261,19 +307,18 @@ fn extract_in_child(
             });
         }
     }
-    let mut child = cmd.spawn().map_err(|_| ChildError::Spawn)?;
-    let stdout = child.stdout.take().expect("stdout is piped");
-    let stderr = child.stderr.take().expect("stderr is piped");
-    let out_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let r = stdout.take(MAX_CHILD_OUTPUT + 1).read_to_end(&mut buf);
-        r.map(|_| buf)
-    });
-    let progress = Arc::new(Progress::default());
-    let reporter = Arc::clone(&progress);
-    let err_reader = std::thread::spawn(move || {
-        // Progress lines update the watch; anything else (a crash
-        // message) is kept, up to 64 KB.
+    Ok(cmd)
+}
+
+/// Reads the child's stderr on a thread: progress lines update `progress`
+/// (and `report`); anything else (a crash message) is kept, up to 64 KB,
+/// and returned.
+fn read_messages(
+    stderr: std::process::ChildStderr,
+    progress: Arc<Progress>,
+    report: Option<PageReport>,
+) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
         use std::io::BufRead as _;
         let mut other = String::new();
         for line in std::io::BufReader::new(stderr).lines() {
@@ -283,12 +328,7 @@ fn extract_in_child(
                 .and_then(|r| r.split_once('/'))
                 .and_then(|(d, p)| Some((d.parse().ok()?, p.parse().ok()?)));
             match done {
-                Some((d, p)) => {
-                    reporter.set(d, p);
-                    if let Some(r) = &report {
-                        r(d, p);
-                    }
-                }
+                Some((d, p)) => progress.set(d, p, &report),
                 None if other.len() < 64 * 1024 => {
                     other.push_str(&line);
                     other.push('\n');
@@ -297,58 +337,35 @@ fn extract_in_child(
             }
         }
         other
-    });
+    })
+}
 
+/// Waits for the child, killing its process group when it stalls: its
+/// exit status and the most address space it was seen to use (pdfium
+/// aborts without a message when an allocation fails under the limit).
+fn wait_watched(
+    child: &mut std::process::Child,
+    limit: Duration,
+    progress: &Progress,
+) -> Result<(std::process::ExitStatus, u64), String> {
     let mut watch = Watch::new(limit);
     let mut pause = Duration::from_millis(1);
-    // The most address space the child was seen to use: pdfium aborts
-    // without a message when an allocation fails under the limit.
     let mut peak = 0u64;
-    let status = loop {
+    let failure = loop {
         peak = peak.max(address_space_peak(child.id()));
         match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if watch.stalled(&progress) => {
-                kill_group(&mut child);
-                let _ = child.wait();
-                let _ = out_reader.join();
-                let _ = err_reader.join();
-                return Err(Failed(timed_out(limit, &progress)));
-            }
+            Ok(Some(status)) => return Ok((status, peak)),
+            Ok(None) if watch.stalled(progress) => break timed_out(limit, progress),
             Ok(None) => {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(50));
             }
-            Err(e) => {
-                kill_group(&mut child);
-                let _ = child.wait();
-                return Err(Failed(format!("PDF extractor: {e}")));
-            }
+            Err(e) => break format!("PDF extractor: {e}"),
         }
     };
-    let stdout = match out_reader.join() {
-        Ok(Ok(out)) => out,
-        Ok(Err(e)) => {
-            return Err(Failed(format!(
-                "PDF extractor: reading its output failed: {e}"
-            )))
-        }
-        Err(_) => return Err(Failed("PDF extractor: reading its output failed".into())),
-    };
-    let stderr = err_reader.join().unwrap_or_default();
-    if !status.success() {
-        return Err(Failed(child_failure(
-            status, &stderr, peak, limit, &progress,
-        )));
-    }
-    if stdout.len() as u64 > MAX_CHILD_OUTPUT {
-        return Err(Failed(format!(
-            "PDF text is larger than {} MB",
-            MAX_CHILD_OUTPUT >> 20
-        )));
-    }
-    serde_json::from_slice::<Result<Extracted, String>>(&stdout)
-        .map_err(|e| Failed(format!("PDF extractor printed unreadable output: {e}")))
+    kill_group(child);
+    let _ = child.wait();
+    Err(failure)
 }
 
 /// Names the reason a child extractor died.

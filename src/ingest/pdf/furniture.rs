@@ -21,130 +21,166 @@ use super::tuning::TUNING;
 /// three pages wherever it falls. Table rows stay: a header
 /// row repeated on every page of a long table is what its numbers mean.
 pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
-    fn key(t: &str) -> String {
-        t.chars()
-            .filter(|c| !c.is_whitespace())
-            .map(|c| if c.is_ascii_digit() { '#' } else { c })
-            .flat_map(char::to_lowercase)
-            .collect()
-    }
-    fn exact(t: &str) -> String {
-        t.chars()
-            .filter(|c| !c.is_whitespace())
-            .flat_map(char::to_lowercase)
-            .collect()
-    }
-    fn size(l: &Line) -> i32 {
-        (l.size * 2.0).round() as i32
-    }
-    let with_text = pages.iter().filter(|p| !p.is_empty()).count();
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    let mut placed: HashMap<(String, i32), usize> = HashMap::new();
-    let mut outermost: HashMap<String, usize> = HashMap::new();
-    // The smallest size each running text is set in.
-    let mut smallest: HashMap<String, f32> = HashMap::new();
-    // Pages each exact text tops at each size: a larger title that itself
-    // repeats ("Exhibit 99.3" over every page of its exhibit, larger than
-    // "Exhibit 99.1") is a running line too.
-    let mut sized: HashMap<(String, i32), usize> = HashMap::new();
-    // Pages each exact text tops or ends.
-    let mut exactly: HashMap<String, usize> = HashMap::new();
-    for p in pages.iter() {
-        let mut seen = HashSet::new();
-        let mut outer = HashSet::new();
-        for (i, l) in p.iter().enumerate() {
-            if i + 1 == p.len() && outer.insert(key(&l.text)) {
-                *outermost.entry(key(&l.text)).or_default() += 1;
-            }
-            if edge(i, p.len()) && seen.insert(key(&l.text)) {
-                *counts.entry(key(&l.text)).or_default() += 1;
-                *placed.entry((key(&l.text), height(l))).or_default() += 1;
-                let s = smallest.entry(key(&l.text)).or_insert(l.size);
+    let edges = Edges::of(pages);
+    let numbered = numbered_rows(pages);
+    let verdicts: Vec<Vec<Verdict>> = pages
+        .iter()
+        .zip(&numbered)
+        .map(|(p, numbered)| {
+            let n = p.len();
+            p.iter()
+                .enumerate()
+                .map(|(i, l)| edges.judge(l, edge(i, n), numbered, body))
+                .collect()
+        })
+        .collect();
+    drop_furniture(pages, verdicts);
+}
+
+/// A line's text with spaces dropped and lower-cased.
+fn exact(t: &str) -> String {
+    t.chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// [`exact`] with digits as `#`: the same running line on every page,
+/// whatever number it carries.
+fn key(t: &str) -> String {
+    let digit = |c: char| if c.is_ascii_digit() { '#' } else { c };
+    exact(t).chars().map(digit).collect()
+}
+
+/// A line's size in half points.
+fn half_points(l: &Line) -> i32 {
+    (l.size * 2.0).round() as i32
+}
+
+/// What the pages' edges hold, counted once per page: how often each
+/// text tops or ends a page, where, and at what size.
+#[derive(Default)]
+struct Edges {
+    /// Pages with any line.
+    with_text: usize,
+    /// Pages each text, digits aside, tops or ends.
+    counts: HashMap<String, usize>,
+    /// The same at each height.
+    placed: HashMap<(String, i32), usize>,
+    /// Pages each text is the last line of.
+    outermost: HashMap<String, usize>,
+    /// The smallest size each running text is set in.
+    smallest: HashMap<String, f32>,
+    /// Pages each exact text tops at each size: a larger title that
+    /// itself repeats ("Exhibit 99.3" over every page of its exhibit,
+    /// larger than "Exhibit 99.1") is a running line too.
+    sized: HashMap<(String, i32), usize>,
+    /// Pages each exact text tops or ends.
+    exactly: HashMap<String, usize>,
+}
+
+impl Edges {
+    fn of(pages: &[Vec<Line>]) -> Edges {
+        let mut e = Edges {
+            with_text: pages.iter().filter(|p| !p.is_empty()).count(),
+            ..Edges::default()
+        };
+        for p in pages {
+            let mut seen = HashSet::new();
+            let mut outer = HashSet::new();
+            for (i, l) in p.iter().enumerate() {
+                if i + 1 == p.len() && outer.insert(key(&l.text)) {
+                    *e.outermost.entry(key(&l.text)).or_default() += 1;
+                }
+                if !edge(i, p.len()) || !seen.insert(key(&l.text)) {
+                    continue;
+                }
+                *e.counts.entry(key(&l.text)).or_default() += 1;
+                *e.placed.entry((key(&l.text), height(l))).or_default() += 1;
+                let s = e.smallest.entry(key(&l.text)).or_insert(l.size);
                 *s = s.min(l.size);
-                *sized.entry((exact(&l.text), size(l))).or_default() += 1;
-                *exactly.entry(exact(&l.text)).or_default() += 1;
+                *e.sized.entry((exact(&l.text), half_points(l))).or_default() += 1;
+                *e.exactly.entry(exact(&l.text)).or_default() += 1;
             }
         }
+        e
     }
-    let numbered = numbered_rows(pages);
-    // What each line is: kept, a page number, or a running line.
-    let judge = |l: &Line, at_edge: bool, page: usize| -> Verdict {
+
+    /// What a line is: kept, a page number, or a running line;
+    /// `numbered` holds the heights of its page's numbered rows.
+    fn judge(&self, l: &Line, at_edge: bool, numbered: &[i32], body: f32) -> Verdict {
         if l.table {
             return Verdict::Text;
         }
         if at_edge && page_number(&l.text) {
             return Verdict::PageNumber;
         }
-        if at_edge && numbered[page].iter().any(|h| (h - height(l)).abs() <= 1) {
+        if at_edge && numbered.iter().any(|h| (h - height(l)).abs() <= 1) {
             return Verdict::Running;
         }
         let k = key(&l.text);
         // Most lines of a page are met nowhere else: one lookup settles
         // them.
-        let c = counts.get(&k).copied().unwrap_or(0);
-        if with_text < TUNING.running_pages || c < TUNING.running_pages {
+        let c = self.counts.get(&k).copied().unwrap_or(0);
+        if self.with_text < TUNING.running_pages || c < TUNING.running_pages {
             return Verdict::Text;
         }
-        // A numbered heading atop a page ("ITEM 7.", "Note 12 – Debt") is
-        // not furniture for sharing its shape, digits aside, with the
-        // others: its number is what it says, not the page's. It is where
-        // its own text repeats ("Chapter 6: Add-on packages" over its
-        // chapter) or says it continues.
-        if numbered_depth(&l.text).is_some()
+        let kept = self.numbered_heading(l) || self.chapter_title(l, &k, body);
+        if !kept && self.runs_in_place(l, &k, at_edge, c) {
+            Verdict::Running
+        } else {
+            Verdict::Text
+        }
+    }
+
+    /// A numbered heading atop a page ("ITEM 7.", "Note 12 – Debt") is
+    /// not furniture for sharing its shape, digits aside, with the
+    /// others: its number is what it says, not the page's. It is where
+    /// its own text repeats ("Chapter 6: Add-on packages" over its
+    /// chapter) or says it continues.
+    fn numbered_heading(&self, l: &Line) -> bool {
+        numbered_depth(&l.text).is_some()
             && (heading_text(&l.text) || item_heading(&l.text))
-            && exactly.get(&exact(&l.text)).copied().unwrap_or(0) < 2
+            && self.exactly.get(&exact(&l.text)).copied().unwrap_or(0) < 2
             && !l.text.to_lowercase().contains("continued")
-        {
-            return Verdict::Text;
-        }
-        // A chapter's title atop its first page, larger than the running
-        // header repeating it on the pages after, stays.
-        let least = smallest.get(&k).copied().unwrap_or(l.size);
-        let repeats = sized
-            .get(&(exact(&l.text), size(l)))
+    }
+
+    /// A chapter's title atop its first page, larger than the running
+    /// header repeating it on the pages after, stays.
+    fn chapter_title(&self, l: &Line, k: &str, body: f32) -> bool {
+        let least = self.smallest.get(k).copied().unwrap_or(l.size);
+        let repeats = self
+            .sized
+            .get(&(exact(&l.text), half_points(l)))
             .is_some_and(|&n| n >= TUNING.running_pages);
-        if l.size >= body * TUNING.running_title_ratio
+        l.size >= body * TUNING.running_title_ratio
             && l.size >= least * TUNING.running_title_ratio
             && !repeats
-        {
-            return Verdict::Text;
-        }
+    }
+
+    /// Whether a line repeated on `c` pages' edges runs where it stands.
+    fn runs_in_place(&self, l: &Line, k: &str, at_edge: bool, c: usize) -> bool {
         // Within a point or two: a height near a bucket's edge falls on
         // either side of it from page to page.
         let here: usize = (height(l) - 1..=height(l) + 1)
-            .map(|h| placed.get(&(k.clone(), h)).copied().unwrap_or(0))
+            .map(|h| self.placed.get(&(k.to_string(), h)).copied().unwrap_or(0))
             .sum();
         // Away from the page's edge in reading order (a header read after
         // a figure, a footer before a margin note), a line is a running
         // one only where it runs elsewhere: the same text at the same
         // height.
         if !at_edge {
-            return if here >= TUNING.running_pages {
-                Verdict::Running
-            } else {
-                Verdict::Text
-            };
+            return here >= TUNING.running_pages;
         }
         // The last line of three pages or more, wherever it falls (an
         // exhibit's footer set right under its text).
-        let here = here.max(outermost.get(&k).copied().unwrap_or(0));
-        if c * TUNING.running_one_page_in >= with_text || here >= TUNING.running_pages {
-            Verdict::Running
-        } else {
-            Verdict::Text
-        }
-    };
-    let verdicts: Vec<Vec<Verdict>> = pages
-        .iter()
-        .enumerate()
-        .map(|(page, p)| {
-            let n = p.len();
-            p.iter()
-                .enumerate()
-                .map(|(i, l)| judge(l, edge(i, n), page))
-                .collect()
-        })
-        .collect();
+        let here = here.max(self.outermost.get(k).copied().unwrap_or(0));
+        c * TUNING.running_one_page_in >= self.with_text || here >= TUNING.running_pages
+    }
+}
+
+/// Drops each page's page numbers and running lines by their verdicts.
+fn drop_furniture(pages: &mut [Vec<Line>], verdicts: Vec<Vec<Verdict>>) {
     // The running lines of pages that have text of their own: furniture
     // beside text.
     let mut beside_text: HashSet<String> = HashSet::new();

@@ -4,7 +4,7 @@
 
 /// A character as the PDF places it, in points from the page's top-left
 /// (y grows downwards).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Glyph {
     pub ch: char,
     /// The character's box on the page.
@@ -28,14 +28,7 @@ impl Glyph {
     pub fn space() -> Glyph {
         Glyph {
             ch: ' ',
-            left: 0.0,
-            right: 0.0,
-            top: 0.0,
-            bottom: 0.0,
-            origin: (0.0, 0.0),
-            size: 0.0,
-            bold: false,
-            turns: 0,
+            ..Glyph::default()
         }
     }
 
@@ -54,7 +47,7 @@ impl Glyph {
 
 /// Upright position of a glyph for laying out words: its edges and
 /// baseline in the frame where its text reads left to right.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Placed {
     pub(super) ch: char,
     pub(super) x0: f32,

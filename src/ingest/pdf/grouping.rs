@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use super::block::Block;
 use super::filing::is_part;
 use super::numbering::{item_heading, numbered_depth};
 use super::page::Line;
@@ -45,6 +46,12 @@ pub(super) fn mean_size(g: &[&Line]) -> f32 {
 /// The most common font size of the pages' lines, weighted by characters.
 pub(super) fn body_size(pages: &[Vec<Line>]) -> f32 {
     most_common_size(pages.iter().flatten().map(|l| (l.size, l.text.as_str())))
+}
+
+/// The most common font size of blocks of prose, weighted by characters.
+pub(super) fn prose_size(blocks: &[Block]) -> f32 {
+    let prose = blocks.iter().filter(|b| !b.table && !b.code);
+    most_common_size(prose.map(|b| (b.size, b.text.as_str())))
 }
 
 /// The most common size of some texts, weighted by characters.
@@ -142,85 +149,17 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
     let rights = right_edges(lines);
     let mut out: Vec<Vec<&Line>> = Vec::new();
     let mut cur: Vec<&Line> = Vec::new();
+    // The leftmost start among the lines of the block being grouped.
     let mut left = f32::MAX;
     for (i, l) in lines.iter().enumerate() {
-        if let (Some(first), Some(prev)) = (cur.first(), cur.last()) {
-            if first.mono || l.mono {
-                // A listing: its lines at its pitch, blank lines and all.
-                let pitch = first.pitch;
-                let listing = first.mono
-                    && !l.table
-                    && l.pitch > 0.0
-                    && (l.pitch - pitch).abs() <= TUNING.listing_pitch_share * pitch
-                    && l.y > prev.y
-                    && l.y - prev.y <= TUNING.listing_step * prev.size.max(1.0);
-                if !listing {
-                    out.push(std::mem::take(&mut cur));
-                    left = f32::MAX;
-                }
-                left = left.min(l.x);
-                cur.push(l);
-                continue;
-            }
-        }
-        if let Some(prev) = cur.last() {
-            let right = rights[i - 1];
-            let size_change = (prev.size - l.size).abs()
-                > TUNING
-                    .size_change_points
-                    .max(TUNING.size_change_share * prev.size.min(l.size));
-            let ended = ends_sentence(&prev.text)
-                && (prev.end < right - TUNING.short_of_margin * prev.size
-                    || l.x > left + TUNING.indent * l.size);
-            // A filing's item after a sentence's end, set without space
-            // above it.
-            let item_start = ends_sentence(&prev.text) && item_heading(&l.text);
-            let table_edge = prev.table != l.table;
-            // A bold numbered line, or one over an indented paragraph,
-            // and the regular text under it: a heading set without space
-            // around it (a thesis's double-spaced pages). A bold label
-            // over its text ("Deposits" in a filing's tables) stays with
-            // it.
-            let numbered_bold = |l: &Line| l.bold && numbered_depth(&l.text).is_some();
-            let indented = prev.bold && l.x > prev.x + TUNING.indent * l.size;
-            // Bold and a little larger than the text under it (11pt over
-            // 10pt): a heading too close in size for the size alone.
-            let larger_bold = prev.bold && prev.size >= TUNING.larger_bold_ratio * l.size;
-            let weight_change = prev.bold != l.bold
-                && (numbered_bold(prev) || numbered_bold(l) || indented || larger_bold);
-            // A short numbered line of its own ("3.1.2 洪家楼校区") over
-            // text that runs further: a heading set in the body's font,
-            // which no sentence end separates from its paragraph. A list
-            // of numbered lines (an exhibit index) and a wrapped entry
-            // stay together.
-            let numbered_title = cur.len() == 1
-                && prev.end < right - TUNING.short_of_margin * prev.size
-                && l.end > prev.end + TUNING.runs_further * prev.size
-                && numbered_depth(&prev.text).is_some()
-                && (numbered_depth(&l.text).is_none() || is_part(&prev.text))
-                && heading_text(&prev.text);
-            // A part over its first item ("PART I" centred over "ITEM 1.
-            // Business"), however the two lines fall.
-            let part_over_item =
-                cur.len() == 1 && is_part(&prev.text) && numbered_depth(&l.text).is_some();
-            // An index's letter or group over its first entry.
-            let letter = cur.len() == 1
-                && (index_letter(prev, Some(l)) || (prev.bold && index_group(&prev.text)));
-            if table_edge
-                || (!l.table
-                    && (l.gap
-                        || size_change
-                        || weight_change
-                        || numbered_title
-                        || part_over_item
-                        || letter
-                        || item_start
-                        || ended
-                        || starts_with_bullet(&l.text)))
-            {
-                out.push(std::mem::take(&mut cur));
-                left = f32::MAX;
-            }
+        let starts = match (cur.first(), cur.last()) {
+            (Some(first), Some(prev)) if first.mono || l.mono => !in_listing(first, prev, l),
+            (Some(_), Some(_)) => starts_paragraph(&cur, l, rights[i - 1], left),
+            _ => false,
+        };
+        if starts {
+            out.push(std::mem::take(&mut cur));
+            left = f32::MAX;
         }
         left = left.min(l.x);
         cur.push(l);
@@ -229,6 +168,77 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
         out.push(cur);
     }
     out
+}
+
+/// Whether `l` goes on the listing `first` opens after `prev`: a
+/// listing's lines at its pitch, blank lines and all.
+fn in_listing(first: &Line, prev: &Line, l: &Line) -> bool {
+    let pitch = first.pitch;
+    first.mono
+        && !l.table
+        && l.pitch > 0.0
+        && (l.pitch - pitch).abs() <= TUNING.listing_pitch_share * pitch
+        && l.y > prev.y
+        && l.y - prev.y <= TUNING.listing_step * prev.size.max(1.0)
+}
+
+/// Whether `l` starts a block after the lines of `cur`, whose last line
+/// ends short of `right` (where its full lines end) and whose lines start
+/// no further left than `left`.
+fn starts_paragraph(cur: &[&Line], l: &Line, right: f32, left: f32) -> bool {
+    let prev = cur[cur.len() - 1];
+    let size_change = (prev.size - l.size).abs()
+        > TUNING
+            .size_change_points
+            .max(TUNING.size_change_share * prev.size.min(l.size));
+    let ended = ends_sentence(&prev.text)
+        && (prev.end < right - TUNING.short_of_margin * prev.size
+            || l.x > left + TUNING.indent * l.size);
+    // A filing's item after a sentence's end, set without space above it.
+    let item_start = ends_sentence(&prev.text) && item_heading(&l.text);
+    let table_edge = prev.table != l.table;
+    table_edge
+        || (!l.table
+            && (l.gap
+                || size_change
+                || weight_change(prev, l)
+                || (cur.len() == 1 && heads_text(prev, l, right))
+                || item_start
+                || ended
+                || starts_with_bullet(&l.text)))
+}
+
+/// A bold numbered line, or one over an indented paragraph, and the
+/// regular text under it: a heading set without space around it (a
+/// thesis's double-spaced pages). A bold label over its text ("Deposits"
+/// in a filing's tables) stays with it.
+fn weight_change(prev: &Line, l: &Line) -> bool {
+    let numbered_bold = |l: &Line| l.bold && numbered_depth(&l.text).is_some();
+    let indented = prev.bold && l.x > prev.x + TUNING.indent * l.size;
+    // Bold and a little larger than the text under it (11pt over 10pt): a
+    // heading too close in size for the size alone.
+    let larger_bold = prev.bold && prev.size >= TUNING.larger_bold_ratio * l.size;
+    prev.bold != l.bold && (numbered_bold(prev) || numbered_bold(l) || indented || larger_bold)
+}
+
+/// Whether a block's one line `prev` heads the text `l` starts, a
+/// heading set in the body's font.
+fn heads_text(prev: &Line, l: &Line, right: f32) -> bool {
+    // A short numbered line of its own ("3.1.2 洪家楼校区") over text that
+    // runs further, which no sentence end separates from its paragraph.
+    // A list of numbered lines (an exhibit index) and a wrapped entry stay
+    // together.
+    let numbered_title = prev.end < right - TUNING.short_of_margin * prev.size
+        && l.end > prev.end + TUNING.runs_further * prev.size
+        && numbered_depth(&prev.text).is_some()
+        && (numbered_depth(&l.text).is_none() || is_part(&prev.text))
+        && heading_text(&prev.text);
+    // A part over its first item ("PART I" centred over "ITEM 1.
+    // Business"), however the two lines fall.
+    let part_over_item = is_part(&prev.text) && numbered_depth(&l.text).is_some();
+    // An index's letter or group over its first entry.
+    let letter = index_letter(prev, Some(l)) || (prev.bold && index_group(&prev.text));
+    numbered_title || part_over_item || letter
 }
 
 /// Where full lines end, for each line: the 90th percentile of the right

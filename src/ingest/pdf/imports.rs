@@ -9,13 +9,13 @@ use std::path::Path;
 
 /// A module's path below `pdf` (`[]` is `pdf.rs`, `["layout", "demote"]`
 /// is `pdf/layout/demote.rs`).
-type Module = Vec<String>;
+pub(super) type Module = Vec<String>;
 
 /// The uses of one module: the modules its production code names.
 type Graph = BTreeMap<Module, Vec<Module>>;
 
 /// The module of a file below `src/ingest/`, or `None` outside `pdf`.
-fn module_of(relative: &str) -> Option<Module> {
+pub(super) fn module_of(relative: &str) -> Option<Module> {
     let rest = relative.strip_suffix(".rs")?;
     if rest == "pdf" {
         return Some(Vec::new());
@@ -24,12 +24,22 @@ fn module_of(relative: &str) -> Option<Module> {
     Some(rest.split('/').map(str::to_string).collect())
 }
 
+/// The lines of a file before its inline `#[cfg(test)]` module.
+pub(super) fn production_lines(text: &str) -> Vec<&str> {
+    let lines: Vec<&str> = text.lines().collect();
+    let tests = lines.windows(2).position(|w| {
+        w[0].split("//").next().unwrap_or_default().trim() == "#[cfg(test)]"
+            && w[1].contains("mod ")
+            && w[1].ends_with('{')
+    });
+    lines[..tests.unwrap_or(lines.len())].to_vec()
+}
+
 /// The code of a file with comments and its inline `#[cfg(test)]` module
 /// cut away: what production builds compile.
 fn production_code(text: &str) -> String {
     let mut out = String::new();
-    let mut lines = text.lines().peekable();
-    while let Some(line) = lines.next() {
+    for line in production_lines(text) {
         let code = line.split("//").next().unwrap_or_default();
         // `pub(in super::super)` says who may see an item, not what it uses.
         let code = match code.find("pub(in ") {
@@ -39,13 +49,6 @@ fn production_code(text: &str) -> String {
             }
             None => code.to_string(),
         };
-        if code.trim() == "#[cfg(test)]"
-            && lines
-                .peek()
-                .is_some_and(|next| next.contains("mod ") && next.ends_with('{'))
-        {
-            break;
-        }
         out.push_str(&code);
         out.push('\n');
     }
@@ -175,8 +178,10 @@ fn uses(module: &Module, code: &str, modules: &[Module]) -> Vec<Module> {
     out
 }
 
-/// The graph of `files` (paths below `src/ingest/` and their text).
-fn graph(files: &[(String, String)]) -> Graph {
+/// The modules of `files` (paths below `src/ingest/` and their text)
+/// that production builds compile: those declared under a `cfg` naming
+/// tests, and their children, left out.
+pub(super) fn production_modules(files: &[(String, String)]) -> Vec<Module> {
     let mut modules: Vec<Module> = files.iter().filter_map(|(p, _)| module_of(p)).collect();
     let test_only: Vec<Module> = files
         .iter()
@@ -190,8 +195,13 @@ fn graph(files: &[(String, String)]) -> Graph {
         })
         .flatten()
         .collect();
-    // A test-only module's own children are test code too.
     modules.retain(|m| !test_only.iter().any(|t| m.starts_with(t)));
+    modules
+}
+
+/// The graph of `files` (paths below `src/ingest/` and their text).
+fn graph(files: &[(String, String)]) -> Graph {
+    let modules = production_modules(files);
     files
         .iter()
         .filter_map(|(p, text)| Some((module_of(p)?, text)))
@@ -252,7 +262,7 @@ fn name(m: &Module) -> String {
 }
 
 /// `pdf.rs` and every file below `pdf/`, as paths below `src/ingest/`.
-fn pdf_files() -> Vec<(String, String)> {
+pub(super) fn pdf_files() -> Vec<(String, String)> {
     fn walk(dir: &Path, ingest: &Path, out: &mut Vec<(String, String)>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();

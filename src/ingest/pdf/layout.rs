@@ -18,8 +18,6 @@ use demote::{
     drop_stray_initials,
 };
 use features::Document;
-#[cfg(test)]
-use walk::leads_with_a_word;
 use walk::Walk;
 
 /// Blocks of every page, in reading order: the document's features read

@@ -151,12 +151,8 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
             page: e.page,
             text: e.title.clone(),
             level: Some(level),
-            size: 0.0,
             top: e.top.unwrap_or(0.0),
-            x: 0.0,
-            table: false,
-            code: false,
-            ocr: false,
+            ..Block::default()
         },
     );
     at

@@ -16,52 +16,12 @@ use crate::ingest::{Chunk, ChunkContext};
 /// sections under `chunking.markdown.min_tokens` do).
 const MIN_SECTION_TOKENS: usize = 50;
 
-/// A paragraph for packing: blocks whose paragraph runs on over a page
-/// break are joined, remembering the page where they end.
-struct Para {
-    page: u32,
-    page_end: u32,
-    text: String,
-    level: Option<u8>,
-    table: bool,
-    code: bool,
-    ocr: bool,
-}
-
-/// Joins a paragraph cut by a page break: the last block of a page does
-/// not end a sentence and the next page's first block is body text.
-fn paragraphs(blocks: &[Block]) -> Vec<Para> {
-    let mut out: Vec<Para> = Vec::new();
-    for (i, b) in blocks.iter().enumerate() {
-        let first_on_page = i == 0 || blocks[i - 1].page != b.page;
-        if let Some(prev) = out.last_mut() {
-            let continues = first_on_page
-                && b.level.is_none()
-                && prev.level.is_none()
-                && !b.table
-                && !prev.table
-                && !b.code
-                && !prev.code
-                && prev.page_end + 1 == b.page
-                && !text_shape::ends_sentence(&prev.text);
-            if continues {
-                text_shape::append_line(&mut prev.text, &b.text);
-                prev.page_end = b.page;
-                prev.ocr |= b.ocr;
-                continue;
-            }
-        }
-        out.push(Para {
-            page: b.page,
-            page_end: b.page,
-            text: b.text.clone(),
-            level: b.level,
-            table: b.table,
-            code: b.code,
-            ocr: b.ocr,
-        });
-    }
-    out
+/// Whether `b` continues the paragraph `prev` ends, cut by a page break:
+/// `b` opens the next page, both are body text, and `prev` does not end a
+/// sentence. The two stay separate pieces, each citing its own page.
+fn runs_on(prev: &Block, b: &Block) -> bool {
+    let prose = |b: &Block| b.level.is_none() && !b.table && !b.code;
+    prev.page + 1 == b.page && prose(prev) && prose(b) && !text_shape::ends_sentence(&prev.text)
 }
 
 /// A chunk being filled.
@@ -83,25 +43,43 @@ impl Pending {
         self.parts.is_empty()
     }
 
+    /// The label with the most body tokens, the first of equals
+    /// (`max_by_key` keeps the last).
     fn label(&self) -> Option<String> {
-        let mut best: Option<&(Option<String>, usize)> = None;
-        for l in &self.labels {
-            if best.is_none_or(|b| l.1 > b.1) {
-                best = Some(l);
-            }
+        let best = self.labels.iter().rev().max_by_key(|(_, n)| *n);
+        best.and_then(|(label, _)| label.clone())
+    }
+
+    /// Adds a block of `n` tokens; a piece continuing the last part over
+    /// a page break (`joins`) is joined to it, one paragraph as written.
+    fn push(&mut self, b: &Block, n: usize, joins: bool) {
+        match self.parts.last_mut() {
+            Some(last) if joins => text_shape::append_line(last, &b.text),
+            _ => self.parts.push(b.text.clone()),
         }
-        best.and_then(|b| b.0.clone())
+        self.tokens += n;
+        self.page_end = self.page_end.max(b.page);
+        self.ocr |= b.ocr;
+    }
+
+    /// Counts `n` body tokens under `label`.
+    fn count_body(&mut self, label: Option<String>, n: usize) {
+        self.body_tokens += n;
+        match self.labels.iter_mut().find(|(l, _)| *l == label) {
+            Some(entry) => entry.1 += n,
+            None => self.labels.push((label, n)),
+        }
     }
 }
 
-fn chunk(
-    text: String,
-    tokens: usize,
-    section: Option<String>,
-    (page, page_end): (u32, u32),
-    ocr: bool,
-) -> Chunk {
-    let mut c = Chunk::new(text, tokens, section);
+/// `text` with its token count.
+fn counted(text: String, tokens: &TokenCounter) -> Piece {
+    let tokens = tokens.count(&text);
+    Piece { text, tokens }
+}
+
+fn chunk(piece: Piece, section: Option<String>, (page, page_end): (u32, u32), ocr: bool) -> Chunk {
+    let mut c = Chunk::new(piece.text, piece.tokens, section);
     c.meta.page = Some(page);
     c.meta.page_end = (page_end > page).then_some(page_end);
     c.meta.ocr = ocr;
@@ -110,116 +88,117 @@ fn chunk(
 
 /// Hierarchy strategy: paragraphs packed up to `max` tokens within a
 /// section and a page; headings start chunks and label them with their
-/// chain; oversized paragraphs are split by `split_text`.
+/// chain; oversized paragraphs are split by `split_text`. A paragraph
+/// running on over a page break is packed as its pieces, one per page.
 pub(super) fn hierarchy(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chunk> {
-    let overlap = ctx.overlap(max);
-    let tokens = ctx.tokens;
-    let mut out = Vec::new();
-    let mut chain: Vec<(u8, String)> = Vec::new();
-    let mut cur = Pending::default();
-
-    // Emits the pending chunk; headings with no text after them yet are
-    // kept to open the next chunk.
-    let flush = |cur: &mut Pending, out: &mut Vec<Chunk>, force: bool| {
-        if cur.is_empty() || (cur.body_tokens == 0 && !force) {
-            return;
-        }
-        let text = cur.parts.join("\n\n");
-        let n = tokens.count(&text);
-        out.push(chunk(
-            text,
-            n,
-            cur.label(),
-            (cur.page, cur.page_end),
-            cur.ocr,
-        ));
-        *cur = Pending::default();
+    let mut packer = Packer {
+        max,
+        overlap: ctx.overlap(max),
+        tokens: ctx.tokens,
+        chain: Vec::new(),
+        cur: Pending::default(),
+        out: Vec::new(),
     };
+    for (i, b) in blocks.iter().enumerate() {
+        packer.add(b, i > 0 && runs_on(&blocks[i - 1], b));
+    }
+    packer.flush(true);
+    packer.out
+}
 
-    for p in paragraphs(blocks) {
-        if !cur.is_empty() && cur.page != p.page && cur.body_tokens > 0 {
-            flush(&mut cur, &mut out, false);
+/// The hierarchy strategy's state: the heading chain above the text, the
+/// chunk being filled and the chunks done.
+struct Packer<'a> {
+    max: usize,
+    overlap: usize,
+    tokens: &'a TokenCounter,
+    chain: Vec<(u8, String)>,
+    cur: Pending,
+    out: Vec<Chunk>,
+}
+
+impl Packer<'_> {
+    /// Packs one block; `continued` when it runs on from the block before
+    /// over a page break, and may then share its chunk.
+    fn add(&mut self, b: &Block, continued: bool) {
+        let cur = &self.cur;
+        if !continued && !cur.is_empty() && cur.page != b.page && cur.body_tokens > 0 {
+            self.flush(false);
         }
-        let n = tokens.count(&p.text);
-        if let Some(level) = p.level {
-            if cur.body_tokens >= MIN_SECTION_TOKENS {
-                flush(&mut cur, &mut out, false);
-            }
-            while chain.last().is_some_and(|(l, _)| *l >= level) {
-                chain.pop();
-            }
-            chain.push((level, p.text.clone()));
-            if cur.is_empty() {
-                cur.page = p.page;
-            }
-            cur.page_end = cur.page_end.max(p.page_end);
-            cur.ocr |= p.ocr;
-            cur.parts.push(p.text);
-            cur.tokens += n;
-            continue;
-        }
-        let label = Some(
-            chain
-                .iter()
-                .map(|(_, t)| t.as_str())
-                .collect::<Vec<_>>()
-                .join(" > "),
-        )
-        .filter(|s| !s.is_empty());
-        if cur.body_tokens > 0 && cur.tokens + n > max {
-            flush(&mut cur, &mut out, false);
-        }
-        if cur.body_tokens == 0 {
-            // Headings carried from an earlier page are cited at the page
-            // of the text they introduce.
-            cur.page = p.page;
-        }
-        if cur.tokens + n > max {
-            // Too big even alone: split it, pending headings in front.
-            let mut text = cur.parts.join("\n\n");
-            if !text.is_empty() {
-                text.push_str("\n\n");
-            }
-            let pieces = if p.table {
-                split_table(&text, &p.text, max, tokens)
-            } else {
-                text.push_str(&p.text);
-                split_text(&text, max, overlap, tokens)
-                    .into_iter()
-                    .map(|piece| (piece, None))
-                    .collect()
-            };
-            for (piece, context) in pieces {
-                let mut c = chunk(
-                    piece.text,
-                    piece.tokens,
-                    label.clone(),
-                    (p.page, p.page_end),
-                    p.ocr || cur.ocr,
-                );
-                c.context = context;
-                out.push(c);
-            }
-            cur = Pending::default();
-            continue;
-        }
-        cur.ocr |= p.ocr;
-        cur.parts.push(p.text);
-        cur.tokens += n;
-        cur.body_tokens += n;
-        cur.page_end = cur.page_end.max(p.page_end);
-        match cur.labels.iter_mut().find(|(l, _)| *l == label) {
-            Some(entry) => entry.1 += n,
-            None => cur.labels.push((label, n)),
-        }
-        if p.page_end > p.page {
-            // The paragraph ran onto the next page: end the chunk with it
-            // so what follows is cited at its own page.
-            flush(&mut cur, &mut out, false);
+        let n = self.tokens.count(&b.text);
+        match b.level {
+            Some(level) => self.heading(b, level, n),
+            None => self.body(b, n, continued),
         }
     }
-    flush(&mut cur, &mut out, true);
-    out
+
+    fn heading(&mut self, b: &Block, level: u8, n: usize) {
+        if self.cur.body_tokens >= MIN_SECTION_TOKENS {
+            self.flush(false);
+        }
+        while self.chain.last().is_some_and(|(l, _)| *l >= level) {
+            self.chain.pop();
+        }
+        self.chain.push((level, b.text.clone()));
+        if self.cur.is_empty() {
+            self.cur.page = b.page;
+        }
+        self.cur.push(b, n, false);
+    }
+
+    fn body(&mut self, b: &Block, n: usize, continued: bool) {
+        let names: Vec<&str> = self.chain.iter().map(|(_, t)| t.as_str()).collect();
+        let label = Some(names.join(" > ")).filter(|s| !s.is_empty());
+        if self.cur.body_tokens > 0 && self.cur.tokens + n > self.max {
+            self.flush(false);
+        }
+        if self.cur.body_tokens == 0 {
+            // Headings carried from an earlier page are cited at the page
+            // of the text they introduce.
+            self.cur.page = b.page;
+        }
+        if self.cur.tokens + n > self.max {
+            return self.split(b, label);
+        }
+        self.cur.push(b, n, continued);
+        self.cur.count_body(label, n);
+    }
+
+    /// Cuts a block too big for a chunk even alone into pieces, the
+    /// pending headings in front.
+    fn split(&mut self, b: &Block, label: Option<String>) {
+        let cur = std::mem::take(&mut self.cur);
+        let mut text = cur.parts.join("\n\n");
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        let pieces = if b.table {
+            split_table(&text, &b.text, self.max, self.tokens)
+        } else {
+            text.push_str(&b.text);
+            split_text(&text, self.max, self.overlap, self.tokens)
+                .into_iter()
+                .map(|piece| (piece, None))
+                .collect()
+        };
+        for (piece, context) in pieces {
+            let mut c = chunk(piece, label.clone(), (b.page, b.page), b.ocr || cur.ocr);
+            c.context = context;
+            self.out.push(c);
+        }
+    }
+
+    /// Emits the pending chunk; headings with no text after them yet are
+    /// kept to open the next chunk unless `force`.
+    fn flush(&mut self, force: bool) {
+        if self.cur.is_empty() || (self.cur.body_tokens == 0 && !force) {
+            return;
+        }
+        let cur = std::mem::take(&mut self.cur);
+        let piece = counted(cur.parts.join("\n\n"), self.tokens);
+        let pages = (cur.page, cur.page_end);
+        self.out.push(chunk(piece, cur.label(), pages, cur.ocr));
+    }
 }
 
 /// Fixed strategy: each page's text cut into windows of `max` tokens with
@@ -227,20 +206,11 @@ pub(super) fn hierarchy(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec
 pub(super) fn fixed(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chunk> {
     let overlap = ctx.overlap(max);
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < blocks.len() {
-        let page = blocks[i].page;
-        let ocr = blocks[i].ocr;
-        let mut text = String::new();
-        while i < blocks.len() && blocks[i].page == page {
-            if !text.is_empty() {
-                text.push_str("\n\n");
-            }
-            text.push_str(&blocks[i].text);
-            i += 1;
-        }
-        for piece in split_text(&text, max, overlap, ctx.tokens) {
-            out.push(chunk(piece.text, piece.tokens, None, (page, page), ocr));
+    for on_page in blocks.chunk_by(|a, b| a.page == b.page) {
+        let texts: Vec<&str> = on_page.iter().map(|b| b.text.as_str()).collect();
+        let (page, ocr) = (on_page[0].page, on_page[0].ocr);
+        for piece in split_text(&texts.join("\n\n"), max, overlap, ctx.tokens) {
+            out.push(chunk(piece, None, (page, page), ocr));
         }
     }
     out
@@ -260,80 +230,105 @@ fn split_table(
     tokens: &TokenCounter,
 ) -> Vec<(Piece, Option<String>)> {
     let rows: Vec<&str> = table.lines().filter(|r| !r.trim().is_empty()).collect();
-    let header_at = rows.iter().position(|r| r.contains(CELL_SEPARATOR));
-    let head_end = header_at.map_or(0, |h| h + 1);
-    // The lead is a paragraph of its own, as on the page.
-    let mut head_text = rows[..head_end].join("\n");
-    if !lead.trim().is_empty() {
-        head_text = if head_text.is_empty() {
-            lead.trim().to_string()
-        } else {
-            format!("{}\n\n{head_text}", lead.trim())
-        };
-    }
-    if tokens.count(&head_text) * 2 > max {
-        // A header as big as the table: no room to repeat it.
-        head_text.clear();
-    }
-    // What later pieces are embedded with: the caption and header row.
-    let context = (!head_text.is_empty()).then(|| rows[..head_end].join("\n"));
-    let head_tokens = tokens.count(&head_text);
+    let head = TableHead::of(lead, &rows, max, tokens);
     let mut out: Vec<(Piece, Option<String>)> = Vec::new();
+    for group in group_rows(&rows[head.body_from..], head.tokens, max, tokens) {
+        match group {
+            Rows::Alone(row) => {
+                let pieces = split_text(row, max, 0, tokens).into_iter();
+                out.extend(pieces.map(|piece| (piece, head.context.clone())));
+            }
+            Rows::Fit(rows) => {
+                // The first piece starts as the table does on the page.
+                let first = out.is_empty();
+                let lead = Some(head.text.as_str()).filter(|t| first && !t.is_empty());
+                let text = lead.into_iter().chain(rows).collect::<Vec<_>>().join("\n");
+                let ctx = if first { None } else { head.context.clone() };
+                out.push((counted(text, tokens), ctx));
+            }
+        }
+    }
+    if out.is_empty() && !head.text.is_empty() {
+        out.push((counted(head.text, tokens), None));
+    }
+    out
+}
+
+/// What a cut table's pieces start with: the first piece's text before
+/// its rows, and what later pieces are embedded with.
+struct TableHead {
+    /// The lead, caption and header row; empty when as big as the table.
+    text: String,
+    tokens: usize,
+    /// The caption and header row, for the later pieces.
+    context: Option<String>,
+    /// The first row after the head.
+    body_from: usize,
+}
+
+impl TableHead {
+    fn of(lead: &str, rows: &[&str], max: usize, tokens: &TokenCounter) -> TableHead {
+        let header_at = rows.iter().position(|r| r.contains(CELL_SEPARATOR));
+        let head_end = header_at.map_or(0, |h| h + 1);
+        // The lead is a paragraph of its own, as on the page.
+        let mut text = rows[..head_end].join("\n");
+        if !lead.trim().is_empty() {
+            text = if text.is_empty() {
+                lead.trim().to_string()
+            } else {
+                format!("{}\n\n{text}", lead.trim())
+            };
+        }
+        if tokens.count(&text) * 2 > max {
+            // A header as big as the table: no room to repeat it.
+            text.clear();
+        }
+        let context = (!text.is_empty()).then(|| rows[..head_end].join("\n"));
+        TableHead {
+            tokens: tokens.count(&text),
+            body_from: if text.is_empty() { 0 } else { head_end },
+            text,
+            context,
+        }
+    }
+}
+
+/// A table's rows for one piece: those that fit beside the head, or one
+/// row too big for that, split like prose.
+enum Rows<'a> {
+    Fit(Vec<&'a str>),
+    Alone(&'a str),
+}
+
+/// A table's body rows grouped into pieces of at most `max` tokens with
+/// the head's `head_tokens`.
+fn group_rows<'a>(
+    body: &[&'a str],
+    head_tokens: usize,
+    max: usize,
+    tokens: &TokenCounter,
+) -> Vec<Rows<'a>> {
+    let mut out = Vec::new();
     let mut cur: Vec<&str> = Vec::new();
     let mut cur_tokens = head_tokens;
-    let emit = |cur: &mut Vec<&str>, out: &mut Vec<(Piece, Option<String>)>| {
-        if cur.is_empty() {
-            return;
-        }
-        // The first piece starts as the table does on the page.
-        let first = out.is_empty();
-        let mut text = if first {
-            head_text.clone()
-        } else {
-            String::new()
-        };
-        for r in cur.drain(..) {
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(r);
-        }
-        let n = tokens.count(&text);
-        let ctx = if first { None } else { context.clone() };
-        out.push((Piece { text, tokens: n }, ctx));
-    };
-    let body = if head_text.is_empty() {
-        &rows[..]
-    } else {
-        &rows[head_end..]
-    };
-    for row in body {
+    for &row in body {
         let n = tokens.count(row) + 1;
-        if head_tokens + n > max {
-            emit(&mut cur, &mut out);
-            cur_tokens = head_tokens;
-            for piece in split_text(row, max, 0, tokens) {
-                out.push((piece, context.clone()));
+        let alone = head_tokens + n > max;
+        if alone || cur_tokens + n > max {
+            if !cur.is_empty() {
+                out.push(Rows::Fit(std::mem::take(&mut cur)));
             }
-            continue;
-        }
-        if cur_tokens + n > max {
-            emit(&mut cur, &mut out);
             cur_tokens = head_tokens;
+        }
+        if alone {
+            out.push(Rows::Alone(row));
+            continue;
         }
         cur.push(row);
         cur_tokens += n;
     }
-    emit(&mut cur, &mut out);
-    if out.is_empty() && !head_text.is_empty() {
-        let n = tokens.count(&head_text);
-        out.push((
-            Piece {
-                text: head_text,
-                tokens: n,
-            },
-            None,
-        ));
+    if !cur.is_empty() {
+        out.push(Rows::Fit(cur));
     }
     out
 }

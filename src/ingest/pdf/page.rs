@@ -96,7 +96,7 @@ impl Page {
 }
 
 /// Characters set together on one baseline.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Word {
     pub(super) text: String,
     pub(super) x0: f32,
@@ -111,7 +111,7 @@ pub(super) struct Word {
 
 /// A run of words on one baseline, cut from its neighbours by a gap wider
 /// than a word space.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Span {
     pub(super) text: String,
     pub(super) x0: f32,

@@ -48,21 +48,22 @@ pub(super) fn read(
     on_page(0, total);
     let mut pages = Vec::with_capacity(total as usize);
     for i in 0..total {
-        if let Some(page) = cache.as_mut().and_then(|c| c.take(i)) {
-            pages.push(page);
-            on_page(i + 1, total);
-            continue;
-        }
-        let page = match doc.pages().get(i as PdfPageIndex) {
-            Ok(p) => read_page(&p, opts),
-            Err(e) => Page {
-                error: Some(format!("could not load the page: {}", describe(&e))),
-                ..Page::default()
-            },
+        let page = match cache.as_mut().and_then(|c| c.take(i)) {
+            Some(page) => page,
+            None => {
+                let page = match doc.pages().get(i as PdfPageIndex) {
+                    Ok(p) => read_page(&p, opts),
+                    Err(e) => Page {
+                        error: Some(format!("could not load the page: {}", describe(&e))),
+                        ..Page::default()
+                    },
+                };
+                if let Some(c) = cache.as_mut() {
+                    c.keep(i, &page);
+                }
+                page
+            }
         };
-        if let Some(c) = cache.as_mut() {
-            c.keep(i, &page);
-        }
         pages.push(page);
         on_page(i + 1, total);
     }
@@ -335,7 +336,7 @@ fn render(page: &PdfPage) -> Result<ocr::GreyImage, String> {
     render_at(page, ocr::DPI)
 }
 
-fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, String> {
+pub(super) fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, String> {
     let (w, h) = (page.width().value, page.height().value);
     let mut scale = dpi / 72.0;
     if w.max(h) * scale > MAX_RENDER_SIDE {
@@ -371,28 +372,4 @@ fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, String> {
         stride: width,
         pixels,
     })
-}
-
-/// Every page rendered in grey at `dpi`, rows packed (for the tests'
-/// scanned PDFs).
-#[cfg(any(test, feature = "e2e"))]
-pub(super) fn render_all(
-    pdfium: &std::path::Path,
-    bytes: &[u8],
-    dpi: f32,
-) -> Result<Vec<(usize, usize, Vec<u8>)>, String> {
-    let pdfium = engine::lock(pdfium)?;
-    let doc = pdfium
-        .load_pdf_from_byte_slice(bytes, None)
-        .map_err(load_error)?;
-    let mut out = Vec::new();
-    for page in doc.pages().iter() {
-        let img = render_at(&page, dpi)?;
-        let mut packed = Vec::with_capacity(img.width * img.height);
-        for row in img.pixels.chunks(img.stride).take(img.height) {
-            packed.extend_from_slice(&row[..img.width]);
-        }
-        out.push((img.width, img.height, packed));
-    }
-    Ok(out)
 }

@@ -32,13 +32,6 @@ const LETTER_GAP: f32 = 0.25;
 /// the space was guessed where the letters run on.
 const TOUCHING: f32 = 0.05;
 
-/// The page's lines in reading order, as [`lines_in_columns`] reads them
-/// without a document to learn a gutter from.
-#[cfg(test)]
-pub(super) fn lines(glyphs: &[Glyph]) -> Vec<Line> {
-    lines_in_columns(glyphs, None).0
-}
-
 /// The page's lines in reading order, and the x of the column gutter its
 /// main text was read across, if it runs in columns. Text running in the
 /// page's main direction comes first; text turned another way (a rotated
@@ -64,11 +57,7 @@ pub(super) fn lines_in_columns(glyphs: &[Glyph], usual: Option<f32>) -> (Vec<Lin
                 if current == Some(turns) {
                     placed.push(Placed {
                         ch: ' ',
-                        x0: 0.0,
-                        x1: 0.0,
-                        baseline: 0.0,
-                        size: 0.0,
-                        bold: false,
+                        ..Placed::default()
                     });
                 }
                 continue;
@@ -149,14 +138,11 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
             }
         }
         let w = cur.get_or_insert_with(|| Word {
-            text: String::new(),
             x0: g.x0,
             x1: g.x1,
             baseline: g.baseline,
             size: g.size,
-            bold: 0,
-            chars: 0,
-            pitch: Pitch::default(),
+            ..Word::default()
         });
         push_char(&mut w.text, g.ch);
         w.pitch.add(g.ch, g.x1 - g.x0, g.size);
@@ -196,9 +182,30 @@ fn rows(mut words: Vec<Word>) -> Vec<Row> {
     groups.into_iter().map(row_of).collect()
 }
 
+/// A row's words, left to right, as its spans: a monospaced row is one
+/// span, any other is cut where the gap between words is wide.
 fn row_of(mut words: Vec<Word>) -> Row {
     words.sort_by(|a, b| a.x0.total_cmp(&b.x0));
     let words = join_spaced_letters(words);
+    let is_rtl = mostly_rtl(&words);
+    let pitch = row_pitch(&words, is_rtl);
+    if !is_rtl && pitch.fixed() {
+        return Row {
+            spans: vec![monospaced(words, pitch)],
+            rtl: false,
+        };
+    }
+    let spans = spans_of(words, is_rtl);
+    let spans = if is_rtl {
+        spans
+    } else {
+        join_section_number(merge_symbols(spans))
+    };
+    Row { spans, rtl: is_rtl }
+}
+
+/// More letters of right-to-left scripts than of others.
+fn mostly_rtl(words: &[Word]) -> bool {
     let (mut right_to_left, mut left_to_right) = (0usize, 0usize);
     for c in words.iter().flat_map(|w| w.text.chars()) {
         if rtl(c) {
@@ -207,9 +214,13 @@ fn row_of(mut words: Vec<Word>) -> Row {
             left_to_right += 1;
         }
     }
-    let is_rtl = right_to_left > left_to_right;
+    right_to_left > left_to_right
+}
+
+/// The pitch of a row's glyphs.
+fn row_pitch(words: &[Word], is_rtl: bool) -> Pitch {
     let mut pitch = Pitch::default();
-    for w in &words {
+    for w in words {
         pitch.merge(&w.pitch);
     }
     // A listing's line number, set in the text font beside the code
@@ -224,62 +235,19 @@ fn row_of(mut words: Vec<Word>) -> Row {
             pitch = code;
         }
     }
-    if !is_rtl && pitch.fixed() {
-        return Row {
-            spans: vec![monospaced(words, pitch)],
-            rtl: false,
-        };
-    }
-    let mut spans: Vec<(Span, usize, usize)> = Vec::new();
+    pitch
+}
+
+/// Words joined into spans where the gap between them is narrow.
+fn spans_of(words: Vec<Word>, is_rtl: bool) -> Vec<Span> {
+    let mut spans: Vec<Word> = Vec::new();
     for w in words {
-        let gap_ok = spans.last().is_some_and(|(s, _, _)| {
-            let size = s.size.max(w.size);
-            w.x0 - s.x1 <= SPAN_GAP * size
-        });
         match spans.last_mut() {
-            Some((s, bold, chars)) if gap_ok => {
-                if is_rtl {
-                    // The word to the left is read after.
-                    s.text = format!("{} {}", w.text, s.text);
-                } else {
-                    s.text.push(' ');
-                    s.text.push_str(&w.text);
-                }
-                s.x1 = s.x1.max(w.x1);
-                s.baseline = s.baseline.max(w.baseline);
-                s.size = s.size.max(w.size);
-                s.pitch.merge(&w.pitch);
-                *bold += w.bold;
-                *chars += w.chars;
-            }
-            _ => spans.push((
-                Span {
-                    text: w.text,
-                    x0: w.x0,
-                    x1: w.x1,
-                    baseline: w.baseline,
-                    size: w.size,
-                    bold: false,
-                    pitch: w.pitch,
-                },
-                w.bold,
-                w.chars,
-            )),
+            Some(s) if w.x0 - s.x1 <= SPAN_GAP * s.size.max(w.size) => join(s, w, " ", is_rtl),
+            _ => spans.push(w),
         }
     }
-    let spans = spans
-        .into_iter()
-        .map(|(mut s, bold, chars)| {
-            s.bold = chars > 0 && bold * 10 >= chars * 8;
-            s
-        })
-        .collect();
-    let spans = if is_rtl {
-        spans
-    } else {
-        join_section_number(merge_symbols(spans))
-    };
-    Row { spans, rtl: is_rtl }
+    spans.into_iter().map(span).collect()
 }
 
 /// A row of monospaced words as one span: the space between two words
@@ -287,30 +255,48 @@ fn row_of(mut words: Vec<Word>) -> Row {
 /// columns of a listing keep their places), never a cell break.
 fn monospaced(words: Vec<Word>, pitch: Pitch) -> Span {
     let width = pitch.even();
-    let mut span = Span {
-        text: String::new(),
+    let mut joined = Word {
         x0: words.first().map_or(0.0, |w| w.x0),
-        x1: 0.0,
-        baseline: 0.0,
-        size: 0.0,
-        bold: false,
-        pitch,
+        ..Word::default()
     };
-    let (mut bold, mut chars) = (0, 0);
     for w in words {
-        if !span.text.is_empty() {
-            let n = ((w.x0 - span.x1) / width).round().clamp(1.0, 200.0) as usize;
-            span.text.extend(std::iter::repeat_n(' ', n));
-        }
-        span.text.push_str(&w.text);
-        span.x1 = span.x1.max(w.x1);
-        span.baseline = span.baseline.max(w.baseline);
-        span.size = span.size.max(w.size);
-        bold += w.bold;
-        chars += w.chars;
+        let n = ((w.x0 - joined.x1) / width).round().clamp(1.0, 200.0) as usize;
+        let gap = if joined.text.is_empty() { 0 } else { n };
+        join(&mut joined, w, &" ".repeat(gap), false);
     }
-    span.bold = chars > 0 && bold * 10 >= chars * 8;
-    span
+    Span {
+        pitch,
+        ..span(joined)
+    }
+}
+
+/// Joins `w` to the words `s` after `gap` (before them in right-to-left
+/// text, where the word to the left is read after).
+fn join(s: &mut Word, w: Word, gap: &str, rtl: bool) {
+    s.text = if rtl {
+        format!("{}{gap}{}", w.text, s.text)
+    } else {
+        format!("{}{gap}{}", s.text, w.text)
+    };
+    s.x1 = s.x1.max(w.x1);
+    s.baseline = s.baseline.max(w.baseline);
+    s.size = s.size.max(w.size);
+    s.pitch.merge(&w.pitch);
+    s.bold += w.bold;
+    s.chars += w.chars;
+}
+
+/// Words joined as a span, bold when most of their characters are.
+fn span(w: Word) -> Span {
+    Span {
+        bold: w.chars > 0 && w.bold * 10 >= w.chars * 8,
+        text: w.text,
+        x0: w.x0,
+        x1: w.x1,
+        baseline: w.baseline,
+        size: w.size,
+        pitch: w.pitch,
+    }
 }
 
 /// The page's usual distance from one baseline to the next, 0 when too

@@ -614,6 +614,21 @@ pub fn image_only(pages: &[(usize, usize, Vec<u8>)]) -> Vec<u8> {
     out
 }
 
+/// For unit tests that read PDF bytes: whether pdfium is where kb looks
+/// for it. Without it they are skipped with a note, so a plain `cargo test`
+/// needs nothing; ./test.sh sets KB_TEST_REQUIRE_PDFIUM, and then a
+/// missing engine fails them.
+pub fn available_for_tests() -> bool {
+    match super::engine::locate(&crate::config::Config::default()) {
+        Ok(_) => true,
+        Err(e) if std::env::var_os("KB_TEST_REQUIRE_PDFIUM").is_some() => panic!("{e}"),
+        Err(e) => {
+            eprintln!("skipped: {}", e.lines().next().unwrap_or_default());
+            false
+        }
+    }
+}
+
 /// Every page of a PDF rendered in grey at `dpi` with pdfium (loaded from
 /// `pdfium`): (width, height, pixels) for [`image_only`].
 pub fn render_pages(
@@ -621,5 +636,18 @@ pub fn render_pages(
     bytes: &[u8],
     dpi: f32,
 ) -> Vec<(usize, usize, Vec<u8>)> {
-    super::read::render_all(pdfium, bytes, dpi).expect("rendering a test PDF")
+    let pdfium = super::engine::lock(pdfium).expect("loading pdfium");
+    let doc = pdfium
+        .load_pdf_from_byte_slice(bytes, None)
+        .expect("loading a test PDF");
+    let mut out = Vec::new();
+    for page in doc.pages().iter() {
+        let img = super::read::render_at(&page, dpi).expect("rendering a test PDF");
+        let mut packed = Vec::with_capacity(img.width * img.height);
+        for row in img.pixels.chunks(img.stride).take(img.height) {
+            packed.extend_from_slice(&row[..img.width]);
+        }
+        out.push((img.width, img.height, packed));
+    }
+    out
 }

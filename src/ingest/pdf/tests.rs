@@ -23,9 +23,9 @@ fn page(lines: Vec<Line>) -> Page {
 }
 
 /// pdfium for the tests that read PDF bytes (skipped without it, see
-/// [`engine::available_for_tests`]); no OCR.
+/// [`testpdf::available_for_tests`]); no OCR.
 pub(super) fn engine() -> Option<ReadOptions> {
-    if !engine::available_for_tests() {
+    if !super::testpdf::available_for_tests() {
         return None;
     }
     let opts = PdfSettings::from_config(&crate::config::Config::default())
@@ -267,6 +267,43 @@ fn paragraph_continuing_on_next_page_stays_whole() {
     assert!(doc.chunks[1].meta.page_end.is_none());
     // content keeps the layout: the paragraph is cut by the page break.
     assert!(doc.content.contains("com-\n") || doc.content.contains("com-\n\u{c}"));
+}
+
+/// A paragraph that runs on from page 1 to page 2, too long for one
+/// chunk: the pieces cut from it cite the page their text is on.
+#[test]
+fn a_paragraph_running_on_over_a_page_break_is_cut_at_the_break() {
+    let run_on = |side: &str, gap_first: bool| -> Vec<Line> {
+        (0..8)
+            .map(|i| {
+                let text = format!("the {side} row of young trees moves one place along the");
+                body(&text, 100.0 + 14.0 * i as f32, gap_first && i == 0)
+            })
+            .collect()
+    };
+    let mut first = vec![body("Planting", 80.0, false)];
+    first.extend(run_on("east", true));
+    let ex = Extracted {
+        pages: vec![page(first), page(run_on("west", false))],
+        ..Default::default()
+    };
+    let mut c = ChunkingConfig::default();
+    c.pdf.max_tokens = 40;
+    let doc = build(Path::new("r.pdf"), &ex, &ctx(&c)).unwrap();
+    let pages = |chunk: &crate::ingest::Chunk| (chunk.meta.page, chunk.meta.page_end);
+    let east = doc.chunks.iter().filter(|k| k.text.contains("east"));
+    let west = doc.chunks.iter().filter(|k| k.text.contains("west"));
+    assert!(
+        east.clone().count() > 1 && west.clone().count() > 1,
+        "{:#?}",
+        doc.chunks
+    );
+    for k in east.filter(|k| !k.text.contains("west")) {
+        assert_eq!(pages(k), (Some(1), None), "{}", k.text);
+    }
+    for k in west.filter(|k| !k.text.contains("east")) {
+        assert_eq!(pages(k), (Some(2), None), "{}", k.text);
+    }
 }
 
 #[test]

@@ -175,6 +175,21 @@ pub(super) fn index_group(t: &str) -> bool {
 /// of contents entry.
 pub(super) fn heading_text(t: &str) -> bool {
     let t = t.trim();
+    heading_sized(t)
+        && !sentence(t)
+        && !glossary_entry(t)
+        && !cut_off(t)
+        && mostly_letters(t)
+        && !field_or_link(t)
+        && !is_date(t)
+        && !label(t)
+        && !code_or_markup(t)
+        && !contents_entry(t)
+        && !figure_caption(t)
+}
+
+/// Short, and starting with a capital or a number.
+fn heading_sized(t: &str) -> bool {
     let n = t.chars().count();
     if !(TUNING.heading_chars.0..=TUNING.heading_chars.1).contains(&n)
         || t.split_whitespace().count() > TUNING.heading_words
@@ -186,9 +201,12 @@ pub(super) fn heading_text(t: &str) -> bool {
         .chars()
         .next()
         .unwrap_or(' ');
-    if first.is_lowercase() || !(first.is_alphanumeric() || first == '§') {
-        return false;
-    }
+    !first.is_lowercase() && (first.is_alphanumeric() || first == '§')
+}
+
+/// Closing punctuation, or a full stop, comma or semicolon of a script
+/// without spaces inside the line ("直接运行会调用…导致报错。如需…").
+fn sentence(t: &str) -> bool {
     // A heading has no closing punctuation, but a filing's item with its
     // title may end on a full stop ("Item 4. Controls and Procedures.").
     // A company's name ending "Inc." stays out: it tops a filing's
@@ -198,80 +216,78 @@ pub(super) fn heading_text(t: &str) -> bool {
         && t.split_whitespace().count() > TUNING.item_title_words;
     // A sentence may close on a quotation mark: "…under the symbol “WMT.”"
     let unquoted = t.trim_end_matches(['”', '’', '"', '\'']);
-    if !full_stop_ok
-        && matches!(
-            unquoted.chars().last(),
-            Some('.' | ',' | ';' | ':' | '-' | '。' | '，' | '；' | '：' | '、')
-        )
-    {
+    let closes = matches!(
+        unquoted.chars().last(),
+        Some('.' | ',' | ';' | ':' | '-' | '。' | '，' | '；' | '：' | '、')
+    );
+    (closes && !full_stop_ok) || t.contains(['。', '，', '；'])
+}
+
+/// A glossary's entry: an acronym, a colon and what it stands for
+/// ("FASB: Financial Accounting Standards Board", "U.S.: United States").
+fn glossary_entry(t: &str) -> bool {
+    let Some((term, rest)) = t.split_once([':', '：']) else {
         return false;
-    }
-    // A glossary's entry: an acronym, a colon and what it stands for
-    // ("FASB: Financial Accounting Standards Board", "U.S.: United States").
-    if let Some((term, rest)) = t.split_once([':', '：']) {
-        let letters = term.chars().filter(|c| c.is_alphabetic());
-        let acronym = (TUNING.acronym_letters.0..=TUNING.acronym_letters.1)
-            .contains(&letters.clone().count())
-            && letters.clone().all(char::is_uppercase)
-            && term
-                .chars()
-                .all(|c| c.is_alphabetic() || "&./-".contains(c));
-        if acronym && !rest.trim().is_empty() {
-            return false;
-        }
-    }
-    // A line that stops on a lower-case joining word is cut off mid-phrase
-    // (a table's wrapped row label, "Receivables from"), not a title.
-    if t.split_whitespace().count() > 1
+    };
+    let letters = term.chars().filter(|c| c.is_alphabetic());
+    let acronym = (TUNING.acronym_letters.0..=TUNING.acronym_letters.1)
+        .contains(&letters.clone().count())
+        && letters.clone().all(char::is_uppercase)
+        && term
+            .chars()
+            .all(|c| c.is_alphabetic() || "&./-".contains(c));
+    acronym && !rest.trim().is_empty()
+}
+
+/// A line that stops on a lower-case joining word is cut off mid-phrase
+/// (a table's wrapped row label, "Receivables from"), not a title.
+fn cut_off(t: &str) -> bool {
+    t.split_whitespace().count() > 1
         && t.split_whitespace()
             .last()
             .is_some_and(|w| JOINING_WORDS.contains(&w))
-    {
-        return false;
-    }
-    // A full stop, comma or semicolon of a script without spaces inside
-    // the line: a sentence ("直接运行会调用…导致报错。如需…").
-    if t.contains(['。', '，', '；']) {
-        return false;
-    }
-    // Mostly letters after its number: "3.2.1 学位信息" has four letters
-    // to five marks of numbering.
-    let words = match t.split_once(' ') {
+}
+
+/// A line's words after its number ("3.2.1 学位信息" gives "学位信息").
+fn after_number(t: &str) -> &str {
+    match t.split_once(' ') {
         Some((n, rest)) if n.chars().all(|c| c.is_ascii_digit() || c == '.') => rest,
         _ => t,
-    };
+    }
+}
+
+/// Mostly letters after its number: "3.2.1 学位信息" has four letters
+/// to five marks of numbering.
+fn mostly_letters(t: &str) -> bool {
+    let words = after_number(t);
     let letters = words.chars().filter(|c| c.is_alphabetic()).count();
     let visible = words.chars().filter(|c| !c.is_whitespace()).count();
-    if letters < TUNING.heading_letters || letters * 2 < visible {
-        return false;
-    }
-    // A form's check box ("Yes ☐ No ☒"): a field to fill in. (A box
-    // drawn in a symbol font may come out as "¨", but so does a German
-    // umlaut set apart from its letter: "Uberschriften ¨".)
-    if t.contains(['☐', '☒', '☑']) {
-        return false;
-    }
-    if t.contains("...")
+    letters >= TUNING.heading_letters && letters * 2 >= visible
+}
+
+/// A form's check box ("Yes ☐ No ☒"): a field to fill in (a box drawn in
+/// a symbol font may come out as "¨", but so does a German umlaut set
+/// apart from its letter: "Uberschriften ¨"); or an ellipsis, an address
+/// or a link.
+fn field_or_link(t: &str) -> bool {
+    t.contains(['☐', '☒', '☑'])
+        || t.contains("...")
         || t.contains(" … ")
         || t.ends_with(" …")
         || t.contains('@')
         || t.contains("://")
-    {
-        return false;
-    }
-    if is_date(t) || label(t) {
-        return false;
-    }
-    // Code, markup and formulas are not headings; a title that names a
-    // command among words ("The \\subref command", "L'environnement
-    // {NiceArray}") is one.
-    if t.contains(['<', '>', '=', '$', '|', '%', ';']) && !signature(words) {
-        return false;
-    }
-    if t.contains(['\\', '{', '}']) && !names_a_command(t) {
-        return false;
-    }
-    // A numbered line ending in a number is a table of contents entry.
+}
+
+/// Code, markup and formulas are not headings; a title that names a
+/// command among words ("The \\subref command", "L'environnement
+/// {NiceArray}") is one.
+fn code_or_markup(t: &str) -> bool {
+    (t.contains(['<', '>', '=', '$', '|', '%', ';']) && !signature(after_number(t)))
+        || (t.contains(['\\', '{', '}']) && !names_a_command(t))
+}
+
+/// A numbered line ending in a number is a table of contents entry.
+fn contents_entry(t: &str) -> bool {
     let numbered_start = t
         .split_whitespace()
         .next()
@@ -280,17 +296,18 @@ pub(super) fn heading_text(t: &str) -> bool {
         .split_whitespace()
         .last()
         .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()));
-    if numbered_start && number_end {
-        return false;
-    }
+    numbered_start && number_end
+}
+
+/// A figure's or table's caption: "Figure 3", "Fig. 2:", "Table 1".
+fn figure_caption(t: &str) -> bool {
     let mut words = t.split_whitespace();
     let w0 = words.next().unwrap_or("").to_lowercase();
     let w1 = words.next().unwrap_or("");
-    let caption = matches!(
+    matches!(
         w0.trim_end_matches(['.', ':']),
         "figure" | "fig" | "table" | "listing" | "algorithm" | "equation"
-    ) && w1.chars().next().is_some_and(|c| c.is_ascii_digit());
-    !caption
+    ) && w1.chars().next().is_some_and(|c| c.is_ascii_digit())
 }
 
 /// A function's signature, as an API reference heads its entry:

@@ -9,7 +9,7 @@
 
 use super::block::Block;
 use super::contents::contents_title;
-use super::grouping::most_common_size;
+use super::grouping::prose_size;
 use super::lexicon::letters;
 use super::text_shape::abstract_title;
 
@@ -33,12 +33,7 @@ pub(super) fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<Strin
     };
     // A title in display type that no heading rule takes ("simplebnf — A
     // simple package …" starts in lower case) is still the title.
-    let body = most_common_size(
-        blocks
-            .iter()
-            .filter(|b| !b.table && !b.code)
-            .map(|b| (b.size, b.text.as_str())),
-    );
+    let body = prose_size(blocks);
     let displayed = |b: &Block| {
         b.level.is_none()
             && !b.table

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use super::super::block::Block;
 use super::super::contents::contents_title;
 use super::super::furniture::page_number;
-use super::super::grouping::most_common_size;
+use super::super::grouping::prose_size;
 use super::super::labels::{officer_title, place};
 use super::super::lexicon::letters;
 use super::super::numbering::{chapter_label, numbered_depth};
@@ -292,12 +292,7 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
         return;
     };
     let end = blocks.iter().take_while(|b| b.page == page).count();
-    let body = most_common_size(
-        blocks
-            .iter()
-            .filter(|b| !b.table && !b.code)
-            .map(|b| (b.size, b.text.as_str())),
-    );
+    let body = prose_size(blocks);
     let first_prose = blocks[..end]
         .iter()
         .position(|b| (line(b) && prose(&b.text)) || b.table || listing(b));

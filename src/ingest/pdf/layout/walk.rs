@@ -65,9 +65,8 @@ impl Place {
             size: self.size,
             top: self.top,
             x: self.x,
-            table: false,
-            code: false,
             ocr: self.ocr,
+            ..Block::default()
         }
     }
 }
@@ -202,14 +201,16 @@ impl Walk {
         Some(lead)
     }
 
+    /// The level of a statement titled `title`, placed in the filing.
+    fn place_statement(&mut self, doc: &Document, title: &str) -> u8 {
+        let level = doc.statement_level(self.item);
+        self.filing
+            .place(title, level, &mut self.item, &mut self.numbered)
+    }
+
     /// `block` made the heading of a statement titled `title`.
     fn statement_heading(&mut self, doc: &Document, title: String, block: Block) {
-        let level = self.filing.place(
-            &title,
-            doc.statement_level(self.item),
-            &mut self.item,
-            &mut self.numbered,
-        );
+        let level = self.place_statement(doc, &title);
         self.statement = Some((block.page, statement_line(&title).map(|_| level)));
         self.out.push(Block {
             level: Some(level),
@@ -242,12 +243,7 @@ impl Walk {
         let Some((i, title, units)) = named else {
             return false;
         };
-        let level = self.filing.place(
-            &title,
-            doc.statement_level(self.item),
-            &mut self.item,
-            &mut self.numbered,
-        );
+        let level = self.place_statement(doc, &title);
         self.statement = Some((at.page, Some(level)));
         self.out.push(at.block(title, Some(level)));
         let rest: Vec<&str> = g[..i]

@@ -213,81 +213,82 @@ fn reading_order(
     gutter: Gutter,
     depth: u8,
 ) -> Vec<Row> {
-    let (g, width) = (gutter.x, gutter.width);
     let mut out = Vec::new();
     let mut region: Vec<Row> = Vec::new();
-    let flush = |region: &mut Vec<Row>, out: &mut Vec<Row>| {
-        if region.is_empty() {
-            return;
-        }
-        // A line or two over one column, set apart above the row where
-        // both columns start (a running header at the right, over an
-        // index), comes first, as on the page. A column that starts
-        // lower (under a figure) is still read in its turn.
-        let both = |r: &Row| r.spans.iter().any(|s| s.x1 <= g) && r.spans.iter().any(|s| s.x0 >= g);
-        let lead = region
-            .iter()
-            .position(both)
-            .filter(|&k| {
-                (1..=2).contains(&k)
-                    && region[k].baseline() - region[k - 1].baseline() > 1.5 * region[k - 1].size()
-            })
-            .unwrap_or(0);
-        out.extend(region.drain(..lead));
-        // A run of rows whose only text on both sides is code on both
-        // (a listing's line with its closing brace set far to the right)
-        // is no pair of columns: its rows stay whole. Code beside prose
-        // (an example beside its output) is.
-        let columns = region.iter().any(|r| {
-            let (l, rt): (Vec<&Span>, Vec<&Span>) = r.spans.iter().partition(|s| s.x1 <= g);
-            let code = |side: &[&Span]| side.iter().any(|s| s.pitch.fixed());
-            let listing = code(&l) && code(&rt);
-            !l.is_empty() && !rt.is_empty() && !listing
-        });
-        let thin_prose = || {
-            let region_entries: Vec<Vec<Entry>> = region.iter().map(entries).collect();
-            let mut s = sides(region_entries.iter().map(Vec::as_slice), g);
-            prose(&mut s.lefts, width, 1) && prose(&mut s.rights, width, 1)
-        };
-        if !columns || (gutter.thin && !thin_prose()) {
-            out.append(region);
-            return;
-        }
-        let (mut left, mut right) = (Vec::new(), Vec::new());
-        for r in region.drain(..) {
-            let (l, rt): (Vec<Span>, Vec<Span>) = r.spans.into_iter().partition(|s| s.x1 <= g);
-            if !l.is_empty() {
-                left.push(Row {
-                    spans: l,
-                    rtl: r.rtl,
-                });
-            }
-            if !rt.is_empty() {
-                right.push(Row {
-                    spans: rt,
-                    rtl: r.rtl,
-                });
-            }
-        }
-        // Arabic, Persian and Hebrew pages start at the right.
-        let rtl =
-            2 * left.iter().chain(&right).filter(|r| r.rtl).count() > left.len() + right.len();
-        if rtl {
-            std::mem::swap(&mut left, &mut right);
-        }
-        out.extend(read_columns(left, None, depth + 1).0);
-        out.extend(read_columns(right, None, depth + 1).0);
-    };
     for (r, e) in rows.into_iter().zip(row_entries) {
-        if crosses(e, g) {
-            flush(&mut region, &mut out);
+        if crosses(e, gutter.x) {
+            out.extend(read_region(std::mem::take(&mut region), gutter, depth));
             out.push(r);
         } else {
             region.push(r);
         }
     }
-    flush(&mut region, &mut out);
+    out.extend(read_region(region, gutter, depth));
     out
+}
+
+/// A run of rows none of which crosses the gutter, in reading order: its
+/// lead rows, then its columns, each read on its own.
+fn read_region(mut region: Vec<Row>, gutter: Gutter, depth: u8) -> Vec<Row> {
+    let lead = lead_rows(&region, gutter.x);
+    let mut out: Vec<Row> = region.drain(..lead).collect();
+    if !in_columns(&region, gutter) {
+        out.append(&mut region);
+        return out;
+    }
+    let (mut left, mut right) = (Vec::new(), Vec::new());
+    for r in region {
+        let (l, rt): (Vec<Span>, Vec<Span>) = r.spans.into_iter().partition(|s| s.x1 <= gutter.x);
+        for (side, spans) in [(&mut left, l), (&mut right, rt)] {
+            if !spans.is_empty() {
+                side.push(Row { spans, rtl: r.rtl });
+            }
+        }
+    }
+    // Arabic, Persian and Hebrew pages start at the right.
+    let rtl = 2 * left.iter().chain(&right).filter(|r| r.rtl).count() > left.len() + right.len();
+    if rtl {
+        std::mem::swap(&mut left, &mut right);
+    }
+    out.extend(read_columns(left, None, depth + 1).0);
+    out.extend(read_columns(right, None, depth + 1).0);
+    out
+}
+
+/// How many rows at the top of a region come first, as on the page: a
+/// line or two over one column, set apart above the row where both
+/// columns start (a running header at the right, over an index). A
+/// column that starts lower (under a figure) is still read in its turn.
+fn lead_rows(region: &[Row], g: f32) -> usize {
+    let both = |r: &Row| r.spans.iter().any(|s| s.x1 <= g) && r.spans.iter().any(|s| s.x0 >= g);
+    region
+        .iter()
+        .position(both)
+        .filter(|&k| {
+            (1..=2).contains(&k)
+                && region[k].baseline() - region[k - 1].baseline() > 1.5 * region[k - 1].size()
+        })
+        .unwrap_or(0)
+}
+
+/// Whether the gutter parts a region's rows into columns. A run of rows
+/// whose only text on both sides is code on both (a listing's line with
+/// its closing brace set far to the right) is no pair of columns: its
+/// rows stay whole. Code beside prose (an example beside its output) is.
+fn in_columns(region: &[Row], gutter: Gutter) -> bool {
+    let g = gutter.x;
+    let columns = region.iter().any(|r| {
+        let (l, rt): (Vec<&Span>, Vec<&Span>) = r.spans.iter().partition(|s| s.x1 <= g);
+        let code = |side: &[&Span]| side.iter().any(|s| s.pitch.fixed());
+        let listing = code(&l) && code(&rt);
+        !l.is_empty() && !rt.is_empty() && !listing
+    });
+    let thin_prose = || {
+        let region_entries: Vec<Vec<Entry>> = region.iter().map(entries).collect();
+        let mut s = sides(region_entries.iter().map(Vec::as_slice), g);
+        prose(&mut s.lefts, gutter.width, 1) && prose(&mut s.rights, gutter.width, 1)
+    };
+    columns && (!gutter.thin || thin_prose())
 }
 
 /// The gutter most of a document's pages were read across: one within a

@@ -4,6 +4,12 @@ use super::*;
 
 mod tables;
 
+/// The page's lines in reading order, as [`lines_in_columns`] reads them
+/// without a document to learn a gutter from.
+fn lines(glyphs: &[Glyph]) -> Vec<Line> {
+    lines_in_columns(glyphs, None).0
+}
+
 /// Glyphs of a proportional font, placed half the size apart: `i`,
 /// `l`, `.` and their kind are drawn narrower than the others.
 fn text_at(text: &str, x: f32, baseline: f32, size: f32) -> Vec<Glyph> {
