@@ -4,19 +4,10 @@
 //! the other words as written in lower case.
 
 /// The months' names in English, lower case.
+#[rustfmt::skip]
 pub(super) const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
 ];
 
 /// The letters of `t`, lower case: a label compared whatever its spacing
@@ -29,45 +20,18 @@ pub(super) fn letters(t: &str) -> String {
 }
 
 /// The heading of an abstract, in the languages kb sees most.
+#[rustfmt::skip]
 pub(super) const ABSTRACT_TITLES: &[&str] = &[
-    "abstract",
-    "summary",
-    "résumé",
-    "resume",
-    "zusammenfassung",
-    "resumen",
-    "resumo",
-    "sommario",
-    "samenvatting",
-    "аннотация",
-    "περίληψη",
-    "περιληψη",
-    "摘要",
-    "要旨",
-    "초록",
+    "abstract", "summary", "résumé", "resume", "zusammenfassung", "resumen", "resumo", "sommario",
+    "samenvatting", "аннотация", "περίληψη", "περιληψη", "摘要", "要旨", "초록",
 ];
 
 /// The title of a table of contents, in the languages kb sees most.
+#[rustfmt::skip]
 pub(super) const CONTENTS_TITLES: &[&str] = &[
-    "contents",
-    "tableofcontents",
-    "contentsindetail",
-    "briefcontents",
-    "indexofcontents",
-    "inhalt",
-    "inhaltsverzeichnis",
-    "sommaire",
-    "tabledesmatières",
-    "índice",
-    "indice",
-    "sumario",
-    "sumário",
-    "目录",
-    "目次",
-    "目錄",
-    "περιεχομενα",
-    "περιεχόμενα",
-    "содержание",
+    "contents", "tableofcontents", "contentsindetail", "briefcontents", "indexofcontents",
+    "inhalt", "inhaltsverzeichnis", "sommaire", "tabledesmatières", "índice", "indice",
+    "sumario", "sumário", "目录", "目次", "目錄", "περιεχομενα", "περιεχόμενα", "содержание",
     "оглавление",
 ];
 
