@@ -12,6 +12,7 @@ use super::furniture::strip_running_lines;
 use super::grouping::body_size;
 use super::numbering::{chapter_label, numbered_depth};
 use super::page::{Line, Page};
+use super::text_shape::without_stray_quotes;
 use super::tuning::TUNING;
 use demote::{
     drop_cover_lines, drop_out_of_count, drop_section_marks, drop_signature_places, drop_signers,
@@ -40,6 +41,9 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     drop_out_of_count(&mut out);
     join_chapter_labels(&mut out);
     rank_levels(&mut out);
+    for b in out.iter_mut().filter(|b| b.level.is_some()) {
+        b.text = without_stray_quotes(&b.text);
+    }
     out
 }
 

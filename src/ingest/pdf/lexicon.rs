@@ -53,3 +53,14 @@ pub(super) const TITLE_CASE_SMALL_WORDS: &[&str] = &[
     "a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "of", "on", "or",
     "per", "the", "to", "vs", "via", "with", "without", "over", "under", "is", "are",
 ];
+
+/// Quote marks, opening and closing.
+pub(super) const QUOTE_PAIRS: &[(char, char)] = &[('‘', '’'), ('“', '”'), ('`', '\''), ('«', '»')];
+
+/// The words that name a statement, table or schedule, lower case.
+#[rustfmt::skip]
+pub(super) const STATEMENT_NAMES: &[&str] = &[
+    "statement", "statements", "balance", "sheet", "sheets", "table", "schedule", "summary",
+    "results", "data", "information", "reconciliation", "income", "operations", "flows",
+    "equity", "earnings",
+];
