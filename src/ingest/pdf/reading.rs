@@ -12,7 +12,7 @@
 use super::glyphs::{compose_accents, push_char, rtl, Placed};
 use super::page::{Line, Row, Span, Word};
 use super::pitch::Pitch;
-use super::spacing::{join_spaced_letters, TOUCHING};
+use super::spacing::join_spaced_letters;
 use super::tables::{join_section_number, merge_symbols, table_rows, CELL_SEPARATOR};
 
 pub(super) use super::glyphs::Glyph;
@@ -27,6 +27,10 @@ const SPAN_GAP: f32 = 0.8;
 
 /// Within a word, characters are at most this many font sizes apart.
 const LETTER_GAP: f32 = 0.25;
+
+/// Across a space, characters this close (in font sizes) still touch:
+/// the space was guessed where the letters run on.
+const TOUCHING: f32 = 0.05;
 
 /// The page's lines in reading order, and the x of the column gutter its
 /// main text was read across, if it runs in columns. Text running in the
@@ -96,19 +100,16 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
         let joins = match (visible, last) {
             (true, Some(l)) => {
                 let size = g.size.max(l.size);
-                // After a space only letters that touch are one word: a
+                // After a space only glyphs that touch are one word: a
                 // space is never narrower than a tenth of the size, and
                 // a guessed one where there is no gap splits a word
-                // ("Wo rldwide").
-                // Only inside a word of letters going on in its case (a
-                // capital goes on a word of capitals): math's one-letter
-                // variables sit as close.
-                let mid_word = cur.as_ref().is_some_and(|w| {
-                    let caps = w.text.chars().all(|c| !c.is_lowercase());
-                    w.text.chars().filter(|c| c.is_alphabetic()).count() >= 2
-                        && (g.ch.is_lowercase() || caps && g.ch.is_uppercase())
-                }) && l.ch.is_alphabetic();
-                let reach = match (spaced, mid_word) {
+                // ("Wo rldwide", or a word drawn a letter at a time).
+                // Only where the word goes on in its case or its digits:
+                // an `f` reaches over the space to a capital ("of Use").
+                let goes_on = g.ch.is_lowercase() && l.ch.is_alphanumeric()
+                    || g.ch.is_uppercase() && l.ch.is_uppercase()
+                    || g.ch.is_numeric() && l.ch.is_numeric();
+                let reach = match (spaced, goes_on) {
                     (false, _) => LETTER_GAP,
                     (true, true) => TOUCHING,
                     (true, false) => f32::NEG_INFINITY,

@@ -6,10 +6,6 @@
 
 use super::page::Word;
 
-/// Across a space, characters this close (in font sizes) still touch:
-/// the space was guessed where the letters run on.
-pub(super) const TOUCHING: f32 = 0.05;
-
 /// The most a letter-spaced run spreads its letters, in font sizes (a
 /// table's one-letter cells stand further apart).
 const MAX_LETTER_SPACING: f32 = 0.6;
@@ -63,10 +59,7 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
             .filter(|w| w.text.chars().all(|c| !c.is_uppercase() && !c.is_numeric()))
             .count();
         let run = j - i;
-        // Letters that touch are one word's, split by a space the engine
-        // guessed after each: a formula's variables never touch.
-        let touching = letter <= TOUCHING * size;
-        let apart = (lower * 3 > run && !touching)
+        let apart = lower * 3 > run
             // Mostly digits: only a tight spacing, never a table's
             // columns of one-digit cells.
             || (letters * 2 < run && letter > 0.35 * size)
@@ -77,35 +70,25 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
             continue;
         }
         // Word spaces: gaps wider than the letter spacing by a good part
-        // of a space's width; between touching letters, over half the
-        // run's widest gap (its word space, however narrow its font's).
-        let word_gap = if touching {
-            (gaps[gaps.len() - 1] / 2.0).max(letter + TOUCHING * size)
-        } else {
-            letter + 0.2 * size
-        };
-        join_at_word_gaps(&words[i..j], word_gap, &mut out);
+        // of a space's width.
+        let word_gap = letter + 0.2 * size;
+        let mut cur = words[i].clone();
+        for w in &words[i + 1..j] {
+            if w.x0 - cur.x1 > word_gap {
+                out.push(std::mem::replace(&mut cur, w.clone()));
+                continue;
+            }
+            cur.text.push_str(&w.text);
+            cur.x1 = cur.x1.max(w.x1);
+            cur.size = cur.size.max(w.size);
+            cur.bold += w.bold;
+            cur.chars += w.chars;
+            cur.pitch.merge(&w.pitch);
+        }
+        out.push(cur);
         i = j;
     }
     out
-}
-
-/// A run's letters joined, a new word at each gap over `word_gap`.
-fn join_at_word_gaps(run: &[Word], word_gap: f32, out: &mut Vec<Word>) {
-    let mut cur = run[0].clone();
-    for w in &run[1..] {
-        if w.x0 - cur.x1 > word_gap {
-            out.push(std::mem::replace(&mut cur, w.clone()));
-            continue;
-        }
-        cur.text.push_str(&w.text);
-        cur.x1 = cur.x1.max(w.x1);
-        cur.size = cur.size.max(w.size);
-        cur.bold += w.bold;
-        cur.chars += w.chars;
-        cur.pitch.merge(&w.pitch);
-    }
-    out.push(cur);
 }
 
 #[cfg(test)]
