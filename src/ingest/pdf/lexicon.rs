@@ -64,3 +64,19 @@ pub(super) const STATEMENT_NAMES: &[&str] = &[
     "results", "data", "information", "reconciliation", "income", "operations", "flows",
     "equity", "earnings",
 ];
+
+/// Lines of a cover page or form that name no document, as their words
+/// in lower case joined by spaces.
+#[rustfmt::skip]
+pub(super) const BOILERPLATE_LINES: &[&str] = &[
+    "document", "untitled document", "united states securities and exchange commission",
+    "united states", "securities and exchange commission", "washington dc 20549",
+    "washington d c 20549", "documents incorporated by reference", "for immediate release",
+    "press release", "news release", "table of contents", "contents", "index", "cover page",
+    "cover", "annual report", "quarterly report", "current report", "mark one",
+    "annual report pursuant to section 13 or 15 d of the securities exchange act of 1934",
+    "quarterly report pursuant to section 13 or 15 d of the securities exchange act of 1934",
+    "current report pursuant to section 13 or 15 d of the securities exchange act of 1934",
+    "part i", "part ii", "forward looking statements",
+    "cautionary note regarding forward looking statements",
+];

@@ -301,7 +301,7 @@ fn contents_entry(t: &str) -> bool {
 }
 
 /// A figure's or table's caption: "Figure 3", "Fig. 2:", "Table 1".
-fn figure_caption(t: &str) -> bool {
+pub(super) fn figure_caption(t: &str) -> bool {
     let mut words = t.split_whitespace();
     let w0 = words.next().unwrap_or("").to_lowercase();
     let w1 = words.next().unwrap_or("");
