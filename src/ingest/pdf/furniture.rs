@@ -77,6 +77,8 @@ struct Edges {
     sized: HashMap<(String, i32), usize>,
     /// Pages each exact text tops or ends.
     exactly: HashMap<String, usize>,
+    /// Pages each text is at the edge of and also away from it.
+    inside: HashMap<String, usize>,
 }
 
 impl Edges {
@@ -102,6 +104,14 @@ impl Edges {
                 *e.sized.entry((exact(&l.text), half_points(l))).or_default() += 1;
                 *e.exactly.entry(exact(&l.text)).or_default() += 1;
             }
+            let n = p.len();
+            let mid: HashSet<String> = (0..n)
+                .filter(|&i| !edge(i, n))
+                .map(|i| key(&p[i].text))
+                .collect();
+            for k in seen.intersection(&mid) {
+                *e.inside.entry(k.clone()).or_default() += 1;
+            }
         }
         e
     }
@@ -122,7 +132,13 @@ impl Edges {
         // Most lines of a page are met nowhere else: one lookup settles
         // them.
         let c = self.counts.get(&k).copied().unwrap_or(0);
-        if self.with_text < TUNING.running_pages || c < TUNING.running_pages {
+        // The same text at the edge and inside the page is what the page
+        // says, a list's item (a running line stands apart from the text).
+        let inside = self.inside.get(&k).copied().unwrap_or(0);
+        if self.with_text < TUNING.running_pages
+            || c < TUNING.running_pages
+            || inside * TUNING.inside_one_page_in >= c
+        {
             return Verdict::Text;
         }
         let kept = self.numbered_heading(l) || self.chapter_title(l, &k, body);
@@ -601,6 +617,32 @@ mod tests {
         assert!(!all.iter().any(|t| t.contains("Section")), "{all:?}");
         assert!(all.contains(&"2.3 A heading atop the text"), "{all:?}");
         assert_eq!(all.len(), 12 * 2 + 1, "{all:?}");
+    }
+
+    /// A reference's entries, the same text digits aside, run from page
+    /// to page: those at the pages' edges are entries like the rest.
+    #[test]
+    fn a_list_running_over_pages_keeps_its_edge_lines() {
+        let mut n = 0;
+        let mut pages: Vec<Vec<Line>> = (0..5)
+            .map(|i| {
+                let count = if i < 2 { 0 } else { 12 };
+                (0..count)
+                    .map(|j| {
+                        n += 1;
+                        let t = format!("option.{n} sets the trees in row {n} when the");
+                        line(&t, 9.0, 100.0 + 14.0 * j as f32)
+                    })
+                    .chain(std::iter::once(line(
+                        &format!("Page {} text.", tag(i)),
+                        9.0,
+                        90.0,
+                    )))
+                    .collect()
+            })
+            .collect();
+        strip_running_lines(&mut pages, 9.0);
+        assert_eq!(pages.iter().flatten().count(), 3 * 12 + 5);
     }
 
     #[test]

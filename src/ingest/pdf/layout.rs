@@ -12,6 +12,7 @@ use super::furniture::strip_running_lines;
 use super::grouping::body_size;
 use super::numbering::{chapter_label, numbered_depth};
 use super::page::{Line, Page};
+use super::text_shape::{figure_caption, without_stray_quotes};
 use super::tuning::TUNING;
 use demote::{
     drop_cover_lines, drop_out_of_count, drop_section_marks, drop_signature_places, drop_signers,
@@ -40,7 +41,28 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     drop_out_of_count(&mut out);
     join_chapter_labels(&mut out);
     rank_levels(&mut out);
+    for b in out.iter_mut().filter(|b| b.level.is_some()) {
+        b.text = without_stray_quotes(&b.text);
+    }
+    floats_under_their_heading(&mut out);
     out
+}
+
+/// Tables and figures set atop a page, before its first heading, are in
+/// its section (a float goes where it fits): the heading moves up.
+fn floats_under_their_heading(blocks: &mut [Block]) {
+    let float = |b: &Block| b.level.is_none() && (b.table || figure_caption(&b.text));
+    for i in 1..blocks.len() {
+        let page = blocks[i].page;
+        let mut j = i;
+        while j > 0 && blocks[j - 1].page == page && float(&blocks[j - 1]) {
+            j -= 1;
+        }
+        let atop = j == 0 || blocks[j - 1].page != page;
+        if blocks[i].level.is_some() && j < i && atop {
+            blocks[j..=i].rotate_right(1);
+        }
+    }
 }
 
 /// A chapter's label on a line of its own over its title ("Part I" over

@@ -4,19 +4,10 @@
 //! the other words as written in lower case.
 
 /// The months' names in English, lower case.
+#[rustfmt::skip]
 pub(super) const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
 ];
 
 /// The letters of `t`, lower case: a label compared whatever its spacing
@@ -29,45 +20,18 @@ pub(super) fn letters(t: &str) -> String {
 }
 
 /// The heading of an abstract, in the languages kb sees most.
+#[rustfmt::skip]
 pub(super) const ABSTRACT_TITLES: &[&str] = &[
-    "abstract",
-    "summary",
-    "résumé",
-    "resume",
-    "zusammenfassung",
-    "resumen",
-    "resumo",
-    "sommario",
-    "samenvatting",
-    "аннотация",
-    "περίληψη",
-    "περιληψη",
-    "摘要",
-    "要旨",
-    "초록",
+    "abstract", "summary", "résumé", "resume", "zusammenfassung", "resumen", "resumo", "sommario",
+    "samenvatting", "аннотация", "περίληψη", "περιληψη", "摘要", "要旨", "초록",
 ];
 
 /// The title of a table of contents, in the languages kb sees most.
+#[rustfmt::skip]
 pub(super) const CONTENTS_TITLES: &[&str] = &[
-    "contents",
-    "tableofcontents",
-    "contentsindetail",
-    "briefcontents",
-    "indexofcontents",
-    "inhalt",
-    "inhaltsverzeichnis",
-    "sommaire",
-    "tabledesmatières",
-    "índice",
-    "indice",
-    "sumario",
-    "sumário",
-    "目录",
-    "目次",
-    "目錄",
-    "περιεχομενα",
-    "περιεχόμενα",
-    "содержание",
+    "contents", "tableofcontents", "contentsindetail", "briefcontents", "indexofcontents",
+    "inhalt", "inhaltsverzeichnis", "sommaire", "tabledesmatières", "índice", "indice",
+    "sumario", "sumário", "目录", "目次", "目錄", "περιεχομενα", "περιεχόμενα", "содержание",
     "оглавление",
 ];
 
@@ -88,4 +52,31 @@ pub(super) const JOINING_WORDS: &[&str] = &[
 pub(super) const TITLE_CASE_SMALL_WORDS: &[&str] = &[
     "a", "an", "and", "as", "at", "but", "by", "for", "from", "in", "into", "of", "on", "or",
     "per", "the", "to", "vs", "via", "with", "without", "over", "under", "is", "are",
+];
+
+/// Quote marks, opening and closing.
+pub(super) const QUOTE_PAIRS: &[(char, char)] = &[('‘', '’'), ('“', '”'), ('`', '\''), ('«', '»')];
+
+/// The words that name a statement, table or schedule, lower case.
+#[rustfmt::skip]
+pub(super) const STATEMENT_NAMES: &[&str] = &[
+    "statement", "statements", "balance", "sheet", "sheets", "table", "schedule", "summary",
+    "results", "data", "information", "reconciliation", "income", "operations", "flows",
+    "equity", "earnings",
+];
+
+/// Lines of a cover page or form that name no document, as their words
+/// in lower case joined by spaces.
+#[rustfmt::skip]
+pub(super) const BOILERPLATE_LINES: &[&str] = &[
+    "document", "untitled document", "united states securities and exchange commission",
+    "united states", "securities and exchange commission", "washington dc 20549",
+    "washington d c 20549", "documents incorporated by reference", "for immediate release",
+    "press release", "news release", "table of contents", "contents", "index", "cover page",
+    "cover", "annual report", "quarterly report", "current report", "mark one",
+    "annual report pursuant to section 13 or 15 d of the securities exchange act of 1934",
+    "quarterly report pursuant to section 13 or 15 d of the securities exchange act of 1934",
+    "current report pursuant to section 13 or 15 d of the securities exchange act of 1934",
+    "part i", "part ii", "forward looking statements",
+    "cautionary note regarding forward looking statements",
 ];

@@ -7,28 +7,7 @@
 
 /// A glyph a proportional font sets narrow.
 fn narrow(c: char) -> bool {
-    matches!(
-        c,
-        'i' | 'l'
-            | 'j'
-            | 't'
-            | 'f'
-            | 'r'
-            | 'I'
-            | '.'
-            | ','
-            | ':'
-            | ';'
-            | '\''
-            | '!'
-            | '|'
-            | '('
-            | ')'
-            | '['
-            | ']'
-            | '{'
-            | '}'
-    )
+    "iljtfrI.,:;'!|()[]{}".contains(c)
 }
 
 /// What the glyphs of a word, a span or a line say about their font's

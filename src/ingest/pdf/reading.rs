@@ -100,18 +100,16 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
         let joins = match (visible, last) {
             (true, Some(l)) => {
                 let size = g.size.max(l.size);
-                // After a space only letters that touch are one word: a
+                // After a space only glyphs that touch are one word: a
                 // space is never narrower than a tenth of the size, and
                 // a guessed one where there is no gap splits a word
-                // ("Wo rldwide").
-                // Only inside a word of letters going on in lower case:
-                // math's one-letter variables sit as close.
-                let mid_word = cur
-                    .as_ref()
-                    .is_some_and(|w| w.text.chars().filter(|c| c.is_alphabetic()).count() >= 2)
-                    && l.ch.is_alphabetic()
-                    && g.ch.is_lowercase();
-                let reach = match (spaced, mid_word) {
+                // ("Wo rldwide", or a word drawn a letter at a time).
+                // Only where the word goes on in its case or its digits:
+                // an `f` reaches over the space to a capital ("of Use").
+                let goes_on = g.ch.is_lowercase() && l.ch.is_alphanumeric()
+                    || g.ch.is_uppercase() && l.ch.is_uppercase()
+                    || g.ch.is_numeric() && l.ch.is_numeric();
+                let reach = match (spaced, goes_on) {
                     (false, _) => LETTER_GAP,
                     (true, true) => TOUCHING,
                     (true, false) => f32::NEG_INFINITY,

@@ -3,6 +3,7 @@
 //! table under it, so a row of numbers is found under the statement's
 //! name and cited at its page.
 
+use super::lexicon::STATEMENT_NAMES;
 use super::text_shape::{all_caps, heading_text, title_case};
 
 /// A table's caption: `Table 3`, `TABLE 3.1:`, `Table A-2.`.
@@ -24,25 +25,6 @@ pub(super) fn caption(t: &str) -> bool {
 /// or capitals ("Consolidated Statement of Cash Flows", "CONSOLIDATED
 /// BALANCE SHEETS", "Selected Financial Data"), and the block is short.
 pub(super) fn statement_title(lines: &[String]) -> Option<(String, String)> {
-    const NAMES: &[&str] = &[
-        "statement",
-        "statements",
-        "balance",
-        "sheet",
-        "sheets",
-        "table",
-        "schedule",
-        "summary",
-        "results",
-        "data",
-        "information",
-        "reconciliation",
-        "income",
-        "operations",
-        "flows",
-        "equity",
-        "earnings",
-    ];
     if lines.len() > 6
         || lines
             .iter()
@@ -66,7 +48,7 @@ pub(super) fn statement_title(lines: &[String]) -> Option<(String, String)> {
             let w = w
                 .trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase();
-            NAMES.contains(&w.as_str())
+            STATEMENT_NAMES.contains(&w.as_str())
         });
         names && (all_caps(&t) || title_case(&t)) && heading_text(&t)
     })?;

@@ -3,7 +3,8 @@
 
 use super::labels::label;
 use super::lexicon::{
-    letters, ABSTRACT_TITLES, INDEX_GROUPS, JOINING_WORDS, MONTHS, TITLE_CASE_SMALL_WORDS,
+    letters, ABSTRACT_TITLES, INDEX_GROUPS, JOINING_WORDS, MONTHS, QUOTE_PAIRS,
+    TITLE_CASE_SMALL_WORDS,
 };
 use super::numbering::{item_heading, rtl_numbered};
 use super::page::Line;
@@ -300,7 +301,7 @@ fn contents_entry(t: &str) -> bool {
 }
 
 /// A figure's or table's caption: "Figure 3", "Fig. 2:", "Table 1".
-fn figure_caption(t: &str) -> bool {
+pub(super) fn figure_caption(t: &str) -> bool {
     let mut words = t.split_whitespace();
     let w0 = words.next().unwrap_or("").to_lowercase();
     let w1 = words.next().unwrap_or("");
@@ -436,6 +437,30 @@ pub(super) fn title_case(t: &str) -> bool {
     significant >= 1
 }
 
+/// A heading's text without the quote marks it opens and never closes
+/// or closes and never opened (a manual's section named in quotes, its
+/// closing mark lost): an apostrophe after a letter stays.
+pub(super) fn without_stray_quotes(t: &str) -> String {
+    let chars: Vec<char> = t.chars().collect();
+    let mut keep = vec![true; chars.len()];
+    let mut open: Vec<usize> = Vec::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if QUOTE_PAIRS.iter().any(|q| q.0 == c) {
+            open.push(i);
+        } else if let Some(q) = QUOTE_PAIRS.iter().find(|q| q.1 == c) {
+            match open.iter().rposition(|&j| chars[j] == q.0) {
+                Some(k) => drop(open.drain(k..)),
+                None => keep[i] = "’'".contains(c) && i > 0 && chars[i - 1].is_alphanumeric(),
+            }
+        }
+    }
+    for j in open {
+        keep[j] = false;
+    }
+    let kept = chars.iter().zip(&keep).filter(|(_, k)| **k);
+    kept.map(|(c, _)| *c).collect::<String>().trim().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::numbering::numbered_depth;
@@ -474,6 +499,20 @@ mod tests {
             ..Line::default()
         }
     }
+    #[test]
+    fn a_heading_loses_its_stray_quote_marks() {
+        for (t, want) in [
+            ("‘set missing value", "set missing value"),
+            ("‘set missing value’", "‘set missing value’"),
+            ("5.2 The “quoted” word", "5.2 The “quoted” word"),
+            ("Stockholders’ Equity", "Stockholders’ Equity"),
+            ("Notes” to it", "Notes to it"),
+            ("”Notes", "Notes"),
+        ] {
+            assert_eq!(without_stray_quotes(t), want);
+        }
+    }
+
     #[test]
     fn heading_detection_rules() {
         for h in [

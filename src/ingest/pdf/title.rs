@@ -10,7 +10,7 @@
 use super::block::Block;
 use super::contents::contents_title;
 use super::grouping::prose_size;
-use super::lexicon::letters;
+use super::lexicon::{letters, BOILERPLATE_LINES};
 use super::text_shape::abstract_title;
 
 /// How many pages with text are looked at for a title.
@@ -178,42 +178,13 @@ fn form_line(t: &str) -> bool {
 /// Lines of a cover page or form that name no document: the agency, the
 /// form, the filing's standard headings, a press release's dateline.
 pub(super) fn boilerplate(t: &str) -> bool {
-    const LINES: &[&str] = &[
-        "document",
-        "untitled document",
-        "united states securities and exchange commission",
-        "united states",
-        "securities and exchange commission",
-        "washington dc 20549",
-        "washington d c 20549",
-        "documents incorporated by reference",
-        "for immediate release",
-        "press release",
-        "news release",
-        "table of contents",
-        "contents",
-        "index",
-        "cover page",
-        "cover",
-        "annual report",
-        "quarterly report",
-        "current report",
-        "mark one",
-        "annual report pursuant to section 13 or 15 d of the securities exchange act of 1934",
-        "quarterly report pursuant to section 13 or 15 d of the securities exchange act of 1934",
-        "current report pursuant to section 13 or 15 d of the securities exchange act of 1934",
-        "part i",
-        "part ii",
-        "forward looking statements",
-        "cautionary note regarding forward looking statements",
-    ];
     let words: Vec<String> = t
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
     let joined = words.join(" ");
-    if LINES.contains(&joined.as_str()) || form_line(t) {
+    if BOILERPLATE_LINES.contains(&joined.as_str()) || form_line(t) {
         return true;
     }
     // "Exhibit 99.1", "EXHIBIT 99".

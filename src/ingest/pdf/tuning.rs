@@ -62,6 +62,9 @@ pub(super) struct Tuning {
     pub running_pages: usize,
     /// … and at the page's edge on at least one page in this many.
     pub running_one_page_in: usize,
+    /// A text at pages' edges that also fills lines inside the page (a
+    /// list's items) on one page in this many of them is the page's own.
+    pub inside_one_page_in: usize,
     /// A page's edge in reading order: its first this many lines …
     pub edge_top_lines: usize,
     /// … and its last this many.
@@ -244,6 +247,7 @@ pub(super) const TUNING: Tuning = Tuning {
     same_size_points: 0.6,
     running_pages: 3,
     running_one_page_in: 10,
+    inside_one_page_in: 2,
     edge_top_lines: 3,
     edge_bottom_lines: 2,
     height_bucket_points: 2.0,

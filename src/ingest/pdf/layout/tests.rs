@@ -623,3 +623,45 @@ fn list_items_out_of_the_count_are_no_headings() {
         ]
     );
 }
+
+/// A table set atop a page, above the page's first heading, is filed
+/// under that heading, not the section before; one under prose that
+/// runs on from the page before stays where it is.
+#[test]
+fn a_float_atop_a_page_belongs_to_the_heading_on_its_page() {
+    let row = |t: &str, y: f32| Line {
+        table: true,
+        ..line(t, 10.0, 72.0, 540.0, y, false)
+    };
+    let prose = |y: f32| {
+        let t = format!("A paragraph of prose long enough to be body text, at {y}, ends.");
+        body(&t, y, true)
+    };
+    let page = |lines: Vec<Line>| Page {
+        lines,
+        ..Page::default()
+    };
+    let pages = [
+        page(vec![
+            line("1 Methods", 14.0, 72.0, 200.0, 80.0, true),
+            prose(100.0),
+        ]),
+        page(vec![
+            row("Sample | 2023 | 2022", 80.0),
+            row("Alpha | 1.2 | 1.4", 92.0),
+            line("2 Results", 14.0, 72.0, 200.0, 130.0, true),
+            prose(150.0),
+        ]),
+        page(vec![
+            prose(80.0),
+            row("Sample | 2021 | 2020", 110.0),
+            line("3 Discussion", 14.0, 72.0, 200.0, 140.0, true),
+            prose(160.0),
+        ]),
+    ];
+    let b = blocks(&pages);
+    let text: Vec<&str> = b.iter().map(|b| b.text.as_str()).collect();
+    let at = |t: &str| text.iter().position(|x| x.starts_with(t)).unwrap();
+    assert!(at("2 Results") < at("Sample | 2023"), "{text:?}");
+    assert!(at("Sample | 2021") < at("3 Discussion"), "{text:?}");
+}

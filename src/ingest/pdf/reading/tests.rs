@@ -172,6 +172,46 @@ fn words_and_lines_from_glyphs() {
     assert_eq!(texts(&lines(&g)), vec!["fine"]);
 }
 
+/// Glyphs each drawn on its own, touching the one before, with the
+/// engine's guessed space after every one; words a quarter size apart.
+fn guessed_spaces(text: &str, x: f32, baseline: f32, size: f32) -> Vec<Glyph> {
+    let mut at = x;
+    let mut out = Vec::new();
+    for ch in text.chars() {
+        if ch == ' ' {
+            at += 0.25 * size;
+            continue;
+        }
+        let mut g = text_at(&ch.to_string(), at, baseline, size);
+        at = g[0].right;
+        g.extend([Glyph::space(), Glyph::space()]);
+        out.extend(g);
+    }
+    out
+}
+
+#[test]
+fn letters_split_by_guessed_spaces_are_words_again() {
+    let g = guessed_spaces(
+        "Other liabilities consisted of the following",
+        72.0,
+        100.0,
+        8.5,
+    );
+    assert_eq!(
+        texts(&lines(&g)),
+        ["Other liabilities consisted of the following"]
+    );
+    // A word of capitals with a guessed space before its last letter.
+    let mut g = text_at("XARELT", 72.0, 100.0, 8.0);
+    g.push(Glyph::space());
+    g.extend(text_at("O", 96.0, 100.0, 8.0));
+    assert_eq!(texts(&lines(&g)), ["XARELTO"]);
+    // A formula's variables, apart, stay apart.
+    let g = text_at("e b x n", 72.0, 100.0, 10.0);
+    assert_eq!(texts(&lines(&g)), ["e b x n"]);
+}
+
 #[test]
 fn a_monospaced_row_is_one_line_with_its_spaces() {
     // An aligned comment far to the right stays on the line, its spaces
