@@ -61,7 +61,7 @@ Q = [
      r"(run the following command: why3 config|running why3 config detect)"),
     ("why3-manual", False, "How do I re-run all the proofs stored in a session file, e.g. as a regression test?",
      "why3 replay <project directory>: it loads why3session.xml and reruns all its proofs, showing the differences.",
-     [16, 63, 80], r"why3 replay"),
+     [16, 63, 67, 80], r"(why3 replay|replay the proofs stored in a session)"),
     ("why3-manual", True, "How do I compile a WhyML program to OCaml?",
      "With the extract command, e.g. why3 extract -D ocaml64 maxsum.mlw -o max_sum.ml.", [88, 131, 132, 133, 135],
      r"why3 extract -d"),
