@@ -8,6 +8,11 @@
 //! - page hit@k: such a result is in the top k;
 //! - MRR@10: the mean of 1/rank of that result (0 when none in the top 10);
 //! - doc@10: a top-10 result is from the question's filing.
+//!
+//! A set whose questions carry `names_document` (the manuals set) also gets
+//! a row over those with `names_document: false`, which name neither the
+//! document nor its program: there the right document must be found by
+//! content.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -85,6 +90,8 @@ struct Question {
     doc_name: String,
     question: String,
     evidence_pages: Vec<u32>,
+    /// `names_document` as the set gives it; FinanceBench has none.
+    names_document: Option<bool>,
 }
 
 fn load_questions(path: &Path) -> Result<Vec<Question>> {
@@ -112,6 +119,7 @@ fn load_questions(path: &Path) -> Result<Vec<Question>> {
                 .iter()
                 .filter_map(|p| p.as_u64().map(|p| p as u32))
                 .collect(),
+            names_document: v["names_document"].as_bool(),
         });
     }
     Ok(out)
@@ -270,7 +278,10 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
                 .filter(|(_, q)| half.holds(&q.doc_name))
                 .map(|(o, _)| o)
                 .collect();
-            out.push_str(&row(mode, half, &scored));
+            out.push_str(&row(mode, half.name(), &scored));
+        }
+        if let Some(scored) = not_naming(&outcomes, &questions) {
+            out.push_str(&row(mode, "not naming", &scored));
         }
     }
     out.push_str(&format!(
@@ -301,8 +312,21 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
         .map_err(|e| KbError::io("stdout", e))
 }
 
-/// One line of the table: the metrics over the questions of one half.
-fn row(mode: Mode, half: Half, outcomes: &[&Outcome]) -> String {
+/// The outcomes of the questions marked `names_document: false`, when the
+/// set marks any (within the half scored).
+fn not_naming<'a>(outcomes: &'a [Outcome], questions: &[Question]) -> Option<Vec<&'a Outcome>> {
+    let scored: Vec<&Outcome> = outcomes
+        .iter()
+        .zip(questions)
+        .filter(|(_, q)| q.names_document == Some(false))
+        .map(|(o, _)| o)
+        .collect();
+    (!scored.is_empty()).then_some(scored)
+}
+
+/// One line of the table: the metrics over the questions of one half (or
+/// another subset, named by `label`).
+fn row(mode: Mode, label: &str, outcomes: &[&Outcome]) -> String {
     let n = outcomes.len().max(1) as f64;
     let hit = |k: usize| {
         outcomes
@@ -322,7 +346,7 @@ fn row(mode: Mode, half: Half, outcomes: &[&Outcome]) -> String {
     format!(
         "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.1} |\n",
         mode_name(mode),
-        half.name(),
+        label,
         outcomes.len(),
         hit(1),
         hit(5),
@@ -331,4 +355,52 @@ fn row(mode: Mode, half: Half, outcomes: &[&Outcome]) -> String {
         doc,
         median(&mut times).as_secs_f64() * 1000.0
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome_at(first: Option<usize>) -> Outcome {
+        Outcome {
+            first,
+            document: first.is_some(),
+            took: Duration::ZERO,
+            pages: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn questions_not_naming_their_document_get_their_own_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("questions.jsonl");
+        let line = |doc: &str, names: &str| {
+            format!(
+                "{{\"doc_name\": \"{doc}\", \"question\": \"q\", \"evidence_pages\": [3]{names}}}\n"
+            )
+        };
+        std::fs::write(
+            &path,
+            line("a", ", \"names_document\": true")
+                + &line("b", ", \"names_document\": false")
+                + &line("c", ""),
+        )
+        .unwrap();
+        let questions = load_questions(&path).unwrap();
+        let marks: Vec<Option<bool>> = questions.iter().map(|q| q.names_document).collect();
+        assert_eq!(marks, [Some(true), Some(false), None]);
+
+        let outcomes = vec![outcome_at(Some(0)), outcome_at(Some(4)), outcome_at(None)];
+        let scored = not_naming(&outcomes, &questions).unwrap();
+        assert_eq!(scored.len(), 1);
+        assert_eq!(scored[0].first, Some(4));
+        let line = row(Mode::Hybrid, "not naming", &scored);
+        assert!(
+            line.contains("| not naming | 1 | 0.000 | 1.000 | 1.000 | 0.200 | 1.000 |"),
+            "{line}"
+        );
+
+        // FinanceBench marks none: no such row.
+        assert!(not_naming(&outcomes, &questions[2..]).is_none());
+    }
 }
