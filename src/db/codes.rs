@@ -28,13 +28,6 @@ pub struct CodeBlock {
     count: usize,
 }
 
-impl CodeBlock {
-    /// How many codes it holds.
-    pub fn count(&self) -> usize {
-        self.count
-    }
-}
-
 /// One block row read back: its chunk ids and their codes, `width` bytes each.
 struct Block {
     id: i64,

@@ -2,10 +2,7 @@
 //! ranker the mode asks for, run at once. The keyword ranker queries the
 //! caller's connection (or the in-memory index) while the vector ranker's
 //! thread embeds the query and scans the vectors (at a million chunks each
-//! takes ~100 ms). In a one-shot search of a small knowledge base the
-//! caller's thread first reads the vectors' codes into memory, while the
-//! other loads the model (~45 ms), so the scan after the query is embedded
-//! runs in memory.
+//! takes ~100 ms).
 //!
 //! A ranker is an entry in [`RankerId`] (its name, weight, mode and tie
 //! rank), a variant of [`Ranked`] (its list and how the fusion reads it)
@@ -22,7 +19,7 @@ use super::keyword_index::KeywordIndex;
 use super::page::{self, PageRanking};
 use super::query;
 use super::request::SearchRequest;
-use super::vector::{self, exact_top_k, CandidatePool, CodesReadAhead, ReadFloats, VectorIndex};
+use super::vector::{self, exact_top_k, CandidatePool, ReadFloats, VectorIndex};
 use crate::config::FusionWeights;
 use crate::db::Database;
 use crate::error::{KbError, Result};
@@ -307,7 +304,6 @@ pub(crate) fn rank_in_parallel<'a, F>(
     embed_query: Option<F>,
     warm: InMemory<'a>,
     floats: &ReadFloats,
-    ahead: &'a CodesReadAhead,
 ) -> Result<Rankings<'a>>
 where
     F: FnOnce(&str) -> Result<Vec<f32>> + Send,
@@ -324,31 +320,26 @@ where
     };
     let pooled = req.refines();
     let reopener = db.reopener();
-    let runs_vector = RankerId::Vector.runs(req);
-    let vectors = warm.vectors.or(ahead.index()).filter(|_| runs_vector);
+    let vectors = warm.vectors.filter(|_| RankerId::Vector.runs(req));
     let keywords = warm.keywords.filter(|_| RankerId::Keyword.runs(req));
-    // Without codes in memory, this thread reads them while the vector
-    // ranker's thread loads the model.
-    let read_ahead = runs_vector && vectors.is_none() && !ahead.tried();
     // The in-memory rankers have no connection: the chunks the filters
     // allow are read here, for them.
-    let allowed = if vectors.is_some() || keywords.is_some() || read_ahead {
+    let allowed = if vectors.is_some() || keywords.is_some() {
         Some(Allowed::of(db, &req.filters)?)
     } else {
         None
     };
+    let in_memory = vectors.zip(allowed.as_ref());
     let embedded = query::unquoted(&req.query);
     let (keyword, vector) = std::thread::scope(|s| -> Result<_> {
-        let (codes_read, codes_arrive) = std::sync::mpsc::channel();
         let vector_thread =
-            if runs_vector {
+            if RankerId::Vector.runs(req) {
                 let embed = embed_query.ok_or_else(|| {
                     KbError::ModelMissing(
                         "vector search needs the embedding model; run `kb init`".into(),
                     )
                 })?;
                 let (filters, reopener, q) = (&req.filters, &reopener, embedded.as_ref());
-                let allowed = allowed.as_ref();
                 let thread = std::thread::Builder::new().name("vector ranker".into());
                 let handle = thread.spawn_scoped(s, move || -> Result<_> {
                     let qv = {
@@ -356,12 +347,10 @@ where
                         embed(q)?
                     };
                     let _span = crate::timings::span("vector ranker");
-                    let arrived = || codes_arrive.recv().ok().flatten();
-                    let index = vectors.or_else(|| read_ahead.then(arrived).flatten());
                     let ranked = vector::rank_on_own_thread(
                         qv.clone(),
                         reopener,
-                        index.zip(allowed),
+                        in_memory,
                         filters,
                         k,
                         pooled,
@@ -374,12 +363,6 @@ where
             } else {
                 None
             };
-        if read_ahead {
-            let _span = crate::timings::span("vector codes read");
-            // A closed channel: the vector thread failed before it asked.
-            let _ = codes_read.send(ahead.read(db));
-        }
-        drop(codes_read);
         let keyword = if RankerId::Keyword.runs(req) {
             // The in-memory index ranks any of the words; a required
             // phrase is FTS5's to check.

@@ -24,7 +24,7 @@ use super::present::{self, SearchResponse};
 use super::rankers::{rank_in_parallel, InMemory, QueryPlan, RankerId, Rankings};
 use super::request::{Mode, SearchRequest};
 use super::ties;
-use super::vector::{CodesReadAhead, FloatVectors, ReadFloats};
+use super::vector::{FloatVectors, ReadFloats};
 use crate::db::Database;
 use crate::error::{KbError, Result};
 
@@ -78,7 +78,6 @@ where
         None => db,
     };
     let floats = ReadFloats::new(source);
-    let ahead = CodesReadAhead::default();
 
     // The query is embedded once, however many rounds the rankers take.
     let mut query_vector: Option<Vec<f32>> = None;
@@ -94,7 +93,7 @@ where
             }
         };
         let embed = RankerId::Vector.runs(req).then_some(embed);
-        let mut rankings = rank_in_parallel(db, req, &plan, embed, warm, &floats, &ahead)?;
+        let mut rankings = rank_in_parallel(db, req, &plan, embed, warm, &floats)?;
         if let Some(v) = rankings.vector() {
             query_vector.get_or_insert_with(|| v.query.clone());
         }

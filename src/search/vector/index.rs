@@ -83,10 +83,11 @@ pub struct RefreshStats {
 }
 
 impl VectorIndex {
-    /// Reads every vector's code (in the caller's read snapshot), and the
-    /// floats of a small index.
+    /// Reads every vector's code (in the caller's read snapshot).
     pub fn load(db: &Database) -> Result<VectorIndex> {
-        let mut index = VectorIndex::load_codes(db)?;
+        let mut index = VectorIndex::default();
+        db.for_each_code(|id, code| index.push(id, code))?;
+        index.covers_all = index.len() as i64 == db.chunk_count()?;
         if index.len() <= FLOATS_UP_TO {
             let mut floats = HashMap::with_capacity(index.len());
             db.for_each_vector(|id, v| {
@@ -94,15 +95,6 @@ impl VectorIndex {
             })?;
             index.floats = Some(floats);
         }
-        Ok(index)
-    }
-
-    /// Reads every vector's code, not their floats (in the caller's read
-    /// snapshot).
-    pub fn load_codes(db: &Database) -> Result<VectorIndex> {
-        let mut index = VectorIndex::default();
-        db.for_each_code(|id, code| index.push(id, code))?;
-        index.covers_all = index.len() as i64 == db.chunk_count()?;
         Ok(index)
     }
 

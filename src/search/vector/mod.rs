@@ -1,10 +1,8 @@
 //! The vector ranker: the chunks whose vectors are most cosine-similar to
 //! the query, with the filters applied before ranking.
 //!
-//! A one-shot `kb search` of a small knowledge base reads the compact int8
-//! codes into memory while its model loads ([`CodesReadAhead`]); a larger
-//! one scans them (`db::codes`: blocks of 1,024 per row) and re-scores the
-//! candidates exactly ([`search_codes`]); streaming every
+//! A one-shot `kb search` scans the compact int8 codes (`db::codes`: blocks
+//! of 1,024 per row) and re-scores the candidates exactly ([`search_codes`]); streaming every
 //! float vector out of vec0 into a Rust scan would cost about 185 ms at
 //! 20,000 chunks, because vec0 returns vectors row by row. A long-running
 //! process (`kb mcp`) reads the codes once and keeps them in a
@@ -23,7 +21,6 @@ mod index;
 mod pool;
 
 use std::collections::HashSet;
-use std::sync::OnceLock;
 
 use super::allowed::Allowed;
 use crate::db::{Database, Filters, Reopener, VectorHit};
@@ -78,50 +75,6 @@ pub(crate) fn rank_on_own_thread(
             }
         }
     })
-}
-
-/// Codes (in sealed blocks) up to which a one-shot search reads them all
-/// into memory while its model loads: 20,000 take about 7 ms (2 vCPUs), so
-/// 65,536 (25 MB at 384 dimensions) still fit in the ~45 ms the model
-/// takes; beyond, the scan reads the database's blocks after the query is
-/// embedded.
-const READ_AHEAD_UP_TO: usize = 65_536;
-
-/// The codes a one-shot search reads into memory on the caller's thread
-/// while the vector ranker's thread loads the model, so that the scan after
-/// the query is embedded runs in memory; kept for the search's later
-/// rounds. Nothing is read above [`READ_AHEAD_UP_TO`] codes, or when the
-/// read fails (the scan then reads the database, and reports its error).
-#[derive(Default)]
-pub(crate) struct CodesReadAhead(OnceLock<Option<VectorIndex>>);
-
-impl CodesReadAhead {
-    /// The codes read, once read.
-    pub(crate) fn index(&self) -> Option<&VectorIndex> {
-        self.0.get().and_then(Option::as_ref)
-    }
-
-    /// Whether a read was tried (whatever came of it).
-    pub(crate) fn tried(&self) -> bool {
-        self.0.get().is_some()
-    }
-
-    /// Reads the codes (once), in one snapshot of `db`.
-    pub(crate) fn read(&self, db: &Database) -> Option<&VectorIndex> {
-        self.read_up_to(db, READ_AHEAD_UP_TO)
-    }
-
-    fn read_up_to(&self, db: &Database, limit: usize) -> Option<&VectorIndex> {
-        let read = || -> Result<Option<VectorIndex>> {
-            let _snapshot = db.read_snapshot()?;
-            let count: usize = db.code_blocks()?.iter().map(|b| b.count()).sum();
-            if count > limit {
-                return Ok(None);
-            }
-            VectorIndex::load_codes(db).map(Some)
-        };
-        self.0.get_or_init(|| read().ok().flatten()).as_ref()
-    }
 }
 
 /// The vector ranker over the database's codes, the filters applied first.
@@ -260,47 +213,6 @@ mod tests {
         assert_eq!(db.code_blocks().unwrap().len(), 10);
         let (two, _) = scan_codes(&db, &q, None, 50, || (), 1).unwrap();
         assert_eq!(exact_top_k(&db, &q, two, 50).unwrap(), after);
-    }
-
-    /// The codes read while the model loads rank as the database's scan
-    /// does, with and without filters; above the limit none are read.
-    #[test]
-    fn codes_read_ahead_rank_as_the_stored_scan() {
-        use crate::db::test_support::{bound_database, write_note};
-        let dir = tempfile::tempdir().unwrap();
-        let dim = 32;
-        let db = bound_database(dir.path(), dim);
-        let mut next = crate::db::test_support::unit_vectors(5, dim);
-        for d in 0..12 {
-            let vectors: Vec<Vec<f32>> = (0..200).map(|_| next()).collect();
-            write_note(&db, &format!("/d{d}"), "h", &vectors);
-        }
-        // Counted by the sealed blocks (two of 1,024; 352 codes wait).
-        assert!(CodesReadAhead::default().read_up_to(&db, 2047).is_none());
-        let ahead = CodesReadAhead::default();
-        let index = ahead.read_up_to(&db, 2048).unwrap();
-        assert_eq!(index.len(), 2400);
-        assert!(ahead.tried() && ahead.index().is_some());
-        let id = |path: &str| db.find_document_by_path(path).unwrap().unwrap().id;
-        let some = Filters {
-            documents: Some(vec![id("/d1"), id("/d7")]),
-            ..Default::default()
-        };
-        for filters in [Filters::default(), some] {
-            let allowed = Allowed::of(&db, &filters).unwrap();
-            for q in (0..4).map(|_| next()) {
-                let k = 30;
-                let in_memory = Some((index, &allowed));
-                let ranked =
-                    rank_on_own_thread(q.clone(), &db.reopener(), in_memory, &filters, k, false);
-                let Ok(Ranked::Scanned(scored, None)) = ranked else {
-                    panic!("an in-memory scan");
-                };
-                let read_ahead = exact_top_k(&db, &q, scored, k).unwrap();
-                assert_eq!(read_ahead, search(&db, &q, &filters, k).unwrap());
-                assert!(!read_ahead.is_empty());
-            }
-        }
     }
 
     #[test]
