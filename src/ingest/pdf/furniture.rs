@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::lexicon::lower_kept;
 use super::numbering::{item_heading, numbered_depth};
 use super::page::Line;
 use super::text_shape::heading_text;
@@ -39,10 +40,7 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
 
 /// A line's text with spaces dropped and lower-cased.
 fn exact(t: &str) -> String {
-    t.chars()
-        .filter(|c| !c.is_whitespace())
-        .flat_map(char::to_lowercase)
-        .collect()
+    lower_kept(t, |c| !c.is_whitespace())
 }
 
 /// [`exact`] with digits as `#`: the same running line on every page,

@@ -6,7 +6,7 @@
 //! auditor signs at ("Springfield, Illinois"). Taken as headings they would
 //! open sections that cite the wrong name.
 
-use super::lexicon::{letters, MONTHS};
+use super::lexicon::{letters, lower_words, MONTHS, OFFICER_WORDS};
 
 /// A line that labels something on its page rather than titling what
 /// follows it.
@@ -53,13 +53,9 @@ fn period_header(t: &str) -> bool {
         "ended", "ending", "three", "six", "nine", "twelve", "fifty", "two", "first", "second",
         "third", "fourth", "as", "of", "at", "and", "to", "date",
     ];
-    let words: Vec<String> = t
-        .split(|c: char| c.is_whitespace() || c == ',' || c == '-')
-        .filter(|w| !w.is_empty())
-        // A footnote's mark: "(a)", "(1)".
-        .filter(|w| !(w.starts_with('(') && w.ends_with(')') && w.chars().count() <= 4))
-        .map(str::to_lowercase)
-        .collect();
+    let mut words = lower_words(t, |c| c.is_whitespace() || c == ',' || c == '-');
+    // A footnote's mark: "(a)", "(1)".
+    words.retain(|w| !(w.starts_with('(') && w.ends_with(')') && w.chars().count() <= 4));
     let known = |w: &String| {
         WORDS.contains(&w.as_str())
             || MONTHS.contains(&w.as_str())
@@ -106,25 +102,8 @@ pub(super) fn place(t: &str) -> bool {
 /// "Executive Vice President and Chief Financial Officer", "Director",
 /// "Attorney-in-fact". Only under a signature is it known to be one.
 pub(super) fn officer_title(t: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "officer",
-        "president",
-        "chairman",
-        "chairwoman",
-        "chair",
-        "director",
-        "treasurer",
-        "controller",
-        "secretary",
-        "attorney-in-fact",
-        "counsel",
-    ];
-    let words: Vec<String> = t
-        .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    words.len() <= 12 && words.iter().any(|w| WORDS.contains(&w.as_str()))
+    let words = lower_words(t, |c| c.is_whitespace() || c == ',' || c == '(' || c == ')');
+    words.len() <= 12 && words.iter().any(|w| OFFICER_WORDS.contains(&w.as_str()))
 }
 
 #[cfg(test)]

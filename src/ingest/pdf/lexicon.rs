@@ -13,10 +13,21 @@ pub(super) const MONTHS: &[&str] = &[
 /// The letters of `t`, lower case: a label compared whatever its spacing
 /// and punctuation ("Table of Contents", "目   录", "Page No.").
 pub(super) fn letters(t: &str) -> String {
+    lower_kept(t, |c| c.is_alphabetic())
+}
+
+/// The characters of `t` that `keep` keeps, lower case.
+pub(super) fn lower_kept(t: &str, keep: impl Fn(&char) -> bool) -> String {
     t.chars()
-        .filter(|c| c.is_alphabetic())
+        .filter(keep)
         .flat_map(char::to_lowercase)
         .collect()
+}
+
+/// The words of `t` between the characters `split` cuts at, lower case.
+pub(super) fn lower_words(t: &str, split: impl Fn(char) -> bool) -> Vec<String> {
+    let words = t.split(split).filter(|w| !w.is_empty());
+    words.map(str::to_lowercase).collect()
 }
 
 /// The heading of an abstract, in the languages kb sees most.
@@ -79,4 +90,39 @@ pub(super) const BOILERPLATE_LINES: &[&str] = &[
     "current report pursuant to section 13 or 15 d of the securities exchange act of 1934",
     "part i", "part ii", "forward looking statements",
     "cautionary note regarding forward looking statements",
+];
+
+/// Phrases of a filing's cover or a company's reported results (an SEC
+/// form, an earnings release, an annual report's statements), lower case.
+#[rustfmt::skip]
+pub(super) const FILING_PHRASES: &[&str] = &[
+    "securities and exchange commission", "form 10-k", "form 10-q", "form 8-k", "form 20-f",
+    "commission file number", "exact name of registrant", "securities exchange act of 1934",
+    "for immediate release", "earnings per share", "per diluted share", "financial results",
+    "net sales", "net income", "balance sheet", "statements of cash flows", "fiscal year",
+];
+
+/// The label of a chapter, part or appendix standing alone over its
+/// title ("Chapter 3", "PART II", "Anhang A"), lower case.
+#[rustfmt::skip]
+pub(super) const CHAPTER_LABELS: &[&str] = &[
+    "chapter", "part", "appendix", "附录", "chapitre", "partie", "annexe", "kapitel", "teil",
+    "anhang", "capitolo", "parte", "appendice", "capítulo", "apéndice", "apêndice", "anexo",
+    "hoofdstuk", "deel", "bijlage", "глава", "часть", "приложение", "rozdział", "część",
+    "kapitola", "luku", "kapittel", "κεφάλαιο",
+];
+
+/// The degree a thesis is for, as its cover names it (a doctoral
+/// thesis: "博士学位论文"), by its letters.
+#[rustfmt::skip]
+pub(super) const THESIS_DEGREES: &[&str] = &[
+    "博士学位论文", "硕士学位论文", "学士学位论文", "博士论文", "硕士论文", "毕业论文",
+    "毕业论文设计", "本科毕业论文", "本科毕业论文设计", "本科生毕业论文", "研究生毕业论文", "学位论文",
+];
+
+/// The words of an officer's title under a signature, lower case.
+#[rustfmt::skip]
+pub(super) const OFFICER_WORDS: &[&str] = &[
+    "officer", "president", "chairman", "chairwoman", "chair", "director", "treasurer",
+    "controller", "secretary", "attorney-in-fact", "counsel",
 ];

@@ -2,6 +2,8 @@
 //! `Chapter 3`, `Item 7A.`, `第一章`, Arabic-Indic `۱-۱`), and a chapter's
 //! label standing apart from its title.
 
+use super::lexicon::CHAPTER_LABELS;
+
 /// The depth of a numbered heading: `2` → 1, `2.3` → 2, `2.3.1.` → 3,
 /// `A.` / `IV.` / `Chapter 3` / `Item 7A.` → 1. A number at the end (a
 /// table of contents entry) disqualifies.
@@ -121,38 +123,7 @@ pub(super) fn chapter_label(t: &str) -> bool {
     if matches!(word, "فصل" | "الفصل" | "پیوست" | "ملحق" | "الملحق") {
         return true;
     }
-    const LABELS: &[&str] = &[
-        "chapter",
-        "part",
-        "appendix",
-        "附录",
-        "chapitre",
-        "partie",
-        "annexe",
-        "kapitel",
-        "teil",
-        "anhang",
-        "capitolo",
-        "parte",
-        "appendice",
-        "capítulo",
-        "apéndice",
-        "apêndice",
-        "anexo",
-        "hoofdstuk",
-        "deel",
-        "bijlage",
-        "глава",
-        "часть",
-        "приложение",
-        "rozdział",
-        "część",
-        "kapitola",
-        "luku",
-        "kapittel",
-        "κεφάλαιο",
-    ];
-    LABELS.contains(&word.to_lowercase().as_str()) && label_number(number)
+    CHAPTER_LABELS.contains(&word.to_lowercase().as_str()) && label_number(number)
 }
 
 /// The number after "Chapter", "Part" or "Appendix": `3`, `IV`, `A`.

@@ -8,6 +8,7 @@
 //! the hierarchy, and a statement's rows are still cited under its name.
 
 use super::block::Block;
+use super::lexicon::lower_kept;
 use super::page::OutlineEntry;
 use super::statement::statement_line;
 
@@ -161,10 +162,7 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
 /// A title's letters and digits, lowercased: how a bookmark is matched to
 /// the text on its page whatever the spacing, punctuation or case.
 fn key(t: &str) -> String {
-    t.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
+    lower_kept(t, |c| c.is_alphanumeric())
 }
 
 /// The byte offset in `text` after its first `n` letters and digits (as

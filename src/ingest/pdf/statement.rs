@@ -34,36 +34,35 @@ pub(super) fn statement_title(lines: &[String]) -> Option<(String, String)> {
     {
         return None;
     }
-    // A title may carry its units: "CONSOLIDATED BALANCE SHEETS (In
-    // thousands)".
-    let core = |l: &str| -> (String, String) {
-        match l.find(" (") {
-            Some(i) => (l[..i].trim().to_string(), l[i..].trim().to_string()),
-            None => (l.trim().to_string(), String::new()),
-        }
-    };
     let at = lines.iter().take(3).position(|l| {
-        let (t, _) = core(l);
+        let (t, _) = split_units(l);
         let names = t.split_whitespace().any(|w| {
             let w = w
                 .trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase();
             STATEMENT_NAMES.contains(&w.as_str())
         });
-        names && (all_caps(&t) || title_case(&t)) && heading_text(&t)
+        names && (all_caps(t) || title_case(t)) && heading_text(t)
     })?;
-    let (title, units) = core(&lines[at]);
+    let (title, units) = split_units(&lines[at]);
     let mut rest: Vec<&str> = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         if i == at {
             if !units.is_empty() {
-                rest.push(&units);
+                rest.push(units);
             }
         } else {
             rest.push(l);
         }
     }
-    Some((title, rest.join(" ")))
+    Some((title.to_string(), rest.join(" ")))
+}
+
+/// A title and the units it may carry: "CONSOLIDATED BALANCE SHEETS" and
+/// "(In thousands)".
+fn split_units(l: &str) -> (&str, &str) {
+    l.find(" (")
+        .map_or((l.trim(), ""), |i| (l[..i].trim(), l[i..].trim()))
 }
 
 /// A line that titles a financial statement, with its units split off:
@@ -71,10 +70,7 @@ pub(super) fn statement_title(lines: &[String]) -> Option<(String, String)> {
 /// (In millions)". Only the words statements are named by count here; a
 /// table's own title is found by its table (`statement_title`).
 pub(super) fn statement_line(line: &str) -> Option<(String, String)> {
-    let (core, units) = match line.find(" (") {
-        Some(i) => (line[..i].trim(), line[i..].trim()),
-        None => (line.trim(), ""),
-    };
+    let (core, units) = split_units(line);
     // Named, not mentioned: "Off-Balance Sheet Arrangements" and
     // "Balance Sheet Hedging" are sections, not statements.
     let lower = core.to_lowercase();

@@ -556,3 +556,54 @@ fn a_letter_spaced_heading_reads_as_whole_words() {
         "{sections:?} {text:?}"
     );
 }
+
+/// A manual's "Part II" and "Item 1." lines head its sections by their
+/// type: only a filing nests every heading after an item under its part.
+#[test]
+fn only_a_filing_nests_its_headings_under_parts_and_items() {
+    let Some(e) = engine() else { return };
+    let text = "The blades are kept sharp and dry, and the handles are oiled once a \
+                season so that the wood does not crack in the winter frost.";
+    let pdf = |first| {
+        TestPdf::new().page(first).page(vec![
+            heading("Part II", 11.0),
+            heading("Item 1. Tools", 11.0),
+            para(text),
+            heading("Caring for Blades", 16.0),
+            para(text),
+        ])
+    };
+    let levels = |pdf: TestPdf| -> Vec<(String, u8)> {
+        let ex = extract_bytes(&pdf.to_bytes(), &e).unwrap();
+        let doc = build(Path::new("t.pdf"), &ex, &ctx(&ChunkingConfig::default())).unwrap();
+        let headings = doc.meta.headings.iter();
+        headings.map(|h| (h.text.clone(), h.level)).collect()
+    };
+    let manual = levels(pdf(vec![
+        heading("Garden Tools Handbook", 24.0),
+        para(text),
+    ]));
+    let filing = levels(pdf(vec![
+        heading("SECURITIES AND EXCHANGE COMMISSION", 12.0),
+        heading("FORM 10-K", 16.0),
+        lines(&["Commission file number 1-1234"]),
+        para(text),
+    ]));
+    let level =
+        |outline: &[(String, u8)], t: &str| outline.iter().find(|(h, _)| h == t).map(|&(_, l)| l);
+    // In the manual, the larger type ranks higher whatever came before.
+    assert_eq!(level(&manual, "Part II"), level(&manual, "Item 1. Tools"));
+    let part = level(&manual, "Part II").unwrap();
+    assert!(
+        level(&manual, "Caring for Blades") < Some(part),
+        "{manual:?}"
+    );
+    // In the filing, the item and everything after it is in the part.
+    let part = level(&filing, "Part II").unwrap();
+    assert_eq!(
+        level(&filing, "Item 1. Tools"),
+        Some(part + 1),
+        "{filing:?}"
+    );
+    assert_eq!(level(&filing, "Caring for Blades"), Some(part + 1));
+}

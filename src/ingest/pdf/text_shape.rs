@@ -3,7 +3,7 @@
 
 use super::labels::label;
 use super::lexicon::{
-    letters, ABSTRACT_TITLES, INDEX_GROUPS, JOINING_WORDS, MONTHS, QUOTE_PAIRS,
+    letters, lower_words, ABSTRACT_TITLES, INDEX_GROUPS, JOINING_WORDS, MONTHS, QUOTE_PAIRS,
     TITLE_CASE_SMALL_WORDS,
 };
 use super::numbering::{item_heading, rtl_numbered};
@@ -356,11 +356,7 @@ pub(super) fn abstract_title(t: &str) -> bool {
 /// 2021", "For the fiscal year ended December 31, 2022"): the dateline
 /// of a cover, a signature or a report, not a heading.
 pub(super) fn is_date(t: &str) -> bool {
-    let words: Vec<String> = t
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words = lower_words(t, |c| c.is_whitespace() || c == ',');
     let number = |w: &String, len: std::ops::RangeInclusive<usize>| {
         len.contains(&w.len()) && w.chars().all(|c| c.is_ascii_digit())
     };

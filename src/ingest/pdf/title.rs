@@ -10,7 +10,7 @@
 use super::block::Block;
 use super::contents::contents_title;
 use super::grouping::prose_size;
-use super::lexicon::{letters, BOILERPLATE_LINES};
+use super::lexicon::{letters, lower_words, BOILERPLATE_LINES, THESIS_DEGREES};
 use super::text_shape::abstract_title;
 
 /// How many pages with text are looked at for a title.
@@ -67,20 +67,6 @@ fn wordy(t: &str) -> bool {
 /// "插图目录"), or the degree a thesis is for ("博士学位论文", a doctoral
 /// thesis).
 fn names_no_document(t: &str) -> bool {
-    const DEGREES: &[&str] = &[
-        "博士学位论文",
-        "硕士学位论文",
-        "学士学位论文",
-        "博士论文",
-        "硕士论文",
-        "毕业论文",
-        "毕业论文设计",
-        "本科毕业论文",
-        "本科毕业论文设计",
-        "本科生毕业论文",
-        "研究生毕业论文",
-        "学位论文",
-    ];
     let l = letters(t);
     // A word waiting for its value ("Title:", "题目：", "ukbill:" over
     // what it is), not a title's first line over its subtitle.
@@ -93,7 +79,7 @@ fn names_no_document(t: &str) -> bool {
         || l.ends_with("verzeichnis")
         || l.ends_with("目录")
         || l == "listings"
-        || DEGREES.contains(&l.as_str())
+        || THESIS_DEGREES.contains(&l.as_str())
 }
 
 /// A paragraph opening on a drop cap, the word read again after it ("T
@@ -178,11 +164,7 @@ fn form_line(t: &str) -> bool {
 /// Lines of a cover page or form that name no document: the agency, the
 /// form, the filing's standard headings, a press release's dateline.
 pub(super) fn boilerplate(t: &str) -> bool {
-    let words: Vec<String> = t
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
+    let words = lower_words(t, |c| !c.is_alphanumeric());
     let joined = words.join(" ");
     if BOILERPLATE_LINES.contains(&joined.as_str()) || form_line(t) {
         return true;

@@ -3,10 +3,11 @@
 //! counts are of lines, words or characters as each field says. Today it
 //! holds the thresholds of `furniture.rs` (running lines and page
 //! numbers), `grouping.rs` (where a block of lines ends), `text_shape.rs`
-//! (the shape of a heading's text) and the layout
-//! (`layout.rs`, `layout/`: telling headings and their levels, statement
-//! titles and column headers, and taking back headings that head
-//! nothing); the other files' thresholds join it one concern at a time.
+//! (the shape of a heading's text), `class.rs` (a document's class) and
+//! the layout (`layout.rs`, `layout/`: telling headings and their levels,
+//! statement titles and column headers, and taking back headings that
+//! head nothing); the other files' thresholds join it one concern at a
+//! time.
 
 /// The thresholds of the PDF structure rules.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -220,6 +221,12 @@ pub(super) struct Tuning {
     /// A line ending on a full stop with at least this many characters
     /// is a sentence.
     pub sentence_chars: usize,
+
+    // A document's class (`class.rs`).
+    /// The class is told from this many first pages with text …
+    pub class_pages: usize,
+    /// … which name at least this many of a filing's phrases in a filing.
+    pub filing_phrases: usize,
 }
 
 /// The values kb uses.
@@ -301,4 +308,6 @@ pub(super) const TUNING: Tuning = Tuning {
     footnote_ratio: 0.8,
     body_type_ratio: 0.95,
     sentence_chars: 30,
+    class_pages: 3,
+    filing_phrases: 3,
 };

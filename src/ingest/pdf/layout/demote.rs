@@ -8,7 +8,7 @@ use super::super::contents::contents_title;
 use super::super::furniture::page_number;
 use super::super::grouping::prose_size;
 use super::super::labels::{officer_title, place};
-use super::super::lexicon::letters;
+use super::super::lexicon::{letters, lower_words};
 use super::super::numbering::{chapter_label, numbered_depth};
 use super::super::page::{Line, Page};
 use super::super::text_shape::{abstract_title, ends_sentence, is_date};
@@ -28,12 +28,7 @@ use super::super::tuning::TUNING;
 /// heading's own type is known only where the heading follows it on its
 /// page.
 pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
-    fn key(t: &str) -> String {
-        t.split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase()
-    }
+    let key = |t: &str| lower_words(t, char::is_whitespace).join(" ");
     let mut largest: HashMap<String, f32> = HashMap::new();
     for b in blocks.iter().filter(|b| b.level.is_some()) {
         let size = largest.entry(key(&b.text)).or_insert(b.size);
@@ -79,6 +74,13 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
     blocks.retain(|_| !drop.next().unwrap_or(false));
 }
 
+/// The headings `f` finds a number in, with their places.
+fn headings_by<'a, T>(blocks: &'a [Block], f: impl Fn(&'a str) -> Option<T>) -> Vec<(usize, T)> {
+    let headings = blocks.iter().enumerate().filter(|(_, b)| b.level.is_some());
+    let found = headings.filter_map(|(i, b)| Some((i, f(&b.text)?)));
+    found.collect()
+}
+
 /// A numbered list's items in the text's own type ("3. Local settings
 /// …", "2. It puts an entry into …") look like numbered headings but
 /// break the sections' count: between "1 Loading the package" and "2 The
@@ -89,12 +91,7 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
 /// count's own style a heading always stands: a part or a section
 /// numbers its own anew, and kb may have missed a number.
 pub(super) fn drop_out_of_count(blocks: &mut [Block]) {
-    let numbered: Vec<(usize, (u32, char))> = blocks
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.level.is_some())
-        .filter_map(|(i, b)| Some((i, section_number(&b.text)?)))
-        .collect();
+    let numbered = headings_by(blocks, section_number);
     let mut count: Option<(u32, char)> = None;
     for (k, &(i, (n, style))) in numbered.iter().enumerate() {
         let Some((last, own)) = count else {
@@ -156,12 +153,7 @@ pub(super) fn drop_stray_initials(blocks: &mut [Block]) {
             && stem.chars().all(|c| c.is_ascii_uppercase()))
         .then_some(stem)
     }
-    let numbers: Vec<(usize, &str)> = blocks
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.level.is_some())
-        .filter_map(|(i, b)| Some((i, numbering(&b.text)?)))
-        .collect();
+    let numbers = headings_by(blocks, numbering);
     let letter = |s: &str, c: u8| s.as_bytes() == [c];
     let stray: Vec<usize> = numbers
         .iter()

@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::RangeInclusive;
 
+use super::super::class::{classify, DocumentClass};
 use super::super::contents::contents_pages;
 use super::super::grouping::{bold_share, group_lines, mean_size, wrap_margins};
 use super::super::page::{Line, Page};
@@ -35,6 +36,8 @@ pub(super) struct Document<'a> {
     pub margins: [Option<f32>; 2],
     /// Names the text sets in capitals, never headings.
     pub names: HashSet<String>,
+    /// A filing (`class.rs`): the rules of parts, items and statements run.
+    pub filing: bool,
 }
 
 /// A block's lines before any decision: its page, its lines, its text.
@@ -83,6 +86,7 @@ impl<'a> Document<'a> {
             below_fonts: 0,
             margins: wrap_margins(&raw),
             names: names_in_capitals(&raw, &texts),
+            filing: classify(pages) == DocumentClass::Filing,
         };
         let candidates: Vec<f32> = raw
             .iter()

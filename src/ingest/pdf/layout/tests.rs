@@ -26,6 +26,16 @@ fn prose(y: f32) -> Line {
     )
 }
 
+/// A sentence naming a filing's form, agency and file number: the pages
+/// that carry it are a filing's (`class.rs`), whose rules run on them.
+fn filed(y: f32) -> Line {
+    body(
+        "Form 10-K filed with the Securities and Exchange Commission, commission file number 1-1234.",
+        y,
+        true,
+    )
+}
+
 /// The headings among `b`, with their levels.
 fn headings(b: &[Block]) -> Vec<(&str, Option<u8>)> {
     b.iter()
@@ -279,6 +289,7 @@ fn a_chapter_label_over_its_title_joins_it() {
                 prose(180.0),
                 line("1 Introduction", 16.0, 72.0, 220.0, 220.0, true),
                 prose(260.0),
+                filed(290.0),
             ],
             ..Page::default()
         },
@@ -317,6 +328,7 @@ fn a_wrapped_item_in_capitals_is_a_heading() {
             ),
             line("OPERATIONS", 11.0, 72.0, 140.0, 94.0, false),
             prose(120.0),
+            filed(150.0),
         ],
         ..Page::default()
     };

@@ -113,7 +113,7 @@ impl Walk {
         }
         let shape = shape(doc, &g, size);
         let (level, body_rank) = self.level(doc, &g, size, &shape);
-        self.settle(g.text, level, body_rank, shape.letter, &at);
+        self.settle(doc, g.text, level, body_rank, shape.letter, &at);
     }
 
     /// The blocks, a filing's cover headings kept above its parts.
@@ -159,7 +159,7 @@ impl Walk {
     /// blocks; the text to set over the rows.
     fn table_lead(&mut self, doc: &Document, page: u32) -> Option<String> {
         let lead = statement_lead(&self.out, page);
-        if lead > 0 {
+        if lead > 0 && doc.filing {
             let at = self.out.len() - lead;
             let lines: Vec<String> = self.out.drain(at..).map(|b| b.text).collect();
             return Some(lines.join("\n"));
@@ -171,8 +171,8 @@ impl Walk {
         if caption(&prev.text) {
             return self.out.pop().map(|b| b.text);
         }
-        if let Some((title, rest)) =
-            statement_title(&self.last_lines[1]).filter(|_| !doc.listed(page, prev.top))
+        if let Some((title, rest)) = statement_title(&self.last_lines[1])
+            .filter(|_| doc.filing && !doc.listed(page, prev.top))
         {
             let prev = self.out.pop().unwrap_or_else(|| unreachable!());
             self.statement_heading(doc, title, prev);
@@ -188,29 +188,21 @@ impl Walk {
             && !before.table
             && before.level.is_none()
             && !doc.listed(page, before.top);
-        let (title, rest) = statement_title(&self.last_lines[0]).filter(|_| prose)?;
+        let (title, rest) = statement_title(&self.last_lines[0]).filter(|_| prose && doc.filing)?;
         let dateline = self.out.pop().unwrap_or_else(|| unreachable!());
         let block = self.out.pop().unwrap_or_else(|| unreachable!());
         self.statement_heading(doc, title, block);
-        let lead = [rest.as_str(), dateline.text.as_str()]
-            .iter()
-            .filter(|s| !s.is_empty())
-            .copied()
-            .collect::<Vec<_>>()
-            .join("\n");
-        Some(lead)
+        let lead = [rest, dateline.text].into_iter().filter(|s| !s.is_empty());
+        Some(lead.collect::<Vec<_>>().join("\n"))
     }
 
-    /// The level of a statement titled `title`, placed in the filing.
-    fn place_statement(&mut self, doc: &Document, title: &str) -> u8 {
-        let level = doc.statement_level(self.item);
-        self.filing
-            .place(title, level, &mut self.item, &mut self.numbered)
-    }
-
-    /// `block` made the heading of a statement titled `title`.
+    /// `block` made the heading of a statement titled `title`, placed in
+    /// the filing.
     fn statement_heading(&mut self, doc: &Document, title: String, block: Block) {
-        let level = self.place_statement(doc, &title);
+        let (item, numbered) = (&mut self.item, &mut self.numbered);
+        let level = self
+            .filing
+            .place(&title, doc.statement_level(*item), item, numbered);
         self.statement = Some((block.page, statement_line(&title).map(|_| level)));
         self.out.push(Block {
             level: Some(level),
@@ -227,7 +219,7 @@ impl Walk {
     /// FLOWS" / "(In thousands)"): it goes under the title, with the
     /// units. Whether the group was one.
     fn statement_named(&mut self, doc: &Document, g: &[&Line], at: &Place) -> bool {
-        if doc.listed(at.page, g[0].y) {
+        if !doc.filing || doc.listed(at.page, g[0].y) {
             return false;
         }
         let named = (0..g.len().min(2))
@@ -243,16 +235,10 @@ impl Walk {
         let Some((i, title, units)) = named else {
             return false;
         };
-        let level = self.place_statement(doc, &title);
-        self.statement = Some((at.page, Some(level)));
-        self.out.push(at.block(title, Some(level)));
-        let rest: Vec<&str> = g[..i]
-            .iter()
-            .map(|l| l.text.as_str())
-            .chain(std::iter::once(units.as_str()))
-            .chain(g[i + 1..].iter().map(|l| l.text.as_str()))
-            .filter(|s| !s.is_empty())
-            .collect();
+        self.statement_heading(doc, title, at.block(String::new(), None));
+        let mut rest: Vec<&str> = g.iter().map(|l| l.text.as_str()).collect();
+        rest[i] = &units;
+        rest.retain(|s| !s.is_empty());
         if !rest.is_empty() {
             self.out.push(at.block(rest.join(" "), None));
         }
@@ -283,7 +269,7 @@ impl Walk {
         if doc.big(size) {
             return (Some(self.font_level(doc, size, text)), None);
         }
-        if g.lines.len() > 1 && !wrapped_item(text, shape.bold) {
+        if g.lines.len() > 1 && (!doc.filing || !wrapped_item(text, shape.bold)) {
             return (None, None);
         }
         if let Some(depth) = numbered_depth(text) {
@@ -314,7 +300,7 @@ impl Walk {
             None if self.numbered.is_some_and(|(l, _)| level <= l) => self.numbered = None,
             None => {}
         }
-        self.item = item_heading(text).then_some(level);
+        self.item = (doc.filing && item_heading(text)).then_some(level);
         level
     }
 
@@ -327,7 +313,7 @@ impl Walk {
             None => doc.below_fonts - 1 + depth,
         };
         self.numbered = Some((level, depth));
-        self.item = item_heading(text).then_some(level);
+        self.item = (doc.filing && item_heading(text)).then_some(level);
         level
     }
 
@@ -357,22 +343,24 @@ impl Walk {
     /// updates what later headings nest under.
     fn settle(
         &mut self,
+        doc: &Document,
         text: String,
         level: Option<u8>,
         body_rank: Option<usize>,
         letter: bool,
         at: &Place,
     ) {
-        let level = level.map(|l| {
-            self.filing
-                .place(&text, l, &mut self.item, &mut self.numbered)
+        let (item, numbered) = (&mut self.item, &mut self.numbered);
+        let level = level.map(|l| match doc.filing {
+            true => self.filing.place(&text, l, item, numbered),
+            false => l,
         });
         if !letter && level.is_some() {
             self.above_letters = level;
         }
         if level.is_some() {
             match body_rank {
-                Some(rank) if !is_filing_heading(&text) => self.emphasis.open(rank),
+                Some(rank) if !doc.filing || !is_filing_heading(&text) => self.emphasis.open(rank),
                 _ => self.emphasis = Emphasis::default(),
             }
         } else if text.split_whitespace().count() >= TUNING.prose_words {
@@ -464,10 +452,7 @@ fn column_headers(out: &mut Vec<Block>, page: u32, rows: &[&Line]) -> Vec<String
 /// title heading and the table starting on `page`: at most two, each of
 /// at most twelve words.
 fn statement_lead(out: &[Block], page: u32) -> usize {
-    for lead in 1..=TUNING
-        .statement_lead_blocks
-        .min(out.len().saturating_sub(1))
-    {
+    for lead in (1..out.len()).take(TUNING.statement_lead_blocks) {
         let between = &out[out.len() - lead..];
         let short = |b: &Block| {
             b.page == page

@@ -29,6 +29,7 @@ fn a_filings_cover_sits_beside_its_parts() {
             body("PART I", 140.0, true),
             body("Item 1. Business", 160.0, true),
             prose(180.0),
+            filed(200.0),
         ],
         ..Page::default()
     };
@@ -52,6 +53,7 @@ fn a_statement_title_heads_its_table() {
             row("At December 31 | 2019 | 2018", 120.0),
             row("Cash | $5,794 | $4,225", 132.0),
             row("Total assets | $19,845 | $17,890", 144.0),
+            filed(170.0),
         ],
         ..Page::default()
     }];
@@ -91,6 +93,7 @@ fn a_company_over_a_statement_title_leaves_it_the_heading() {
                 191.0,
                 false,
             ),
+            filed(220.0),
         ],
         ..Page::default()
     }];
@@ -144,6 +147,7 @@ fn headings_inside_a_statement_nest_under_its_title() {
                     110.0,
                     true,
                 ),
+                filed(140.0),
             ],
             ..Page::default()
         },
@@ -186,6 +190,7 @@ fn a_statements_row_groups_nest_under_it_inside_an_item() {
             prose(240.0),
             text("Segment Results", 270.0),
             prose(290.0),
+            filed(310.0),
         ],
         ..Page::default()
     }];
