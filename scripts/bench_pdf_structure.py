@@ -319,6 +319,14 @@ def beyond_outline(bookmarks, headings, pairs) -> set[int]:
     return out
 
 
+def fnv1a_64(name: str) -> int:
+    """64-bit FNV-1a of the UTF-8 bytes: kb-eval's and kb-dev's halves."""
+    h = 0xCBF29CE484222325
+    for b in name.encode():
+        h = ((h ^ b) * 0x100000001B3) % (1 << 64)
+    return h
+
+
 def ranks(levels):
     order = sorted(set(levels))
     return {l: i for i, l in enumerate(order)}
@@ -349,17 +357,28 @@ def main() -> int:
     ap.add_argument("--max-files", type=int, default=40, help="Debian PDFs with bookmarks")
     ap.add_argument("--min-bookmarks", type=int, default=5)
     ap.add_argument("--details", type=Path, help="write each file's scores as JSON here")
+    ap.add_argument("--pdfs", type=Path, action="append",
+                    help="read the PDFs under this folder instead of the Debian packages")
+    ap.add_argument("--half", choices=["all", "fit", "check"], default="all",
+                    help="only the files of this half (the parity of the FNV-1a hash of "
+                         "the file name, as `cargo dev fit-pdf-rules` splits them)")
+    ap.add_argument("--skip-originals", action="store_true",
+                    help="score only the copies without bookmarks (no titles, running "
+                         "headers or split words)")
     args = ap.parse_args()
     for tool in ["qpdf", "pdftotext"]:
         if not shutil.which(tool):
             log(f"{tool} is missing: apt install qpdf poppler-utils")
             return 1
     root = bench_pdf.cache_dir()
-    tree = bench_pdf.fetch(PACKAGES)
+    trees = args.pdfs or [bench_pdf.fetch(PACKAGES)]
+    in_half = lambda p: args.half == "all" or (fnv1a_64(p.name) % 2 == 1) == (args.half == "check")
     fin = sorted((args.financebench / "pdfs").glob("*.pdf")) if args.financebench else []
+    fin = [p for p in fin if in_half(p)]
 
-    debian = sorted(p for p in tree.rglob("*.pdf") if p.is_file() and not p.is_symlink()
-                    and p.stat().st_size <= MAX_FILE_BYTES)
+    debian = sorted(p for tree in trees for p in tree.rglob("*.pdf") if p.is_file()
+                    and not p.is_symlink() and p.stat().st_size <= MAX_FILE_BYTES
+                    and in_half(p))
     with_outline: list[tuple[Path, list]] = []
     for p in fin:
         o = outline(p)
@@ -382,7 +401,7 @@ def main() -> int:
         d = stripped_dir / (key(str(p.relative_to(p.anchor)))[-80:] + ".pdf")
         if strip(p, d):
             stripped[str(p)] = d
-    originals = sorted({p for p, _ in with_outline} | set(fin))
+    originals = [] if args.skip_originals else sorted({p for p, _ in with_outline} | set(fin))
     log("kb reads the originals")
     kb_orig = kb_structure(args.kb_eval, args.model_dir, originals)
     log("kb reads the copies without bookmarks")

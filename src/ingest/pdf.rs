@@ -52,10 +52,12 @@ use crate::config::PdfStrategy;
 use crate::document::Heading;
 
 pub use block::Block;
+pub use class::DocumentClass;
 #[cfg(test)]
 use extract::extract_bytes;
 pub use extract::{child_main, extract_in_child_processes, CHILD_COMMAND, MEMORY_LIMIT_BYTES};
 pub use glyphs::Glyph;
+pub use layout::Decision as HeadingDecision;
 pub use page::{Extracted, Line, OutlineEntry, Page};
 pub use settings::{ImageOcr, PageReport, PdfSettings, ReadOptions};
 pub use tables::CELL_SEPARATOR;
@@ -67,6 +69,36 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     let extracted = extract::extract(path, bytes, &ctx.pdf).map_err(IngestError::Failed)?;
     build(path, &extracted, ctx)
 }
+
+/// What the heading rules made of each group of lines of a PDF, and the
+/// bookmarks that stand for its hierarchy (none when too thin): for
+/// `kb-eval pdf-structure --explain` and `cargo dev fit-pdf-rules`.
+pub fn heading_decisions(
+    path: &Path,
+    bytes: &[u8],
+    settings: &PdfSettings,
+) -> Result<(Vec<HeadingDecision>, Vec<OutlineEntry>), IngestError> {
+    let ex = extract::extract(path, bytes, settings).map_err(IngestError::Failed)?;
+    let bookmarks = outline::usable(&ex.outline, ex.pages.len() as u32);
+    let bookmarks = bookmarks.into_iter().cloned().collect();
+    Ok((layout::decisions(&ex.pages), bookmarks))
+}
+
+/// The heading rules as rows: name, the classes it runs on, its weight
+/// in each class (`DocumentClass` order) and example; the bias first.
+pub fn heading_rules() -> Vec<HeadingRule> {
+    let weights = &*layout::WEIGHTS;
+    let rows = layout::RULES.iter().zip(&weights[1..]).map(|(r, w)| {
+        let classes: Vec<String> = r.classes.iter().map(|c| format!("{c:?}")).collect();
+        (r.name, classes.join(" "), *w, r.example)
+    });
+    std::iter::once(("bias", String::new(), weights[0], ""))
+        .chain(rows)
+        .collect()
+}
+
+/// A heading rule's name, classes, weights by class and example.
+pub type HeadingRule = (&'static str, String, [f32; 4], &'static str);
 
 /// Turns extracted pages into a document: content, headings, title,
 /// chunks and page counts.

@@ -4,6 +4,8 @@
 //! from the code (docs/cli.md, the field tables of docs/json.md,
 //! docs/configuration.md and config.example.yaml, the table of
 //! docs/errors.md); `--check` only says which are stale, as the test does.
+//! `cargo dev fit-pdf-rules PATH...` fits the PDF heading rules' weights
+//! on bookmarked PDFs (`fit_pdf_rules.rs`).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -11,6 +13,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use kb::cli::reference::{apply, generated};
+
+mod fit_pdf_rules;
+// The fit and check halves are kb-eval's.
+#[allow(dead_code)]
+#[path = "../kb-eval/halves.rs"]
+mod halves;
 
 #[derive(Debug, Parser)]
 #[command(name = "kb-dev", about = "Tasks of kb's own repository")]
@@ -27,11 +35,25 @@ enum Task {
         #[arg(long)]
         check: bool,
     },
+    /// Fit the PDF heading rules' weights on bookmarked PDFs
+    FitPdfRules(fit_pdf_rules::FitArgs),
 }
 
 fn main() -> ExitCode {
-    let Task::GenerateDocs { check } = Cli::parse().command;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    match Cli::parse().command {
+        Task::GenerateDocs { check } => generate_docs(root, check),
+        Task::FitPdfRules(args) => match fit_pdf_rules::run(&args, root) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("kb-dev: {e}");
+                ExitCode::from(2)
+            }
+        },
+    }
+}
+
+fn generate_docs(root: &Path, check: bool) -> ExitCode {
     let mut stale = 0;
     for g in generated() {
         let path = root.join(g.path);

@@ -10,11 +10,13 @@ use super::page::Page;
 use super::text_shape::abstract_title;
 use super::tuning::TUNING;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum DocumentClass {
+/// The columns of the heading rules' weights follow this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DocumentClass {
     Filing,
     Paper,
     Manual,
+    #[default]
     Generic,
 }
 use DocumentClass::*;

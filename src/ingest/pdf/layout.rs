@@ -19,20 +19,33 @@ use demote::{
     drop_stray_initials,
 };
 use features::Document;
+pub use rules::Decision;
+pub(super) use rules::{RULES, WEIGHTS};
 use walk::Walk;
 
 /// Blocks of every page, in reading order: the document's features read
 /// once, each group of lines decided in turn, then the passes that take
 /// back headings only the whole document shows are none.
 pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
+    walked(pages, None).0
+}
+
+/// What the heading rules made of each group of lines, in reading order.
+pub(crate) fn decisions(pages: &[Page]) -> Vec<Decision> {
+    walked(pages, Some(Vec::new())).1
+}
+
+fn walked(pages: &[Page], trace: Option<Vec<Decision>>) -> (Vec<Block>, Vec<Decision>) {
     let mut lines: Vec<Vec<Line>> = pages.iter().map(|p| p.lines.clone()).collect();
     let body = body_size(&lines);
     strip_running_lines(&mut lines, body);
     let (doc, groups) = Document::read(pages, &lines, body);
     let mut walk = Walk::default();
+    walk.trace = trace;
     for g in groups {
         walk.add(&doc, g);
     }
+    let trace = walk.trace.take().unwrap_or_default();
     let mut out = walk.finish();
     drop_section_marks(&mut out, pages);
     drop_signature_places(&mut out);
@@ -45,7 +58,7 @@ pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
         b.text = without_stray_quotes(&b.text);
     }
     floats_under_their_heading(&mut out);
-    out
+    (out, trace)
 }
 
 /// Tables and figures set atop a page, before its first heading, are in
@@ -140,6 +153,7 @@ fn rank_levels(blocks: &mut [Block]) {
 mod demote;
 mod emphasis;
 mod features;
+mod rules;
 #[cfg(test)]
 mod tests;
 mod walk;

@@ -175,18 +175,41 @@ pub(super) fn index_group(t: &str) -> bool {
 /// or a number, no final period, mostly letters, not a caption or a table
 /// of contents entry.
 pub(super) fn heading_text(t: &str) -> bool {
+    text_faults(t) == TextFaults::default()
+}
+
+/// Each reason a block's text cannot be a heading, told apart (the rules
+/// of `layout/rules.rs` weigh them one by one).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct TextFaults {
+    pub ill_sized: bool,
+    pub sentence: bool,
+    pub glossary: bool,
+    pub cut_off: bool,
+    pub few_letters: bool,
+    pub field_or_link: bool,
+    pub date: bool,
+    pub label: bool,
+    pub code: bool,
+    pub contents_entry: bool,
+    pub caption: bool,
+}
+
+pub(super) fn text_faults(t: &str) -> TextFaults {
     let t = t.trim();
-    heading_sized(t)
-        && !sentence(t)
-        && !glossary_entry(t)
-        && !cut_off(t)
-        && mostly_letters(t)
-        && !field_or_link(t)
-        && !is_date(t)
-        && !label(t)
-        && !code_or_markup(t)
-        && !contents_entry(t)
-        && !figure_caption(t)
+    TextFaults {
+        ill_sized: !heading_sized(t),
+        sentence: sentence(t),
+        glossary: glossary_entry(t),
+        cut_off: cut_off(t),
+        few_letters: !mostly_letters(t),
+        field_or_link: field_or_link(t),
+        date: is_date(t),
+        label: label(t),
+        code: code_or_markup(t),
+        contents_entry: contents_entry(t),
+        caption: figure_caption(t),
+    }
 }
 
 /// Short, and starting with a capital or a number.

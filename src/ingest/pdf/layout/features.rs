@@ -38,6 +38,7 @@ pub(super) struct Document<'a> {
     pub names: HashSet<String>,
     /// A filing (`class.rs`): the rules of parts, items and statements run.
     pub filing: bool,
+    pub class: DocumentClass,
 }
 
 /// A block's lines before any decision: its page, its lines, its text.
@@ -76,6 +77,7 @@ impl<'a> Document<'a> {
                 }
             })
             .collect();
+        let class = classify(pages);
         let mut doc = Document {
             pages,
             lines,
@@ -86,7 +88,8 @@ impl<'a> Document<'a> {
             below_fonts: 0,
             margins: wrap_margins(&raw),
             names: names_in_capitals(&raw, &texts),
-            filing: classify(pages) == DocumentClass::Filing,
+            filing: class == DocumentClass::Filing,
+            class,
         };
         let candidates: Vec<f32> = raw
             .iter()

@@ -1,7 +1,7 @@
 //! Blocks and heading levels from laid-out lines the tests set.
 
 use super::super::grouping::tests::{body, line};
-use super::walk::leads_with_a_word;
+use super::rules::leads_with_a_word;
 use super::*;
 
 mod filings;

@@ -12,10 +12,11 @@ use super::super::monospace::code_text;
 use super::super::numbering::{item_heading, numbered_depth};
 use super::super::page::Line;
 use super::super::statement::{caption, statement_line, statement_title};
-use super::super::text_shape::{all_caps, heading_text, index_group, title_case};
+use super::super::text_shape::{all_caps, index_group, title_case};
 use super::super::tuning::TUNING;
 use super::emphasis::{emphasis_rank, Emphasis};
 use super::features::{Document, Group};
+use super::rules::{fired, score, Decision, Features};
 
 /// What the walk has seen so far.
 #[derive(Default)]
@@ -45,7 +46,13 @@ pub(super) struct Walk {
     /// Media", a 10pt "Wireless" > a 9pt "Wireless Services") until a
     /// heading of another kind comes.
     emphasis: Emphasis,
+    /// What the rules made of each group, when asked (`--explain`).
+    pub trace: Option<Vec<Decision>>,
 }
+
+/// A heading's level, and for a heading in the body's type its rank of
+/// emphasis.
+type Level = (Option<u8>, Option<usize>);
 
 /// A group's page, type and place: what each of its blocks carries.
 struct Place {
@@ -69,19 +76,6 @@ impl Place {
             ..Block::default()
         }
     }
-}
-
-/// What a group's shape says of it, before the headings above are
-/// considered.
-struct Shape {
-    /// Every line bold, where bold tells something.
-    bold: bool,
-    /// An index's letter set apart (bold, large, or in an alphabetical
-    /// run).
-    letter: bool,
-    /// Text whatever its shape: smaller than the body, a contents page's
-    /// entry, a one-line paragraph at its indent, a table's row.
-    text_only: bool,
 }
 
 impl Walk {
@@ -111,9 +105,13 @@ impl Walk {
         if self.statement_named(doc, &g.lines, &at) {
             return;
         }
-        let shape = shape(doc, &g, size);
-        let (level, body_rank) = self.level(doc, &g, size, &shape);
-        self.settle(doc, g.text, level, body_rank, shape.letter, &at);
+        let f = features(doc, &g, size);
+        let fired = fired(&f);
+        let (level, body_rank) = self.level(doc, &g, size, &f, score(&fired, doc.class));
+        self.settle(doc, g.text, level, body_rank, f.letter, &at);
+        if let (Some(trace), Some(b)) = (self.trace.as_mut(), self.out.last()) {
+            trace.push(Decision::new(b, fired, doc.class));
+        }
     }
 
     /// The blocks, a filing's cover headings kept above its parts.
@@ -246,42 +244,27 @@ impl Walk {
         true
     }
 
-    /// A group's heading level, if it is a heading, and for a heading in
-    /// the body's type its rank of emphasis.
-    fn level(
-        &mut self,
-        doc: &Document,
-        g: &Group,
-        size: f32,
-        shape: &Shape,
-    ) -> (Option<u8>, Option<usize>) {
+    /// A group's heading level, if the rules make it a heading, and for
+    /// a heading in the body's type its rank of emphasis: an index's
+    /// letter under the heading above, larger type ranked by size, a
+    /// numbered heading by its number, the rest by emphasis.
+    fn level(&mut self, doc: &Document, g: &Group, size: f32, f: &Features, score: f32) -> Level {
         let text = g.text.as_str();
-        if g.lines.len() > TUNING.heading_lines
-            || shape.text_only
-            || !(shape.letter || heading_text(text))
-        {
+        if score <= 0.0 {
             return (None, None);
         }
-        if shape.letter {
+        if f.letter {
             let level = self.above_letters.map_or(doc.below_fonts, |l| l + 1);
             return (Some(level), None);
         }
-        if doc.big(size) {
+        if f.larger {
             return (Some(self.font_level(doc, size, text)), None);
-        }
-        if g.lines.len() > 1 && (!doc.filing || !wrapped_item(text, shape.bold)) {
-            return (None, None);
         }
         if let Some(depth) = numbered_depth(text) {
             return (Some(self.numbered_level(doc, depth, text)), None);
         }
-        if leads_with_a_word(text)
-            && (all_caps(text) || title_case(text) || (shape.bold && short_line(text)))
-        {
-            let (level, rank) = self.body_font_level(doc, g.page, size, text);
-            return (Some(level), Some(rank));
-        }
-        (None, None)
+        let (level, rank) = self.body_font_level(doc, g.page, size, text);
+        (Some(level), Some(rank))
     }
 
     /// The font size ranks headings; it wins over numbering, which
@@ -374,21 +357,12 @@ impl Walk {
     }
 }
 
-/// The group's shape: bold, an index's letter, or text whatever it looks
-/// like.
-fn shape(doc: &Document, g: &Group, size: f32) -> Shape {
+/// What the group shows the heading rules (`rules.rs`).
+fn features(doc: &Document, g: &Group, size: f32) -> Features {
     let (page, text, first) = (g.page, g.text.as_str(), g.lines[0]);
     let bold = !doc.bold_body && g.lines.iter().all(|l| l.bold);
-    // Smaller than the body: a footnote ("4 譬如…"), a caption or a
-    // figure's label, never a heading.
-    let small = size < doc.body * TUNING.smaller_ratio;
     let letter = g.letter && (bold || doc.big(size) || g.alphabetical);
-    let listed_here = doc.listed(page, first.y) && !contents_title(text);
-    let paragraph = g.lines.len() == 1
-        && numbered_depth(text).is_none()
-        && indented_cjk_paragraph(first, doc.margins[(page % 2) as usize]);
-    // A paragraph of one line at its first-line indent is text, and so
-    // is a table's row whose cells stand apart on its baseline.
+    // A table's row has cells apart on its baseline, or a mark beside it.
     let (page_lines, gutter) = (
         &doc.lines[page as usize - 1],
         doc.pages[page as usize - 1].gutter,
@@ -397,10 +371,20 @@ fn shape(doc: &Document, g: &Group, size: f32) -> Shape {
         && !contents_title(text)
         && ((g.lines.len() == 1 && cells_beside(page_lines, gutter, first) >= TUNING.row_cells)
             || (g.lines.len() <= TUNING.heading_lines && mark_beside(page_lines, gutter, first)));
-    Shape {
+    Features {
+        class: doc.class,
+        lines: g.lines.len(),
+        larger: doc.big(size),
+        smaller: size < doc.body * TUNING.smaller_ratio,
         bold,
         letter,
-        text_only: small || listed_here || paragraph || row,
+        listed: doc.listed(page, first.y) && !contents_title(text),
+        indented: g.lines.len() == 1
+            && numbered_depth(text).is_none()
+            && indented_cjk_paragraph(first, doc.margins[(page % 2) as usize]),
+        row,
+        item: item_heading(text) && (bold || !text.chars().any(char::is_lowercase)),
+        ..Features::of_text(text)
     }
 }
 
@@ -471,38 +455,10 @@ fn statement_lead(out: &[Block], page: u32) -> usize {
     0
 }
 
-/// A bold line short enough to be a heading rather than a bold sentence
-/// (in words, or in characters for a script written without spaces).
-/// Starts with a word: letters, a word with digits in it ("5G
-/// Deployment"), or a year ahead of others ("2021 Compared to 2020").
-pub(super) fn leads_with_a_word(t: &str) -> bool {
-    let mut words = t.split_whitespace();
-    let first = words.next().unwrap_or("");
-    let year = first.len() == 4
-        && (first.starts_with("19") || first.starts_with("20"))
-        && first.chars().all(|c| c.is_ascii_digit());
-    first.starts_with(char::is_alphabetic)
-        || (first.starts_with(|c: char| c.is_ascii_digit())
-            && first.chars().any(char::is_alphabetic))
-        || (year && words.next().is_some())
-}
-
-/// A filing's item whose title wraps onto a second line, set in capitals
-/// or bold ("ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS OF FINANCIAL
-/// CONDITION AND RESULTS OF" / "OPERATIONS").
-fn wrapped_item(t: &str, bold: bool) -> bool {
-    item_heading(t) && (bold || !t.chars().any(char::is_lowercase))
-}
-
 /// A company's name over a statement's title: a few words in capitals or
 /// title case ("NORTHWIND HOLDINGS, LLC", "Northwind, Inc.").
 fn company_line(t: &str) -> bool {
     t.starts_with(char::is_alphanumeric)
         && t.split_whitespace().count() <= TUNING.company_line_words
         && (all_caps(t) || title_case(t))
-}
-
-fn short_line(t: &str) -> bool {
-    t.split_whitespace().count() <= TUNING.short_line_words
-        && t.chars().count() <= TUNING.short_line_chars
 }
