@@ -80,6 +80,8 @@ pub(crate) fn run(args: &FitArgs, root: &Path) -> Result<(), String> {
     files.retain(|f| std::fs::metadata(f).is_ok_and(|m| m.len() <= limit));
     // By half (fit, check), then by class.
     let mut counts: [[Counts; 4]; 2] = Default::default();
+    // Every file read, bookmarked or not, by its class.
+    let mut read = [0usize; 4];
     for (h, half) in [Half::Fit, Half::Check].into_iter().enumerate() {
         let mine: Vec<&PathBuf> = files
             .iter()
@@ -92,12 +94,21 @@ pub(crate) fn run(args: &FitArgs, root: &Path) -> Result<(), String> {
                 continue;
             };
             if let Ok((decisions, bookmarks)) = heading_decisions(f, &bytes, &settings) {
-                if let (Some(d), false) = (decisions.first(), bookmarks.is_empty()) {
-                    add_file(&mut counts[h][d.class as usize], &decisions, &bookmarks);
+                if let Some(d) = decisions.first() {
+                    read[d.class as usize] += 1;
+                    if !bookmarks.is_empty() {
+                        add_file(&mut counts[h][d.class as usize], &decisions, &bookmarks);
+                    }
                 }
             }
         }
     }
+    let classed: Vec<String> = CLASSES
+        .iter()
+        .zip(read)
+        .map(|(c, n)| format!("{c:?} {n}"))
+        .collect();
+    println!("files read, by class: {}", classed.join(", "));
     let rules = heading_rules();
     let mut table: Vec<[f64; 4]> = rules.iter().map(|r| r.2.map(f64::from)).collect();
     for (c, class) in CLASSES.iter().enumerate() {
@@ -112,7 +123,7 @@ pub(crate) fn run(args: &FitArgs, root: &Path) -> Result<(), String> {
             println!("  {headings} headings in the fit half: its weights stay\n");
             continue;
         }
-        let mut fitted = fit_logistic(&fit.patterns, rules.len() - 1, args.ridge);
+        let mut fitted = fit_logistic(&fit.patterns, current.len(), args.ridge);
         let floor = precision_recall(&fit.patterns, &current).1;
         fitted[0] += best_threshold(&fit.patterns, &fitted, floor);
         for (name, half) in [("fit", fit), ("check", check)] {
@@ -244,9 +255,8 @@ fn precision_recall(patterns: &HashMap<Vec<bool>, (f64, f64)>, w: &[f64]) -> (f6
 }
 
 /// Logistic regression by Newton's method with a ridge penalty (the bias
-/// free of it).
-fn fit_logistic(patterns: &HashMap<Vec<bool>, (f64, f64)>, rules: usize, ridge: f64) -> Vec<f64> {
-    let n = rules + 1;
+/// free of it), from zero weights.
+fn fit_logistic(patterns: &HashMap<Vec<bool>, (f64, f64)>, n: usize, ridge: f64) -> Vec<f64> {
     let rows: Vec<(Vec<f64>, f64, f64)> = patterns
         .iter()
         .map(|(fired, &(h, t))| {
@@ -255,7 +265,7 @@ fn fit_logistic(patterns: &HashMap<Vec<bool>, (f64, f64)>, rules: usize, ridge: 
         })
         .collect();
     let mut w = vec![0.0; n];
-    for _ in 0..50 {
+    for _ in 0..200 {
         let mut grad = vec![0.0; n];
         let mut hess = vec![vec![0.0; n]; n];
         for (x, h, t) in &rows {
@@ -276,7 +286,10 @@ fn fit_logistic(patterns: &HashMap<Vec<bool>, (f64, f64)>, rules: usize, ridge: 
         hess[0][0] += 1e-9;
         let step = solve(hess, grad);
         let size: f64 = step.iter().map(|s| s.abs()).fold(0.0, f64::max);
-        w.iter_mut().zip(&step).for_each(|(w, s)| *w += s);
+        // Steps of at most 1: from weights where the logistic is flat (a
+        // veto's -100) a full Newton step overshoots.
+        let scale = 1.0 / size.max(1.0);
+        w.iter_mut().zip(&step).for_each(|(w, s)| *w += s * scale);
         if size < 1e-6 {
             break;
         }
@@ -369,7 +382,7 @@ mod tests {
         p.insert(vec![true, false], (90.0, 10.0));
         p.insert(vec![false, true], (5.0, 400.0));
         p.insert(vec![false, false], (5.0, 100.0));
-        let mut w = fit_logistic(&p, 2, 1.0);
+        let mut w = fit_logistic(&p, 3, 1.0);
         w[0] += best_threshold(&p, &w, 0.0);
         assert!(w[1] > 0.0 && w[2] < 0.0, "{w:?}");
         assert!(says_heading(&[true, false], &w) && !says_heading(&[false, true], &w));
