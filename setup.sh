@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
         --models) [ $# -ge 2 ] || { echo "setup.sh: --models needs a model name" >&2; exit 1; }
                   MODELS="$MODELS ${2//,/ }"; shift 2 ;;
         --models=*) MODELS="$MODELS ${1#--models=}"; MODELS="${MODELS//,/ }"; shift ;;
-        -h|--help) sed -n '2,17p' "$0" >&2; exit 0 ;;
+        -h|--help) sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 0 ;;
         *) echo "setup.sh: unknown argument '$1' (usage: ./setup.sh [--models NAME[,NAME...]])" >&2
            exit 1 ;;
     esac
