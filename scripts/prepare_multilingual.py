@@ -41,8 +41,8 @@ Usage:
 
 Only the KEY=VALUE line goes to stdout; progress goes to stderr. Uses the
 Python venv of scripts/prepare_model.py ($KB_CACHE_DIR/venv: numpy, onnx,
-onnxruntime, tokenizers). Downloads 95 MB once (the first run took 28 s here, download included); a re-run takes
-a second and a half.
+onnxruntime, tokenizers). Downloads 95 MB once (the first run took 28 s
+here, the download included); a re-run takes a second and a half.
 """
 
 from __future__ import annotations
