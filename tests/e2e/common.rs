@@ -49,6 +49,34 @@ pub fn model_dir_int8() -> PathBuf {
     dir
 }
 
+/// The folder of multilingual-e5-small-q4 made by
+/// scripts/prepare_multilingual.py (./test.sh exports
+/// KB_TEST_MODEL_DIR_MULTILINGUAL, and then it must be there); None, said
+/// on stderr, when it was not made on this machine.
+pub fn model_dir_multilingual() -> Option<PathBuf> {
+    let named = std::env::var_os("KB_TEST_MODEL_DIR_MULTILINGUAL").map(PathBuf::from);
+    let dir = named.clone().unwrap_or_else(|| {
+        dirs::cache_dir()
+            .unwrap()
+            .join("kb/models/multilingual-e5-small-q4")
+    });
+    if dir.join("model.onnx").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        named.is_none(),
+        "KB_TEST_MODEL_DIR_MULTILINGUAL={} holds no model.onnx: run \
+         python3 scripts/prepare_multilingual.py",
+        dir.display()
+    );
+    eprintln!(
+        "note: skipping: multilingual-e5-small-q4 is not prepared at {} (./test.sh prepares \
+         it: python3 scripts/prepare_multilingual.py)",
+        dir.display()
+    );
+    None
+}
+
 pub struct Kb {
     pub home: TempDir,
 }

