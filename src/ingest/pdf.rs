@@ -84,21 +84,36 @@ pub fn heading_decisions(
     Ok((layout::decisions(&ex.pages), bookmarks))
 }
 
-/// The heading rules as rows: name, the classes it runs on, its weight
-/// in each class (`DocumentClass` order) and example; the bias first.
+/// The heading rules as rows, the bias first.
 pub fn heading_rules() -> Vec<HeadingRule> {
     let weights = &*layout::WEIGHTS;
+    let bias = HeadingRule {
+        name: "bias",
+        classes: String::new(),
+        weights: weights[0],
+        example: "",
+    };
     let rows = layout::RULES.iter().zip(&weights[1..]).map(|(r, w)| {
         let classes: Vec<String> = r.classes.iter().map(|c| format!("{c:?}")).collect();
-        (r.name, classes.join(" "), *w, r.example)
+        HeadingRule {
+            name: r.name,
+            classes: classes.join(" "),
+            weights: *w,
+            example: r.example,
+        }
     });
-    std::iter::once(("bias", String::new(), weights[0], ""))
-        .chain(rows)
-        .collect()
+    std::iter::once(bias).chain(rows).collect()
 }
 
-/// A heading rule's name, classes, weights by class and example.
-pub type HeadingRule = (&'static str, String, [f32; 4], &'static str);
+/// A heading rule as `kb-eval` and `kb-dev` show and fit it.
+pub struct HeadingRule {
+    pub name: &'static str,
+    /// The document classes it runs on, by name.
+    pub classes: String,
+    /// Its weight in each class, in `DocumentClass` order.
+    pub weights: [f32; 4],
+    pub example: &'static str,
+}
 
 /// Turns extracted pages into a document: content, headings, title,
 /// chunks and page counts.

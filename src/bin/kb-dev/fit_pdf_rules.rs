@@ -110,7 +110,7 @@ pub(crate) fn run(args: &FitArgs, root: &Path) -> Result<(), String> {
         .collect();
     println!("files read, by class: {}", classed.join(", "));
     let rules = heading_rules();
-    let mut table: Vec<[f64; 4]> = rules.iter().map(|r| r.2.map(f64::from)).collect();
+    let mut table: Vec<[f64; 4]> = rules.iter().map(|r| r.weights.map(f64::from)).collect();
     for (c, class) in CLASSES.iter().enumerate() {
         let current: Vec<f64> = table.iter().map(|w| w[c]).collect();
         let [fit, check] = [&counts[0][c], &counts[1][c]];
@@ -140,10 +140,10 @@ pub(crate) fn run(args: &FitArgs, root: &Path) -> Result<(), String> {
     for (r, w) in rules.iter().zip(&table) {
         let cells: Vec<String> = w
             .iter()
-            .zip(r.2)
+            .zip(r.weights)
             .map(|(w, old)| format!("{w:.3} ({old})"))
             .collect();
-        println!("{}\t{}", r.0, cells.join("\t"));
+        println!("{}\t{}", r.name, cells.join("\t"));
     }
     if args.write {
         write_weights(&root.join(WEIGHTS_FILE), &rules, &table)?;
@@ -360,7 +360,7 @@ fn write_weights(path: &Path, rules: &[HeadingRule], table: &[[f64; 4]]) -> Resu
         .collect();
     for (r, w) in rules.iter().zip(table) {
         let w: Vec<String> = w.iter().map(|w| format!("{w:.3}")).collect();
-        out.push_str(&format!("{}\t{}\n", r.0, w.join("\t")));
+        out.push_str(&format!("{}\t{}\n", r.name, w.join("\t")));
     }
     std::fs::write(path, out).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -66,7 +66,13 @@ fn explain(args: &PdfStructureArgs, config: &Config) -> Result<()> {
     let mut out = String::new();
     if args.rules {
         out.push_str("filing  paper   manual  generic  rule (classes): example\n");
-        for (name, classes, weights, example) in &rules {
+        for pdf::HeadingRule {
+            name,
+            classes,
+            weights,
+            example,
+        } in &rules
+        {
             let w: Vec<String> = weights.iter().map(|w| format!("{w:>7.2}")).collect();
             out.push_str(&format!("{}  {name} ({classes}): {example}\n", w.join(" ")));
         }
@@ -104,9 +110,9 @@ fn explain(args: &PdfStructureArgs, config: &Config) -> Result<()> {
                 d.page, d.score
             ));
             let fired = d.fired.iter().zip(&rules[1..]).filter(|(f, _)| **f);
-            let weight = |r: &pdf::HeadingRule| r.2[d.class as usize];
+            let weight = |r: &pdf::HeadingRule| r.weights[d.class as usize];
             let why: Vec<String> = fired
-                .map(|(_, r)| format!("{} {:+}", r.0, weight(r)))
+                .map(|(_, r)| format!("{} {:+}", r.name, weight(r)))
                 .collect();
             out.push_str(&format!("{:26}{}\n", "", why.join(", ")));
         }

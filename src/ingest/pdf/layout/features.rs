@@ -36,8 +36,8 @@ pub(super) struct Document<'a> {
     pub margins: [Option<f32>; 2],
     /// Names the text sets in capitals, never headings.
     pub names: HashSet<String>,
-    /// A filing (`class.rs`): the rules of parts, items and statements run.
-    pub filing: bool,
+    /// Its class (`class.rs`): a filing's rules of parts, items and
+    /// statements run only on filings.
     pub class: DocumentClass,
 }
 
@@ -77,7 +77,6 @@ impl<'a> Document<'a> {
                 }
             })
             .collect();
-        let class = classify(pages);
         let mut doc = Document {
             pages,
             lines,
@@ -88,8 +87,7 @@ impl<'a> Document<'a> {
             below_fonts: 0,
             margins: wrap_margins(&raw),
             names: names_in_capitals(&raw, &texts),
-            filing: class == DocumentClass::Filing,
-            class,
+            class: classify(pages),
         };
         let candidates: Vec<f32> = raw
             .iter()
@@ -127,6 +125,11 @@ impl<'a> Document<'a> {
     /// name too).
     pub(super) fn listed(&self, page: u32, y: f32) -> bool {
         self.contents.get(&page).is_some_and(|l| l.contains(&y))
+    }
+
+    /// A filing: the rules of parts, items and statements run.
+    pub(super) fn filing(&self) -> bool {
+        self.class == DocumentClass::Filing
     }
 
     /// Set in a larger type than the body's, as headings are.

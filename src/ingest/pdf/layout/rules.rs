@@ -71,47 +71,33 @@ pub(crate) struct Rule {
 const ALL: &[DocumentClass] = &[Filing, Paper, Manual, Generic];
 const FILINGS: &[DocumentClass] = &[Filing];
 
-const fn rule(
-    name: &'static str,
-    classes: &'static [DocumentClass],
-    test: fn(&Features) -> bool,
-    example: &'static str,
-) -> Rule {
-    Rule {
-        name,
-        classes,
-        test,
-        example,
-    }
-}
-
 /// The rules, in the order of their weights.
 #[rustfmt::skip]
 pub(crate) const RULES: &[Rule] = &[
-    rule("more lines than a heading", ALL, |f| f.lines > TUNING.heading_lines, "{lines=5} Getting started"),
-    rule("smaller than the body", ALL, |f| f.smaller, "{smaller} Source: company reports"),
-    rule("a contents page's entry", ALL, |f| f.listed, "{listed} Getting started"),
-    rule("a paragraph's indented line", ALL, |f| f.indented, "{indented} 第一章"),
-    rule("a table's row", ALL, |f| f.row, "{row} Net sales"),
-    rule("too long, or starts in lower case", ALL, |f| !f.letter && f.faults.ill_sized, "the start of a line"),
-    rule("ends as a sentence", ALL, |f| !f.letter && f.faults.sentence, "It ends here."),
-    rule("a glossary's entry", ALL, |f| !f.letter && f.faults.glossary, "FASB: Financial Accounting Standards Board"),
-    rule("cut off on a joining word", ALL, |f| !f.letter && f.faults.cut_off, "Receivables from"),
-    rule("few letters", ALL, |f| !f.letter && f.faults.few_letters, "2019 2020 2021"),
-    rule("a field or a link", ALL, |f| !f.letter && f.faults.field_or_link, "See https://example.org"),
-    rule("a date", ALL, |f| !f.letter && f.faults.date, "January 29, 2018"),
-    rule("a label", ALL, |f| !f.letter && f.faults.label, "Not applicable"),
-    rule("code or markup", ALL, |f| !f.letter && f.faults.code, "Total = price + tax"),
-    rule("a contents line", ALL, |f| !f.letter && f.faults.contents_entry, "2.1 Installing 14"),
-    rule("a figure's caption", ALL, |f| !f.letter && f.faults.caption, "Figure 3 Sales by region"),
-    rule("an index's letter", ALL, |f| f.letter, "{letter} A"),
-    rule("larger type", ALL, |f| f.larger, "{larger} Getting started"),
-    rule("wrapped over lines", ALL, |f| f.lines > 1, "{lines=2} Getting started"),
-    rule("a filing's item title, wrapped", FILINGS, |f| f.lines > 1 && f.item, "{lines=2 filing} ITEM 7. MANAGEMENT'S DISCUSSION"),
-    rule("numbered", ALL, |f| f.numbered, "2.3 Results"),
-    rule("capitals", ALL, |f| f.word_first && f.caps, "RESULTS OF OPERATIONS"),
-    rule("title case", ALL, |f| f.word_first && f.title_case, "Results of Operations"),
-    rule("a short bold line", ALL, |f| f.word_first && f.bold && f.short, "{bold} Results of operations"),
+    Rule { name: "more lines than a heading", classes: ALL, test: |f| f.lines > TUNING.heading_lines, example: "{lines=5} Getting started" },
+    Rule { name: "smaller than the body", classes: ALL, test: |f| f.smaller, example: "{smaller} Source: company reports" },
+    Rule { name: "a contents page's entry", classes: ALL, test: |f| f.listed, example: "{listed} Getting started" },
+    Rule { name: "a paragraph's indented line", classes: ALL, test: |f| f.indented, example: "{indented} 第一章" },
+    Rule { name: "a table's row", classes: ALL, test: |f| f.row, example: "{row} Net sales" },
+    Rule { name: "too long, or starts in lower case", classes: ALL, test: |f| !f.letter && f.faults.ill_sized, example: "the start of a line" },
+    Rule { name: "ends as a sentence", classes: ALL, test: |f| !f.letter && f.faults.sentence, example: "It ends here." },
+    Rule { name: "a glossary's entry", classes: ALL, test: |f| !f.letter && f.faults.glossary, example: "FASB: Financial Accounting Standards Board" },
+    Rule { name: "cut off on a joining word", classes: ALL, test: |f| !f.letter && f.faults.cut_off, example: "Receivables from" },
+    Rule { name: "few letters", classes: ALL, test: |f| !f.letter && f.faults.few_letters, example: "2019 2020 2021" },
+    Rule { name: "a field or a link", classes: ALL, test: |f| !f.letter && f.faults.field_or_link, example: "See https://example.org" },
+    Rule { name: "a date", classes: ALL, test: |f| !f.letter && f.faults.date, example: "January 29, 2018" },
+    Rule { name: "a label", classes: ALL, test: |f| !f.letter && f.faults.label, example: "Not applicable" },
+    Rule { name: "code or markup", classes: ALL, test: |f| !f.letter && f.faults.code, example: "Total = price + tax" },
+    Rule { name: "a contents line", classes: ALL, test: |f| !f.letter && f.faults.contents_entry, example: "2.1 Installing 14" },
+    Rule { name: "a figure's caption", classes: ALL, test: |f| !f.letter && f.faults.caption, example: "Figure 3 Sales by region" },
+    Rule { name: "an index's letter", classes: ALL, test: |f| f.letter, example: "{letter} A" },
+    Rule { name: "larger type", classes: ALL, test: |f| f.larger, example: "{larger} Getting started" },
+    Rule { name: "wrapped over lines", classes: ALL, test: |f| f.lines > 1, example: "{lines=2} Getting started" },
+    Rule { name: "a filing's item title, wrapped", classes: FILINGS, test: |f| f.lines > 1 && f.item, example: "{lines=2 filing} ITEM 7. MANAGEMENT'S DISCUSSION" },
+    Rule { name: "numbered", classes: ALL, test: |f| f.numbered, example: "2.3 Results" },
+    Rule { name: "capitals", classes: ALL, test: |f| f.word_first && f.caps, example: "RESULTS OF OPERATIONS" },
+    Rule { name: "title case", classes: ALL, test: |f| f.word_first && f.title_case, example: "Results of Operations" },
+    Rule { name: "a short bold line", classes: ALL, test: |f| f.word_first && f.bold && f.short, example: "{bold} Results of operations" },
 ];
 
 /// Whether each rule fires on `f`, in the order of `RULES`.

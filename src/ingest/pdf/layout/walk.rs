@@ -157,7 +157,7 @@ impl Walk {
     /// blocks; the text to set over the rows.
     fn table_lead(&mut self, doc: &Document, page: u32) -> Option<String> {
         let lead = statement_lead(&self.out, page);
-        if lead > 0 && doc.filing {
+        if lead > 0 && doc.filing() {
             let at = self.out.len() - lead;
             let lines: Vec<String> = self.out.drain(at..).map(|b| b.text).collect();
             return Some(lines.join("\n"));
@@ -170,7 +170,7 @@ impl Walk {
             return self.out.pop().map(|b| b.text);
         }
         if let Some((title, rest)) = statement_title(&self.last_lines[1])
-            .filter(|_| doc.filing && !doc.listed(page, prev.top))
+            .filter(|_| doc.filing() && !doc.listed(page, prev.top))
         {
             let prev = self.out.pop().unwrap_or_else(|| unreachable!());
             self.statement_heading(doc, title, prev);
@@ -186,7 +186,8 @@ impl Walk {
             && !before.table
             && before.level.is_none()
             && !doc.listed(page, before.top);
-        let (title, rest) = statement_title(&self.last_lines[0]).filter(|_| prose && doc.filing)?;
+        let (title, rest) =
+            statement_title(&self.last_lines[0]).filter(|_| prose && doc.filing())?;
         let dateline = self.out.pop().unwrap_or_else(|| unreachable!());
         let block = self.out.pop().unwrap_or_else(|| unreachable!());
         self.statement_heading(doc, title, block);
@@ -217,7 +218,7 @@ impl Walk {
     /// FLOWS" / "(In thousands)"): it goes under the title, with the
     /// units. Whether the group was one.
     fn statement_named(&mut self, doc: &Document, g: &[&Line], at: &Place) -> bool {
-        if !doc.filing || doc.listed(at.page, g[0].y) {
+        if !doc.filing() || doc.listed(at.page, g[0].y) {
             return false;
         }
         let named = (0..g.len().min(2))
@@ -283,7 +284,7 @@ impl Walk {
             None if self.numbered.is_some_and(|(l, _)| level <= l) => self.numbered = None,
             None => {}
         }
-        self.item = (doc.filing && item_heading(text)).then_some(level);
+        self.item = (doc.filing() && item_heading(text)).then_some(level);
         level
     }
 
@@ -296,7 +297,7 @@ impl Walk {
             None => doc.below_fonts - 1 + depth,
         };
         self.numbered = Some((level, depth));
-        self.item = (doc.filing && item_heading(text)).then_some(level);
+        self.item = (doc.filing() && item_heading(text)).then_some(level);
         level
     }
 
@@ -334,7 +335,7 @@ impl Walk {
         at: &Place,
     ) {
         let (item, numbered) = (&mut self.item, &mut self.numbered);
-        let level = level.map(|l| match doc.filing {
+        let level = level.map(|l| match doc.filing() {
             true => self.filing.place(&text, l, item, numbered),
             false => l,
         });
@@ -343,7 +344,9 @@ impl Walk {
         }
         if level.is_some() {
             match body_rank {
-                Some(rank) if !doc.filing || !is_filing_heading(&text) => self.emphasis.open(rank),
+                Some(rank) if !doc.filing() || !is_filing_heading(&text) => {
+                    self.emphasis.open(rank)
+                }
                 _ => self.emphasis = Emphasis::default(),
             }
         } else if text.split_whitespace().count() >= TUNING.prose_words {
