@@ -265,8 +265,8 @@ fn rank(session: &Session, req: &SearchRequest) -> Result<SearchResponse> {
         None
     };
     let warm = InMemory {
-        vectors: None,
         keywords: keywords.as_deref(),
+        ..InMemory::default()
     };
     if !req.mode.uses_vector() {
         return search::search_with(session.db()?, req, no_vectors, warm);
@@ -281,6 +281,10 @@ fn rank(session: &Session, req: &SearchRequest) -> Result<SearchResponse> {
                 // the model's session (~15 ms) would only delay the answer.
                 std::mem::forget(model);
                 vector
+            };
+            let warm = InMemory {
+                read_codes_ahead: true,
+                ..warm
             };
             search::search_with(db, req, Some(embed), warm)
         }

@@ -193,11 +193,16 @@ fn load_cached(
             // SAFETY: cache files are only ever replaced by rename, never
             // written in place, so the mapping cannot change under us; a
             // file removed while mapped stays readable until unmapped.
-            // populate: the whole graph is touched by the first inference
-            // anyway; faulting it in up front in one pass is cheaper than
-            // page by page.
-            let bytes = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
-                .map_err(|e| e.to_string())?;
+            // A session for many chunks touches the whole graph: faulting
+            // it in up front in one pass is cheaper than page by page. A
+            // query reads a few rows of the word-embedding table, most of
+            // the file: populating it cost a one-shot search more than the
+            // pages it would fault in.
+            let mut map = memmap2::MmapOptions::new();
+            if options.model_use != ModelUse::Queries {
+                map.populate();
+            }
+            let bytes = unsafe { map.map(&file) }.map_err(|e| e.to_string())?;
             // The session borrows `bytes` without a lifetime: the caller
             // keeps the mapping and drops it after the sessions.
             let session = builder

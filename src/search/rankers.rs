@@ -112,6 +112,9 @@ pub struct InMemory<'a> {
     pub vectors: Option<&'a VectorIndex>,
     /// Every token's postings: ranked instead of asking FTS5.
     pub keywords: Option<&'a KeywordIndex>,
+    /// Without `vectors`: read the codes into memory while the model
+    /// loads (a one-shot search, whose model load leaves a core free).
+    pub read_codes_ahead: bool,
 }
 
 /// The query as the keyword ranker sees it, and how deep each ranker goes.
@@ -322,9 +325,10 @@ where
     let reopener = db.reopener();
     let vectors = warm.vectors.filter(|_| RankerId::Vector.runs(req));
     let keywords = warm.keywords.filter(|_| RankerId::Keyword.runs(req));
+    let read_ahead = warm.read_codes_ahead && vectors.is_none() && RankerId::Vector.runs(req);
     // The in-memory rankers have no connection: the chunks the filters
     // allow are read here, for them.
-    let allowed = if vectors.is_some() || keywords.is_some() {
+    let allowed = if vectors.is_some() || keywords.is_some() || read_ahead {
         Some(Allowed::of(db, &req.filters)?)
     } else {
         None
@@ -332,6 +336,7 @@ where
     let in_memory = vectors.zip(allowed.as_ref());
     let embedded = query::unquoted(&req.query);
     let (keyword, vector) = std::thread::scope(|s| -> Result<_> {
+        let ahead = read_ahead.then(|| s.spawn(|| vector::read_ahead(&reopener)));
         let vector_thread =
             if RankerId::Vector.runs(req) {
                 let embed = embed_query.ok_or_else(|| {
@@ -340,6 +345,7 @@ where
                     )
                 })?;
                 let (filters, reopener, q) = (&req.filters, &reopener, embedded.as_ref());
+                let allowed = allowed.as_ref();
                 let thread = std::thread::Builder::new().name("vector ranker".into());
                 let handle = thread.spawn_scoped(s, move || -> Result<_> {
                     let qv = {
@@ -347,6 +353,8 @@ where
                         embed(q)?
                     };
                     let _span = crate::timings::span("vector ranker");
+                    let ahead = ahead.and_then(|h| h.join().ok().flatten());
+                    let in_memory = in_memory.or(ahead.as_ref().zip(allowed));
                     let ranked = vector::rank_on_own_thread(
                         qv.clone(),
                         reopener,

@@ -77,6 +77,26 @@ pub(crate) fn rank_on_own_thread(
     })
 }
 
+/// A one-shot search reads the codes into memory while the model loads up
+/// to this many chunks (39 MB at 384 dimensions); past it, the codes are
+/// streamed from the database once the query is embedded, and memory stays
+/// flat.
+const READ_AHEAD_UP_TO: i64 = 100_000;
+
+/// Every vector's code, read on a connection of its own while the query's
+/// model loads, so a one-shot search's scan need not wait for the
+/// database; `None` past [`READ_AHEAD_UP_TO`] chunks or on any error (the
+/// scan then reads the database as it would have).
+pub(crate) fn read_ahead(reopener: &Reopener) -> Option<VectorIndex> {
+    let _span = crate::timings::span("vector codes read ahead");
+    let db = reopener.open().ok()?;
+    let _snapshot = db.read_snapshot().ok()?;
+    if db.chunk_count().ok()? > READ_AHEAD_UP_TO {
+        return None;
+    }
+    VectorIndex::load_codes(&db).ok()
+}
+
 /// The vector ranker over the database's codes, the filters applied first.
 pub fn search(db: &Database, query: &[f32], filters: &Filters, k: usize) -> Result<Vec<VectorHit>> {
     let allowed: Option<HashSet<i64>> = if filters.is_empty() {
