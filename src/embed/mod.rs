@@ -16,6 +16,7 @@ mod sessions;
 mod test_embedder;
 #[cfg(feature = "e2e")]
 pub mod test_pause;
+mod tokenizer_file;
 mod tokens;
 
 pub use api::Embed;
@@ -25,4 +26,5 @@ pub use resolve::{bind, BindOutcome, ModelChoice, Origin};
 pub use sessions::GraphFormat;
 #[cfg(test)]
 pub use test_embedder::TestEmbedder;
+pub use tokenizer_file::parse as parse_tokenizer;
 pub use tokens::TokenCounter;

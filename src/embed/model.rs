@@ -536,12 +536,14 @@ fn quantises_whole_batches(onnx: &Path) -> bool {
 /// The tokenizer for inference: truncating at the model's maximum length,
 /// padding each batch to its longest item.
 fn load_tokenizer(spec: &ModelSpec, files: &ModelFiles) -> Result<Tokenizer> {
-    let mut tokenizer = Tokenizer::from_file(&files.tokenizer).map_err(|e| {
+    let cannot = |e: String| {
         KbError::Model(format!(
             "{}: cannot read tokenizer: {e}",
             files.tokenizer.display()
         ))
-    })?;
+    };
+    let json = std::fs::read_to_string(&files.tokenizer).map_err(|e| cannot(e.to_string()))?;
+    let mut tokenizer = super::tokenizer_file::parse(&json).map_err(cannot)?;
     // The shipped tokenizer.json truncates and pads at 128: replace both.
     tokenizer
         .with_truncation(Some(TruncationParams {

@@ -267,3 +267,40 @@ fn the_same_files_give_the_same_vectors_bit_for_bit() {
         "re-adding one file differs from a rebuild"
     );
 }
+
+/// kb reads a model's tokenizer.json with its own reader (the crate's
+/// buffers the vocabulary twice); on the real files of the default and the
+/// multilingual model it gives the crate's tokens, ids and offsets.
+#[test]
+fn the_tokenizer_reads_the_real_files_as_the_tokenizers_crate_does() {
+    let texts = [
+        "What did the auditor say about liquidity on page 52?",
+        "Café naïve résumé — “quotes” and Ünïcödé; tabs\tand\nnewlines",
+        "fn main() { let x: Vec<u8> = vec![0xFF; 16]; } // 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 🚀",
+        "公司的营业收入是多少？ 日本語の文章を検索します。한국어 텍스트",
+        "[CLS] [SEP] [PAD] [MASK] <s> </s> <pad> <unk> <mask> inline",
+        "",
+    ];
+    let mut dirs = vec![common::model_dir()];
+    dirs.extend(common::model_dir_multilingual());
+    for dir in dirs {
+        let path = dir.join("tokenizer.json");
+        let ours = kb::embed::parse_tokenizer(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let theirs = tokenizers::Tokenizer::from_file(&path).unwrap();
+        let long = texts.join(" ").repeat(40);
+        for text in texts.iter().copied().chain([long.as_str()]) {
+            for special in [false, true] {
+                let a = ours.encode(text, special).unwrap();
+                let b = theirs.encode(text, special).unwrap();
+                assert_eq!(a.get_ids(), b.get_ids(), "{}: {text:?}", path.display());
+                assert_eq!(
+                    a.get_offsets(),
+                    b.get_offsets(),
+                    "{}: {text:?}",
+                    path.display()
+                );
+            }
+        }
+        assert_eq!(ours.get_vocab_size(true), theirs.get_vocab_size(true));
+    }
+}
