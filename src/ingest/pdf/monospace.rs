@@ -20,16 +20,13 @@ pub(super) fn code_text(lines: &[&Line]) -> String {
             // A blank line in the listing: a baseline skipped.
             let prev = lines[i - 1];
             let step = l.y - prev.y;
-            let blank = prev.size > 0.0
-                && step > TUNING.blank_line_step.0 * prev.size
-                && step < TUNING.blank_line_step.1 * prev.size;
+            let (low, high) = TUNING.blank_line_step;
+            let blank = prev.size > 0.0 && step > low * prev.size && step < high * prev.size;
             if blank {
                 out.push('\n');
             }
         }
-        let indent = ((l.x - left) / pitch)
-            .round()
-            .clamp(0.0, TUNING.code_indent) as usize;
+        let indent = ((l.x - left) / pitch).round().clamp(0.0, TUNING.max_indent) as usize;
         out.extend(std::iter::repeat_n(' ', indent));
         out.push_str(l.text.trim_end());
     }

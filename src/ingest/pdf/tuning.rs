@@ -1,12 +1,11 @@
 //! The numbers the PDF structure rules compare with, named in one place:
 //! sizes are relative to the body text's unless a field says points, and
-//! counts are of lines, words or characters as each field says. Today it
-//! holds the thresholds of the glyphs' reading (`glyphs.rs`, `pitch.rs`),
-//! `grouping.rs` and `monospace.rs` (blocks and listings), `furniture.rs`
-//! (running lines and page numbers), `text_shape.rs` (a heading's text),
-//! `outline.rs` (bookmarks), `class.rs` (a document's class) and the
-//! layout (`layout.rs`, `layout/`); the other files' thresholds join it one
-//! concern at a time.
+//! counts are of lines, words or characters as each field says. It holds
+//! the thresholds of `glyphs.rs` and `pitch.rs` (reading glyphs),
+//! `grouping.rs` and `monospace.rs` (blocks, listings), `furniture.rs`
+//! (running lines), `text_shape.rs` and `numbering.rs` (a heading's text),
+//! `outline.rs`, `class.rs` and the layout (`layout.rs`, `layout/`); the
+//! other files' thresholds join it one concern at a time.
 
 /// The thresholds of the PDF structure rules.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,7 +70,7 @@ pub(super) struct Tuning {
     /// … or a roman numeral of at most this many letters ("xviii").
     pub roman_page_letters: usize,
 
-    // The shape of a heading's text (`text_shape.rs`).
+    // The shape of a heading's text and its number (`text_shape.rs`, `numbering.rs`).
     /// A heading has this many characters, fewest and most …
     pub heading_chars: (usize, usize),
     /// … at most this many words …
@@ -88,6 +87,8 @@ pub(super) struct Tuning {
     pub capitals_words: usize,
     /// Title case: at most this many words.
     pub title_case_words: usize,
+    /// A chapter's number has at most this many digits ("第12章").
+    pub chapter_number_digits: usize,
 
     // Headings, their levels, statement titles, column headers (`layout.rs`, `layout/`).
     /// Share of the characters set in bold above which bold tells nothing.
@@ -195,7 +196,7 @@ pub(super) struct Tuning {
     /// A step of this many sizes, fewest and most, is a blank line in a listing.
     pub blank_line_step: (f32, f32),
     /// The most a listing's line is indented, in characters.
-    pub code_indent: f32,
+    pub max_indent: f32,
 
     // A PDF's outline (`outline.rs`).
     /// A bookmark's heading may sit this many points above the point it names.
@@ -251,6 +252,7 @@ pub(super) const TUNING: Tuning = Tuning {
     capitals_letters: 4,
     capitals_words: 10,
     title_case_words: 10,
+    chapter_number_digits: 4,
     slightly_larger_ratio: 1.05,
     abbreviation_letters: 4,
     paragraph_words: 10,
@@ -294,7 +296,7 @@ pub(super) const TUNING: Tuning = Tuning {
     narrow_set_narrow: 0.42,
     even_width_share: 0.03,
     blank_line_step: (1.9, 3.5),
-    code_indent: 80.0,
+    max_indent: 80.0,
     bookmark_above: 4.0,
     thin_outline_bookmarks: 3,
     thin_outline_pages: 10,
