@@ -2,6 +2,8 @@
 //! in its own direction, accents that TeX draws apart composed with their
 //! letters, ligatures spelled out, presentation forms made letters.
 
+use super::tuning::TUNING;
+
 /// A character as the PDF places it, in points from the page's top-left
 /// (y grows downwards).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -93,8 +95,8 @@ pub(super) fn compose_accents(glyphs: Vec<Placed>) -> Vec<Placed> {
     let over = |accent: &Placed, letter: &Placed| {
         let mid = (accent.x0 + accent.x1) / 2.0;
         letter.ch.is_alphabetic()
-            && mid >= letter.x0 - 0.05 * letter.size
-            && mid <= letter.x1 + 0.05 * letter.size
+            && mid >= letter.x0 - TUNING.accent_overhang * letter.size
+            && mid <= letter.x1 + TUNING.accent_overhang * letter.size
             && (accent.baseline - letter.baseline).abs() < letter.size
     };
     let mut out: Vec<Placed> = Vec::with_capacity(glyphs.len());

@@ -3,6 +3,7 @@
 //! its indentation stays.
 
 use super::page::Line;
+use super::tuning::TUNING;
 
 /// The text of a block of monospaced lines: one line each, indented by
 /// how far right of the block's left edge it starts, in glyph widths.
@@ -19,12 +20,13 @@ pub(super) fn code_text(lines: &[&Line]) -> String {
             // A blank line in the listing: a baseline skipped.
             let prev = lines[i - 1];
             let step = l.y - prev.y;
-            let blank = prev.size > 0.0 && step > 1.9 * prev.size && step < 3.5 * prev.size;
+            let (low, high) = TUNING.blank_line_step;
+            let blank = prev.size > 0.0 && step > low * prev.size && step < high * prev.size;
             if blank {
                 out.push('\n');
             }
         }
-        let indent = ((l.x - left) / pitch).round().clamp(0.0, 80.0) as usize;
+        let indent = ((l.x - left) / pitch).round().clamp(0.0, TUNING.max_indent) as usize;
         out.extend(std::iter::repeat_n(' ', indent));
         out.push_str(l.text.trim_end());
     }

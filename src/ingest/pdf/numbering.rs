@@ -3,6 +3,7 @@
 //! label standing apart from its title.
 
 use super::lexicon::CHAPTER_LABELS;
+use super::tuning::TUNING;
 
 /// The depth of a numbered heading: `2` → 1, `2.3` → 2, `2.3.1.` → 3,
 /// `A.` / `IV.` / `Chapter 3` / `Item 7A.` → 1. A number at the end (a
@@ -51,11 +52,11 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
         && parts[0].chars().all(|c| c.is_ascii_uppercase())
         && parts[1..].iter().all(number);
     if parts.iter().all(number) || appendix {
-        return Some(parts.len().min(6) as u8);
+        return Some(parts.len().min(usize::from(TUNING.deepest_level)) as u8);
     }
     let dotted = num.ends_with('.');
     let letter = stem.len() == 1 && stem.chars().all(|c| c.is_ascii_uppercase());
-    let roman = stem.len() <= 5 && stem.chars().all(|c| "IVXLC".contains(c));
+    let roman = stem.len() <= TUNING.numbering_letters && stem.chars().all(|c| "IVXLC".contains(c));
     ((letter || roman) && dotted).then_some(1)
 }
 
@@ -91,7 +92,7 @@ fn cjk_numbered(t: &str) -> Option<u8> {
         .chars()
         .take_while(|c| c.is_ascii_digit() || "一二三四五六七八九十百零〇".contains(*c))
         .count();
-    if digits == 0 || digits > 4 {
+    if digits == 0 || digits > TUNING.chapter_number_digits {
         return None;
     }
     let mut after = rest.chars().skip(digits).skip_while(|c| *c == ' ');

@@ -11,16 +11,14 @@ use super::block::Block;
 use super::lexicon::lower_kept;
 use super::page::OutlineEntry;
 use super::statement::statement_line;
-
-/// How far above the point a bookmark names a heading's baseline may sit
-/// (viewers put the point at the top of the line, or a little above it).
-const ABOVE: f32 = 4.0;
+use super::tuning::TUNING;
 
 /// Whether an outline is too thin to stand for the hierarchy: one or two
 /// bookmarks in a long document (a title, "Cover"), or fewer than one per
 /// 40 pages. The inferred headings then stay.
 fn thin(bookmarks: usize, pages: u32) -> bool {
-    (bookmarks < 3 && pages > 10) || (bookmarks as u64) * 40 < u64::from(pages)
+    (bookmarks < TUNING.thin_outline_bookmarks && pages > TUNING.thin_outline_pages)
+        || (bookmarks as u64) * TUNING.pages_per_bookmark < u64::from(pages)
 }
 
 /// The bookmarks that stand for the hierarchy: none when the outline has
@@ -94,7 +92,8 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
     let on_page: Vec<usize> = (from..blocks.len())
         .filter(|&i| blocks[i].page == e.page)
         .collect();
-    let below = |i: &usize| e.top.is_none_or(|t| blocks[*i].top >= t - ABOVE);
+    let above = TUNING.bookmark_above;
+    let below = |i: &usize| e.top.is_none_or(|t| blocks[*i].top >= t - above);
     let matching = |i: &usize| !blocks[*i].table && key(&blocks[*i].text).starts_with(&title);
     let found = on_page
         .iter()

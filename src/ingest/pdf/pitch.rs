@@ -5,6 +5,8 @@
 //! are the evidence: the font's name and flags would cost a call into the
 //! PDF engine for every character.
 
+use super::tuning::TUNING;
+
 /// A glyph a proportional font sets narrow.
 fn narrow(c: char) -> bool {
     "iljtfrI.,:;'!|()[]{}".contains(c)
@@ -30,9 +32,9 @@ impl Pitch {
             return;
         }
         if narrow(c) {
-            if width >= 0.47 * size {
+            if width >= TUNING.narrow_set_wide * size {
                 self.wide_narrow += 1;
-            } else if width < 0.42 * size {
+            } else if width < TUNING.narrow_set_narrow * size {
                 self.narrow_narrow += 1;
             }
         }
@@ -64,7 +66,7 @@ impl Pitch {
     /// the engine draws a few glyphs' boxes past their advance.
     pub(super) fn even(&self) -> f32 {
         let mean = self.widths / f32::from(self.glyphs.max(1));
-        if self.glyphs > 0 && mean - self.min <= 0.03 * self.min {
+        if self.glyphs > 0 && mean - self.min <= TUNING.even_width_share * self.min {
             self.min
         } else {
             0.0

@@ -1,81 +1,63 @@
 //! The numbers the PDF structure rules compare with, named in one place:
 //! sizes are relative to the body text's unless a field says points, and
-//! counts are of lines, words or characters as each field says. Today it
-//! holds the thresholds of `furniture.rs` (running lines and page
-//! numbers), `grouping.rs` (where a block of lines ends), `text_shape.rs`
-//! (the shape of a heading's text), `class.rs` (a document's class) and
-//! the layout (`layout.rs`, `layout/`: telling headings and their levels,
-//! statement titles and column headers, and taking back headings that
-//! head nothing); the other files' thresholds join it one concern at a
-//! time.
+//! counts are of lines, words or characters as each field says. It holds
+//! the thresholds of `glyphs.rs` and `pitch.rs` (reading glyphs),
+//! `grouping.rs` and `monospace.rs` (blocks, listings), `furniture.rs`
+//! (running lines), `text_shape.rs` and `numbering.rs` (a heading's text),
+//! `outline.rs`, `class.rs` and the layout (`layout.rs`, `layout/`); the
+//! other files' thresholds join it one concern at a time.
 
 /// The thresholds of the PDF structure rules.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Tuning {
-    // Where a block of lines ends (`grouping.rs`); sizes are the lines'
-    // own font sizes.
+    // Where a block of lines ends (`grouping.rs`); sizes are the lines' own.
     /// The body size of a document without text.
     pub default_body_size: f32,
-    /// Lines whose baselines are closer than this, in points, share a
-    /// baseline (a row's cells).
+    /// Lines whose baselines are closer than this, in points, share a baseline.
     pub same_baseline_points: f32,
     /// The most words of a table's cell beside a line.
     pub cell_words: usize,
-    /// A Chinese paragraph's first line is indented this many characters
-    /// (font sizes) from where its wrapped lines start …
+    /// A Chinese paragraph's first line is indented this many sizes (characters) …
     pub cjk_indent: f32,
     /// … give or take this share of a size.
     pub cjk_indent_tolerance: f32,
     /// A listing's lines share a pitch within this share of it …
     pub listing_pitch_share: f32,
-    /// … and follow each other at most this many sizes apart (a blank
-    /// line or two inside it).
+    /// … and follow each other at most this many sizes apart (a blank line or two).
     pub listing_step: f32,
-    /// A change of font size ends a block when it is more than this many
-    /// points …
+    /// A change of font size ends a block when it is over this many points …
     pub size_change_points: f32,
     /// … or this share of the smaller size, whichever is larger.
     pub size_change_share: f32,
-    /// A line ending this many sizes short of where full lines end is a
-    /// paragraph's last (or a heading).
+    /// A line ending this many sizes short of full lines' end is a paragraph's last.
     pub short_of_margin: f32,
-    /// A line starting this many sizes right of the block's left edge is
-    /// indented.
+    /// A line starting this many sizes right of the block's left edge is indented.
     pub indent: f32,
-    /// A bold line at least this many times the size of the text under
-    /// it is a heading too close in size for the size alone.
+    /// A bold line this many times the size of the text under it is a heading.
     pub larger_bold_ratio: f32,
-    /// A numbered line is a title when the text under it runs this many
-    /// sizes further right.
+    /// A numbered line is a title when the text under it runs this many sizes further.
     pub runs_further: f32,
-    /// Lines starting within this many sizes of each other share a column
-    /// (and the right edge where its full lines end).
+    /// Lines starting within this many sizes of each other share a column.
     pub column_reach: f32,
-    /// A line of at least this many characters is long enough to be body
-    /// text, for where full lines end …
+    /// A line of at least this many characters is body text, for where full lines end …
     pub full_line_chars: usize,
     /// … which is this many tenths of the way up their right edges.
     pub full_line_tenths: usize,
 
     // Running headers, footers and page numbers (`furniture.rs`).
-    /// A running line repeats on at least this many pages (and the
-    /// document has as many with text) …
+    /// A running line repeats on at least this many pages (with as many with text) …
     pub running_pages: usize,
     /// … and at the page's edge on at least one page in this many.
     pub running_one_page_in: usize,
-    /// A text at pages' edges that also fills lines inside the page (a
-    /// list's items) on one page in this many of them is the page's own.
+    /// A text at pages' edges also inside one page in this many is the page's own.
     pub inside_one_page_in: usize,
     /// A page's edge in reading order: its first this many lines …
     pub edge_top_lines: usize,
     /// … and its last this many.
     pub edge_bottom_lines: usize,
-    /// Lines within this many points of height share a height (give or
-    /// take one such step).
+    /// Lines within this many points of height share a height.
     pub height_bucket_points: f32,
-    /// A title at least this many times the body's size and the smallest
-    /// size its running header repeats it in stays (a chapter's title
-    /// over its first page).
+    /// A title this many times the body's size and its running header's stays.
     pub running_title_ratio: f32,
     /// A printed page number has at most this many digits …
     pub page_number_digits: usize,
@@ -88,20 +70,16 @@ pub(super) struct Tuning {
     /// … or a roman numeral of at most this many letters ("xviii").
     pub roman_page_letters: usize,
 
-    // The shape of a heading's text (`text_shape.rs`).
+    // The shape of a heading's text and its number (`text_shape.rs`, `numbering.rs`).
     /// A heading has this many characters, fewest and most …
     pub heading_chars: (usize, usize),
     /// … at most this many words …
     pub heading_words: usize,
-    /// … and at least this many letters, which are at least half its
-    /// characters after its number.
+    /// … and at least this many letters, at least half its characters after its number.
     pub heading_letters: usize,
-    /// A filing's item ending on a full stop is a heading when it has
-    /// more than this many words ("Item 4. Controls and Procedures."),
-    /// not a company's name ("Company Inc.").
+    /// A filing's item ending on a full stop has more words than this ("Company Inc.").
     pub item_title_words: usize,
-    /// A glossary's term: an acronym of this many letters, fewest and
-    /// most, before a colon.
+    /// A glossary's acronym before a colon has this many letters, fewest and most.
     pub acronym_letters: (usize, usize),
     /// All capitals: at least this many capital letters …
     pub capitals_letters: usize,
@@ -109,60 +87,47 @@ pub(super) struct Tuning {
     pub capitals_words: usize,
     /// Title case: at most this many words.
     pub title_case_words: usize,
+    /// A chapter's number has at most this many digits ("第12章").
+    pub chapter_number_digits: usize,
 
-    // Telling headings, their levels, statement titles and column
-    // headers (`layout.rs`, `layout/`); sizes are relative to the body's.
-    /// Share of the document's characters set in bold above which bold
-    /// tells nothing (a font that reports a heavy weight for every glyph).
+    // Headings, their levels, statement titles, column headers (`layout.rs`, `layout/`).
+    /// Share of the characters set in bold above which bold tells nothing.
     pub bold_body_share: f32,
-    /// A larger type, as headings are set: at least this many times the
-    /// body size …
+    /// A larger type, as headings are set: at least this many times the body size …
     pub larger_ratio: f32,
     /// … and at least this many points larger.
     pub larger_points: f32,
-    /// Smaller than the body by this ratio: a footnote, a caption or a
-    /// figure's label, never a heading.
+    /// Smaller than the body by this ratio: a footnote or a caption, never a heading.
     pub smaller_ratio: f32,
     /// Two heading sizes closer than this, in points, are one size.
     pub same_size_points: f32,
-    /// A heading in the body's type set at least this many times the
-    /// body size ranks above one in capitals.
+    /// A heading in the body's type this many times its size ranks above capitals.
     pub slightly_larger_ratio: f32,
-    /// A word of at most this many letters the paragraphs write in
-    /// capitals is an abbreviation ("GAAP"), no emphasis.
+    /// A word in capitals of at most this many letters in paragraphs is an abbreviation.
     pub abbreviation_letters: usize,
-    /// A group of at least this many words is a paragraph: prose on a
-    /// title page, and where names in capitals are learnt.
+    /// A group of at least this many words is a paragraph.
     pub paragraph_words: usize,
-    /// A name in capitals learnt from paragraphs has at least this many
-    /// letters.
+    /// A name in capitals learnt from paragraphs has at least this many letters.
     pub name_letters: usize,
     /// The most lines a heading spans.
     pub heading_lines: usize,
-    /// The most font sizes that rank as heading levels; headings in the
-    /// body's type sit below them.
+    /// The most font sizes that rank as heading levels.
     pub font_levels: usize,
-    /// Where a document has more heading sizes than `font_levels`, only
-    /// the sizes of at least this many headings rank (a page of font
-    /// samples, a cover's one-off sizes).
+    /// Past `font_levels` sizes, only the sizes of this many headings rank.
     pub frequent_size_headings: usize,
     /// The deepest heading level.
     pub deepest_level: u8,
-    /// Cells standing apart on a line's baseline that make it a table's
-    /// row rather than a heading.
+    /// Cells apart on a line's baseline that make it a table's row, not a heading.
     pub row_cells: usize,
-    /// A block of at least this many words is prose: the headings after
-    /// a statement's table are the discussion's, not its row groups.
+    /// A block of at least this many words is prose, no row group of a statement.
     pub prose_words: usize,
-    /// The most words of a dateline between a statement's title and its
-    /// table ("Years Ended December 31,").
+    /// The most words of a dateline between a statement's title and its table.
     pub dateline_words: usize,
     /// The most short blocks between a statement's title and its table …
     pub statement_lead_blocks: usize,
     /// … and the most words of each.
     pub statement_lead_words: usize,
-    /// The most lines of a block that is a statement's title (one more
-    /// with a company's name over it).
+    /// The most lines of a statement's title block (one more under a company's name).
     pub statement_title_lines: usize,
     /// The most words of a company's name over a statement's title.
     pub company_line_words: usize,
@@ -170,30 +135,23 @@ pub(super) struct Tuning {
     pub short_line_words: usize,
     /// … and characters is a heading rather than a bold sentence.
     pub short_line_chars: usize,
-    /// A title page's heading (or a later cover's) heads nothing when its
-    /// type is this many points larger than every later heading's.
+    /// A title page's heading this many points over every later one's heads nothing.
     pub title_page_points: f32,
-    /// A column's header over a table: at most this many points larger
-    /// than the table's type …
+    /// A column's header: at most this many points larger than the table's type …
     pub column_header_points: f32,
     /// … of at most this many words …
     pub column_header_words: usize,
-    /// … starting at least this share of the table's width right of its
-    /// left edge …
+    /// … starting at least this share of the table's width right of its left edge …
     pub column_header_indent: f32,
     /// … and at most this many of its own sizes above the line below it.
     pub column_header_gap: f32,
-    /// A line's half width per character, in ems (characters taken as
-    /// half an em wide), to estimate its centre.
+    /// A character's half width in ems, to estimate a line's centre.
     pub half_char_width: f32,
-    /// A lone line over a table whose centre is within this share of the
-    /// table's width of the table's centre is its title, not a column's
-    /// header.
+    /// A line over a table centred within this share of its width is its title.
     pub centred_share: f32,
 
     // Headings taken back (`layout/demote.rs`).
-    /// A page's first heading is a running mark of its section when a
-    /// heading of the same text is set at least this many points larger …
+    /// A page's first heading is a section's mark when one alike is this many points larger …
     pub section_mark_points: f32,
     /// … or follows it within this many blocks of its page.
     pub section_mark_blocks: usize,
@@ -201,8 +159,7 @@ pub(super) struct Tuning {
     pub section_number_digits: usize,
     /// The most capitals of a letter or roman numbering ("VIII.").
     pub numbering_letters: usize,
-    /// A person's name after an initial: this many words, fewest and
-    /// most.
+    /// A person's name after an initial: this many words, fewest and most.
     pub name_words: (usize, usize),
     /// A signature's place sits at most this many blocks under it.
     pub signature_blocks: usize,
@@ -210,16 +167,13 @@ pub(super) struct Tuning {
     pub display_ratio: f32,
     /// A cover has at least this many headings.
     pub cover_headings: usize,
-    /// A block of at least this many characters is a paragraph, no cover
-    /// line …
+    /// A block of at least this many characters is a paragraph, no cover line …
     pub paragraph_chars: usize,
     /// … unless smaller than this share of the body size (a footnote).
     pub footnote_ratio: f32,
-    /// A sentence in the body's type (at least this share of its size)
-    /// is a paragraph too.
+    /// A sentence in the body's type (this share of its size) is a paragraph too.
     pub body_type_ratio: f32,
-    /// A line ending on a full stop with at least this many characters
-    /// is a sentence.
+    /// A line ending on a full stop with this many characters is a sentence.
     pub sentence_chars: usize,
 
     // A document's class (`class.rs`).
@@ -227,6 +181,32 @@ pub(super) struct Tuning {
     pub class_pages: usize,
     /// … which name at least this many of a filing's phrases in a filing.
     pub filing_phrases: usize,
+
+    // Reading a page's glyphs (`glyphs.rs`, `pitch.rs`); sizes are the glyphs' own.
+    /// An accent's middle may overhang its letter's sides by this many sizes.
+    pub accent_overhang: f32,
+    /// A narrow glyph (`i`, `.`) at least this many sizes wide is set monospaced …
+    pub narrow_set_wide: f32,
+    /// … and one narrower than this many sizes proportionally.
+    pub narrow_set_narrow: f32,
+    /// Glyphs whose mean width is within this share of the narrowest are even.
+    pub even_width_share: f32,
+
+    // Listings (`monospace.rs`); sizes are the lines' own.
+    /// A step of this many sizes, fewest and most, is a blank line in a listing.
+    pub blank_line_step: (f32, f32),
+    /// The most a listing's line is indented, in characters.
+    pub max_indent: f32,
+
+    // A PDF's outline (`outline.rs`).
+    /// A bookmark's heading may sit this many points above the point it names.
+    pub bookmark_above: f32,
+    /// An outline is thin with fewer than this many bookmarks …
+    pub thin_outline_bookmarks: usize,
+    /// … in more than this many pages …
+    pub thin_outline_pages: u32,
+    /// … or fewer than one bookmark per this many pages.
+    pub pages_per_bookmark: u64,
 }
 
 /// The values kb uses.
@@ -272,6 +252,7 @@ pub(super) const TUNING: Tuning = Tuning {
     capitals_letters: 4,
     capitals_words: 10,
     title_case_words: 10,
+    chapter_number_digits: 4,
     slightly_larger_ratio: 1.05,
     abbreviation_letters: 4,
     paragraph_words: 10,
@@ -310,4 +291,14 @@ pub(super) const TUNING: Tuning = Tuning {
     sentence_chars: 30,
     class_pages: 3,
     filing_phrases: 3,
+    accent_overhang: 0.05,
+    narrow_set_wide: 0.47,
+    narrow_set_narrow: 0.42,
+    even_width_share: 0.03,
+    blank_line_step: (1.9, 3.5),
+    max_indent: 80.0,
+    bookmark_above: 4.0,
+    thin_outline_bookmarks: 3,
+    thin_outline_pages: 10,
+    pages_per_bookmark: 40,
 };
