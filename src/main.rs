@@ -4,7 +4,7 @@ fn main() {
     let code = kb::cli::run();
     kb::timings::report();
     // By now every database connection is closed and every file kb wrote
-    // is synced. Leaving through the C runtime would run ONNX Runtime's
+    // is in the kernel's hands. Leaving through the C runtime would run ONNX Runtime's
     // static destructors: after a failure or a Ctrl-C, under a model batch
     // still running on another thread (an "[E:onnxruntime ...]
     // GetElementType is not implemented" line after kb's last word, or a

@@ -23,22 +23,16 @@ struct Sections<'a> {
     version: Option<String>,
     truncation: Option<TruncationParams>,
     padding: Option<PaddingParams>,
+    /// Each with its id, which the model's vocabulary decides (the
+    /// crate's reader only warns when they differ).
     #[serde(default)]
-    added_tokens: Vec<AddedTokenWithId>,
+    added_tokens: Vec<AddedToken>,
     normalizer: Option<NormalizerWrapper>,
     pre_tokenizer: Option<PreTokenizerWrapper>,
     #[serde(borrow)]
     model: &'a RawValue,
     decoder: Option<DecoderWrapper>,
     post_processor: Option<PostProcessorWrapper>,
-}
-
-#[derive(Deserialize)]
-struct AddedTokenWithId {
-    #[allow(dead_code)]
-    id: u32,
-    #[serde(flatten)]
-    token: AddedToken,
 }
 
 /// The model section's kind, its vocabulary skipped.
@@ -72,7 +66,7 @@ pub fn parse(json: &str) -> Result<Tokenizer, String> {
     .with_post_processor(sections.post_processor);
     let mut tokenizer = builder.build().map_err(|e| e.to_string())?;
     tokenizer
-        .add_tokens(sections.added_tokens.into_iter().map(|t| t.token))
+        .add_tokens(sections.added_tokens)
         .map_err(|e| e.to_string())?;
     Ok(Tokenizer::from(tokenizer))
 }
