@@ -85,7 +85,7 @@ pub struct RefreshStats {
 impl VectorIndex {
     /// Reads every vector's code (in the caller's read snapshot).
     pub fn load(db: &Database) -> Result<VectorIndex> {
-        let mut index = Self::load_codes(db)?;
+        let mut index = Self::load_codes(db, db.chunk_count()?)?;
         if index.len() <= FLOATS_UP_TO {
             let mut floats = HashMap::with_capacity(index.len());
             db.for_each_vector(|id, v| {
@@ -97,11 +97,12 @@ impl VectorIndex {
     }
 
     /// Every vector's code without the floats (the candidates' are read
-    /// from the database), in the caller's read snapshot.
-    pub fn load_codes(db: &Database) -> Result<VectorIndex> {
+    /// from the database), in the caller's read snapshot, which holds
+    /// `chunks` chunks.
+    pub fn load_codes(db: &Database, chunks: i64) -> Result<VectorIndex> {
         let mut index = VectorIndex::default();
         db.for_each_code(|id, code| index.push(id, code))?;
-        index.covers_all = index.len() as i64 == db.chunk_count()?;
+        index.covers_all = index.len() as i64 == chunks;
         Ok(index)
     }
 

@@ -91,10 +91,11 @@ pub(crate) fn read_ahead(reopener: &Reopener) -> Option<VectorIndex> {
     let _span = crate::timings::span("vector codes read ahead");
     let db = reopener.open().ok()?;
     let _snapshot = db.read_snapshot().ok()?;
-    if db.chunk_count().ok()? > READ_AHEAD_UP_TO {
+    let chunks = db.chunk_count().ok()?;
+    if chunks > READ_AHEAD_UP_TO {
         return None;
     }
-    VectorIndex::load_codes(&db).ok()
+    VectorIndex::load_codes(&db, chunks).ok()
 }
 
 /// The vector ranker over the database's codes, the filters applied first.
