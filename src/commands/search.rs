@@ -200,6 +200,9 @@ impl Command for SearchArgs {
     fn run(self, session: &mut Session) -> Result<SearchOutput> {
         let (documents, paths) = (self.documents.clone(), self.paths.clone());
         let mut req = self.request(session.config())?;
+        if req.mode.uses_vector() && session.kind() == SessionKind::OneShot {
+            session.start_loading_runtime();
+        }
         // What the model the index is bound to reads (a multilingual model
         // reads Chinese), not the configured default, decides whether the
         // query can be searched by meaning.

@@ -198,7 +198,8 @@ impl Embedder {
             });
             let session = (|| {
                 let env = {
-                    let _span = crate::timings::span("onnx runtime");
+                    // Loads it, or waits for the thread that started it.
+                    let _span = crate::timings::span("onnx runtime ready");
                     super::runtime::ensure_loaded(config)?
                 };
                 let _span = crate::timings::span("model session");

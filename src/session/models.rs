@@ -132,6 +132,25 @@ impl Session {
         *self.models.loaded.borrow_mut() = Some((BindingKey::of(binding), model));
     }
 
+    /// Starts loading ONNX Runtime on a thread of its own, for a command
+    /// that will load a model: the library and its environment take tens of
+    /// milliseconds and need only the configuration, so they need not wait
+    /// for the database and the model's fingerprint. The model load waits
+    /// for this one (a failure is kept and reported there).
+    pub(crate) fn start_loading_runtime(&self) {
+        if !matches!(self.models.provider, ModelProvider::Resolve) {
+            return;
+        }
+        let config = self.config.clone();
+        // Not joined: a one-shot command ends with the process.
+        let _ = std::thread::Builder::new()
+            .name("onnx runtime".into())
+            .spawn(move || {
+                let _span = crate::timings::span("onnx runtime");
+                let _ = embed::runtime::ensure_loaded(&config);
+            });
+    }
+
     /// Checks now (cheaply: no model load) that the bound model's files are
     /// there and match, and returns the load itself, to run later.
     pub(crate) fn model_loader(
