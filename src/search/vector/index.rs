@@ -101,7 +101,18 @@ impl VectorIndex {
     /// `chunks` chunks.
     pub fn load_codes(db: &Database, chunks: i64) -> Result<VectorIndex> {
         let mut index = VectorIndex::default();
-        db.for_each_code(|id, code| index.push(id, code))?;
+        // Sized once for every chunk: grown by doubling, the codes were
+        // copied and faulted in about twice over.
+        let expected = usize::try_from(chunks).unwrap_or(0);
+        index.ids.reserve(expected);
+        index.scales.reserve(expected);
+        index.errors.reserve(expected);
+        db.for_each_code(|id, code| {
+            if index.dim == 0 {
+                index.codes.reserve(expected * code.codes.len());
+            }
+            index.push(id, code)
+        })?;
         index.covers_all = index.len() as i64 == chunks;
         Ok(index)
     }

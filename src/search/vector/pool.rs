@@ -104,6 +104,9 @@ pub(crate) struct PoolSink {
     dim: usize,
     /// The weakest entry kept at the last cut.
     floor: Option<PoolEntry>,
+    /// The buffers of the cut before, reused by the next: a fresh pair per
+    /// cut was memory the kernel had to map and zero again.
+    spare: (Vec<PoolEntry>, Vec<i8>),
 }
 
 impl PoolSink {
@@ -119,6 +122,7 @@ impl PoolSink {
             codes: Vec::new(),
             dim: 0,
             floor: None,
+            spare: Default::default(),
         }
     }
 
@@ -140,6 +144,9 @@ impl PoolSink {
         }
         if self.entries.is_empty() {
             self.dim = code.len();
+            // What it holds before its first cut, allocated once.
+            self.entries.reserve(2 * self.size);
+            self.codes.reserve(2 * self.size * self.dim);
         }
         if code.len() != self.dim {
             return;
@@ -161,17 +168,20 @@ impl PoolSink {
             stronger(&self.entries[a], &self.entries[b])
         });
         order.truncate(self.size);
-        let mut codes = Vec::with_capacity(self.size * self.dim);
-        let entries: Vec<PoolEntry> = order
-            .iter()
-            .map(|&i| {
-                codes.extend_from_slice(&self.codes[i * self.dim..(i + 1) * self.dim]);
-                self.entries[i]
-            })
-            .collect();
+        // Room for the entries up to the next cut, so the pool never grows
+        // by copying.
+        let (mut entries, mut codes) = std::mem::take(&mut self.spare);
+        entries.clear();
+        codes.clear();
+        entries.reserve(2 * self.size);
+        codes.reserve(2 * self.size * self.dim);
+        for &i in &order {
+            codes.extend_from_slice(&self.codes[i * self.dim..(i + 1) * self.dim]);
+            entries.push(self.entries[i]);
+        }
         self.floor = entries.last().copied();
-        self.entries = entries;
-        self.codes = codes;
+        let entries = std::mem::replace(&mut self.entries, entries);
+        self.spare = (entries, std::mem::replace(&mut self.codes, codes));
     }
 }
 
