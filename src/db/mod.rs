@@ -16,6 +16,7 @@ mod roots;
 mod search_log;
 #[cfg(test)]
 pub(crate) mod test_support;
+mod vector_rows;
 mod vectors;
 mod writer_lock;
 

@@ -214,27 +214,6 @@ impl Database {
         Ok(())
     }
 
-    /// Calls `f` with the vector of each chunk in `ids` that has one.
-    pub fn vectors_by_id(&self, ids: &[i64], mut f: impl FnMut(i64, &[f32])) -> Result<()> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT embedding FROM chunks_vec WHERE chunk_id = ?1")?;
-        let mut buf: Vec<f32> = Vec::new();
-        for id in ids {
-            let mut rows = stmt.query([id])?;
-            if let Some(row) = rows.next()? {
-                let blob = row.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
-                buf.clear();
-                buf.extend(
-                    blob.chunks_exact(4)
-                        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                );
-                f(*id, &buf);
-            }
-        }
-        Ok(())
-    }
-
     /// sqlite-vec's k-nearest-neighbour scan, best first, over every chunk
     /// or only over the chunks in `among`.
     pub fn vector_knn(

@@ -399,6 +399,7 @@ where
             Some((qv, hits, pool))
         }
         Some((qv, vector::Ranked::Scanned(scored, pool))) => {
+            let _span = crate::timings::span("vector re-score");
             let hits = exact_top_k(floats, &qv, scored, k)?;
             Some((qv, hits, pool))
         }
