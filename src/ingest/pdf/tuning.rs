@@ -1,11 +1,7 @@
 //! The numbers the PDF structure rules compare with, named in one place:
 //! sizes are relative to the body text's unless a field says points, and
-//! counts are of lines, words or characters as each field says. It holds
-//! the thresholds of `glyphs.rs` and `pitch.rs` (reading glyphs),
-//! `grouping.rs` and `monospace.rs` (blocks, listings), `furniture.rs`
-//! (running lines), `text_shape.rs` and `numbering.rs` (a heading's text),
-//! `outline.rs`, `class.rs` and the layout (`layout.rs`, `layout/`); the
-//! other files' thresholds join it one concern at a time.
+//! counts are of lines, words or characters as each field says. Every
+//! threshold of `pdf/` is here, grouped by the file or concern it serves.
 
 /// Declares each threshold once, its doc, type and value, and makes of them
 /// the struct [`Tuning`] and its values [`TUNING`].
@@ -28,58 +24,40 @@ tuning! {
     default_body_size: f32 = 10.0,
     /// Lines whose baselines are closer than this, in points, share a baseline.
     same_baseline_points: f32 = 1.0,
-    /// The most words of a table's cell beside a line.
+    /// The most words of a table's cell (beside a line, or a column's header).
     cell_words: usize = 3,
-    /// A Chinese paragraph's first line is indented this many sizes (characters) …
-    cjk_indent: f32 = 2.0,
-    /// … give or take this share of a size.
-    cjk_indent_tolerance: f32 = 0.2,
-    /// A listing's lines share a pitch within this share of it …
+    /// A Chinese paragraph's first line is indented this many sizes, give or take this share.
+    cjk_indent: (f32, f32) = (2.0, 0.2),
+    /// A listing's lines share a pitch within this share of it, a blank line apart at most.
     listing_pitch_share: f32 = 0.03,
-    /// … and follow each other at most this many sizes apart (a blank line or two).
-    listing_step: f32 = 3.5,
-    /// A change of font size ends a block when it is over this many points …
-    size_change_points: f32 = 0.8,
-    /// … or this share of the smaller size, whichever is larger.
-    size_change_share: f32 = 0.12,
+    /// A change of font size ends a block over this many points or share of the smaller size.
+    size_change: (f32, f32) = (0.8, 0.12),
     /// A line ending this many sizes short of full lines' end is a paragraph's last.
     short_of_margin: f32 = 2.0,
     /// A line starting this many sizes right of the block's left edge is indented.
     indent: f32 = 0.8,
-    /// A bold line this many times the size of the text under it is a heading.
-    larger_bold_ratio: f32 = 1.05,
     /// A numbered line is a title when the text under it runs this many sizes further.
     runs_further: f32 = 1.0,
     /// Lines starting within this many sizes of each other share a column.
     column_reach: f32 = 2.0,
-    /// A line of at least this many characters is body text, for where full lines end …
+    /// A line of at least this many characters is running text (a sentence, a full line) …
     full_line_chars: usize = 30,
-    /// … which is this many tenths of the way up their right edges.
-    full_line_tenths: usize = 9,
+    /// … full lines ending this share of the way up their right edges.
+    full_line_share: (usize, usize) = (9, 10),
 
     // Running headers, footers and page numbers (`furniture.rs`).
-    /// A running line repeats on at least this many pages (with as many with text) …
-    running_pages: usize = 3,
-    /// … and at the page's edge on at least one page in this many.
-    running_one_page_in: usize = 10,
+    /// A running line repeats on this many pages (with text), at the edge of one page in this many.
+    running: (usize, usize) = (3, 10),
     /// A text at pages' edges also inside one page in this many is the page's own.
     inside_one_page_in: usize = 2,
-    /// A page's edge in reading order: its first this many lines …
-    edge_top_lines: usize = 3,
-    /// … and its last this many.
-    edge_bottom_lines: usize = 2,
+    /// A page's edge in reading order: its first this many lines and its last this many.
+    edge_lines: (usize, usize) = (3, 2),
     /// Lines within this many points of height share a height.
     height_bucket_points: f32 = 2.0,
-    /// A title this many times the body's size and its running header's stays.
-    running_title_ratio: f32 = 1.12,
-    /// A printed page number has at most this many digits …
-    page_number_digits: usize = 4,
-    /// … after a part's prefix of at most this many letters ("F-4") …
-    page_prefix_letters: usize = 2,
-    /// … or a page-number line at most this many digits ("12 / 40") …
-    page_line_digits: usize = 8,
-    /// … and characters …
-    page_line_chars: usize = 20,
+    /// A printed page number has this many digits at most, after a prefix of this many letters …
+    page_number: (usize, usize) = (4, 2),
+    /// … or a page-number line this many digits and characters at most ("12 / 40") …
+    page_line: (usize, usize) = (8, 20),
     /// … or a roman numeral of at most this many letters ("xviii").
     roman_page_letters: usize = 6,
 
@@ -94,12 +72,10 @@ tuning! {
     item_title_words: usize = 2,
     /// A glossary's acronym before a colon has this many letters, fewest and most.
     acronym_letters: (usize, usize) = (2, 8),
-    /// All capitals: at least this many capital letters …
+    /// All capitals: at least this many capital letters.
     capitals_letters: usize = 4,
-    /// … in at most this many words.
-    capitals_words: usize = 10,
-    /// Title case: at most this many words.
-    title_case_words: usize = 10,
+    /// The most words of a line in capitals or title case (a heading, a statement's title).
+    styled_words: usize = 10,
     /// A chapter's number has at most this many digits ("第12章").
     chapter_number_digits: usize = 4,
 
@@ -114,7 +90,7 @@ tuning! {
     smaller_ratio: f32 = 0.92,
     /// Two heading sizes closer than this, in points, are one size.
     same_size_points: f32 = 0.6,
-    /// A heading in the body's type this many times its size ranks above capitals.
+    /// Slightly larger type: a bold heading's over its text, a body-font heading above capitals.
     slightly_larger_ratio: f32 = 1.05,
     /// A word in capitals of at most this many letters in paragraphs is an abbreviation.
     abbreviation_letters: usize = 4,
@@ -124,49 +100,29 @@ tuning! {
     name_letters: usize = 2,
     /// The most lines a heading spans.
     heading_lines: usize = 2,
-    /// The most font sizes that rank as heading levels.
-    font_levels: usize = 5,
-    /// Past `font_levels` sizes, only the sizes of this many headings rank.
-    frequent_size_headings: usize = 3,
+    /// The most font sizes that rank as heading levels; past them, sizes of this many headings.
+    font_levels: (usize, usize) = (5, 3),
     /// The deepest heading level.
     deepest_level: u8 = 6,
     /// Cells apart on a line's baseline that make it a table's row, not a heading.
     row_cells: usize = 2,
     /// A block of at least this many words is prose, no row group of a statement.
     prose_words: usize = 12,
-    /// The most words of a dateline between a statement's title and its table.
-    dateline_words: usize = 8,
-    /// The most short blocks between a statement's title and its table …
+    /// The most short blocks between a statement's title and its table.
     statement_lead_blocks: usize = 2,
-    /// … and the most words of each.
-    statement_lead_words: usize = 12,
     /// The most lines of a statement's title block (one more under a company's name).
     statement_title_lines: usize = 2,
-    /// The most words of a company's name over a statement's title.
-    company_line_words: usize = 8,
-    /// A bold line of at most this many words …
-    short_line_words: usize = 8,
-    /// … and characters is a heading rather than a bold sentence.
-    short_line_chars: usize = 60,
-    /// A title page's heading this many points over every later one's heads nothing.
-    title_page_points: f32 = 0.5,
-    /// A column's header: at most this many points larger than the table's type …
-    column_header_points: f32 = 0.5,
-    /// … of at most this many words …
-    column_header_words: usize = 3,
-    /// … starting at least this share of the table's width right of its left edge …
-    column_header_indent: f32 = 0.25,
-    /// … and at most this many of its own sizes above the line below it.
-    column_header_gap: f32 = 2.0,
+    /// A short line (a bold heading, a dateline, a name) has at most this many words, characters.
+    short_line: (usize, usize) = (8, 60),
+    /// A column's header starts this share of the table's width in, this many of its sizes above.
+    column_header: (f32, f32) = (0.25, 2.0),
     /// A character's half width in ems, to estimate a line's centre.
     half_char_width: f32 = 0.25,
     /// A line over a table centred within this share of its width is its title.
     centred_share: f32 = 0.1,
 
     // Headings taken back (`layout/demote.rs`).
-    /// A page's first heading is a section's mark when one alike is this many points larger …
-    section_mark_points: f32 = 0.5,
-    /// … or follows it within this many blocks of its page.
+    /// A page's first heading marks a section if one alike is larger or within this many blocks.
     section_mark_blocks: usize = 3,
     /// The most digits of a heading's number on one level ("127.").
     section_number_digits: usize = 3,
@@ -186,22 +142,18 @@ tuning! {
     footnote_ratio: f32 = 0.8,
     /// A sentence in the body's type (this share of its size) is a paragraph too.
     body_type_ratio: f32 = 0.95,
-    /// A line ending on a full stop with this many characters is a sentence.
-    sentence_chars: usize = 30,
 
     // A document's class (`class.rs`).
-    /// The class is told from this many first pages with text …
-    class_pages: usize = 3,
-    /// … which name at least this many of a filing's phrases in a filing.
+    /// The class and the title are told from this many first pages with text.
+    first_pages: usize = 3,
+    /// A filing's first pages name at least this many of a filing's phrases.
     filing_phrases: usize = 3,
 
     // Reading a page's glyphs (`glyphs.rs`, `pitch.rs`); sizes are the glyphs' own.
     /// An accent's middle may overhang its letter's sides by this many sizes.
     accent_overhang: f32 = 0.05,
-    /// A narrow glyph (`i`, `.`) at least this many sizes wide is set monospaced …
-    narrow_set_wide: f32 = 0.47,
-    /// … and one narrower than this many sizes proportionally.
-    narrow_set_narrow: f32 = 0.42,
+    /// A narrow glyph (`i`, `.`) this many sizes wide is monospaced, under this many proportional.
+    narrow_set: (f32, f32) = (0.47, 0.42),
     /// Glyphs whose mean width is within this share of the narrowest are even.
     even_width_share: f32 = 0.03,
 
@@ -214,10 +166,128 @@ tuning! {
     // A PDF's outline (`outline.rs`).
     /// A bookmark's heading may sit this many points above the point it names.
     bookmark_above: f32 = 4.0,
-    /// An outline is thin with fewer than this many bookmarks …
-    thin_outline_bookmarks: usize = 3,
-    /// … in more than this many pages …
-    thin_outline_pages: u32 = 10,
+    /// An outline is thin with fewer than this many bookmarks in more than this many pages …
+    thin_outline: (usize, u32) = (3, 10),
     /// … or fewer than one bookmark per this many pages.
     pages_per_bookmark: u64 = 40,
+
+    // Words, spans and lines of a page (`reading.rs`); sizes are the glyphs' own.
+    /// In a word, characters are this many sizes apart at most, or this close across a space.
+    letter_gap: (f32, f32) = (0.25, 0.05),
+    /// A character may start this many sizes left of the one before it in its word.
+    back_reach: f32 = 0.3,
+    /// A word's characters sit on baselines less than this many sizes apart.
+    word_rise: f32 = 0.4,
+    /// A character over this many times its word's size sets the word's baseline.
+    superscript_ratio: f32 = 1.1,
+    /// Words on baselines within this many sizes share a row.
+    row_baseline: f32 = 0.45,
+    /// Words further apart than this many sizes are in different spans (a gutter, a cell).
+    span_gap: f32 = 0.8,
+    /// The most spaces a gap in evenly spaced text is written as.
+    max_spaces: f32 = 200.0,
+    /// A span is bold when at least this share of its characters are (8 in 10).
+    bold_share: (usize, usize) = (8, 10),
+    /// A step between rows counts towards the line pitch between this many sizes …
+    pitch_steps: (f32, f32) = (0.9, 3.0),
+    /// … the median of this many steps where a line wraps, or else of this many steps.
+    pitch_samples: (usize, usize) = (3, 5),
+    /// A gap over a line: a step over this many sizes and this many line pitches.
+    gap: (f32, f32) = (1.5, 1.25),
+    /// Type within this many points of another's is the same type; beyond, larger.
+    same_type_points: f32 = 0.5,
+    /// A font size under this many points is unread: the glyph's height is used.
+    least_font_points: f32 = 0.5,
+    /// A font weight of at least this is bold.
+    bold_weight: u32 = 600,
+
+    // Columns (`reading/columns.rs`).
+    /// Rows that leave a gutter empty before it counts as a column break.
+    column_rows: usize = 5,
+    /// Rows of prose as wide as a column of two that make a side of a gutter a column.
+    prose_rows: usize = 3,
+    /// Prose: a typical row's widest entry spans this share of the text's width, or rows this.
+    prose_width: (f32, f32) = (0.25, 0.4),
+    /// A gutter this share of the text's width from the usual one takes thinner evidence.
+    usual_reach: f32 = 0.03,
+    /// Gutters of two pages this many points apart are the same one …
+    same_gutter: f32 = 8.0,
+    /// … and the usual one when on this many pages and one page with text in this many.
+    usual_gutter_pages: (usize, usize) = (3, 10),
+    /// A gutter's candidates this many points apart are one.
+    same_candidate_points: f32 = 2.0,
+
+    // Letter-spaced text (`spacing.rs`); sizes are the letters' own.
+    /// At least this many one-letter words in a row are letter-spaced …
+    spaced_letters: usize = 3,
+    /// … which spread their letters at most this many sizes (a table's cells stand wider) …
+    letter_spacing: f32 = 0.6,
+    /// … or at most this many if mostly digits (never one-digit cells) …
+    digit_spacing: f32 = 0.35,
+    /// … unless more than one letter in this many is in lower case (a formula).
+    spaced_lower_in: usize = 3,
+    /// A gap this many sizes wider than the letter spacing is a word space.
+    word_space: f32 = 0.2,
+
+    // Table rows (`tables.rs`); sizes are the rows' own.
+    /// A title beside a section number has at least this many letters.
+    title_letters: usize = 3,
+    /// A number stands at most this many sizes from its title: a filing's item, others.
+    number_reach: (f32, f32) = (6.0, 2.5),
+    /// A span of at most this many characters (or half digits) is a cell.
+    cell_chars: usize = 16,
+    /// The most characters of a row's first cell and of each other cell.
+    row_cell_chars: (usize, usize) = (80, 40),
+    /// Cell edges within this many sizes line up.
+    edge_tolerance: f32 = 0.6,
+    /// A row of at least this many cells is wide (an entry that may stand apart).
+    wide_row_cells: usize = 3,
+    /// A table's rows follow within this many sizes; a wide entry's within this many.
+    row_step: (f32, f32) = (2.6, 3.5),
+
+    // Contents pages (`contents.rs`).
+    /// A contents page has this many entries, or this many under its title …
+    contents_entries: (usize, usize) = (5, 3),
+    /// … the first many making at least this share of its lines with letters (2 in 5) …
+    contents_share: (usize, usize) = (2, 5),
+    /// … set among its first this many lines (or above its entries).
+    contents_title_lines: usize = 4,
+    /// Spans on baselines within this many sizes share a row.
+    same_row: f32 = 0.5,
+    /// An entry's page number has at most this many digits (after a part's letter too).
+    page_ref_digits: usize = 3,
+
+    // Labels, statements and the title (`labels.rs`, `statement.rs`, `title.rs`).
+    /// A US postal code's digits and those after its hyphen.
+    zip_digits: (usize, usize) = (5, 4),
+    /// A year's digits.
+    year_digits: usize = 4,
+    /// The most words of a label: an address, an officer's title, a name, a statement's lead.
+    label_words: usize = 12,
+    /// The most characters of a footnote's mark ("(a)").
+    mark_chars: usize = 4,
+    /// The most words of a place's city and of its region ("New York, New York").
+    place_words: usize = 3,
+    /// The most characters of a table's caption.
+    caption_chars: usize = 200,
+    /// The most lines and words of a statement's title block …
+    statement_block: (usize, usize) = (6, 60),
+    /// … whose title is among its first this many lines.
+    statement_name_lines: usize = 3,
+    /// A title in display type is this many times the body's size.
+    display_title_ratio: f32 = 1.3,
+    /// The most words of an exhibit's number ("Exhibit 99.1").
+    exhibit_words: usize = 3,
+
+    // Leaders, index letters and dates (`text_shape.rs`).
+    /// Dots in a row: this many are a leader (an ellipsis); this many first, a span's leader.
+    leader_dots: (usize, usize) = (4, 3),
+    /// At least this many index letters in alphabetical order are an index's.
+    alphabet_run: usize = 5,
+    /// The most words of a date alone, and of a date ending a line (month, day, year).
+    date_words: usize = 3,
+
+    // Chunks (`pack.rs`).
+    /// A heading closes the chunk before it with this many tokens; smaller sections share.
+    section_tokens: usize = 50,
 }
