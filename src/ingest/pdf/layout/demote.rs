@@ -260,8 +260,7 @@ pub(super) fn drop_signers(blocks: &mut [Block]) {
 fn signed_name(t: &str) -> Option<String> {
     let lower = t.to_lowercase();
     let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
-    let at = compact.find("/s/")?;
-    Some(letters(&compact[at + 3..]))
+    Some(letters(compact.split_once("/s/")?.1))
 }
 
 /// The lines of a title page around its title: the author, affiliation,
