@@ -15,6 +15,9 @@ use super::pdf::page::Line;
 /// 20-40 pixels per line, which 300 dpi gives for 8-14 pt type.
 pub const DPI: f32 = 300.0;
 
+/// A unit: points in an inch.
+pub const POINTS_PER_INCH: f32 = 72.0;
+
 /// How to install the engine, for the warning when it is missing.
 pub const HOW_TO_INSTALL: &str = "install Tesseract (Debian/Ubuntu: apt install tesseract-ocr; \
      macOS: brew install tesseract) or set ingestion.tesseract to its path";
@@ -131,7 +134,7 @@ pub fn recognise(
             .join("; ");
         return Err(format!("tesseract failed ({status}): {detail}"));
     }
-    Ok(lines_from_tsv(&tsv, 72.0 / DPI))
+    Ok(lines_from_tsv(&tsv, POINTS_PER_INCH / DPI))
 }
 
 /// Recognises an image file (PNG, JPEG, TIFF, WebP; every page of a

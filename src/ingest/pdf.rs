@@ -42,6 +42,8 @@ mod tables;
 #[doc(hidden)]
 pub mod testpdf;
 mod text_shape;
+#[cfg(test)]
+mod thresholds;
 mod title;
 mod tuning;
 

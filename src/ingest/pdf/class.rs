@@ -24,7 +24,7 @@ use DocumentClass::*;
 /// The class of a document by the lines of its first pages with text.
 pub(super) fn classify(pages: &[Page]) -> DocumentClass {
     let pages = pages.iter().filter(|p| !p.lines.is_empty());
-    let lines = pages.take(TUNING.class_pages).flat_map(|p| &p.lines);
+    let lines = pages.take(TUNING.first_pages).flat_map(|p| &p.lines);
     class_of(&lines.map(|l| l.text.as_str()).collect::<Vec<_>>())
 }
 

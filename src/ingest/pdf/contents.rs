@@ -9,6 +9,7 @@ use super::lexicon::{letters, CONTENTS_TITLES};
 use super::page::Line;
 use super::tables::CELL_SEPARATOR;
 use super::text_shape::{index_letter, leaders};
+use super::tuning::TUNING;
 
 /// The pages that are a table of contents (1-based), each with the
 /// baselines of its listing: at least five entries (a title followed
@@ -43,16 +44,19 @@ pub(super) fn contents_pages(pages: &[Vec<Line>]) -> HashMap<u32, RangeInclusive
         let size = entries.iter().map(|&e| lines[e].size).fold(0.0, f32::max);
         let end = lines
             .iter()
-            .filter(|l| l.y > last && l.size > size + 0.5)
+            .filter(|l| l.y > last && l.size > size + TUNING.same_type_points)
             .map(|l| l.y - 1.0)
             .reduce(f32::min)
             .unwrap_or(f32::MAX);
         let n = entries.len();
         // Headed at the page's top, or further down above its entries (a
         // short manual's contents under its title and abstract).
+        let top = TUNING.contents_title_lines;
         let headed = (0..lines.len())
-            .any(|k| (k < 4 || lines[k].y < first) && contents_title(&row_text(lines, k)));
-        if (n >= 5 && n * 5 >= with_letters * 2) || (headed && n >= 3) {
+            .any(|k| (k < top || lines[k].y < first) && contents_title(&row_text(lines, k)));
+        let (least, headed_least) = TUNING.contents_entries;
+        let (part, whole) = TUNING.contents_share;
+        if (n >= least && n * whole >= with_letters * part) || (headed && n >= headed_least) {
             out.insert(i as u32 + 1, first - 1.0..=end);
         }
     }
@@ -72,7 +76,7 @@ fn row_text(lines: &[Line], k: usize) -> String {
 
 /// Two spans on one baseline, within half the size of `b`'s type.
 fn same_row(a: &Line, b: &Line) -> bool {
-    (a.y - b.y).abs() < 0.5 * b.size.max(1.0)
+    (a.y - b.y).abs() < TUNING.same_row * b.size.max(1.0)
 }
 
 /// The title of a table of contents, in the languages kb sees most.
@@ -130,12 +134,13 @@ fn numbered_words_before(tokens: &[&str]) -> bool {
 /// A page number as a contents entry gives it: `12`, `xiv`, `F-3`.
 fn page_ref(t: &str) -> bool {
     let t = t.trim_start_matches(['.', '…']);
-    let digits = !t.is_empty() && t.len() <= 3 && t.chars().all(|c| c.is_ascii_digit());
-    let roman = !t.is_empty() && t.len() <= 6 && t.chars().all(|c| "ivxlc".contains(c));
+    let short = |n: usize| !t.is_empty() && t.len() <= n;
+    let digits = short(TUNING.page_ref_digits) && t.chars().all(|c| c.is_ascii_digit());
+    let roman = short(TUNING.roman_page_letters) && t.chars().all(|c| "ivxlc".contains(c));
     let lettered = t.split_once('-').is_some_and(|(a, b)| {
         a.len() == 1
             && a.chars().all(|c| c.is_ascii_uppercase())
-            && (1..=3).contains(&b.len())
+            && (1..=TUNING.page_ref_digits).contains(&b.len())
             && b.chars().all(|c| c.is_ascii_digit())
     });
     digits || roman || lettered

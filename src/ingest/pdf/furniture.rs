@@ -133,8 +133,8 @@ impl Edges {
         // The same text at the edge and inside the page is what the page
         // says, a list's item (a running line stands apart from the text).
         let inside = self.inside.get(&k).copied().unwrap_or(0);
-        if self.with_text < TUNING.running_pages
-            || c < TUNING.running_pages
+        if self.with_text < TUNING.running.0
+            || c < TUNING.running.0
             || inside * TUNING.inside_one_page_in >= c
         {
             return Verdict::Text;
@@ -166,10 +166,8 @@ impl Edges {
         let repeats = self
             .sized
             .get(&(exact(&l.text), half_points(l)))
-            .is_some_and(|&n| n >= TUNING.running_pages);
-        l.size >= body * TUNING.running_title_ratio
-            && l.size >= least * TUNING.running_title_ratio
-            && !repeats
+            .is_some_and(|&n| n >= TUNING.running.0);
+        l.size >= body * TUNING.larger_ratio && l.size >= least * TUNING.larger_ratio && !repeats
     }
 
     /// Whether a line repeated on `c` pages' edges runs where it stands.
@@ -184,12 +182,12 @@ impl Edges {
         // one only where it runs elsewhere: the same text at the same
         // height.
         if !at_edge {
-            return here >= TUNING.running_pages;
+            return here >= TUNING.running.0;
         }
         // The last line of three pages or more, wherever it falls (an
         // exhibit's footer set right under its text).
         let here = here.max(self.outermost.get(k).copied().unwrap_or(0));
-        c * TUNING.running_one_page_in >= self.with_text || here >= TUNING.running_pages
+        c * TUNING.running.1 >= self.with_text || here >= TUNING.running.0
     }
 }
 
@@ -255,7 +253,7 @@ fn numbered_rows(pages: &[Vec<Line>]) -> Vec<Vec<i32>> {
         (h - 1..=h + 1).any(|h| {
             votes
                 .get(&(offset, h))
-                .is_some_and(|&n| n >= TUNING.running_pages)
+                .is_some_and(|&n| n >= TUNING.running.0)
         })
     };
     pages
@@ -273,7 +271,7 @@ fn numbered_rows(pages: &[Vec<Line>]) -> Vec<Vec<i32>> {
 /// Among a page's first three lines or its last two, where running
 /// headers and footers fall in reading order.
 fn edge(i: usize, n: usize) -> bool {
-    i < TUNING.edge_top_lines || i + TUNING.edge_bottom_lines >= n
+    i < TUNING.edge_lines.0 || i + TUNING.edge_lines.1 >= n
 }
 
 /// The same height within a point or so.
@@ -286,7 +284,7 @@ fn height(l: &Line) -> i32 {
 /// closing the line ("12 Methods", "2.4.5 段落 9").
 fn printed_numbers(t: &str) -> Vec<i64> {
     let whole = |w: &str| {
-        (1..=TUNING.page_number_digits).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_digit())
+        (1..=TUNING.page_number.0).contains(&w.len()) && w.bytes().all(|b| b.is_ascii_digit())
     };
     if page_number(t) {
         return t
@@ -319,9 +317,9 @@ enum Verdict {
 pub(super) fn page_number(t: &str) -> bool {
     let t = t.trim().to_lowercase();
     if let Some((prefix, n)) = t.split_once('-') {
-        if (1..=TUNING.page_prefix_letters).contains(&prefix.len())
+        if (1..=TUNING.page_number.1).contains(&prefix.len())
             && prefix.chars().all(|c| c.is_ascii_alphabetic())
-            && (1..=TUNING.page_number_digits).contains(&n.len())
+            && (1..=TUNING.page_number.0).contains(&n.len())
             && n.chars().all(|c| c.is_ascii_digit())
         {
             return true;
@@ -335,9 +333,9 @@ pub(super) fn page_number(t: &str) -> bool {
         .replace("of", "");
     let digits = t.chars().filter(char::is_ascii_digit).count();
     if digits > 0
-        && digits <= TUNING.page_line_digits
+        && digits <= TUNING.page_line.0
         && words.is_empty()
-        && t.chars().count() <= TUNING.page_line_chars
+        && t.chars().count() <= TUNING.page_line.1
     {
         return true;
     }

@@ -4,6 +4,9 @@
 
 use super::tuning::TUNING;
 
+/// A unit: the quarter turns of a full turn.
+pub(super) const TURNS: u8 = 4;
+
 /// A character as the PDF places it, in points from the page's top-left
 /// (y grows downwards).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -38,7 +41,7 @@ impl Glyph {
     /// read left to right.
     pub(super) fn upright(&self) -> (f32, f32, f32) {
         let (ox, oy) = self.origin;
-        match self.turns % 4 {
+        match self.turns % TURNS {
             0 => (self.left, self.right, oy),
             1 => (-self.bottom, -self.top, ox),
             2 => (-self.right, -self.left, -oy),

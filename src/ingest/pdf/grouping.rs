@@ -102,8 +102,8 @@ pub(super) fn indented_cjk_paragraph(line: &Line, margin: Option<f32>) -> bool {
     let letters = line.text.chars().filter(|c| c.is_alphanumeric()).count();
     let cjk = line.text.chars().filter(|&c| is_cjk(c)).count();
     2 * cjk > letters
-        && (line.x - margin - TUNING.cjk_indent * line.size).abs()
-            <= TUNING.cjk_indent_tolerance * line.size
+        && (line.x - margin - TUNING.cjk_indent.0 * line.size).abs()
+            <= TUNING.cjk_indent.1 * line.size
 }
 
 /// The spans right of a line on its baseline, in its column (where a
@@ -179,7 +179,7 @@ fn in_listing(first: &Line, prev: &Line, l: &Line) -> bool {
         && l.pitch > 0.0
         && (l.pitch - pitch).abs() <= TUNING.listing_pitch_share * pitch
         && l.y > prev.y
-        && l.y - prev.y <= TUNING.listing_step * prev.size.max(1.0)
+        && l.y - prev.y <= TUNING.blank_line_step.1 * prev.size.max(1.0)
 }
 
 /// Whether `l` starts a block after the lines of `cur`, whose last line
@@ -187,10 +187,8 @@ fn in_listing(first: &Line, prev: &Line, l: &Line) -> bool {
 /// no further left than `left`.
 fn starts_paragraph(cur: &[&Line], l: &Line, right: f32, left: f32) -> bool {
     let prev = cur[cur.len() - 1];
-    let size_change = (prev.size - l.size).abs()
-        > TUNING
-            .size_change_points
-            .max(TUNING.size_change_share * prev.size.min(l.size));
+    let (points, share) = TUNING.size_change;
+    let size_change = (prev.size - l.size).abs() > points.max(share * prev.size.min(l.size));
     let ended = ends_sentence(&prev.text)
         && (prev.end < right - TUNING.short_of_margin * prev.size
             || l.x > left + TUNING.indent * l.size);
@@ -217,7 +215,7 @@ fn weight_change(prev: &Line, l: &Line) -> bool {
     let indented = prev.bold && l.x > prev.x + TUNING.indent * l.size;
     // Bold and a little larger than the text under it (11pt over 10pt): a
     // heading too close in size for the size alone.
-    let larger_bold = prev.bold && prev.size >= TUNING.larger_bold_ratio * l.size;
+    let larger_bold = prev.bold && prev.size >= TUNING.slightly_larger_ratio * l.size;
     prev.bold != l.bold && (numbered_bold(prev) || numbered_bold(l) || indented || larger_bold)
 }
 
@@ -261,7 +259,8 @@ fn right_edges(lines: &[Line]) -> Vec<f32> {
                 return page_max;
             }
             ends.sort_by(f32::total_cmp);
-            ends[(ends.len() * TUNING.full_line_tenths / 10).min(ends.len() - 1)]
+            ends[(ends.len() * TUNING.full_line_share.0 / TUNING.full_line_share.1)
+                .min(ends.len() - 1)]
         })
         .collect()
 }

@@ -7,6 +7,7 @@
 //! open sections that cite the wrong name.
 
 use super::lexicon::{letters, lower_words, MONTHS, OFFICER_WORDS};
+use super::tuning::TUNING;
 
 /// A line that labels something on its page rather than titling what
 /// follows it.
@@ -42,7 +43,9 @@ fn postal_address(t: &str) -> bool {
     };
     let (zip, plus) = code.split_once('-').unwrap_or((code, "0000"));
     let digits = |s: &str, n: usize| s.len() == n && s.chars().all(|c| c.is_ascii_digit());
-    t.contains(',') && digits(zip, 5) && digits(plus, 4) && t.split_whitespace().count() <= 12
+    let (zip_len, plus_len) = TUNING.zip_digits;
+    let short = t.split_whitespace().count() <= TUNING.label_words;
+    t.contains(',') && digits(zip, zip_len) && digits(plus, plus_len) && short
 }
 
 /// The period a table's columns cover: "Fiscal Year", "Year Ended
@@ -55,11 +58,13 @@ fn period_header(t: &str) -> bool {
     ];
     let mut words = lower_words(t, |c| c.is_whitespace() || c == ',' || c == '-');
     // A footnote's mark: "(a)", "(1)".
-    words.retain(|w| !(w.starts_with('(') && w.ends_with(')') && w.chars().count() <= 4));
+    words.retain(|w| {
+        !(w.starts_with('(') && w.ends_with(')') && w.chars().count() <= TUNING.mark_chars)
+    });
     let known = |w: &String| {
         WORDS.contains(&w.as_str())
             || MONTHS.contains(&w.as_str())
-            || (w.len() <= 4 && w.chars().all(|c| c.is_ascii_digit()))
+            || (w.len() <= TUNING.year_digits && w.chars().all(|c| c.is_ascii_digit()))
     };
     let has = |w: &str| words.iter().any(|x| x == w);
     let period = has("ended")
@@ -89,7 +94,7 @@ pub(super) fn place(t: &str) -> bool {
     };
     let words = |s: &str| {
         let n = s.split_whitespace().count();
-        (1..=3).contains(&n)
+        (1..=TUNING.place_words).contains(&n)
             && s.split_whitespace().all(|w| {
                 w.starts_with(|c: char| c.is_uppercase())
                     && w.chars().all(|c| c.is_alphabetic() || c == '.' || c == '-')
@@ -103,7 +108,7 @@ pub(super) fn place(t: &str) -> bool {
 /// "Attorney-in-fact". Only under a signature is it known to be one.
 pub(super) fn officer_title(t: &str) -> bool {
     let words = lower_words(t, |c| c.is_whitespace() || c == ',' || c == '(' || c == ')');
-    words.len() <= 12 && words.iter().any(|w| OFFICER_WORDS.contains(&w.as_str()))
+    words.len() <= TUNING.label_words && words.iter().any(|w| OFFICER_WORDS.contains(&w.as_str()))
 }
 
 #[cfg(test)]

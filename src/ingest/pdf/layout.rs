@@ -126,7 +126,7 @@ pub(super) fn drop_title_page_headings(blocks: &mut [Block], title: Option<&str>
             .reduce(f32::max);
         if let Some(below) = below {
             for b in blocks[..end].iter_mut() {
-                if b.size > below + TUNING.title_page_points {
+                if b.size > below + TUNING.same_type_points {
                     b.level = None;
                 }
             }

@@ -80,7 +80,8 @@ pub(super) fn rtl_numbered(t: &str) -> Option<(u8, &str)> {
         rest = after.trim_start();
     }
     let toc = rest.trim_end().ends_with(char::is_numeric);
-    (depth > 0 && rest.starts_with(char::is_alphabetic) && !toc).then_some((depth.min(6), rest))
+    (depth > 0 && rest.starts_with(char::is_alphabetic) && !toc)
+        .then_some((depth.min(TUNING.deepest_level), rest))
 }
 
 /// A Chinese or Japanese chapter or section number: `第一章` / `第3章`

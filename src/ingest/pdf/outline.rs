@@ -17,7 +17,7 @@ use super::tuning::TUNING;
 /// bookmarks in a long document (a title, "Cover"), or fewer than one per
 /// 40 pages. The inferred headings then stay.
 fn thin(bookmarks: usize, pages: u32) -> bool {
-    (bookmarks < TUNING.thin_outline_bookmarks && pages > TUNING.thin_outline_pages)
+    (bookmarks < TUNING.thin_outline.0 && pages > TUNING.thin_outline.1)
         || (bookmarks as u64) * TUNING.pages_per_bookmark < u64::from(pages)
 }
 
@@ -51,7 +51,7 @@ pub(super) fn apply(mut blocks: Vec<Block>, outline: &[OutlineEntry], pages: u32
     let mut placed: Vec<(usize, u8)> = Vec::with_capacity(entries.len());
     let mut from = 0;
     for e in entries {
-        let level = e.level.clamp(1, 6);
+        let level = e.level.clamp(1, TUNING.deepest_level);
         let i = place(&mut blocks, e, from, level);
         placed.push((i, level));
         from = i + 1;
@@ -74,7 +74,7 @@ pub(super) fn apply(mut blocks: Vec<Block>, outline: &[OutlineEntry], pages: u32
                 {
                     None
                 }
-                Some((p, _)) => Some((p + 1).min(6)),
+                Some((p, _)) => Some((p + 1).min(TUNING.deepest_level)),
                 None => Some(1),
             };
         }

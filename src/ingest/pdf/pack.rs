@@ -7,14 +7,10 @@
 use super::block::Block;
 use super::tables::CELL_SEPARATOR;
 use super::text_shape;
+use super::tuning::TUNING;
 use crate::embed::TokenCounter;
 use crate::ingest::split::{split_text, Piece};
 use crate::ingest::{Chunk, ChunkContext};
-
-/// A heading closes the chunk before it only when that chunk has at least
-/// this many tokens of text; smaller sections share a chunk (as Markdown
-/// sections under `chunking.markdown.min_tokens` do).
-const MIN_SECTION_TOKENS: usize = 50;
 
 /// Whether `b` continues the paragraph `prev` ends, cut by a page break:
 /// `b` opens the next page, both are body text, and `prev` does not end a
@@ -133,7 +129,7 @@ impl Packer<'_> {
     }
 
     fn heading(&mut self, b: &Block, level: u8, n: usize) {
-        if self.cur.body_tokens >= MIN_SECTION_TOKENS {
+        if self.cur.body_tokens >= TUNING.section_tokens {
             self.flush(false);
         }
         while self.chain.last().is_some_and(|(l, _)| *l >= level) {

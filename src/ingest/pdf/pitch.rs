@@ -32,9 +32,9 @@ impl Pitch {
             return;
         }
         if narrow(c) {
-            if width >= TUNING.narrow_set_wide * size {
+            if width >= TUNING.narrow_set.0 * size {
                 self.wide_narrow += 1;
-            } else if width < TUNING.narrow_set_narrow * size {
+            } else if width < TUNING.narrow_set.1 * size {
                 self.narrow_narrow += 1;
             }
         }

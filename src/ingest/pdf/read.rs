@@ -6,16 +6,24 @@
 use pdfium_render::prelude::*;
 
 use super::engine;
+use super::glyphs::TURNS;
 use super::page::{Extracted, OutlineEntry, Page};
 use super::page_cache::PageCache;
 use super::reading::{self, Glyph};
 use super::settings::ReadOptions;
+use super::tuning::TUNING;
 use crate::config::OcrMode;
 use crate::ingest::ocr;
 
 /// The largest rendering side in pixels (a poster-sized page is rendered
 /// at less than 300 dpi rather than into gigabytes).
 const MAX_RENDER_SIDE: f32 = 12_000.0;
+
+/// A unit: the bytes of a BGRA pixel.
+const PIXEL_BYTES: usize = 4;
+
+/// ITU-R BT.601 luma's weights of blue, green and red, in 256ths.
+const LUMA: [u32; 3] = [29, 150, 77];
 
 /// Reads every page, calling `on_page(done, total)` after loading the
 /// file (done = 0) and after each page.
@@ -294,20 +302,21 @@ fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
         };
         let (ox, oy) = c.origin().unwrap_or((bounds.left(), bounds.bottom()));
         let mut size = c.scaled_font_size().value;
-        if !size.is_finite() || size < 0.5 {
+        if !size.is_finite() || size < TUNING.least_font_points {
             size = (bounds.top().value - bounds.bottom().value).abs().max(1.0);
         }
         let bold = match c.font_weight() {
             Some(PdfFontWeight::Weight600 | PdfFontWeight::Weight700Bold)
             | Some(PdfFontWeight::Weight800 | PdfFontWeight::Weight900) => true,
-            Some(PdfFontWeight::Custom(w)) => w >= 600,
+            Some(PdfFontWeight::Custom(w)) => w >= TUNING.bold_weight,
             _ => bold_name(&c.font_name()),
         };
         // pdfium measures the angle clockwise (in its y-down device
         // space); turns count counter-clockwise.
+        let quarter_turn = std::f32::consts::FRAC_PI_2;
         let turns = c
             .angle_radians()
-            .map(|a| (-a / std::f32::consts::FRAC_PI_2).round().rem_euclid(4.0) as u8)
+            .map(|a| (-a / quarter_turn).round().rem_euclid(TURNS.into()) as u8)
             .unwrap_or(0);
         out.push(Glyph {
             ch,
@@ -338,7 +347,7 @@ fn render(page: &PdfPage) -> Result<ocr::GreyImage, String> {
 
 pub(super) fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, String> {
     let (w, h) = (page.width().value, page.height().value);
-    let mut scale = dpi / 72.0;
+    let mut scale = dpi / ocr::POINTS_PER_INCH;
     if w.max(h) * scale > MAX_RENDER_SIDE {
         scale = MAX_RENDER_SIDE / w.max(h);
     }
@@ -355,14 +364,13 @@ pub(super) fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, Stri
     let (width, height) = (bitmap.width() as usize, bitmap.height() as usize);
     let bgra = bitmap.as_raw_bytes();
     let stride = bgra.len().checked_div(height).unwrap_or(0);
-    if stride < width * 4 {
+    if stride < width * PIXEL_BYTES {
         return Err("could not render the page for OCR: unexpected bitmap layout".into());
     }
     let mut pixels = Vec::with_capacity(width * height);
     for row in bgra.chunks(stride).take(height) {
-        for px in row[..width * 4].chunks_exact(4) {
-            // ITU-R BT.601 luma from blue, green, red.
-            let y = (29 * px[0] as u32 + 150 * px[1] as u32 + 77 * px[2] as u32) >> 8;
+        for px in row[..width * PIXEL_BYTES].chunks_exact(PIXEL_BYTES) {
+            let y = (LUMA[0] * px[0] as u32 + LUMA[1] * px[1] as u32 + LUMA[2] * px[2] as u32) >> 8;
             pixels.push(y as u8);
         }
     }

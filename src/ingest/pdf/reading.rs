@@ -9,28 +9,17 @@
 //! prose on both sides) → tables (runs of rows with several aligned
 //! spans, written as one line per row with cells joined by ` | `).
 
-use super::glyphs::{compose_accents, push_char, rtl, Placed};
+use super::glyphs::{compose_accents, push_char, rtl, Placed, TURNS};
 use super::page::{Line, Row, Span, Word};
 use super::pitch::Pitch;
 use super::spacing::join_spaced_letters;
 use super::tables::{join_section_number, merge_symbols, table_rows, CELL_SEPARATOR};
+use super::tuning::TUNING;
 
 pub(super) use super::glyphs::Glyph;
 pub(super) use columns::usual_gutter;
 
 mod columns;
-
-/// Two words further apart than this many font sizes are in different
-/// spans (a column gutter or a table cell gap; a justified word space is
-/// rarely over half of one).
-const SPAN_GAP: f32 = 0.8;
-
-/// Within a word, characters are at most this many font sizes apart.
-const LETTER_GAP: f32 = 0.25;
-
-/// Across a space, characters this close (in font sizes) still touch:
-/// the space was guessed where the letters run on.
-const TOUCHING: f32 = 0.05;
 
 /// The page's lines in reading order, and the x of the column gutter its
 /// main text was read across, if it runs in columns. Text running in the
@@ -38,14 +27,15 @@ const TOUCHING: f32 = 0.05;
 /// table, an axis label) follows, laid out in its own upright frame.
 /// `usual` is the gutter the document's other pages show.
 pub(super) fn lines_in_columns(glyphs: &[Glyph], usual: Option<f32>) -> (Vec<Line>, Option<f32>) {
-    let mut counts = [0usize; 4];
+    let mut counts = [0usize; TURNS as usize];
     for g in glyphs.iter().filter(|g| !g.ch.is_whitespace()) {
-        counts[(g.turns % 4) as usize] += 1;
+        counts[(g.turns % TURNS) as usize] += 1;
     }
-    let main = (0..4).max_by_key(|&t| (counts[t], 4 - t)).unwrap_or(0) as u8;
+    let main = (0..counts.len()).max_by_key(|&t| (counts[t], counts.len() - t));
+    let main = main.unwrap_or(0) as u8;
     let mut out = Vec::new();
     let mut main_gutter = None;
-    for turns in std::iter::once(main).chain((0..4).filter(|&t| t != main)) {
+    for turns in std::iter::once(main).chain((0..TURNS).filter(|&t| t != main)) {
         if counts[turns as usize] == 0 {
             continue;
         }
@@ -62,8 +52,8 @@ pub(super) fn lines_in_columns(glyphs: &[Glyph], usual: Option<f32>) -> (Vec<Lin
                 }
                 continue;
             }
-            current = Some(g.turns % 4);
-            if g.turns % 4 == turns {
+            current = Some(g.turns % TURNS);
+            if g.turns % TURNS == turns {
                 let (x0, x1, baseline) = g.upright();
                 placed.push(Placed {
                     ch: g.ch,
@@ -110,18 +100,18 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
                     || g.ch.is_uppercase() && l.ch.is_uppercase()
                     || g.ch.is_numeric() && l.ch.is_numeric();
                 let reach = match (spaced, goes_on) {
-                    (false, _) => LETTER_GAP,
-                    (true, true) => TOUCHING,
+                    (false, _) => TUNING.letter_gap.0,
+                    (true, true) => TUNING.letter_gap.1,
                     (true, false) => f32::NEG_INFINITY,
                 };
-                let forward = g.x0 - l.x1 < reach * size && g.x0 - l.x0 > -0.3 * size;
+                let forward = g.x0 - l.x1 < reach * size && g.x0 - l.x0 > -TUNING.back_reach * size;
                 // Arabic and Hebrew are drawn right to left, in the order
                 // they are read.
                 let backward = rtl(g.ch)
                     && rtl(l.ch)
                     && l.x0 - g.x1 < reach * size
-                    && l.x1 - g.x1 > -0.3 * size;
-                (g.baseline - l.baseline).abs() < 0.4 * size && (forward || backward)
+                    && l.x1 - g.x1 > -TUNING.back_reach * size;
+                (g.baseline - l.baseline).abs() < TUNING.word_rise * size && (forward || backward)
             }
             _ => false,
         };
@@ -147,7 +137,7 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
         w.x0 = w.x0.min(g.x0);
         w.x1 = w.x1.max(g.x1);
         // The word sits on its main baseline (a superscript does not move it).
-        if g.size > w.size * 1.1 {
+        if g.size > w.size * TUNING.superscript_ratio {
             w.baseline = g.baseline;
         }
         w.size = w.size.max(g.size);
@@ -167,7 +157,7 @@ fn rows(mut words: Vec<Word>) -> Vec<Row> {
     let mut anchor = f32::MIN;
     let mut anchor_size = 0.0f32;
     for w in words {
-        let tolerance = 0.45 * w.size.max(anchor_size);
+        let tolerance = TUNING.row_baseline * w.size.max(anchor_size);
         match groups.last_mut() {
             Some(g) if (w.baseline - anchor).abs() <= tolerance => g.push(w),
             _ => {
@@ -241,7 +231,9 @@ fn spans_of(words: Vec<Word>, is_rtl: bool) -> Vec<Span> {
     let mut spans: Vec<Word> = Vec::new();
     for w in words {
         match spans.last_mut() {
-            Some(s) if w.x0 - s.x1 <= SPAN_GAP * s.size.max(w.size) => join(s, w, " ", is_rtl),
+            Some(s) if w.x0 - s.x1 <= TUNING.span_gap * s.size.max(w.size) => {
+                join(s, w, " ", is_rtl)
+            }
             _ => spans.push(w),
         }
     }
@@ -258,7 +250,8 @@ fn monospaced(words: Vec<Word>, pitch: Pitch) -> Span {
         ..Word::default()
     };
     for w in words {
-        let n = ((w.x0 - joined.x1) / width).round().clamp(1.0, 200.0) as usize;
+        let spaces = ((w.x0 - joined.x1) / width).round();
+        let n = spaces.clamp(1.0, TUNING.max_spaces) as usize;
         let gap = if joined.text.is_empty() { 0 } else { n };
         join(&mut joined, w, &" ".repeat(gap), false);
     }
@@ -287,7 +280,7 @@ fn join(s: &mut Word, w: Word, gap: &str, rtl: bool) {
 /// Words joined as a span, bold when most of their characters are.
 fn span(w: Word) -> Span {
     Span {
-        bold: w.chars > 0 && w.bold * 10 >= w.chars * 8,
+        bold: w.chars > 0 && w.bold * TUNING.bold_share.1 >= w.chars * TUNING.bold_share.0,
         text: w.text,
         x0: w.x0,
         x1: w.x1,
@@ -311,7 +304,8 @@ fn line_pitch(rows: &[Row]) -> f32 {
     let mut wrapped: Vec<f32> = Vec::new();
     for w in rows.windows(2) {
         let (size, step) = (w[1].size(), w[1].baseline() - w[0].baseline());
-        if !(step > 0.9 * size && step < 3.0 * size) {
+        let (fewest, most) = TUNING.pitch_steps;
+        if !(step > fewest * size && step < most * size) {
             continue;
         }
         steps.push(step);
@@ -327,7 +321,7 @@ fn line_pitch(rows: &[Row]) -> f32 {
             .last()
             .is_some_and(|c| c.is_alphabetic() || c == ',');
         let goes_on = start.text.chars().next().is_some_and(char::is_lowercase);
-        if ends_in_a_word && goes_on && (end.size - start.size).abs() < 0.5 {
+        if ends_in_a_word && goes_on && (end.size - start.size).abs() < TUNING.same_type_points {
             wrapped.push(step);
         }
     }
@@ -335,9 +329,9 @@ fn line_pitch(rows: &[Row]) -> f32 {
         v.sort_by(f32::total_cmp);
         v[v.len() / 2]
     };
-    if wrapped.len() >= 3 {
+    if wrapped.len() >= TUNING.pitch_samples.0 {
         median(wrapped)
-    } else if steps.len() >= 5 {
+    } else if steps.len() >= TUNING.pitch_samples.1 {
         median(steps)
     } else {
         0.0
@@ -352,7 +346,8 @@ fn to_lines(rows: &[Row]) -> Vec<Line> {
     for (r, in_table) in rows.iter().zip(table) {
         let baseline = r.baseline();
         let size = r.size();
-        let gap = prev_baseline.is_some_and(|p| baseline - p > (1.5 * size).max(1.25 * pitch));
+        let gap = prev_baseline
+            .is_some_and(|p| baseline - p > (TUNING.gap.0 * size).max(TUNING.gap.1 * pitch));
         prev_baseline = Some(baseline);
         let mut spans: Vec<&Span> = r.spans.iter().collect();
         if r.rtl {

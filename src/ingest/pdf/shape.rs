@@ -10,11 +10,11 @@ const MAX_FUNCTION_LINES: usize = 80;
 
 /// The production lines of `pdf/` today. Lower it when code goes; raising
 /// it to let code in is what this test is here to question.
-const LINE_BUDGET: usize = 7168;
+const LINE_BUDGET: usize = 7156;
 
 /// Each line of `lines` with its comments, strings and character literals
 /// blanked, so that only the code's braces are counted.
-fn code_only(lines: &[&str]) -> Vec<String> {
+pub(super) fn code_only(lines: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     let (mut in_string, mut in_comment) = (false, false);
     for line in lines {
@@ -116,7 +116,7 @@ fn functions(lines: &[&str]) -> Vec<(String, usize)> {
 }
 
 /// Each production file below `pdf/`, its path and its production lines.
-fn production_files() -> Vec<(String, Vec<String>)> {
+pub(super) fn production_files() -> Vec<(String, Vec<String>)> {
     let files = pdf_files();
     let modules = production_modules(&files);
     files

@@ -5,10 +5,7 @@
 //! spacing of its own run, not against a fixed fraction of the size.
 
 use super::page::Word;
-
-/// The most a letter-spaced run spreads its letters, in font sizes (a
-/// table's one-letter cells stand further apart).
-const MAX_LETTER_SPACING: f32 = 0.6;
+use super::tuning::TUNING;
 
 /// Joins runs of three or more one-letter words (sorted left to right)
 /// whose gaps are all alike; a gap clearly wider than the run's letter
@@ -21,7 +18,7 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
         matches!((cs.next(), cs.next()),
             (Some(c), None) if c.is_alphanumeric() || matches!(c, ',' | '.'))
     };
-    if words.iter().filter(|w| single(w)).count() < 3 {
+    if words.iter().filter(|w| single(w)).count() < TUNING.spaced_letters {
         return words;
     }
     let mut out: Vec<Word> = Vec::with_capacity(words.len());
@@ -33,11 +30,11 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
             && single(&words[j])
             && (j == i
                 || words[j].x0 - words[j - 1].x1
-                    <= 2.0 * MAX_LETTER_SPACING * words[j].size.max(words[j - 1].size))
+                    <= 2.0 * TUNING.letter_spacing * words[j].size.max(words[j - 1].size))
         {
             j += 1;
         }
-        if j - i < 3 {
+        if j - i < TUNING.spaced_letters {
             out.push(words[i].clone());
             i += 1;
             continue;
@@ -59,11 +56,11 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
             .filter(|w| w.text.chars().all(|c| !c.is_uppercase() && !c.is_numeric()))
             .count();
         let run = j - i;
-        let apart = lower * 3 > run
+        let apart = lower * TUNING.spaced_lower_in > run
             // Mostly digits: only a tight spacing, never a table's
             // columns of one-digit cells.
-            || (letters * 2 < run && letter > 0.35 * size)
-            || letter > MAX_LETTER_SPACING * size;
+            || (letters * 2 < run && letter > TUNING.digit_spacing * size)
+            || letter > TUNING.letter_spacing * size;
         if apart {
             out.extend(words[i..j].iter().cloned());
             i = j;
@@ -71,7 +68,7 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
         }
         // Word spaces: gaps wider than the letter spacing by a good part
         // of a space's width.
-        let word_gap = letter + 0.2 * size;
+        let word_gap = letter + TUNING.word_space * size;
         let mut cur = words[i].clone();
         for w in &words[i + 1..j] {
             if w.x0 - cur.x1 > word_gap {

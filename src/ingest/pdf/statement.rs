@@ -5,6 +5,7 @@
 
 use super::lexicon::STATEMENT_NAMES;
 use super::text_shape::{all_caps, heading_text, title_case};
+use super::tuning::TUNING;
 
 /// A table's caption: `Table 3`, `TABLE 3.1:`, `Table A-2.`.
 pub(super) fn caption(t: &str) -> bool {
@@ -16,7 +17,7 @@ pub(super) fn caption(t: &str) -> bool {
             .chars()
             .next()
             .is_some_and(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
-        && t.chars().count() <= 200
+        && t.chars().count() <= TUNING.caption_chars
 }
 
 /// The title of the statement or schedule a block of `lines` introduces,
@@ -25,16 +26,17 @@ pub(super) fn caption(t: &str) -> bool {
 /// or capitals ("Consolidated Statement of Cash Flows", "CONSOLIDATED
 /// BALANCE SHEETS", "Selected Financial Data"), and the block is short.
 pub(super) fn statement_title(lines: &[String]) -> Option<(String, String)> {
-    if lines.len() > 6
+    if lines.len() > TUNING.statement_block.0
         || lines
             .iter()
             .map(|l| l.split_whitespace().count())
             .sum::<usize>()
-            > 60
+            > TUNING.statement_block.1
     {
         return None;
     }
-    let at = lines.iter().take(3).position(|l| {
+    let first = TUNING.statement_name_lines;
+    let at = lines.iter().take(first).position(|l| {
         let (t, _) = split_units(l);
         let names = t.split_whitespace().any(|w| {
             let w = w
@@ -79,8 +81,8 @@ pub(super) fn statement_line(line: &str) -> Option<(String, String)> {
         || lower.ends_with("balance sheet")
         || lower.ends_with("balance sheets");
     let styled = all_caps(core) || title_case(core);
-    (names && styled && heading_text(core) && core.split_whitespace().count() <= 10)
-        .then(|| (core.to_string(), units.to_string()))
+    let short = core.split_whitespace().count() <= TUNING.styled_words;
+    (names && styled && heading_text(core) && short).then(|| (core.to_string(), units.to_string()))
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 use super::numbering::{chapter_label, item_heading};
 use super::page::{Row, Span};
+use super::tuning::TUNING;
 
 /// What separates the cells of a table row in the indexed text.
 pub const CELL_SEPARATOR: &str = " | ";
@@ -23,7 +24,8 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
     let numbered = label
         || !number.is_empty()
             && number.split('.').all(|p| {
-                (1..=3).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit())
+                (1..=TUNING.section_number_digits).contains(&p.len())
+                    && p.chars().all(|c| c.is_ascii_digit())
                     || (p.len() == 1 && p.chars().all(|c| c.is_ascii_uppercase()))
             })
         || item;
@@ -33,11 +35,12 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
         .clone()
         .filter(|c| !c.is_uppercase() && !c.is_lowercase())
         .count();
-    let title =
-        spans[1].text.starts_with(char::is_alphabetic) && (letters.count() >= 3 || caseless >= 2);
+    let title = spans[1].text.starts_with(char::is_alphabetic)
+        && (letters.count() >= TUNING.title_letters || caseless >= 2);
     // A filing sets its item's title at a tab stop ("ITEM 7." then
     // "Management's Discussion…" an inch to the right).
-    let reach = if item { 6.0 } else { 2.5 };
+    let (item_reach, number_reach) = TUNING.number_reach;
+    let reach = if item { item_reach } else { number_reach };
     let close = spans[1].x0 - spans[0].x1 <= reach * spans[0].size.max(spans[1].size);
     if numbered && title && close {
         let second = spans.remove(1);
@@ -83,7 +86,7 @@ pub(super) fn merge_symbols(spans: Vec<Span>) -> Vec<Span> {
 pub(super) fn cell_like(s: &Span) -> bool {
     let n = s.text.chars().count();
     let digits = s.text.chars().filter(char::is_ascii_digit).count();
-    n <= 16 || digits * 2 >= n
+    n <= TUNING.cell_chars || digits * 2 >= n
 }
 
 /// The spans of a row could be a table's cells: several of them, none
@@ -91,14 +94,11 @@ pub(super) fn cell_like(s: &Span) -> bool {
 /// the margin beside a paragraph, or a wide word space in justified
 /// text, gives two spans with a long one.
 pub(super) fn cells(r: &Row) -> bool {
+    let (first, other) = TUNING.row_cell_chars;
     r.spans.len() >= 2
         && r.spans.iter().enumerate().all(|(i, s)| {
             let n = s.text.chars().count();
-            if i == 0 {
-                n <= 80
-            } else {
-                n <= 40
-            }
+            n <= if i == 0 { first } else { other }
         })
 }
 
@@ -113,7 +113,7 @@ pub(super) fn aligned(a: &Row, b: &Row) -> bool {
 /// At least `n` cell edges of `a` line up with one of `b`'s (the count
 /// stops at `n`: most rows are tested for one).
 fn share_edges(a: &Row, b: &Row, n: usize) -> bool {
-    let tol = 0.6 * a.size().max(b.size());
+    let tol = TUNING.edge_tolerance * a.size().max(b.size());
     let edges = |r: &Row| -> Vec<(f32, bool)> {
         let mut e: Vec<(f32, bool)> = Vec::new();
         let last = r.spans.len() - 1;
@@ -150,7 +150,8 @@ fn share_edges(a: &Row, b: &Row, n: usize) -> bool {
 pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
     let mut table = vec![false; rows.len()];
     let multi = cells;
-    let wide = |r: &Row| r.spans.len() >= 3;
+    let wide = |r: &Row| r.spans.len() >= TUNING.wide_row_cells;
+    let prose_chars = TUNING.short_line.1;
     let within = |a: &Row, b: &Row, heights: f32| {
         let dy = b.baseline() - a.baseline();
         dy > 0.0 && dy <= heights * a.size().max(b.size())
@@ -172,8 +173,8 @@ pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
                 && wide(row)
                 && wide(&rows[last_multi])
                 && share_edges(&rows[last_multi], row, 2)
-                && within(above, row, 3.5);
-            if !(within(above, row, 2.6) || spaced_entry) {
+                && within(above, row, TUNING.row_step.1);
+            if !(within(above, row, TUNING.row_step.0) || spaced_entry) {
                 break;
             }
             if multi(row) {
@@ -182,7 +183,7 @@ pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
                 }
                 last_multi = j;
                 count += 1;
-            } else if j - last_multi > 2 || row.spans[0].text.chars().count() > 60 {
+            } else if j - last_multi > 2 || row.spans[0].text.chars().count() > prose_chars {
                 // More than two one-cell rows, or a line of prose: the
                 // table has ended.
                 break;
@@ -209,13 +210,13 @@ pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
 /// closely below is text of its own (a label over the next table).
 fn lines_under(rows: &[Row]) -> usize {
     let size = rows[0].size();
-    let close = |k: usize| rows[k].baseline() - rows[k - 1].baseline() <= 1.5 * size;
+    let close = |k: usize| rows[k].baseline() - rows[k - 1].baseline() <= TUNING.gap.0 * size;
     let mut end = 1;
     while end < rows.len()
         && end <= 2
         && rows[end].spans.len() == 1
-        && rows[end].spans[0].text.chars().count() <= 60
-        && rows[end].size() <= size + 0.5
+        && rows[end].spans[0].text.chars().count() <= TUNING.short_line.1
+        && rows[end].size() <= size + TUNING.same_type_points
         && close(end)
     {
         end += 1;

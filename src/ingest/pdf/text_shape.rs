@@ -58,7 +58,7 @@ pub(super) fn collapse_leaders(s: &str) -> String {
                 dots += usize::from(chars[j] == '.');
                 j += 1;
             }
-            if dots >= 4 {
+            if dots >= TUNING.leader_dots.0 {
                 let trimmed = out.trim_end().len();
                 out.truncate(trimmed);
                 out.push_str(" … ");
@@ -86,7 +86,8 @@ pub(super) fn leaders(t: &str) -> bool {
 /// reversed, its last): an ellipsis, or three dots spaced or not.
 pub(super) fn leader_run(chars: impl Iterator<Item = char>) -> bool {
     let mut chars = chars.filter(|c| !c.is_whitespace()).peekable();
-    chars.peek() == Some(&'…') || chars.take(3).filter(|&c| leader_dot(c)).count() == 3
+    let n = TUNING.leader_dots.1;
+    chars.peek() == Some(&'…') || chars.take(n).filter(|&c| leader_dot(c)).count() == n
 }
 
 /// Appends `next` to a paragraph as the following line.
@@ -157,7 +158,7 @@ pub(super) fn alphabet_runs(letters: &[(u32, char)]) -> Vec<bool> {
             c > prev && page <= p + 2
         });
         if !goes_on {
-            if i - start >= 5 {
+            if i - start >= TUNING.alphabet_run {
                 sure[start..i].fill(true);
             }
             start = i;
@@ -383,15 +384,16 @@ pub(super) fn is_date(t: &str) -> bool {
     let number = |w: &String, len: std::ops::RangeInclusive<usize>| {
         len.contains(&w.len()) && w.chars().all(|c| c.is_ascii_digit())
     };
-    let alone = words.len() <= 3
+    let year_len = TUNING.year_digits;
+    let alone = words.len() <= TUNING.date_words
         && words.first().is_some_and(|w| MONTHS.contains(&w.as_str()))
-        && words[1..].iter().all(|w| number(w, 1..=4))
+        && words[1..].iter().all(|w| number(w, 1..=year_len))
         && words.len() >= 2;
-    let ends_in_date = words.len() >= 3 && {
-        let [month, day, year] = &words[words.len() - 3..] else {
+    let ends_in_date = words.len() >= TUNING.date_words && {
+        let [month, day, year] = &words[words.len() - TUNING.date_words..] else {
             return false;
         };
-        MONTHS.contains(&month.as_str()) && number(day, 1..=2) && number(year, 4..=4)
+        MONTHS.contains(&month.as_str()) && number(day, 1..=2) && number(year, year_len..=year_len)
     };
     alone || ends_in_date || cjk_date_end(t)
 }
@@ -429,13 +431,13 @@ pub(super) fn all_caps(t: &str) -> bool {
     }
     upper >= TUNING.capitals_letters
         && other == 0
-        && t.split_whitespace().count() <= TUNING.capitals_words
+        && t.split_whitespace().count() <= TUNING.styled_words
 }
 
 /// Every significant word capitalised ("Results and Discussion").
 pub(super) fn title_case(t: &str) -> bool {
     let words: Vec<&str> = t.split_whitespace().collect();
-    if words.is_empty() || words.len() > TUNING.title_case_words {
+    if words.is_empty() || words.len() > TUNING.styled_words {
         return false;
     }
     let mut significant = 0;

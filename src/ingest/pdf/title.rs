@@ -12,15 +12,13 @@ use super::contents::contents_title;
 use super::grouping::prose_size;
 use super::lexicon::{letters, lower_words, BOILERPLATE_LINES, THESIS_DEGREES};
 use super::text_shape::abstract_title;
-
-/// How many pages with text are looked at for a title.
-const FIRST_PAGES: usize = 3;
+use super::tuning::TUNING;
 
 /// The title, or `None` to fall back to the file name.
 pub(super) fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<String> {
     let mut pages: Vec<u32> = blocks.iter().map(|b| b.page).collect();
     pages.dedup();
-    pages.truncate(FIRST_PAGES);
+    pages.truncate(TUNING.first_pages);
     let first: Vec<&Block> = blocks.iter().filter(|b| pages.contains(&b.page)).collect();
     if let Some(t) = registrant(&first) {
         return Some(t);
@@ -38,8 +36,8 @@ pub(super) fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<Strin
         b.level.is_none()
             && !b.table
             && !b.code
-            && b.size >= 1.3 * body
-            && b.text.split_whitespace().count() <= 16
+            && b.size >= TUNING.display_title_ratio * body
+            && b.text.split_whitespace().count() <= TUNING.heading_words
             && !names_no_document(&b.text)
             && !drop_cap(&b.text)
             && wordy(&b.text)
@@ -139,7 +137,9 @@ fn registrant(blocks: &[&Block]) -> Option<String> {
             .map(|b| b.text.trim())
             .find(|t| !t.is_empty() && !boilerplate(t) && !t.starts_with('('))?
     };
-    if name.split_whitespace().count() > 12 || !name.chars().any(char::is_alphabetic) {
+    if name.split_whitespace().count() > TUNING.label_words
+        || !name.chars().any(char::is_alphabetic)
+    {
         return None;
     }
     let form = blocks[..at]
@@ -171,7 +171,7 @@ pub(super) fn boilerplate(t: &str) -> bool {
     }
     // "Exhibit 99.1", "EXHIBIT 99".
     words.first().is_some_and(|w| w == "exhibit")
-        && words.len() <= 3
+        && words.len() <= TUNING.exhibit_words
         && words[1..]
             .iter()
             .all(|w| w.chars().all(|c| c.is_ascii_digit()))

@@ -1,304 +1,293 @@
 //! The numbers the PDF structure rules compare with, named in one place:
 //! sizes are relative to the body text's unless a field says points, and
-//! counts are of lines, words or characters as each field says. It holds
-//! the thresholds of `glyphs.rs` and `pitch.rs` (reading glyphs),
-//! `grouping.rs` and `monospace.rs` (blocks, listings), `furniture.rs`
-//! (running lines), `text_shape.rs` and `numbering.rs` (a heading's text),
-//! `outline.rs`, `class.rs` and the layout (`layout.rs`, `layout/`); the
-//! other files' thresholds join it one concern at a time.
+//! counts are of lines, words or characters as each field says. Every
+//! threshold of `pdf/` is here, grouped by the file or concern it serves.
 
-/// The thresholds of the PDF structure rules.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct Tuning {
+/// Declares each threshold once, its doc, type and value, and makes of them
+/// the struct [`Tuning`] and its values [`TUNING`].
+macro_rules! tuning {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty = $value:expr,)*) => {
+        /// The thresholds of the PDF structure rules.
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        pub(super) struct Tuning {
+            $($(#[$doc])* pub $name: $ty,)*
+        }
+
+        /// The values kb uses.
+        pub(super) const TUNING: Tuning = Tuning { $($name: $value,)* };
+    };
+}
+
+tuning! {
     // Where a block of lines ends (`grouping.rs`); sizes are the lines' own.
     /// The body size of a document without text.
-    pub default_body_size: f32,
+    default_body_size: f32 = 10.0,
     /// Lines whose baselines are closer than this, in points, share a baseline.
-    pub same_baseline_points: f32,
-    /// The most words of a table's cell beside a line.
-    pub cell_words: usize,
-    /// A Chinese paragraph's first line is indented this many sizes (characters) …
-    pub cjk_indent: f32,
-    /// … give or take this share of a size.
-    pub cjk_indent_tolerance: f32,
-    /// A listing's lines share a pitch within this share of it …
-    pub listing_pitch_share: f32,
-    /// … and follow each other at most this many sizes apart (a blank line or two).
-    pub listing_step: f32,
-    /// A change of font size ends a block when it is over this many points …
-    pub size_change_points: f32,
-    /// … or this share of the smaller size, whichever is larger.
-    pub size_change_share: f32,
+    same_baseline_points: f32 = 1.0,
+    /// The most words of a table's cell (beside a line, or a column's header).
+    cell_words: usize = 3,
+    /// A Chinese paragraph's first line is indented this many sizes, give or take this share.
+    cjk_indent: (f32, f32) = (2.0, 0.2),
+    /// A listing's lines share a pitch within this share of it, a blank line apart at most.
+    listing_pitch_share: f32 = 0.03,
+    /// A change of font size ends a block over this many points or share of the smaller size.
+    size_change: (f32, f32) = (0.8, 0.12),
     /// A line ending this many sizes short of full lines' end is a paragraph's last.
-    pub short_of_margin: f32,
+    short_of_margin: f32 = 2.0,
     /// A line starting this many sizes right of the block's left edge is indented.
-    pub indent: f32,
-    /// A bold line this many times the size of the text under it is a heading.
-    pub larger_bold_ratio: f32,
+    indent: f32 = 0.8,
     /// A numbered line is a title when the text under it runs this many sizes further.
-    pub runs_further: f32,
+    runs_further: f32 = 1.0,
     /// Lines starting within this many sizes of each other share a column.
-    pub column_reach: f32,
-    /// A line of at least this many characters is body text, for where full lines end …
-    pub full_line_chars: usize,
-    /// … which is this many tenths of the way up their right edges.
-    pub full_line_tenths: usize,
+    column_reach: f32 = 2.0,
+    /// A line of at least this many characters is running text (a sentence, a full line) …
+    full_line_chars: usize = 30,
+    /// … full lines ending this share of the way up their right edges.
+    full_line_share: (usize, usize) = (9, 10),
 
     // Running headers, footers and page numbers (`furniture.rs`).
-    /// A running line repeats on at least this many pages (with as many with text) …
-    pub running_pages: usize,
-    /// … and at the page's edge on at least one page in this many.
-    pub running_one_page_in: usize,
+    /// A running line repeats on this many pages (with text), at the edge of one page in this many.
+    running: (usize, usize) = (3, 10),
     /// A text at pages' edges also inside one page in this many is the page's own.
-    pub inside_one_page_in: usize,
-    /// A page's edge in reading order: its first this many lines …
-    pub edge_top_lines: usize,
-    /// … and its last this many.
-    pub edge_bottom_lines: usize,
+    inside_one_page_in: usize = 2,
+    /// A page's edge in reading order: its first this many lines and its last this many.
+    edge_lines: (usize, usize) = (3, 2),
     /// Lines within this many points of height share a height.
-    pub height_bucket_points: f32,
-    /// A title this many times the body's size and its running header's stays.
-    pub running_title_ratio: f32,
-    /// A printed page number has at most this many digits …
-    pub page_number_digits: usize,
-    /// … after a part's prefix of at most this many letters ("F-4") …
-    pub page_prefix_letters: usize,
-    /// … or a page-number line at most this many digits ("12 / 40") …
-    pub page_line_digits: usize,
-    /// … and characters …
-    pub page_line_chars: usize,
+    height_bucket_points: f32 = 2.0,
+    /// A printed page number has this many digits at most, after a prefix of this many letters …
+    page_number: (usize, usize) = (4, 2),
+    /// … or a page-number line this many digits and characters at most ("12 / 40") …
+    page_line: (usize, usize) = (8, 20),
     /// … or a roman numeral of at most this many letters ("xviii").
-    pub roman_page_letters: usize,
+    roman_page_letters: usize = 6,
 
     // The shape of a heading's text and its number (`text_shape.rs`, `numbering.rs`).
     /// A heading has this many characters, fewest and most …
-    pub heading_chars: (usize, usize),
+    heading_chars: (usize, usize) = (2, 120),
     /// … at most this many words …
-    pub heading_words: usize,
+    heading_words: usize = 16,
     /// … and at least this many letters, at least half its characters after its number.
-    pub heading_letters: usize,
+    heading_letters: usize = 2,
     /// A filing's item ending on a full stop has more words than this ("Company Inc.").
-    pub item_title_words: usize,
+    item_title_words: usize = 2,
     /// A glossary's acronym before a colon has this many letters, fewest and most.
-    pub acronym_letters: (usize, usize),
-    /// All capitals: at least this many capital letters …
-    pub capitals_letters: usize,
-    /// … in at most this many words.
-    pub capitals_words: usize,
-    /// Title case: at most this many words.
-    pub title_case_words: usize,
+    acronym_letters: (usize, usize) = (2, 8),
+    /// All capitals: at least this many capital letters.
+    capitals_letters: usize = 4,
+    /// The most words of a line in capitals or title case (a heading, a statement's title).
+    styled_words: usize = 10,
     /// A chapter's number has at most this many digits ("第12章").
-    pub chapter_number_digits: usize,
+    chapter_number_digits: usize = 4,
 
     // Headings, their levels, statement titles, column headers (`layout.rs`, `layout/`).
     /// Share of the characters set in bold above which bold tells nothing.
-    pub bold_body_share: f32,
+    bold_body_share: f32 = 0.4,
     /// A larger type, as headings are set: at least this many times the body size …
-    pub larger_ratio: f32,
+    larger_ratio: f32 = 1.12,
     /// … and at least this many points larger.
-    pub larger_points: f32,
+    larger_points: f32 = 1.0,
     /// Smaller than the body by this ratio: a footnote or a caption, never a heading.
-    pub smaller_ratio: f32,
+    smaller_ratio: f32 = 0.92,
     /// Two heading sizes closer than this, in points, are one size.
-    pub same_size_points: f32,
-    /// A heading in the body's type this many times its size ranks above capitals.
-    pub slightly_larger_ratio: f32,
+    same_size_points: f32 = 0.6,
+    /// Slightly larger type: a bold heading's over its text, a body-font heading above capitals.
+    slightly_larger_ratio: f32 = 1.05,
     /// A word in capitals of at most this many letters in paragraphs is an abbreviation.
-    pub abbreviation_letters: usize,
+    abbreviation_letters: usize = 4,
     /// A group of at least this many words is a paragraph.
-    pub paragraph_words: usize,
+    paragraph_words: usize = 10,
     /// A name in capitals learnt from paragraphs has at least this many letters.
-    pub name_letters: usize,
+    name_letters: usize = 2,
     /// The most lines a heading spans.
-    pub heading_lines: usize,
-    /// The most font sizes that rank as heading levels.
-    pub font_levels: usize,
-    /// Past `font_levels` sizes, only the sizes of this many headings rank.
-    pub frequent_size_headings: usize,
+    heading_lines: usize = 2,
+    /// The most font sizes that rank as heading levels; past them, sizes of this many headings.
+    font_levels: (usize, usize) = (5, 3),
     /// The deepest heading level.
-    pub deepest_level: u8,
+    deepest_level: u8 = 6,
     /// Cells apart on a line's baseline that make it a table's row, not a heading.
-    pub row_cells: usize,
+    row_cells: usize = 2,
     /// A block of at least this many words is prose, no row group of a statement.
-    pub prose_words: usize,
-    /// The most words of a dateline between a statement's title and its table.
-    pub dateline_words: usize,
-    /// The most short blocks between a statement's title and its table …
-    pub statement_lead_blocks: usize,
-    /// … and the most words of each.
-    pub statement_lead_words: usize,
+    prose_words: usize = 12,
+    /// The most short blocks between a statement's title and its table.
+    statement_lead_blocks: usize = 2,
     /// The most lines of a statement's title block (one more under a company's name).
-    pub statement_title_lines: usize,
-    /// The most words of a company's name over a statement's title.
-    pub company_line_words: usize,
-    /// A bold line of at most this many words …
-    pub short_line_words: usize,
-    /// … and characters is a heading rather than a bold sentence.
-    pub short_line_chars: usize,
-    /// A title page's heading this many points over every later one's heads nothing.
-    pub title_page_points: f32,
-    /// A column's header: at most this many points larger than the table's type …
-    pub column_header_points: f32,
-    /// … of at most this many words …
-    pub column_header_words: usize,
-    /// … starting at least this share of the table's width right of its left edge …
-    pub column_header_indent: f32,
-    /// … and at most this many of its own sizes above the line below it.
-    pub column_header_gap: f32,
+    statement_title_lines: usize = 2,
+    /// A short line (a bold heading, a dateline, a name) has at most this many words, characters.
+    short_line: (usize, usize) = (8, 60),
+    /// A column's header starts this share of the table's width in, this many of its sizes above.
+    column_header: (f32, f32) = (0.25, 2.0),
     /// A character's half width in ems, to estimate a line's centre.
-    pub half_char_width: f32,
+    half_char_width: f32 = 0.25,
     /// A line over a table centred within this share of its width is its title.
-    pub centred_share: f32,
+    centred_share: f32 = 0.1,
 
     // Headings taken back (`layout/demote.rs`).
-    /// A page's first heading is a section's mark when one alike is this many points larger …
-    pub section_mark_points: f32,
-    /// … or follows it within this many blocks of its page.
-    pub section_mark_blocks: usize,
+    /// A page's first heading marks a section if one alike is larger or within this many blocks.
+    section_mark_blocks: usize = 3,
     /// The most digits of a heading's number on one level ("127.").
-    pub section_number_digits: usize,
+    section_number_digits: usize = 3,
     /// The most capitals of a letter or roman numbering ("VIII.").
-    pub numbering_letters: usize,
+    numbering_letters: usize = 5,
     /// A person's name after an initial: this many words, fewest and most.
-    pub name_words: (usize, usize),
+    name_words: (usize, usize) = (2, 3),
     /// A signature's place sits at most this many blocks under it.
-    pub signature_blocks: usize,
+    signature_blocks: usize = 2,
     /// A cover's display type: at least this many times the body size.
-    pub display_ratio: f32,
+    display_ratio: f32 = 1.5,
     /// A cover has at least this many headings.
-    pub cover_headings: usize,
+    cover_headings: usize = 2,
     /// A block of at least this many characters is a paragraph, no cover line …
-    pub paragraph_chars: usize,
+    paragraph_chars: usize = 120,
     /// … unless smaller than this share of the body size (a footnote).
-    pub footnote_ratio: f32,
+    footnote_ratio: f32 = 0.8,
     /// A sentence in the body's type (this share of its size) is a paragraph too.
-    pub body_type_ratio: f32,
-    /// A line ending on a full stop with this many characters is a sentence.
-    pub sentence_chars: usize,
+    body_type_ratio: f32 = 0.95,
 
     // A document's class (`class.rs`).
-    /// The class is told from this many first pages with text …
-    pub class_pages: usize,
-    /// … which name at least this many of a filing's phrases in a filing.
-    pub filing_phrases: usize,
+    /// The class and the title are told from this many first pages with text.
+    first_pages: usize = 3,
+    /// A filing's first pages name at least this many of a filing's phrases.
+    filing_phrases: usize = 3,
 
     // Reading a page's glyphs (`glyphs.rs`, `pitch.rs`); sizes are the glyphs' own.
     /// An accent's middle may overhang its letter's sides by this many sizes.
-    pub accent_overhang: f32,
-    /// A narrow glyph (`i`, `.`) at least this many sizes wide is set monospaced …
-    pub narrow_set_wide: f32,
-    /// … and one narrower than this many sizes proportionally.
-    pub narrow_set_narrow: f32,
+    accent_overhang: f32 = 0.05,
+    /// A narrow glyph (`i`, `.`) this many sizes wide is monospaced, under this many proportional.
+    narrow_set: (f32, f32) = (0.47, 0.42),
     /// Glyphs whose mean width is within this share of the narrowest are even.
-    pub even_width_share: f32,
+    even_width_share: f32 = 0.03,
 
     // Listings (`monospace.rs`); sizes are the lines' own.
     /// A step of this many sizes, fewest and most, is a blank line in a listing.
-    pub blank_line_step: (f32, f32),
+    blank_line_step: (f32, f32) = (1.9, 3.5),
     /// The most a listing's line is indented, in characters.
-    pub max_indent: f32,
+    max_indent: f32 = 80.0,
 
     // A PDF's outline (`outline.rs`).
     /// A bookmark's heading may sit this many points above the point it names.
-    pub bookmark_above: f32,
-    /// An outline is thin with fewer than this many bookmarks …
-    pub thin_outline_bookmarks: usize,
-    /// … in more than this many pages …
-    pub thin_outline_pages: u32,
+    bookmark_above: f32 = 4.0,
+    /// An outline is thin with fewer than this many bookmarks in more than this many pages …
+    thin_outline: (usize, u32) = (3, 10),
     /// … or fewer than one bookmark per this many pages.
-    pub pages_per_bookmark: u64,
-}
+    pages_per_bookmark: u64 = 40,
 
-/// The values kb uses.
-pub(super) const TUNING: Tuning = Tuning {
-    default_body_size: 10.0,
-    same_baseline_points: 1.0,
-    cell_words: 3,
-    cjk_indent: 2.0,
-    cjk_indent_tolerance: 0.2,
-    listing_pitch_share: 0.03,
-    listing_step: 3.5,
-    size_change_points: 0.8,
-    size_change_share: 0.12,
-    short_of_margin: 2.0,
-    indent: 0.8,
-    larger_bold_ratio: 1.05,
-    runs_further: 1.0,
-    column_reach: 2.0,
-    full_line_chars: 30,
-    full_line_tenths: 9,
-    bold_body_share: 0.4,
-    larger_ratio: 1.12,
-    larger_points: 1.0,
-    smaller_ratio: 0.92,
-    same_size_points: 0.6,
-    running_pages: 3,
-    running_one_page_in: 10,
-    inside_one_page_in: 2,
-    edge_top_lines: 3,
-    edge_bottom_lines: 2,
-    height_bucket_points: 2.0,
-    running_title_ratio: 1.12,
-    page_number_digits: 4,
-    page_prefix_letters: 2,
-    page_line_digits: 8,
-    page_line_chars: 20,
-    roman_page_letters: 6,
-    heading_chars: (2, 120),
-    heading_words: 16,
-    heading_letters: 2,
-    item_title_words: 2,
-    acronym_letters: (2, 8),
-    capitals_letters: 4,
-    capitals_words: 10,
-    title_case_words: 10,
-    chapter_number_digits: 4,
-    slightly_larger_ratio: 1.05,
-    abbreviation_letters: 4,
-    paragraph_words: 10,
-    name_letters: 2,
-    heading_lines: 2,
-    font_levels: 5,
-    frequent_size_headings: 3,
-    deepest_level: 6,
-    row_cells: 2,
-    prose_words: 12,
-    dateline_words: 8,
-    statement_lead_blocks: 2,
-    statement_lead_words: 12,
-    statement_title_lines: 2,
-    company_line_words: 8,
-    short_line_words: 8,
-    short_line_chars: 60,
-    title_page_points: 0.5,
-    column_header_points: 0.5,
-    column_header_words: 3,
-    column_header_indent: 0.25,
-    column_header_gap: 2.0,
-    half_char_width: 0.25,
-    centred_share: 0.1,
-    section_mark_points: 0.5,
-    section_mark_blocks: 3,
-    section_number_digits: 3,
-    numbering_letters: 5,
-    name_words: (2, 3),
-    signature_blocks: 2,
-    display_ratio: 1.5,
-    cover_headings: 2,
-    paragraph_chars: 120,
-    footnote_ratio: 0.8,
-    body_type_ratio: 0.95,
-    sentence_chars: 30,
-    class_pages: 3,
-    filing_phrases: 3,
-    accent_overhang: 0.05,
-    narrow_set_wide: 0.47,
-    narrow_set_narrow: 0.42,
-    even_width_share: 0.03,
-    blank_line_step: (1.9, 3.5),
-    max_indent: 80.0,
-    bookmark_above: 4.0,
-    thin_outline_bookmarks: 3,
-    thin_outline_pages: 10,
-    pages_per_bookmark: 40,
-};
+    // Words, spans and lines of a page (`reading.rs`); sizes are the glyphs' own.
+    /// In a word, characters are this many sizes apart at most, or this close across a space.
+    letter_gap: (f32, f32) = (0.25, 0.05),
+    /// A character may start this many sizes left of the one before it in its word.
+    back_reach: f32 = 0.3,
+    /// A word's characters sit on baselines less than this many sizes apart.
+    word_rise: f32 = 0.4,
+    /// A character over this many times its word's size sets the word's baseline.
+    superscript_ratio: f32 = 1.1,
+    /// Words on baselines within this many sizes share a row.
+    row_baseline: f32 = 0.45,
+    /// Words further apart than this many sizes are in different spans (a gutter, a cell).
+    span_gap: f32 = 0.8,
+    /// The most spaces a gap in evenly spaced text is written as.
+    max_spaces: f32 = 200.0,
+    /// A span is bold when at least this share of its characters are (8 in 10).
+    bold_share: (usize, usize) = (8, 10),
+    /// A step between rows counts towards the line pitch between this many sizes …
+    pitch_steps: (f32, f32) = (0.9, 3.0),
+    /// … the median of this many steps where a line wraps, or else of this many steps.
+    pitch_samples: (usize, usize) = (3, 5),
+    /// A gap over a line: a step over this many sizes and this many line pitches.
+    gap: (f32, f32) = (1.5, 1.25),
+    /// Type within this many points of another's is the same type; beyond, larger.
+    same_type_points: f32 = 0.5,
+    /// A font size under this many points is unread: the glyph's height is used.
+    least_font_points: f32 = 0.5,
+    /// A font weight of at least this is bold.
+    bold_weight: u32 = 600,
+
+    // Columns (`reading/columns.rs`).
+    /// Rows that leave a gutter empty before it counts as a column break.
+    column_rows: usize = 5,
+    /// Rows of prose as wide as a column of two that make a side of a gutter a column.
+    prose_rows: usize = 3,
+    /// Prose: a typical row's widest entry spans this share of the text's width, or rows this.
+    prose_width: (f32, f32) = (0.25, 0.4),
+    /// A gutter this share of the text's width from the usual one takes thinner evidence.
+    usual_reach: f32 = 0.03,
+    /// Gutters of two pages this many points apart are the same one …
+    same_gutter: f32 = 8.0,
+    /// … and the usual one when on this many pages and one page with text in this many.
+    usual_gutter_pages: (usize, usize) = (3, 10),
+    /// A gutter's candidates this many points apart are one.
+    same_candidate_points: f32 = 2.0,
+
+    // Letter-spaced text (`spacing.rs`); sizes are the letters' own.
+    /// At least this many one-letter words in a row are letter-spaced …
+    spaced_letters: usize = 3,
+    /// … which spread their letters at most this many sizes (a table's cells stand wider) …
+    letter_spacing: f32 = 0.6,
+    /// … or at most this many if mostly digits (never one-digit cells) …
+    digit_spacing: f32 = 0.35,
+    /// … unless more than one letter in this many is in lower case (a formula).
+    spaced_lower_in: usize = 3,
+    /// A gap this many sizes wider than the letter spacing is a word space.
+    word_space: f32 = 0.2,
+
+    // Table rows (`tables.rs`); sizes are the rows' own.
+    /// A title beside a section number has at least this many letters.
+    title_letters: usize = 3,
+    /// A number stands at most this many sizes from its title: a filing's item, others.
+    number_reach: (f32, f32) = (6.0, 2.5),
+    /// A span of at most this many characters (or half digits) is a cell.
+    cell_chars: usize = 16,
+    /// The most characters of a row's first cell and of each other cell.
+    row_cell_chars: (usize, usize) = (80, 40),
+    /// Cell edges within this many sizes line up.
+    edge_tolerance: f32 = 0.6,
+    /// A row of at least this many cells is wide (an entry that may stand apart).
+    wide_row_cells: usize = 3,
+    /// A table's rows follow within this many sizes; a wide entry's within this many.
+    row_step: (f32, f32) = (2.6, 3.5),
+
+    // Contents pages (`contents.rs`).
+    /// A contents page has this many entries, or this many under its title …
+    contents_entries: (usize, usize) = (5, 3),
+    /// … the first many making at least this share of its lines with letters (2 in 5) …
+    contents_share: (usize, usize) = (2, 5),
+    /// … set among its first this many lines (or above its entries).
+    contents_title_lines: usize = 4,
+    /// Spans on baselines within this many sizes share a row.
+    same_row: f32 = 0.5,
+    /// An entry's page number has at most this many digits (after a part's letter too).
+    page_ref_digits: usize = 3,
+
+    // Labels, statements and the title (`labels.rs`, `statement.rs`, `title.rs`).
+    /// A US postal code's digits and those after its hyphen.
+    zip_digits: (usize, usize) = (5, 4),
+    /// A year's digits.
+    year_digits: usize = 4,
+    /// The most words of a label: an address, an officer's title, a name, a statement's lead.
+    label_words: usize = 12,
+    /// The most characters of a footnote's mark ("(a)").
+    mark_chars: usize = 4,
+    /// The most words of a place's city and of its region ("New York, New York").
+    place_words: usize = 3,
+    /// The most characters of a table's caption.
+    caption_chars: usize = 200,
+    /// The most lines and words of a statement's title block …
+    statement_block: (usize, usize) = (6, 60),
+    /// … whose title is among its first this many lines.
+    statement_name_lines: usize = 3,
+    /// A title in display type is this many times the body's size.
+    display_title_ratio: f32 = 1.3,
+    /// The most words of an exhibit's number ("Exhibit 99.1").
+    exhibit_words: usize = 3,
+
+    // Leaders, index letters and dates (`text_shape.rs`).
+    /// Dots in a row: this many are a leader (an ellipsis); this many first, a span's leader.
+    leader_dots: (usize, usize) = (4, 3),
+    /// At least this many index letters in alphabetical order are an index's.
+    alphabet_run: usize = 5,
+    /// The most words of a date alone, and of a date ending a line (month, day, year).
+    date_words: usize = 3,
+
+    // Chunks (`pack.rs`).
+    /// A heading closes the chunk before it with this many tokens; smaller sections share.
+    section_tokens: usize = 50,
+}

@@ -60,7 +60,7 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
         };
         let smaller = largest
             .get(&key(&b.text))
-            .is_some_and(|&size| size >= b.size + TUNING.section_mark_points)
+            .is_some_and(|&size| size >= b.size + TUNING.same_type_points)
             && (numbered_depth(&b.text).is_some()
                 || pages.get(b.page as usize - 1).is_some_and(beside));
         let heading_follows = blocks[i + 1..]
@@ -260,8 +260,7 @@ pub(super) fn drop_signers(blocks: &mut [Block]) {
 fn signed_name(t: &str) -> Option<String> {
     let lower = t.to_lowercase();
     let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
-    let at = compact.find("/s/")?;
-    Some(letters(&compact[at + 3..]))
+    Some(letters(compact.split_once("/s/")?.1))
 }
 
 /// The lines of a title page around its title: the author, affiliation,
@@ -327,7 +326,7 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
             .filter(|b| !b.table && !b.code)
             .map(|b| b.size)
             .fold(0.0, f32::max);
-        if largest > later + TUNING.title_page_points && cover_page(here, body, title) {
+        if largest > later + TUNING.same_type_points && cover_page(here, body, title) {
             for b in here.iter_mut().filter(|b| !stays(&b.text)) {
                 b.level = None;
             }
@@ -412,7 +411,7 @@ fn cover_page(page: &[Block], body: f32, title: Option<&str>) -> bool {
 /// full stop, however many words they hold ("A Dissertation submitted
 /// to …", an address). A title's line may close on a colon.
 fn sentence(t: &str) -> bool {
-    ends_sentence(t) && !t.trim_end().ends_with(':') && t.chars().count() >= TUNING.sentence_chars
+    ends_sentence(t) && !t.trim_end().ends_with(':') && t.chars().count() >= TUNING.full_line_chars
 }
 
 /// A paragraph's worth of words: ten or more, or a sentence of thirty

@@ -103,7 +103,7 @@ impl<'a> Document<'a> {
             .map(|(size, _, _)| size)
             .collect();
         doc.heading_sizes = heading_sizes(candidates);
-        doc.below_fonts = doc.heading_sizes.len().min(TUNING.font_levels) as u8 + 1;
+        doc.below_fonts = doc.heading_sizes.len().min(TUNING.font_levels.0) as u8 + 1;
         let (letters, alphabetical) = index_letters(&raw);
         let groups = raw
             .into_iter()
@@ -193,10 +193,10 @@ fn heading_sizes(mut sizes: Vec<f32>) -> Vec<f32> {
     }
     let frequent: Vec<f32> = counted
         .iter()
-        .filter(|&&(_, n)| n >= TUNING.frequent_size_headings)
+        .filter(|&&(_, n)| n >= TUNING.font_levels.1)
         .map(|&(s, _)| s)
         .collect();
-    if counted.len() > TUNING.font_levels && !frequent.is_empty() {
+    if counted.len() > TUNING.font_levels.0 && !frequent.is_empty() {
         frequent
     } else {
         counted.into_iter().map(|(s, _)| s).collect()

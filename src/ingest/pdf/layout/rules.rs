@@ -159,7 +159,7 @@ impl Decision {
 pub(super) fn leads_with_a_word(t: &str) -> bool {
     let mut words = t.split_whitespace();
     let first = words.next().unwrap_or("");
-    let year = first.len() == 4
+    let year = first.len() == TUNING.year_digits
         && (first.starts_with("19") || first.starts_with("20"))
         && first.chars().all(|c| c.is_ascii_digit());
     first.starts_with(char::is_alphabetic)
@@ -171,8 +171,7 @@ pub(super) fn leads_with_a_word(t: &str) -> bool {
 /// Short enough to be a heading rather than a bold sentence (in words,
 /// or in characters for a script written without spaces).
 fn short_line(t: &str) -> bool {
-    t.split_whitespace().count() <= TUNING.short_line_words
-        && t.chars().count() <= TUNING.short_line_chars
+    t.split_whitespace().count() <= TUNING.short_line.0 && t.chars().count() <= TUNING.short_line.1
 }
 
 #[cfg(test)]

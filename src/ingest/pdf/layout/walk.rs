@@ -176,7 +176,7 @@ impl Walk {
             self.statement_heading(doc, title, prev);
             return (!rest.is_empty()).then_some(rest);
         }
-        if prev.text.split_whitespace().count() > TUNING.dateline_words || self.out.len() < 2 {
+        if prev.text.split_whitespace().count() > TUNING.short_line.0 || self.out.len() < 2 {
             return None;
         }
         // A dateline between the title and its table ("Years Ended
@@ -409,12 +409,12 @@ fn column_headers(out: &mut Vec<Block>, page: u32, rows: &[&Line]) -> Vec<String
         let header = b.page == page
             && b.level.is_some()
             && !b.table
-            && b.size <= size + TUNING.column_header_points
-            && b.text.split_whitespace().count() <= TUNING.column_header_words
+            && b.size <= size + TUNING.same_type_points
+            && b.text.split_whitespace().count() <= TUNING.cell_words
             && b.text.chars().count() > 1
-            && b.x >= left + TUNING.column_header_indent * width
+            && b.x >= left + TUNING.column_header.0 * width
             && b.top < top
-            && top - b.top <= TUNING.column_header_gap * b.size
+            && top - b.top <= TUNING.column_header.1 * b.size
             && numbered_depth(&b.text).is_none()
             && !contents_title(&b.text)
             && !index_group(&b.text);
@@ -445,7 +445,7 @@ fn statement_lead(out: &[Block], page: u32) -> usize {
             b.page == page
                 && !b.table
                 && b.level.is_none()
-                && b.text.split_whitespace().count() <= TUNING.statement_lead_words
+                && b.text.split_whitespace().count() <= TUNING.label_words
         };
         if !between.iter().all(short) {
             return 0;
@@ -462,6 +462,6 @@ fn statement_lead(out: &[Block], page: u32) -> usize {
 /// title case ("NORTHWIND HOLDINGS, LLC", "Northwind, Inc.").
 fn company_line(t: &str) -> bool {
     t.starts_with(char::is_alphanumeric)
-        && t.split_whitespace().count() <= TUNING.company_line_words
+        && t.split_whitespace().count() <= TUNING.short_line.0
         && (all_caps(t) || title_case(t))
 }

@@ -7,20 +7,7 @@
 
 use super::super::page::{Row, Span};
 use super::super::text_shape::leader_run;
-
-/// Rows that leave a gutter empty before it counts as a column break.
-const MIN_COLUMN_ROWS: usize = 5;
-
-/// Rows of prose as wide as a column of two that make a side of a gutter
-/// a column, whatever else it holds (a table, a figure's labels).
-const PROSE_ROWS: usize = 3;
-
-/// How near, as a share of the text's width, a gutter must be to the
-/// document's usual one to be taken on thinner evidence.
-const USUAL_REACH: f32 = 0.03;
-
-/// Gutters of two pages this many points apart are the same one.
-const SAME_GUTTER: f32 = 8.0;
+use super::super::tuning::TUNING;
 
 /// A row's stretch of text: a span, or a name joined by dot leaders to
 /// its page numbers.
@@ -108,10 +95,10 @@ fn prose(side: &mut [Entry], width: f32, rows: usize) -> bool {
         return false;
     }
     side.sort_by(|a, b| a.width().total_cmp(&b.width()));
-    side[side.len() / 2].width() >= 0.25 * width
+    side[side.len() / 2].width() >= TUNING.prose_width.0 * width
         || side
             .iter()
-            .filter(|e| !e.code && e.width() >= 0.4 * width)
+            .filter(|e| !e.code && e.width() >= TUNING.prose_width.1 * width)
             .count()
             >= rows
 }
@@ -130,20 +117,20 @@ fn gutter(entries: &[Vec<Entry>], usual: Option<f32>) -> Option<Gutter> {
         .flat_map(|r| r.windows(2).map(|p| (p[0].x1 + p[1].x0) / 2.0))
         .collect();
     candidates.sort_by(f32::total_cmp);
-    candidates.dedup_by(|a, b| (*a - *b).abs() < 2.0);
+    candidates.dedup_by(|a, b| (*a - *b).abs() < TUNING.same_candidate_points);
     let mut best: Option<(usize, Gutter)> = None;
     for &g in &candidates {
         let mut s = sides(entries.iter().map(Vec::as_slice), g);
-        if s.split < MIN_COLUMN_ROWS || s.split < s.cross {
+        if s.split < TUNING.column_rows || s.split < s.cross {
             continue;
         }
-        let usual_here = usual.is_some_and(|u| (g - u).abs() <= USUAL_REACH * width);
-        let rows = if usual_here { 1 } else { PROSE_ROWS };
+        let usual_here = usual.is_some_and(|u| (g - u).abs() <= TUNING.usual_reach * width);
+        let rows = if usual_here { 1 } else { TUNING.prose_rows };
         if !prose(&mut s.lefts, width, rows) || !prose(&mut s.rights, width, rows) {
             continue;
         }
-        let thin =
-            !(prose(&mut s.lefts, width, PROSE_ROWS) && prose(&mut s.rights, width, PROSE_ROWS));
+        let thin = !(prose(&mut s.lefts, width, TUNING.prose_rows)
+            && prose(&mut s.rights, width, TUNING.prose_rows));
         if best.is_none_or(|(n, _)| s.split > n) {
             best = Some((s.split, Gutter { x: g, thin, width }));
         }
@@ -266,7 +253,8 @@ fn lead_rows(region: &[Row], g: f32) -> usize {
         .position(both)
         .filter(|&k| {
             (1..=2).contains(&k)
-                && region[k].baseline() - region[k - 1].baseline() > 1.5 * region[k - 1].size()
+                && region[k].baseline() - region[k - 1].baseline()
+                    > TUNING.gap.0 * region[k - 1].size()
         })
         .unwrap_or(0)
 }
@@ -302,12 +290,13 @@ pub(in super::super) fn usual_gutter(
     let near = |g: f32| {
         found
             .iter()
-            .filter(|&&h| (h - g).abs() <= SAME_GUTTER)
+            .filter(|&&h| (h - g).abs() <= TUNING.same_gutter)
             .count()
     };
     let (n, g) = found
         .iter()
         .map(|&g| (near(g), g))
         .max_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)))?;
-    (n >= 3 && n * 10 >= pages_with_text).then_some(g)
+    let (pages, one_page_in) = TUNING.usual_gutter_pages;
+    (n >= pages && n * one_page_in >= pages_with_text).then_some(g)
 }
