@@ -12,6 +12,7 @@
 
 use rusqlite::{OptionalExtension, MAIN_DB};
 
+use super::vectors::blob_to_vector;
 use super::Database;
 use crate::error::Result;
 
@@ -96,12 +97,7 @@ impl Database {
                 }
             };
             blob.read_at_exact(&mut bytes, place.offset.saturating_mul(width))?;
-            floats.clear();
-            floats.extend(
-                bytes
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-            );
+            blob_to_vector(&bytes, &mut floats);
             f(place.id, &floats);
         }
         Ok(())
@@ -117,11 +113,7 @@ impl Database {
             let mut rows = stmt.query([id])?;
             if let Some(row) = rows.next()? {
                 let blob = row.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
-                buf.clear();
-                buf.extend(
-                    blob.chunks_exact(4)
-                        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                );
+                blob_to_vector(blob, &mut buf);
                 f(*id, &buf);
             }
         }

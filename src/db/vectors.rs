@@ -58,6 +58,16 @@ impl ChunkToEmbed {
     }
 }
 
+/// A stored vector's floats into `out` (cleared first): the inverse of
+/// [`vector_to_blob`].
+pub(super) fn blob_to_vector(blob: &[u8], out: &mut Vec<f32>) {
+    out.clear();
+    out.extend(
+        blob.chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    );
+}
+
 pub fn vector_to_blob(v: &[f32]) -> Vec<u8> {
     let mut out = Vec::with_capacity(v.len() * 4);
     for x in v {
@@ -204,11 +214,7 @@ impl Database {
         while let Some(row) = rows.next()? {
             let id: i64 = row.get(0)?;
             let blob = row.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
-            buf.clear();
-            buf.extend(
-                blob.chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-            );
+            blob_to_vector(blob, &mut buf);
             f(id, &buf);
         }
         Ok(())
