@@ -200,7 +200,9 @@ impl Command for SearchArgs {
     fn run(self, session: &mut Session) -> Result<SearchOutput> {
         let (documents, paths) = (self.documents.clone(), self.paths.clone());
         let mut req = self.request(session.config())?;
-        if req.mode.uses_vector() && session.kind() == SessionKind::OneShot {
+        // By the configured model's reading: the bound one is known only
+        // once the database is open, which is what this need not wait for.
+        if req.embeds_query() && session.kind() == SessionKind::OneShot {
             session.start_loading_runtime();
         }
         // What the model the index is bound to reads (a multilingual model

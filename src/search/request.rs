@@ -207,6 +207,12 @@ impl SearchRequest {
         })
     }
 
+    /// Whether the query is embedded: the mode uses vectors and the model
+    /// reads a word of it (else keyword matches alone answer it).
+    pub fn embeds_query(&self) -> bool {
+        self.mode.uses_vector() && self.reads.any_word_in(&self.query)
+    }
+
     /// Whether the query is refined from the best fused results.
     pub fn refines(&self) -> bool {
         self.mode == Mode::Hybrid && self.feedback.chunks > 0 && self.feedback.weight > 0.0

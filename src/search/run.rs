@@ -57,7 +57,7 @@ where
     }
     // A query the model cannot read would get a vector near whatever the
     // model understands least: its keywords alone answer it.
-    let unreadable = req.mode.uses_vector() && !req.reads.any_word_in(&req.query);
+    let unreadable = req.mode.uses_vector() && !req.embeds_query();
     let keyword_only;
     let req = if unreadable {
         keyword_only = SearchRequest {
