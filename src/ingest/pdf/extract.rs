@@ -439,13 +439,10 @@ fn address_space_peak(pid: u32) -> u64 {
 
 /// The message a panic carried.
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panic".into()
-    }
+    let text = p.downcast_ref::<&str>().copied();
+    text.or_else(|| p.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("panic")
+        .to_string()
 }
 
 #[cfg(test)]

@@ -67,7 +67,7 @@ pub(super) fn lines_in_columns(glyphs: &[Glyph], usual: Option<f32>) -> (Vec<Lin
         }
         let rows = rows(words(&compose_accents(placed)));
         let usual = usual.filter(|_| turns == main);
-        let (rows, gutter) = columns::in_reading_order(rows, usual);
+        let (rows, gutter) = columns::read_columns(rows, usual, 0);
         if turns == main {
             main_gutter = gutter;
         }
@@ -194,36 +194,23 @@ fn row_of(mut words: Vec<Word>) -> Row {
 
 /// More letters of right-to-left scripts than of others.
 fn mostly_rtl(words: &[Word]) -> bool {
-    let (mut right_to_left, mut left_to_right) = (0usize, 0usize);
-    for c in words.iter().flat_map(|w| w.text.chars()) {
-        if rtl(c) {
-            right_to_left += 1;
-        } else if c.is_alphabetic() {
-            left_to_right += 1;
-        }
-    }
-    right_to_left > left_to_right
+    let chars = || words.iter().flat_map(|w| w.text.chars());
+    chars().filter(|&c| rtl(c)).count() > chars().filter(|&c| !rtl(c) && c.is_alphabetic()).count()
 }
 
 /// The pitch of a row's glyphs.
 fn row_pitch(words: &[Word], is_rtl: bool) -> Pitch {
-    let mut pitch = Pitch::default();
-    for w in words {
-        pitch.merge(&w.pitch);
-    }
+    let merged = |words: &[Word]| {
+        let mut pitch = Pitch::default();
+        words.iter().for_each(|w| pitch.merge(&w.pitch));
+        pitch
+    };
+    let pitch = merged(words);
     // A listing's line number, set in the text font beside the code
     // ("377 \\fi"), says nothing of the code's pitch.
     let numbered = words.len() > 1 && words[0].text.chars().all(|c| c.is_ascii_digit());
-    if !is_rtl && !pitch.fixed() && numbered {
-        let mut code = Pitch::default();
-        for w in &words[1..] {
-            code.merge(&w.pitch);
-        }
-        if code.fixed() {
-            pitch = code;
-        }
-    }
-    pitch
+    let code = (!is_rtl && !pitch.fixed() && numbered).then(|| merged(&words[1..]));
+    code.filter(Pitch::fixed).unwrap_or(pitch)
 }
 
 /// Words joined into spans where the gap between them is narrow.

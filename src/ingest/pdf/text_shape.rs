@@ -96,35 +96,19 @@ pub(super) fn append_line(s: &mut String, next: &str) {
     if next.is_empty() {
         return;
     }
-    if s.is_empty() {
-        s.push_str(next);
-        return;
-    }
-    if s.ends_with('\u{ad}') {
-        s.pop();
-        s.push_str(next);
-        return;
-    }
+    let before_last = s.chars().rev().nth(1);
     // An identifier broken after an underscore (`R_` + `LIBS_USER`), as
     // TeX breaks them.
     let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    if s.ends_with('_')
-        && word_char(s[..s.len() - 1].chars().last())
-        && word_char(next.chars().next())
-    {
-        s.push_str(next);
-        return;
+    let identifier = s.ends_with('_') && word_char(before_last) && word_char(next.chars().next());
+    let hyphenated = s.ends_with('-')
+        && next.chars().next().is_some_and(char::is_lowercase)
+        && before_last.is_some_and(char::is_alphabetic);
+    if s.ends_with('\u{ad}') || hyphenated {
+        s.pop();
+    } else if !s.is_empty() && !identifier {
+        s.push(' ');
     }
-    let next_lower = next.chars().next().is_some_and(char::is_lowercase);
-    if s.ends_with('-') && next_lower {
-        let before = s[..s.len() - 1].chars().last();
-        if before.is_some_and(char::is_alphabetic) {
-            s.pop();
-            s.push_str(next);
-            return;
-        }
-    }
-    s.push(' ');
     s.push_str(next);
 }
 
@@ -313,15 +297,11 @@ fn code_or_markup(t: &str) -> bool {
 
 /// A numbered line ending in a number is a table of contents entry.
 fn contents_entry(t: &str) -> bool {
-    let numbered_start = t
-        .split_whitespace()
-        .next()
-        .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit() || c == '.'));
-    let number_end = t
-        .split_whitespace()
-        .last()
-        .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()));
-    numbered_start && number_end
+    let mut words = t.split_whitespace();
+    let first = words.next();
+    let last = words.last().or(first);
+    first.is_some_and(|w| w.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        && last.is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// A figure's or table's caption: "Figure 3", "Fig. 2:", "Table 1".
@@ -421,16 +401,9 @@ fn cjk_date_end(t: &str) -> bool {
 /// without case (Chinese, Japanese, Thai) are neither: a line of them is
 /// not "all caps".
 pub(super) fn all_caps(t: &str) -> bool {
-    let (mut upper, mut other) = (0usize, 0usize);
-    for c in t.chars().filter(|c| c.is_alphabetic()) {
-        if c.is_uppercase() {
-            upper += 1;
-        } else {
-            other += 1;
-        }
-    }
-    upper >= TUNING.capitals_letters
-        && other == 0
+    let mut letters = t.chars().filter(|c| c.is_alphabetic());
+    letters.clone().filter(|c| c.is_uppercase()).count() >= TUNING.capitals_letters
+        && letters.all(char::is_uppercase)
         && t.split_whitespace().count() <= TUNING.styled_words
 }
 
