@@ -47,15 +47,10 @@ pub(super) fn statement_title(lines: &[String]) -> Option<(String, String)> {
         names && (all_caps(t) || title_case(t)) && heading_text(t)
     })?;
     let (title, units) = split_units(&lines[at]);
-    let mut rest: Vec<&str> = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        if i == at {
-            if !units.is_empty() {
-                rest.push(units);
-            }
-        } else {
-            rest.push(l);
-        }
+    let mut rest: Vec<&str> = lines.iter().map(String::as_str).collect();
+    rest[at] = units;
+    if units.is_empty() {
+        rest.remove(at);
     }
     Some((title.to_string(), rest.join(" ")))
 }

@@ -123,20 +123,12 @@ fn section_number(t: &str) -> Option<(u32, char)> {
     }
     let mut rest = t[digits.len()..].chars();
     let style = match rest.next()? {
-        c @ ('.' | ')') => {
-            if !rest.next()?.is_whitespace() {
-                return None;
-            }
-            c
-        }
+        c @ ('.' | ')') if rest.next()?.is_whitespace() => c,
         c if c.is_whitespace() => ' ',
         _ => return None,
     };
-    rest.as_str()
-        .trim_start()
-        .starts_with(char::is_alphabetic)
-        .then(|| (digits.parse().ok(), style))
-        .and_then(|(n, s)| Some((n?, s)))
+    let words = rest.as_str().trim_start().starts_with(char::is_alphabetic);
+    words.then_some((digits.parse().ok()?, style))
 }
 
 /// A person's initial set like an appendix's letter ("J. Anne Doe,
