@@ -177,9 +177,7 @@ pub(super) fn extract_on_thread(
             });
             let _ = tx.send(r);
         });
-    if let Err(e) = spawned {
-        return Err(format!("could not start the PDF extractor: {e}"));
-    }
+    spawned.map_err(|e| format!("could not start the PDF extractor: {e}"))?;
     let mut watch = Watch::new(limit);
     loop {
         match rx.recv_timeout(Duration::from_millis(20).min(limit)) {

@@ -95,10 +95,7 @@ fn read_in_usual_columns(doc: &PdfDocument, pages: &mut [Page], mut cache: Optio
         if page.gutter.is_some() || page.ocr || page.error.is_some() || page.without_text() {
             continue;
         }
-        let Ok(p) = doc.pages().get(i as PdfPageIndex) else {
-            continue;
-        };
-        let Ok(g) = glyphs(&p) else {
+        let Ok(g) = doc.pages().get(i as PdfPageIndex).and_then(|p| glyphs(&p)) else {
             continue;
         };
         let (lines, gutter) = reading::lines_in_columns(&g, Some(usual));

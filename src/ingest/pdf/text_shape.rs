@@ -413,22 +413,14 @@ pub(super) fn title_case(t: &str) -> bool {
     if words.is_empty() || words.len() > TUNING.styled_words {
         return false;
     }
-    let mut significant = 0;
-    for w in words {
-        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-        let Some(first) = w.chars().next() else {
-            continue;
-        };
-        if !first.is_alphabetic() || TITLE_CASE_SMALL_WORDS.contains(&w.to_lowercase().as_str()) {
-            continue;
-        }
-        // Lower case, or a script without case: not a capitalised word.
-        if !first.is_uppercase() {
-            return false;
-        }
-        significant += 1;
-    }
-    significant >= 1
+    let initials: Vec<char> = words
+        .iter()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !TITLE_CASE_SMALL_WORDS.contains(&w.to_lowercase().as_str()))
+        .filter_map(|w| w.chars().next().filter(|c| c.is_alphabetic()))
+        .collect();
+    // Lower case, or a script without case: not a capitalised word.
+    !initials.is_empty() && initials.into_iter().all(char::is_uppercase)
 }
 
 /// A heading's text without the quote marks it opens and never closes
