@@ -183,12 +183,10 @@ fn row_of(mut words: Vec<Word>) -> Row {
             rtl: false,
         };
     }
-    let spans = spans_of(words, is_rtl);
-    let spans = if is_rtl {
-        spans
-    } else {
-        join_section_number(merge_symbols(spans))
-    };
+    let mut spans = spans_of(words, is_rtl);
+    if !is_rtl {
+        spans = join_section_number(merge_symbols(spans));
+    }
     Row { spans, rtl: is_rtl }
 }
 

@@ -59,8 +59,7 @@ pub(super) fn collapse_leaders(s: &str) -> String {
                 j += 1;
             }
             if dots >= TUNING.leader_dots.0 {
-                let trimmed = out.trim_end().len();
-                out.truncate(trimmed);
+                out.truncate(out.trim_end().len());
                 out.push_str(" … ");
                 i = j;
                 continue;
