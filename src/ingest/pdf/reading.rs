@@ -299,13 +299,9 @@ fn line_pitch(rows: &[Row]) -> f32 {
         let (Some(end), Some(start)) = (w[0].spans.last(), w[1].spans.first()) else {
             continue;
         };
-        let ends_in_a_word = end
-            .text
-            .trim_end()
-            .chars()
-            .last()
-            .is_some_and(|c| c.is_alphabetic() || c == ',');
-        let goes_on = start.text.chars().next().is_some_and(char::is_lowercase);
+        let last_text = end.text.trim_end();
+        let ends_in_a_word = last_text.ends_with(|c: char| c.is_alphabetic() || c == ',');
+        let goes_on = start.text.starts_with(char::is_lowercase);
         if ends_in_a_word && goes_on && (end.size - start.size).abs() < TUNING.same_type_points {
             wrapped.push(step);
         }
@@ -339,12 +335,9 @@ fn to_lines(rows: &[Row]) -> Vec<Line> {
             spans.reverse();
         }
         if in_table {
+            let cells: Vec<&str> = spans.iter().map(|s| s.text.as_str()).collect();
             out.push(Line {
-                text: spans
-                    .iter()
-                    .map(|s| s.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join(CELL_SEPARATOR),
+                text: cells.join(CELL_SEPARATOR),
                 size,
                 x: spans.first().map_or(0.0, |s| s.x0),
                 end: spans.last().map_or(0.0, |s| s.x1),

@@ -250,10 +250,8 @@ fn glossary_entry(t: &str) -> bool {
 /// A line that stops on a lower-case joining word is cut off mid-phrase
 /// (a table's wrapped row label, "Receivables from"), not a title.
 fn cut_off(t: &str) -> bool {
-    t.split_whitespace().count() > 1
-        && t.split_whitespace()
-            .last()
-            .is_some_and(|w| JOINING_WORDS.contains(&w))
+    let words: Vec<&str> = t.split_whitespace().collect();
+    words.len() > 1 && JOINING_WORDS.contains(&words[words.len() - 1])
 }
 
 /// A line's words after its number ("3.2.1 学位信息" gives "学位信息").

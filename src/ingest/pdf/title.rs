@@ -89,11 +89,7 @@ fn drop_cap(t: &str) -> bool {
     let (Some(c), None) = (cap.next(), cap.next()) else {
         return false;
     };
-    c.is_uppercase()
-        && next
-            .chars()
-            .next()
-            .is_some_and(|n| n.is_ascii_digit() || n == c)
+    c.is_uppercase() && next.starts_with(|n: char| n.is_ascii_digit() || n == c)
 }
 
 /// The Info title unless it is empty, a file name, a placeholder or
