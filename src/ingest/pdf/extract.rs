@@ -146,8 +146,7 @@ pub fn child_main(path: &Path, options: &str) -> i32 {
             Err(e) => Err(format!("cannot read: {e}")),
         },
     };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = serde_json::to_writer(&mut out, &result)
         .map_err(std::io::Error::from)
         .and_then(|_| out.flush());

@@ -35,10 +35,8 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
         *size = size.max(b.size);
     }
     let mut drop = vec![false; blocks.len()];
-    let mut last_page = 0;
     for (i, b) in blocks.iter().enumerate() {
-        let first = b.page != last_page;
-        last_page = b.page;
+        let first = i == 0 || blocks[i - 1].page != b.page;
         if !first || b.level.is_none() {
             continue;
         }
@@ -305,14 +303,8 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
         .filter(|b| b.level.is_some())
         .map(|b| b.size)
         .fold(0.0, f32::max);
-    let mut start = end;
-    while start < front {
-        let page = blocks[start].page;
-        let len = blocks[start..front]
-            .iter()
-            .take_while(|b| b.page == page)
-            .count();
-        let here = &mut blocks[start..start + len];
+    let front_matter = blocks.get_mut(end..front).unwrap_or_default();
+    for here in front_matter.chunk_by_mut(|a, b| a.page == b.page) {
         let largest = here
             .iter()
             .filter(|b| !b.table && !b.code)
@@ -323,7 +315,6 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
                 b.level = None;
             }
         }
-        start += len;
     }
 }
 
