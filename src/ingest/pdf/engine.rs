@@ -108,10 +108,8 @@ pub fn lock(path: &Path) -> Result<MutexGuard<'static, Pdfium>, String> {
             )),
         }
     });
-    match engine {
-        Ok(m) => Ok(m.lock().unwrap_or_else(|e| e.into_inner())),
-        Err(e) => Err(e.clone()),
-    }
+    let engine = engine.as_ref().map_err(Clone::clone)?;
+    Ok(engine.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
 #[cfg(test)]

@@ -146,8 +146,7 @@ pub fn child_main(path: &Path, options: &str) -> i32 {
             Err(e) => Err(format!("cannot read: {e}")),
         },
     };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = serde_json::to_writer(&mut out, &result)
         .map_err(std::io::Error::from)
         .and_then(|_| out.flush());
@@ -177,9 +176,7 @@ pub(super) fn extract_on_thread(
             });
             let _ = tx.send(r);
         });
-    if let Err(e) = spawned {
-        return Err(format!("could not start the PDF extractor: {e}"));
-    }
+    spawned.map_err(|e| format!("could not start the PDF extractor: {e}"))?;
     let mut watch = Watch::new(limit);
     loop {
         match rx.recv_timeout(Duration::from_millis(20).min(limit)) {
@@ -439,13 +436,10 @@ fn address_space_peak(pid: u32) -> u64 {
 
 /// The message a panic carried.
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panic".into()
-    }
+    let text = p.downcast_ref::<&str>().copied();
+    text.or_else(|| p.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("panic")
+        .to_string()
 }
 
 #[cfg(test)]

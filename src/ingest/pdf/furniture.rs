@@ -87,17 +87,17 @@ impl Edges {
         };
         for p in pages {
             let mut seen = HashSet::new();
-            let mut outer = HashSet::new();
             for (i, l) in p.iter().enumerate() {
-                if i + 1 == p.len() && outer.insert(key(&l.text)) {
-                    *e.outermost.entry(key(&l.text)).or_default() += 1;
+                let k = key(&l.text);
+                if i + 1 == p.len() {
+                    *e.outermost.entry(k.clone()).or_default() += 1;
                 }
-                if !edge(i, p.len()) || !seen.insert(key(&l.text)) {
+                if !edge(i, p.len()) || !seen.insert(k.clone()) {
                     continue;
                 }
-                *e.counts.entry(key(&l.text)).or_default() += 1;
-                *e.placed.entry((key(&l.text), height(l))).or_default() += 1;
-                let s = e.smallest.entry(key(&l.text)).or_insert(l.size);
+                *e.counts.entry(k.clone()).or_default() += 1;
+                *e.placed.entry((k.clone(), height(l))).or_default() += 1;
+                let s = e.smallest.entry(k).or_insert(l.size);
                 *s = s.min(l.size);
                 *e.sized.entry((exact(&l.text), half_points(l))).or_default() += 1;
                 *e.exactly.entry(exact(&l.text)).or_default() += 1;
@@ -195,25 +195,23 @@ impl Edges {
 fn drop_furniture(pages: &mut [Vec<Line>], verdicts: Vec<Vec<Verdict>>) {
     // The running lines of pages that have text of their own: furniture
     // beside text.
-    let mut beside_text: HashSet<String> = HashSet::new();
-    for (p, v) in pages.iter().zip(&verdicts) {
-        if v.contains(&Verdict::Text) {
-            for (l, _) in p.iter().zip(v).filter(|(_, v)| **v == Verdict::Running) {
-                beside_text.insert(key(&l.text));
-            }
-        }
+    fn running<'a>(p: &'a [Line], v: &'a [Verdict]) -> impl Iterator<Item = String> + 'a {
+        let lines = p.iter().zip(v).filter(|(_, v)| **v == Verdict::Running);
+        lines.map(|(l, _)| key(&l.text))
     }
+    let beside_text: HashSet<String> = pages
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| v.contains(&Verdict::Text))
+        .flat_map(|(p, v)| running(p, v))
+        .collect();
     for (p, v) in pages.iter_mut().zip(verdicts) {
         // A page where everything repeats keeps its text when that text
         // never sits beside other text (a series of short pages, each
         // its heading and one line): there is nothing else it says. A
         // page of the header and footer the other pages carry is blank.
-        let keep_running = !v.contains(&Verdict::Text)
-            && !p
-                .iter()
-                .zip(&v)
-                .filter(|(_, v)| **v == Verdict::Running)
-                .all(|(l, _)| beside_text.contains(&key(&l.text)));
+        let keep_running =
+            !v.contains(&Verdict::Text) && !running(p, &v).all(|k| beside_text.contains(&k));
         let mut it = v.into_iter();
         p.retain(|_| match it.next() {
             Some(Verdict::PageNumber) => false,
@@ -316,15 +314,12 @@ enum Verdict {
 /// numbered pages of a filing's parts: "F-4", "A-12", "S-3".
 pub(super) fn page_number(t: &str) -> bool {
     let t = t.trim().to_lowercase();
-    if let Some((prefix, n)) = t.split_once('-') {
-        if (1..=TUNING.page_number.1).contains(&prefix.len())
+    let part_page = t.split_once('-').is_some_and(|(prefix, n)| {
+        (1..=TUNING.page_number.1).contains(&prefix.len())
             && prefix.chars().all(|c| c.is_ascii_alphabetic())
             && (1..=TUNING.page_number.0).contains(&n.len())
             && n.chars().all(|c| c.is_ascii_digit())
-        {
-            return true;
-        }
-    }
+    });
     let words: String = t
         .chars()
         .filter(|c| c.is_alphabetic())
@@ -332,17 +327,13 @@ pub(super) fn page_number(t: &str) -> bool {
         .replace("page", "")
         .replace("of", "");
     let digits = t.chars().filter(char::is_ascii_digit).count();
-    if digits > 0
-        && digits <= TUNING.page_line.0
+    let numeral = (1..=TUNING.page_line.0).contains(&digits)
         && words.is_empty()
-        && t.chars().count() <= TUNING.page_line.1
-    {
-        return true;
-    }
+        && t.chars().count() <= TUNING.page_line.1;
     let roman = !t.is_empty()
         && t.len() <= TUNING.roman_page_letters
         && t.chars().all(|c| "ivxlcdm".contains(c));
-    roman
+    part_page || numeral || roman
 }
 
 #[cfg(test)]

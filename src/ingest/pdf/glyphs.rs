@@ -108,19 +108,20 @@ pub(super) fn compose_accents(glyphs: Vec<Placed>) -> Vec<Placed> {
         let g = glyphs[i];
         if let Some(mark) = combining(g.ch) {
             // The accent first, then its letter; or the letter first.
-            if let Some(next) = glyphs.get(i + 1).filter(|n| over(&g, n)) {
-                if let Some(c) = compose(next.ch, mark) {
-                    out.push(Placed { ch: c, ..*next });
-                    i += 2;
-                    continue;
-                }
+            let next = glyphs.get(i + 1).filter(|n| over(&g, n));
+            if let Some(ch) = next.and_then(|n| compose(n.ch, mark)) {
+                out.push(Placed {
+                    ch,
+                    ..glyphs[i + 1]
+                });
+                i += 2;
+                continue;
             }
-            if let Some(prev) = out.last_mut().filter(|p| over(&g, p)) {
-                if let Some(c) = compose(prev.ch, mark) {
-                    prev.ch = c;
-                    i += 1;
-                    continue;
-                }
+            let prev = out.last_mut().filter(|p| over(&g, p));
+            if let Some((prev, ch)) = prev.and_then(|p| compose(p.ch, mark).map(|c| (p, c))) {
+                prev.ch = ch;
+                i += 1;
+                continue;
             }
         }
         out.push(g);

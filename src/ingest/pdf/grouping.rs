@@ -18,14 +18,9 @@ use crate::text::cjk::is_cjk;
 
 /// The share of the characters set in bold lines.
 pub(super) fn bold_share(pages: &[Vec<Line>]) -> f32 {
-    let (mut bold, mut all) = (0usize, 0usize);
-    for l in pages.iter().flatten() {
-        let n = l.text.chars().filter(|c| !c.is_whitespace()).count();
-        all += n;
-        if l.bold {
-            bold += n;
-        }
-    }
+    let chars = |l: &Line| l.text.chars().filter(|c| !c.is_whitespace()).count();
+    let bold: usize = pages.iter().flatten().filter(|l| l.bold).map(chars).sum();
+    let all: usize = pages.iter().flatten().map(chars).sum();
     bold as f32 / all.max(1) as f32
 }
 

@@ -26,13 +26,11 @@ fn form_field(t: &str) -> bool {
 /// The header over a contents page's page numbers ("Page", "Page No."),
 /// not a section about them ("4.3 Page number").
 fn page_column(t: &str) -> bool {
-    if t.contains(|c: char| c.is_numeric()) {
-        return false;
-    }
-    matches!(
+    let header = matches!(
         letters(t).as_str(),
         "page" | "pages" | "pageno" | "seite" | "página" | "pagina"
-    )
+    );
+    header && !t.contains(char::is_numeric)
 }
 
 /// A place with its postal code: "Washington, D.C. 20549", "Hartford, CT

@@ -124,12 +124,9 @@ pub(super) fn drop_title_page_headings(blocks: &mut [Block], title: Option<&str>
             .filter(|b| b.level.is_some())
             .map(|b| b.size)
             .reduce(f32::max);
-        if let Some(below) = below {
-            for b in blocks[..end].iter_mut() {
-                if b.size > below + TUNING.same_type_points {
-                    b.level = None;
-                }
-            }
+        let over = |b: &&mut Block| below.is_some_and(|l| b.size > l + TUNING.same_type_points);
+        for b in blocks[..end].iter_mut().filter(over) {
+            b.level = None;
         }
     }
     drop_cover_lines(blocks, title);

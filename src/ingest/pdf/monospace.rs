@@ -21,8 +21,7 @@ pub(super) fn code_text(lines: &[&Line]) -> String {
             let prev = lines[i - 1];
             let step = l.y - prev.y;
             let (low, high) = TUNING.blank_line_step;
-            let blank = prev.size > 0.0 && step > low * prev.size && step < high * prev.size;
-            if blank {
+            if prev.size > 0.0 && step > low * prev.size && step < high * prev.size {
                 out.push('\n');
             }
         }

@@ -10,10 +10,7 @@ use super::tuning::TUNING;
 /// table of contents entry) disqualifies.
 pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     let t = t.trim();
-    if let Some(d) = cjk_numbered(t) {
-        return Some(d);
-    }
-    if let Some((d, _)) = rtl_numbered(t) {
+    if let Some(d) = cjk_numbered(t).or_else(|| rtl_numbered(t).map(|(d, _)| d)) {
         return Some(d);
     }
     let (num, rest) = t.split_once(char::is_whitespace)?;
@@ -30,18 +27,10 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
         return (item_number(rest) && !toc).then_some(1);
     }
     // A capital, or a letter of a script without case ("1.1 研究背景").
-    if !rest
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()))
-    {
-        return None;
-    }
-    if rest.chars().last().is_some_and(|c| c.is_ascii_digit()) {
-        return None;
-    }
+    let capital =
+        rest.starts_with(|c: char| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()));
     let stem = num.trim_end_matches('.');
-    if stem.is_empty() {
+    if !capital || rest.ends_with(|c: char| c.is_ascii_digit()) || stem.is_empty() {
         return None;
     }
     let parts: Vec<&str> = stem.split('.').collect();

@@ -94,18 +94,13 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
         .collect();
     let above = TUNING.bookmark_above;
     let below = |i: &usize| e.top.is_none_or(|t| blocks[*i].top >= t - above);
-    let matching = |i: &usize| !blocks[*i].table && key(&blocks[*i].text).starts_with(&title);
-    let found = on_page
-        .iter()
-        .copied()
-        .filter(below)
-        .find(|i| matching(i) && split_at(&blocks[*i].text, letters).is_some())
-        .or_else(|| {
-            on_page
-                .iter()
-                .copied()
-                .find(|i| matching(i) && split_at(&blocks[*i].text, letters).is_some())
-        });
+    let carries = |i: &usize| {
+        !blocks[*i].table
+            && key(&blocks[*i].text).starts_with(&title)
+            && split_at(&blocks[*i].text, letters).is_some()
+    };
+    let found = (on_page.iter().copied().filter(below).find(carries))
+        .or_else(|| on_page.iter().copied().find(carries));
     if let Some(i) = found {
         let mut cut = split_at(&blocks[i].text, letters).unwrap_or(blocks[i].text.len());
         // The title's closing punctuation ("?", ")") stays with it.
@@ -135,16 +130,12 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
     // document's title over the page's own (a bookmark "Introduction
     // Summary" over a release titled "Company Reports First-Quarter
     // Results").
-    let at = on_page
-        .iter()
-        .copied()
-        .find(|i| below(i))
-        .unwrap_or_else(|| {
-            on_page.last().map_or_else(
-                || from + blocks[from..].partition_point(|b| b.page < e.page),
-                |l| l + 1,
-            )
-        });
+    let at = on_page.iter().copied().find(below).unwrap_or_else(|| {
+        on_page.last().map_or_else(
+            || from + blocks[from..].partition_point(|b| b.page < e.page),
+            |l| l + 1,
+        )
+    });
     blocks.insert(
         at,
         Block {

@@ -266,20 +266,17 @@ impl TableHead {
     fn of(lead: &str, rows: &[&str], max: usize, tokens: &TokenCounter) -> TableHead {
         let header_at = rows.iter().position(|r| r.contains(CELL_SEPARATOR));
         let head_end = header_at.map_or(0, |h| h + 1);
+        let header = rows[..head_end].join("\n");
         // The lead is a paragraph of its own, as on the page.
-        let mut text = rows[..head_end].join("\n");
-        if !lead.trim().is_empty() {
-            text = if text.is_empty() {
-                lead.trim().to_string()
-            } else {
-                format!("{}\n\n{text}", lead.trim())
-            };
-        }
+        let parts = [lead.trim(), header.as_str()]
+            .into_iter()
+            .filter(|s| !s.is_empty());
+        let mut text = parts.collect::<Vec<_>>().join("\n\n");
         if tokens.count(&text) * 2 > max {
             // A header as big as the table: no room to repeat it.
             text.clear();
         }
-        let context = (!text.is_empty()).then(|| rows[..head_end].join("\n"));
+        let context = (!text.is_empty()).then_some(header);
         TableHead {
             tokens: tokens.count(&text),
             body_from: if text.is_empty() { 0 } else { head_end },

@@ -73,7 +73,6 @@ impl PageCache {
         let mut text = String::new();
         let read = file.read_to_string(&mut text).is_ok();
         let mut pages = HashMap::new();
-        let mut valid = 0usize;
         let mut lines = text.split_inclusive('\n');
         let same = read
             && lines
@@ -82,7 +81,7 @@ impl PageCache {
                 .and_then(|l| serde_json::from_str::<Header>(l).ok())
                 .is_some_and(|h| h == header);
         if same {
-            valid = text.find('\n').map_or(0, |i| i + 1);
+            let mut valid = text.find('\n').map_or(0, |i| i + 1);
             // A line cut short by a kill ends the usable part.
             for l in lines {
                 let Some(line) = l
@@ -96,16 +95,14 @@ impl PageCache {
                 }
                 valid += l.len();
             }
-        }
-        if !same {
+            file.set_len(valid as u64).ok()?;
+            file.seek(std::io::SeekFrom::End(0)).ok()?;
+        } else {
             let mut first = serde_json::to_string(&header).ok()?;
             first.push('\n');
             file.set_len(0).ok()?;
             file.rewind().ok()?;
             file.write_all(first.as_bytes()).ok()?;
-        } else {
-            file.set_len(valid as u64).ok()?;
-            file.seek(std::io::SeekFrom::End(0)).ok()?;
         }
         Some(PageCache { file, pages })
     }

@@ -56,23 +56,20 @@ pub(super) fn read(
     on_page(0, total);
     let mut pages = Vec::with_capacity(total as usize);
     for i in 0..total {
-        let page = match cache.as_mut().and_then(|c| c.take(i)) {
-            Some(page) => page,
-            None => {
-                let page = match doc.pages().get(i as PdfPageIndex) {
-                    Ok(p) => read_page(&p, opts),
-                    Err(e) => Page {
-                        error: Some(format!("could not load the page: {}", describe(&e))),
-                        ..Page::default()
-                    },
-                };
-                if let Some(c) = cache.as_mut() {
-                    c.keep(i, &page);
-                }
-                page
+        let cached = cache.as_mut().and_then(|c| c.take(i));
+        pages.push(cached.unwrap_or_else(|| {
+            let page = match doc.pages().get(i as PdfPageIndex) {
+                Ok(p) => read_page(&p, opts),
+                Err(e) => Page {
+                    error: Some(format!("could not load the page: {}", describe(&e))),
+                    ..Page::default()
+                },
+            };
+            if let Some(c) = cache.as_mut() {
+                c.keep(i, &page);
             }
-        };
-        pages.push(page);
+            page
+        }));
         on_page(i + 1, total);
     }
     read_in_usual_columns(&doc, &mut pages, cache.as_mut());
@@ -98,10 +95,7 @@ fn read_in_usual_columns(doc: &PdfDocument, pages: &mut [Page], mut cache: Optio
         if page.gutter.is_some() || page.ocr || page.error.is_some() || page.without_text() {
             continue;
         }
-        let Ok(p) = doc.pages().get(i as PdfPageIndex) else {
-            continue;
-        };
-        let Ok(g) = glyphs(&p) else {
+        let Ok(g) = doc.pages().get(i as PdfPageIndex).and_then(|p| glyphs(&p)) else {
             continue;
         };
         let (lines, gutter) = reading::lines_in_columns(&g, Some(usual));
@@ -240,11 +234,10 @@ fn read_page(page: &PdfPage, opts: &ReadOptions) -> Page {
         out.ocr_error = Some(format!("no OCR engine: {}", ocr::HOW_TO_INSTALL));
         return out;
     };
-    let image = match render(page) {
-        Ok(img) if img.blank() => return out,
-        Ok(img) => Ok(img),
-        Err(e) => Err(e),
-    };
+    let image = render_at(page, ocr::DPI);
+    if image.as_ref().is_ok_and(|img| img.blank()) {
+        return out;
+    }
     match image.and_then(|img| ocr::recognise(tesseract, &opts.ocr_languages, &img)) {
         Ok(lines) => {
             let recognised = Page {
@@ -340,11 +333,7 @@ fn bold_name(name: &str) -> bool {
         .any(|w| n.contains(w))
 }
 
-/// The page rendered in grey at 300 dpi for OCR.
-fn render(page: &PdfPage) -> Result<ocr::GreyImage, String> {
-    render_at(page, ocr::DPI)
-}
-
+/// The page rendered in grey at `dpi` (300 for OCR).
 pub(super) fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, String> {
     let (w, h) = (page.width().value, page.height().value);
     let mut scale = dpi / ocr::POINTS_PER_INCH;

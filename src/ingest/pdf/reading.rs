@@ -67,7 +67,7 @@ pub(super) fn lines_in_columns(glyphs: &[Glyph], usual: Option<f32>) -> (Vec<Lin
         }
         let rows = rows(words(&compose_accents(placed)));
         let usual = usual.filter(|_| turns == main);
-        let (rows, gutter) = columns::in_reading_order(rows, usual);
+        let (rows, gutter) = columns::read_columns(rows, usual, 0);
         if turns == main {
             main_gutter = gutter;
         }
@@ -183,47 +183,32 @@ fn row_of(mut words: Vec<Word>) -> Row {
             rtl: false,
         };
     }
-    let spans = spans_of(words, is_rtl);
-    let spans = if is_rtl {
-        spans
-    } else {
-        join_section_number(merge_symbols(spans))
-    };
+    let mut spans = spans_of(words, is_rtl);
+    if !is_rtl {
+        spans = join_section_number(merge_symbols(spans));
+    }
     Row { spans, rtl: is_rtl }
 }
 
 /// More letters of right-to-left scripts than of others.
 fn mostly_rtl(words: &[Word]) -> bool {
-    let (mut right_to_left, mut left_to_right) = (0usize, 0usize);
-    for c in words.iter().flat_map(|w| w.text.chars()) {
-        if rtl(c) {
-            right_to_left += 1;
-        } else if c.is_alphabetic() {
-            left_to_right += 1;
-        }
-    }
-    right_to_left > left_to_right
+    let chars = || words.iter().flat_map(|w| w.text.chars());
+    chars().filter(|&c| rtl(c)).count() > chars().filter(|&c| !rtl(c) && c.is_alphabetic()).count()
 }
 
 /// The pitch of a row's glyphs.
 fn row_pitch(words: &[Word], is_rtl: bool) -> Pitch {
-    let mut pitch = Pitch::default();
-    for w in words {
-        pitch.merge(&w.pitch);
-    }
+    let merged = |words: &[Word]| {
+        let mut pitch = Pitch::default();
+        words.iter().for_each(|w| pitch.merge(&w.pitch));
+        pitch
+    };
+    let pitch = merged(words);
     // A listing's line number, set in the text font beside the code
     // ("377 \\fi"), says nothing of the code's pitch.
     let numbered = words.len() > 1 && words[0].text.chars().all(|c| c.is_ascii_digit());
-    if !is_rtl && !pitch.fixed() && numbered {
-        let mut code = Pitch::default();
-        for w in &words[1..] {
-            code.merge(&w.pitch);
-        }
-        if code.fixed() {
-            pitch = code;
-        }
-    }
-    pitch
+    let code = (!is_rtl && !pitch.fixed() && numbered).then(|| merged(&words[1..]));
+    code.filter(Pitch::fixed).unwrap_or(pitch)
 }
 
 /// Words joined into spans where the gap between them is narrow.
@@ -314,13 +299,9 @@ fn line_pitch(rows: &[Row]) -> f32 {
         let (Some(end), Some(start)) = (w[0].spans.last(), w[1].spans.first()) else {
             continue;
         };
-        let ends_in_a_word = end
-            .text
-            .trim_end()
-            .chars()
-            .last()
-            .is_some_and(|c| c.is_alphabetic() || c == ',');
-        let goes_on = start.text.chars().next().is_some_and(char::is_lowercase);
+        let last_text = end.text.trim_end();
+        let ends_in_a_word = last_text.ends_with(|c: char| c.is_alphabetic() || c == ',');
+        let goes_on = start.text.starts_with(char::is_lowercase);
         if ends_in_a_word && goes_on && (end.size - start.size).abs() < TUNING.same_type_points {
             wrapped.push(step);
         }
@@ -354,12 +335,9 @@ fn to_lines(rows: &[Row]) -> Vec<Line> {
             spans.reverse();
         }
         if in_table {
+            let cells: Vec<&str> = spans.iter().map(|s| s.text.as_str()).collect();
             out.push(Line {
-                text: spans
-                    .iter()
-                    .map(|s| s.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join(CELL_SEPARATOR),
+                text: cells.join(CELL_SEPARATOR),
                 size,
                 x: spans.first().map_or(0.0, |s| s.x0),
                 end: spans.last().map_or(0.0, |s| s.x1),

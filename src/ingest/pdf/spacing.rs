@@ -45,16 +45,12 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
         gaps.sort_by(f32::total_cmp);
         let letter = gaps[(gaps.len() - 1) / 2].max(0.0);
         let size = words[i].size;
-        let letters = words[i..j]
-            .iter()
-            .filter(|w| w.text.chars().all(char::is_alphabetic))
-            .count();
+        let made_of =
+            |of: fn(char) -> bool| words[i..j].iter().filter(move |w| w.text.chars().all(of));
+        let letters = made_of(char::is_alphabetic).count();
         // Titles are letter-spaced in capitals (and amounts in digits);
         // one-letter variables of a formula sit as evenly, in lower case.
-        let lower = words[i..j]
-            .iter()
-            .filter(|w| w.text.chars().all(|c| !c.is_uppercase() && !c.is_numeric()))
-            .count();
+        let lower = made_of(|c| !c.is_uppercase() && !c.is_numeric()).count();
         let run = j - i;
         let apart = lower * TUNING.spaced_lower_in > run
             // Mostly digits: only a tight spacing, never a table's

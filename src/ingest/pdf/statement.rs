@@ -13,10 +13,7 @@ pub(super) fn caption(t: &str) -> bool {
     let first = w.next().unwrap_or("").trim_end_matches([':', '.']);
     let second = w.next().unwrap_or("");
     first.eq_ignore_ascii_case("table")
-        && second
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+        && second.starts_with(|c: char| c.is_ascii_digit() || c.is_ascii_uppercase())
         && t.chars().count() <= TUNING.caption_chars
 }
 
@@ -26,13 +23,8 @@ pub(super) fn caption(t: &str) -> bool {
 /// or capitals ("Consolidated Statement of Cash Flows", "CONSOLIDATED
 /// BALANCE SHEETS", "Selected Financial Data"), and the block is short.
 pub(super) fn statement_title(lines: &[String]) -> Option<(String, String)> {
-    if lines.len() > TUNING.statement_block.0
-        || lines
-            .iter()
-            .map(|l| l.split_whitespace().count())
-            .sum::<usize>()
-            > TUNING.statement_block.1
-    {
+    let words: usize = lines.iter().map(|l| l.split_whitespace().count()).sum();
+    if lines.len() > TUNING.statement_block.0 || words > TUNING.statement_block.1 {
         return None;
     }
     let first = TUNING.statement_name_lines;
@@ -47,15 +39,10 @@ pub(super) fn statement_title(lines: &[String]) -> Option<(String, String)> {
         names && (all_caps(t) || title_case(t)) && heading_text(t)
     })?;
     let (title, units) = split_units(&lines[at]);
-    let mut rest: Vec<&str> = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        if i == at {
-            if !units.is_empty() {
-                rest.push(units);
-            }
-        } else {
-            rest.push(l);
-        }
+    let mut rest: Vec<&str> = lines.iter().map(String::as_str).collect();
+    rest[at] = units;
+    if units.is_empty() {
+        rest.remove(at);
     }
     Some((title.to_string(), rest.join(" ")))
 }

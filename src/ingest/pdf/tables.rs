@@ -102,30 +102,21 @@ pub(super) fn cells(r: &Row) -> bool {
         })
 }
 
-/// Two rows share a cell boundary: a span of one starts or ends where a
-/// span of the other does (left edges of the first cells aside, which
-/// every line of a paragraph shares; the right edge of the last only for
-/// short cells and numbers).
-pub(super) fn aligned(a: &Row, b: &Row) -> bool {
-    share_edges(a, b, 1)
-}
-
-/// At least `n` cell edges of `a` line up with one of `b`'s (the count
-/// stops at `n`: most rows are tested for one).
+/// At least `n` cell boundaries of `a` line up with one of `b`'s (the
+/// count stops at `n`: most rows are tested for one): a span of one
+/// starts or ends where a span of the other does (left edges of the first
+/// cells aside, which every line of a paragraph shares; the right edge of
+/// the last only for short cells and numbers).
 fn share_edges(a: &Row, b: &Row, n: usize) -> bool {
     let tol = TUNING.edge_tolerance * a.size().max(b.size());
     let edges = |r: &Row| -> Vec<(f32, bool)> {
-        let mut e: Vec<(f32, bool)> = Vec::new();
         let last = r.spans.len() - 1;
-        for (i, s) in r.spans.iter().enumerate() {
-            if i > 0 {
-                e.push((s.x0, true));
-            }
-            if i < last || cell_like(s) {
-                e.push((s.x1, false));
-            }
-        }
-        e
+        let spans = r.spans.iter().enumerate();
+        let each = spans.flat_map(|(i, s)| {
+            let start = (i > 0).then_some((s.x0, true));
+            [start, (i < last || cell_like(s)).then_some((s.x1, false))]
+        });
+        each.flatten().collect()
     };
     let eb = edges(b);
     edges(a)
@@ -168,7 +159,7 @@ pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
         let mut j = i + 1;
         while j < rows.len() {
             let (above, row) = (&rows[j - 1], &rows[j]);
-            let next_cells = multi(row) && aligned(&rows[last_multi], row);
+            let next_cells = multi(row) && share_edges(&rows[last_multi], row, 1);
             let spaced_entry = next_cells
                 && wide(row)
                 && wide(&rows[last_multi])
@@ -192,9 +183,7 @@ pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
         }
         if count >= 2 {
             let end = last_multi + 1 + lines_under(&rows[last_multi..]);
-            for t in table.iter_mut().take(end).skip(i) {
-                *t = true;
-            }
+            table[i..end].fill(true);
             i = end;
         } else {
             i += 1;

@@ -59,8 +59,7 @@ pub(super) fn collapse_leaders(s: &str) -> String {
                 j += 1;
             }
             if dots >= TUNING.leader_dots.0 {
-                let trimmed = out.trim_end().len();
-                out.truncate(trimmed);
+                out.truncate(out.trim_end().len());
                 out.push_str(" … ");
                 i = j;
                 continue;
@@ -96,35 +95,19 @@ pub(super) fn append_line(s: &mut String, next: &str) {
     if next.is_empty() {
         return;
     }
-    if s.is_empty() {
-        s.push_str(next);
-        return;
-    }
-    if s.ends_with('\u{ad}') {
-        s.pop();
-        s.push_str(next);
-        return;
-    }
+    let before_last = s.chars().rev().nth(1);
     // An identifier broken after an underscore (`R_` + `LIBS_USER`), as
     // TeX breaks them.
     let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    if s.ends_with('_')
-        && word_char(s[..s.len() - 1].chars().last())
-        && word_char(next.chars().next())
-    {
-        s.push_str(next);
-        return;
+    let identifier = s.ends_with('_') && word_char(before_last) && word_char(next.chars().next());
+    let hyphenated = s.ends_with('-')
+        && next.chars().next().is_some_and(char::is_lowercase)
+        && before_last.is_some_and(char::is_alphabetic);
+    if s.ends_with('\u{ad}') || hyphenated {
+        s.pop();
+    } else if !s.is_empty() && !identifier {
+        s.push(' ');
     }
-    let next_lower = next.chars().next().is_some_and(char::is_lowercase);
-    if s.ends_with('-') && next_lower {
-        let before = s[..s.len() - 1].chars().last();
-        if before.is_some_and(char::is_alphabetic) {
-            s.pop();
-            s.push_str(next);
-            return;
-        }
-    }
-    s.push(' ');
     s.push_str(next);
 }
 
@@ -267,10 +250,8 @@ fn glossary_entry(t: &str) -> bool {
 /// A line that stops on a lower-case joining word is cut off mid-phrase
 /// (a table's wrapped row label, "Receivables from"), not a title.
 fn cut_off(t: &str) -> bool {
-    t.split_whitespace().count() > 1
-        && t.split_whitespace()
-            .last()
-            .is_some_and(|w| JOINING_WORDS.contains(&w))
+    let words: Vec<&str> = t.split_whitespace().collect();
+    words.len() > 1 && JOINING_WORDS.contains(&words[words.len() - 1])
 }
 
 /// A line's words after its number ("3.2.1 学位信息" gives "学位信息").
@@ -313,15 +294,11 @@ fn code_or_markup(t: &str) -> bool {
 
 /// A numbered line ending in a number is a table of contents entry.
 fn contents_entry(t: &str) -> bool {
-    let numbered_start = t
-        .split_whitespace()
-        .next()
-        .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit() || c == '.'));
-    let number_end = t
-        .split_whitespace()
-        .last()
-        .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()));
-    numbered_start && number_end
+    let mut words = t.split_whitespace();
+    let first = words.next();
+    let last = words.last().or(first);
+    first.is_some_and(|w| w.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        && last.is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// A figure's or table's caption: "Figure 3", "Fig. 2:", "Table 1".
@@ -421,16 +398,9 @@ fn cjk_date_end(t: &str) -> bool {
 /// without case (Chinese, Japanese, Thai) are neither: a line of them is
 /// not "all caps".
 pub(super) fn all_caps(t: &str) -> bool {
-    let (mut upper, mut other) = (0usize, 0usize);
-    for c in t.chars().filter(|c| c.is_alphabetic()) {
-        if c.is_uppercase() {
-            upper += 1;
-        } else {
-            other += 1;
-        }
-    }
-    upper >= TUNING.capitals_letters
-        && other == 0
+    let mut letters = t.chars().filter(|c| c.is_alphabetic());
+    letters.clone().filter(|c| c.is_uppercase()).count() >= TUNING.capitals_letters
+        && letters.all(char::is_uppercase)
         && t.split_whitespace().count() <= TUNING.styled_words
 }
 
@@ -440,22 +410,14 @@ pub(super) fn title_case(t: &str) -> bool {
     if words.is_empty() || words.len() > TUNING.styled_words {
         return false;
     }
-    let mut significant = 0;
-    for w in words {
-        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-        let Some(first) = w.chars().next() else {
-            continue;
-        };
-        if !first.is_alphabetic() || TITLE_CASE_SMALL_WORDS.contains(&w.to_lowercase().as_str()) {
-            continue;
-        }
-        // Lower case, or a script without case: not a capitalised word.
-        if !first.is_uppercase() {
-            return false;
-        }
-        significant += 1;
-    }
-    significant >= 1
+    let initials: Vec<char> = words
+        .iter()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !TITLE_CASE_SMALL_WORDS.contains(&w.to_lowercase().as_str()))
+        .filter_map(|w| w.chars().next().filter(|c| c.is_alphabetic()))
+        .collect();
+    // Lower case, or a script without case: not a capitalised word.
+    !initials.is_empty() && initials.into_iter().all(char::is_uppercase)
 }
 
 /// A heading's text without the quote marks it opens and never closes

@@ -20,10 +20,7 @@ pub(super) fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<Strin
     pages.dedup();
     pages.truncate(TUNING.first_pages);
     let first: Vec<&Block> = blocks.iter().filter(|b| pages.contains(&b.page)).collect();
-    if let Some(t) = registrant(&first) {
-        return Some(t);
-    }
-    if let Some(t) = info.and_then(meaningful_info) {
+    if let Some(t) = registrant(&first).or_else(|| info.and_then(meaningful_info)) {
         return Some(t);
     }
     let candidate = |b: &Block| {
@@ -92,11 +89,7 @@ fn drop_cap(t: &str) -> bool {
     let (Some(c), None) = (cap.next(), cap.next()) else {
         return false;
     };
-    c.is_uppercase()
-        && next
-            .chars()
-            .next()
-            .is_some_and(|n| n.is_ascii_digit() || n == c)
+    c.is_uppercase() && next.starts_with(|n: char| n.is_ascii_digit() || n == c)
 }
 
 /// The Info title unless it is empty, a file name, a placeholder or
@@ -165,16 +158,13 @@ fn form_line(t: &str) -> bool {
 /// form, the filing's standard headings, a press release's dateline.
 pub(super) fn boilerplate(t: &str) -> bool {
     let words = lower_words(t, |c| !c.is_alphanumeric());
-    let joined = words.join(" ");
-    if BOILERPLATE_LINES.contains(&joined.as_str()) || form_line(t) {
-        return true;
-    }
-    // "Exhibit 99.1", "EXHIBIT 99".
-    words.first().is_some_and(|w| w == "exhibit")
+    let exhibit = words.first().is_some_and(|w| w == "exhibit")
         && words.len() <= TUNING.exhibit_words
         && words[1..]
             .iter()
-            .all(|w| w.chars().all(|c| c.is_ascii_digit()))
+            .all(|w| w.chars().all(|c| c.is_ascii_digit()));
+    // "Exhibit 99.1", "EXHIBIT 99".
+    BOILERPLATE_LINES.contains(&words.join(" ").as_str()) || form_line(t) || exhibit
 }
 
 #[cfg(test)]

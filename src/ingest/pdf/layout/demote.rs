@@ -35,10 +35,8 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
         *size = size.max(b.size);
     }
     let mut drop = vec![false; blocks.len()];
-    let mut last_page = 0;
     for (i, b) in blocks.iter().enumerate() {
-        let first = b.page != last_page;
-        last_page = b.page;
+        let first = i == 0 || blocks[i - 1].page != b.page;
         if !first || b.level.is_none() {
             continue;
         }
@@ -123,20 +121,12 @@ fn section_number(t: &str) -> Option<(u32, char)> {
     }
     let mut rest = t[digits.len()..].chars();
     let style = match rest.next()? {
-        c @ ('.' | ')') => {
-            if !rest.next()?.is_whitespace() {
-                return None;
-            }
-            c
-        }
+        c @ ('.' | ')') if rest.next()?.is_whitespace() => c,
         c if c.is_whitespace() => ' ',
         _ => return None,
     };
-    rest.as_str()
-        .trim_start()
-        .starts_with(char::is_alphabetic)
-        .then(|| (digits.parse().ok(), style))
-        .and_then(|(n, s)| Some((n?, s)))
+    let words = rest.as_str().trim_start().starts_with(char::is_alphabetic);
+    words.then_some((digits.parse().ok()?, style))
 }
 
 /// A person's initial set like an appendix's letter ("J. Anne Doe,
@@ -313,14 +303,8 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
         .filter(|b| b.level.is_some())
         .map(|b| b.size)
         .fold(0.0, f32::max);
-    let mut start = end;
-    while start < front {
-        let page = blocks[start].page;
-        let len = blocks[start..front]
-            .iter()
-            .take_while(|b| b.page == page)
-            .count();
-        let here = &mut blocks[start..start + len];
+    let front_matter = blocks.get_mut(end..front).unwrap_or_default();
+    for here in front_matter.chunk_by_mut(|a, b| a.page == b.page) {
         let largest = here
             .iter()
             .filter(|b| !b.table && !b.code)
@@ -331,7 +315,6 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
                 b.level = None;
             }
         }
-        start += len;
     }
 }
 

@@ -142,13 +142,12 @@ pub struct Decision {
 
 impl Decision {
     pub(super) fn new(b: &Block, fired: Vec<bool>, class: DocumentClass) -> Decision {
-        let (page, text, level, score) = (b.page, b.text.clone(), b.level, score(&fired, class));
         Decision {
-            page,
-            text,
+            page: b.page,
+            text: b.text.clone(),
+            score: score(&fired, class),
             fired,
-            score,
-            level,
+            level: b.level,
             class,
         }
     }

@@ -133,18 +133,14 @@ impl Walk {
     /// A table: its rows one line each, with its column headers and the
     /// lines that lead into it above them.
     fn table(&mut self, doc: &Document, rows: &[&Line], at: &Place) {
-        let lines: Vec<&str> = rows.iter().map(|l| l.text.as_str()).collect();
-        let mut text = lines.join("\n");
-        let headers = column_headers(&mut self.out, at.page, rows);
-        if !headers.is_empty() {
-            text = format!("{}\n{text}", headers.join("\n"));
-        }
+        let mut lines = column_headers(&mut self.out, at.page, rows);
+        lines.extend(rows.iter().map(|l| l.text.clone()));
         if let Some(lead) = self.table_lead(doc, at.page) {
-            text = format!("{lead}\n{text}");
+            lines.insert(0, lead);
         }
         self.out.push(Block {
             table: true,
-            ..at.block(text, None)
+            ..at.block(lines.join("\n"), None)
         });
     }
 

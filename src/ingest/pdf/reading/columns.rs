@@ -38,16 +38,9 @@ struct Gutter {
 /// The width the rows' text spans, from its leftmost entry to its
 /// rightmost.
 fn text_width(entries: &[Vec<Entry>]) -> f32 {
-    let left = entries
-        .iter()
-        .flatten()
-        .map(|e| e.x0)
-        .fold(f32::MAX, f32::min);
-    let right = entries
-        .iter()
-        .flatten()
-        .map(|e| e.x1)
-        .fold(f32::MIN, f32::max);
+    let all = || entries.iter().flatten();
+    let left = all().map(|e| e.x0).fold(f32::MAX, f32::min);
+    let right = all().map(|e| e.x1).fold(f32::MIN, f32::max);
     right - left
 }
 
@@ -167,14 +160,14 @@ fn crosses(entries: &[Entry], x: f32) -> bool {
 
 /// Rows in reading order, and the gutter they were read across when
 /// they are columns: see [`reading_order`]. `usual` is the gutter the
-/// document's other pages show, if any.
-pub(super) fn in_reading_order(rows: Vec<Row>, usual: Option<f32>) -> (Vec<Row>, Option<f32>) {
-    read_columns(rows, usual, 0)
-}
-
-/// [`in_reading_order`] for the rows of a column `depth` columns deep:
-/// a column's own columns (a third one) are read in their order.
-fn read_columns(rows: Vec<Row>, usual: Option<f32>, depth: u8) -> (Vec<Row>, Option<f32>) {
+/// document's other pages show, if any; `depth` is how many columns deep
+/// the rows are (0 for a page): a column's own columns (a third one) are
+/// read in their order.
+pub(super) fn read_columns(
+    rows: Vec<Row>,
+    usual: Option<f32>,
+    depth: u8,
+) -> (Vec<Row>, Option<f32>) {
     if depth >= 2 {
         return (rows, None);
     }
