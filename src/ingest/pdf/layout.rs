@@ -103,8 +103,8 @@ fn join_chapter_labels(blocks: &mut Vec<Block>) {
 
 /// The headings of a title page that head nothing: the document's title
 /// and what is set above it on its first page, and the subtitle right
-/// under a title that is no heading, where their type is larger than
-/// every later heading's; and the lines around them (`drop_cover_lines`).
+/// under the title, where their type is larger than every later
+/// heading's; and the lines around them (`drop_cover_lines`).
 /// Their levels go, and the levels below move up.
 pub(super) fn drop_title_page_headings(blocks: &mut [Block], title: Option<&str>) {
     let first_page = blocks.first().map(|b| b.page);
@@ -113,10 +113,9 @@ pub(super) fn drop_title_page_headings(blocks: &mut [Block], title: Option<&str>
         .iter()
         .position(|b| on_first(b) && title == Some(b.text.as_str()))
     {
-        let subtitle = blocks[t].level.is_none()
-            && blocks
-                .get(t + 1)
-                .is_some_and(|b| b.level.is_some() && on_first(b));
+        let subtitle = blocks
+            .get(t + 1)
+            .is_some_and(|b| b.level.is_some() && on_first(b));
         let end = t + 1 + usize::from(subtitle);
         // A lone heading heads the text under it, title or not.
         let below = blocks[end..]

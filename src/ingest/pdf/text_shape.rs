@@ -167,6 +167,7 @@ pub(super) fn heading_text(t: &str) -> bool {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct TextFaults {
     pub ill_sized: bool,
+    pub lower_case: bool,
     pub sentence: bool,
     pub glossary: bool,
     pub cut_off: bool,
@@ -183,6 +184,7 @@ pub(super) fn text_faults(t: &str) -> TextFaults {
     let t = t.trim();
     TextFaults {
         ill_sized: !heading_sized(t),
+        lower_case: title_start(t).is_lowercase(),
         sentence: sentence(t),
         glossary: glossary_entry(t),
         cut_off: cut_off(t),
@@ -196,20 +198,18 @@ pub(super) fn text_faults(t: &str) -> TextFaults {
     }
 }
 
-/// Short, and starting with a capital or a number.
+/// Short, and starting with a letter, a number or `§`.
 fn heading_sized(t: &str) -> bool {
-    let n = t.chars().count();
-    if !(TUNING.heading_chars.0..=TUNING.heading_chars.1).contains(&n)
-        || t.split_whitespace().count() > TUNING.heading_words
-    {
-        return false;
-    }
-    let first = rtl_numbered(t)
-        .map_or(t, |(_, title)| title)
-        .chars()
-        .next()
-        .unwrap_or(' ');
-    !first.is_lowercase() && (first.is_alphanumeric() || first == '§')
+    let first = title_start(t);
+    (TUNING.heading_chars.0..=TUNING.heading_chars.1).contains(&t.chars().count())
+        && t.split_whitespace().count() <= TUNING.heading_words
+        && (first.is_alphanumeric() || first == '§')
+}
+
+/// The first character of the title, after a right-to-left number.
+fn title_start(t: &str) -> char {
+    let title = rtl_numbered(t).map_or(t, |(_, title)| title);
+    title.chars().next().unwrap_or(' ')
 }
 
 /// Closing punctuation, or a full stop, comma or semicolon of a script
