@@ -33,6 +33,10 @@ const WEIGHTS_FILE: &str = "src/ingest/pdf/layout/heading_weights.tsv";
 /// The fit half's folds for the cross-validated choice.
 const FOLDS: usize = 5;
 
+/// A group overlapping a title by fewer letters and digits is not taken
+/// for a part of it.
+const MIN_OVERLAP: usize = 4;
+
 #[derive(Debug, Args)]
 pub(crate) struct FitArgs {
     /// PDF files, or folders searched for them
@@ -287,19 +291,30 @@ fn key(t: &str) -> String {
         .collect()
 }
 
+/// Counts a file's groups: a group whose text is a bookmark's title, on
+/// the bookmark's page or next to it, is a heading; one that only holds a
+/// title or is held in one (a heading run into its paragraph, a title with
+/// a footnote mark) is left out, neither answer being sure; every other
+/// group is text.
 fn add_file(c: &mut Counts, decisions: &[HeadingDecision], bookmarks: &[OutlineEntry]) {
-    let wanted: HashMap<(u32, String), usize> = bookmarks
+    let mut wanted: HashMap<(u32, String), usize> = bookmarks
         .iter()
         .map(|b| ((b.page, key(&b.title)), 0))
         .filter(|((_, k), _)| !k.is_empty())
         .collect();
-    let mut wanted = wanted;
+    let titles: Vec<(u32, String)> = wanted.keys().cloned().collect();
     for d in decisions {
-        let heading = wanted.get_mut(&(d.page, key(&d.text)));
-        let label = heading.is_some();
-        if let Some(n) = heading {
-            *n += 1;
-        }
+        let k = key(&d.text);
+        // A bookmark may point at the page before its heading, or after.
+        let near = [d.page, d.page.saturating_sub(1), d.page + 1];
+        let label = match near.iter().find(|p| wanted.contains_key(&(**p, k.clone()))) {
+            Some(p) => {
+                *wanted.entry((*p, k)).or_default() += 1;
+                true
+            }
+            None if near.iter().any(|p| overlaps_a_title(&titles, *p, &k)) => continue,
+            None => false,
+        };
         let e = c.patterns.entry(d.fired.clone()).or_default();
         if label {
             e.0 += 1.0;
@@ -310,6 +325,15 @@ fn add_file(c: &mut Counts, decisions: &[HeadingDecision], bookmarks: &[OutlineE
     c.files += 1;
     c.bookmarks += wanted.len();
     c.matched += wanted.values().filter(|&&n| n > 0).count();
+}
+
+/// Whether a group's key holds a title of its page, or is held in one
+/// (the part held at least `MIN_OVERLAP` letters and digits).
+fn overlaps_a_title(titles: &[(u32, String)], page: u32, k: &str) -> bool {
+    let holds = |outer: &str, inner: &str| inner.len() >= MIN_OVERLAP && outer.contains(inner);
+    titles
+        .iter()
+        .any(|(p, t)| *p == page && (holds(k, t) || holds(t, k)))
 }
 
 /// Heading when the bias and the fired rules' weights sum above zero.
@@ -473,6 +497,20 @@ mod tests {
             .map(weight_text)
             .collect();
         assert_eq!(written, ["-100", "10", "0.25", "-2.808", "0", "0"]);
+    }
+
+    #[test]
+    fn a_group_that_only_overlaps_a_title_is_left_out() {
+        let titles = vec![(3, key("Results of Operations"))];
+        assert!(overlaps_a_title(
+            &titles,
+            3,
+            &key("Results of Operations Net sales rose")
+        ));
+        assert!(overlaps_a_title(&titles, 3, &key("Results")));
+        assert!(!overlaps_a_title(&titles, 4, &key("Results")));
+        assert!(!overlaps_a_title(&titles, 3, &key("Liquidity")));
+        assert!(!overlaps_a_title(&titles, 3, &key("Re")));
     }
 
     #[test]
