@@ -106,38 +106,6 @@ pub(crate) fn diversify(
     })
 }
 
-/// Scores pages as units: each chunk of a paged document gains `weight`
-/// times the fused scores of the other candidates on its page, so a page
-/// several of whose chunks match (a statement's title, its header row and
-/// its rows) rises above a lone passage that matches as well. Measured on
-/// FinanceBench dev and NFCorpus dev (docs/benchmarks.md); off by default.
-pub(crate) fn pages_as_units(db: &Database, fused: Vec<Fused>, weight: f64) -> Result<Vec<Fused>> {
-    let ids: Vec<i64> = fused.iter().map(|f| f.chunk_id).collect();
-    let places = db.chunk_places(&ids)?;
-    let page_of = |f: &Fused| {
-        places
-            .get(&f.chunk_id)
-            .and_then(|p| p.page.map(|page| (p.document, page)))
-    };
-    let mut page_sum: HashMap<(i64, u32), f64> = HashMap::new();
-    for f in &fused {
-        if let Some(k) = page_of(f) {
-            *page_sum.entry(k).or_default() += f.score;
-        }
-    }
-    let mut out: Vec<Fused> = fused
-        .into_iter()
-        .map(|mut f| {
-            if let Some(k) = page_of(&f) {
-                f.score += weight * (page_sum[&k] - f.score);
-            }
-            f
-        })
-        .collect();
-    super::fusion::best_first(&mut out);
-    Ok(out)
-}
-
 /// Chunks a document holds from which it counts as long: several pages or
 /// sections, so that two of its chunks are two places worth listing. An
 /// NFCorpus abstract holds 1-5 chunks; listing a second chunk of one cost

@@ -109,7 +109,6 @@ mod tests {
             expand: true,
             synonyms: Default::default(),
             pool: 0,
-            page_weight: 0.0,
             reads: Default::default(),
             weak_cosine: 0.4,
             words_held: 1.0,

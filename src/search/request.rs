@@ -91,10 +91,6 @@ pub struct SearchRequest {
     /// At least this many candidates per ranker (0: as `candidates` says);
     /// a lever of the evaluation.
     pub pool: usize,
-    /// Pages as units: each chunk of a paged document also gets this share
-    /// of the fused scores of the other candidates on its page (0: off); a
-    /// lever of the evaluation.
-    pub page_weight: f64,
     /// The scripts the embedding model reads: a query with no word in them
     /// is searched by keywords alone.
     pub reads: crate::text::script::Reads,
@@ -126,7 +122,6 @@ pub struct SearchOverrides {
     pub feedback: Option<Feedback>,
     pub expand: Option<bool>,
     pub pool: Option<usize>,
-    pub page_weight: Option<f64>,
 }
 
 impl SearchRequest {
@@ -200,7 +195,6 @@ impl SearchRequest {
             expand: o.expand.unwrap_or(true),
             synonyms: std::sync::Arc::new(search.synonyms.clone()),
             pool: o.pool.unwrap_or(0),
-            page_weight: o.page_weight.unwrap_or(0.0),
             reads: Default::default(),
             weak_cosine: search.evidence.weak_cosine,
             words_held: 1.0,

@@ -105,14 +105,9 @@ where
             }
         }
         let fusion_span = crate::timings::span("fuse and diversify");
-        let fused = {
+        let mut fused = {
             let (_, lists) = rankings.lists(&req.fusion);
             fuse(&lists, &req.fusion)
-        };
-        let mut fused = if req.page_weight > 0.0 {
-            diversify::pages_as_units(db, fused, req.page_weight)?
-        } else {
-            fused
         };
         in_listed_order(db, req, &mut fused)?;
         let (fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;

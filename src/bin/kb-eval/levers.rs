@@ -62,9 +62,6 @@ pub(crate) struct Levers {
     /// Candidates each ranker gives the fusion, at least [default: 3 x top, at least 30, doubled unless max-per-document is 0]
     #[arg(long)]
     pool: Option<usize>,
-    /// Pages as units: a chunk gains this share of the fused scores of the other candidates on its page [default: 0, off]
-    #[arg(long)]
-    page_weight: Option<f64>,
 }
 
 /// How every query is searched: one request built from the options and
@@ -119,7 +116,6 @@ impl Settings {
             expand: Some(!args.no_expansion),
             max_per_document: args.max_per_document,
             pool: args.pool,
-            page_weight: args.page_weight,
             ..Default::default()
         };
         let mut base = SearchRequest::build("settings", &config.search, &overrides)?;
