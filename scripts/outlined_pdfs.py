@@ -21,7 +21,6 @@ into git. Files already made are kept.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
 import subprocess
@@ -31,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_pdf  # noqa: E402  (fetch, cache_dir, log)
+from bench_pdf_structure import outline  # noqa: E402
 
 PACKAGES = ["docker-doc", "nodejs-doc", "golang-1.19-src", "python3.11-doc", "git-doc"]
 MIN_HEADINGS = 4
@@ -91,18 +91,6 @@ def to_pdf(files: list[Path], outdir: Path, profile: Path) -> None:
         log(f"  LibreOffice: {min(i + BATCH, len(files))}/{len(files)} into {outdir.name}/")
 
 
-def bookmarks(pdf: Path) -> int:
-    out = subprocess.run(["qpdf", "--json", "--json-key=outlines", str(pdf)],
-                         capture_output=True, text=True)
-    if out.returncode not in (0, 3):
-        return 0
-
-    def count(items: list) -> int:
-        return sum(1 + count(i.get("kids", [])) for i in items)
-
-    return count(json.loads(out.stdout).get("outlines", []))
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--max-files", type=int, default=200)
@@ -126,7 +114,7 @@ def main() -> int:
             office = [to_office(src, route, name, work) for src, name in todo]
             to_pdf(office, root / route, root / "libreoffice-profile")
     pdfs = sorted(root.glob("*/*.pdf"))
-    with_outline = sum(1 for p in pdfs if bookmarks(p) >= MIN_HEADINGS)
+    with_outline = sum(1 for p in pdfs if len(outline(p) or []) >= MIN_HEADINGS)
     log(f"{len(pdfs)} PDFs, {with_outline} with at least {MIN_HEADINGS} bookmarks")
     print(root)
     return 0

@@ -302,18 +302,29 @@ fn add_file(c: &mut Counts, decisions: &[HeadingDecision], bookmarks: &[OutlineE
         .map(|b| ((b.page, key(&b.title)), 0))
         .filter(|((_, k), _)| !k.is_empty())
         .collect();
-    let titles: Vec<(u32, String)> = wanted.keys().cloned().collect();
+    let mut titles: HashMap<u32, Vec<String>> = HashMap::new();
+    for (page, t) in wanted.keys() {
+        titles.entry(*page).or_default().push(t.clone());
+    }
     for d in decisions {
         let k = key(&d.text);
         // A bookmark may point at the page before its heading, or after.
         let near = [d.page, d.page.saturating_sub(1), d.page + 1];
-        let label = match near.iter().find(|p| wanted.contains_key(&(**p, k.clone()))) {
+        let place = near
+            .into_iter()
+            .find(|p| wanted.contains_key(&(*p, k.clone())));
+        let label = match place {
             Some(p) => {
-                *wanted.entry((*p, k)).or_default() += 1;
+                *wanted.entry((p, k)).or_default() += 1;
                 true
             }
-            None if near.iter().any(|p| overlaps_a_title(&titles, *p, &k)) => continue,
-            None => false,
+            None => {
+                let mut nearby = near.iter().filter_map(|p| titles.get(p));
+                if nearby.any(|on_page| overlaps_a_title(on_page, &k)) {
+                    continue;
+                }
+                false
+            }
         };
         let e = c.patterns.entry(d.fired.clone()).or_default();
         if label {
@@ -327,13 +338,11 @@ fn add_file(c: &mut Counts, decisions: &[HeadingDecision], bookmarks: &[OutlineE
     c.matched += wanted.values().filter(|&&n| n > 0).count();
 }
 
-/// Whether a group's key holds a title of its page, or is held in one
+/// Whether a group's key holds one of a page's titles, or is held in one
 /// (the part held at least `MIN_OVERLAP` letters and digits).
-fn overlaps_a_title(titles: &[(u32, String)], page: u32, k: &str) -> bool {
+fn overlaps_a_title(titles: &[String], k: &str) -> bool {
     let holds = |outer: &str, inner: &str| inner.len() >= MIN_OVERLAP && outer.contains(inner);
-    titles
-        .iter()
-        .any(|(p, t)| *p == page && (holds(k, t) || holds(t, k)))
+    titles.iter().any(|t| holds(k, t) || holds(t, k))
 }
 
 /// Heading when the bias and the fired rules' weights sum above zero.
@@ -501,16 +510,14 @@ mod tests {
 
     #[test]
     fn a_group_that_only_overlaps_a_title_is_left_out() {
-        let titles = vec![(3, key("Results of Operations"))];
+        let titles = vec![key("Results of Operations")];
         assert!(overlaps_a_title(
             &titles,
-            3,
             &key("Results of Operations Net sales rose")
         ));
-        assert!(overlaps_a_title(&titles, 3, &key("Results")));
-        assert!(!overlaps_a_title(&titles, 4, &key("Results")));
-        assert!(!overlaps_a_title(&titles, 3, &key("Liquidity")));
-        assert!(!overlaps_a_title(&titles, 3, &key("Re")));
+        assert!(overlaps_a_title(&titles, &key("Results")));
+        assert!(!overlaps_a_title(&titles, &key("Liquidity")));
+        assert!(!overlaps_a_title(&titles, &key("Re")));
     }
 
     #[test]
