@@ -16,8 +16,10 @@ fetched with `apt-get download` into $KB_CACHE_DIR/bench-pdf (default
 Reported, read part: files pdftotext reads / kb reads / each refuses; pages
 per second of each (files one after another, one process each, wall clock);
 word recall of kb's page text against pdftotext's (per page, multiset of
-lower-cased words; pooled over every page, and the worst files), and the
-same for pairs of consecutive words, which a page read in the wrong order
+lower-cased words; pooled over every page, and the worst files; also
+over words of two or more characters, since pdftotext reads letter-spaced
+type and math as single letters), and the same for pairs of consecutive
+words, which a page read in the wrong order
 (two columns read across, line by line) loses while keeping its words;
 pdftotext's own order is not always right (it reads some tables by
 columns), so this compares builds rather than scoring one. OCR part:
@@ -165,6 +167,13 @@ def overlap(truth: collections.Counter, got: collections.Counter) -> int:
     return sum(min(n, got[w]) for w, n in truth.items())
 
 
+def longer_words(c: collections.Counter) -> collections.Counter:
+    """Words of two or more characters: letter-spaced type ("T A B L E")
+    and math are single letters in pdftotext's text, which a reader that
+    joins them into words would otherwise be counted as missing."""
+    return collections.Counter({w: n for w, n in c.items() if len(w) > 1})
+
+
 def read_part(args, pdfium: str) -> dict:
     tree = fetch(PACKAGES)
     files = pdf_files(tree, args.max_files)
@@ -176,8 +185,10 @@ def read_part(args, pdfium: str) -> dict:
     kb_time = pop_time = 0.0
     kb_pages_read = pop_pages_read = 0
     hit = total = 0
+    long_hit = long_total = 0
     pair_hit = pair_total = 0
     per_file = []
+    file_counts = {}
     per_file_pairs = []
     refused = []
     for i, f in enumerate(files):
@@ -193,9 +204,12 @@ def read_part(args, pdfium: str) -> dict:
             both += 1
             fh = ft = ph = pt = 0
             for kp, pp in zip(kb_pages, pop_pages):
-                truth = words(pp)
-                fh += overlap(truth, words(kp))
+                truth, got = words(pp), words(kp)
+                fh += overlap(truth, got)
                 ft += sum(truth.values())
+                truth = longer_words(truth)
+                long_hit += overlap(truth, got)
+                long_total += sum(truth.values())
                 truth = word_pairs(pp)
                 ph += overlap(truth, word_pairs(kp))
                 pt += sum(truth.values())
@@ -203,6 +217,7 @@ def read_part(args, pdfium: str) -> dict:
             total += ft
             pair_hit += ph
             pair_total += pt
+            file_counts[str(f.relative_to(tree))] = [fh, ft, ph, pt]
             if ft:
                 per_file.append((fh / ft, ft, str(f.relative_to(tree))))
             if pt:
@@ -218,6 +233,10 @@ def read_part(args, pdfium: str) -> dict:
             log(f"  {i + 1}/{len(files)}: recall so far {hit / max(total, 1):.4f}")
     per_file.sort()
     per_file_pairs.sort()
+    if args.per_file:
+        # [words found, words, pairs found, pairs] per file: two builds'
+        # files compared one by one.
+        Path(args.per_file).write_text(json.dumps(file_counts, indent=0))
     return {
         "files": len(files),
         "read_by_both": both,
@@ -232,6 +251,8 @@ def read_part(args, pdfium: str) -> dict:
         "pdftotext_seconds": round(pop_time, 2),
         "pdftotext_pages_per_s": round(pop_pages_read / pop_time, 1) if pop_time else None,
         "word_recall": round(hit / total, 4) if total else None,
+        "word_recall_two_or_more_characters": round(long_hit / long_total, 4)
+        if long_total else None,
         "pages_auto_would_ocr": len(WANTED_OCR),
         "of_them_with_a_text_layer_judged_garbage": [
             (f, n) for f, n, had_text in WANTED_OCR if had_text][:20],
@@ -371,6 +392,8 @@ def main() -> int:
     ap.add_argument("--max-files", type=int, default=600, help="0 = every PDF")
     ap.add_argument("--ocr-pages", type=int, default=20)
     ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--per-file", metavar="FILE",
+                    help="write each file's word and pair counts as JSON to FILE")
     args = ap.parse_args()
     for tool in ["pdftotext", "pdftoppm", "img2pdf"]:
         if not shutil.which(tool):
