@@ -23,6 +23,8 @@ mod imports;
 mod labels;
 mod layout;
 mod lexicon;
+#[cfg(test)]
+mod literals;
 mod monospace;
 mod numbering;
 mod outline;

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
 
-use super::lexicon::{letters, CONTENTS_TITLES};
+use super::lexicon::{letters, CONTENTS_TITLES, ROMAN_PAGE_REF};
 use super::page::Line;
 use super::tables::CELL_SEPARATOR;
 use super::text_shape::{index_letter, leaders};
@@ -136,7 +136,7 @@ fn page_ref(t: &str) -> bool {
     let t = t.trim_start_matches(['.', '…']);
     let short = |n: usize| !t.is_empty() && t.len() <= n;
     let digits = short(TUNING.page_ref_digits) && t.chars().all(|c| c.is_ascii_digit());
-    let roman = short(TUNING.roman_page_letters) && t.chars().all(|c| "ivxlc".contains(c));
+    let roman = short(TUNING.roman_page_letters) && t.chars().all(|c| ROMAN_PAGE_REF.contains(c));
     let lettered = t.split_once('-').is_some_and(|(a, b)| {
         a.len() == 1
             && a.chars().all(|c| c.is_ascii_uppercase())

@@ -5,6 +5,7 @@
 //! they would all be siblings and `show --section "Item 8."` would stop
 //! at the first note.
 
+use super::lexicon::*;
 use super::numbering::item_heading;
 
 /// A heading with a place in a filing's hierarchy.
@@ -28,20 +29,18 @@ fn kind(t: &str) -> Option<Kind> {
     let t = t.trim();
     let first = t.split_whitespace().next().unwrap_or("");
     let number = number_word(t);
+    let digits = number.chars().all(|c| c.is_ascii_digit());
     match first.to_lowercase().as_str() {
-        "part"
+        PART_LABEL
             if !number.is_empty()
-                && (number.chars().all(|c| "IVX".contains(c))
-                    || number.chars().all(|c| c.is_ascii_digit())) =>
+                && (number.chars().all(|c| ROMAN_PART_LETTERS.contains(c)) || digits) =>
         {
             Some(Kind::Part)
         }
-        "note" if (1..=2).contains(&number.len()) && number.chars().all(|c| c.is_ascii_digit()) => {
-            Some(Kind::Note)
-        }
-        "notes" => {
+        NOTE_LABEL if (1..=2).contains(&number.len()) && digits => Some(Kind::Note),
+        NOTES_LABEL => {
             let l = t.to_lowercase();
-            (l.starts_with("notes to") && l.contains("statements")).then_some(Kind::Notes)
+            (l.starts_with(NOTES_TO) && l.contains(NOTES_OF)).then_some(Kind::Notes)
         }
         _ if item_heading(t) => Some(Kind::Item),
         _ => None,
@@ -62,7 +61,7 @@ fn note_number(t: &str) -> bool {
 
 /// "PART I", "Part 1", "PART ONE": the first part.
 fn part_one(t: &str) -> bool {
-    ["i", "1", "one"].contains(&number_word(t).to_lowercase().as_str())
+    FIRST_PART_NUMBERS.contains(&number_word(t).to_lowercase().as_str())
 }
 
 /// "PART II", "Part 1": a filing's or a book's part.

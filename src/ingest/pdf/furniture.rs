@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::lexicon::lower_kept;
+use super::lexicon::{lower_kept, CONTINUED, PAGE_LINE_WORDS, ROMAN_PAGE_LETTERS};
 use super::numbering::{item_heading, numbered_depth};
 use super::page::Line;
 use super::text_shape::heading_text;
@@ -156,7 +156,7 @@ impl Edges {
         numbered_depth(&l.text).is_some()
             && (heading_text(&l.text) || item_heading(&l.text))
             && self.exactly.get(&exact(&l.text)).copied().unwrap_or(0) < 2
-            && !l.text.to_lowercase().contains("continued")
+            && !l.text.to_lowercase().contains(CONTINUED)
     }
 
     /// A chapter's title atop its first page, larger than the running
@@ -320,19 +320,17 @@ pub(super) fn page_number(t: &str) -> bool {
             && (1..=TUNING.page_number.0).contains(&n.len())
             && n.chars().all(|c| c.is_ascii_digit())
     });
-    let words: String = t
-        .chars()
-        .filter(|c| c.is_alphabetic())
-        .collect::<String>()
-        .replace("page", "")
-        .replace("of", "");
+    let letters: String = t.chars().filter(|c| c.is_alphabetic()).collect();
+    let words = PAGE_LINE_WORDS
+        .iter()
+        .fold(letters, |l, w| l.replace(w, ""));
     let digits = t.chars().filter(char::is_ascii_digit).count();
     let numeral = (1..=TUNING.page_line.0).contains(&digits)
         && words.is_empty()
         && t.chars().count() <= TUNING.page_line.1;
     let roman = !t.is_empty()
         && t.len() <= TUNING.roman_page_letters
-        && t.chars().all(|c| "ivxlcdm".contains(c));
+        && t.chars().all(|c| ROMAN_PAGE_LETTERS.contains(c));
     part_page || numeral || roman
 }
 

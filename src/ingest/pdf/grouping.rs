@@ -136,7 +136,7 @@ pub(super) fn cells_beside(page: &[Line], gutter: Option<f32>, line: &Line) -> u
 /// its column: an index of exhibits ticks its "filed herewith" column
 /// beside an exhibit's number and title.
 pub(super) fn mark_beside(page: &[Line], gutter: Option<f32>, line: &Line) -> bool {
-    beside(page, gutter, line).any(|o| matches!(o.text.trim(), "X" | "x" | "✓" | "✔" | "√"))
+    beside(page, gutter, line).any(|o| super::lexicon::CHECK_MARKS.contains(&o.text.trim()))
 }
 
 /// Splits a page's lines into blocks.

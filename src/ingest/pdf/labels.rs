@@ -6,7 +6,7 @@
 //! auditor signs at ("Springfield, Illinois"). Taken as headings they would
 //! open sections that cite the wrong name.
 
-use super::lexicon::{letters, lower_words, MONTHS, OFFICER_WORDS};
+use super::lexicon::*;
 use super::tuning::TUNING;
 
 /// A line that labels something on its page rather than titling what
@@ -20,16 +20,13 @@ pub(super) fn label(t: &str) -> bool {
 /// cover.
 fn form_field(t: &str) -> bool {
     let l = letters(t);
-    matches!(l.as_str(), "none" | "notapplicable" | "na") || l.starts_with("commissionfilenumber")
+    NOTHING_TO_REPORT.contains(&l.as_str()) || l.starts_with(FILE_NUMBER_LABEL)
 }
 
 /// The header over a contents page's page numbers ("Page", "Page No."),
 /// not a section about them ("4.3 Page number").
 fn page_column(t: &str) -> bool {
-    let header = matches!(
-        letters(t).as_str(),
-        "page" | "pages" | "pageno" | "seite" | "página" | "pagina"
-    );
+    let header = PAGE_COLUMN_HEADERS.contains(&letters(t).as_str());
     header && !t.contains(char::is_numeric)
 }
 
@@ -49,27 +46,20 @@ fn postal_address(t: &str) -> bool {
 /// The period a table's columns cover: "Fiscal Year", "Year Ended
 /// December 31, (a)", "Second Quarter Six Months Ended", "As of June 30".
 fn period_header(t: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "fiscal", "year", "years", "quarter", "quarters", "month", "months", "week", "weeks",
-        "ended", "ending", "three", "six", "nine", "twelve", "fifty", "two", "first", "second",
-        "third", "fourth", "as", "of", "at", "and", "to", "date",
-    ];
     let mut words = lower_words(t, |c| c.is_whitespace() || c == ',' || c == '-');
     // A footnote's mark: "(a)", "(1)".
     words.retain(|w| {
         !(w.starts_with('(') && w.ends_with(')') && w.chars().count() <= TUNING.mark_chars)
     });
     let known = |w: &String| {
-        WORDS.contains(&w.as_str())
+        PERIOD_WORDS.contains(&w.as_str())
             || MONTHS.contains(&w.as_str())
             || (w.len() <= TUNING.year_digits && w.chars().all(|c| c.is_ascii_digit()))
     };
     let has = |w: &str| words.iter().any(|x| x == w);
-    let period = has("ended")
-        || has("ending")
-        || (has("fiscal") && (has("year") || has("years")))
-        || (words.first().is_some_and(|w| w == "as")
-            && words.get(1).is_some_and(|w| w == "of")
+    let period = PERIOD_ENDED.iter().any(|w| has(w))
+        || (has(FISCAL_YEAR.0) && FISCAL_YEAR.1.iter().any(|w| has(w)))
+        || (words.get(..2).is_some_and(|w| w == AS_OF)
             && words.get(2).is_some_and(|w| MONTHS.contains(&w.as_str())));
     !words.is_empty() && period && words.iter().all(known)
 }
@@ -80,7 +70,8 @@ fn cross_reference(t: &str) -> bool {
     let mut w = t.split_whitespace();
     let first = w.next().unwrap_or("");
     let second = w.next().unwrap_or("");
-    first.eq_ignore_ascii_case("see") && !second.eq_ignore_ascii_case("also") && w.next().is_some()
+    let [see, also] = SEE_ALSO;
+    first.eq_ignore_ascii_case(see) && !second.eq_ignore_ascii_case(also) && w.next().is_some()
 }
 
 /// The place at a signature: one to three capitalised words, a comma,

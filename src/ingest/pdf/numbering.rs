@@ -2,7 +2,7 @@
 //! `Chapter 3`, `Item 7A.`, `第一章`, Arabic-Indic `۱-۱`), and a chapter's
 //! label standing apart from its title.
 
-use super::lexicon::CHAPTER_LABELS;
+use super::lexicon::*;
 use super::tuning::TUNING;
 
 /// The depth of a numbered heading: `2` → 1, `2.3` → 2, `2.3.1.` → 3,
@@ -16,13 +16,10 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     let (num, rest) = t.split_once(char::is_whitespace)?;
     let rest = rest.trim_start();
     let lower = num.to_lowercase();
-    if matches!(
-        lower.as_str(),
-        "chapter" | "part" | "appendix" | "section" | "note"
-    ) {
+    if NUMBER_LABELS.contains(&lower.as_str()) {
         return label_number(rest.split_whitespace().next()?).then_some(1);
     }
-    if lower == "item" {
+    if lower == ITEM_LABEL {
         let toc = rest.chars().last().is_some_and(|c| c.is_ascii_digit());
         return (item_number(rest) && !toc).then_some(1);
     }
@@ -45,7 +42,7 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     }
     let dotted = num.ends_with('.');
     let letter = stem.len() == 1 && stem.chars().all(|c| c.is_ascii_uppercase());
-    let roman = stem.len() <= TUNING.numbering_letters && stem.chars().all(|c| "IVXLC".contains(c));
+    let roman = stem.len() <= TUNING.numbering_letters && stem.chars().all(|c| ROMAN.contains(c));
     ((letter || roman) && dotted).then_some(1)
 }
 
@@ -80,7 +77,7 @@ fn cjk_numbered(t: &str) -> Option<u8> {
     let rest = t.strip_prefix('第')?.trim_start();
     let digits = rest
         .chars()
-        .take_while(|c| c.is_ascii_digit() || "一二三四五六七八九十百零〇".contains(*c))
+        .take_while(|c| c.is_ascii_digit() || CJK_CHAPTER_NUMERALS.contains(*c))
         .count();
     if digits == 0 || digits > TUNING.chapter_number_digits {
         return None;
@@ -111,7 +108,7 @@ pub(super) fn chapter_label(t: &str) -> bool {
     };
     // Persian and Arabic number their chapters in words (`فصل اول`) and
     // their appendices in letters (`پیوست الف`).
-    if matches!(word, "فصل" | "الفصل" | "پیوست" | "ملحق" | "الملحق") {
+    if RTL_CHAPTER_LABELS.contains(&word) {
         return true;
     }
     CHAPTER_LABELS.contains(&word.to_lowercase().as_str()) && label_number(number)
@@ -122,7 +119,7 @@ fn label_number(t: &str) -> bool {
     let t = t.trim_end_matches(['.', ':']);
     !t.is_empty()
         && (t.chars().all(|c| c.is_ascii_digit())
-            || t.chars().all(|c| "IVXLC".contains(c))
+            || t.chars().all(|c| ROMAN.contains(c))
             || (t.len() == 1 && t.chars().all(|c| c.is_ascii_uppercase())))
 }
 
@@ -143,7 +140,7 @@ fn item_number(rest: &str) -> bool {
 pub(super) fn item_heading(t: &str) -> bool {
     let t = t.trim();
     t.split_once(char::is_whitespace)
-        .is_some_and(|(w, rest)| w.eq_ignore_ascii_case("item") && item_number(rest))
+        .is_some_and(|(w, rest)| w.eq_ignore_ascii_case(ITEM_LABEL) && item_number(rest))
 }
 
 #[cfg(test)]

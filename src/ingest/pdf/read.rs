@@ -328,7 +328,7 @@ fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
 
 fn bold_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    ["bold", "black", "heavy", "semibold", "demi"]
+    super::lexicon::BOLD_FONT_WORDS
         .iter()
         .any(|w| n.contains(w))
 }

@@ -3,7 +3,7 @@
 //! table under it, so a row of numbers is found under the statement's
 //! name and cited at its page.
 
-use super::lexicon::STATEMENT_NAMES;
+use super::lexicon::{BALANCE_SHEETS, STATEMENT_NAMES, STATEMENT_OF, TABLE_CAPTION};
 use super::text_shape::{all_caps, heading_text, title_case};
 use super::tuning::TUNING;
 
@@ -12,7 +12,7 @@ pub(super) fn caption(t: &str) -> bool {
     let mut w = t.split_whitespace();
     let first = w.next().unwrap_or("").trim_end_matches([':', '.']);
     let second = w.next().unwrap_or("");
-    first.eq_ignore_ascii_case("table")
+    first.eq_ignore_ascii_case(TABLE_CAPTION)
         && second.starts_with(|c: char| c.is_ascii_digit() || c.is_ascii_uppercase())
         && t.chars().count() <= TUNING.caption_chars
 }
@@ -63,10 +63,8 @@ pub(super) fn statement_line(line: &str) -> Option<(String, String)> {
     // Named, not mentioned: "Off-Balance Sheet Arrangements" and
     // "Balance Sheet Hedging" are sections, not statements.
     let lower = core.to_lowercase();
-    let names = lower.contains("statement of")
-        || lower.contains("statements of")
-        || lower.ends_with("balance sheet")
-        || lower.ends_with("balance sheets");
+    let names = STATEMENT_OF.iter().any(|p| lower.contains(p))
+        || BALANCE_SHEETS.iter().any(|p| lower.ends_with(p));
     let styled = all_caps(core) || title_case(core);
     let short = core.split_whitespace().count() <= TUNING.styled_words;
     (names && styled && heading_text(core) && short).then(|| (core.to_string(), units.to_string()))

@@ -58,17 +58,18 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
 pub(super) fn merge_symbols(spans: Vec<Span>) -> Vec<Span> {
     let mut out: Vec<Span> = Vec::with_capacity(spans.len());
     let mut pending: Option<Span> = None;
+    let (opens, closes) = super::lexicon::AMOUNT_MARKS;
     for mut s in spans {
         if let Some(p) = pending.take() {
             s.text = format!("{}{}", p.text, s.text);
             s.x0 = p.x0;
         }
         let t = s.text.as_str();
-        if matches!(t, "$" | "€" | "£" | "¥" | "(" | "$(" | "($") {
+        if opens.contains(&t) {
             pending = Some(s);
             continue;
         }
-        if matches!(t, ")" | "%" | ")%" | "%)") {
+        if closes.contains(&t) {
             if let Some(prev) = out.last_mut() {
                 prev.text.push_str(t);
                 prev.x1 = s.x1;

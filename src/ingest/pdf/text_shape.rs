@@ -2,10 +2,7 @@
 //! a date) and how wrapped lines join back into a paragraph.
 
 use super::labels::label;
-use super::lexicon::{
-    letters, lower_words, ABSTRACT_TITLES, INDEX_GROUPS, JOINING_WORDS, MONTHS, QUOTE_PAIRS,
-    TITLE_CASE_SMALL_WORDS,
-};
+use super::lexicon::*;
 use super::numbering::{item_heading, rtl_numbered};
 use super::page::Line;
 use super::tuning::TUNING;
@@ -60,7 +57,7 @@ pub(super) fn collapse_leaders(s: &str) -> String {
             }
             if dots >= TUNING.leader_dots.0 {
                 out.truncate(out.trim_end().len());
-                out.push_str(" … ");
+                out.push_str(LEADER);
                 i = j;
                 continue;
             }
@@ -278,8 +275,8 @@ fn mostly_letters(t: &str) -> bool {
 fn field_or_link(t: &str) -> bool {
     t.contains(['☐', '☒', '☑'])
         || t.contains("...")
-        || t.contains(" … ")
-        || t.ends_with(" …")
+        || t.contains(LEADER)
+        || t.ends_with(LEADER.trim_end())
         || t.contains('@')
         || t.contains("://")
 }
@@ -306,10 +303,8 @@ pub(super) fn figure_caption(t: &str) -> bool {
     let mut words = t.split_whitespace();
     let w0 = words.next().unwrap_or("").to_lowercase();
     let w1 = words.next().unwrap_or("");
-    matches!(
-        w0.trim_end_matches(['.', ':']),
-        "figure" | "fig" | "table" | "listing" | "algorithm" | "equation"
-    ) && w1.chars().next().is_some_and(|c| c.is_ascii_digit())
+    CAPTION_WORDS.contains(&w0.trim_end_matches(['.', ':']))
+        && w1.chars().next().is_some_and(|c| c.is_ascii_digit())
 }
 
 /// A function's signature, as an API reference heads its entry:
@@ -379,7 +374,7 @@ pub(super) fn is_date(t: &str) -> bool {
 /// `2016 年 3 月 20 日`, `二〇二二年十月`, `哈尔滨工业大学 2020 年 1 月`.
 fn cjk_date_end(t: &str) -> bool {
     let compact: Vec<char> = t.chars().filter(|c| !c.is_whitespace()).collect();
-    let numeral = |c: &&char| c.is_ascii_digit() || "〇零一二三四五六七八九十".contains(**c);
+    let numeral = |c: &&char| c.is_ascii_digit() || CJK_DATE_NUMERALS.contains(**c);
     let mut rest = compact.as_slice();
     // Strips `unit` and the number before it from the end of `rest`.
     let mut unit = |u: char| match rest.split_last() {
@@ -433,7 +428,7 @@ pub(super) fn without_stray_quotes(t: &str) -> String {
         } else if let Some(q) = QUOTE_PAIRS.iter().find(|q| q.1 == c) {
             match open.iter().rposition(|&j| chars[j] == q.0) {
                 Some(k) => drop(open.drain(k..)),
-                None => keep[i] = "’'".contains(c) && i > 0 && chars[i - 1].is_alphanumeric(),
+                None => keep[i] = APOSTROPHE.contains(c) && i > 0 && chars[i - 1].is_alphanumeric(),
             }
         }
     }

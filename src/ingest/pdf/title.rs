@@ -10,7 +10,7 @@
 use super::block::Block;
 use super::contents::contents_title;
 use super::grouping::prose_size;
-use super::lexicon::{letters, lower_words, BOILERPLATE_LINES, THESIS_DEGREES};
+use super::lexicon::*;
 use super::text_shape::abstract_title;
 use super::tuning::TUNING;
 
@@ -63,6 +63,7 @@ fn wordy(t: &str) -> bool {
 /// thesis).
 fn names_no_document(t: &str) -> bool {
     let l = letters(t);
+    let (start, ends, whole) = LIST_TITLE;
     // A word waiting for its value ("Title:", "题目：", "ukbill:" over
     // what it is), not a title's first line over its subtitle.
     let label = t.trim_end().ends_with([':', '：']) && t.split_whitespace().nth(1).is_none();
@@ -70,10 +71,9 @@ fn names_no_document(t: &str) -> bool {
         || boilerplate(t)
         || contents_title(t)
         || abstract_title(t)
-        || l.starts_with("listof")
-        || l.ends_with("verzeichnis")
-        || l.ends_with("目录")
-        || l == "listings"
+        || l.starts_with(start)
+        || ends.iter().any(|e| l.ends_with(e))
+        || whole.contains(&l.as_str())
         || THESIS_DEGREES.contains(&l.as_str())
 }
 
@@ -96,18 +96,11 @@ fn drop_cap(t: &str) -> bool {
 /// boilerplate ("Document", "FORM 10-K").
 fn meaningful_info(t: &str) -> Option<String> {
     let t = t.trim();
-    let t = t.strip_prefix("Microsoft Word - ").unwrap_or(t).trim();
+    let t = t.strip_prefix(WORD_TITLE_PREFIX).unwrap_or(t).trim();
     let lower = t.to_lowercase();
-    let file_like = [
-        ".doc", ".docx", ".tex", ".dvi", ".pdf", ".indd", ".odt", ".rtf", ".htm", ".html",
-    ]
-    .iter()
-    .any(|ext| lower.ends_with(ext))
+    let file_like = FILE_EXTENSIONS.iter().any(|ext| lower.ends_with(ext))
         || (t.contains('_') && !t.contains(char::is_whitespace));
-    let placeholder = matches!(
-        lower.as_str(),
-        "untitled" | "title" | "no title" | "" | "none" | "pdf" | "slide 1"
-    );
+    let placeholder = PLACEHOLDER_TITLES.contains(&lower.as_str());
     (!file_like && !placeholder && !boilerplate(t) && t.chars().any(char::is_alphabetic))
         .then(|| t.to_string())
 }
@@ -118,7 +111,7 @@ fn meaningful_info(t: &str) -> Option<String> {
 fn registrant(blocks: &[&Block]) -> Option<String> {
     let at = blocks
         .iter()
-        .position(|b| b.text.to_lowercase().contains("exact name of registrant"))?;
+        .position(|b| b.text.to_lowercase().contains(REGISTRANT_NOTE))?;
     let text = &blocks[at].text;
     let before = text[..text.find('(').unwrap_or(0)].trim();
     let name = if before.chars().any(char::is_alphabetic) {
@@ -148,7 +141,7 @@ fn registrant(blocks: &[&Block]) -> Option<String> {
 /// "FORM 10-K", "Form 8-K", "FORM 10-Q/A".
 fn form_line(t: &str) -> bool {
     let mut w = t.split_whitespace();
-    w.next().is_some_and(|f| f.eq_ignore_ascii_case("form"))
+    w.next().is_some_and(|f| f.eq_ignore_ascii_case(FORM_LABEL))
         && w.next()
             .is_some_and(|n| n.chars().any(|c| c.is_ascii_digit()))
         && w.next().is_none()
@@ -158,7 +151,7 @@ fn form_line(t: &str) -> bool {
 /// form, the filing's standard headings, a press release's dateline.
 pub(super) fn boilerplate(t: &str) -> bool {
     let words = lower_words(t, |c| !c.is_alphanumeric());
-    let exhibit = words.first().is_some_and(|w| w == "exhibit")
+    let exhibit = words.first().is_some_and(|w| w == EXHIBIT_LABEL)
         && words.len() <= TUNING.exhibit_words
         && words[1..]
             .iter()

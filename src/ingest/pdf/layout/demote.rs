@@ -8,7 +8,7 @@ use super::super::contents::contents_title;
 use super::super::furniture::page_number;
 use super::super::grouping::prose_size;
 use super::super::labels::{officer_title, place};
-use super::super::lexicon::{letters, lower_words};
+use super::super::lexicon::{letters, lower_words, ROMAN_BEFORE, SIGNATURE_MARK};
 use super::super::numbering::{chapter_label, numbered_depth};
 use super::super::page::{Line, Page};
 use super::super::text_shape::{abstract_title, ends_sentence, is_date};
@@ -152,11 +152,7 @@ pub(super) fn drop_stray_initials(blocks: &mut [Block]) {
             let &[c] = stem.as_bytes() else {
                 return None;
             };
-            let roman_before = match c {
-                b'V' => "IV",
-                b'X' => "IX",
-                _ => "",
-            };
+            let roman_before = ROMAN_BEFORE.iter().find(|r| r.0 == c).map_or("", |r| r.1);
             let before = numbers[..k]
                 .iter()
                 .any(|&(_, s)| letter(s, c - 1) || s == roman_before);
@@ -205,7 +201,7 @@ pub(super) fn drop_signature_places(blocks: &mut [Block]) {
             i.checked_sub(k)
                 .and_then(|p| blocks.get(p))
                 .filter(same_page)
-                .is_some_and(|p| p.text.starts_with("/s/"))
+                .is_some_and(|p| p.text.starts_with(SIGNATURE_MARK))
         });
         let dated = blocks
             .get(i + 1)
@@ -250,7 +246,7 @@ pub(super) fn drop_signers(blocks: &mut [Block]) {
 fn signed_name(t: &str) -> Option<String> {
     let lower = t.to_lowercase();
     let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
-    Some(letters(compact.split_once("/s/")?.1))
+    Some(letters(compact.split_once(SIGNATURE_MARK)?.1))
 }
 
 /// The lines of a title page around its title: the author, affiliation,

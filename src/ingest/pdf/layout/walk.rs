@@ -8,6 +8,7 @@ use super::super::block::Block;
 use super::super::contents::contents_title;
 use super::super::filing::{is_filing_heading, is_part, FilingNesting};
 use super::super::grouping::{cells_beside, indented_cjk_paragraph, mark_beside, mean_size};
+use super::super::lexicon::NOTES_TO;
 use super::super::monospace::code_text;
 use super::super::numbering::{item_heading, numbered_depth};
 use super::super::page::Line;
@@ -304,7 +305,7 @@ impl Walk {
         let under_statement = self
             .statement
             .filter(|&(p, _)| page <= p + 1)
-            .filter(|_| !text.to_lowercase().starts_with("notes to"));
+            .filter(|_| !text.to_lowercase().starts_with(NOTES_TO));
         if under_statement.is_none() {
             self.statement = None;
         }
