@@ -329,6 +329,33 @@ fn identifiers_and_keys_rank_as_typed() {
     }
 }
 
+/// A question in words that names a compound ("year-over-year") is
+/// ranked by all its words; the compound alone is a lookup and finds the
+/// chunk holding it whole.
+#[test]
+fn a_compound_in_a_question_does_not_outrank_the_question() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(
+        &docs.join("growth.md"),
+        "# Revenue growth\n\nRevenue grew 12 percent from 2022 to 2023, driven by \
+         subscription sales in Europe and Asia.\n",
+    );
+    write(
+        &docs.join("glossary.md"),
+        "# Glossary\n\nYear-over-year: one period compared with the same period a year \
+         earlier.\n\nRun rate: a period's figure scaled to a whole year.\n",
+    );
+    kb.add(&[&docs]);
+    let v = kb.json(&[
+        "search",
+        "how much did revenue grow from 2022 to 2023 year-over-year",
+    ]);
+    assert!(paths(&v)[0].ends_with("growth.md"), "{v}");
+    let v = kb.json(&["search", "year-over-year"]);
+    assert!(paths(&v)[0].ends_with("glossary.md"), "{v}");
+}
+
 /// Issue 54, item 4: off-topic questions that share a word with a folder
 /// of data files and code get "no good match"; questions about them do
 /// not, and the human line says what weak means.
