@@ -18,7 +18,7 @@
 //! the code they look for.
 
 use super::imports::{pdf_files, production_lines};
-use super::shape::production_files;
+use super::shape::{literals, production_files};
 
 /// Files whose strings are not words a rule compares with.
 const LEFT_OUT: &[&str] = &[
@@ -48,75 +48,6 @@ const WRITTEN: &[&str] = &[
 
 /// Folder names, read by the file system.
 const FILE_NAMES: &[&str] = &["extract-cache"];
-
-/// The string literals of each of `lines`, a string running over lines
-/// given to the line it opens on, with each line's code (strings and
-/// comments blanked).
-fn literals(lines: &[&str]) -> Vec<(Vec<String>, String)> {
-    let mut out: Vec<(Vec<String>, String)> = Vec::new();
-    let mut open: Option<(usize, String)> = None;
-    let mut in_comment = false;
-    for (n, line) in lines.iter().enumerate() {
-        out.push((Vec::new(), String::new()));
-        let chars: Vec<char> = line.chars().collect();
-        let mut i = 0;
-        while i < chars.len() {
-            let (c, next) = (chars[i], chars.get(i + 1).copied());
-            if in_comment {
-                in_comment = !(c == '*' && next == Some('/'));
-                i += if in_comment { 1 } else { 2 };
-            } else if let Some((at, text)) = open.as_mut() {
-                match c {
-                    '\\' => {
-                        text.extend(chars.get(i..i + 2).unwrap_or(&chars[i..]));
-                        i += 2;
-                    }
-                    '"' => {
-                        let at = *at;
-                        let text = std::mem::take(text);
-                        out[at].0.push(text);
-                        open = None;
-                        i += 1;
-                    }
-                    _ => {
-                        text.push(c);
-                        i += 1;
-                    }
-                }
-            } else {
-                match (c, next) {
-                    ('/', Some('/')) => break,
-                    ('/', Some('*')) => {
-                        in_comment = true;
-                        i += 2;
-                    }
-                    ('"', _) => {
-                        open = Some((n, String::new()));
-                        out[n].1.push('"');
-                        i += 1;
-                    }
-                    // A character literal ('"', '\''), not a lifetime ('a).
-                    ('\'', Some('\\')) => {
-                        let rest = chars.get(i + 3..).unwrap_or_default();
-                        i += rest
-                            .iter()
-                            .position(|&c| c == '\'')
-                            .map_or(chars.len(), |p| p + 4);
-                    }
-                    ('\'', _) if chars.get(i + 2) == Some(&'\'') => i += 3,
-                    _ => {
-                        out[n].1.push(c);
-                        i += 1;
-                    }
-                }
-            }
-        }
-        if let Some((_, text)) = open.as_mut() {
-            text.push('\n');
-        }
-    }
-    out
-}
 
 /// Whether a literal holds a word or a symbol a rule could compare with.
 fn wordlike(s: &str) -> bool {

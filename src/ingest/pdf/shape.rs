@@ -15,57 +15,76 @@ const LINE_BUDGET: usize = 7010;
 /// Each line of `lines` with its comments, strings and character literals
 /// blanked, so that only the code's braces are counted.
 pub(super) fn code_only(lines: &[&str]) -> Vec<String> {
-    let mut out = Vec::new();
-    let (mut in_string, mut in_comment) = (false, false);
-    for line in lines {
+    let lexed = literals(lines).into_iter();
+    lexed.map(|(_, code)| code.replace('"', "")).collect()
+}
+
+/// The string literals of each of `lines`, a string running over lines
+/// given to the line it opens on, with each line's code (comments, the
+/// strings' text and character literals blanked; a string's opening
+/// quote kept).
+pub(super) fn literals(lines: &[&str]) -> Vec<(Vec<String>, String)> {
+    let mut out: Vec<(Vec<String>, String)> = Vec::new();
+    let mut open: Option<(usize, String)> = None;
+    let mut in_comment = false;
+    for (n, line) in lines.iter().enumerate() {
+        out.push((Vec::new(), String::new()));
         let chars: Vec<char> = line.chars().collect();
-        let mut code = String::new();
         let mut i = 0;
         while i < chars.len() {
             let (c, next) = (chars[i], chars.get(i + 1).copied());
-            let step = if in_comment {
+            if in_comment {
                 in_comment = !(c == '*' && next == Some('/'));
-                if in_comment {
-                    1
-                } else {
-                    2
-                }
-            } else if in_string {
-                in_string = c != '"';
-                if c == '\\' {
-                    2
-                } else {
-                    1
+                i += if in_comment { 1 } else { 2 };
+            } else if let Some((at, text)) = open.as_mut() {
+                match c {
+                    '\\' => {
+                        text.extend(chars.get(i..i + 2).unwrap_or(&chars[i..]));
+                        i += 2;
+                    }
+                    '"' => {
+                        let at = *at;
+                        let text = std::mem::take(text);
+                        out[at].0.push(text);
+                        open = None;
+                        i += 1;
+                    }
+                    _ => {
+                        text.push(c);
+                        i += 1;
+                    }
                 }
             } else {
                 match (c, next) {
                     ('/', Some('/')) => break,
                     ('/', Some('*')) => {
                         in_comment = true;
-                        2
+                        i += 2;
                     }
                     ('"', _) => {
-                        in_string = true;
-                        1
+                        open = Some((n, String::new()));
+                        out[n].1.push('"');
+                        i += 1;
                     }
-                    // A character literal ('{', '\'', '\u{ad}'), not a
-                    // lifetime ('a).
+                    // A character literal ('"', '\''), not a lifetime ('a).
                     ('\'', Some('\\')) => {
                         let rest = chars.get(i + 3..).unwrap_or_default();
-                        rest.iter()
+                        i += rest
+                            .iter()
                             .position(|&c| c == '\'')
-                            .map_or(chars.len(), |p| p + 4)
+                            .map_or(chars.len(), |p| p + 4);
                     }
-                    ('\'', _) if chars.get(i + 2) == Some(&'\'') => 3,
+                    ('\'', _) if chars.get(i + 2) == Some(&'\'') => i += 3,
                     _ => {
-                        code.push(c);
-                        1
+                        out[n].1.push(c);
+                        i += 1;
                     }
                 }
-            };
-            i += step;
+            }
         }
-        out.push(code);
+        if let Some((_, text)) = open.as_mut() {
+            text.push('\n');
+        }
     }
     out
 }
