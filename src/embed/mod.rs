@@ -1,9 +1,11 @@
 //! Text to vectors: the model registry (models.toml), ONNX Runtime, the
 //! embedder, the one resolver that decides which model and where its files
-//! are, the binding between a knowledge base and its model, and the one
-//! loop that embeds stored chunks again (back-fill and reindex).
+//! are, the binding between a knowledge base and its model, the one loop
+//! that embeds stored chunks again (back-fill and reindex), and the
+//! cross-encoder that re-ranks a search's candidates.
 
 mod api;
+mod cross_encoder;
 pub mod declared;
 pub mod hub;
 mod model;
@@ -20,8 +22,9 @@ mod tokenizer_file;
 mod tokens;
 
 pub use api::Embed;
+pub use cross_encoder::{reranker_files, CrossEncoder, ScorePairs};
 pub use model::{Embedder, ModelFiles, ModelUse};
-pub use registry::{all_models, model_spec, ModelSpec, Pooling};
+pub use registry::{all_models, model_spec, reranker_spec, ModelSpec, Pooling, RerankerSpec};
 pub use resolve::{bind, BindOutcome, ModelChoice, Origin};
 pub use sessions::GraphFormat;
 #[cfg(test)]

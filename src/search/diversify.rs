@@ -181,6 +181,7 @@ mod tests {
                 score: 1.0 - i as f64 / 100.0,
                 parts: vec![],
                 own: vec![],
+                reranked: None,
             })
             .collect()
     }

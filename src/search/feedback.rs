@@ -112,6 +112,7 @@ mod tests {
             reads: Default::default(),
             weak_cosine: 0.4,
             words_held: 1.0,
+            rerank: None,
         }
     }
 

@@ -133,6 +133,9 @@ pub struct Fused {
     /// they break ties (`Ranking::tie_rank`); -inf for a list the chunk is
     /// not in.
     pub own: Vec<f64>,
+    /// What the re-ranker made of the chunk, when it read it (`rerank`);
+    /// its share is in `score`.
+    pub reranked: Option<super::rerank::Reranked>,
 }
 
 /// Fuses ranked lists into one, best first (see [`best_first`]).
@@ -168,6 +171,7 @@ pub fn fuse(lists: &[Ranking], how: &FusionSettings) -> Vec<Fused> {
                     score: 0.0,
                     parts: vec![0.0; lists.len()],
                     own: vec![f64::NEG_INFINITY; lists.len()],
+                    reranked: None,
                 }
             });
             entry.score += contribution;

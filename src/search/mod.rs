@@ -4,8 +4,9 @@
 //! codes or its in-memory index, and, when weighted, the page ranker of
 //! `page`), query refinement (`feedback`), fusion of
 //! their lists (`fusion`), identifiers typed whole first (`identifiers`),
-//! threshold and count, per-document diversity
-//! (`diversify`), and the results (`present`); `ties` orders what scores
+//! threshold and count, re-ranking by a cross-encoder when asked
+//! (`rerank`), per-document diversity (`diversify`), and the results
+//! (`present`); `ties` orders what scores
 //! alike by path and place. `request` builds the one
 //! request every caller makes; `query` turns a query into the keyword
 //! ranker's phrases; `snippet` cuts a passage for a hit.
@@ -22,6 +23,7 @@ mod present;
 pub mod query;
 mod rankers;
 pub mod request;
+mod rerank;
 mod run;
 pub mod snippet;
 mod ties;
@@ -32,5 +34,6 @@ pub use allowed::Allowed;
 pub use fusion::{fuse, Fused, FusionSettings, Ranking};
 pub use present::{SearchHit, SearchResponse};
 pub use rankers::{InMemory, RankerId};
-pub use request::{Feedback, Mode, SearchOverrides, SearchRequest};
+pub use request::{Feedback, Mode, RerankSettings, SearchOverrides, SearchRequest};
+pub use rerank::Reranked;
 pub use run::{in_listed_order, search, search_with};

@@ -29,6 +29,8 @@ pub struct SearchHit {
     /// Absolute relevance: BM25 (higher is better) and cosine similarity.
     pub bm25: Option<f64>,
     pub cosine: Option<f32>,
+    /// What the re-ranker made of the chunk, when it read it.
+    pub reranked: Option<super::rerank::Reranked>,
     /// The best-matching passage, query words in [MATCH]...[/MATCH].
     pub snippet: String,
     /// The chunk (with its title and section) holds every word of the
@@ -53,6 +55,8 @@ pub struct SearchResponse {
     /// The embedding model reads no word of the query: keywords alone
     /// answered it.
     pub query_unreadable: bool,
+    /// The re-ranker read the best candidates.
+    pub reranked: bool,
 }
 
 /// A passage of fewer words than this is close in meaning to any question
@@ -142,6 +146,7 @@ pub(crate) fn results(
                 .collect(),
             bm25,
             cosine,
+            reranked: f.reranked,
             snippet,
             every_word,
             weak: false,
@@ -157,6 +162,7 @@ pub(crate) fn results(
         total_matches,
         ranked_by: rankers,
         query_unreadable: false,
+        reranked: req.rerank.is_some(),
     })
 }
 

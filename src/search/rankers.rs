@@ -105,7 +105,8 @@ impl RankerId {
     }
 }
 
-/// What a long-running process (`kb mcp`) keeps in memory for the rankers.
+/// What a long-running process (`kb mcp`) keeps in memory for the rankers,
+/// and the loaded re-ranker.
 #[derive(Clone, Copy, Default)]
 pub struct InMemory<'a> {
     /// Every vector's code: scanned instead of the database's.
@@ -115,6 +116,9 @@ pub struct InMemory<'a> {
     /// Without `vectors`: read the codes into memory while the model
     /// loads (a one-shot search, whose model load leaves a core free).
     pub read_codes_ahead: bool,
+    /// The cross-encoder a request with re-ranking on reads its best
+    /// candidates with (required then).
+    pub reranker: Option<&'a dyn crate::embed::ScorePairs>,
 }
 
 /// The query as the keyword ranker sees it, and how deep each ranker goes.

@@ -99,6 +99,18 @@ pub struct SearchRequest {
     /// The share of the query's words a result must hold to count as a
     /// match whatever its cosine.
     pub words_held: f64,
+    /// The re-ranking stage (`rerank`): off, or how many candidates and
+    /// at what share.
+    pub rerank: Option<RerankSettings>,
+}
+
+/// How the best fused candidates are re-ranked (`search.rerank` on).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RerankSettings {
+    /// The best fused candidates the re-ranker reads.
+    pub candidates: usize,
+    /// A candidate's score gains this times the re-ranker's probability.
+    pub weight: f64,
 }
 
 /// What a caller changes of the configured search; `None` keeps the
@@ -122,6 +134,10 @@ pub struct SearchOverrides {
     pub feedback: Option<Feedback>,
     pub expand: Option<bool>,
     pub pool: Option<usize>,
+    /// Re-ranking on or off in place of `search.rerank`.
+    pub rerank: Option<crate::config::Rerank>,
+    pub rerank_candidates: Option<usize>,
+    pub rerank_weight: Option<f64>,
 }
 
 impl SearchRequest {
@@ -198,6 +214,12 @@ impl SearchRequest {
             reads: Default::default(),
             weak_cosine: search.evidence.weak_cosine,
             words_held: 1.0,
+            rerank: (o.rerank.unwrap_or(search.rerank) == crate::config::Rerank::On).then(|| {
+                RerankSettings {
+                    candidates: o.rerank_candidates.unwrap_or(search.rerank_candidates),
+                    weight: o.rerank_weight.unwrap_or(search.rerank_weight),
+                }
+            }),
         })
     }
 

@@ -8,6 +8,8 @@
 //!    identifier of the query whole first (`identifiers`);
 //! 4. threshold and count: drop what scores under the threshold, count
 //!    what matched;
+//! 4b. re-rank (`search.rerank` on): a cross-encoder reads the best
+//!    candidates and moves the better answers up (`rerank`);
 //! 5. diversify: at most N chunks of one document (`diversify`), the
 //!    places no other document takes filled with more of those listed;
 //! 6. present: the chosen chunks with their evidence, weak matches marked
@@ -23,6 +25,7 @@ use super::identifiers;
 use super::present::{self, SearchResponse};
 use super::rankers::{rank_in_parallel, InMemory, QueryPlan, RankerId, Rankings};
 use super::request::{Mode, SearchRequest};
+use super::rerank;
 use super::ties;
 use super::vector::{FloatVectors, ReadFloats};
 use crate::db::Database;
@@ -79,6 +82,16 @@ where
     };
     let floats = ReadFloats::new(source);
 
+    let reranker = match (req.rerank, warm.reranker) {
+        (Some(settings), Some(scorer)) => Some((settings, scorer)),
+        (Some(_), None) => {
+            return Err(KbError::Internal(
+                "re-ranking was asked for without a re-ranker".into(),
+            ))
+        }
+        (None, _) => None,
+    };
+    let mut judged = rerank::Judged::new();
     // The query is embedded once, however many rounds the rankers take.
     let mut query_vector: Option<Vec<f32>> = None;
     let mut embed_query = embed_query;
@@ -110,7 +123,11 @@ where
             fuse(&lists, &req.fusion)
         };
         in_listed_order(db, req, &mut fused)?;
-        let (fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;
+        let (mut fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;
+        if let Some((settings, scorer)) = reranker {
+            let _span = crate::timings::span("re-rank");
+            rerank::rerank(db, &req.query, scorer, settings, &mut fused, &mut judged)?;
+        }
         let chosen = diversify::diversify(db, fused, req.max_per_document, req.top)?;
         // Results too few to fill the page while the rankers have more:
         // a few large documents filled the candidates. Ask for more.

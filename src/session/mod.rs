@@ -7,6 +7,7 @@
 
 mod keywords;
 mod models;
+mod reranker;
 mod warm;
 
 use std::cell::{Cell, OnceCell, RefCell};
@@ -44,6 +45,8 @@ pub(crate) struct Counters {
     pub keyword_loads: u64,
     /// Incremental updates of the keyword index.
     pub keyword_refreshes: u64,
+    /// Times the re-ranker was loaded.
+    pub reranker_loads: u64,
     pub searches: u64,
 }
 
@@ -66,6 +69,8 @@ pub(crate) struct Session {
     notes: NoteSink,
     db: OnceCell<Database>,
     models: models::Models,
+    /// The cross-encoder of `search.rerank`, once a search asked for it.
+    reranker: OnceCell<Arc<dyn crate::embed::ScorePairs>>,
     warm: RefCell<warm::Warm>,
     keywords: RefCell<keywords::WarmKeywords>,
     /// How many times this session wrote (add, remove): `PRAGMA
@@ -87,6 +92,7 @@ impl Session {
             notes: Arc::new(|_| {}),
             db: OnceCell::new(),
             models: models::Models::new(ModelProvider::Resolve),
+            reranker: OnceCell::new(),
             warm: RefCell::new(warm::Warm::default()),
             writes: Cell::new(0),
             keywords: RefCell::new(keywords::WarmKeywords::default()),

