@@ -638,6 +638,9 @@ impl Render for SearchOutput {
             if let Some(c) = r.score_breakdown.cosine {
                 details.push(format!("cosine {c:.2}"));
             }
+            if let Some(p) = r.score_breakdown.rerank {
+                details.push(format!("re-ranker {p:.2}"));
+            }
             if r.weak && !self.no_good_match {
                 details.push("weak match".into());
             }

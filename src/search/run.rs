@@ -8,11 +8,11 @@
 //!    identifier of the query whole first (`identifiers`);
 //! 4. threshold and count: drop what scores under the threshold, count
 //!    what matched;
-//! 4b. re-rank (`search.rerank` on): a cross-encoder reads the best
+//! 5. re-rank (`search.rerank` on): a cross-encoder reads the best
 //!    candidates and moves the better answers up (`rerank`);
-//! 5. diversify: at most N chunks of one document (`diversify`), the
+//! 6. diversify: at most N chunks of one document (`diversify`), the
 //!    places no other document takes filled with more of those listed;
-//! 6. present: the chosen chunks with their evidence, weak matches marked
+//! 7. present: the chosen chunks with their evidence, weak matches marked
 //!    (`present`).
 //!
 //! A query the embedding model cannot read (`text::script`) skips the

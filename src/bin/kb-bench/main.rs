@@ -22,6 +22,7 @@
 //!                                                    load, ranking time each way, identical results?
 //! kb-bench mcp    --data-dir DIR [--runs 30]         warm `tools/call search` round trips through `kb mcp` (p50/p95)
 //!                 [--queries queries.jsonl]          a different real query every call (default: 5 repeated)
+//!                 [--rerank N]                       and N hybrid searches with re-ranking; the server's peak RSS
 //! ```
 //! Every figure is a median (and p95 where it says) over repeated runs.
 
@@ -67,6 +68,9 @@ pub(crate) struct Args {
     /// cli: also the median of each phase of a fresh hybrid search
     /// (`KB_TIMINGS=1`).
     phases: bool,
+    /// mcp: also warm hybrid searches with re-ranking, `--rerank N` calls
+    /// (each reads its candidates with the cross-encoder: seconds).
+    rerank_runs: usize,
 }
 
 pub(crate) fn parse_args() -> std::result::Result<Args, String> {
@@ -87,6 +91,7 @@ pub(crate) fn parse_args() -> std::result::Result<Args, String> {
         random_vectors: false,
         dump: None,
         phases: false,
+        rerank_runs: 0,
     };
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
@@ -99,6 +104,7 @@ pub(crate) fn parse_args() -> std::result::Result<Args, String> {
             "--model" => a.model = value()?,
             "--random-vectors" => a.random_vectors = true,
             "--phases" => a.phases = true,
+            "--rerank" => a.rerank_runs = value()?.parse().map_err(|e| format!("--rerank: {e}"))?,
             "--dump" => a.dump = Some(value()?.into()),
             "--threads" => {
                 a.threads = Some(value()?.parse().map_err(|e| format!("--threads: {e}"))?)

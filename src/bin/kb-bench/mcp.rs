@@ -88,11 +88,16 @@ pub(crate) fn bench_mcp(a: &Args) -> Result<()> {
     let init_ms = t.elapsed().as_secs_f64() * 1000.0;
     c.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
     let queries = queries(a)?;
-    let search = |c: &mut McpClient, query: &str, mode: &str| -> Result<(f64, serde_json::Value)> {
+    let search_with = |c: &mut McpClient,
+                       query: &str,
+                       mode: &str,
+                       rerank: bool|
+     -> Result<(f64, serde_json::Value)> {
         let t = Instant::now();
         let r = c.request(
             "tools/call",
-            serde_json::json!({"name": "search", "arguments": {"query": query, "mode": mode}}),
+            serde_json::json!({"name": "search",
+                               "arguments": {"query": query, "mode": mode, "rerank": rerank}}),
         )?;
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         if r["result"]["isError"] == true || r.get("error").is_some() {
@@ -100,6 +105,7 @@ pub(crate) fn bench_mcp(a: &Args) -> Result<()> {
         }
         Ok((ms, r["result"]["_meta"].clone()))
     };
+    let search = |c: &mut McpClient, query: &str, mode: &str| search_with(c, query, mode, false);
     let took = |meta: &serde_json::Value| meta["kb/took_ms"].as_f64().unwrap_or(f64::NAN);
     let (first, _) = search(&mut c, &queries[0], "hybrid")?;
     println!(
@@ -144,6 +150,37 @@ pub(crate) fn bench_mcp(a: &Args) -> Result<()> {
             p95(round_trip),
             median(server),
             a.runs
+        );
+    }
+    if a.rerank_runs > 0 {
+        // The first loads the re-ranker; the rest are timed.
+        let (load, _) = search_with(&mut c, &queries[next % queries.len()], "hybrid", true)?;
+        next += 1;
+        let (mut round_trip, mut server) = (Vec::new(), Vec::new());
+        for _ in 0..a.rerank_runs {
+            let (ms, meta) = search_with(&mut c, &queries[next % queries.len()], "hybrid", true)?;
+            next += 1;
+            round_trip.push(ms);
+            server.push(took(&meta));
+        }
+        println!(
+            "warm hybrid search with re-ranking through kb mcp: round trip p50 {:.1} ms, p95 {:.1} ms (in the server p50 {:.1} ms) over {} calls; the first (loads the re-ranker) {load:.0} ms",
+            median(round_trip.clone()),
+            p95(round_trip),
+            median(server),
+            a.rerank_runs
+        );
+    }
+    // The server's peak resident memory, from the kernel's own count.
+    let status = std::fs::read_to_string(format!("/proc/{}/status", c.child.id()));
+    if let Some(peak) = status.ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with("VmHWM:"))
+            .map(str::to_string)
+    }) {
+        println!(
+            "kb mcp peak RSS: {}",
+            peak.trim_start_matches("VmHWM:").trim()
         );
     }
     drop(c.stdin);
