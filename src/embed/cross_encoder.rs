@@ -11,12 +11,11 @@ use std::sync::Mutex;
 
 use ndarray::Array2;
 use ort::session::Session;
-use ort::value::TensorRef;
 use tokenizers::{Tokenizer, TruncationParams, TruncationStrategy};
 
 use super::model::{ModelFiles, ModelUse};
 use super::registry::RerankerSpec;
-use super::sessions::{self, GraphFormat, LoadedSessions, SessionPlan};
+use super::sessions::{self, EncoderInputs, GraphFormat, LoadedSessions, SessionPlan};
 use crate::config::Config;
 use crate::error::{KbError, Result};
 
@@ -160,27 +159,13 @@ impl CrossEncoder {
             Array2::from_shape_vec((1, v.len()), v.iter().map(|&x| i64::from(x)).collect())
                 .map_err(|e| run_err(e.to_string()))
         };
-        let (ids, mask, types) = (
-            row(enc.get_ids())?,
-            row(enc.get_attention_mask())?,
-            row(enc.get_type_ids())?,
-        );
-        let ids_t = TensorRef::from_array_view(&ids).map_err(|e| run_err(e.to_string()))?;
-        let mask_t = TensorRef::from_array_view(&mask).map_err(|e| run_err(e.to_string()))?;
-        let outputs = if self.wants_token_type_ids {
-            let types_t = TensorRef::from_array_view(&types).map_err(|e| run_err(e.to_string()))?;
-            session.run(ort::inputs![
-                "input_ids" => ids_t,
-                "attention_mask" => mask_t,
-                "token_type_ids" => types_t
-            ])
-        } else {
-            session.run(ort::inputs![
-                "input_ids" => ids_t,
-                "attention_mask" => mask_t
-            ])
-        }
-        .map_err(|e| run_err(e.to_string()))?;
+        let inputs = EncoderInputs {
+            ids: row(enc.get_ids())?,
+            mask: row(enc.get_attention_mask())?,
+            types: row(enc.get_type_ids())?,
+        };
+        let outputs =
+            sessions::run_encoder(session, &inputs, self.wants_token_type_ids).map_err(run_err)?;
         let logits = outputs[0]
             .try_extract_array::<f32>()
             .map_err(|e| run_err(e.to_string()))?;

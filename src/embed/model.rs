@@ -7,12 +7,11 @@ use std::sync::{Arc, Mutex};
 
 use ndarray::Array2;
 use ort::session::Session;
-use ort::value::TensorRef;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use super::declared::Declared;
 use super::registry::{ModelSpec, Pooling};
-use super::sessions::{self, GraphFormat, LoadedSessions, SessionPlan};
+use super::sessions::{self, EncoderInputs, GraphFormat, LoadedSessions, SessionPlan};
 use super::TokenCounter;
 use crate::config::Config;
 use crate::error::{KbError, Result};
@@ -401,22 +400,9 @@ impl Embedder {
         let mut session = session
             .lock()
             .map_err(|_| run_err("the model was poisoned by an earlier failure".into()))?;
-        let ids_t = TensorRef::from_array_view(&ids).map_err(|e| run_err(e.to_string()))?;
-        let mask_t = TensorRef::from_array_view(&mask).map_err(|e| run_err(e.to_string()))?;
-        let outputs = if self.wants_token_type_ids {
-            let types_t = TensorRef::from_array_view(&types).map_err(|e| run_err(e.to_string()))?;
-            session.run(ort::inputs![
-                "input_ids" => ids_t,
-                "attention_mask" => mask_t,
-                "token_type_ids" => types_t
-            ])
-        } else {
-            session.run(ort::inputs![
-                "input_ids" => ids_t,
-                "attention_mask" => mask_t
-            ])
-        }
-        .map_err(|e| run_err(e.to_string()))?;
+        let inputs = EncoderInputs { ids, mask, types };
+        let outputs = sessions::run_encoder(&mut session, &inputs, self.wants_token_type_ids)
+            .map_err(run_err)?;
         let hidden = outputs[self.output_name.as_str()]
             .try_extract_array::<f32>()
             .map_err(|e| run_err(e.to_string()))?;
@@ -439,7 +425,7 @@ impl Embedder {
                 Pooling::Mean => {
                     let mut n = 0f32;
                     for j in 0..shape[1].min(seq) {
-                        if mask[[b, j]] == 0 {
+                        if inputs.mask[[b, j]] == 0 {
                             continue;
                         }
                         n += 1.0;

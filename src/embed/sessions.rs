@@ -14,9 +14,11 @@
 
 use std::path::{Path, PathBuf};
 
+use ndarray::Array2;
 use ort::environment::Environment;
 use ort::session::builder::{GraphOptimizationLevel, PrepackedWeights, SessionBuilder};
-use ort::session::Session;
+use ort::session::{Session, SessionOutputs};
+use ort::value::TensorRef;
 
 use super::model::{ModelFiles, ModelUse};
 use crate::error::{KbError, Result};
@@ -310,4 +312,37 @@ fn optimized_cache_path(files: &ModelFiles, format: GraphFormat) -> Option<PathB
             .join("optimized")
             .join(format!("{key}.{}", format.extension())),
     )
+}
+
+/// A BERT-style encoder's inputs for one batch, rows of equal length: the
+/// token ids, the attention mask and the token type ids.
+pub(super) struct EncoderInputs {
+    pub(super) ids: Array2<i64>,
+    pub(super) mask: Array2<i64>,
+    pub(super) types: Array2<i64>,
+}
+
+/// Runs one batch through `session`; the token type ids go in only when
+/// the graph takes them (`token_types`).
+pub(super) fn run_encoder<'s>(
+    session: &'s mut Session,
+    inputs: &EncoderInputs,
+    token_types: bool,
+) -> std::result::Result<SessionOutputs<'s>, String> {
+    let ids = TensorRef::from_array_view(&inputs.ids).map_err(|e| e.to_string())?;
+    let mask = TensorRef::from_array_view(&inputs.mask).map_err(|e| e.to_string())?;
+    if token_types {
+        let types = TensorRef::from_array_view(&inputs.types).map_err(|e| e.to_string())?;
+        session.run(ort::inputs![
+            "input_ids" => ids,
+            "attention_mask" => mask,
+            "token_type_ids" => types
+        ])
+    } else {
+        session.run(ort::inputs![
+            "input_ids" => ids,
+            "attention_mask" => mask
+        ])
+    }
+    .map_err(|e| e.to_string())
 }
