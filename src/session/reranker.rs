@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::Session;
-use crate::embed::{self, CrossEncoder, ScorePairs};
+use crate::embed::{CrossEncoder, ScorePairs};
 use crate::error::Result;
 
 impl Session {
@@ -15,10 +15,7 @@ impl Session {
         if let Some(loaded) = self.reranker.get() {
             return Ok(loaded.clone());
         }
-        let spec = embed::reranker_spec(&self.config.search.reranker)?;
-        let files = embed::reranker_files(&spec, true)?;
-        let loaded: Arc<dyn ScorePairs> =
-            Arc::new(CrossEncoder::load(&spec, &files, &self.config)?);
+        let loaded: Arc<dyn ScorePairs> = Arc::new(CrossEncoder::configured(&self.config)?);
         self.count(|c| c.reranker_loads += 1);
         Ok(self.reranker.get_or_init(|| loaded).clone())
     }

@@ -141,10 +141,8 @@ impl Settings {
         }
         let reranker = match base.rerank {
             Some(_) => {
-                let spec = kb::embed::reranker_spec(&config.search.reranker)?;
-                let files = kb::embed::reranker_files(&spec, true)?;
                 let loaded: std::sync::Arc<dyn kb::embed::ScorePairs> =
-                    std::sync::Arc::new(kb::embed::CrossEncoder::load(&spec, &files, config)?);
+                    std::sync::Arc::new(kb::embed::CrossEncoder::configured(config)?);
                 Some(loaded)
             }
             None => None,
