@@ -18,7 +18,8 @@ per second of each (files one after another, one process each, wall clock);
 word recall of kb's page text against pdftotext's (per page, multiset of
 lower-cased words; pooled over every page, and the worst files; also
 over words of two or more characters, since pdftotext reads letter-spaced
-type and math as single letters), and the same for pairs of consecutive
+type and math as single letters; and recall of letters and digits, which no
+cut of a line into words changes), and the same for pairs of consecutive
 words, which a page read in the wrong order
 (two columns read across, line by line) loses while keeping its words;
 pdftotext's own order is not always right (it reads some tables by
@@ -174,6 +175,14 @@ def longer_words(c: collections.Counter) -> collections.Counter:
     return collections.Counter({w: n for w, n in c.items() if len(w) > 1})
 
 
+def characters(text: str) -> collections.Counter:
+    """Letters and digits (NFKC, lower case): what a page holds however its
+    words are cut, so a reader that joins pdftotext's split letters
+    ("i n t e m p e s t i f s", "C OMMAND") loses nothing here."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    return collections.Counter(c for c in text if c.isalnum())
+
+
 def read_part(args, pdfium: str) -> dict:
     tree = fetch(PACKAGES)
     files = pdf_files(tree, args.max_files)
@@ -187,6 +196,7 @@ def read_part(args, pdfium: str) -> dict:
     hit = total = 0
     long_hit = long_total = 0
     pair_hit = pair_total = 0
+    char_hit = char_total = 0
     per_file = []
     file_counts = {}
     per_file_pairs = []
@@ -202,7 +212,7 @@ def read_part(args, pdfium: str) -> dict:
             pop_pages_read += len(pop_pages)
         if kb_pages is not None and pop_pages is not None:
             both += 1
-            fh = ft = ph = pt = 0
+            fh = ft = ph = pt = ch = ct = 0
             for kp, pp in zip(kb_pages, pop_pages):
                 truth, got = words(pp), words(kp)
                 fh += overlap(truth, got)
@@ -210,6 +220,9 @@ def read_part(args, pdfium: str) -> dict:
                 truth = longer_words(truth)
                 long_hit += overlap(truth, got)
                 long_total += sum(truth.values())
+                truth = characters(pp)
+                ch += overlap(truth, characters(kp))
+                ct += sum(truth.values())
                 truth = word_pairs(pp)
                 ph += overlap(truth, word_pairs(kp))
                 pt += sum(truth.values())
@@ -217,7 +230,9 @@ def read_part(args, pdfium: str) -> dict:
             total += ft
             pair_hit += ph
             pair_total += pt
-            file_counts[str(f.relative_to(tree))] = [fh, ft, ph, pt]
+            char_hit += ch
+            char_total += ct
+            file_counts[str(f.relative_to(tree))] = [fh, ft, ph, pt, ch, ct]
             if ft:
                 per_file.append((fh / ft, ft, str(f.relative_to(tree))))
             if pt:
@@ -234,8 +249,8 @@ def read_part(args, pdfium: str) -> dict:
     per_file.sort()
     per_file_pairs.sort()
     if args.per_file:
-        # [words found, words, pairs found, pairs] per file: two builds'
-        # files compared one by one.
+        # [words found, words, pairs found, pairs, characters found,
+        # characters] per file: two builds' files compared one by one.
         Path(args.per_file).write_text(json.dumps(file_counts, indent=0))
     return {
         "files": len(files),
@@ -253,6 +268,7 @@ def read_part(args, pdfium: str) -> dict:
         "word_recall": round(hit / total, 4) if total else None,
         "word_recall_two_or_more_characters": round(long_hit / long_total, 4)
         if long_total else None,
+        "character_recall": round(char_hit / char_total, 4) if char_total else None,
         "pages_auto_would_ocr": len(WANTED_OCR),
         "of_them_with_a_text_layer_judged_garbage": [
             (f, n) for f, n, had_text in WANTED_OCR if had_text][:20],
