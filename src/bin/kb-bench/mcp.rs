@@ -134,41 +134,43 @@ pub(crate) fn bench_mcp(a: &Args) -> Result<()> {
         "keyword index in memory {:.1} s after the first search",
         (t.elapsed().as_secs_f64() + first / 1000.0)
     );
-    for mode in ["hybrid", "keyword", "vector"] {
-        let (mut round_trip, mut server) = (Vec::new(), Vec::new());
-        for i in 0..a.runs + 3 {
-            let (ms, meta) = search(&mut c, &queries[next % queries.len()], mode)?;
+    // `skip` untimed searches, then `runs` timed: the line to print (round
+    // trips and the server's own times) and the first search's time.
+    let mut timed = |c: &mut McpClient,
+                     mode: &str,
+                     rerank: bool,
+                     skip: usize,
+                     runs: usize|
+     -> Result<(String, f64)> {
+        let (mut round_trip, mut server, mut first) = (Vec::new(), Vec::new(), f64::NAN);
+        for i in 0..skip + runs {
+            let (ms, meta) = search_with(c, &queries[next % queries.len()], mode, rerank)?;
             next += 1;
-            if i >= 3 {
+            if i == 0 {
+                first = ms;
+            }
+            if i >= skip {
                 round_trip.push(ms);
                 server.push(took(&meta));
             }
         }
-        println!(
-            "warm {mode} search through kb mcp: round trip p50 {:.1} ms, p95 {:.1} ms (in the server p50 {:.1} ms) over {} calls",
+        let line = format!(
+            "round trip p50 {:.1} ms, p95 {:.1} ms (in the server p50 {:.1} ms) over {runs} calls",
             median(round_trip.clone()),
             p95(round_trip),
             median(server),
-            a.runs
         );
+        Ok((line, first))
+    };
+    for mode in ["hybrid", "keyword", "vector"] {
+        let (line, _) = timed(&mut c, mode, false, 3, a.runs)?;
+        println!("warm {mode} search through kb mcp: {line}");
     }
     if a.rerank_runs > 0 {
         // The first loads the re-ranker; the rest are timed.
-        let (load, _) = search_with(&mut c, &queries[next % queries.len()], "hybrid", true)?;
-        next += 1;
-        let (mut round_trip, mut server) = (Vec::new(), Vec::new());
-        for _ in 0..a.rerank_runs {
-            let (ms, meta) = search_with(&mut c, &queries[next % queries.len()], "hybrid", true)?;
-            next += 1;
-            round_trip.push(ms);
-            server.push(took(&meta));
-        }
+        let (line, load) = timed(&mut c, "hybrid", true, 1, a.rerank_runs)?;
         println!(
-            "warm hybrid search with re-ranking through kb mcp: round trip p50 {:.1} ms, p95 {:.1} ms (in the server p50 {:.1} ms) over {} calls; the first (loads the re-ranker) {load:.0} ms",
-            median(round_trip.clone()),
-            p95(round_trip),
-            median(server),
-            a.rerank_runs
+            "warm hybrid search with re-ranking through kb mcp: {line}; the first (loads the re-ranker) {load:.0} ms"
         );
     }
     // The server's peak resident memory, from the kernel's own count.
