@@ -80,6 +80,12 @@ impl Config {
                 &format!("must be from 1 to {MAX_CANDIDATES}"),
             );
         }
+        if self.search.scale_depth > MAX_CANDIDATES {
+            return bad(
+                "search.scale_depth",
+                &format!("must be from 0 to {MAX_CANDIDATES}"),
+            );
+        }
         if !(1..=MAX_RERANK_CANDIDATES).contains(&self.search.rerank_candidates) {
             return bad(
                 "search.rerank_candidates",
@@ -347,6 +353,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("search.candidates"), "{err}");
+
+        let err = Config::load_from(&cli, &env(&[("KB_SEARCH_SCALE_DEPTH", "10001")]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("search.scale_depth"), "{err}");
+        let config = Config::load_from(&cli, &env(&[("KB_SEARCH_SCALE_DEPTH", "0")])).unwrap();
+        assert_eq!(config.search.scale_depth, 0);
     }
 
     #[test]

@@ -117,12 +117,15 @@ pub struct SearchConfig {
     pub rank_share: f64,
     /// Candidates each ranker passes to the fusion, at least (3 x --top
     /// when that is more; twice as many while `max_per_document` shares out
-    /// the places; 1 to 10000). Each ranker's scores are normalised over
-    /// its own candidates: a deeper list ends among chunks that barely
-    /// match, so one ranker's narrow lead does not read as full marks.
-    /// 300 ranked better on kb's benchmarks, at about twice a warm
-    /// search's time (docs/benchmarks.md).
+    /// the places; 1 to 10000).
     pub candidates: usize,
+    /// How deep each ranker's scale reaches (0 = to its last candidate;
+    /// up to 10000). A ranker's scores are scaled from its best down to
+    /// its score at this depth (or to its last candidate, if deeper): a
+    /// scale that stops at the last of a few candidates makes one ranker's
+    /// narrow lead read as full marks, and the first results depend on
+    /// --top. Only the score at the depth is read, not those chunks.
+    pub scale_depth: usize,
     /// How many chunks of one document the results may hold: `auto` (a
     /// document fills about as many places as it holds of the best
     /// candidates, and a few places stay open for other documents), or at
@@ -163,12 +166,19 @@ pub struct SearchConfig {
 /// The re-ranker kb uses when `search.reranker` names none.
 pub const DEFAULT_RERANKER: &str = "ms-marco-MiniLM-L-12-v2-int8";
 
-/// Candidates each ranker passes to the fusion, at least. Deeper lists
-/// rank better on the three tuning sets but cost a warm search twice its
-/// time at 300 (docs/benchmarks.md): the default keeps the speed.
+/// Candidates each ranker passes to the fusion, at least. More cost a
+/// warm search twice its time at 300 (docs/benchmarks.md); what deeper
+/// lists gained on the tuning sets, the scale's depth gives.
 pub const DEFAULT_CANDIDATES: usize = 30;
 
-/// The most candidates a ranker may be asked for by `search.candidates`.
+/// How deep each ranker's scale reaches by default (`search.scale_depth`).
+/// Chosen on the fit halves of the three tuning sets, where 600 to 2,400
+/// rank alike and better than the end of a 60-candidate list
+/// (docs/benchmarks.md, Scale depth).
+pub const DEFAULT_SCALE_DEPTH: usize = 900;
+
+/// The most candidates a ranker may be asked for by `search.candidates`,
+/// and the deepest `search.scale_depth`.
 pub const MAX_CANDIDATES: usize = 10_000;
 
 /// The most candidates one search re-ranks.
@@ -548,6 +558,7 @@ impl Default for SearchConfig {
             rrf_k: 60.0,
             rank_share: 0.0,
             candidates: DEFAULT_CANDIDATES,
+            scale_depth: DEFAULT_SCALE_DEPTH,
             max_per_document: PerDocument::Auto,
             feedback: FeedbackConfig {
                 chunks: 5,

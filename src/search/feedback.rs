@@ -28,14 +28,15 @@ pub(crate) fn refine(
     let Some(q) = refine_query(floats, query, &lists, req)? else {
         return Ok(false);
     };
-    let k = req.candidates();
-    let hits = match pool {
-        Some(pool) => pool.rank(floats, &q, k)?,
-        None => vector::search(db, &q, &req.filters, k)?,
+    let (k, depth) = (req.candidates(), req.scale_depth);
+    let (hits, bottom) = match pool {
+        Some(pool) => pool.rank(floats, &q, k, depth)?,
+        None => vector::search_to_depth(db, &q, &req.filters, k, depth)?,
     };
     if let Some(v) = rankings.vector_mut() {
         v.hits = hits.iter().map(|x| (x.chunk_id, x.cosine as f64)).collect();
         v.refined = true;
+        v.bottom = bottom;
     }
     Ok(true)
 }
@@ -109,6 +110,7 @@ mod tests {
             expand: true,
             synonyms: Default::default(),
             pool: 0,
+            scale_depth: 0,
             reads: Default::default(),
             weak_cosine: 0.4,
             words_held: 1.0,

@@ -102,6 +102,10 @@ pub struct Ranking<'a> {
     /// The bottom of the scale is at least this: a score at or under it
     /// contributes nothing (convex; 0: the list's worst).
     pub floor: f64,
+    /// The ranker's score at the scale's depth (`search.scale_depth`): the
+    /// bottom of the scale is at most this, so a short list of candidates
+    /// is scaled as if it went that deep (convex; `None`: the list's worst).
+    pub bottom: Option<f64>,
     /// Where the list's own scores come among those that break a tie of
     /// fused scores (lower first: the vector ranker's cosine is 0, the
     /// keyword ranker's BM25 1).
@@ -117,6 +121,7 @@ impl<'a> Ranking<'a> {
             weight,
             strong: 0.0,
             floor: 0.0,
+            bottom: None,
             tie_rank: 0,
         }
     }
@@ -216,7 +221,8 @@ fn reciprocal_ranks(n: usize, k: f64) -> Vec<f64> {
 }
 
 /// Scores scaled to 0..1 over the list (all 1 when they are equal); the
-/// bottom is 0 for a complete list.
+/// bottom is 0 for a complete list, and at most the score at the scale's
+/// depth.
 fn min_max(ranking: Ranking) -> Vec<f64> {
     let list = ranking.hits;
     let (lo, hi) = list
@@ -225,6 +231,7 @@ fn min_max(ranking: Ranking) -> Vec<f64> {
             (lo.min(*s), hi.max(*s))
         });
     let lo = if ranking.complete { lo.min(0.0) } else { lo };
+    let lo = ranking.bottom.map_or(lo, |b| lo.min(b));
     let lo = if ranking.floor > 0.0 {
         lo.max(ranking.floor)
     } else {
@@ -325,6 +332,7 @@ mod tests {
             weight: 1.0,
             strong: 0.0,
             floor: 0.0,
+            bottom: None,
             tie_rank: 0,
         };
         let f = fuse(&[complete, top(&vec)], &how);
@@ -333,6 +341,36 @@ mod tests {
         // Cut from a longer list, its last hit is the bottom.
         let f = fuse(&[top(&kw), top(&vec)], &how);
         assert_eq!(f.iter().find(|x| x.chunk_id == 2).unwrap().parts[0], 0.0);
+    }
+
+    /// A list scaled to its depth's score: the narrow lead of one ranker's
+    /// first candidate over its last no longer reads as full marks against
+    /// the other ranker's wide lead.
+    #[test]
+    fn the_scale_reaches_down_to_its_depth() {
+        let how = FusionSettings {
+            method: Fusion::Convex,
+            ..FusionSettings::rrf(60.0)
+        };
+        // Vector: 3 just ahead of 1; keyword: 1 well ahead of 3.
+        let kw = [(1, 10.0), (3, 6.0)];
+        let vec = [(3, 0.52), (1, 0.50)];
+        let f = fuse(&[top(&kw), top(&vec)], &how);
+        assert_eq!(f[0].chunk_id, 1);
+        assert_eq!(f[0].score, 1.0);
+        // Both lists went 600 deep: cosines fall to 0.30, BM25 to 2.
+        let deep = |hits, bottom| Ranking {
+            bottom: Some(bottom),
+            ..top(hits)
+        };
+        let f = fuse(&[deep(&kw, 2.0), deep(&vec, 0.30)], &how);
+        assert_eq!(f[0].chunk_id, 1, "{f:?}");
+        assert!((f[0].parts[0] - 1.0).abs() < 1e-12);
+        assert!((f[0].parts[1] - 0.20 / 0.22).abs() < 1e-9);
+        assert!((f[1].parts[0] - 0.5).abs() < 1e-12);
+        // A bottom above the list's worst leaves the worst at 0.
+        let f = fuse(&[deep(&kw, 8.0)], &how);
+        assert_eq!(f[1].parts[0], 0.0);
     }
 
     /// A weak best cosine no longer gets full marks beside a keyword match;
@@ -352,6 +390,7 @@ mod tests {
             weight: 1.0,
             strong: 0.0,
             floor: 0.0,
+            bottom: None,
             tie_rank: 0,
         };
         let plain = fuse(&[keyword, top(&vec)], &how);

@@ -15,6 +15,9 @@ pub(crate) struct KeywordRanking<'a> {
     /// (chunk id, bm25), best first.
     pub(crate) hits: Vec<(i64, f64)>,
     pub(crate) total: usize,
+    /// The BM25 at the scale's depth, or 0 (an unmatched chunk's score)
+    /// when fewer chunks matched; `None` without a depth.
+    pub(crate) bottom: Option<f64>,
     /// From the in-memory index; else FTS5 answers.
     matched: Option<MatchedRows<'a>>,
 }
@@ -35,42 +38,51 @@ impl KeywordRanking<'_> {
 }
 
 /// The best `limit` keyword hits for the query's phrases (`fts` is their
-/// MATCH expression, `None` when the query has no word to match), and how
-/// many chunks matched: from the in-memory index when there is one and it
-/// can rank the query (the same results), else from FTS5.
+/// MATCH expression, `None` when the query has no word to match), how
+/// many chunks matched and the score at `depth` (0: none): from the
+/// in-memory index when there is one and it can rank the query (the same
+/// results), else from FTS5.
 pub(crate) fn rank<'a>(
     db: &Database,
     req: &SearchRequest,
     (phrases, fts): (&[String], Option<&str>),
-    limit: usize,
+    (limit, depth): (usize, usize),
     index: Option<(&'a KeywordIndex, &Allowed)>,
 ) -> Result<KeywordRanking<'a>> {
     let Some(q) = fts else {
         return Ok(KeywordRanking {
             hits: Vec::new(),
             total: 0,
+            bottom: None,
             matched: None,
         });
     };
     if let Some((index, allowed)) = index {
         if let Some(tokens) = keyword_index::query_tokens(db, phrases)? {
-            let ranked = index.rank(&tokens, &req.columns, allowed, limit);
+            let ranked = index.rank(&tokens, &req.columns, allowed, (limit, depth));
             return Ok(KeywordRanking {
                 hits: ranked.hits,
                 total: ranked.total,
+                bottom: ranked.bottom,
                 matched: Some(ranked.matched),
             });
         }
     }
-    let hits = db.keyword_search(q, &req.filters, &req.columns, limit)?;
-    let total = if hits.len() < limit {
+    // One statement gives the hits and the score at the depth; a query
+    // that matched fewer chunks than it asked for needs no count.
+    let asked = limit.max(depth);
+    let mut hits = db.keyword_search(q, &req.filters, &req.columns, asked)?;
+    let total = if hits.len() < asked {
         hits.len()
     } else {
         db.keyword_count(q, &req.filters)?
     };
+    let bottom = keyword_index::bottom_at(depth, hits.get(depth.wrapping_sub(1)).map(|h| h.bm25));
+    hits.truncate(limit);
     Ok(KeywordRanking {
         hits: hits.into_iter().map(|h| (h.chunk_id, h.bm25)).collect(),
         total,
+        bottom,
         matched: None,
     })
 }

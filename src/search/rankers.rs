@@ -131,6 +131,9 @@ pub(crate) struct QueryPlan {
     pub(crate) required: Vec<String>,
     /// Candidates each ranker contributes to the fusion.
     pub(crate) candidates: usize,
+    /// The depth whose score is the bottom of each ranker's scale (0:
+    /// none).
+    pub(crate) depth: usize,
 }
 
 impl QueryPlan {
@@ -143,6 +146,7 @@ impl QueryPlan {
             fts,
             required,
             candidates: req.candidates(),
+            depth: req.scale_depth,
         }
     }
 }
@@ -158,6 +162,8 @@ pub(crate) struct VectorRanking {
     pub(crate) pool: Option<CandidatePool>,
     /// The hits rank the refined query (their cosines are not the query's).
     pub(crate) refined: bool,
+    /// The score by code at the scale's depth, of the query the hits rank.
+    pub(crate) bottom: Option<f64>,
 }
 
 /// One ranker's list, with what else that ranker knows.
@@ -205,11 +211,13 @@ impl Ranked<'_> {
             Ranked::Keyword(kw) => Ranking {
                 complete: kw.complete(),
                 strong: fusion.strong_bm25,
+                bottom: kw.bottom,
                 ..list
             },
-            Ranked::Vector(_) => Ranking {
+            Ranked::Vector(v) => Ranking {
                 strong: fusion.strong_cosine,
                 floor: fusion.cosine_floor,
+                bottom: v.bottom,
                 ..list
             },
             // A chunk on no scored page scores 0: the scale starts there.
@@ -341,40 +349,40 @@ where
     let embedded = query::unquoted(&req.query);
     let (keyword, vector) = std::thread::scope(|s| -> Result<_> {
         let ahead = read_ahead.then(|| s.spawn(|| vector::read_ahead(&reopener)));
-        let vector_thread =
-            if RankerId::Vector.runs(req) {
-                let embed = embed_query.ok_or_else(|| {
-                    KbError::ModelMissing(
-                        "vector search needs the embedding model; run `kb init`".into(),
-                    )
-                })?;
-                let (filters, reopener, q) = (&req.filters, &reopener, embedded.as_ref());
-                let allowed = allowed.as_ref();
-                let thread = std::thread::Builder::new().name("vector ranker".into());
-                let handle = thread.spawn_scoped(s, move || -> Result<_> {
-                    let qv = {
-                        let _span = crate::timings::span("model load and query");
-                        embed(q)?
-                    };
-                    let _span = crate::timings::span("vector ranker");
-                    let ahead = ahead.and_then(|h| h.join().ok().flatten());
-                    let in_memory = in_memory.or(ahead.as_ref().zip(allowed));
-                    let ranked = vector::rank_on_own_thread(
-                        qv.clone(),
-                        reopener,
-                        in_memory,
-                        filters,
-                        k,
-                        pooled,
-                    )?;
-                    Ok((qv, ranked))
-                });
-                Some(handle.map_err(|e| {
+        let vector_thread = if RankerId::Vector.runs(req) {
+            let embed = embed_query.ok_or_else(|| {
+                KbError::ModelMissing(
+                    "vector search needs the embedding model; run `kb init`".into(),
+                )
+            })?;
+            let (filters, reopener, q) = (&req.filters, &reopener, embedded.as_ref());
+            let allowed = allowed.as_ref();
+            let thread = std::thread::Builder::new().name("vector ranker".into());
+            let handle = thread.spawn_scoped(s, move || -> Result<_> {
+                let qv = {
+                    let _span = crate::timings::span("model load and query");
+                    embed(q)?
+                };
+                let _span = crate::timings::span("vector ranker");
+                let ahead = ahead.and_then(|h| h.join().ok().flatten());
+                let in_memory = in_memory.or(ahead.as_ref().zip(allowed));
+                let depths = vector::Depths {
+                    k,
+                    pooled,
+                    scale: plan.depth,
+                };
+                let ranked =
+                    vector::rank_on_own_thread(qv.clone(), reopener, in_memory, filters, depths)?;
+                Ok((qv, ranked))
+            });
+            Some(
+                handle.map_err(|e| {
                     KbError::Internal(format!("cannot start the vector ranker: {e}"))
-                })?)
-            } else {
-                None
-            };
+                })?,
+            )
+        } else {
+            None
+        };
         let keyword = if RankerId::Keyword.runs(req) {
             // The in-memory index ranks any of the words; a required
             // phrase is FTS5's to check.
@@ -383,7 +391,8 @@ where
                 .filter(|_| plan.required.is_empty());
             let words = (plan.phrases.as_slice(), plan.fts.as_deref());
             let _span = crate::timings::span("keyword ranker");
-            Some(keyword::rank(db, req, words, keyword_limit, index)?)
+            let depths = (keyword_limit, plan.depth);
+            Some(keyword::rank(db, req, words, depths, index)?)
         } else {
             None
         };
@@ -398,22 +407,27 @@ where
         Ok((keyword, vector))
     })?;
     let vector = match vector {
-        Some((qv, vector::Ranked::Exact(hits, pool, read))) => {
-            floats.remember(read);
-            Some((qv, hits, pool))
-        }
-        Some((qv, vector::Ranked::Scanned(scored, pool))) => {
-            let _span = crate::timings::span("vector re-score");
-            let hits = exact_top_k(floats, &qv, scored, k)?;
-            Some((qv, hits, pool))
+        Some((qv, scan)) => {
+            let ranked = match scan.ranked {
+                vector::Ranked::Exact(hits, pool, read) => {
+                    floats.remember(read);
+                    (hits, pool)
+                }
+                vector::Ranked::Scanned(scored, pool) => {
+                    let _span = crate::timings::span("vector re-score");
+                    (exact_top_k(floats, &qv, scored, k)?, pool)
+                }
+            };
+            Some((qv, scan.bottom, ranked))
         }
         None => None,
     };
-    let vector = vector.map(|(query, hits, pool)| VectorRanking {
+    let vector = vector.map(|(query, bottom, (hits, pool))| VectorRanking {
         query,
         hits: hits.iter().map(|h| (h.chunk_id, h.cosine as f64)).collect(),
         pool,
         refined: false,
+        bottom,
     });
     // The page ranker scores the pages of the keyword matches, and gives
     // the vector ranker's candidates on them their page's score.

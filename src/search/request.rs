@@ -90,6 +90,9 @@ pub struct SearchRequest {
     pub synonyms: std::sync::Arc<Vec<Vec<String>>>,
     /// At least this many candidates per ranker (`search.candidates`).
     pub pool: usize,
+    /// How deep each ranker's scale reaches (`search.scale_depth`; 0: to
+    /// its last candidate).
+    pub scale_depth: usize,
     /// The scripts the embedding model reads: a query with no word in them
     /// is searched by keywords alone.
     pub reads: crate::text::script::Reads,
@@ -133,6 +136,7 @@ pub struct SearchOverrides {
     pub feedback: Option<Feedback>,
     pub expand: Option<bool>,
     pub pool: Option<usize>,
+    pub scale_depth: Option<usize>,
     /// Re-ranking on or off in place of `search.rerank`.
     pub rerank: Option<crate::config::Rerank>,
     pub rerank_candidates: Option<usize>,
@@ -210,6 +214,7 @@ impl SearchRequest {
             expand: o.expand.unwrap_or(true),
             synonyms: std::sync::Arc::new(search.synonyms.clone()),
             pool: o.pool.unwrap_or(search.candidates),
+            scale_depth: o.scale_depth.unwrap_or(search.scale_depth),
             reads: Default::default(),
             weak_cosine: search.evidence.weak_cosine,
             words_held: 1.0,

@@ -1,7 +1,7 @@
 //! Retrieval beyond plain RRF, through the real binary and model: chunks
 //! found by their document's title, numbers and identifiers in every
 //! spelling, CJK keywords, and one result per document when asked.
-use crate::common::{write, Kb};
+use crate::common::{stdout_of, write, Kb};
 use serde_json::Value;
 
 fn paths(v: &Value) -> Vec<String> {
@@ -165,6 +165,45 @@ fn max_per_document_gives_places_to_other_documents() {
     }
     let one = kb.json(&["search", q, "--top", "3", "--max-per-document", "1"]);
     assert_eq!(one["total_matches"], all["total_matches"], "same meaning");
+}
+
+/// The first results do not depend on how many are asked for: each
+/// ranker's scores are scaled down to its score at `search.scale_depth`,
+/// not to wherever its list of candidates stopped (3 x --top).
+#[test]
+fn the_first_results_do_not_depend_on_how_many_are_asked_for() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    let animals = ["frogs", "newts", "carp", "herons", "dragonflies", "snails"];
+    let places = ["reeds", "shallow end", "lily pads", "pump", "stone edge"];
+    for i in 0..150 {
+        let words = "and the water stayed clear ".repeat(i % 4);
+        write(
+            &docs.join(format!("pond-{i:03}.txt")),
+            &format!(
+                "Pond log {i}: {} seen near the {}; water temperature {} degrees {words}",
+                animals[i % animals.len()],
+                places[i % places.len()],
+                8 + i % 17
+            ),
+        );
+    }
+    kb.add(&[&docs]);
+    let q = "water temperature near the reeds";
+    let first_five = |depth: Option<&str>, top: &str| {
+        let mut cmd = kb.cmd();
+        if let Some(d) = depth {
+            cmd.env("KB_SEARCH_SCALE_DEPTH", d);
+        }
+        let out = stdout_of(cmd.args(["search", q, "--top", top, "--max-per-document", "0"]));
+        let v: Value = serde_json::from_slice(&out).unwrap();
+        let mut listed = listing(&v);
+        listed.truncate(5);
+        listed
+    };
+    assert_eq!(first_five(None, "5"), first_five(None, "40"));
+    // Scaled to the end of each list instead, the scores move.
+    assert_ne!(first_five(Some("0"), "5"), first_five(Some("0"), "40"));
 }
 
 /// The list a search gives, as what it shows: file, text, score and what

@@ -30,8 +30,10 @@ pub(crate) fn bench_keywords(a: &Args) -> Result<()> {
     );
     let weights = ColumnWeights::default();
     let filters = Filters::default();
-    // A hybrid search's keyword list: 60 candidates for the top 10.
+    // A hybrid search's keyword list: 60 candidates for the top 10, and
+    // the score at the scale's depth.
     let limit = 60;
+    let depth = kb::config::DEFAULT_SCALE_DEPTH;
     let (mut memory, mut fts, mut matched) = (Vec::new(), Vec::new(), Vec::new());
     let mut same = 0;
     let mut ranked = 0;
@@ -44,28 +46,31 @@ pub(crate) fn bench_keywords(a: &Args) -> Result<()> {
         let Some(tokens) = query_tokens(&db, &phrases)? else {
             continue;
         };
-        let ours = index.rank(&tokens, &weights, &Allowed::All, limit);
+        let ours = index.rank(&tokens, &weights, &Allowed::All, (limit, depth));
         memory.push(t.elapsed().as_secs_f64() * 1000.0);
         let t = Instant::now();
-        let theirs: Vec<(i64, f64)> = db
-            .keyword_search(&expr, &filters, &weights, limit)?
+        let asked = limit.max(depth);
+        let mut theirs: Vec<(i64, f64)> = db
+            .keyword_search(&expr, &filters, &weights, asked)?
             .into_iter()
             .map(|h| (h.chunk_id, h.bm25))
             .collect();
-        let total = if theirs.len() < limit {
+        let total = if theirs.len() < asked {
             theirs.len()
         } else {
             db.keyword_count(&expr, &filters)?
         };
+        let bottom = (depth > 0).then(|| theirs.get(depth - 1).map_or(0.0, |h| h.1));
+        theirs.truncate(limit);
         fts.push(t.elapsed().as_secs_f64() * 1000.0);
         matched.push(total as f64);
         ranked += 1;
-        if ours.hits == theirs && ours.total == total {
+        if ours.hits == theirs && ours.total == total && ours.bottom == bottom {
             same += 1;
         } else {
             println!(
-                "DIFFERENT: {q:?}\n  in memory: {:?} ({})\n  FTS5:      {theirs:?} ({total})",
-                ours.hits, ours.total
+                "DIFFERENT: {q:?}\n  in memory: {:?} ({}, {:?})\n  FTS5:      {theirs:?} ({total}, {bottom:?})",
+                ours.hits, ours.total, ours.bottom
             );
         }
     }

@@ -303,6 +303,30 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
             .iter()
             .map(|h| (h.chunk.chunk_id, h.bm25.unwrap_or(0.0)))
             .collect();
+        // Each scale's bottom: the score at its depth (by code for the
+        // vectors, as the search reads it), or a keyword score of 0 when
+        // fewer chunks matched.
+        let depth = req.scale_depth;
+        let keyword_bottom = if depth > 0 {
+            let deep = kb::search::search_with(
+                &db,
+                &kb::search::SearchRequest {
+                    top: depth,
+                    mode: kb::search::Mode::Keyword,
+                    ..req.clone()
+                },
+                None::<fn(&str) -> Result<Vec<f32>>>,
+                Default::default(),
+            )?;
+            let scores = deep.hits.iter().map(|h| h.bm25.unwrap_or(0.0));
+            Some(if deep.hits.len() >= depth {
+                scores.fold(f64::INFINITY, f64::min)
+            } else {
+                0.0
+            })
+        } else {
+            None
+        };
         // A search embeds the query without its quote marks.
         let qv = embedder.embed_query(&kb::search::query::unquoted(q))?;
         let exact = kb::search::vector::top_k(
@@ -326,11 +350,13 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
             weight: req.fusion.weights.keyword,
             strong: req.fusion.strong_bm25,
             floor: 0.0,
+            bottom: keyword_bottom,
             tie_rank: 1,
         };
         let vector_list = kb::search::Ranking {
             strong: req.fusion.strong_cosine,
             floor: req.fusion.cosine_floor,
+            bottom: kb::search::vector::scale_bottom(&db, &qv, depth)?,
             ..kb::search::Ranking::top(&vector_ranked, req.fusion.weights.vector)
         };
         let mut fused = kb::search::fuse(&[keyword_list, vector_list], &req.fusion);

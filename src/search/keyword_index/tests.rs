@@ -165,8 +165,15 @@ fn assert_ranks_as_fts5(db: &Database, index: &KeywordIndex, queries: &[String])
         for f in &filters {
             let allowed = Allowed::of(db, f).unwrap();
             for w in &weightings {
-                for limit in [1, 7, 60, 100_000] {
-                    let ours = index.rank(&toks, w, &allowed, limit);
+                for (limit, depth) in [(1, 0), (7, 3), (7, 40), (60, 600), (100_000, 0)] {
+                    let ours = index.rank(&toks, w, &allowed, (limit, depth));
+                    // The score at the depth, as FTS5 ranks them (0 when
+                    // fewer matched).
+                    let at_depth = (depth > 0).then(|| {
+                        let deep = db.keyword_search(&expr, f, w, depth).unwrap();
+                        deep.get(depth - 1).map_or(0.0, |h| h.bm25)
+                    });
+                    assert_eq!(ours.bottom, at_depth, "{q:?}, depth {depth}, {f:?}");
                     let theirs: Vec<(i64, f64)> = db
                         .keyword_search(&expr, f, w, limit)
                         .unwrap()
@@ -243,10 +250,10 @@ fn a_refreshed_index_ranks_as_fts5_and_as_a_fresh_load() {
     let toks = tokens(&db, &keyword_phrases("vitamin tea bones", true));
     assert_eq!(
         index
-            .rank(&toks, &ColumnWeights::default(), &Allowed::All, 50)
+            .rank(&toks, &ColumnWeights::default(), &Allowed::All, (50, 0))
             .hits,
         fresh
-            .rank(&toks, &ColumnWeights::default(), &Allowed::All, 50)
+            .rank(&toks, &ColumnWeights::default(), &Allowed::All, (50, 0))
             .hits
     );
     assert_eq!(

@@ -43,6 +43,18 @@ impl CodeSink for () {
     fn merge(&mut self, _: Self) {}
 }
 
+/// Two sinks filled by one scan (the feedback pool and the scale's depth).
+impl<A: CodeSink, B: CodeSink> CodeSink for (A, B) {
+    fn add(&mut self, id: i64, approx: f32, code: VectorCode<'_>) {
+        self.0.add(id, approx, code);
+        self.1.add(id, approx, code);
+    }
+    fn merge(&mut self, other: Self) {
+        self.0.merge(other.0);
+        self.1.merge(other.1);
+    }
+}
+
 /// A sink or none (chosen per search).
 impl<S: CodeSink> CodeSink for Option<S> {
     fn add(&mut self, id: i64, approx: f32, code: VectorCode<'_>) {

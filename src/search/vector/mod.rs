@@ -16,6 +16,7 @@
 //! `kb mcp`.
 
 mod codes;
+mod depth;
 mod floats;
 mod index;
 mod pool;
@@ -29,6 +30,7 @@ use crate::vector_math::dot;
 
 pub(crate) use codes::exact_top_k;
 pub use codes::{search_codes, search_codes_with, Approx, CodeSink};
+pub use depth::{score_at_depth, DepthSink};
 pub use floats::{FloatVectors, FloatsRead, ReadFloats};
 pub use index::{search_in, IndexFloats, RefreshStats, VectorIndex};
 pub use pool::CandidatePool;
@@ -43,6 +45,40 @@ pub(crate) enum Ranked {
     Scanned(Vec<Approx>, Option<CandidatePool>),
 }
 
+/// What the vector ranker's thread hands over: its list, and the score at
+/// the scale's depth (`search.scale_depth`, by code).
+pub(crate) struct Scan {
+    pub(crate) ranked: Ranked,
+    pub(crate) bottom: Option<f64>,
+}
+
+/// What one scan fills besides its ranking: the feedback pool, if kept,
+/// and the score at the scale's depth.
+type Sinks = (Option<PoolSink>, DepthSink);
+
+/// How deep the vector ranker goes: the candidates it ranks (`k`), whether
+/// it keeps the feedback pool, and the depth whose score is the bottom of
+/// its scale (0: none).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Depths {
+    pub(crate) k: usize,
+    pub(crate) pooled: bool,
+    pub(crate) scale: usize,
+}
+
+impl Depths {
+    /// The sinks a scan fills: the pool when feedback applies, and the
+    /// scale's depth.
+    fn sinks(self) -> impl Fn() -> Sinks + Sync {
+        move || {
+            (
+                self.pooled.then(|| PoolSink::new(self.k)),
+                DepthSink::new(self.scale),
+            )
+        }
+    }
+}
+
 /// The vector ranker's work on a thread of its own: the query embedded,
 /// then ranked over the codes on a connection of its own, or in the
 /// in-memory index of `kb mcp` among the chunks the filters allow (its
@@ -54,24 +90,24 @@ pub(crate) fn rank_on_own_thread(
     reopener: &Reopener,
     in_memory: Option<(&VectorIndex, &Allowed)>,
     filters: &Filters,
-    k: usize,
-    pooled: bool,
-) -> Result<Ranked> {
+    depths: Depths,
+) -> Result<Scan> {
     let qv = &query_vector;
     Ok(match in_memory {
         Some((index, allowed)) => {
-            let sink = || pooled.then(|| PoolSink::new(k));
-            let (scored, pool) = index.scan(qv, allowed, k, sink);
-            Ranked::Scanned(scored, pool.map(|p| p.into_pool()))
+            let (scored, (pool, depth)) = index.scan(qv, allowed, depths.k, depths.sinks());
+            Scan {
+                ranked: Ranked::Scanned(scored, pool.map(|p| p.into_pool())),
+                bottom: depth.score(),
+            }
         }
         None => {
             let own = reopener.open()?;
-            if pooled {
-                let floats = ReadFloats::new(&own);
-                let (hits, p) = pool::search_pooled(&own, &floats, qv, filters, k)?;
-                Ranked::Exact(hits, Some(p), floats.into_read())
-            } else {
-                Ranked::Exact(search(&own, qv, filters, k)?, None, Default::default())
+            let floats = ReadFloats::new(&own);
+            let (hits, (pool, depth)) = search_with(&own, &floats, qv, filters, depths)?;
+            Scan {
+                ranked: Ranked::Exact(hits, pool.map(|p| p.into_pool()), floats.into_read()),
+                bottom: depth.score(),
             }
         }
     })
@@ -100,16 +136,58 @@ pub(crate) fn read_ahead(reopener: &Reopener) -> Option<VectorIndex> {
 
 /// The vector ranker over the database's codes, the filters applied first.
 pub fn search(db: &Database, query: &[f32], filters: &Filters, k: usize) -> Result<Vec<VectorHit>> {
+    let depths = Depths {
+        k,
+        pooled: false,
+        scale: 0,
+    };
+    Ok(search_with(db, db, query, filters, depths)?.0)
+}
+
+/// [`search`] with the bottom of the scale: the score by code at `depth`
+/// of the chunks the filters allow (0: none).
+pub(crate) fn search_to_depth(
+    db: &Database,
+    query: &[f32],
+    filters: &Filters,
+    k: usize,
+    depth: usize,
+) -> Result<(Vec<VectorHit>, Option<f64>)> {
+    let depths = Depths {
+        k,
+        pooled: false,
+        scale: depth,
+    };
+    let (hits, (_, sink)) = search_with(db, db, query, filters, depths)?;
+    Ok((hits, sink.score()))
+}
+
+/// The score by code at `depth` of every chunk's vector: the bottom of the
+/// vector ranker's scale for `query` (exact-scan benchmarks build their
+/// fusion with it).
+pub fn scale_bottom(db: &Database, query: &[f32], depth: usize) -> Result<Option<f64>> {
+    Ok(search_to_depth(db, query, &Filters::default(), 1, depth)?.1)
+}
+
+/// [`search`], filling the sinks `depths` asks for.
+fn search_with(
+    db: &Database,
+    floats: &dyn FloatVectors,
+    query: &[f32],
+    filters: &Filters,
+    depths: Depths,
+) -> Result<(Vec<VectorHit>, Sinks)> {
+    let sinks = depths.sinks();
     let allowed: Option<HashSet<i64>> = if filters.is_empty() {
         None
     } else {
         let ids = db.filtered_chunk_ids(filters)?;
         if ids.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), sinks()));
         }
         Some(ids.into_iter().collect())
     };
-    search_codes(db, query, allowed.as_ref(), k)
+    search_codes_with(db, floats, query, allowed.as_ref(), depths.k, sinks)
 }
 
 /// Ranks every stored vector in memory (all of them, or those in `allowed`).

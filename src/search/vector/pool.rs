@@ -3,11 +3,11 @@
 //! feedback is ranked among them without a second scan.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
 
-use super::codes::{exact_top_k, search_codes_with, Approx, CodeSink, QueryCode};
+use super::codes::{exact_top_k, Approx, CodeSink, QueryCode};
+use super::depth::score_at_depth;
 use super::floats::FloatVectors;
-use crate::db::{Database, Filters, VectorHit};
+use crate::db::VectorHit;
 use crate::error::Result;
 use crate::vector_math::VectorCode;
 
@@ -48,10 +48,18 @@ fn stronger(a: &PoolEntry, b: &PoolEntry) -> Ordering {
 impl CandidatePool {
     /// The exact best `k` of the pool for `query`: ranked by the codes,
     /// then re-scored with their floats as [`super::search_codes`]
-    /// does, so the result is that of an exact scan of the pool.
-    pub fn rank(&self, db: &dyn FloatVectors, query: &[f32], k: usize) -> Result<Vec<VectorHit>> {
+    /// does, so the result is that of an exact scan of the pool; with the
+    /// score by code at `depth` of the pool (the bottom of the refined
+    /// list's scale; 0: none).
+    pub fn rank(
+        &self,
+        db: &dyn FloatVectors,
+        query: &[f32],
+        k: usize,
+        depth: usize,
+    ) -> Result<(Vec<VectorHit>, Option<f64>)> {
         if k == 0 {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), None));
         }
         let q = QueryCode::new(query);
         let scored: Vec<Approx> = self
@@ -67,29 +75,11 @@ impl CandidatePool {
                 q.score(e.id, code)
             })
             .collect();
+        let bottom = score_at_depth(scored.iter().map(|a| a.approx), depth);
         // Only the k best are read first (the refined query's order is
         // mostly settled by the codes); the bound adds any doubtful ones.
-        exact_top_k(db, query, scored, k)
+        Ok((exact_top_k(db, query, scored, k)?, bottom))
     }
-}
-
-/// [`super::search`] that also keeps the [`pool_size`] nearest
-/// candidates' codes for a refined query.
-pub(super) fn search_pooled(
-    db: &Database,
-    floats: &dyn FloatVectors,
-    query: &[f32],
-    filters: &Filters,
-    k: usize,
-) -> Result<(Vec<VectorHit>, CandidatePool)> {
-    let allowed: Option<HashSet<i64>> = if filters.is_empty() {
-        None
-    } else {
-        Some(db.filtered_chunk_ids(filters)?.into_iter().collect())
-    };
-    let (hits, pool) =
-        search_codes_with(db, floats, query, allowed.as_ref(), k, || PoolSink::new(k))?;
-    Ok((hits, pool.into_pool()))
 }
 
 /// The [`pool_size`] nearest codes seen so far. Entries are appended and,
