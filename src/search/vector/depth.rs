@@ -12,7 +12,7 @@ use crate::vector_math::VectorCode;
 /// depth is a value, not a chunk, so it is the same however the scan was
 /// split or ordered.
 #[derive(Debug, Clone, Default)]
-pub struct DepthSink {
+pub(crate) struct DepthSink {
     depth: usize,
     scores: Vec<f32>,
     /// The weakest score kept at the last cut.
@@ -21,7 +21,7 @@ pub struct DepthSink {
 
 impl DepthSink {
     /// A sink for the score at `depth` (0: none).
-    pub fn new(depth: usize) -> DepthSink {
+    pub(crate) fn new(depth: usize) -> DepthSink {
         DepthSink {
             depth,
             scores: Vec::new(),
@@ -30,7 +30,7 @@ impl DepthSink {
     }
 
     /// Keeps one score.
-    pub fn offer(&mut self, score: f32) {
+    pub(crate) fn offer(&mut self, score: f32) {
         if self.depth == 0 || self.floor.is_some_and(|f| score <= f) {
             return;
         }
@@ -52,7 +52,7 @@ impl DepthSink {
 
     /// The score at the depth: the `depth`-th best offered, or the worst
     /// when fewer were; `None` when off or nothing was offered.
-    pub fn score(mut self) -> Option<f64> {
+    pub(crate) fn score(mut self) -> Option<f64> {
         self.cut();
         self.scores
             .iter()
@@ -75,7 +75,7 @@ impl CodeSink for DepthSink {
 }
 
 /// The score at `depth` of `scores` (as [`DepthSink::score`]).
-pub fn score_at_depth(scores: impl IntoIterator<Item = f32>, depth: usize) -> Option<f64> {
+pub(crate) fn score_at_depth(scores: impl IntoIterator<Item = f32>, depth: usize) -> Option<f64> {
     let mut sink = DepthSink::new(depth);
     for s in scores {
         sink.offer(s);

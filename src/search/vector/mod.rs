@@ -30,7 +30,7 @@ use crate::vector_math::dot;
 
 pub(crate) use codes::exact_top_k;
 pub use codes::{search_codes, search_codes_with, Approx, CodeSink};
-pub use depth::{score_at_depth, DepthSink};
+use depth::DepthSink;
 pub use floats::{FloatVectors, FloatsRead, ReadFloats};
 pub use index::{search_in, IndexFloats, RefreshStats, VectorIndex};
 pub use pool::CandidatePool;
