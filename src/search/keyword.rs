@@ -77,7 +77,8 @@ pub(crate) fn rank<'a>(
     } else {
         db.keyword_count(q, &req.filters)?
     };
-    let bottom = keyword_index::bottom_at(depth, hits.get(depth.wrapping_sub(1)).map(|h| h.bm25));
+    let at_depth = depth.checked_sub(1).and_then(|i| hits.get(i));
+    let bottom = keyword_index::bottom_at(depth, at_depth.map(|h| h.bm25));
     hits.truncate(limit);
     Ok(KeywordRanking {
         hits: hits.into_iter().map(|h| (h.chunk_id, h.bm25)).collect(),
