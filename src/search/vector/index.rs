@@ -323,6 +323,44 @@ mod tests {
         all
     }
 
+    /// The bottom of the vector ranker's scale is the same value whether
+    /// the codes are scanned in memory (in one part or two) or from the
+    /// database: the score by code at the depth.
+    #[test]
+    fn the_score_at_the_scale_depth_does_not_depend_on_where_the_codes_are() {
+        use crate::search::vector::depth::{score_at_depth, DepthSink};
+        let dir = tempfile::tempdir().unwrap();
+        let dim = 64;
+        let db = bound_database(dir.path(), dim);
+        let mut next = unit_vectors(7, dim);
+        for d in 0..12 {
+            let vectors: Vec<Vec<f32>> = (0..100).map(|_| next()).collect();
+            write_note(&db, &format!("/d{d}"), "h", &vectors);
+        }
+        let index = VectorIndex::load(&db).unwrap();
+        for _ in 0..3 {
+            let q = next();
+            let code = QueryCode::new(&q);
+            let mut all = Vec::new();
+            db.for_each_code(|id, c| all.push(code.score(id, c).unwrap().approx))
+                .unwrap();
+            for depth in [1, 30, 900, 5000] {
+                let want = score_at_depth(all.iter().copied(), depth);
+                assert!(want.is_some());
+                let from_db =
+                    super::super::search_to_depth(&db, &q, &Filters::default(), 10, depth)
+                        .unwrap()
+                        .1;
+                assert_eq!(from_db, want, "depth {depth}");
+                for parallel_from in [1, usize::MAX] {
+                    let sink = || DepthSink::new(depth);
+                    let (_, got) = index.scan_from(&q, &Allowed::All, 10, sink, parallel_from);
+                    assert_eq!(got.score(), want, "depth {depth}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_in_memory_codes_give_the_exact_top_k() {
         let dir = tempfile::tempdir().unwrap();
