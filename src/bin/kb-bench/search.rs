@@ -288,16 +288,20 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
             },
         )?;
         let k = req.candidates();
-        let keyword = kb::search::search_with(
-            &db,
-            &kb::search::SearchRequest {
-                top: k,
-                mode: kb::search::Mode::Keyword,
-                ..req.clone()
-            },
-            None::<fn(&str) -> Result<Vec<f32>>>,
-            Default::default(),
-        )?;
+        // The keyword ranker's best `top`, as a keyword-only search lists them.
+        let keyword_search = |top: usize| {
+            kb::search::search_with(
+                &db,
+                &kb::search::SearchRequest {
+                    top,
+                    mode: kb::search::Mode::Keyword,
+                    ..req.clone()
+                },
+                None::<fn(&str) -> Result<Vec<f32>>>,
+                Default::default(),
+            )
+        };
+        let keyword = keyword_search(k)?;
         let keyword_ranked: Vec<(i64, f64)> = keyword
             .hits
             .iter()
@@ -308,16 +312,7 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
         // fewer chunks matched.
         let depth = req.scale_depth;
         let keyword_bottom = if depth > 0 {
-            let deep = kb::search::search_with(
-                &db,
-                &kb::search::SearchRequest {
-                    top: depth,
-                    mode: kb::search::Mode::Keyword,
-                    ..req.clone()
-                },
-                None::<fn(&str) -> Result<Vec<f32>>>,
-                Default::default(),
-            )?;
+            let deep = keyword_search(depth)?;
             let scores = deep.hits.iter().map(|h| h.bm25.unwrap_or(0.0));
             Some(if deep.hits.len() >= depth {
                 scores.fold(f64::INFINITY, f64::min)
