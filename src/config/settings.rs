@@ -219,7 +219,7 @@ pub struct EvidenceConfig {
     /// files and code (docs/benchmarks.md).
     pub weak_cosine: f64,
     /// A cosine at or under which the vector ranker adds nothing to a
-    /// result's fused score (convex fusion; 0 = the bottom of its list).
+    /// result's fused score (convex fusion; 0 = the bottom of its scale).
     pub cosine_floor: f64,
 }
 
@@ -237,8 +237,8 @@ impl Default for EvidenceConfig {
 pub enum Fusion {
     /// Reciprocal Rank Fusion: weight / (rrf_k + rank), summed.
     Rrf,
-    /// Each ranker's scores min-max normalised over its candidates, then a
-    /// weighted sum.
+    /// Each ranker's scores scaled to 0..1 (its best down to its score at
+    /// `scale_depth`), then a weighted sum.
     Convex,
 }
 
