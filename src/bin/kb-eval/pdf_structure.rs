@@ -96,9 +96,7 @@ fn explain(args: &PdfStructureArgs, config: &Config) -> Result<()> {
             .iter()
             .filter(|d| args.page.is_none_or(|p| p == d.page))
         {
-            let role = d
-                .level
-                .map_or("text".to_string(), |l| format!("heading {l}"));
+            let role = if d.heading { "heading" } else { "text" };
             let text: String = d
                 .text
                 .chars()

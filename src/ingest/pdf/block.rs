@@ -1,5 +1,6 @@
 //! The block, the unit the layout hands on: a paragraph, heading, table
-//! or listing of a page, with its place and level.
+//! or listing of a page, with its place, what the walk made of it, and
+//! its level.
 
 /// A paragraph or heading of a page.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -8,8 +9,11 @@ pub struct Block {
     pub page: u32,
     /// The text on one line: wrapped lines joined, hyphenation undone.
     pub text: String,
-    /// Heading level (1 = top) when the block is heading-like.
+    /// Heading level (1 = top) when the block is heading-like: given by
+    /// the levels stage from the walk's roles (`layout/levels.rs`).
     pub level: Option<u8>,
+    /// What the walk made of the block, which the levels stage reads.
+    pub role: Role,
     /// Font size in points.
     pub size: f32,
     /// Baseline of its first line, in points from the top of the page.
@@ -22,4 +26,44 @@ pub struct Block {
     pub code: bool,
     /// The page's text was recognised by OCR.
     pub ocr: bool,
+}
+
+/// What the walk made of a block: a paragraph, a heading with what its
+/// level is read from, or apart (a table, a listing, a statement's units
+/// under its title), which the levels pass by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Role {
+    #[default]
+    Text,
+    Heading(Cue),
+    Apart,
+}
+
+/// What a heading's level is read from: an index's letter (under the
+/// heading above the letters), larger type (ranked by size), its number
+/// in the body's type ("2.3": depth 2), else the body's type (under a
+/// statement or a filing's item, else by emphasis), a statement's title.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cue {
+    Letter,
+    Larger,
+    Numbered(u8),
+    Body,
+    Statement,
+}
+
+impl Block {
+    /// The walk made it a heading.
+    pub fn heading(&self) -> bool {
+        matches!(self.role, Role::Heading(_))
+    }
+
+    /// A block of this one's page, type and place.
+    pub fn with(&self, text: String, role: Role) -> Block {
+        Block {
+            text,
+            role,
+            ..self.clone()
+        }
+    }
 }

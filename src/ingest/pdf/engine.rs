@@ -36,21 +36,19 @@ pub fn candidates(config: &Config) -> Vec<PathBuf> {
             .join("pdfium")
             .join(LIB_NAME),
     ];
-    if let Ok(exe) = std::env::current_exe() {
-        if let Some(dir) = exe.parent() {
-            out.push(dir.join(LIB_NAME));
-            out.push(dir.join("../lib").join(LIB_NAME));
-        }
+    let exe = std::env::current_exe().ok();
+    if let Some(dir) = exe.as_deref().and_then(Path::parent) {
+        out.push(dir.join(LIB_NAME));
+        out.push(dir.join("../lib").join(LIB_NAME));
     }
-    for dir in [
+    let system = [
         "/usr/local/lib",
         "/usr/lib",
         "/usr/lib/x86_64-linux-gnu",
         "/usr/lib/aarch64-linux-gnu",
         "/opt/homebrew/lib",
-    ] {
-        out.push(Path::new(dir).join(LIB_NAME));
-    }
+    ];
+    out.extend(system.map(|dir| Path::new(dir).join(LIB_NAME)));
     out
 }
 

@@ -392,11 +392,10 @@ fn child_failure(
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt as _;
-        if let Some(sig) = status.signal() {
-            if sig == libc::SIGXCPU {
-                return timed_out(limit, progress);
-            }
-            return format!("PDF extractor crashed (killed by signal {sig})");
+        match status.signal() {
+            Some(libc::SIGXCPU) => return timed_out(limit, progress),
+            Some(sig) => return format!("PDF extractor crashed (killed by signal {sig})"),
+            None => {}
         }
     }
     let _ = (limit, progress);
@@ -424,9 +423,7 @@ fn kill_group(child: &mut std::process::Child) {
 /// The peak address space of a running process in bytes (Linux's
 /// VmPeak; 0 where it cannot be read).
 fn address_space_peak(pid: u32) -> u64 {
-    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else {
-        return 0;
-    };
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status
         .lines()
         .find_map(|l| l.strip_prefix("VmPeak:"))
@@ -449,8 +446,7 @@ pub(super) fn extract_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Extracte
     extract_with_progress(bytes, opts, &mut |_, _| {})
 }
 
-/// [`extract_bytes`], calling `on_page(done, total)` after loading the
-/// file (done = 0) and after every page.
+/// [`extract_bytes`], reporting each page to `on_page` as [`read::read`] does.
 fn extract_with_progress(
     bytes: &[u8],
     opts: &ReadOptions,

@@ -50,9 +50,7 @@ fn kind(t: &str) -> Option<Kind> {
 /// A heading numbered as a note is: "1. Description of Business", "12
 /// Income Taxes" (a number of one or two digits and a capitalised word).
 fn note_number(t: &str) -> bool {
-    let Some((number, rest)) = t.trim().split_once(char::is_whitespace) else {
-        return false;
-    };
+    let (number, rest) = t.trim().split_once(char::is_whitespace).unwrap_or_default();
     let digits = number.strip_suffix('.').unwrap_or(number);
     (1..=2).contains(&digits.len())
         && digits.chars().all(|c| c.is_ascii_digit())

@@ -133,10 +133,8 @@ pub(super) fn compose_accents(glyphs: Vec<Placed>) -> Vec<Placed> {
         // A dotless i takes the accent as i does.
         let letter = if letter == '\u{131}' { 'i' } else { letter };
         let mut it = [letter, mark].into_iter().nfc();
-        match (it.next(), it.next()) {
-            (Some(c), None) => Some(c),
-            _ => None,
-        }
+        let composed = it.next()?;
+        it.next().is_none().then_some(composed)
     }
 }
 

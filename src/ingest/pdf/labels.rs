@@ -33,9 +33,7 @@ fn page_column(t: &str) -> bool {
 /// A place with its postal code: "Washington, D.C. 20549", "Hartford, CT
 /// 06155".
 fn postal_address(t: &str) -> bool {
-    let Some(code) = t.split_whitespace().last() else {
-        return false;
-    };
+    let code = t.split_whitespace().last().unwrap_or_default();
     let (zip, plus) = code.split_once('-').unwrap_or((code, "0000"));
     let digits = |s: &str, n: usize| s.len() == n && s.chars().all(|c| c.is_ascii_digit());
     let (zip_len, plus_len) = TUNING.zip_digits;
@@ -78,9 +76,7 @@ fn cross_reference(t: &str) -> bool {
 /// one to three more ("Springfield, Illinois", "New York, New York"). Only
 /// beside a signature or a date is it known to be one.
 pub(super) fn place(t: &str) -> bool {
-    let Some((city, region)) = t.split_once(", ") else {
-        return false;
-    };
+    let (city, region) = t.split_once(", ").unwrap_or_default();
     let words = |s: &str| {
         let n = s.split_whitespace().count();
         (1..=TUNING.place_words).contains(&n)

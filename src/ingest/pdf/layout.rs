@@ -19,13 +19,15 @@ use demote::{
     drop_stray_initials,
 };
 use features::Document;
+use levels::levels;
 pub use rules::Decision;
 pub(super) use rules::{RULES, WEIGHTS};
 use walk::Walk;
 
 /// Blocks of every page, in reading order: the document's features read
-/// once, each group of lines decided in turn, then the passes that take
-/// back headings only the whole document shows are none.
+/// once, each group of lines given its role in turn, the headings their
+/// levels, then the passes that take back headings only the whole
+/// document shows are none.
 pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
     walked(pages, None).0
 }
@@ -46,7 +48,11 @@ fn walked(pages: &[Page], trace: Option<Vec<Decision>>) -> (Vec<Block>, Vec<Deci
         walk.add(&doc, g);
     }
     let trace = walk.trace.take().unwrap_or_default();
-    let mut out = walk.finish();
+    let mut out = walk.out;
+    let levels = levels(&doc, &out);
+    for (b, level) in out.iter_mut().zip(levels) {
+        b.level = level;
+    }
     drop_section_marks(&mut out, pages);
     drop_signature_places(&mut out);
     drop_signers(&mut out);
@@ -149,6 +155,7 @@ fn rank_levels(blocks: &mut [Block]) {
 mod demote;
 mod emphasis;
 mod features;
+mod levels;
 mod rules;
 #[cfg(test)]
 mod tests;

@@ -108,10 +108,8 @@ pub(super) fn chapter_label(t: &str) -> bool {
     };
     // Persian and Arabic number their chapters in words (`فصل اول`) and
     // their appendices in letters (`پیوست الف`).
-    if RTL_CHAPTER_LABELS.contains(&word) {
-        return true;
-    }
-    CHAPTER_LABELS.contains(&word.to_lowercase().as_str()) && label_number(number)
+    RTL_CHAPTER_LABELS.contains(&word)
+        || (CHAPTER_LABELS.contains(&word.to_lowercase().as_str()) && label_number(number))
 }
 
 /// The number after "Chapter", "Part" or "Appendix": `3`, `IV`, `A`.
@@ -125,9 +123,7 @@ fn label_number(t: &str) -> bool {
 
 /// `7.`, `1A.`, `7A:`: the number of a filing's item.
 fn item_number(rest: &str) -> bool {
-    let Some(next) = rest.split_whitespace().next() else {
-        return false;
-    };
+    let next = rest.split_whitespace().next().unwrap_or("");
     let next = next.trim_end_matches(['.', ':']);
     let digits = next.trim_end_matches(|c: char| c.is_ascii_uppercase());
     !digits.is_empty()

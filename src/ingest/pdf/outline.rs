@@ -183,9 +183,7 @@ mod tests {
             size: 11.0,
             top,
             x: 0.0,
-            table: false,
-            code: false,
-            ocr: false,
+            ..Block::default()
         }
     }
 

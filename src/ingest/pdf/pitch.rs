@@ -38,10 +38,8 @@ impl Pitch {
                 self.narrow_narrow += 1;
             }
         }
-        if self.glyphs == 0 {
-            self.min = width;
-        }
-        self.min = self.min.min(width);
+        let least = if self.glyphs == 0 { width } else { self.min };
+        self.min = least.min(width);
         self.widths += width;
         self.glyphs = self.glyphs.saturating_add(1);
     }

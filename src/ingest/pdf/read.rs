@@ -7,6 +7,7 @@ use pdfium_render::prelude::*;
 
 use super::engine;
 use super::glyphs::TURNS;
+use super::lexicon::BOLD_FONT_WORDS;
 use super::page::{Extracted, OutlineEntry, Page};
 use super::page_cache::PageCache;
 use super::reading::{self, Glyph};
@@ -328,9 +329,7 @@ fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
 
 fn bold_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    super::lexicon::BOLD_FONT_WORDS
-        .iter()
-        .any(|w| n.contains(w))
+    BOLD_FONT_WORDS.iter().any(|w| n.contains(w))
 }
 
 /// The page rendered in grey at `dpi` (300 for OCR).

@@ -121,9 +121,7 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
         }
         spaced = false;
         if !joins {
-            if let Some(w) = cur.take() {
-                out.push(w);
-            }
+            out.extend(cur.take());
         }
         let w = cur.get_or_insert_with(|| Word {
             x0: g.x0,
@@ -325,8 +323,7 @@ fn to_lines(rows: &[Row]) -> Vec<Line> {
     let mut out: Vec<Line> = Vec::new();
     let mut prev_baseline: Option<f32> = None;
     for (r, in_table) in rows.iter().zip(table) {
-        let baseline = r.baseline();
-        let size = r.size();
+        let (baseline, size) = (r.baseline(), r.size());
         let gap = prev_baseline
             .is_some_and(|p| baseline - p > (TUNING.gap.0 * size).max(TUNING.gap.1 * pitch));
         prev_baseline = Some(baseline);

@@ -45,8 +45,7 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
     if numbered && title && close {
         let second = spans.remove(1);
         let first = &mut spans[0];
-        first.text.push(' ');
-        first.text.push_str(&second.text);
+        first.text = format!("{} {}", first.text, second.text);
         first.x1 = second.x1;
         first.bold &= second.bold;
     }
@@ -69,12 +68,10 @@ pub(super) fn merge_symbols(spans: Vec<Span>) -> Vec<Span> {
             pending = Some(s);
             continue;
         }
-        if closes.contains(&t) {
-            if let Some(prev) = out.last_mut() {
-                prev.text.push_str(t);
-                prev.x1 = s.x1;
-                continue;
-            }
+        if let Some(prev) = out.last_mut().filter(|_| closes.contains(&t)) {
+            prev.text.push_str(t);
+            prev.x1 = s.x1;
+            continue;
         }
         out.push(s);
     }
@@ -141,7 +138,6 @@ fn share_edges(a: &Row, b: &Row, n: usize) -> bool {
 /// down to the next one that way.
 pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
     let mut table = vec![false; rows.len()];
-    let multi = cells;
     let wide = |r: &Row| r.spans.len() >= TUNING.wide_row_cells;
     let prose_chars = TUNING.short_line.1;
     let within = |a: &Row, b: &Row, heights: f32| {
@@ -150,7 +146,7 @@ pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
     };
     let mut i = 0;
     while i < rows.len() {
-        if !multi(&rows[i]) {
+        if !cells(&rows[i]) {
             i += 1;
             continue;
         }
@@ -160,7 +156,7 @@ pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
         let mut j = i + 1;
         while j < rows.len() {
             let (above, row) = (&rows[j - 1], &rows[j]);
-            let next_cells = multi(row) && share_edges(&rows[last_multi], row, 1);
+            let next_cells = cells(row) && share_edges(&rows[last_multi], row, 1);
             let spaced_entry = next_cells
                 && wide(row)
                 && wide(&rows[last_multi])
@@ -169,7 +165,7 @@ pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
             if !(within(above, row, TUNING.row_step.0) || spaced_entry) {
                 break;
             }
-            if multi(row) {
+            if cells(row) {
                 if !next_cells {
                     break;
                 }

@@ -32,9 +32,7 @@ pub(super) fn ends_sentence(t: &str) -> bool {
 /// (`infor-` + `mation`) is joined back.
 pub(super) fn join_lines(lines: &[&Line]) -> String {
     let mut s = String::new();
-    for l in lines {
-        append_line(&mut s, &l.text);
-    }
+    lines.iter().for_each(|l| append_line(&mut s, &l.text));
     collapse_leaders(&s)
 }
 
@@ -231,9 +229,7 @@ fn sentence(t: &str) -> bool {
 /// A glossary's entry: an acronym, a colon and what it stands for
 /// ("FASB: Financial Accounting Standards Board", "U.S.: United States").
 fn glossary_entry(t: &str) -> bool {
-    let Some((term, rest)) = t.split_once([':', '：']) else {
-        return false;
-    };
+    let (term, rest) = t.split_once([':', '：']).unwrap_or_default();
     let letters = term.chars().filter(|c| c.is_alphabetic());
     let acronym = (TUNING.acronym_letters.0..=TUNING.acronym_letters.1)
         .contains(&letters.clone().count())
@@ -310,9 +306,7 @@ pub(super) fn figure_caption(t: &str) -> bool {
 /// A function's signature, as an API reference heads its entry:
 /// `DocAssign(self, var, expr, life='forever')`, its defaults after `=`.
 fn signature(t: &str) -> bool {
-    let Some((name, args)) = t.split_once('(') else {
-        return false;
-    };
+    let (name, args) = t.split_once('(').unwrap_or_default();
     !name.is_empty()
         && name
             .chars()
@@ -324,21 +318,16 @@ fn signature(t: &str) -> bool {
 /// One or two TeX commands or environments named among words of
 /// letters ("The \\subref command", "Le \\CodeAfter").
 fn names_a_command(t: &str) -> bool {
-    let markup = t
+    let (markup, words): (Vec<&str>, Vec<&str>) = t
         .split_whitespace()
-        .filter(|w| w.contains(['\\', '{', '}']))
-        .count();
-    let words = t
-        .split_whitespace()
-        .filter(|w| {
+        .partition(|w| w.contains(['\\', '{', '}']));
+    markup.len() <= 2
+        && words.iter().any(|w| {
             let w = w.trim_matches(|c: char| !c.is_alphanumeric());
             w.chars().filter(|c| c.is_alphabetic()).count() >= 2
                 && w.chars()
                     .all(|c| c.is_alphabetic() || c == '\'' || c == '’')
         })
-        .filter(|w| !w.contains(['\\', '{', '}']))
-        .count();
-    markup <= 2 && words >= 1
 }
 
 /// The heading of an abstract, in the languages kb sees most: a title
@@ -432,9 +421,7 @@ pub(super) fn without_stray_quotes(t: &str) -> String {
             }
         }
     }
-    for j in open {
-        keep[j] = false;
-    }
+    open.into_iter().for_each(|j| keep[j] = false);
     let kept = chars.iter().zip(&keep).filter(|(_, k)| **k);
     kept.map(|(c, _)| *c).collect::<String>().trim().to_string()
 }

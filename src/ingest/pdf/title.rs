@@ -172,9 +172,7 @@ mod tests {
             size,
             top: 0.0,
             x: 0.0,
-            table: false,
-            code: false,
-            ocr: false,
+            ..Block::default()
         }
     }
 

@@ -331,9 +331,7 @@ fn stays(t: &str) -> bool {
 /// A name opening on an initial: one capital, a full stop, a name.
 fn initial(t: &str) -> bool {
     let mut words = t.split_whitespace();
-    let (Some(first), Some(next)) = (words.next(), words.next()) else {
-        return false;
-    };
+    let (first, next) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
     an_initial(first)
         && next.starts_with(char::is_uppercase)
         && next.chars().skip(1).all(char::is_lowercase)

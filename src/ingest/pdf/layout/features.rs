@@ -202,3 +202,31 @@ fn heading_sizes(mut sizes: Vec<f32>) -> Vec<f32> {
         counted.into_iter().map(|(s, _)| s).collect()
     }
 }
+
+#[cfg(test)]
+mod documents {
+    use super::*;
+
+    impl Document<'_> {
+        /// A document of no pages with these features, for the levels' tests.
+        pub(in super::super) fn of(
+            body: f32,
+            heading_sizes: Vec<f32>,
+            class: DocumentClass,
+        ) -> Self {
+            let below_fonts = heading_sizes.len().min(TUNING.font_levels.0) as u8 + 1;
+            Document {
+                pages: &[],
+                lines: &[],
+                body,
+                bold_body: false,
+                contents: HashMap::new(),
+                heading_sizes,
+                below_fonts,
+                margins: [None; 2],
+                names: HashSet::new(),
+                class,
+            }
+        }
+    }
+}

@@ -136,8 +136,8 @@ pub struct Decision {
     /// Whether each rule fired, in the order of `RULES`.
     pub fired: Vec<bool>,
     pub score: f32,
-    /// The level the walk gave it, if a heading.
-    pub level: Option<u8>,
+    /// The walk made it a heading.
+    pub heading: bool,
     pub class: DocumentClass,
 }
 
@@ -148,7 +148,7 @@ impl Decision {
             text: b.text.clone(),
             score: score(&fired, class),
             fired,
-            level: b.level,
+            heading: b.heading(),
             class,
         }
     }

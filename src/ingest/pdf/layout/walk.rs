@@ -1,99 +1,48 @@
 //! The walk over a document's groups of lines, in reading order: each
 //! becomes a listing, a table (with its caption, column headers and a
-//! statement's title taken in), a statement's title, a heading with its
-//! level, or text. A heading's level depends on the headings before it,
-//! so the walk keeps what it has seen (`Walk`).
+//! statement's title taken in), a statement's title, a heading with the
+//! cue its level is read from, or text. Levels come after, from the
+//! roles (`levels.rs`).
 
-use super::super::block::Block;
+use super::super::block::{Block, Cue, Role};
 use super::super::contents::contents_title;
-use super::super::filing::{is_filing_heading, is_part, FilingNesting};
 use super::super::grouping::{cells_beside, indented_cjk_paragraph, mark_beside, mean_size};
-use super::super::lexicon::NOTES_TO;
 use super::super::monospace::code_text;
 use super::super::numbering::{item_heading, numbered_depth};
 use super::super::page::Line;
 use super::super::statement::{caption, statement_line, statement_title};
 use super::super::text_shape::{all_caps, index_group, title_case};
 use super::super::tuning::TUNING;
-use super::emphasis::{emphasis_rank, Emphasis};
 use super::features::{Document, Group};
 use super::rules::{fired, score, Decision, Features};
 
-/// What the walk has seen so far.
+/// What the walk has made so far.
 #[derive(Default)]
 pub(super) struct Walk {
-    out: Vec<Block>,
+    pub out: Vec<Block>,
     /// The lines of the last two blocks of prose, for a statement's title.
     last_lines: [Vec<String>; 2],
-    /// The page of the last statement or table title, and the level of a
-    /// financial statement's: the row groups under it ("Assets", "Current
-    /// liabilities") are its subsections, not its siblings, on its page
-    /// and the next.
-    statement: Option<(u32, Option<u8>)>,
-    /// The level and depth of the last numbered heading: `7.37` nests
-    /// under `7` by their numbers, whatever their fonts.
-    numbered: Option<(u8, u8)>,
-    /// The level of the filing item the text is in: its unnumbered
-    /// sub-headings ("Liquidity and Capital Resources") nest under
-    /// "Item 7.".
-    item: Option<u8>,
-    filing: FilingNesting,
-    /// The level of the last heading other than an index's letter: the
-    /// letters nest right under the index's heading.
-    above_letters: Option<u8>,
-    /// Body-font headings rank among themselves by emphasis: slightly
-    /// larger type, then capitals, then the rest. Under one, a heading of
-    /// a lower rank is its sub-heading ("MARKET OVERVIEW" > "Digital
-    /// Media", a 10pt "Wireless" > a 9pt "Wireless Services") until a
-    /// heading of another kind comes.
-    emphasis: Emphasis,
     /// What the rules made of each group, when asked (`--explain`).
     pub trace: Option<Vec<Decision>>,
-}
-
-/// A heading's level, and for a heading in the body's type its rank of
-/// emphasis.
-type Level = (Option<u8>, Option<usize>);
-
-/// A group's page, type and place: what each of its blocks carries.
-struct Place {
-    page: u32,
-    size: f32,
-    top: f32,
-    x: f32,
-    ocr: bool,
-}
-
-impl Place {
-    fn block(&self, text: String, level: Option<u8>) -> Block {
-        Block {
-            page: self.page,
-            text,
-            level,
-            size: self.size,
-            top: self.top,
-            x: self.x,
-            ocr: self.ocr,
-            ..Block::default()
-        }
-    }
 }
 
 impl Walk {
     /// Decides one group and adds its blocks.
     pub(super) fn add(&mut self, doc: &Document, g: Group) {
         let size = mean_size(&g.lines);
-        let at = Place {
+        // The group's page, type and place, which each of its blocks carries.
+        let at = Block {
             page: g.page,
             size,
             top: g.lines[0].y,
             x: g.lines[0].x,
             ocr: doc.pages[g.page as usize - 1].ocr,
+            ..Block::default()
         };
         if g.lines[0].mono {
             self.out.push(Block {
                 code: true,
-                ..at.block(code_text(&g.lines), None)
+                ..at.with(code_text(&g.lines), Role::Apart)
             });
             return;
         }
@@ -108,32 +57,19 @@ impl Walk {
         }
         let f = features(doc, &g, size);
         let fired = fired(&f);
-        let (level, body_rank) = self.level(doc, &g, size, &f, score(&fired, doc.class));
-        self.settle(doc, g.text, level, body_rank, f.letter, &at);
+        let role = match score(&fired, doc.class) > 0.0 {
+            true => Role::Heading(cue(&f, &g.text)),
+            false => Role::Text,
+        };
+        self.out.push(at.with(g.text, role));
         if let (Some(trace), Some(b)) = (self.trace.as_mut(), self.out.last()) {
             trace.push(Decision::new(b, fired, doc.class));
         }
     }
 
-    /// The blocks, a filing's cover headings kept above its parts.
-    pub(super) fn finish(self) -> Vec<Block> {
-        let mut out = self.out;
-        if let Some(top) = self.filing.cover_level() {
-            for b in out
-                .iter_mut()
-                .take_while(|b| !(b.level.is_some() && is_part(&b.text)))
-            {
-                if let Some(l) = b.level.as_mut() {
-                    *l = (*l).max(top);
-                }
-            }
-        }
-        out
-    }
-
     /// A table: its rows one line each, with its column headers and the
     /// lines that lead into it above them.
-    fn table(&mut self, doc: &Document, rows: &[&Line], at: &Place) {
+    fn table(&mut self, doc: &Document, rows: &[&Line], at: &Block) {
         let mut lines = column_headers(&mut self.out, at.page, rows);
         lines.extend(rows.iter().map(|l| l.text.clone()));
         if let Some(lead) = self.table_lead(doc, at.page) {
@@ -141,7 +77,7 @@ impl Walk {
         }
         self.out.push(Block {
             table: true,
-            ..at.block(lines.join("\n"), None)
+            ..at.with(lines.join("\n"), Role::Apart)
         });
     }
 
@@ -162,7 +98,7 @@ impl Walk {
         let prev = self
             .out
             .last()
-            .filter(|b| b.page == page && !b.table && b.level.is_none())?;
+            .filter(|b| b.page == page && !b.table && !b.heading())?;
         if caption(&prev.text) {
             return self.out.pop().map(|b| b.text);
         }
@@ -170,7 +106,7 @@ impl Walk {
             .filter(|_| doc.filing() && !doc.listed(page, prev.top))
         {
             let prev = self.out.pop().unwrap_or_else(|| unreachable!());
-            self.statement_heading(doc, title, prev);
+            self.statement_heading(title, prev);
             return (!rest.is_empty()).then_some(rest);
         }
         if prev.text.split_whitespace().count() > TUNING.short_line.0 || self.out.len() < 2 {
@@ -181,27 +117,21 @@ impl Walk {
         let before = &self.out[self.out.len() - 2];
         let prose = before.page == page
             && !before.table
-            && before.level.is_none()
+            && !before.heading()
             && !doc.listed(page, before.top);
         let (title, rest) =
             statement_title(&self.last_lines[0]).filter(|_| prose && doc.filing())?;
         let dateline = self.out.pop().unwrap_or_else(|| unreachable!());
         let block = self.out.pop().unwrap_or_else(|| unreachable!());
-        self.statement_heading(doc, title, block);
+        self.statement_heading(title, block);
         let lead = [rest, dateline.text].into_iter().filter(|s| !s.is_empty());
         Some(lead.collect::<Vec<_>>().join("\n"))
     }
 
-    /// `block` made the heading of a statement titled `title`, placed in
-    /// the filing.
-    fn statement_heading(&mut self, doc: &Document, title: String, block: Block) {
-        let (item, numbered) = (&mut self.item, &mut self.numbered);
-        let level = self
-            .filing
-            .place(&title, doc.statement_level(*item), item, numbered);
-        self.statement = Some((block.page, statement_line(&title).map(|_| level)));
+    /// `block` made the heading of a statement titled `title`.
+    fn statement_heading(&mut self, title: String, block: Block) {
         self.out.push(Block {
-            level: Some(level),
+            role: Role::Heading(Cue::Statement),
             text: title,
             ..block
         });
@@ -214,7 +144,7 @@ impl Walk {
     /// type ("NORTHWIND HOLDINGS, LLC" / "CONSOLIDATED STATEMENTS OF CASH
     /// FLOWS" / "(In thousands)"): it goes under the title, with the
     /// units. Whether the group was one.
-    fn statement_named(&mut self, doc: &Document, g: &[&Line], at: &Place) -> bool {
+    fn statement_named(&mut self, doc: &Document, g: &[&Line], at: &Block) -> bool {
         if !doc.filing() || doc.listed(at.page, g[0].y) {
             return false;
         }
@@ -231,129 +161,29 @@ impl Walk {
         let Some((i, title, units)) = named else {
             return false;
         };
-        self.statement_heading(doc, title, at.block(String::new(), None));
+        self.statement_heading(title, at.with(String::new(), Role::Text));
         let mut rest: Vec<&str> = g.iter().map(|l| l.text.as_str()).collect();
         rest[i] = &units;
         rest.retain(|s| !s.is_empty());
         if !rest.is_empty() {
-            self.out.push(at.block(rest.join(" "), None));
+            self.out.push(at.with(rest.join(" "), Role::Apart));
         }
         self.last_lines[1].clear();
         true
     }
+}
 
-    /// A group's heading level, if the rules make it a heading, and for
-    /// a heading in the body's type its rank of emphasis: an index's
-    /// letter under the heading above, larger type ranked by size, a
-    /// numbered heading by its number, the rest by emphasis.
-    fn level(&mut self, doc: &Document, g: &Group, size: f32, f: &Features, score: f32) -> Level {
-        let text = g.text.as_str();
-        if score <= 0.0 {
-            return (None, None);
-        }
-        if f.letter {
-            let level = self.above_letters.map_or(doc.below_fonts, |l| l + 1);
-            return (Some(level), None);
-        }
-        if f.larger {
-            return (Some(self.font_level(doc, size, text)), None);
-        }
-        if let Some(depth) = numbered_depth(text) {
-            return (Some(self.numbered_level(doc, depth, text)), None);
-        }
-        let (level, rank) = self.body_font_level(doc, g.page, size, text);
-        (Some(level), Some(rank))
-    }
-
-    /// The font size ranks headings; it wins over numbering, which
-    /// documents often restart or flatten. A size left out of the ranks
-    /// sits with the ranked size below it.
-    fn font_level(&mut self, doc: &Document, size: f32, text: &str) -> u8 {
-        let sizes = &doc.heading_sizes;
-        let rank = sizes
-            .iter()
-            .position(|s| (s - size).abs() < TUNING.same_size_points)
-            .unwrap_or_else(|| sizes.iter().filter(|&&s| s > size).count());
-        let level = rank as u8 + 1;
-        self.statement = None;
-        match numbered_depth(text) {
-            Some(d) => self.numbered = Some((level, d)),
-            None if self.numbered.is_some_and(|(l, _)| level <= l) => self.numbered = None,
-            None => {}
-        }
-        self.item = (doc.filing() && item_heading(text)).then_some(level);
-        level
-    }
-
-    /// Nested by its numbering under the last numbered heading, or below
-    /// every larger-font heading.
-    fn numbered_level(&mut self, doc: &Document, depth: u8, text: &str) -> u8 {
-        self.statement = None;
-        let level = match self.numbered {
-            Some((l, d0)) => (l + depth).saturating_sub(d0).max(1),
-            None => doc.below_fonts - 1 + depth,
-        };
-        self.numbered = Some((level, depth));
-        self.item = (doc.filing() && item_heading(text)).then_some(level);
-        level
-    }
-
-    /// A heading in the body's type: under a statement's title on its
-    /// page and the next, under the filing item it is in, or ranked by
-    /// its emphasis among the body-font headings above it.
-    fn body_font_level(&mut self, doc: &Document, page: u32, size: f32, text: &str) -> (u8, usize) {
-        let under_statement = self
-            .statement
-            .filter(|&(p, _)| page <= p + 1)
-            .filter(|_| !text.to_lowercase().starts_with(NOTES_TO));
-        if under_statement.is_none() {
-            self.statement = None;
-        }
-        let rank = emphasis_rank(text, size, doc.body, &doc.names);
-        let item = self.item;
-        let under_item = |level: u8| item.map_or(level, |i| level.max(i + 1));
-        let level = match under_statement {
-            Some((_, Some(statement_level))) => statement_level + 1,
-            Some((_, None)) => under_item(doc.below_fonts + 1),
-            None => under_item(doc.below_fonts) + self.emphasis.above(rank),
-        };
-        (level, rank)
-    }
-
-    /// Adds a heading or text block, the filing's nesting applied, and
-    /// updates what later headings nest under.
-    fn settle(
-        &mut self,
-        doc: &Document,
-        text: String,
-        level: Option<u8>,
-        body_rank: Option<usize>,
-        letter: bool,
-        at: &Place,
-    ) {
-        let (item, numbered) = (&mut self.item, &mut self.numbered);
-        let level = level.map(|l| match doc.filing() {
-            true => self.filing.place(&text, l, item, numbered),
-            false => l,
-        });
-        if !letter && level.is_some() {
-            self.above_letters = level;
-        }
-        if level.is_some() {
-            match body_rank {
-                Some(rank) if !doc.filing() || !is_filing_heading(&text) => {
-                    self.emphasis.open(rank)
-                }
-                _ => self.emphasis = Emphasis::default(),
-            }
-        } else if text.split_whitespace().count() >= TUNING.prose_words {
-            // Prose after a statement's table: the headings after it are
-            // the discussion's, not the statement's row groups.
-            if self.statement.is_some_and(|(_, named)| named.is_some()) {
-                self.statement = None;
-            }
-        }
-        self.out.push(at.block(text, level));
+/// What a heading's level is read from: an index's letter, larger type,
+/// its number, or else its emphasis in the body's type.
+fn cue(f: &Features, text: &str) -> Cue {
+    if f.letter {
+        Cue::Letter
+    } else if f.larger {
+        Cue::Larger
+    } else if let Some(depth) = numbered_depth(text) {
+        Cue::Numbered(depth)
+    } else {
+        Cue::Body
     }
 }
 
@@ -404,7 +234,7 @@ fn column_headers(out: &mut Vec<Block>, page: u32, rows: &[&Line]) -> Vec<String
     let mut n = 0;
     for b in out.iter().rev() {
         let header = b.page == page
-            && b.level.is_some()
+            && b.heading()
             && !b.table
             && b.size <= size + TUNING.same_type_points
             && b.text.split_whitespace().count() <= TUNING.cell_words
@@ -441,14 +271,14 @@ fn statement_lead(out: &[Block], page: u32) -> usize {
         let short = |b: &Block| {
             b.page == page
                 && !b.table
-                && b.level.is_none()
+                && !b.heading()
                 && b.text.split_whitespace().count() <= TUNING.label_words
         };
         if !between.iter().all(short) {
             return 0;
         }
         let title = &out[out.len() - lead - 1];
-        if title.page == page && title.level.is_some() && statement_line(&title.text).is_some() {
+        if title.page == page && title.heading() && statement_line(&title.text).is_some() {
             return lead;
         }
     }

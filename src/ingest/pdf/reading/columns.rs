@@ -70,9 +70,7 @@ fn sides<'a>(rows: impl Iterator<Item = &'a [Entry]>, g: f32) -> Sides {
         };
         let l = widest(|e, g| e.x1 <= g);
         let rt = widest(|e, g| e.x0 >= g);
-        if l.is_some() && rt.is_some() {
-            out.split += 1;
-        }
+        out.split += usize::from(l.is_some() && rt.is_some());
         out.lefts.extend(l);
         out.rights.extend(rt);
     }

@@ -1,0 +1,255 @@
+//! Levels: a function of the walk's blocks in reading order, every role
+//! decided. A heading's level is read from its cue and the headings before
+//! it, which the fold keeps; a filing's parts, items and notes nest by the
+//! filing's strategy (`FilingNesting`).
+
+use super::super::block::{Block, Cue, Role};
+use super::super::filing::{is_filing_heading, is_part, FilingNesting};
+use super::super::lexicon::NOTES_TO;
+use super::super::numbering::{item_heading, numbered_depth};
+use super::super::statement::statement_line;
+use super::super::tuning::TUNING;
+use super::emphasis::{emphasis_rank, Emphasis};
+use super::features::Document;
+
+/// Each block's level, `None` for what is not a heading.
+pub(super) fn levels(doc: &Document, blocks: &[Block]) -> Vec<Option<u8>> {
+    let mut fold = Levels::default();
+    let mut levels: Vec<Option<u8>> = blocks.iter().map(|b| fold.next(doc, b)).collect();
+    fold.lift_cover(blocks, &mut levels);
+    levels
+}
+
+/// What the headings so far leave open for the next.
+#[derive(Default)]
+struct Levels {
+    /// The page of the last statement's title, and its level: its row
+    /// groups ("Assets") are its subsections on its page and the next.
+    statement: Option<(u32, Option<u8>)>,
+    /// The level and depth of the last numbered heading: `7.37` nests
+    /// under `7` by their numbers, whatever their fonts.
+    numbered: Option<(u8, u8)>,
+    /// The level of the filing item the text is in: its unnumbered
+    /// sub-headings ("Liquidity") nest under "Item 7.".
+    item: Option<u8>,
+    filing: FilingNesting,
+    /// The level of the last heading other than an index's letter: the
+    /// letters nest right under the index's heading.
+    above_letters: Option<u8>,
+    /// The ranks of emphasis open (`emphasis.rs`): "MARKET OVERVIEW" >
+    /// "Digital Media" until a heading of another kind comes.
+    emphasis: Emphasis,
+}
+
+impl Levels {
+    /// The level of one block, and what it leaves open.
+    fn next(&mut self, doc: &Document, b: &Block) -> Option<u8> {
+        match b.role {
+            Role::Heading(cue) => Some(self.heading(doc, b, cue)),
+            // Prose after a statement's table: the headings after it are
+            // the discussion's, not the statement's row groups.
+            Role::Text if b.text.split_whitespace().count() >= TUNING.prose_words => {
+                self.statement.take_if(|(_, named)| named.is_some());
+                None
+            }
+            Role::Text | Role::Apart => None,
+        }
+    }
+
+    /// A financial statement's title, placed in the filing: what follows
+    /// on its page and the next nests under it.
+    fn statement_title(&mut self, doc: &Document, b: &Block) -> u8 {
+        let (item, numbered) = (&mut self.item, &mut self.numbered);
+        let level = self
+            .filing
+            .place(&b.text, doc.statement_level(*item), item, numbered);
+        self.statement = Some((b.page, statement_line(&b.text).map(|_| level)));
+        level
+    }
+
+    /// A heading's level by its cue, the filing's nesting applied; what
+    /// later headings nest under follows it.
+    fn heading(&mut self, doc: &Document, b: &Block, cue: Cue) -> u8 {
+        let (level, body_rank) = match cue {
+            Cue::Statement => return self.statement_title(doc, b),
+            Cue::Letter => (self.above_letters.map_or(doc.below_fonts, |l| l + 1), None),
+            Cue::Larger => (self.font_level(doc, b), None),
+            Cue::Numbered(depth) => (self.numbered_level(doc, depth), None),
+            Cue::Body => self.body_font_level(doc, b),
+        };
+        // Larger type and a number end a statement's nesting and open an item.
+        if matches!(cue, Cue::Larger | Cue::Numbered(_)) {
+            self.statement = None;
+            self.item = (doc.filing() && item_heading(&b.text)).then_some(level);
+        }
+        let (item, numbered) = (&mut self.item, &mut self.numbered);
+        let level = match doc.filing() {
+            true => self.filing.place(&b.text, level, item, numbered),
+            false => level,
+        };
+        if cue != Cue::Letter {
+            self.above_letters = Some(level);
+        }
+        match body_rank {
+            Some(rank) if !doc.filing() || !is_filing_heading(&b.text) => self.emphasis.open(rank),
+            _ => self.emphasis = Emphasis::default(),
+        }
+        level
+    }
+
+    /// The font size ranks headings; it wins over numbering, which
+    /// documents often restart or flatten. A size left out of the ranks
+    /// sits with the ranked size below it.
+    fn font_level(&mut self, doc: &Document, b: &Block) -> u8 {
+        let sizes = &doc.heading_sizes;
+        let rank = sizes
+            .iter()
+            .position(|s| (s - b.size).abs() < TUNING.same_size_points)
+            .unwrap_or_else(|| sizes.iter().filter(|&&s| s > b.size).count());
+        let level = rank as u8 + 1;
+        match numbered_depth(&b.text) {
+            Some(d) => self.numbered = Some((level, d)),
+            None if self.numbered.is_some_and(|(l, _)| level <= l) => self.numbered = None,
+            None => {}
+        }
+        level
+    }
+
+    /// Nested by its numbering under the last numbered heading, or below
+    /// every larger-font heading.
+    fn numbered_level(&mut self, doc: &Document, depth: u8) -> u8 {
+        let level = match self.numbered {
+            Some((l, d0)) => (l + depth).saturating_sub(d0).max(1),
+            None => doc.below_fonts - 1 + depth,
+        };
+        self.numbered = Some((level, depth));
+        level
+    }
+
+    /// A heading in the body's type: under a statement's title on its
+    /// page and the next, under the filing item it is in, or ranked by
+    /// its emphasis among the body-font headings above it.
+    fn body_font_level(&mut self, doc: &Document, b: &Block) -> (u8, Option<usize>) {
+        let under_statement = self
+            .statement
+            .filter(|&(p, _)| b.page <= p + 1)
+            .filter(|_| !b.text.to_lowercase().starts_with(NOTES_TO));
+        if under_statement.is_none() {
+            self.statement = None;
+        }
+        let rank = emphasis_rank(&b.text, b.size, doc.body, &doc.names);
+        let item = self.item;
+        let under_item = |level: u8| item.map_or(level, |i| level.max(i + 1));
+        let level = match under_statement {
+            Some((_, Some(statement_level))) => statement_level + 1,
+            Some((_, None)) => under_item(doc.below_fonts + 1),
+            None => under_item(doc.below_fonts) + self.emphasis.above(rank),
+        };
+        (level, Some(rank))
+    }
+
+    /// A filing's cover headings kept above its parts: lifted to the
+    /// level of its first part, as its siblings.
+    fn lift_cover(&self, blocks: &[Block], levels: &mut [Option<u8>]) {
+        let top = self.filing.cover_level().unwrap_or(0);
+        let part = |(b, l): &(&Block, &mut Option<u8>)| l.is_some() && is_part(&b.text);
+        let cover = blocks.iter().zip(levels).take_while(|bl| !part(bl));
+        for l in cover.filter_map(|(_, l)| l.as_mut()) {
+            *l = (*l).max(top);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::class::DocumentClass;
+    use super::*;
+
+    fn block(page: u32, text: &str, size: f32, role: Role) -> Block {
+        Block {
+            page,
+            text: text.to_string(),
+            size,
+            role,
+            ..Block::default()
+        }
+    }
+
+    fn heading(text: &str, size: f32, cue: Cue) -> Block {
+        block(1, text, size, Role::Heading(cue))
+    }
+
+    fn prose() -> Block {
+        let text = "A paragraph of body text long enough to be prose, which ends here.";
+        block(1, text, 10.0, Role::Text)
+    }
+
+    #[test]
+    fn larger_type_ranks_by_size_and_numbers_nest_under_it() {
+        let doc = Document::of(10.0, vec![18.0, 14.0], DocumentClass::Paper);
+        let blocks = [
+            heading("Methods", 18.0, Cue::Larger),
+            prose(),
+            heading("2 Data", 14.0, Cue::Larger),
+            heading("2.1 Sources", 10.0, Cue::Numbered(2)),
+            heading("2.1.1 Surveys", 10.0, Cue::Numbered(3)),
+            heading("3 Results", 10.0, Cue::Numbered(1)),
+        ];
+        assert_eq!(
+            levels(&doc, &blocks),
+            [Some(1), None, Some(2), Some(3), Some(4), Some(2)]
+        );
+    }
+
+    #[test]
+    fn body_type_headings_nest_by_emphasis_and_letters_under_the_heading_above() {
+        let doc = Document::of(10.0, vec![16.0], DocumentClass::Generic);
+        let blocks = [
+            heading("MARKET OVERVIEW", 10.0, Cue::Body),
+            heading("Digital Media", 10.0, Cue::Body),
+            heading("Print", 10.0, Cue::Body),
+            heading("Index", 16.0, Cue::Larger),
+            heading("A", 10.0, Cue::Letter),
+            heading("B", 10.0, Cue::Letter),
+        ];
+        assert_eq!(
+            levels(&doc, &blocks),
+            [Some(2), Some(3), Some(3), Some(1), Some(2), Some(2)]
+        );
+    }
+
+    #[test]
+    fn what_is_apart_leaves_the_levels_as_they_were() {
+        let doc = Document::of(10.0, vec![16.0], DocumentClass::Generic);
+        let table = Block {
+            table: true,
+            ..block(1, "Fair Value | Total", 10.0, Role::Apart)
+        };
+        let with = [
+            heading("RESULTS", 10.0, Cue::Body),
+            table,
+            heading("Revenue", 10.0, Cue::Body),
+        ];
+        let without = [with[0].clone(), with[2].clone()];
+        assert_eq!(levels(&doc, &with), [Some(2), None, Some(3)]);
+        assert_eq!(levels(&doc, &without), [Some(2), Some(3)]);
+    }
+
+    #[test]
+    fn a_statements_row_groups_nest_under_it_until_prose_follows() {
+        let doc = Document::of(10.0, vec![], DocumentClass::Filing);
+        let statement = "CONSOLIDATED BALANCE SHEETS";
+        let blocks = [
+            heading("Item 8. Financial Statements", 10.0, Cue::Body),
+            heading(statement, 10.0, Cue::Statement),
+            heading("Assets", 10.0, Cue::Body),
+            prose(),
+            heading("Liquidity", 10.0, Cue::Body),
+        ];
+        let got = levels(&doc, &blocks);
+        let (item, title, assets) = (got[0].unwrap(), got[1].unwrap(), got[2].unwrap());
+        assert!(item < title && title < assets, "{got:?}");
+        assert_eq!(got[3], None);
+        assert!(got[4].unwrap() < assets, "{got:?}");
+    }
+}
