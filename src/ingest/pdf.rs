@@ -158,13 +158,18 @@ pub fn build(
     }
 
     let mut doc = ParsedDocument::default();
-    let mut blocks = outline::apply(layout::blocks(&ex.pages), &ex.outline, total as u32);
-    let title = title::choose_title(ex.title.as_deref(), &blocks);
     // The title is the document's name, not its first section: kept as
     // a heading, it would open every section chain (so would its author).
-    if outline::usable(&ex.outline, total as u32).is_empty() {
-        layout::drop_title_page_headings(&mut blocks, title.as_deref());
-    }
+    // Bookmarks, where usable, head the text instead.
+    let bookmarked = !outline::usable(&ex.outline, total as u32).is_empty();
+    let info = ex.title.as_deref();
+    let (blocks, title, _) = layout::structure(
+        &ex.pages,
+        None,
+        &|roles| title::choose_title(info, roles),
+        !bookmarked,
+    );
+    let blocks = outline::apply(blocks, &ex.outline, total as u32);
     let (content, headings) = content_and_headings(&blocks, total);
     doc.content = content;
     doc.meta.headings = headings;

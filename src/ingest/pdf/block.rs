@@ -12,7 +12,7 @@ pub struct Block {
     /// Heading level (1 = top) when the block is heading-like: given by
     /// the levels stage from the walk's roles (`layout/levels.rs`).
     pub level: Option<u8>,
-    /// What the walk made of the block, which the levels stage reads.
+    /// What the walk (or a take-back since) made of it: read by the levels.
     pub role: Role,
     /// Font size in points.
     pub size: f32,

@@ -1,13 +1,10 @@
-//! From laid-out lines to paragraphs and headings: running headers and
-//! page numbers dropped, lines grouped into blocks at vertical gaps, font
-//! changes, short sentence-ending lines, first-line indents and bullets;
-//! wrapped lines joined and words hyphenated at line ends rejoined; short
-//! standalone blocks that look like headings (larger font, bold, numbered
-//! like `2.3 Results`, ALL CAPS or Title Case) given a level. Table rows
-//! stay one line each, in a block of their own with the caption above
-//! them.
+//! From laid-out lines to paragraphs and headings, stage by stage: the
+//! document's features, each group's role (`walk.rs`), the headings the
+//! whole document shows are none taken back (`demote.rs`), the title, the
+//! levels (`levels.rs`). Table rows stay one line each, in a block of
+//! their own with the caption above them.
 
-use super::block::Block;
+use super::block::{Block, Role};
 use super::furniture::strip_running_lines;
 use super::grouping::body_size;
 use super::numbering::{chapter_label, numbered_depth};
@@ -24,47 +21,50 @@ pub use rules::Decision;
 pub(super) use rules::{RULES, WEIGHTS};
 use walk::Walk;
 
-/// Blocks of every page, in reading order: the document's features read
-/// once, each group of lines given its role in turn, the headings their
-/// levels, then the passes that take back headings only the whole
-/// document shows are none.
-pub(super) fn blocks(pages: &[Page]) -> Vec<Block> {
-    walked(pages, None).0
-}
-
 /// What the heading rules made of each group of lines, in reading order.
 pub(crate) fn decisions(pages: &[Page]) -> Vec<Decision> {
-    walked(pages, Some(Vec::new())).1
+    structure(pages, Some(Vec::new()), &|_| None, false).2
 }
 
-fn walked(pages: &[Page], trace: Option<Vec<Decision>>) -> (Vec<Block>, Vec<Decision>) {
+/// Blocks of every page in reading order with their levels, the title,
+/// and with a `trace` the rules' decisions: each group of lines given its
+/// role; headings only the whole document shows are none taken back; the
+/// `title` chosen from the roles and, with `title_page` (no bookmarks),
+/// the title page's headings taken back; then the levels.
+pub(super) fn structure(
+    pages: &[Page],
+    trace: Option<Vec<Decision>>,
+    title: &dyn Fn(&[Block]) -> Option<String>,
+    title_page: bool,
+) -> (Vec<Block>, Option<String>, Vec<Decision>) {
     let mut lines: Vec<Vec<Line>> = pages.iter().map(|p| p.lines.clone()).collect();
     let body = body_size(&lines);
     strip_running_lines(&mut lines, body);
     let (doc, groups) = Document::read(pages, &lines, body);
     let mut walk = Walk::default();
     walk.trace = trace;
-    for g in groups {
-        walk.add(&doc, g);
-    }
+    groups.into_iter().for_each(|g| walk.add(&doc, g));
     let trace = walk.trace.take().unwrap_or_default();
     let mut out = walk.out;
-    let levels = levels(&doc, &out);
-    for (b, level) in out.iter_mut().zip(levels) {
-        b.level = level;
-    }
     drop_section_marks(&mut out, pages);
     drop_signature_places(&mut out);
     drop_signers(&mut out);
     drop_stray_initials(&mut out);
     drop_out_of_count(&mut out);
-    join_chapter_labels(&mut out);
-    rank_levels(&mut out);
-    for b in out.iter_mut().filter(|b| b.level.is_some()) {
+    for b in out.iter_mut().filter(|b| b.heading()) {
         b.text = without_stray_quotes(&b.text);
     }
+    let title = title(&out);
+    if title_page {
+        drop_title_page_headings(&mut out, title.as_deref());
+    }
+    for (i, level) in levels(&doc, &out).into_iter().enumerate() {
+        out[i].level = level;
+    }
+    join_chapter_labels(&mut out);
+    rank_levels(&mut out);
     floats_under_their_heading(&mut out);
-    (out, trace)
+    (out, title, trace)
 }
 
 /// Tables and figures set atop a page, before its first heading, are in
@@ -111,8 +111,7 @@ fn join_chapter_labels(blocks: &mut Vec<Block>) {
 /// and what is set above it on its first page, and the subtitle right
 /// under the title, where their type is larger than every later
 /// heading's; and the lines around them (`drop_cover_lines`).
-/// Their levels go, and the levels below move up.
-pub(super) fn drop_title_page_headings(blocks: &mut [Block], title: Option<&str>) {
+fn drop_title_page_headings(blocks: &mut [Block], title: Option<&str>) {
     let first_page = blocks.first().map(|b| b.page);
     let on_first = |b: &Block| Some(b.page) == first_page;
     if let Some(t) = blocks
@@ -121,21 +120,20 @@ pub(super) fn drop_title_page_headings(blocks: &mut [Block], title: Option<&str>
     {
         let subtitle = blocks
             .get(t + 1)
-            .is_some_and(|b| b.level.is_some() && on_first(b));
+            .is_some_and(|b| b.heading() && on_first(b));
         let end = t + 1 + usize::from(subtitle);
         // A lone heading heads the text under it, title or not.
         let below = blocks[end..]
             .iter()
-            .filter(|b| b.level.is_some())
+            .filter(|b| b.heading())
             .map(|b| b.size)
             .reduce(f32::max);
         let over = |b: &&mut Block| below.is_some_and(|l| b.size > l + TUNING.same_type_points);
         for b in blocks[..end].iter_mut().filter(over) {
-            b.level = None;
+            b.role = Role::Text;
         }
     }
     drop_cover_lines(blocks, title);
-    rank_levels(blocks);
 }
 
 /// Levels renumbered as ranks from 1: a cover's large type or a filing's

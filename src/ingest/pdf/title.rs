@@ -11,6 +11,7 @@ use super::block::Block;
 use super::contents::contents_title;
 use super::grouping::prose_size;
 use super::lexicon::*;
+use super::numbering::chapter_label;
 use super::text_shape::abstract_title;
 use super::tuning::TUNING;
 
@@ -24,13 +25,13 @@ pub(super) fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<Strin
         return Some(t);
     }
     let candidate = |b: &Block| {
-        b.level.is_some() && !names_no_document(&b.text) && b.text.chars().any(char::is_alphabetic)
+        b.heading() && !names_no_document(&b.text) && b.text.chars().any(char::is_alphabetic)
     };
     // A title in display type that no heading rule takes ("simplebnf — A
     // simple package …" starts in lower case) is still the title.
     let body = prose_size(blocks);
     let displayed = |b: &Block| {
-        b.level.is_none()
+        !b.heading()
             && !b.table
             && !b.code
             && b.size >= TUNING.display_title_ratio * body
@@ -57,8 +58,8 @@ fn wordy(t: &str) -> bool {
 }
 
 /// A line that names a part every document has, not this one: cover
-/// boilerplate, a label ("题目："), the title of a contents page, an
-/// abstract or a list ("List of Figures", "Quellcodeverzeichnis",
+/// boilerplate, a label ("题目："), a chapter's label alone ("Part II",
+/// "第一章"), the title of a contents page, an abstract or a list ("List of Figures", "Quellcodeverzeichnis",
 /// "插图目录"), or the degree a thesis is for ("博士学位论文", a doctoral
 /// thesis).
 fn names_no_document(t: &str) -> bool {
@@ -71,6 +72,7 @@ fn names_no_document(t: &str) -> bool {
         || boilerplate(t)
         || contents_title(t)
         || abstract_title(t)
+        || chapter_label(t)
         || l.starts_with(start)
         || ends.iter().any(|e| l.ends_with(e))
         || whole.contains(&l.as_str())
@@ -162,13 +164,16 @@ pub(super) fn boilerplate(t: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::block::Role;
     use super::*;
 
     fn block(page: u32, text: &str, level: Option<u8>, size: f32) -> Block {
+        let heading = Role::Heading(super::super::block::Cue::Larger);
         Block {
             page,
             text: text.into(),
             level,
+            role: level.map_or(Role::Text, |_| heading),
             size,
             top: 0.0,
             x: 0.0,

@@ -1,9 +1,9 @@
-//! Headings taken back once every block has its level: what has a
+//! Headings taken back before the levels are given: what has a
 //! heading's type and shape but heads nothing, as its neighbours show.
 
 use std::collections::HashMap;
 
-use super::super::block::Block;
+use super::super::block::{Block, Role};
 use super::super::contents::contents_title;
 use super::super::furniture::page_number;
 use super::super::grouping::prose_size;
@@ -30,14 +30,14 @@ use super::super::tuning::TUNING;
 pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
     let key = |t: &str| lower_words(t, char::is_whitespace).join(" ");
     let mut largest: HashMap<String, f32> = HashMap::new();
-    for b in blocks.iter().filter(|b| b.level.is_some()) {
+    for b in blocks.iter().filter(|b| b.heading()) {
         let size = largest.entry(key(&b.text)).or_insert(b.size);
         *size = size.max(b.size);
     }
     let mut drop = vec![false; blocks.len()];
     for (i, b) in blocks.iter().enumerate() {
         let first = i == 0 || blocks[i - 1].page != b.page;
-        if !first || b.level.is_none() {
+        if !first || !b.heading() {
             continue;
         }
         // Across the gutter of a page read in columns, a line on the
@@ -65,7 +65,7 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
             .iter()
             .take_while(|n| n.page == b.page)
             .take(TUNING.section_mark_blocks)
-            .any(|n| n.level.is_some() && key(&n.text) == key(&b.text));
+            .any(|n| n.heading() && key(&n.text) == key(&b.text));
         drop[i] = smaller || heading_follows;
     }
     let mut drop = drop.into_iter();
@@ -74,7 +74,7 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
 
 /// The headings `f` finds a number in, with their places.
 fn headings_by<'a, T>(blocks: &'a [Block], f: impl Fn(&'a str) -> Option<T>) -> Vec<(usize, T)> {
-    let headings = blocks.iter().enumerate().filter(|(_, b)| b.level.is_some());
+    let headings = blocks.iter().enumerate().filter(|(_, b)| b.heading());
     let found = headings.filter_map(|(i, b)| Some((i, f(&b.text)?)));
     found.collect()
 }
@@ -104,7 +104,7 @@ pub(super) fn drop_out_of_count(blocks: &mut [Block]) {
                 .any(|&(_, next)| next == (last + 1, own))
         };
         if style != own && goes_on() {
-            blocks[i].level = None;
+            blocks[i].role = Role::Text;
         } else {
             count = Some((n, style));
         }
@@ -161,7 +161,7 @@ pub(super) fn drop_stray_initials(blocks: &mut [Block]) {
         })
         .collect();
     for i in stray {
-        blocks[i].level = None;
+        blocks[i].role = Role::Text;
     }
 }
 
@@ -191,7 +191,7 @@ fn name(t: &str) -> bool {
 pub(super) fn drop_signature_places(blocks: &mut [Block]) {
     for i in 0..blocks.len() {
         let b = &blocks[i];
-        if b.level.is_none() || !place(&b.text) {
+        if !b.heading() || !place(&b.text) {
             continue;
         }
         let same_page = |n: &&Block| n.page == b.page;
@@ -208,7 +208,7 @@ pub(super) fn drop_signature_places(blocks: &mut [Block]) {
             .filter(same_page)
             .is_some_and(|n| is_date(&n.text));
         if signed || dated {
-            blocks[i].level = None;
+            blocks[i].role = Role::Text;
         }
     }
 }
@@ -221,7 +221,7 @@ pub(super) fn drop_signature_places(blocks: &mut [Block]) {
 /// right under the signature or its name.
 pub(super) fn drop_signers(blocks: &mut [Block]) {
     for i in 1..blocks.len() {
-        if blocks[i].level.is_none() {
+        if !blocks[i].heading() {
             continue;
         }
         let page = blocks[i].page;
@@ -235,7 +235,7 @@ pub(super) fn drop_signers(blocks: &mut [Block]) {
         let right_under = signer(1);
         let name = right_under.as_ref().is_some_and(|n| *n == letters(text));
         if name || ((right_under.is_some() || signer(2).is_some()) && officer_title(text)) {
-            blocks[i].level = None;
+            blocks[i].role = Role::Text;
         }
     }
 }
@@ -276,14 +276,14 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
     let cover = first_prose.is_none() || cover_page(&blocks[..end], body, title);
     for i in 0..first_prose.filter(|_| !cover).unwrap_or(end) {
         let b = &blocks[i];
-        if b.level.is_none() || (!cover && title.is_some_and(|t| t == b.text)) || stays(&b.text) {
+        if !b.heading() || (!cover && title.is_some_and(|t| t == b.text)) || stays(&b.text) {
             continue;
         }
         let over_a_short_line = blocks[..end]
             .get(i + 1)
             .is_some_and(|n| line(n) && !prose(&n.text));
         if cover || over_a_short_line {
-            blocks[i].level = None;
+            blocks[i].role = Role::Text;
         }
     }
     // The front matter: up to the first contents, numbered or chapter
@@ -292,11 +292,11 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
     // is no cover).
     let front = blocks
         .iter()
-        .position(|b| b.level.is_some() && opens_the_text(&b.text))
+        .position(|b| b.heading() && opens_the_text(&b.text))
         .unwrap_or(end);
     let later = blocks[front..]
         .iter()
-        .filter(|b| b.level.is_some())
+        .filter(|b| b.heading())
         .map(|b| b.size)
         .fold(0.0, f32::max);
     let front_matter = blocks.get_mut(end..front).unwrap_or_default();
@@ -308,7 +308,7 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
             .fold(0.0, f32::max);
         if largest > later + TUNING.same_type_points && cover_page(here, body, title) {
             for b in here.iter_mut().filter(|b| !stays(&b.text)) {
-                b.level = None;
+                b.role = Role::Text;
             }
         }
     }
@@ -354,7 +354,7 @@ fn listing(b: &Block) -> bool {
 
 /// A line of text: no heading, table or listing.
 fn line(b: &Block) -> bool {
-    b.level.is_none() && !b.table && !listing(b)
+    !b.heading() && !b.table && !listing(b)
 }
 
 /// A cover: two headings or more (the title among them), display type
@@ -369,7 +369,7 @@ fn cover_page(page: &[Block], body: f32, title: Option<&str>) -> bool {
     // The title counts, though it may head nothing already.
     let headings = page
         .iter()
-        .filter(|b| b.level.is_some() || title == Some(b.text.as_str()))
+        .filter(|b| b.heading() || title == Some(b.text.as_str()))
         .count();
     let display = page
         .iter()
@@ -400,13 +400,14 @@ fn prose(t: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::block::Cue;
     use super::*;
 
     fn heading(text: &str) -> Block {
         Block {
             page: 1,
             text: text.into(),
-            level: Some(2),
+            role: Role::Heading(Cue::Body),
             size: 10.0,
             ..Block::default()
         }
@@ -420,8 +421,8 @@ mod tests {
         let mut blocks: Vec<Block> = [
             "A. Overview",
             "B. Segments",
-            "H. Edward Paul, III (age 47), Vice President and Controller",
-            "M. Susan Hardwick",
+            "J. Anne Doe, III (age 47), Vice President and Controller",
+            "M. Jane Roe",
             "V. Earnings, Proration, and Payout",
             "R. PBRS Funding",
             "Q. Can this class be used for E-books?",
@@ -432,7 +433,7 @@ mod tests {
         drop_stray_initials(&mut blocks);
         let kept: Vec<&str> = blocks
             .iter()
-            .filter(|b| b.level.is_some())
+            .filter(|b| b.heading())
             .map(|b| b.text.as_str())
             .collect();
         assert_eq!(

@@ -2,6 +2,12 @@
 
 use super::*;
 
+/// The blocks of `pages` titled `title`, the title page's headings taken
+/// back.
+fn titled(pages: &[Page], title: &str) -> Vec<Block> {
+    structure(pages, None, &|_| Some(title.to_string()), true).0
+}
+
 /// The document's title, in type of its own atop the first page, is no
 /// heading: the sections under it move up a level. A first heading in
 /// the type of other headings is a section, whatever the title.
@@ -24,9 +30,9 @@ fn the_title_is_no_heading() {
             .filter_map(|b| Some((b.text.clone(), b.level?)))
             .collect()
     };
-    let mut b = blocks(&[page()]);
+    let b = blocks(&[page()]);
     assert_eq!(levels(&b)[0], ("A Study of Search".into(), 1));
-    drop_title_page_headings(&mut b, Some("A Study of Search"));
+    let b = titled(&[page()], "A Study of Search");
     assert_eq!(
         levels(&b),
         vec![
@@ -37,20 +43,21 @@ fn the_title_is_no_heading() {
     );
     assert!(b[0].text == "A Study of Search" && b[0].level.is_none());
     // "1 Introduction" chosen as the title (no better one) stays a section.
-    let mut b = blocks(&[Page {
+    let pages = [Page {
         lines: page().lines[1..].to_vec(),
         ..Page::default()
-    }]);
+    }];
+    let b = blocks(&pages);
     let before = levels(&b);
-    drop_title_page_headings(&mut b, Some("1 Introduction"));
+    let b = titled(&pages, "1 Introduction");
     assert_eq!(levels(&b), before);
     // A lone heading heads its text, title or not.
     let lines = page().lines;
-    let mut b = blocks(&[Page {
+    let pages = [Page {
         lines: vec![lines[0].clone(), lines[2].clone()],
         ..Page::default()
-    }]);
-    drop_title_page_headings(&mut b, Some("A Study of Search"));
+    }];
+    let b = titled(&pages, "A Study of Search");
     assert_eq!(levels(&b)[0], ("A Study of Search".into(), 1));
     // A title in lower case over a subtitle in type of its own: neither
     // heads anything.
@@ -60,21 +67,22 @@ fn the_title_is_no_heading() {
         1,
         line("Box Tips and Tricks", 20.0, 72.0, 300.0, 90.0, false),
     );
-    let mut b = blocks(&[Page {
+    let pages = [Page {
         lines,
         ..Page::default()
-    }]);
-    drop_title_page_headings(&mut b, Some("fancybox: documentation"));
+    }];
+    let b = titled(&pages, "fancybox: documentation");
     assert_eq!(levels(&b)[0], ("1 Introduction".into(), 1));
     // The degree a thesis is for, over its title: neither heads a section.
     let mut lines = page().lines;
     lines.insert(0, line("Doctoral Thesis", 28.0, 72.0, 300.0, 50.0, false));
-    let mut b = blocks(&[Page {
+    let pages = [Page {
         lines,
         ..Page::default()
-    }]);
+    }];
+    let b = blocks(&pages);
     assert_eq!(levels(&b)[0], ("Doctoral Thesis".into(), 1));
-    drop_title_page_headings(&mut b, Some("A Study of Search"));
+    let b = titled(&pages, "A Study of Search");
     assert_eq!(levels(&b)[0], ("1 Introduction".into(), 1));
 }
 
@@ -111,8 +119,7 @@ fn a_title_pages_author_is_no_heading() {
         ],
         ..Page::default()
     };
-    let mut b = blocks(std::slice::from_ref(&page));
-    drop_title_page_headings(&mut b, Some("The subcaption package"));
+    let b = titled(std::slice::from_ref(&page), "The subcaption package");
     assert_eq!(
         headings(&b),
         vec![
@@ -141,8 +148,8 @@ fn a_title_pages_author_is_no_heading() {
         ],
         ..Page::default()
     };
-    let mut b = blocks(&[cover, second]);
-    drop_title_page_headings(&mut b, Some("The Pressure of Jupiter"));
+    let pages = [cover, second];
+    let b = titled(&pages, "The Pressure of Jupiter");
     assert_eq!(
         headings(&b),
         vec![("1 Scope", Some(1)), ("Abstract", Some(1))]
@@ -157,8 +164,8 @@ fn a_title_pages_author_is_no_heading() {
         ],
         ..Page::default()
     };
-    let mut b = blocks(&[form]);
-    drop_title_page_headings(&mut b, Some("ACME CORP FORM 10-K"));
+    let pages = [form];
+    let b = titled(&pages, "ACME CORP FORM 10-K");
     assert_eq!(headings(&b), vec![("FORM 10-K", Some(1))]);
 }
 
@@ -249,8 +256,7 @@ fn inner_covers_are_no_headings() {
         slide,
         text,
     ];
-    let mut b = blocks(&pages);
-    drop_title_page_headings(&mut b, Some("A Study of Search"));
+    let b = titled(&pages, "A Study of Search");
     assert_eq!(
         headings(&b),
         vec![
@@ -281,8 +287,8 @@ fn an_authors_initial_is_no_number() {
         ],
         ..Page::default()
     };
-    let mut b = blocks(std::slice::from_ref(&page));
+    let b = blocks(std::slice::from_ref(&page));
     assert!(headings(&b).contains(&("F. Bosisio", Some(3))), "{b:?}");
-    drop_title_page_headings(&mut b, Some("Package accenti"));
+    let b = titled(std::slice::from_ref(&page), "Package accenti");
     assert_eq!(headings(&b), vec![("1 Introduction", Some(1))]);
 }
