@@ -311,6 +311,14 @@ mod tests {
     use crate::db::test_support::{bound_database, unit_vectors, write_note};
     use crate::search::vector::scan as exact_scan;
 
+    /// `notes` notes of 100 chunks each, their vectors drawn from `next`.
+    fn write_notes(db: &Database, next: &mut impl FnMut() -> Vec<f32>, notes: usize) {
+        for d in 0..notes {
+            let vectors: Vec<Vec<f32>> = (0..100).map(|_| next()).collect();
+            write_note(db, &format!("/d{d}"), "h", &vectors);
+        }
+    }
+
     /// Every entry, sorted by chunk id (to compare two indexes).
     fn entries(index: &VectorIndex) -> Vec<(i64, Vec<i8>, f32, f32)> {
         let mut all: Vec<_> = (0..index.len())
@@ -333,10 +341,7 @@ mod tests {
         let dim = 64;
         let db = bound_database(dir.path(), dim);
         let mut next = unit_vectors(7, dim);
-        for d in 0..12 {
-            let vectors: Vec<Vec<f32>> = (0..100).map(|_| next()).collect();
-            write_note(&db, &format!("/d{d}"), "h", &vectors);
-        }
+        write_notes(&db, &mut next, 12);
         let index = VectorIndex::load(&db).unwrap();
         for _ in 0..3 {
             let q = next();
@@ -368,10 +373,7 @@ mod tests {
         let db = bound_database(dir.path(), dim);
         let mut next = unit_vectors(42, dim);
         // Two sealed blocks and codes still waiting.
-        for d in 0..25 {
-            let vectors: Vec<Vec<f32>> = (0..100).map(|_| next()).collect();
-            write_note(&db, &format!("/d{d}"), "h", &vectors);
-        }
+        write_notes(&db, &mut next, 25);
         let index = VectorIndex::load(&db).unwrap();
         assert_eq!(index.len(), 2500);
         for _ in 0..5 {
@@ -406,10 +408,7 @@ mod tests {
         let dim = 16;
         let db = bound_database(dir.path(), dim);
         let mut next = unit_vectors(5, dim);
-        for d in 0..12 {
-            let vectors: Vec<Vec<f32>> = (0..100).map(|_| next()).collect();
-            write_note(&db, &format!("/d{d}"), "h", &vectors);
-        }
+        write_notes(&db, &mut next, 12);
         let mut index = VectorIndex::load(&db).unwrap();
         // One document removed from a sealed block, one rewritten, one new.
         let gone = db.find_document_by_path("/d2").unwrap().unwrap().id;
