@@ -173,7 +173,7 @@ tuning! {
 
     // Words, spans and lines of a page (`reading.rs`); sizes are the glyphs' own.
     /// In a word, characters are this many sizes apart at most, or this close across a space.
-    letter_gap: (f32, f32) = (0.25, 0.05),
+    letter_gap: (f32, f32) = (0.25, 0.01),
     /// A character may start this many sizes left of the one before it in its word.
     back_reach: f32 = 0.3,
     /// A word's characters sit on baselines less than this many sizes apart.

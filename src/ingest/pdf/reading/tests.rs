@@ -210,6 +210,12 @@ fn letters_split_by_guessed_spaces_are_words_again() {
     // A formula's variables, apart, stay apart.
     let g = text_at("e b x n", 72.0, 100.0, 10.0);
     assert_eq!(texts(&lines(&g)), ["e b x n"]);
+    // Words set close but not touching keep the space the engine guessed
+    // between them (a filing's "of the", a symbol and its index).
+    let mut g = text_at("of", 72.0, 100.0, 10.0);
+    g.push(Glyph::space());
+    g.extend(text_at("the", g[1].right + 0.3, 100.0, 10.0));
+    assert_eq!(texts(&lines(&g)), ["of the"]);
 }
 
 #[test]
