@@ -7,6 +7,7 @@ made by rasterising real text PDFs (so the original text is the truth).
     scripts/bench_pdf.py --kb target/release/kb            # both parts
     scripts/bench_pdf.py --kb target/release/kb --part read --max-files 300
     scripts/bench_pdf.py --kb target/release/kb --part ocr --ocr-pages 20
+    scripts/bench_pdf.py --kb target/release/kb --part read --pdfs DIR   # any folder
 
 Needs: poppler-utils (pdftotext, pdftoppm) and img2pdf from Debian, pdfium
 (scripts/prepare_pdf.sh), Tesseract for the OCR part. The packages are
@@ -188,9 +189,14 @@ def characters(text: str) -> collections.Counter:
 
 
 def read_part(args, pdfium: str) -> dict:
-    tree = fetch(PACKAGES)
-    files = pdf_files(tree / DOCS, args.max_files)
-    log(f"{len(files)} PDFs from {', '.join(PACKAGES)}")
+    if args.pdfs:
+        tree = Path(args.pdfs)
+        files = pdf_files(tree, args.max_files)
+        log(f"{len(files)} PDFs from {tree}")
+    else:
+        tree = fetch(PACKAGES)
+        files = pdf_files(tree / DOCS, args.max_files)
+        log(f"{len(files)} PDFs from {', '.join(PACKAGES)}")
     # OCR "auto" without an engine: pages that would be OCR'd are only marked.
     opts = kb_options(pdfium, "auto", None)
     WANTED_OCR.clear()
@@ -412,6 +418,8 @@ def main() -> int:
     ap.add_argument("--max-files", type=int, default=600, help="0 = every PDF")
     ap.add_argument("--ocr-pages", type=int, default=20)
     ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--pdfs", metavar="DIR",
+                    help="read the PDFs under DIR instead of the packages' (read part)")
     ap.add_argument("--per-file", metavar="FILE",
                     help="write each file's word and pair counts as JSON to FILE")
     args = ap.parse_args()
