@@ -18,7 +18,7 @@ import os
 import sys
 import time
 
-os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"  # ONNX Runtime phones home on import otherwise
 import numpy as np  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"  # ONNX Runtime phones home on import otherwise
 import numpy as np  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
@@ -44,6 +44,10 @@ def texts_of(tok: Tokenizer, tokens: int, n: int) -> list[str]:
 
 
 def main() -> int:
+    if len(sys.argv) < 2 or not os.path.isfile(CORPUS):
+        print(__doc__.strip(), file=sys.stderr)
+        print(f"\nneeds {CORPUS} (run from the repository's root)", file=sys.stderr)
+        return 1
     model_dir = sys.argv[1]
     tokens = int(sys.argv[2]) if len(sys.argv) > 2 else 256
     batch = int(sys.argv[3]) if len(sys.argv) > 3 else 32

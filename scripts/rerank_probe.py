@@ -25,9 +25,10 @@ import subprocess
 import time
 from pathlib import Path
 
-import numpy as np
-import onnxruntime as ort
-from tokenizers import Tokenizer
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"  # ONNX Runtime phones home on import otherwise
+import numpy as np  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+from tokenizers import Tokenizer  # noqa: E402
 
 EVAL = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
 FUSION_WEIGHTS = (0.3, 0.5, 0.7)
