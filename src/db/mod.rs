@@ -11,6 +11,7 @@ mod fts_tokens;
 mod health;
 mod lookups;
 mod open;
+mod open_failure;
 mod queries;
 mod roots;
 mod search_log;
@@ -27,7 +28,8 @@ pub use fts_index::{FtsRow, FtsTotals, FTS_COLUMNS};
 pub use fts_tokens::{FtsTokenizer, TokenPurpose, MAX_TOKEN_BYTES};
 pub use health::*;
 pub use lookups::*;
-pub use open::{data_dir_is_a_file, explain, OpenMode, Reopener};
+pub use open::{data_dir_is_a_file, OpenMode, Reopener};
+pub use open_failure::explain;
 pub use queries::*;
 pub use roots::*;
 pub use search_log::*;
@@ -79,7 +81,7 @@ pub struct Database {
     path: PathBuf,
     /// Why this connection may not write (a read-only data directory or
     /// file); reads still work.
-    read_only: Option<open::ReadOnlyReason>,
+    read_only: Option<open_failure::ReadOnlyReason>,
 }
 
 static REGISTER_VEC: Once = Once::new();
