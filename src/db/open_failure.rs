@@ -1,7 +1,7 @@
 //! Naming why kb.db could not be opened, created or written: a full disk,
 //! a file or directory kb may not read or write, a header SQLite will not
-//! write, a write-ahead log deleted under a running process. Every reason
-//! names the file at fault and what to do.
+//! write, a write-ahead log deleted under a running process; each reason
+//! names the file at fault.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
