@@ -14,11 +14,10 @@ the venv ./setup.sh makes and the model directories exported:
     KB_MODEL_DIR=$KB_MODEL_DIR KB_MODEL_DIR_INT8=$KB_MODEL_DIR_INT8 \
         ~/.cache/kb/venv/bin/python scripts/int8_accuracy.py
 """
-import json
 import os
 import sys
 
-from ort_reference import embed, session, tokenizer
+from ort_reference import embed, long_texts, session, tokenizer
 
 
 def main():
@@ -26,15 +25,7 @@ def main():
     corpus = sys.argv[2] if len(sys.argv) > 2 else "../shared/eval/nfcorpus/corpus.jsonl"
     fp32_dir, int8_dir = os.environ["KB_MODEL_DIR"], os.environ["KB_MODEL_DIR_INT8"]
     tok = tokenizer(os.path.join(fp32_dir, "tokenizer.json"))
-    texts = []
-    with open(corpus, encoding="utf-8") as f:
-        for line in f:
-            d = json.loads(line)
-            text = f"{d.get('title', '')}\n{d['text']}".strip()
-            if len(tok.encode(text).ids) >= 256:
-                texts.append(text)
-                if len(texts) == n:
-                    break
+    texts = long_texts(tok, n, corpus)
     fp32 = session(os.path.join(fp32_dir, "model.onnx"))
     int8 = session(os.path.join(int8_dir, "model.onnx"))
     ref = [embed(fp32, tok, [t])[0] for t in texts]

@@ -24,12 +24,29 @@ import onnxruntime as ort  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
 
-def tokenizer(path):
+def tokenizer(path, max_tokens=256):
     """kb's tokenisation: truncated at 256 tokens, padded to the longest."""
     tok = Tokenizer.from_file(path)
-    tok.enable_truncation(256)
+    tok.enable_truncation(max_tokens)
     tok.enable_padding(pad_id=tok.token_to_id("[PAD]") or 0, pad_token="[PAD]")
     return tok
+
+
+def long_texts(tok, n, corpus):
+    """The first `n` documents of a BEIR corpus (title and text, as kb-eval
+    indexes them) that fill the tokenizer's truncation length: the longest
+    inputs kb gives the model."""
+    limit = tok.truncation["max_length"]
+    texts = []
+    with open(corpus, encoding="utf-8") as f:
+        for line in f:
+            d = json.loads(line)
+            text = f"{d.get('title', '')}\n{d['text']}".strip()
+            if len(tok.encode(text).ids) >= limit:
+                texts.append(text)
+                if len(texts) == n:
+                    break
+    return texts
 
 
 def session(model, threads=2):

@@ -21,26 +21,9 @@ import sys
 import tempfile
 import time
 
-os.environ["ORT_DISABLE_TELEMETRY"] = "1"  # ONNX Runtime phones home on import otherwise
-import numpy as np  # noqa: E402
-import onnxruntime as ort  # noqa: E402
-from tokenizers import Tokenizer  # noqa: E402
+from ort_reference import encode, long_texts, ort, tokenizer
 
 CORPUS = "../shared/eval/nfcorpus/corpus.jsonl"
-
-
-def texts_of(tok: Tokenizer, tokens: int, n: int) -> list[str]:
-    """NFCorpus abstracts of at least `tokens` tokens (cut by truncation)."""
-    out = []
-    with open(CORPUS, encoding="utf-8") as f:
-        for line in f:
-            d = json.loads(line)
-            text = f"{d.get('title', '')}\n{d['text']}".strip()
-            if len(tok.encode(text).ids) >= tokens:
-                out.append(text)
-                if len(out) == n:
-                    break
-    return out
 
 
 def main() -> int:
@@ -51,10 +34,8 @@ def main() -> int:
     model_dir = sys.argv[1]
     tokens = int(sys.argv[2]) if len(sys.argv) > 2 else 256
     batch = int(sys.argv[3]) if len(sys.argv) > 3 else 32
-    tok = Tokenizer.from_file(os.path.join(model_dir, "tokenizer.json"))
-    tok.enable_truncation(tokens)
-    tok.enable_padding(pad_id=tok.token_to_id("[PAD]") or 0, pad_token="[PAD]")
-    texts = texts_of(tok, tokens, batch)
+    tok = tokenizer(os.path.join(model_dir, "tokenizer.json"), tokens)
+    texts = long_texts(tok, batch, CORPUS)
     meta_path = os.path.join(model_dir, "kb-model.json")
     meta = json.load(open(meta_path)) if os.path.exists(meta_path) else {}
     so = ort.SessionOptions()
@@ -65,16 +46,12 @@ def main() -> int:
     disabled = meta.get("ort_disabled_optimizers") or []
     if disabled:
         so.add_session_config_entry("optimization.disable_specified_optimizers",
-                                    ",".join(disabled))
+                                    ";".join(disabled))
     so.enable_profiling = True
     so.profile_file_prefix = os.path.join(tempfile.mkdtemp(), "kb-profile")
     sess = ort.InferenceSession(os.path.join(model_dir, "model.onnx"), so,
                                 providers=["CPUExecutionProvider"])
-    enc = tok.encode_batch(texts)
-    ids = np.array([e.ids for e in enc], dtype=np.int64)
-    mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-    feed = {i.name: ids if i.name == "input_ids" else mask if i.name == "attention_mask"
-            else np.zeros_like(ids) for i in sess.get_inputs()}
+    feed, _ = encode(sess, tok, texts)
     sess.run(None, feed)
     t = time.process_time()
     for _ in range(3):

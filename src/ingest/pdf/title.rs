@@ -59,9 +59,9 @@ fn wordy(t: &str) -> bool {
 
 /// A line that names a part every document has, not this one: cover
 /// boilerplate, a label ("题目："), a chapter's label alone ("Part II",
-/// "第一章"), the title of a contents page, an abstract or a list ("List of Figures", "Quellcodeverzeichnis",
-/// "插图目录"), or the degree a thesis is for ("博士学位论文", a doctoral
-/// thesis).
+/// "第一章"), the title of a contents page, an abstract or a list ("List
+/// of Figures", "Quellcodeverzeichnis", "插图目录"), or the degree a
+/// thesis is for ("博士学位论文", a doctoral thesis).
 fn names_no_document(t: &str) -> bool {
     let l = letters(t);
     let (start, ends, whole) = LIST_TITLE;
@@ -164,19 +164,16 @@ pub(super) fn boilerplate(t: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::block::Role;
+    use super::super::block::{Cue, Role};
     use super::*;
 
     fn block(page: u32, text: &str, level: Option<u8>, size: f32) -> Block {
-        let heading = Role::Heading(super::super::block::Cue::Larger);
         Block {
             page,
             text: text.into(),
             level,
-            role: level.map_or(Role::Text, |_| heading),
+            role: level.map_or(Role::Text, |_| Role::Heading(Cue::Larger)),
             size,
-            top: 0.0,
-            x: 0.0,
             ..Block::default()
         }
     }
