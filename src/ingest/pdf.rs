@@ -57,8 +57,6 @@ use crate::document::Heading;
 
 pub use block::Block;
 pub use class::DocumentClass;
-#[cfg(test)]
-use extract::extract_bytes;
 pub use extract::{child_main, extract_in_child_processes, CHILD_COMMAND, MEMORY_LIMIT_BYTES};
 pub use glyphs::Glyph;
 pub use layout::Decision as HeadingDecision;

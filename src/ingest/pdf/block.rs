@@ -1,6 +1,5 @@
-//! The block, the unit the layout hands on: a paragraph, heading, table
-//! or listing of a page, with its place, what the walk made of it, and
-//! its level.
+//! The block, the unit the layout hands on: a paragraph, heading, table or
+//! listing of a page, with its place, what the walk made of it and its level.
 
 /// A paragraph or heading of a page.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -11,15 +11,14 @@ use super::tables::CELL_SEPARATOR;
 use super::text_shape::{index_letter, leaders};
 use super::tuning::TUNING;
 
-/// The pages that are a table of contents (1-based), each with the
-/// baselines of its listing: at least five entries (a title followed
-/// by its page number) making up at least two fifths of the page's lines
-/// with letters, or a page with "Contents" over at least three. What
-/// is above the first entry ("Item 8. Financial Statements" over its
-/// index) is not an entry, nor is a heading in a bigger type below the
-/// last (the text's start under a short manual's contents). A
-/// back-of-book index, with two of its letters or more, is no contents
-/// page: its letters are headings.
+/// The pages that are a table of contents (1-based), each with the baselines
+/// of its listing: at least five entries (a title followed by its page
+/// number) making up at least two fifths of the page's lines with letters, or
+/// a page with "Contents" over at least three. What is above the first entry
+/// ("Item 8. Financial Statements" over its index) is not an entry, nor is a
+/// heading in a bigger type below the last (the text's start under a short
+/// manual's contents). A back-of-book index, with two of its letters or
+/// more, is no contents page: its letters are headings.
 pub(super) fn contents_pages(pages: &[Vec<Line>]) -> HashMap<u32, RangeInclusive<f32>> {
     let mut out = HashMap::new();
     for (i, lines) in pages.iter().enumerate() {
@@ -94,18 +93,15 @@ fn entries(lines: &[Line]) -> Vec<usize> {
     for (i, l) in lines.iter().enumerate() {
         let text = l.text.replace(CELL_SEPARATOR, " ");
         let tokens: Vec<&str> = text.split_whitespace().collect();
-        let Some(last) = tokens.last() else {
-            continue;
-        };
+        let Some(last) = tokens.last() else { continue };
         let last = last.trim_start_matches('…');
         let letters = text.chars().any(char::is_alphabetic);
         if page_ref(last) && letters && tokens.len() > 1 && numbered_words_before(&tokens) {
             out.push(i);
         } else if tokens.len() == 1 && (page_ref(last) || page_ref(&last.to_lowercase())) {
-            // Standing apart at the row's right, a page number may be a
-            // capital roman one (`III`): there it cannot be "Part II".
-            // Back over the row's dot leaders, when set as a span of
-            // their own, to the words.
+            // Standing apart at the row's right, a page number may be a capital
+            // roman one (`III`): there it cannot be "Part II". Back over the
+            // row's dot leaders, when set as spans of their own, to the words.
             let words = (0..i)
                 .rev()
                 .take_while(|&j| same_row(&lines[j], l) && lines[j].end < l.x)
@@ -118,9 +114,8 @@ fn entries(lines: &[Line]) -> Vec<usize> {
     out
 }
 
-/// Every number before the last token is followed by a word: a
-/// section's or an item's number ("1.1 Scope", "Item 1. Business"), not
-/// a column of amounts.
+/// Every number before the last token is followed by a word: a section's or an
+/// item's number ("1.1 Scope", "Item 1. Business"), not a column of amounts.
 fn numbered_words_before(tokens: &[&str]) -> bool {
     let body = &tokens[..tokens.len() - 1];
     body.iter().enumerate().all(|(i, t)| {

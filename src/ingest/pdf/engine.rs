@@ -52,9 +52,8 @@ pub fn candidates(config: &Config) -> Vec<PathBuf> {
     out
 }
 
-/// The first candidate that exists, or the message listing every place
-/// kb looked (the library is loaded, and can still fail, in the process
-/// that reads the PDF).
+/// The first candidate that exists, or the message listing every place kb
+/// looked (the library is loaded, and can still fail, where the PDF is read).
 pub fn locate(config: &Config) -> Result<PathBuf, String> {
     let candidates = candidates(config);
     if let Some(p) = candidates.iter().find(|p| p.is_file()) {

@@ -130,9 +130,8 @@ pub(super) fn extract(
     extract_on_thread(bytes.to_vec(), opts.clone(), limit, report)
 }
 
-/// The body of `kb __extract-pdf PATH --options JSON`: prints the
-/// extraction result as JSON (`{"Ok": {...}}` or `{"Err": "reason"}`) and
-/// returns the exit code.
+/// The body of `kb __extract-pdf PATH --options JSON`: prints the extraction result
+/// as JSON (`{"Ok": {...}}` or `{"Err": "reason"}`) and returns the exit code.
 pub fn child_main(path: &Path, options: &str) -> i32 {
     // Panics are caught and reported in the JSON; the default hook would
     // only add noise on stderr.
@@ -183,9 +182,8 @@ pub(super) fn extract_on_thread(
             Ok(r) => return r,
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 if watch.stalled(&progress) {
-                    // The thread cannot be killed; it is abandoned and
-                    // finishes on its own (or never) without blocking the
-                    // batch.
+                    // The thread cannot be killed; it is abandoned and finishes on
+                    // its own (or never) without blocking the batch.
                     return Err(timed_out(limit, &progress));
                 }
             }
@@ -244,9 +242,8 @@ fn extract_in_child(
         Err(_) => return Err(Failed(unread.into())),
     };
     if !status.success() {
-        return Err(Failed(child_failure(
-            status, &stderr, peak, limit, &progress,
-        )));
+        let reason = child_failure(status, &stderr, peak, limit, &progress);
+        return Err(Failed(reason));
     }
     if stdout.len() as u64 > MAX_CHILD_OUTPUT {
         return Err(Failed(format!(
@@ -307,9 +304,8 @@ fn child_command(
     Ok(cmd)
 }
 
-/// Reads the child's stderr on a thread: progress lines update `progress`
-/// (and `report`); anything else (a crash message) is kept, up to 64 KB,
-/// and returned.
+/// Reads the child's stderr on a thread: progress lines update `progress` (and
+/// `report`); anything else (a crash message) is kept, up to 64 KB, and returned.
 fn read_messages(
     stderr: std::process::ChildStderr,
     progress: Arc<Progress>,
@@ -439,15 +435,9 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
         .to_string()
 }
 
-#[cfg(test)]
-/// Extracts in this thread; a page that fails is recorded with its reason
-/// and the other pages are still read.
-pub(super) fn extract_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Extracted, String> {
-    extract_with_progress(bytes, opts, &mut |_, _| {})
-}
-
-/// [`extract_bytes`], reporting each page to `on_page` as [`read::read`] does.
-fn extract_with_progress(
+/// Extracts in this thread (a page that fails is recorded with its reason,
+/// the other pages still read), reporting each page to `on_page`.
+pub(super) fn extract_with_progress(
     bytes: &[u8],
     opts: &ReadOptions,
     on_page: &mut dyn FnMut(u32, u32),

@@ -1,9 +1,8 @@
 //! The hierarchy a filing's headings have by their words, whatever their
-//! fonts: "PART II" holds "Item 7.", "Item 8." holds "Notes to
-//! Consolidated Financial Statements", which holds "Note 4. Debt".
-//! Filings often set all of them in one bold body font, so without this
-//! they would all be siblings and `show --section "Item 8."` would stop
-//! at the first note.
+//! fonts: "PART II" holds "Item 7.", "Item 8." holds "Notes to Consolidated
+//! Financial Statements", which holds "Note 4. Debt". Filings often set all
+//! of them in one bold body font, so without this they would all be siblings
+//! and `show --section "Item 8."` would stop at the first note.
 
 use super::lexicon::*;
 use super::numbering::item_heading;
@@ -85,24 +84,21 @@ pub(super) struct FilingNesting {
     /// The open part's level: every heading until the next part is in it.
     part: Option<u8>,
     notes: Option<u8>,
-    /// The level the notes' own type suggests (of the first note placed):
-    /// a heading in that type or smaller without a note's number is in
-    /// the current note ("Credit card loan portfolio" in "Note 11 –
-    /// Loans"), a larger one ends the notes.
+    /// The level the notes' own type suggests (the first note's): a heading
+    /// in that type or smaller without a note's number is in the current note
+    /// ("Credit card loan portfolio" in "Note 11 – Loans"); larger, it ends them.
     note_type: Option<u8>,
     /// The level of the current note.
     note: Option<u8>,
-    /// An item was seen: this is a filing, whose parts hold everything
-    /// up to the next part. A book's parts leave their chapters to the
-    /// fonts.
+    /// An item was seen: this is a filing, whose parts hold everything up to
+    /// the next part. A book's parts leave their chapters to the fonts.
     filing: bool,
 }
 
 impl FilingNesting {
-    /// The level a filing's cover headings ("FORM 10-K", the company's
-    /// name) are lifted to, as siblings of its first part rather than the
-    /// ancestors of every heading after: `None` for a document that is
-    /// not a filing or has no part.
+    /// The level a filing's cover headings ("FORM 10-K", the company's name)
+    /// are lifted to, as siblings of its first part rather than ancestors of
+    /// every heading after: `None` for a document not a filing or without parts.
     pub(super) fn cover_level(&self) -> Option<u8> {
         self.part_level
             .filter(|_| self.filing && self.opens_with_part_one)
@@ -114,10 +110,9 @@ impl FilingNesting {
         self.note = None;
     }
 
-    /// The level of the heading `text` given the `level` its fonts and
-    /// numbering suggest. `item` (the level the text's unnumbered
-    /// sub-headings nest under) and `numbered` (the last numbered
-    /// heading's level and depth) follow the heading placed.
+    /// The level of the heading `text` given the `level` its fonts and numbering
+    /// suggest. `item` (the level unnumbered sub-headings nest under) and
+    /// `numbered` (the last numbered heading's level and depth) follow it.
     pub(super) fn place(
         &mut self,
         text: &str,
@@ -125,8 +120,7 @@ impl FilingNesting {
         item: &mut Option<u8>,
         numbered: &mut Option<(u8, u8)>,
     ) -> u8 {
-        // Under the notes, "1. Description of Business" is note 1 without
-        // the word.
+        // Under the notes, "1. Description of Business" is note 1 without the word.
         let kind = match kind(text) {
             None if self.notes.is_some() && note_number(text) => Some(Kind::Note),
             k => k,

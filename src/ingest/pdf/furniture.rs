@@ -10,17 +10,15 @@ use super::page::Line;
 use super::text_shape::heading_text;
 use super::tuning::TUNING;
 
-/// Drops running headers and footers and bare page numbers. A running
-/// line is the same text, digits aside, among the first three or last two
-/// lines of at least a tenth of the pages (and of three): a filing repeats
-/// "Table of Contents" or "Notes to Consolidated Financial Statements
-/// (continued)" on a quarter of its pages, and as body text or headings
-/// they would cite every page under them. A line repeated at the same
-/// height on three pages is a running line however few pages the
-/// document has: a chapter's running header ("Chapter 6: Add-on
-/// packages") tops only that chapter's pages; so is the last line of
-/// three pages wherever it falls. Table rows stay: a header
-/// row repeated on every page of a long table is what its numbers mean.
+/// Drops running headers and footers and bare page numbers. A running line is the
+/// same text, digits aside, among the first three or last two lines of at least a
+/// tenth of the pages (and of three): a filing repeats "Table of Contents" or
+/// "Notes to Consolidated Financial Statements (continued)" on a quarter of its
+/// pages, and as text or headings they would cite every page under them. So is a
+/// line at the same height on three pages, however few the document has (a
+/// chapter's running header, "Chapter 6: Add-on packages", tops only its chapter's
+/// pages), and the last line of three pages wherever it falls. Table rows stay: a
+/// header row repeated on every page of a long table is what its numbers mean.
 pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
     let edges = Edges::of(pages);
     let numbered = numbered_rows(pages);
@@ -127,8 +125,7 @@ impl Edges {
             return Verdict::Running;
         }
         let k = key(&l.text);
-        // Most lines of a page are met nowhere else: one lookup settles
-        // them.
+        // Most lines are met on no other page: one lookup settles them.
         let c = self.counts.get(&k).copied().unwrap_or(0);
         // The same text at the edge and inside the page is what the page
         // says, a list's item (a running line stands apart from the text).
@@ -147,11 +144,10 @@ impl Edges {
         }
     }
 
-    /// A numbered heading atop a page ("ITEM 7.", "Note 12 – Debt") is
-    /// not furniture for sharing its shape, digits aside, with the
-    /// others: its number is what it says, not the page's. It is where
-    /// its own text repeats ("Chapter 6: Add-on packages" over its
-    /// chapter) or says it continues.
+    /// A numbered heading atop a page ("ITEM 7.", "Note 12 – Debt") is not
+    /// furniture for sharing its shape, digits aside, with others: its number
+    /// is what it says, not the page's. It is where its own text repeats
+    /// ("Chapter 6: Add-on packages" over its chapter) or says it continues.
     fn numbered_heading(&self, l: &Line) -> bool {
         numbered_depth(&l.text).is_some()
             && (heading_text(&l.text) || item_heading(&l.text))
@@ -177,10 +173,9 @@ impl Edges {
         let here: usize = (height(l) - 1..=height(l) + 1)
             .map(|h| self.placed.get(&(k.to_string(), h)).copied().unwrap_or(0))
             .sum();
-        // Away from the page's edge in reading order (a header read after
-        // a figure, a footer before a margin note), a line is a running
-        // one only where it runs elsewhere: the same text at the same
-        // height.
+        // Away from the page's edge in reading order (a header read after a
+        // figure, a footer before a margin note), a line is a running one only
+        // where it runs elsewhere: the same text at the same height.
         if !at_edge {
             return here >= TUNING.running.0;
         }
@@ -206,10 +201,9 @@ fn drop_furniture(pages: &mut [Vec<Line>], verdicts: Vec<Vec<Verdict>>) {
         .flat_map(|(p, v)| running(p, v))
         .collect();
     for (p, v) in pages.iter_mut().zip(verdicts) {
-        // A page where everything repeats keeps its text when that text
-        // never sits beside other text (a series of short pages, each
-        // its heading and one line): there is nothing else it says. A
-        // page of the header and footer the other pages carry is blank.
+        // A page where everything repeats keeps it when it never sits beside
+        // other text (short pages, each its heading and one line): it says
+        // nothing else. A page of the header and footer others carry is blank.
         let keep_running =
             !v.contains(&Verdict::Text) && !running(p, &v).all(|k| beside_text.contains(&k));
         let mut it = v.into_iter();
@@ -221,11 +215,10 @@ fn drop_furniture(pages: &mut [Vec<Line>], verdicts: Vec<Vec<Verdict>>) {
     }
 }
 
-/// The heights, on each page, of the rows at its edge that carry its
-/// printed page number: a number that is the page's index plus one offset
-/// at one height on three pages or more. A header that names the current
-/// section beside the page number ("2.4.5 段落 … 9") changes from page
-/// to page and so never repeats, but its row is the page's own furniture.
+/// The heights, on each page, of the rows at its edge that carry its printed
+/// page number: a number that is the page's index plus one offset at one
+/// height on three pages or more. A header naming the current section beside
+/// the page number ("2.4.5 段落 … 9") never repeats, but its row is furniture.
 fn numbered_rows(pages: &[Vec<Line>]) -> Vec<Vec<i32>> {
     fn at_edge(p: &[Line]) -> impl Iterator<Item = &Line> {
         let n = p.len();
@@ -247,13 +240,8 @@ fn numbered_rows(pages: &[Vec<Line>]) -> Vec<Vec<i32>> {
             *votes.entry(m).or_default() += 1;
         }
     }
-    let runs = |(offset, h): (i64, i32)| -> bool {
-        (h - 1..=h + 1).any(|h| {
-            votes
-                .get(&(offset, h))
-                .is_some_and(|&n| n >= TUNING.running.0)
-        })
-    };
+    let voted = |mark: (i64, i32)| votes.get(&mark).is_some_and(|&n| n >= TUNING.running.0);
+    let runs = |(offset, h): (i64, i32)| (h - 1..=h + 1).any(|h| voted((offset, h)));
     pages
         .iter()
         .enumerate()

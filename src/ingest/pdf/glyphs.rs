@@ -109,11 +109,8 @@ pub(super) fn compose_accents(glyphs: Vec<Placed>) -> Vec<Placed> {
         if let Some(mark) = combining(g.ch) {
             // The accent first, then its letter; or the letter first.
             let next = glyphs.get(i + 1).filter(|n| over(&g, n));
-            if let Some(ch) = next.and_then(|n| compose(n.ch, mark)) {
-                out.push(Placed {
-                    ch,
-                    ..glyphs[i + 1]
-                });
+            if let Some((next, ch)) = next.and_then(|n| compose(n.ch, mark).map(|c| (n, c))) {
+                out.push(Placed { ch, ..*next });
                 i += 2;
                 continue;
             }

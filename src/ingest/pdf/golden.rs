@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::extract::extract_bytes;
 use super::tests::engine;
+use super::tests::extract_bytes;
 use super::{build, Extracted, PageIndex};
 use crate::config::ChunkingConfig;
 use crate::ingest::test_support::ctx;

@@ -72,10 +72,9 @@ pub(super) fn wrap_margins(groups: &[(u32, Vec<&Line>)]) -> [Option<f32>; 2] {
         if g[0].table || g[0].mono {
             continue;
         }
+        let side = &mut hist[(*page % 2) as usize];
         for l in &g[1..] {
-            *hist[(*page % 2) as usize]
-                .entry((l.x * 2.0).round() as i32)
-                .or_default() += 1;
+            *side.entry((l.x * 2.0).round() as i32).or_default() += 1;
         }
     }
     hist.map(|h| {
@@ -85,11 +84,10 @@ pub(super) fn wrap_margins(groups: &[(u32, Vec<&Line>)]) -> [Option<f32>; 2] {
     })
 }
 
-/// The first line of a paragraph in Chinese, indented two characters
-/// from where its wrapped lines start: a short paragraph of one line
-/// (a note between two parts of a listing) looks like a heading, but a
-/// heading is set flush or centred, never at the paragraph's indent. A
-/// bold line there is a heading run into its paragraph.
+/// The first line of a paragraph in Chinese, indented two characters from
+/// where its wrapped lines start: a one-line paragraph (a note between two
+/// parts of a listing) looks like a heading, but a heading is set flush or
+/// centred, never at the indent; a bold line there is a heading run in.
 pub(super) fn indented_cjk_paragraph(line: &Line, margin: Option<f32>) -> bool {
     let Some(margin) = margin.filter(|_| !line.bold) else {
         return false;
@@ -217,17 +215,15 @@ fn weight_change(prev: &Line, l: &Line) -> bool {
 /// Whether a block's one line `prev` heads the text `l` starts, a
 /// heading set in the body's font.
 fn heads_text(prev: &Line, l: &Line, right: f32) -> bool {
-    // A short numbered line of its own ("3.1.2 洪家楼校区") over text that
-    // runs further, which no sentence end separates from its paragraph.
-    // A list of numbered lines (an exhibit index) and a wrapped entry stay
-    // together.
+    // A short numbered line of its own ("3.1.2 洪家楼校区") over text that runs
+    // further, which no sentence end separates from its paragraph. A list of
+    // numbered lines (an exhibit index) and a wrapped entry stay together.
     let numbered_title = prev.end < right - TUNING.short_of_margin * prev.size
         && l.end > prev.end + TUNING.runs_further * prev.size
         && numbered_depth(&prev.text).is_some()
         && (numbered_depth(&l.text).is_none() || is_part(&prev.text))
         && heading_text(&prev.text);
-    // A part over its first item ("PART I" centred over "ITEM 1.
-    // Business"), however the two lines fall.
+    // A part over its first item ("PART I" over "ITEM 1. Business"), however set.
     let part_over_item = is_part(&prev.text) && numbered_depth(&l.text).is_some();
     // An index's letter or group over its first entry.
     let letter = index_letter(prev, Some(l)) || (prev.bold && index_group(&prev.text));

@@ -9,15 +9,13 @@
 use super::lexicon::*;
 use super::tuning::TUNING;
 
-/// A line that labels something on its page rather than titling what
-/// follows it.
+/// A line that labels something on its page rather than titling what follows it.
 pub(super) fn label(t: &str) -> bool {
     page_column(t) || postal_address(t) || period_header(t) || cross_reference(t) || form_field(t)
 }
 
-/// A form's answer or field set apart: "None" and "Not applicable" under
-/// an item with nothing to report, "Commission File Number 1-12345" on a
-/// cover.
+/// A form's answer or field set apart: "None" and "Not applicable" under an
+/// item with nothing to report, "Commission File Number 1-12345" on a cover.
 fn form_field(t: &str) -> bool {
     let l = letters(t);
     NOTHING_TO_REPORT.contains(&l.as_str()) || l.starts_with(FILE_NUMBER_LABEL)
@@ -30,8 +28,7 @@ fn page_column(t: &str) -> bool {
     header && !t.contains(char::is_numeric)
 }
 
-/// A place with its postal code: "Washington, D.C. 20549", "Hartford, CT
-/// 06155".
+/// A place with its postal code: "Washington, D.C. 20549", "Hartford, CT 06155".
 fn postal_address(t: &str) -> bool {
     let code = t.split_whitespace().last().unwrap_or_default();
     let (zip, plus) = code.split_once('-').unwrap_or((code, "0000"));

@@ -26,11 +26,11 @@ pub(crate) fn decisions(pages: &[Page]) -> Vec<Decision> {
     structure(pages, Some(Vec::new()), &|_| None, false).2
 }
 
-/// Blocks of every page in reading order with their levels, the title,
-/// and with a `trace` the rules' decisions: each group of lines given its
-/// role; headings only the whole document shows are none taken back; the
-/// `title` chosen from the roles and, with `title_page` (no bookmarks),
-/// the title page's headings taken back; then the levels.
+/// Blocks of every page in reading order with their levels, the title, and
+/// with a `trace` the rules' decisions: each group of lines given its role;
+/// headings only the whole document shows are none taken back; the `title`
+/// chosen and, with `title_page` (no bookmarks), the title page's headings
+/// taken back; then the levels.
 pub(super) fn structure(
     pages: &[Page],
     trace: Option<Vec<Decision>>,
@@ -86,9 +86,8 @@ fn floats_under_their_heading(blocks: &mut [Block]) {
 
 /// A chapter's label on a line of its own over its title ("Part I" over
 /// "Getting started", "第一章" over "绪论") is one heading with the title:
-/// alone it would head an empty section beside its own chapter. A
-/// filing's "PART I" holds its items: the title must rank as high as the
-/// label and not be numbered.
+/// alone it would head an empty section beside its chapter. A filing's
+/// "PART I" holds its items: the title must rank as high and not be numbered.
 fn join_chapter_labels(blocks: &mut Vec<Block>) {
     let mut i = 0;
     while i + 1 < blocks.len() {
@@ -114,10 +113,8 @@ fn join_chapter_labels(blocks: &mut Vec<Block>) {
 fn drop_title_page_headings(blocks: &mut [Block], title: Option<&str>) {
     let first_page = blocks.first().map(|b| b.page);
     let on_first = |b: &Block| Some(b.page) == first_page;
-    if let Some(t) = blocks
-        .iter()
-        .position(|b| on_first(b) && title == Some(b.text.as_str()))
-    {
+    let is_title = |b: &Block| on_first(b) && title == Some(b.text.as_str());
+    if let Some(t) = blocks.iter().position(is_title) {
         let subtitle = blocks
             .get(t + 1)
             .is_some_and(|b| b.heading() && on_first(b));

@@ -1,6 +1,5 @@
-//! Monospaced text (code, terminal sessions, preformatted listings), shown
-//! monospaced by its glyphs' widths (`pitch.rs`): its lines stay lines and
-//! its indentation stays.
+//! Monospaced text (code, terminal sessions, preformatted listings), told by
+//! its glyphs' widths (`pitch.rs`): its lines and its indentation stay.
 
 use super::page::Line;
 use super::tuning::TUNING;

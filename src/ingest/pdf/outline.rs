@@ -56,10 +56,9 @@ pub(super) fn apply(mut blocks: Vec<Block>, outline: &[OutlineEntry], pages: u32
         placed.push((i, level));
         from = i + 1;
     }
-    // Statement titles nest under the bookmark before them, unless that
-    // bookmark already names the statement ("A-1 Condensed Consolidated
-    // Statement of Income" over its own title, or over the title repeated
-    // on the statement's next page).
+    // Statement titles nest under the bookmark before them, unless it already
+    // names the statement ("A-1 Condensed Consolidated Statement of Income"
+    // over its own title, or over the title repeated on its next page).
     let mut parent: Option<(u8, String)> = None;
     let mut next = placed.iter().peekable();
     for (i, b) in blocks.iter_mut().enumerate() {
@@ -124,28 +123,25 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
         }
         return i;
     }
-    // No block carries the title: a heading line of its own where the
-    // bookmark points (the top of its page when it names no height). It
-    // is set in no type on the page, so it is never taken for the
-    // document's title over the page's own (a bookmark "Introduction
-    // Summary" over a release titled "Company Reports First-Quarter
-    // Results").
+    // No block carries the title: a heading line of its own where the bookmark
+    // points (its page's top when it names no height), in no type on the page,
+    // so never taken for the document's title over the page's own (a bookmark
+    // "Introduction Summary" over a release titled "Company Reports
+    // First-Quarter Results").
     let at = on_page.iter().copied().find(below).unwrap_or_else(|| {
         on_page.last().map_or_else(
             || from + blocks[from..].partition_point(|b| b.page < e.page),
             |l| l + 1,
         )
     });
-    blocks.insert(
-        at,
-        Block {
-            page: e.page,
-            text: e.title.clone(),
-            level: Some(level),
-            top: e.top.unwrap_or(0.0),
-            ..Block::default()
-        },
-    );
+    let heading = Block {
+        page: e.page,
+        text: e.title.clone(),
+        level: Some(level),
+        top: e.top.unwrap_or(0.0),
+        ..Block::default()
+    };
+    blocks.insert(at, heading);
     at
 }
 
@@ -156,8 +152,7 @@ fn key(t: &str) -> String {
 }
 
 /// The byte offset in `text` after its first `n` letters and digits (as
-/// `key` counts them), when a word ends there; the rest of the block is
-/// body text.
+/// `key` counts them), when a word ends there; the rest of the block is text.
 fn split_at(text: &str, n: usize) -> Option<usize> {
     let mut seen = 0;
     for (i, c) in text.char_indices() {

@@ -213,12 +213,11 @@ pub(super) fn fixed(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chu
 }
 
 /// A table too big for one chunk, cut between rows. The first piece is the
-/// table's start as on the page (`lead`, the headings waiting for their
-/// text, then the caption and the header row); every later piece holds
-/// only its own rows, with the caption and header row as its context,
-/// embedded and keyword-indexed with it, so each piece says what its
-/// numbers are while its text stays the page's own. A row too big alone is
-/// split like prose.
+/// table's start as on the page (`lead`, the headings waiting for their text,
+/// then the caption and header row); every later piece holds only its own
+/// rows, with the caption and header row as its context (embedded and
+/// keyword-indexed with it), so each says what its numbers are while its text
+/// stays the page's own. A row too big alone is split like prose.
 fn split_table(
     lead: &str,
     table: &str,

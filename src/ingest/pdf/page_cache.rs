@@ -1,12 +1,11 @@
-//! The pages a PDF's extraction has read so far, kept in the data
-//! directory (`<data_dir>/extract-cache/<content hash>.pages`) until the
-//! document is written: an interrupted `kb add` (Ctrl-C, kill -9, a crash)
-//! resumes a long PDF where it stopped instead of reading and OCR'ing every
-//! page again. One file per PDF content, one JSON line per page, appended
-//! as each page is read; the first line says how the pages were read (kb's
-//! version and the reading options), so pages read another way are not
-//! reused. The writer deletes the file when the document commits; a parse
-//! that fails deletes it too.
+//! The pages a PDF's extraction has read so far, kept in the data directory
+//! (`<data_dir>/extract-cache/<content hash>.pages`) until the document is
+//! written: an interrupted `kb add` (Ctrl-C, kill -9, a crash) resumes a long
+//! PDF where it stopped instead of reading and OCR'ing every page again. One
+//! file per PDF content, one JSON line per page, appended as each page is
+//! read; the first line says how the pages were read (kb's version and the
+//! reading options), so pages read another way are not reused. The writer
+//! deletes the file when the document commits; a parse that fails does too.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -132,11 +131,10 @@ impl PageCache {
 fn read_by(opts: &ReadOptions) -> String {
     let mut o = opts.clone();
     o.page_cache = None;
+    let options = serde_json::to_string(&o).unwrap_or_default();
     format!(
-        "kb {} pages {} {}",
-        env!("CARGO_PKG_VERSION"),
-        PAGE_FORMAT,
-        serde_json::to_string(&o).unwrap_or_default()
+        "kb {} pages {PAGE_FORMAT} {options}",
+        env!("CARGO_PKG_VERSION")
     )
 }
 

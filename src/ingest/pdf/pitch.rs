@@ -1,9 +1,8 @@
-//! A font's pitch told from its glyphs' widths: a proportional font sets
-//! `i`, `l`, `.` or `(` in a quarter to two fifths of its size; a
-//! monospaced font gives them the width of every other glyph, half its
-//! size or more (Courier 0.6, TeX's typewriter 0.525). Those narrow glyphs
-//! are the evidence: the font's name and flags would cost a call into the
-//! PDF engine for every character.
+//! A font's pitch told from its glyphs' widths: a proportional font sets `i`,
+//! `l`, `.` or `(` in a quarter to two fifths of its size; a monospaced font
+//! gives them the width of every other glyph, half its size or more (Courier
+//! 0.6, TeX's typewriter 0.525). Those narrow glyphs are the evidence: the
+//! font's name and flags would cost a call into pdfium for every character.
 
 use super::tuning::TUNING;
 
@@ -12,8 +11,7 @@ fn narrow(c: char) -> bool {
     "iljtfrI.,:;'!|()[]{}".contains(c)
 }
 
-/// What the glyphs of a word, a span or a line say about their font's
-/// pitch.
+/// What the glyphs of a word, a span or a line say about their font's pitch.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(super) struct Pitch {
     /// Narrow glyphs set as wide as a monospaced font sets them.

@@ -82,10 +82,9 @@ pub(super) fn read(
     })
 }
 
-/// Reads again, with the gutter most of the document's pages were read
-/// across, each page of its text layer that found no columns of its own:
-/// a two-column filing's page with a table in one column and two rows of
-/// prose in the other is read column by column, not across both.
+/// Reads again with the document's usual gutter each text-layer page that
+/// found no columns of its own: a two-column filing's page with a table in
+/// one column and two rows of prose in the other is read by column.
 fn read_in_usual_columns(doc: &PdfDocument, pages: &mut [Page], mut cache: Option<&mut PageCache>) {
     let gutters: Vec<Option<f32>> = pages.iter().map(|p| p.gutter).collect();
     let with_text = pages.iter().filter(|p| !p.without_text()).count();
@@ -197,13 +196,14 @@ fn load_error(e: PdfiumError) -> String {
 
 /// pdfium's error in words.
 fn describe(e: &PdfiumError) -> String {
+    use PdfiumError::PdfiumLibraryInternalError as Internal;
     match e {
-        PdfiumError::PdfiumLibraryInternalError(i) => match i {
-            PdfiumInternalError::FormatError => "pdfium cannot parse it (format error)".into(),
-            PdfiumInternalError::FileError => "pdfium cannot read it (file error)".into(),
-            PdfiumInternalError::PageError => "pdfium cannot load the page".into(),
-            other => format!("pdfium: {other:?}"),
-        },
+        Internal(PdfiumInternalError::FormatError) => {
+            "pdfium cannot parse it (format error)".into()
+        }
+        Internal(PdfiumInternalError::FileError) => "pdfium cannot read it (file error)".into(),
+        Internal(PdfiumInternalError::PageError) => "pdfium cannot load the page".into(),
+        Internal(other) => format!("pdfium: {other:?}"),
         other => format!("pdfium: {other:?}"),
     }
 }

@@ -147,8 +147,7 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
     out
 }
 
-/// Words grouped into rows by baseline, each row cut into spans at wide
-/// gaps.
+/// Words grouped into rows by baseline, each row cut into spans at wide gaps.
 fn rows(mut words: Vec<Word>) -> Vec<Row> {
     words.sort_by(|a, b| a.baseline.total_cmp(&b.baseline));
     let mut groups: Vec<Vec<Word>> = Vec::new();
@@ -273,15 +272,14 @@ fn span(w: Word) -> Span {
     }
 }
 
-/// The page's usual distance from one baseline to the next, 0 when too
-/// few rows say. A double-spaced page (a thesis, a form) has a gap before
-/// every line by the font size alone; a gap is measured against this
-/// instead. Where lines break mid-sentence (a line ending in a word over
-/// one going on in lower case) their steps are the paragraphs' own pitch
-/// and decide it: on a page of short blocks (a filing's items, a line or
-/// two each with space around them) the steps between blocks outnumber
-/// the steps inside them. Else it is the median step over rows that
-/// follow each other closely.
+/// The page's usual distance from one baseline to the next, 0 when too few
+/// rows say. A double-spaced page (a thesis, a form) has a gap before every
+/// line by the font size alone; a gap is measured against this instead.
+/// Where lines break mid-sentence (a line ending in a word over one going on
+/// in lower case) their steps are the paragraphs' own pitch and decide it:
+/// on a page of short blocks (a filing's items, a line or two each with
+/// space around them) the steps between blocks outnumber those inside them.
+/// Else it is the median step over rows that follow each other closely.
 fn line_pitch(rows: &[Row]) -> f32 {
     let mut steps: Vec<f32> = Vec::new();
     let mut wrapped: Vec<f32> = Vec::new();

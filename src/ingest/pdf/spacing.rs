@@ -1,15 +1,13 @@
-//! Letter-spaced text ("F I N A N C I A L  R E P O R T"): designers add
-//! space after every letter of a title, and each letter then stands apart
-//! like a word. The letters are joined back, and only the wider gaps
-//! between them stay spaces: a gap is a word space only against the
-//! spacing of its own run, not against a fixed fraction of the size.
+//! Letter-spaced text ("F I N A N C I A L  R E P O R T"): designers add space
+//! after every letter of a title, and each letter then stands apart like a
+//! word. The letters are joined back, and only the wider gaps between them
+//! stay spaces: a word space against its run's spacing, not a share of size.
 
 use super::page::Word;
 use super::tuning::TUNING;
 
-/// Joins runs of three or more one-letter words (sorted left to right)
-/// whose gaps are all alike; a gap clearly wider than the run's letter
-/// spacing is a word space and stays one.
+/// Joins runs of three or more one-letter words (sorted left to right) whose
+/// gaps are all alike; a gap clearly wider than the letter spacing stays a space.
 pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
     // A letter, a digit, or the comma or point inside a number: a
     // letter-spaced amount ("1 1 , 0 3 6") is joined like a word.
@@ -53,8 +51,7 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
         let lower = made_of(|c| !c.is_uppercase() && !c.is_numeric()).count();
         let run = j - i;
         let apart = lower * TUNING.spaced_lower_in > run
-            // Mostly digits: only a tight spacing, never a table's
-            // columns of one-digit cells.
+            // Mostly digits: only a tight spacing, never a table's one-digit columns.
             || (letters * 2 < run && letter > TUNING.digit_spacing * size)
             || letter > TUNING.letter_spacing * size;
         if apart {
@@ -62,8 +59,7 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
             i = j;
             continue;
         }
-        // Word spaces: gaps wider than the letter spacing by a good part
-        // of a space's width.
+        // Word spaces: wider than the letter spacing by a good part of a space.
         let word_gap = letter + TUNING.word_space * size;
         let mut cur = words[i].clone();
         for w in &words[i + 1..j] {

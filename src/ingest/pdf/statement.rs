@@ -1,7 +1,6 @@
 //! The titles of financial statements and tables: the line that names a
-//! statement ("CONSOLIDATED BALANCE SHEETS (In millions)") heads the
-//! table under it, so a row of numbers is found under the statement's
-//! name and cited at its page.
+//! statement ("CONSOLIDATED BALANCE SHEETS (In millions)") heads the table
+//! under it, so a row of numbers is found under its name and cited at its page.
 
 use super::lexicon::{BALANCE_SHEETS, STATEMENT_NAMES, STATEMENT_OF, TABLE_CAPTION};
 use super::text_shape::{all_caps, heading_text, title_case};

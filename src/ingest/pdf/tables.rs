@@ -87,10 +87,9 @@ pub(super) fn cell_like(s: &Span) -> bool {
     n <= TUNING.cell_chars || digits * 2 >= n
 }
 
-/// The spans of a row could be a table's cells: several of them, none
-/// but the first (a row label) as long as a line of prose. A label in
-/// the margin beside a paragraph, or a wide word space in justified
-/// text, gives two spans with a long one.
+/// The spans of a row could be a table's cells: several, none but the first
+/// (a row label) as long as a line of prose. A label in the margin beside a
+/// paragraph, or a wide word space in justified text, gives two, one long.
 pub(super) fn cells(r: &Row) -> bool {
     let (first, other) = TUNING.row_cell_chars;
     r.spans.len() >= 2
@@ -125,17 +124,14 @@ fn share_edges(a: &Row, b: &Row, n: usize) -> bool {
         == n
 }
 
-/// Marks the rows that belong to tables: runs of at least two rows with
-/// several aligned spans, with the one-span rows between them (a group
-/// label inside a table) when the table goes on below them, and up to two
-/// short ones closely under the last.
-///
-/// Rows follow each other within 2.6 line heights. A row of three cells or
-/// more that shares two edges with the table's last row of cells may
-/// stand up to 3.5 away, as in an exhibit index that sets a blank line
-/// between its entries (27 points at 10pt); a heading set in two parts
-/// (a number and its title, letter-spaced characters) does not reach
-/// down to the next one that way.
+/// Marks the rows that belong to tables: runs of at least two rows with several
+/// aligned spans, with the one-span rows between them (a group label inside a
+/// table) when the table goes on below them, and up to two short ones closely under
+/// the last. Rows follow each other within 2.6 line heights. A row of three cells
+/// or more that shares two edges with the table's last row of cells may stand up to
+/// 3.5 away, as in an exhibit index with a blank line between its entries (27
+/// points at 10pt); a heading set in two parts (a number and its title,
+/// letter-spaced characters) does not reach down to the next one that way.
 pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
     let mut table = vec![false; rows.len()];
     let wide = |r: &Row| r.spans.len() >= TUNING.wide_row_cells;
@@ -172,8 +168,7 @@ pub(super) fn table_rows(rows: &[Row]) -> Vec<bool> {
                 last_multi = j;
                 count += 1;
             } else if j - last_multi > 2 || row.spans[0].text.chars().count() > prose_chars {
-                // More than two one-cell rows, or a line of prose: the
-                // table has ended.
+                // More than two one-cell rows, or a line of prose: the table ended.
                 break;
             }
             j += 1;

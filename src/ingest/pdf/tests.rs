@@ -22,6 +22,12 @@ fn page(lines: Vec<Line>) -> Page {
     }
 }
 
+/// Extracts in this thread; a page that fails is recorded with its reason
+/// and the other pages are still read.
+pub(super) fn extract_bytes(bytes: &[u8], opts: &ReadOptions) -> Result<Extracted, String> {
+    super::extract::extract_with_progress(bytes, opts, &mut |_, _| {})
+}
+
 /// pdfium for the tests that read PDF bytes (skipped without it, see
 /// [`testpdf::available_for_tests`]); no OCR.
 pub(super) fn engine() -> Option<ReadOptions> {

@@ -123,10 +123,9 @@ pub(super) fn index_letter(line: &Line, next: Option<&Line>) -> bool {
 }
 
 /// Which of an index's letters (page, letter) run in alphabetical order,
-/// five or more of them a page or two apart ("A" to "Z" over an index's
-/// entries): such a run is an index's whatever its type, where a lone
-/// capital over a word that starts with it, in the text's own type,
-/// may be a figure's label.
+/// five or more a page or two apart ("A" to "Z" over an index's entries):
+/// such a run is an index's whatever its type, where a lone capital over a
+/// word that starts with it, in the text's own type, may be a figure's label.
 pub(super) fn alphabet_runs(letters: &[(u32, char)]) -> Vec<bool> {
     let mut sure = vec![false; letters.len()];
     let mut start = 0;
@@ -210,10 +209,9 @@ fn title_start(t: &str) -> char {
 /// Closing punctuation, or a full stop, comma or semicolon of a script
 /// without spaces inside the line ("直接运行会调用…导致报错。如需…").
 fn sentence(t: &str) -> bool {
-    // A heading has no closing punctuation, but a filing's item with its
-    // title may end on a full stop ("Item 4. Controls and Procedures.").
-    // A company's name ending "Inc." stays out: it tops a filing's
-    // statement pages.
+    // A heading has no closing punctuation, but a filing's item with its title
+    // may end on a full stop ("Item 4. Controls and Procedures."); a company's
+    // name ending "Inc." stays out: it tops a filing's statement pages.
     let full_stop_ok = t.ends_with('.')
         && item_heading(t)
         && t.split_whitespace().count() > TUNING.item_title_words;
@@ -264,10 +262,9 @@ fn mostly_letters(t: &str) -> bool {
     letters >= TUNING.heading_letters && letters * 2 >= visible
 }
 
-/// A form's check box ("Yes ☐ No ☒"): a field to fill in (a box drawn in
-/// a symbol font may come out as "¨", but so does a German umlaut set
-/// apart from its letter: "Uberschriften ¨"); or an ellipsis, an address
-/// or a link.
+/// A form's check box ("Yes ☐ No ☒"): a field to fill in (a box drawn in a
+/// symbol font may come out as "¨", but so does a German umlaut set apart
+/// from its letter: "Uberschriften ¨"); or an ellipsis, an address or a link.
 fn field_or_link(t: &str) -> bool {
     t.contains(['☐', '☒', '☑'])
         || t.contains("...")
@@ -277,9 +274,8 @@ fn field_or_link(t: &str) -> bool {
         || t.contains("://")
 }
 
-/// Code, markup and formulas are not headings; a title that names a
-/// command among words ("The \\subref command", "L'environnement
-/// {NiceArray}") is one.
+/// Code, markup and formulas are not headings; a title that names a command among
+/// words ("The \\subref command", "L'environnement {NiceArray}") is one.
 fn code_or_markup(t: &str) -> bool {
     (t.contains(['<', '>', '=', '$', '|', '%', ';']) && !signature(after_number(t)))
         || (t.contains(['\\', '{', '}']) && !names_a_command(t))
@@ -378,9 +374,8 @@ fn cjk_date_end(t: &str) -> bool {
     (!day || unit('日')) && unit('月') && unit('年')
 }
 
-/// Every letter upper-case, at least four of them. Letters of a script
-/// without case (Chinese, Japanese, Thai) are neither: a line of them is
-/// not "all caps".
+/// Every letter upper-case, at least four of them. Letters of a script without case
+/// (Chinese, Japanese, Thai) are neither: a line of them is not "all caps".
 pub(super) fn all_caps(t: &str) -> bool {
     let mut letters = t.chars().filter(|c| c.is_alphabetic());
     letters.clone().filter(|c| c.is_uppercase()).count() >= TUNING.capitals_letters

@@ -15,18 +15,15 @@ use super::super::text_shape::{abstract_title, ends_sentence, is_date};
 use super::super::title::boilerplate;
 use super::super::tuning::TUNING;
 
-/// A running header that names the current section ("2.4 安装" atop each
-/// page of section 2.4, the page number beside it), in smaller type than
-/// the heading it repeats, is the page's mark: its text changes from
-/// section to section, so it is not furniture, and as a heading it would
-/// open the section again on every page. A page's first block is dropped
-/// when it is a heading set smaller than another heading of the same
-/// text and either carries that heading's number ("7 索引": a number
-/// heads one section only) or shares its baseline with another line of
-/// the page (a page number, the document's name): a real heading atop a
-/// page stands alone, or beside the other column's. A mark in the
-/// heading's own type is known only where the heading follows it on its
-/// page.
+/// A running header naming the current section ("2.4 安装" atop each page of section
+/// 2.4, the page number beside it), smaller than the heading it repeats, is the
+/// page's mark: not furniture (its text changes by section), and as a heading it
+/// would open the section again on every page. A page's first block is dropped when
+/// it is a heading smaller than another of the same text and either carries its
+/// number ("7 索引": a number heads one section only) or shares its baseline with
+/// another line (a page number, the document's name): a real heading atop a page
+/// stands alone, or beside the other column's. A mark in the heading's own type is
+/// known only where the heading follows it on its page.
 pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
     let key = |t: &str| lower_words(t, char::is_whitespace).join(" ");
     let mut largest: HashMap<String, f32> = HashMap::new();
@@ -40,9 +37,8 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
         if !first || !b.heading() {
             continue;
         }
-        // Across the gutter of a page read in columns, a line on the
-        // heading's baseline other than a page number is the other
-        // column's first: no mark.
+        // Across a page's gutter, a line on the heading's baseline other
+        // than a page number is the other column's first: no mark.
         let beside = |page: &Page| {
             let row: Vec<&Line> = page
                 .lines
@@ -79,15 +75,13 @@ fn headings_by<'a, T>(blocks: &'a [Block], f: impl Fn(&'a str) -> Option<T>) -> 
     found.collect()
 }
 
-/// A numbered list's items in the text's own type ("3. Local settings
-/// …", "2. It puts an entry into …") look like numbered headings but
-/// break the sections' count: between "1 Loading the package" and "2 The
-/// \subcaptionbox command" a "3." belongs to no section. The count of
-/// headings numbered on one level starts at the first numbered 1; a
-/// heading numbered in another style than the count's (`3.` among `3`)
-/// is taken back while the count's next number comes later. In the
-/// count's own style a heading always stands: a part or a section
-/// numbers its own anew, and kb may have missed a number.
+/// A numbered list's items in the text's type ("3. Local settings …") look
+/// like numbered headings but break the sections' count: between "1 Loading
+/// the package" and "2 The \subcaptionbox command" a "3." heads no section.
+/// The count of one-level numbers starts at the first 1; a heading numbered
+/// in another style than the count's (`3.` among `3`) is taken back while
+/// the count's next number comes later. In the count's own style a heading
+/// always stands: a part or section numbers anew, and kb may miss a number.
 pub(super) fn drop_out_of_count(blocks: &mut [Block]) {
     let numbered = headings_by(blocks, section_number);
     let mut count: Option<(u32, char)> = None;
@@ -129,12 +123,11 @@ fn section_number(t: &str) -> Option<(u32, char)> {
     words.then_some((digits.parse().ok()?, style))
 }
 
-/// A person's initial set like an appendix's letter ("J. Anne Doe,
-/// III (age 47), Vice President and Controller" among a filing's
-/// executive officers, "M. Jane Roe"): a letter that stands alone
-/// (no heading carries the letter or roman number before it, nor the
-/// letter after it) opening a name of two or three capitalised words or
-/// initials is no numbering, and the line heads nothing.
+/// A person's initial set like an appendix's letter ("J. Anne Doe, III
+/// (age 47), Vice President and Controller" in a filing, "M. Jane Roe")
+/// heads nothing: a letter that stands alone (no heading carries the letter
+/// or roman number before it, nor the letter after it) opening a name of two
+/// or three capitalised words or initials is no numbering.
 pub(super) fn drop_stray_initials(blocks: &mut [Block]) {
     fn numbering(t: &str) -> Option<&str> {
         let stem = t.split_whitespace().next()?.strip_suffix('.')?;
@@ -149,9 +142,7 @@ pub(super) fn drop_stray_initials(blocks: &mut [Block]) {
         .iter()
         .enumerate()
         .filter_map(|(k, &(i, stem))| {
-            let &[c] = stem.as_bytes() else {
-                return None;
-            };
+            let &[c] = stem.as_bytes() else { return None };
             let roman_before = ROMAN_BEFORE.iter().find(|r| r.0 == c).map_or("", |r| r.1);
             let before = numbers[..k]
                 .iter()
@@ -166,10 +157,9 @@ pub(super) fn drop_stray_initials(blocks: &mut [Block]) {
 }
 
 /// After an initial, a name: two or three words up to a comma or a
-/// parenthesis, each an initial or a capitalised word ("Anne Doe",
-/// "W. Roe", "John McAllister"); a section's title has a lower-case
-/// word, a word in capitals or one word alone ("V. Earnings, Proration
-/// and Payout", "V. PBRS Funding").
+/// parenthesis, each an initial or capitalised ("Anne Doe", "W. Roe", "John
+/// McAllister"); a section's title has a lower-case word, a word in capitals
+/// or one word alone ("V. Earnings, Proration and Payout", "V. PBRS Funding").
 fn name(t: &str) -> bool {
     let rest = t.split_once(char::is_whitespace).map_or("", |(_, r)| r);
     let head = rest.split([',', '(']).next().unwrap_or("");
@@ -184,10 +174,9 @@ fn name(t: &str) -> bool {
         && words.iter().all(|w| an_initial(w) || capitalised(w))
 }
 
-/// The place an auditor or officer signs at, under the signature ("/s/
-/// Audit Firm LLP") or over the date ("Springfield, Illinois" /
-/// "February 9, 2023"): set apart it looks like a heading, and the
-/// report's last lines would be cited under it.
+/// The place an auditor or officer signs at, under the signature ("/s/ Audit
+/// Firm LLP") or over the date ("Springfield, Illinois" / "February 9, 2023"):
+/// it looks like a heading, and the report's last lines would be cited under it.
 pub(super) fn drop_signature_places(blocks: &mut [Block]) {
     for i in 0..blocks.len() {
         let b = &blocks[i];
@@ -213,12 +202,11 @@ pub(super) fn drop_signature_places(blocks: &mut [Block]) {
     }
 }
 
-/// The signer under a signature ("/s/ Jane Roe", small capitals
-/// spaced out as "/ S / J ANE R OE"): the name set again and the
-/// officer's title ("Chief Executive Officer") look like headings but
-/// head nothing, and a certification's last lines would be cited under
-/// them. Taken back: the name right under the signature, and a title
-/// right under the signature or its name.
+/// The signer under a signature ("/s/ Jane Roe", small capitals spaced out
+/// as "/ S / J ANE R OE"): the name set again and the officer's title ("Chief
+/// Executive Officer") look like headings but head nothing (a certification's
+/// last lines would be cited under them). Taken back: the name right under
+/// the signature, and a title right under the signature or its name.
 pub(super) fn drop_signers(blocks: &mut [Block]) {
     for i in 1..blocks.len() {
         if !blocks[i].heading() {
@@ -249,21 +237,18 @@ fn signed_name(t: &str) -> Option<String> {
     Some(letters(compact.split_once(SIGNATURE_MARK)?.1))
 }
 
-/// The lines of a title page around its title: the author, affiliation,
-/// subtitle, series and date (the author's name over an address and
-/// "2022/02/20", a thesis's university over its faculty) are set like
-/// headings but head nothing: as headings they would open the chain of
-/// every chunk of the first pages. On the first page, before its first
-/// paragraph of prose, an unnumbered heading is taken back when a short
-/// line that is no heading follows it (an address, a date, a version),
-/// and every one of them when the page is a cover (`cover_page`). Else
-/// the title kept as a heading stays; a contents heading, an abstract's,
-/// a numbered heading ("1 Introduction") and the lines that name a form
-/// ("FORM 10-K", the agency over it: they say what the page is) always
-/// do. The covers after the first page and before the document's first
-/// contents or numbered heading (a thesis's inner cover, its English
-/// title page, a book's half-title and series pages) lose their
-/// headings the same way.
+/// The lines of a title page around its title (author, affiliation, subtitle,
+/// series, date: the author's name over an address and "2022/02/20", a thesis's
+/// university over its faculty) are set like headings but head nothing: as headings
+/// they would open the chain of every chunk of the first pages. On the first page,
+/// before its first paragraph of prose, an unnumbered heading is taken back when a
+/// short line that is no heading follows it (an address, a date, a version), and
+/// all of them on a cover (`cover_page`). Else the title kept as a heading stays; a
+/// contents heading, an abstract's, a numbered one ("1 Introduction") and the lines
+/// naming a form ("FORM 10-K", the agency over it: they say what the page is)
+/// always do. Covers after the first page and before the first contents or numbered
+/// heading (a thesis's inner cover, its English title page, a book's half-title and
+/// series pages) lose their headings the same way.
 pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
     let Some(page) = blocks.first().map(|b| b.page) else {
         return;
@@ -286,10 +271,9 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
             blocks[i].role = Role::Text;
         }
     }
-    // The front matter: up to the first contents, numbered or chapter
-    // heading. A cover there sets its display type larger than any
-    // heading after it (a slide's title, in the type of every slide's,
-    // is no cover).
+    // The front matter: up to the first contents, numbered or chapter heading.
+    // A cover there sets its display type larger than any heading after it
+    // (a slide's title, in the type of every slide's, is no cover).
     let front = blocks
         .iter()
         .position(|b| b.heading() && opens_the_text(&b.text))
@@ -314,16 +298,14 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
     }
 }
 
-/// A heading that starts the text after the front matter: the contents,
-/// a numbered heading, a chapter's or part's label ("Hoofdstuk 1",
-/// "Parte I").
+/// A heading that starts the text after the front matter: the contents, a numbered
+/// heading, a chapter's or part's label ("Hoofdstuk 1", "Parte I").
 fn opens_the_text(t: &str) -> bool {
     contents_title(t) || numbered_depth(t).is_some() || chapter_label(t)
 }
 
-/// A heading a title page keeps: a numbered one, the contents', an
-/// abstract's, a form's name. An author's initial ("F. Roe") is no
-/// appendix's letter there.
+/// A heading a title page keeps: a numbered one, the contents', an abstract's, a
+/// form's name. An author's initial ("F. Roe") is no appendix's letter there.
 fn stays(t: &str) -> bool {
     (opens_the_text(t) && !initial(t)) || abstract_title(t) || boilerplate(t)
 }
@@ -357,14 +339,13 @@ fn line(b: &Block) -> bool {
     !b.heading() && !b.table && !listing(b)
 }
 
-/// A cover: two headings or more (the title among them), display type
-/// (half as large again as the body), and no paragraph: neither a block
-/// of 120 characters or more but a footnote's (a chapter's opening page
-/// sets its introduction in small type), nor a sentence in the body's
-/// type (a grant's note at the foot of a cover is smaller). A title in
-/// capitals, a candidate's particulars spaced out ("答 辩 日 期") or in a
-/// table, an address, are no paragraph. A page of headings each over
-/// its table (a filing's statements) has no display type.
+/// A cover: two headings or more (the title among them), display type (half
+/// as large again as the body) and no paragraph: no block of 120 characters
+/// or more but a footnote's (a chapter's opening page sets its introduction
+/// small), nor a sentence in the body's type (a grant's note at a cover's
+/// foot is smaller). A title in capitals, particulars spaced out
+/// ("答 辩 日 期") or in a table, an address, are no paragraph; a table is
+/// no display type (a filing's statements, each a heading over its table).
 fn cover_page(page: &[Block], body: f32, title: Option<&str>) -> bool {
     // The title counts, though it may head nothing already.
     let headings = page
@@ -392,8 +373,7 @@ fn sentence(t: &str) -> bool {
 }
 
 /// A paragraph's worth of words: ten or more, or a sentence of thirty
-/// characters (a script without spaces writes a line of prose as one
-/// word).
+/// characters (a script without spaces writes a line of prose as one word).
 fn prose(t: &str) -> bool {
     t.split_whitespace().count() >= TUNING.paragraph_words || sentence(t)
 }

@@ -26,14 +26,13 @@ impl Emphasis {
     }
 }
 
-/// A body-font heading's emphasis, highest first: type slightly larger
-/// than the body's (not large enough to rank by size), capitals, the rest.
-/// A name is in capitals in any heading: one written with digits
-/// ("COVID-19", "F-35": capitals count only in a word of letters), or an
-/// abbreviation, a word of four letters or fewer that the paragraphs
-/// write in capitals too ("GAAP", "EBIT"). A longer word the paragraphs
-/// write in capitals may be a heading's name quoted or a product's, and
-/// its siblings set in capitals would rank apart.
+/// A body-font heading's emphasis, highest first: type slightly larger than
+/// the body's (not large enough to rank by size), capitals, the rest. A name
+/// is in capitals in any heading: one written with digits ("COVID-19",
+/// "F-35": capitals count only in a word of letters), or an abbreviation of
+/// four letters or fewer the paragraphs write in capitals too ("GAAP",
+/// "EBIT"). A longer such word may be a heading's name quoted or a
+/// product's, and its siblings set in capitals would rank apart.
 pub(super) fn emphasis_rank(text: &str, size: f32, body: f32, names: &HashSet<String>) -> usize {
     let words_in_capitals = text
         .split_whitespace()
@@ -52,10 +51,9 @@ pub(super) fn emphasis_rank(text: &str, size: f32, body: f32, names: &HashSet<St
 
 /// The words the paragraphs write in capitals among words in lower case
 /// (names and abbreviations: "under GAAP and", "EMEA's net revenue"), in
-/// lower-case letters. A run of capitals in a paragraph is a heading
-/// quoted ("see RESULTS OF OPERATIONS") or a defined term, no name. A
-/// paragraph here is a group of ten words or more not itself in capitals;
-/// `texts` holds each group's lines joined.
+/// lower-case letters. A run of capitals in a paragraph is a heading quoted
+/// ("see RESULTS OF OPERATIONS") or a defined term, no name. Paragraphs are
+/// groups of ten words or more not in capitals (`texts`: their lines joined).
 pub(super) fn names_in_capitals(groups: &[(u32, Vec<&Line>)], texts: &[String]) -> HashSet<String> {
     let capitals = |w: &str| {
         let mut letters = w.chars().filter(|c| c.is_alphabetic()).peekable();
@@ -76,11 +74,8 @@ pub(super) fn names_in_capitals(groups: &[(u32, Vec<&Line>)], texts: &[String]) 
         for (i, w) in words.iter().enumerate() {
             let before = i.checked_sub(1).is_some_and(|j| capitals(words[j]));
             let after = words.get(i + 1).is_some_and(|n| capitals(n));
-            let alone = !before && !after;
-            if alone
-                && capitals(w)
-                && w.chars().filter(|c| c.is_alphabetic()).count() >= TUNING.name_letters
-            {
+            let long = w.chars().filter(|c| c.is_alphabetic()).count() >= TUNING.name_letters;
+            if !before && !after && capitals(w) && long {
                 out.insert(letters(w));
             }
         }

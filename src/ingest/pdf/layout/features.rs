@@ -67,15 +67,10 @@ impl<'a> Document<'a> {
                 raw.push((i as u32 + 1, group));
             }
         }
+        let apart = |g: &[&Line]| g[0].table || g[0].mono;
         let texts: Vec<String> = raw
             .iter()
-            .map(|(_, g)| {
-                if g[0].table || g[0].mono {
-                    String::new()
-                } else {
-                    join_lines(g)
-                }
-            })
+            .map(|(_, g)| if apart(g) { "".into() } else { join_lines(g) })
             .collect();
         let mut doc = Document {
             pages,
@@ -94,11 +89,7 @@ impl<'a> Document<'a> {
             .zip(&texts)
             .map(|((_, g), text)| (mean_size(g), g, text))
             .filter(|(size, g, text)| {
-                doc.big(*size)
-                    && g.len() <= TUNING.heading_lines
-                    && !g[0].table
-                    && !g[0].mono
-                    && heading_text(text)
+                doc.big(*size) && g.len() <= TUNING.heading_lines && !apart(g) && heading_text(text)
             })
             .map(|(size, _, _)| size)
             .collect();
@@ -120,9 +111,8 @@ impl<'a> Document<'a> {
         (doc, groups)
     }
 
-    /// A contents page lists headings from its first entry to its last:
-    /// they are not headings there, whatever their shape (a statement's
-    /// name too).
+    /// A contents page lists headings from its first entry to its last: they
+    /// are not headings there, whatever their shape (a statement's name too).
     pub(super) fn listed(&self, page: u32, y: f32) -> bool {
         self.contents.get(&page).is_some_and(|l| l.contains(&y))
     }
@@ -177,11 +167,10 @@ fn index_letters(raw: &[(u32, Vec<&Line>)]) -> (Vec<bool>, Vec<bool>) {
     (letters, alphabetical)
 }
 
-/// Heading font sizes, largest first: their rank is the heading level.
-/// Where there are more than levels to give (a page of font samples, a
-/// cover's one-off sizes over a thesis's five levels), only the sizes of
-/// at least three headings rank: else each sample would push the real
-/// levels down until they all sat at the sixth.
+/// Heading font sizes, largest first: their rank is the heading level. Where
+/// there are more than levels to give (a page of font samples, a cover's
+/// one-off sizes over a thesis's five levels), only sizes of three headings
+/// or more rank: else each sample would push the real levels down to the sixth.
 fn heading_sizes(mut sizes: Vec<f32>) -> Vec<f32> {
     sizes.sort_by(|a, b| b.total_cmp(a));
     let mut counted: Vec<(f32, usize)> = Vec::new();

@@ -60,9 +60,8 @@ impl Levels {
     /// on its page and the next nests under it.
     fn statement_title(&mut self, doc: &Document, b: &Block) -> u8 {
         let (item, numbered) = (&mut self.item, &mut self.numbered);
-        let level = self
-            .filing
-            .place(&b.text, doc.statement_level(*item), item, numbered);
+        let under = doc.statement_level(*item);
+        let level = self.filing.place(&b.text, under, item, numbered);
         self.statement = Some((b.page, statement_line(&b.text).map(|_| level)));
         level
     }

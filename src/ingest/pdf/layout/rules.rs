@@ -1,10 +1,9 @@
 //! The rules that tell a heading from text, as one table. A rule is a row:
 //! its name, the document classes it applies to, its test over a group's
-//! features and a line it fires on (its unit test reads it). Its weight,
-//! in `heading_weights.tsv`, votes for a heading (above zero) or for text:
-//! a group is a heading when the bias and the weights of the rules that
-//! fire sum above zero. `cargo dev fit-pdf-rules` fits the weights on
-//! bookmarked PDFs.
+//! features and a line it fires on (its unit test reads it). Its weight, in
+//! `heading_weights.tsv`, votes for a heading (above zero) or for text: a
+//! group is a heading when the bias and the fired rules' weights sum above
+//! zero. `cargo dev fit-pdf-rules` fits the weights on bookmarked PDFs.
 
 use std::sync::LazyLock;
 
@@ -103,10 +102,8 @@ pub(crate) const RULES: &[Rule] = &[
 
 /// Whether each rule fires on `f`, in the order of `RULES`.
 pub(crate) fn fired(f: &Features) -> Vec<bool> {
-    RULES
-        .iter()
-        .map(|r| r.classes.contains(&f.class) && (r.test)(f))
-        .collect()
+    let fires = |r: &Rule| r.classes.contains(&f.class) && (r.test)(f);
+    RULES.iter().map(fires).collect()
 }
 
 /// The bias and each rule's weight (rows, in the order of `RULES`), a

@@ -81,13 +81,11 @@ impl Walk {
         });
     }
 
-    /// The caption right above a table goes with it: a `Table 3` line, or
-    /// the short lines that title a statement ("CONSOLIDATED BALANCE
-    /// SHEETS", "(Amounts in millions)"), whose title line heads the
-    /// table as a heading. The units and dateline between a statement's
-    /// title and its table ("(Amounts in millions)", "Years Ended
-    /// December 31,") belong to the table. Taken from the end of the
-    /// blocks; the text to set over the rows.
+    /// The caption right above a table goes with it: a `Table 3` line, or the short
+    /// lines that title a statement ("CONSOLIDATED BALANCE SHEETS"), whose title
+    /// line heads the table as a heading; the units and dateline between ("(Amounts
+    /// in millions)", "Years Ended December 31,") belong to the table. Taken from
+    /// the end of the blocks; the text to set over the rows.
     fn table_lead(&mut self, doc: &Document, page: u32) -> Option<String> {
         let lead = statement_lead(&self.out, page);
         if lead > 0 && doc.filing() {
@@ -112,8 +110,7 @@ impl Walk {
         if prev.text.split_whitespace().count() > TUNING.short_line.0 || self.out.len() < 2 {
             return None;
         }
-        // A dateline between the title and its table ("Years Ended
-        // December 31,").
+        // A dateline between title and table ("Years Ended December 31,").
         let before = &self.out[self.out.len() - 2];
         let prose = before.page == page
             && !before.table
@@ -137,13 +134,12 @@ impl Walk {
         });
     }
 
-    /// A financial statement's title heads what follows wherever its
-    /// table starts: "CONSOLIDATED STATEMENTS OF OPERATIONS (Amounts in
-    /// millions)", its units split off as text of their own. The
-    /// company's name may stand over it in the same block, in the text's
-    /// type ("NORTHWIND HOLDINGS, LLC" / "CONSOLIDATED STATEMENTS OF CASH
-    /// FLOWS" / "(In thousands)"): it goes under the title, with the
-    /// units. Whether the group was one.
+    /// A financial statement's title heads what follows wherever its table
+    /// starts: "CONSOLIDATED STATEMENTS OF OPERATIONS (Amounts in millions)",
+    /// its units split off as text of their own. A company's name over it in
+    /// the same block, in the text's type ("NORTHWIND HOLDINGS, LLC" /
+    /// "CONSOLIDATED STATEMENTS OF CASH FLOWS" / "(In thousands)"), goes
+    /// under the title with the units. Whether the group was one.
     fn statement_named(&mut self, doc: &Document, g: &[&Line], at: &Block) -> bool {
         if !doc.filing() || doc.listed(at.page, g[0].y) {
             return false;
@@ -193,10 +189,8 @@ fn features(doc: &Document, g: &Group, size: f32) -> Features {
     let bold = !doc.bold_body && g.lines.iter().all(|l| l.bold);
     let letter = g.letter && (bold || doc.big(size) || g.alphabetical);
     // A table's row has cells apart on its baseline, or a mark beside it.
-    let (page_lines, gutter) = (
-        &doc.lines[page as usize - 1],
-        doc.pages[page as usize - 1].gutter,
-    );
+    let at = page as usize - 1;
+    let (page_lines, gutter) = (&doc.lines[at], doc.pages[at].gutter);
     let row = !letter
         && !contents_title(text)
         && ((g.lines.len() == 1 && cells_beside(page_lines, gutter, first) >= TUNING.row_cells)
@@ -218,13 +212,12 @@ fn features(doc: &Document, g: &Group, size: f32) -> Features {
     }
 }
 
-/// The headings right over a table, in its type, that stand over its
-/// columns and not at its left ("Fair Value" over "Level 1 … Total",
-/// "Carrying" over "Amount"): a column's header set apart from the
-/// table's rows, which as a heading would cite the table under
-/// "Carrying". Taken from the end of `out`, in reading order. A lone
-/// line centred over the table is its title; a numbered line, a contents
-/// title and an index's letter or group head what follows.
+/// The headings right over a table, in its type, that stand over its columns
+/// and not at its left ("Fair Value" over "Level 1 … Total", "Carrying" over
+/// "Amount"): a column's header set apart from the rows, which as a heading
+/// would cite the table under "Carrying". Taken from the end of `out`, in
+/// reading order. A lone line centred over the table is its title; numbered
+/// lines, contents titles and an index's letters or groups head what follows.
 fn column_headers(out: &mut Vec<Block>, page: u32, rows: &[&Line]) -> Vec<String> {
     let left = rows.iter().map(|l| l.x).fold(f32::MAX, f32::min);
     let right = rows.iter().map(|l| l.end).fold(f32::MIN, f32::max);

@@ -1,9 +1,8 @@
-//! Columns: where a page's text runs in two (or three) columns, found as
-//! a vertical gutter most rows leave empty with prose on both sides, and
-//! the order they are read in. A document set in columns keeps its gutter
-//! from page to page, so a page whose own evidence is thin (a table in
-//! one column, two rows of prose in the other) is read with the gutter
-//! its other pages show.
+//! Columns: where a page's text runs in two (or three) columns, found as a
+//! vertical gutter most rows leave empty with prose on both sides, and the
+//! order they are read in. A document set in columns keeps its gutter from
+//! page to page, so a page whose own evidence is thin (a table in one column,
+//! two rows of prose in the other) is read with its other pages' gutter.
 
 use super::super::page::{Row, Span};
 use super::super::text_shape::leader_run;
@@ -35,8 +34,7 @@ struct Gutter {
     width: f32,
 }
 
-/// The width the rows' text spans, from its leftmost entry to its
-/// rightmost.
+/// The width the rows' text spans, from its leftmost entry to its rightmost.
 fn text_width(entries: &[Vec<Entry>]) -> f32 {
     let all = || entries.iter().flatten();
     let left = all().map(|e| e.x0).fold(f32::MAX, f32::min);
@@ -44,9 +42,8 @@ fn text_width(entries: &[Vec<Entry>]) -> f32 {
     right - left
 }
 
-/// What a candidate gutter at `g` makes of the rows: how many have text
-/// on both sides, how many cross it, and each row's widest entry on
-/// either side.
+/// What a candidate gutter at `g` makes of the rows: how many have text on both
+/// sides, how many cross it, and each row's widest entry on either side.
 #[derive(Default)]
 struct Sides {
     split: usize,
@@ -55,7 +52,7 @@ struct Sides {
     rights: Vec<Entry>,
 }
 
-fn sides<'a>(rows: impl Iterator<Item = &'a [Entry]>, g: f32) -> Sides {
+fn sides(rows: &[Vec<Entry>], g: f32) -> Sides {
     let mut out = Sides::default();
     for r in rows {
         if crosses(r, g) {
@@ -86,18 +83,14 @@ fn prose(side: &mut [Entry], width: f32, rows: usize) -> bool {
         return false;
     }
     side.sort_by(|a, b| a.width().total_cmp(&b.width()));
+    let full = |e: &&Entry| !e.code && e.width() >= TUNING.prose_width.1 * width;
     side[side.len() / 2].width() >= TUNING.prose_width.0 * width
-        || side
-            .iter()
-            .filter(|e| !e.code && e.width() >= TUNING.prose_width.1 * width)
-            .count()
-            >= rows
+        || side.iter().filter(full).count() >= rows
 }
 
-/// The column gutter in these rows: a position most rows with text on
-/// both sides leave empty, with prose on both sides. Each row is given
-/// as its entries. At the document's usual gutter (`usual`) one row of
-/// prose on each side is enough.
+/// The column gutter in these rows (each given as its entries): a position
+/// most rows with text on both sides leave empty, with prose on both sides.
+/// At the document's usual gutter (`usual`) a row of prose a side is enough.
 fn gutter(entries: &[Vec<Entry>], usual: Option<f32>) -> Option<Gutter> {
     let width = text_width(entries);
     if width <= 0.0 {
@@ -111,7 +104,7 @@ fn gutter(entries: &[Vec<Entry>], usual: Option<f32>) -> Option<Gutter> {
     candidates.dedup_by(|a, b| (*a - *b).abs() < TUNING.same_candidate_points);
     let mut best: Option<(usize, Gutter)> = None;
     for &g in &candidates {
-        let mut s = sides(entries.iter().map(Vec::as_slice), g);
+        let mut s = sides(entries, g);
         if s.split < TUNING.column_rows || s.split < s.cross {
             continue;
         }
@@ -156,11 +149,10 @@ fn crosses(entries: &[Entry], x: f32) -> bool {
     entries.iter().any(|e| e.x0 < x && e.x1 > x)
 }
 
-/// Rows in reading order, and the gutter they were read across when
-/// they are columns: see [`reading_order`]. `usual` is the gutter the
-/// document's other pages show, if any; `depth` is how many columns deep
-/// the rows are (0 for a page): a column's own columns (a third one) are
-/// read in their order.
+/// Rows in reading order, and the gutter they were read across when they
+/// are columns: see [`reading_order`]. `usual` is the gutter the document's
+/// other pages show, if any; `depth` how many columns deep the rows are (0
+/// for a page): a column's own columns (a third one) are read in order.
 pub(super) fn read_columns(
     rows: Vec<Row>,
     usual: Option<f32>,
@@ -176,15 +168,12 @@ pub(super) fn read_columns(
     }
 }
 
-/// Rows in reading order: where the gutter `g` splits a run of rows into
-/// columns, the left column is read down, then the right one (the right
-/// one first in right-to-left text; each recursively, for three
-/// columns); a row that crosses the gutter (a title, a wide figure
-/// caption) is read in its place.
-///
-/// Taken on thin evidence, the gutter parts only the runs of rows that
-/// hold prose on both sides: a full-width table under two columns of
-/// prose keeps its rows whole.
+/// Rows in reading order: where the gutter `g` splits a run of rows into columns,
+/// the left column is read down, then the right one (the right one first in
+/// right-to-left text; each recursively, for three columns); a row that crosses the
+/// gutter (a title, a wide figure caption) is read in its place. Taken on thin
+/// evidence, the gutter parts only the runs of rows that hold prose on both sides:
+/// a full-width table under two columns of prose keeps its rows whole.
 fn reading_order(
     rows: Vec<Row>,
     row_entries: &[Vec<Entry>],
@@ -250,10 +239,9 @@ fn lead_rows(region: &[Row], g: f32) -> usize {
         .unwrap_or(0)
 }
 
-/// Whether the gutter parts a region's rows into columns. A run of rows
-/// whose only text on both sides is code on both (a listing's line with
-/// its closing brace set far to the right) is no pair of columns: its
-/// rows stay whole. Code beside prose (an example beside its output) is.
+/// Whether the gutter parts a region's rows into columns: code on both sides
+/// and nothing else (a listing's line, its closing brace far to the right)
+/// stays whole; code beside prose (an example beside its output) is parted.
 fn in_columns(region: &[Row], gutter: Gutter) -> bool {
     let g = gutter.x;
     let columns = region.iter().any(|r| {
@@ -263,8 +251,7 @@ fn in_columns(region: &[Row], gutter: Gutter) -> bool {
         !l.is_empty() && !rt.is_empty() && !listing
     });
     let thin_prose = || {
-        let region_entries: Vec<Vec<Entry>> = region.iter().map(entries).collect();
-        let mut s = sides(region_entries.iter().map(Vec::as_slice), g);
+        let mut s = sides(&region.iter().map(entries).collect::<Vec<_>>(), g);
         prose(&mut s.lefts, gutter.width, 1) && prose(&mut s.rights, gutter.width, 1)
     };
     columns && (!gutter.thin || thin_prose())
