@@ -1,7 +1,8 @@
 //! From laid-out lines to paragraphs and headings, stage by stage: the
 //! document's features, each group's role (`walk.rs`), the headings the
 //! whole document shows are none taken back (`demote.rs`), the title, the
-//! levels (`levels.rs`). Table rows stay one line each, in a block of
+//! levels (`levels.rs`), reference entries run into the text
+//! (`entries.rs`). Table rows stay one line each, in a block of
 //! their own with the caption above them.
 
 use super::block::{Block, Role};
@@ -15,6 +16,7 @@ use demote::{
     drop_cover_lines, drop_out_of_count, drop_section_marks, drop_signature_places, drop_signers,
     drop_stray_initials,
 };
+use entries::run_in_entries;
 use features::Document;
 use levels::levels;
 pub use rules::Decision;
@@ -63,6 +65,7 @@ pub(super) fn structure(
     }
     join_chapter_labels(&mut out);
     rank_levels(&mut out);
+    run_in_entries(&mut out);
     floats_under_their_heading(&mut out);
     (out, title, trace)
 }
@@ -149,6 +152,7 @@ fn rank_levels(blocks: &mut [Block]) {
 
 mod demote;
 mod emphasis;
+mod entries;
 mod features;
 mod levels;
 mod rules;

@@ -3,6 +3,11 @@
 //! their letters, lower case ("Table of Contents" is `tableofcontents`);
 //! the other words as written in lower case.
 
+/// The label a reference entry's name follows, as in a manual page's
+/// "NAME" or a DocBook entry's "Name page.margin.top — The top margin".
+pub(super) const ENTRY_LABELS: &[&str] = &["Name", "NAME", "Nom", "Nombre", "Nome"];
+/// The dashes between a reference entry's name and what it is for.
+pub(super) const ENTRY_DASHES: &[&str] = &["—", "–"];
 /// The months' names in English, lower case.
 #[rustfmt::skip]
 pub(super) const MONTHS: &[&str] = &[

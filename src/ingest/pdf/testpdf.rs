@@ -193,7 +193,7 @@ impl TestPdf {
                     ops.push(Operation::new("BT", vec![]));
                     ops.push(Operation::new("Tf", vec![font.into(), size.into()]));
                     ops.push(Operation::new("Td", vec![x.into(), y.into()]));
-                    ops.push(Operation::new("Tj", vec![Object::string_literal(s)]));
+                    ops.push(Operation::new("Tj", vec![standard_encoded(s)]));
                     ops.push(Operation::new("ET", vec![]));
                 };
             let text_line = |ops: &mut Vec<Operation>, font: &str, size: f32, y: f32, s: &str| {
@@ -225,10 +225,7 @@ impl TestPdf {
                         ops.push(Operation::new("Tf", vec!["F2".into(), (*size).into()]));
                         ops.push(Operation::new("Tc", vec![(*spacing).into()]));
                         ops.push(Operation::new("Td", vec![LEFT.into(), y.into()]));
-                        ops.push(Operation::new(
-                            "Tj",
-                            vec![Object::string_literal(t.as_str())],
-                        ));
+                        ops.push(Operation::new("Tj", vec![standard_encoded(t)]));
                         ops.push(Operation::new("Tc", vec![0.0.into()]));
                         ops.push(Operation::new("ET", vec![]));
                         places.push((t.clone(), i, y + size));
@@ -650,4 +647,18 @@ pub fn render_pages(
         out.push((img.width, img.height, packed));
     }
     out
+}
+
+/// `s` with its dashes at their codes in the standard fonts' encoding
+/// (as UTF-8 they would read as other letters); the rest as it is.
+fn standard_encoded(s: &str) -> Object {
+    let mut bytes = Vec::new();
+    for c in s.chars() {
+        match c {
+            '—' => bytes.push(0xD0),
+            '–' => bytes.push(0xB1),
+            c => bytes.extend(c.to_string().bytes()),
+        }
+    }
+    Object::string_literal(bytes)
 }

@@ -287,6 +287,10 @@ tuning! {
     /// The most words of a date alone, and of a date ending a line (month, day, year).
     date_words: usize = 3,
 
+    // Reference entries run into the text (`layout/entries.rs`).
+    /// A document shows at least this many before its entries head sections.
+    run_in_entries: usize = 5,
+
     // Chunks (`pack.rs`).
     /// A heading closes the chunk before it with this many tokens; smaller sections share.
     section_tokens: usize = 50,

@@ -139,18 +139,18 @@ fn paper() -> TestPdf {
 }
 
 /// A manual: a title page, parts and numbered chapters, a listing, and a
-/// parameter reference set as run-on text with no headings that flows
-/// from one page to the next in the middle of a sentence.
+/// parameter reference whose entries ("Name grove.option.3 — …") run on
+/// with no lines of their own and flow from one page to the next in the
+/// middle of a sentence.
 fn manual() -> TestPdf {
-    let parameters = |from: usize, to: usize| -> Vec<String> {
-        (from..to)
-            .map(|i| {
-                format!(
-                    "grove.option.{i} sets how many trees the planner places in row {i} when the"
-                )
-            })
-            .collect()
-    };
+    let parameters: Vec<String> = (1..38)
+        .flat_map(|i| {
+            [
+                format!("Name grove.option.{i} — Trees in row {i} Synopsis grove.option.{i} 3"),
+                format!("Description Sets how many trees the planner places in row {i} when the"),
+            ]
+        })
+        .collect();
     let run_on = |ls: Vec<String>| lines(&ls.iter().map(String::as_str).collect::<Vec<_>>());
     TestPdf::new()
         .footer()
@@ -172,10 +172,13 @@ fn manual() -> TestPdf {
         .page(vec![
             heading("Part II", 18.0),
             heading("Chapter 2 Parameter Reference", 16.0),
-            run_on(parameters(1, 20)),
+            run_on(parameters[..19].to_vec()),
         ])
-        .page(vec![run_on(parameters(20, 60))])
-        .page(vec![run_on(parameters(60, 75)), para("soil allows it.")])
+        .page(vec![run_on(parameters[19..59].to_vec())])
+        .page(vec![
+            run_on(parameters[59..].to_vec()),
+            para("soil allows it."),
+        ])
 }
 
 /// A document of no particular class: a report with a running header,
