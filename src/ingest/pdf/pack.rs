@@ -30,8 +30,6 @@ struct Pending {
     page_end: u32,
     /// Body tokens per section label, to label the chunk by its largest.
     labels: Vec<(Option<String>, usize)>,
-    /// The headings last pushed, no text after them yet: parts and tokens.
-    open_headings: (usize, usize),
     /// Some of the text was recognised by OCR.
     ocr: bool,
 }
@@ -142,15 +140,13 @@ impl Packer<'_> {
             self.cur.page = b.page;
         }
         self.cur.push(b, n, false);
-        self.cur.open_headings.0 += 1;
-        self.cur.open_headings.1 += n;
     }
 
     fn body(&mut self, b: &Block, n: usize, continued: bool) {
         let names: Vec<&str> = self.chain.iter().map(|(_, t)| t.as_str()).collect();
         let label = Some(names.join(" > ")).filter(|s| !s.is_empty());
         if self.cur.body_tokens > 0 && self.cur.tokens + n > self.max {
-            self.flush_before_headings();
+            self.flush(false);
         }
         if self.cur.body_tokens == 0 {
             // Headings carried from an earlier page are cited at the page
@@ -162,19 +158,6 @@ impl Packer<'_> {
         }
         self.cur.push(b, n, continued);
         self.cur.count_body(label, n);
-        self.cur.open_headings = (0, 0);
-    }
-
-    /// Emits the pending chunk but for the headings at its end, which
-    /// open the next chunk: the text they head is there.
-    fn flush_before_headings(&mut self) {
-        let (parts, tokens) = std::mem::take(&mut self.cur.open_headings);
-        let headings = self.cur.parts.split_off(self.cur.parts.len() - parts);
-        self.cur.tokens -= tokens;
-        self.flush(false);
-        self.cur.parts = headings;
-        self.cur.tokens = tokens;
-        self.cur.open_headings = (parts, tokens);
     }
 
     /// Cuts a block too big for a chunk even alone into pieces, the

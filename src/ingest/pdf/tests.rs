@@ -365,29 +365,6 @@ fn small_sections_share_a_chunk_labelled_by_the_larger() {
     assert_eq!(doc.meta.headings.len(), 2);
 }
 
-/// A heading after a small section whose text does not fit beside it
-/// opens the next chunk: its text is there, not at the first one's end.
-#[test]
-fn a_heading_opens_the_chunk_of_its_text_when_that_text_does_not_fit() {
-    let ex = Extracted {
-        pages: vec![page(vec![
-            body("Overview", 60.0, false),
-            body("Tiny intro.", 80.0, true),
-            body("Details", 100.0, true),
-            body(&(words(80, "detail") + "."), 120.0, true),
-        ])],
-        ..Default::default()
-    };
-    let mut c = ChunkingConfig::default();
-    c.pdf.max_tokens = 82;
-    let doc = build(Path::new("s.pdf"), &ex, &ctx(&c)).unwrap();
-    let texts: Vec<&str> = doc.chunks.iter().map(|c| c.text.as_str()).collect();
-    assert_eq!(texts.len(), 2, "{texts:?}");
-    assert_eq!(texts[0], "Overview\n\nTiny intro.");
-    assert!(texts[1].starts_with("Details\n\ndetail"), "{texts:?}");
-    assert_eq!(doc.chunks[1].meta.section.as_deref(), Some("Details"));
-}
-
 #[test]
 fn fixed_strategy_windows_each_page() {
     let mut c = ChunkingConfig::default();

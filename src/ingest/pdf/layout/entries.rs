@@ -9,7 +9,7 @@ use super::super::lexicon::{ENTRY_DASHES, ENTRY_LABELS};
 use super::super::tuning::TUNING;
 
 /// An entry in a text: where its label starts, its name, and where its
-/// text goes on (at the dash: its heading leads its chunk).
+/// text starts (at the name: a piece cut from the entry keeps it).
 #[derive(Debug, PartialEq)]
 struct Entry {
     label: usize,
@@ -82,7 +82,7 @@ fn labelled(before: &str) -> Option<Entry> {
         return Some(Entry {
             label,
             name,
-            text: before.len(),
+            text: start + at + n,
         });
     }
     let rest = before[..start].trim_end();
@@ -91,7 +91,7 @@ fn labelled(before: &str) -> Option<Entry> {
     named.then(|| Entry {
         label,
         name: word.to_string(),
-        text: before.len(),
+        text: start,
     })
 }
 
@@ -114,8 +114,8 @@ mod tests {
         let found = entries(t);
         let names: Vec<&str> = found.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["page.margin.top", "page.width"]);
-        assert_eq!(&t[found[0].label..found[0].text], "Namepage.margin.top");
-        assert_eq!(&t[found[1].label..found[1].text], "Name page.width");
+        assert_eq!(&t[found[0].label..found[0].text], "Name");
+        assert_eq!(&t[found[1].label..found[1].text], "Name ");
         // A dash in a sentence, or a label with no name, is no entry.
         assert!(entries("the rest — as always — waits. Filename — a file").is_empty());
     }
@@ -131,7 +131,10 @@ mod tests {
         assert_eq!(blocks.len(), 2 + 2 * TUNING.run_in_entries);
         assert_eq!(blocks[1].text, "Intro.");
         assert_eq!((blocks[2].text.as_str(), blocks[2].level), ("p.0", Some(3)));
-        assert_eq!((blocks[3].text.as_str(), blocks[3].page), ("— Sets 0.", 7));
+        assert_eq!(
+            (blocks[3].text.as_str(), blocks[3].page),
+            ("p.0 — Sets 0.", 7)
+        );
         let few: String = (0..TUNING.run_in_entries - 1).map(entry).collect();
         let mut blocks = vec![heading, text(&few)];
         run_in_entries(&mut blocks);
