@@ -30,6 +30,8 @@ struct Pending {
     page_end: u32,
     /// Body tokens per section label, to label the chunk by its largest.
     labels: Vec<(Option<String>, usize)>,
+    /// The headings last pushed, no text after them yet: parts and tokens.
+    open_headings: (usize, usize),
     /// Some of the text was recognised by OCR.
     ocr: bool,
 }
@@ -119,7 +121,7 @@ impl Packer<'_> {
     fn add(&mut self, b: &Block, continued: bool) {
         let cur = &self.cur;
         if !continued && !cur.is_empty() && cur.page != b.page && cur.body_tokens > 0 {
-            self.flush(false);
+            self.flush_before_headings();
         }
         let n = self.tokens.count(&b.text);
         match b.level {
@@ -140,6 +142,8 @@ impl Packer<'_> {
             self.cur.page = b.page;
         }
         self.cur.push(b, n, false);
+        self.cur.open_headings.0 += 1;
+        self.cur.open_headings.1 += n;
     }
 
     fn body(&mut self, b: &Block, n: usize, continued: bool) {
@@ -158,6 +162,19 @@ impl Packer<'_> {
         }
         self.cur.push(b, n, continued);
         self.cur.count_body(label, n);
+        self.cur.open_headings = (0, 0);
+    }
+
+    /// Emits the pending chunk but for the headings at its end, which open
+    /// the next page's chunk: the text they head is there.
+    fn flush_before_headings(&mut self) {
+        let (parts, tokens) = std::mem::take(&mut self.cur.open_headings);
+        let headings = self.cur.parts.split_off(self.cur.parts.len() - parts);
+        self.cur.tokens -= tokens;
+        self.flush(false);
+        self.cur.parts = headings;
+        self.cur.tokens = tokens;
+        self.cur.open_headings = (parts, tokens);
     }
 
     /// Cuts a block too big for a chunk even alone into pieces, the

@@ -365,6 +365,34 @@ fn small_sections_share_a_chunk_labelled_by_the_larger() {
     assert_eq!(doc.meta.headings.len(), 2);
 }
 
+/// A heading at the foot of a page whose text is on the next page opens
+/// that page's chunk, cited at the text's page.
+#[test]
+fn a_heading_at_the_foot_of_a_page_opens_the_next_pages_chunk() {
+    let Some(e) = engine() else { return };
+    let bytes = TestPdf::new()
+        .page(vec![
+            heading("1 Planting", 14.0),
+            para("Plant apple trees in early spring when the soil is workable."),
+            heading("2 Pruning", 14.0),
+        ])
+        .page(vec![para(
+            "Prune in late winter while the trees are dormant.",
+        )])
+        .to_bytes();
+    let ex = extract_bytes(&bytes, &e).unwrap();
+    let doc = build(Path::new("o.pdf"), &ex, &ctx(&ChunkingConfig::default())).unwrap();
+    let chunks: Vec<(&str, Option<u32>)> = doc
+        .chunks
+        .iter()
+        .map(|c| (c.text.as_str(), c.meta.page))
+        .collect();
+    assert_eq!(chunks.len(), 2, "{chunks:?}");
+    assert!(!chunks[0].0.contains("Pruning"), "{chunks:?}");
+    assert!(chunks[1].0.starts_with("2 Pruning\n\nPrune"), "{chunks:?}");
+    assert_eq!(chunks[1].1, Some(2));
+}
+
 #[test]
 fn fixed_strategy_windows_each_page() {
     let mut c = ChunkingConfig::default();
