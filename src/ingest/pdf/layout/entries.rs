@@ -8,8 +8,7 @@ use super::super::block::{Block, Cue, Role};
 use super::super::lexicon::{ENTRY_DASHES, ENTRY_LABELS};
 use super::super::tuning::TUNING;
 
-/// An entry in a text: where its label starts, its name, and where its
-/// text starts (at the name: a piece cut from the entry keeps it).
+/// An entry in a text: where its label and its text (the name on) start.
 #[derive(Debug, PartialEq)]
 struct Entry {
     label: usize,
@@ -67,16 +66,17 @@ fn entries(text: &str) -> Vec<Entry> {
     out
 }
 
-/// The entry whose name ends `before`: the label glued to the name's front
-/// (the rightmost, longest), else the word before the name.
+/// The entry whose name ends `before`: the label glued to its front (the
+/// rightmost, longest, not a whole label: "Nombre"), else the word before.
 fn labelled(before: &str) -> Option<Entry> {
     let start = before.rfind(char::is_whitespace).map_or(0, |w| w + 1);
     let word = &before[start..];
     let at = |label: &&str| word.rfind(*label).map(|at| (at, label.len()));
+    let label_only = |at: usize| ENTRY_LABELS.contains(&&word[at..]);
     let glued = ENTRY_LABELS
         .iter()
         .filter_map(at)
-        .filter(|&(at, n)| at + n < word.len());
+        .filter(|&(at, n)| at + n < word.len() && !label_only(at));
     if let Some((at, n)) = glued.max() {
         let (label, name) = (start + at, word[at + n..].to_string());
         return Some(Entry {
@@ -118,6 +118,7 @@ mod tests {
         assert_eq!(&t[found[1].label..found[1].text], "Name ");
         // A dash in a sentence, or a label with no name, is no entry.
         assert!(entries("the rest — as always — waits. Filename — a file").is_empty());
+        assert!(entries("Nombre — cinq. Name — a name").is_empty());
     }
 
     #[test]
