@@ -3,7 +3,7 @@
 //! files that must fail alone with a named reason.
 
 use crate::common::*;
-use kb::ingest::pdf::testpdf::{self, heading, para, TestPdf};
+use kb::ingest::pdf::testpdf::{self, heading, lines, para, TestPdf};
 
 fn words(n: usize, w: &str) -> String {
     vec![w; n].join(" ")
@@ -260,6 +260,67 @@ fn running_headers_are_not_headings_and_numbers_give_levels() {
     let v = kb.json(&["search", "treesrecords", "--fts-only"]);
     let section = v["results"][0]["source"]["section"].as_str().unwrap();
     assert_eq!(section, "2 Trees > 2.3 Trees Records", "{v}");
+}
+
+/// A reference whose entries run on with no lines of their own ("…
+/// when the Name grove.depth — Rows…"), one entry broken by a page break:
+/// each entry heads a section, and a search for one cites its section and
+/// the page it starts on.
+#[test]
+fn a_reference_whose_entries_run_on_gets_a_section_per_entry() {
+    let kb = Kb::new();
+    let pdf = kb.home.path().join("reference.pdf");
+    let entry = |name: &str, what: &str| {
+        [
+            format!("Name grove.{name} — {what} Synopsis grove.{name} 3 Description"),
+            format!("Sets the {what} the planner uses for the {name} of a field when the"),
+            format!("soil allows it and the season is right for {what} in every row of"),
+            format!("the field, from the first row to the last, unless a row says otherwise."),
+        ]
+    };
+    let names = [
+        "depth",
+        "spacing",
+        "rootstock",
+        "mulch",
+        "pruning",
+        "harvest",
+    ];
+    let what = ["rows", "gaps", "stocks", "covers", "cuts", "picks"];
+    let all: Vec<String> = names
+        .iter()
+        .zip(what)
+        .flat_map(|(n, w)| entry(n, w))
+        .collect();
+    let page = |from: usize, to: usize| {
+        let ls: Vec<&str> = all[from..to].iter().map(String::as_str).collect();
+        vec![lines(&ls)]
+    };
+    let mut first = vec![heading("Parameter Reference", 16.0)];
+    first.extend(page(0, 14));
+    let doc = TestPdf::new().page(first).page(page(14, all.len()));
+    std::fs::write(&pdf, doc.to_bytes()).unwrap();
+    let s = kb.add(&[&pdf]);
+    assert_eq!(s["added"], 1, "{s}");
+
+    let outline = kb.json(&["outline", pdf.to_str().unwrap()]);
+    let items: Vec<&str> = outline["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(items.len(), 1 + names.len(), "{outline}");
+    assert_eq!(items[4], "grove.mulch", "{outline}");
+    // grove.mulch starts at the foot of page 1 and goes on on page 2.
+    let v = kb.json(&["search", "grove.mulch covers", "--fts-only"]);
+    let top = &v["results"][0]["source"];
+    assert_eq!(top["section"], "Parameter Reference > grove.mulch", "{v}");
+    assert_eq!(top["page"], 1, "{v}");
+    let v = kb.json(&["search", "grove.harvest picks", "--fts-only"]);
+    let top = &v["results"][0]["source"];
+    assert_eq!(top["section"], "Parameter Reference > grove.harvest", "{v}");
+    assert_eq!(top["page"], 2, "{v}");
 }
 
 #[test]
