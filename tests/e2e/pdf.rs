@@ -275,7 +275,7 @@ fn a_reference_whose_entries_run_on_gets_a_section_per_entry() {
             format!("Name grove.{name} — {what} Synopsis grove.{name} 3 Description"),
             format!("Sets the {what} the planner uses for the {name} of a field when the"),
             format!("soil allows it and the season is right for {what} in every row of"),
-            format!("the field, from the first row to the last, unless a row says otherwise."),
+            format!("the field, from the first row to the last, unless its {name} says otherwise."),
         ]
     };
     let names = [
