@@ -206,6 +206,15 @@ impl Kb {
         err
     }
 
+    /// The texts of `kb outline DOC`'s items, in order.
+    pub fn outline_texts(&self, doc: &str) -> Vec<String> {
+        let outline = self.json(&["outline", doc]);
+        let items = outline["items"].as_array().unwrap().iter();
+        items
+            .map(|i| i["text"].as_str().unwrap().to_string())
+            .collect()
+    }
+
     /// `kb add PATH... --format json` → the summary.
     pub fn add(&self, paths: &[&Path]) -> Value {
         let mut args: Vec<String> = vec!["add".into()];

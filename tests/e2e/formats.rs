@@ -163,17 +163,11 @@ fn office_documents_web_pages_and_ebooks_are_found_and_cited() {
     );
     let docx = dir.join("runbook.docx");
     let docx = docx.to_str().unwrap();
-    let outline = kb.json(&["outline", docx]);
-    let items: Vec<&str> = outline["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["text"].as_str().unwrap())
-        .collect();
+    let items = kb.outline_texts(docx);
     assert_eq!(
         items,
         ["Cache runbook", "Restarting the cache"],
-        "{outline}"
+        "{items:?}"
     );
     let shown = kb.json(&["show", docx, "--section", "Restarting the cache"]);
     assert!(
@@ -403,17 +397,11 @@ fn tables_data_files_and_code_are_found_and_cited() {
     assert_eq!(file_of(&hit), "orbit.rs", "{hit}");
     assert_eq!(hit["source"]["language"], "rust");
     let rs = dir.join("orbit.rs");
-    let outline = kb.json(&["outline", rs.to_str().unwrap()]);
-    let items: Vec<&str> = outline["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["text"].as_str().unwrap())
-        .collect();
+    let items = kb.outline_texts(rs.to_str().unwrap());
     assert_eq!(
         items,
         ["Satellite", "Satellite", "Satellite.orbital_period"],
-        "{outline}"
+        "{items:?}"
     );
     let shown = kb.json(&[
         "show",
@@ -818,13 +806,7 @@ fn web_pages_lose_their_chrome_and_sections_ignore_code_marks() {
     );
     // A placeholder inside code is what the page is about: kept.
     assert!(text.contains("{{ name }}"), "{text}");
-    let outline = kb.json(&["outline", page]);
-    let headings: Vec<&str> = outline["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["text"].as_str().unwrap())
-        .collect();
+    let headings = kb.outline_texts(page);
     assert_eq!(
         headings,
         [

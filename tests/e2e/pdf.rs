@@ -303,15 +303,9 @@ fn a_reference_whose_entries_run_on_gets_a_section_per_entry() {
     let s = kb.add(&[&pdf]);
     assert_eq!(s["added"], 1, "{s}");
 
-    let outline = kb.json(&["outline", pdf.to_str().unwrap()]);
-    let items: Vec<&str> = outline["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["text"].as_str().unwrap())
-        .collect();
-    assert_eq!(items.len(), 1 + names.len(), "{outline}");
-    assert_eq!(items[4], "grove.mulch", "{outline}");
+    let items = kb.outline_texts(pdf.to_str().unwrap());
+    assert_eq!(items.len(), 1 + names.len(), "{items:?}");
+    assert_eq!(items[4], "grove.mulch", "{items:?}");
     // grove.mulch starts at the foot of page 1 and goes on on page 2.
     let v = kb.json(&["search", "grove.mulch covers", "--fts-only"]);
     let top = &v["results"][0]["source"];
