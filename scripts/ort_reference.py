@@ -25,7 +25,7 @@ from tokenizers import Tokenizer  # noqa: E402
 
 
 def tokenizer(path, max_tokens=256):
-    """kb's tokenisation: truncated at 256 tokens, padded to the longest."""
+    """kb's tokenisation: truncated at `max_tokens` (kb's 256), padded to the longest."""
     tok = Tokenizer.from_file(path)
     tok.enable_truncation(max_tokens)
     tok.enable_padding(pad_id=tok.token_to_id("[PAD]") or 0, pad_token="[PAD]")

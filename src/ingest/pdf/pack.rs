@@ -166,12 +166,14 @@ impl Packer<'_> {
     }
 
     /// Emits the pending chunk but for the headings at its end, which open
-    /// the next page's chunk: the text they head is there.
+    /// the next page's chunk (cited at their page until text comes).
     fn flush_before_headings(&mut self) {
         let (parts, tokens) = std::mem::take(&mut self.cur.open_headings);
         let headings = self.cur.parts.split_off(self.cur.parts.len() - parts);
+        let page = self.cur.page_end;
         self.cur.tokens -= tokens;
         self.flush(false);
+        (self.cur.page, self.cur.page_end) = (page, page);
         self.cur.parts = headings;
         self.cur.tokens = tokens;
         self.cur.open_headings = (parts, tokens);

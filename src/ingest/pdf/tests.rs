@@ -393,6 +393,29 @@ fn a_heading_at_the_foot_of_a_page_opens_the_next_pages_chunk() {
     assert_eq!(chunks[1].1, Some(2));
 }
 
+/// Headings carried over a page break with no text after them at all are
+/// still cited at a page of the document (the one they are on).
+#[test]
+fn headings_carried_over_a_page_break_to_the_end_cite_their_page() {
+    let block = |page: u32, text: &str, level: Option<u8>| Block {
+        page,
+        text: text.into(),
+        level,
+        ..Block::default()
+    };
+    let blocks = [
+        block(1, "Intro", Some(1)),
+        block(1, &words(20, "intro"), None),
+        block(1, "End", Some(1)),
+        block(2, "Index", Some(1)),
+    ];
+    let c = ChunkingConfig::default();
+    let chunks = pack::hierarchy(&blocks, 100, &ctx(&c));
+    let last = chunks.last().unwrap();
+    assert_eq!(last.text, "End\n\nIndex");
+    assert_eq!((last.meta.page, last.meta.page_end), (Some(1), Some(2)));
+}
+
 #[test]
 fn fixed_strategy_windows_each_page() {
     let mut c = ChunkingConfig::default();

@@ -77,22 +77,17 @@ fn labelled(before: &str) -> Option<Entry> {
         .iter()
         .filter_map(at)
         .filter(|&(at, n)| at + n < word.len() && !label_only(at));
-    if let Some((at, n)) = glued.max() {
-        let (label, name) = (start + at, word[at + n..].to_string());
-        return Some(Entry {
-            label,
-            name,
-            text: start + at + n,
-        });
-    }
-    let rest = before[..start].trim_end();
-    let label = rest.rfind(char::is_whitespace).map_or(0, |w| w + 1);
-    let named = !word.is_empty() && ENTRY_LABELS.contains(&&rest[label..]);
-    named.then(|| Entry {
-        label,
-        name: word.to_string(),
-        text: start,
-    })
+    let (label, text) = match glued.max() {
+        Some((at, n)) => (start + at, start + at + n),
+        None => {
+            let rest = before[..start].trim_end();
+            let label = rest.rfind(char::is_whitespace).map_or(0, |w| w + 1);
+            let named = !word.is_empty() && ENTRY_LABELS.contains(&&rest[label..]);
+            named.then_some((label, start))?
+        }
+    };
+    let name = before[text..].to_string();
+    Some(Entry { label, name, text })
 }
 
 #[cfg(test)]
