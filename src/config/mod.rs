@@ -7,6 +7,7 @@
 //! defaults are here; `load` resolves them and remembers where each value
 //! came from; `settings` declares every key with its meaning and default.
 
+mod chunking;
 mod load;
 mod settings;
 
@@ -14,6 +15,7 @@ use std::path::PathBuf;
 
 use crate::error::{KbError, Result};
 
+pub use chunking::*;
 pub use load::{env_name, expand_tilde, key_paths, CliOverrides, Source};
 pub use settings::*;
 
