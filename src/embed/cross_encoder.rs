@@ -28,7 +28,13 @@ pub trait ScorePairs: Send + Sync {
 /// A loaded cross-encoder.
 pub struct CrossEncoder {
     session: Mutex<Session>,
+    /// Reads a (question, chunk) pair, cutting the chunk to the window.
     tokenizer: Tokenizer,
+    /// The same without a window: measures the question.
+    question_tokenizer: Tokenizer,
+    /// Most tokens of the question it reads: half its window, so a long
+    /// question leaves the chunk room (and never fails the search).
+    question_tokens: usize,
     wants_token_type_ids: bool,
     /// The mapped ORT-format file the session reads its weights from;
     /// declared after `session` so it is unmapped after it.
@@ -106,7 +112,12 @@ impl CrossEncoder {
             ))
         };
         let json = std::fs::read_to_string(&files.tokenizer).map_err(|e| cannot(e.to_string()))?;
-        let mut tokenizer = super::tokenizer_file::parse(&json).map_err(&cannot)?;
+        let mut question_tokenizer = super::tokenizer_file::parse(&json).map_err(&cannot)?;
+        question_tokenizer
+            .with_truncation(None)
+            .map_err(|e| cannot(e.to_string()))?;
+        question_tokenizer.with_padding(None);
+        let mut tokenizer = question_tokenizer.clone();
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: spec.max_tokens,
@@ -144,6 +155,8 @@ impl CrossEncoder {
         Ok(CrossEncoder {
             session: Mutex::new(session),
             tokenizer,
+            question_tokenizer,
+            question_tokens: spec.max_tokens / 2,
             wants_token_type_ids,
             _model_bytes: bytes,
         })
@@ -152,6 +165,8 @@ impl CrossEncoder {
     /// One pair through the model.
     fn score_pair(&self, session: &mut Session, query: &str, passage: &str) -> Result<f32> {
         let run_err = |e: String| KbError::Model(format!("re-ranking failed: {e}"));
+        let query = question_within(&self.question_tokenizer, query, self.question_tokens)
+            .map_err(|e| run_err(format!("tokenizer failed: {e}")))?;
         let enc = self
             .tokenizer
             .encode((query, passage), true)
@@ -178,6 +193,20 @@ impl CrossEncoder {
     }
 }
 
+/// The question's first `most` tokens (all of it when shorter), cut where
+/// a token ends.
+fn question_within<'q>(
+    tokenizer: &Tokenizer,
+    question: &'q str,
+    most: usize,
+) -> tokenizers::Result<&'q str> {
+    let enc = tokenizer.encode(question, false)?;
+    Ok(match enc.get_offsets().get(most.saturating_sub(1)) {
+        Some(&(_, end)) if enc.len() > most => question.get(..end).unwrap_or(question),
+        _ => question,
+    })
+}
+
 impl ScorePairs for CrossEncoder {
     /// Each pair alone: the int8 graph quantises activations over its whole
     /// input, so a chunk scored in a batch would depend on its neighbours.
@@ -189,5 +218,42 @@ impl ScorePairs for CrossEncoder {
             .iter()
             .map(|p| self.score_pair(&mut session, query, p))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokenizers::models::wordlevel::WordLevel;
+    use tokenizers::pre_tokenizers::whitespace::Whitespace;
+
+    fn words() -> Tokenizer {
+        let vocab = [("[UNK]", 0), ("how", 1), ("many", 2), ("people", 3)]
+            .into_iter()
+            .map(|(w, i)| (w.to_string(), i))
+            .collect();
+        let model = WordLevel::builder()
+            .vocab(vocab)
+            .unk_token("[UNK]".into())
+            .build()
+            .unwrap();
+        let mut t = Tokenizer::new(model);
+        t.with_pre_tokenizer(Some(Whitespace {}));
+        t
+    }
+
+    #[test]
+    fn a_long_question_keeps_its_first_tokens_and_a_short_one_all() {
+        let t = words();
+        assert_eq!(
+            question_within(&t, "how many people live in Zürich", 3).unwrap(),
+            "how many people"
+        );
+        assert_eq!(
+            question_within(&t, "how many people live in Zürich", 6).unwrap(),
+            "how many people live in Zürich"
+        );
+        assert_eq!(question_within(&t, "café été où", 2).unwrap(), "café été");
+        assert_eq!(question_within(&t, "", 2).unwrap(), "");
     }
 }

@@ -988,6 +988,15 @@ fn a_reranked_search_puts_the_answer_first_and_a_server_loads_the_reranker_once(
         "json",
     ]);
     assert_eq!(off["reranked"], false);
+    // A question longer than the re-ranker's window is read by its first
+    // half-window of tokens, not refused.
+    let long = format!(
+        "{question} {}",
+        "Which city is it, and how many inhabitants are registered there? ".repeat(40)
+    );
+    let long = kb.json(&["search", &long, "--rerank", "--format", "json"]);
+    assert_eq!(long["reranked"], true, "{long}");
+    assert!(first_path(&long).ends_with("population.txt"), "{long}");
 
     // A server: the re-ranker from the cache, loaded once for two searches.
     let mut s = Session::start(&kb, &[]);
