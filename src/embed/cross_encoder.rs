@@ -165,8 +165,6 @@ impl CrossEncoder {
     /// One pair through the model.
     fn score_pair(&self, session: &mut Session, query: &str, passage: &str) -> Result<f32> {
         let run_err = |e: String| KbError::Model(format!("re-ranking failed: {e}"));
-        let query = question_within(&self.question_tokenizer, query, self.question_tokens)
-            .map_err(|e| run_err(format!("tokenizer failed: {e}")))?;
         let enc = self
             .tokenizer
             .encode((query, passage), true)
@@ -214,6 +212,8 @@ impl ScorePairs for CrossEncoder {
         let mut session = self.session.lock().map_err(|_| {
             KbError::Model("the re-ranker was poisoned by an earlier failure".into())
         })?;
+        let query = question_within(&self.question_tokenizer, query, self.question_tokens)
+            .map_err(|e| KbError::Model(format!("re-ranking failed: tokenizer failed: {e}")))?;
         passages
             .iter()
             .map(|p| self.score_pair(&mut session, query, p))
