@@ -19,10 +19,24 @@ use super::sessions::{self, EncoderInputs, GraphFormat, LoadedSessions, SessionP
 use crate::config::Config;
 use crate::error::{KbError, Result};
 
+/// What a re-ranker reads of a chunk.
+#[derive(Debug, Clone, Copy)]
+pub struct Passage<'a> {
+    /// What a reader sees above the text (its document's title and
+    /// section): always read whole.
+    pub header: &'a str,
+    /// The chunk's text.
+    pub text: &'a str,
+    /// Where the text holds the question's words (byte ranges, in order):
+    /// a text longer than the re-ranker's window is read where it holds
+    /// the most of them.
+    pub marks: &'a [std::ops::Range<usize>],
+}
+
 /// Scores (query, chunk) pairs; the search's re-ranking stage takes any.
 pub trait ScorePairs: Send + Sync {
     /// One score per passage, in their order: higher is a better answer.
-    fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>>;
+    fn score(&self, query: &str, passages: &[Passage<'_>]) -> Result<Vec<f32>>;
 }
 
 /// A loaded cross-encoder.
@@ -32,6 +46,8 @@ pub struct CrossEncoder {
     tokenizer: Tokenizer,
     /// The same without a window: measures the question.
     question_tokenizer: Tokenizer,
+    /// Most tokens of a pair it reads (models.toml's `max_tokens`).
+    window: usize,
     /// Most tokens of the question it reads: half its window, so a long
     /// question leaves the chunk room (and never fails the search).
     question_tokens: usize,
@@ -156,6 +172,7 @@ impl CrossEncoder {
             session: Mutex::new(session),
             tokenizer,
             question_tokenizer,
+            window: spec.max_tokens,
             question_tokens: spec.max_tokens / 2,
             wants_token_type_ids,
             _model_bytes: bytes,
@@ -191,6 +208,49 @@ impl CrossEncoder {
     }
 }
 
+/// What the re-ranker reads of a passage beside a question, in `room`
+/// tokens: the header, then as much of the text as fits, where it holds the
+/// most of its marks.
+fn fit(tokenizer: &Tokenizer, room: usize, passage: &Passage<'_>) -> tokenizers::Result<String> {
+    let header = tokenizer.encode(passage.header, false)?.len();
+    // [CLS] question [SEP] header text [SEP]
+    let room = room.saturating_sub(header + 3).max(1);
+    let text = tokenizer.encode(passage.text, false)?;
+    let (start, end) = focus(text.get_offsets(), passage.marks, room);
+    let text = passage.text.get(start..end).unwrap_or(passage.text);
+    Ok(format!("{}\n{text}", passage.header))
+}
+
+/// The byte range of the text to read: all of it when its tokens (their
+/// byte `offsets`) fit in `room`, else the `room` tokens that overlap the
+/// most marks (the first such window).
+fn focus(
+    offsets: &[(usize, usize)],
+    marks: &[std::ops::Range<usize>],
+    room: usize,
+) -> (usize, usize) {
+    let Some(&(_, text_end)) = offsets.last() else {
+        return (0, 0);
+    };
+    if offsets.len() <= room {
+        return (0, text_end);
+    }
+    let marked: Vec<usize> = offsets
+        .iter()
+        .map(|&(a, b)| usize::from(marks.iter().any(|m| m.start < b && a < m.end)))
+        .collect();
+    let mut held: usize = marked[..room].iter().sum();
+    let mut best = (held, 0);
+    for start in 1..=offsets.len() - room {
+        held = held + marked[start + room - 1] - marked[start - 1];
+        if held > best.0 {
+            best = (held, start);
+        }
+    }
+    let start = best.1;
+    (offsets[start].0, offsets[start + room - 1].1)
+}
+
 /// The question's first `most` tokens (all of it when shorter), cut where
 /// a token ends.
 fn question_within<'q>(
@@ -208,15 +268,25 @@ fn question_within<'q>(
 impl ScorePairs for CrossEncoder {
     /// Each pair alone: the int8 graph quantises activations over its whole
     /// input, so a chunk scored in a batch would depend on its neighbours.
-    fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>> {
+    fn score(&self, query: &str, passages: &[Passage<'_>]) -> Result<Vec<f32>> {
         let mut session = self.session.lock().map_err(|_| {
             KbError::Model("the re-ranker was poisoned by an earlier failure".into())
         })?;
+        let failed = |e| KbError::Model(format!("re-ranking failed: tokenizer failed: {e}"));
         let query = question_within(&self.question_tokenizer, query, self.question_tokens)
-            .map_err(|e| KbError::Model(format!("re-ranking failed: tokenizer failed: {e}")))?;
+            .map_err(failed)?;
+        let question_tokens = self
+            .question_tokenizer
+            .encode(query, false)
+            .map_err(failed)?
+            .len();
         passages
             .iter()
-            .map(|p| self.score_pair(&mut session, query, p))
+            .map(|p| {
+                let room = self.window.saturating_sub(question_tokens);
+                let read = fit(&self.question_tokenizer, room, p).map_err(failed)?;
+                self.score_pair(&mut session, query, &read)
+            })
             .collect()
     }
 }
@@ -240,6 +310,41 @@ mod tests {
         let mut t = Tokenizer::new(model);
         t.with_pre_tokenizer(Some(Whitespace {}));
         t
+    }
+
+    #[test]
+    fn a_long_text_is_read_where_it_holds_the_most_marks() {
+        // Six tokens of three bytes: "aaa bbb ccc ddd eee fff".
+        let offsets: Vec<(usize, usize)> = (0..6).map(|i| (4 * i, 4 * i + 3)).collect();
+        assert_eq!(focus(&offsets, &[], 6), (0, 23), "it fits: all of it");
+        assert_eq!(focus(&offsets, &[], 2), (0, 7), "no mark: its start");
+        assert_eq!(focus(&offsets, &[12..15, 16..19], 2), (12, 19));
+        // A mark over part of a token counts it; the first best window wins.
+        assert_eq!(focus(&offsets, &[5..6, 21..22], 3), (0, 11));
+        assert_eq!(focus(&offsets, &[5..6, 9..10, 21..22], 3), (0, 11));
+        assert_eq!(focus(&offsets, &[13..14, 17..18, 21..22], 3), (12, 23));
+        assert_eq!(focus(&[], &[0..1, 2..3], 3), (0, 0));
+    }
+
+    #[test]
+    fn the_header_is_read_whole_and_the_text_where_the_question_is() {
+        let t = words();
+        let text = "people people how many how many";
+        let passage = |marks| Passage {
+            header: "many",
+            text,
+            marks,
+        };
+        // Room for the header, three special tokens and two of the text's.
+        assert_eq!(fit(&t, 6, &passage(&[])).unwrap(), "many\npeople people");
+        assert_eq!(
+            fit(&t, 6, &passage(&[18..21, 27..31])).unwrap(),
+            "many\nhow many"
+        );
+        assert_eq!(
+            fit(&t, 10, &passage(&[18..21, 27..31])).unwrap(),
+            format!("many\n{text}")
+        );
     }
 
     #[test]

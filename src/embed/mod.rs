@@ -22,7 +22,7 @@ mod tokenizer_file;
 mod tokens;
 
 pub use api::Embed;
-pub use cross_encoder::{CrossEncoder, ScorePairs};
+pub use cross_encoder::{CrossEncoder, Passage, ScorePairs};
 pub use model::{Embedder, ModelFiles, ModelUse};
 pub use registry::{all_models, model_spec, reranker_spec, ModelSpec, Pooling, RerankerSpec};
 pub use resolve::{bind, BindOutcome, ModelChoice, Origin};

@@ -11,8 +11,9 @@ use std::collections::HashMap;
 
 use super::fusion::Fused;
 use super::request::RerankSettings;
+use super::snippet::query_word_marks;
 use crate::db::Database;
-use crate::embed::ScorePairs;
+use crate::embed::{Passage, ScorePairs};
 use crate::error::Result;
 
 /// What the re-ranker said of the chunks it read (its logit), by chunk id.
@@ -48,12 +49,25 @@ pub(super) fn rerank(
         .collect();
     if !unread.is_empty() {
         let details = db.chunk_details(&unread)?;
-        let passages: Vec<String> = details
+        let headers: Vec<std::borrow::Cow<'_, str>> = details
             .iter()
-            .map(|c| passage(&c.title, c.meta.section.as_deref(), &c.text))
+            .map(|c| header(&c.title, c.meta.section.as_deref()))
             .collect();
-        let texts: Vec<&str> = passages.iter().map(String::as_str).collect();
-        let logits = scorer.score(query, &texts)?;
+        let marks: Vec<_> = details
+            .iter()
+            .map(|c| query_word_marks(&c.text, query))
+            .collect();
+        let passages: Vec<Passage<'_>> = details
+            .iter()
+            .zip(&headers)
+            .zip(&marks)
+            .map(|((c, header), marks)| Passage {
+                header: header.as_ref(),
+                text: &c.text,
+                marks,
+            })
+            .collect();
+        let logits = scorer.score(query, &passages)?;
         for (c, logit) in details.iter().zip(logits) {
             judged.insert(c.chunk_id, f64::from(logit));
         }
@@ -88,12 +102,12 @@ pub(super) fn rerank(
     Ok(())
 }
 
-/// What the re-ranker reads of a chunk: its document's title and section
-/// (what a reader sees above it), then its text.
-fn passage(title: &str, section: Option<&str>, text: &str) -> String {
+/// What the re-ranker reads above a chunk's text: its document's title and
+/// section (what a reader sees above it).
+fn header<'a>(title: &'a str, section: Option<&'a str>) -> std::borrow::Cow<'a, str> {
     match section.filter(|s| !s.is_empty() && *s != title) {
-        Some(section) => format!("{title}: {section}\n{text}"),
-        None => format!("{title}\n{text}"),
+        Some(section) => format!("{title}: {section}").into(),
+        None => title.into(),
     }
 }
 
@@ -105,15 +119,15 @@ fn logistic(logit: f64) -> f64 {
 mod tests {
     use super::*;
 
-    /// Scores a passage by how many times it holds the query's first word.
+    /// Scores a passage by how many of its words the search marked as the
+    /// query's.
     struct CountingScorer;
 
     impl ScorePairs for CountingScorer {
-        fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>> {
-            let word = query.split_whitespace().next().unwrap_or_default();
+        fn score(&self, _query: &str, passages: &[Passage<'_>]) -> Result<Vec<f32>> {
             Ok(passages
                 .iter()
-                .map(|p| p.matches(word).count() as f32 * 4.0 - 2.0)
+                .map(|p| p.marks.len() as f32 * 4.0 - 2.0)
                 .collect())
         }
     }
@@ -220,12 +234,9 @@ mod tests {
     }
 
     #[test]
-    fn the_passage_carries_title_and_section() {
-        assert_eq!(
-            passage("Guide", Some("Install"), "run it"),
-            "Guide: Install\nrun it"
-        );
-        assert_eq!(passage("Guide", Some("Guide"), "run it"), "Guide\nrun it");
-        assert_eq!(passage("Guide", None, "run it"), "Guide\nrun it");
+    fn the_header_carries_title_and_section() {
+        assert_eq!(header("Guide", Some("Install")), "Guide: Install");
+        assert_eq!(header("Guide", Some("Guide")), "Guide");
+        assert_eq!(header("Guide", None), "Guide");
     }
 }

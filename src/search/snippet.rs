@@ -15,16 +15,35 @@ fn stem(w: &str) -> String {
     w.to_lowercase().chars().take(5).collect()
 }
 
-pub fn lexical_snippet(text: &str, query: &str) -> String {
+/// Whether a word of a text relates to a word of the query (shares its
+/// crude stem).
+fn relates_to(query: &str) -> impl Fn(&str) -> bool {
     let stems: Vec<String> = query_terms(query).iter().map(|t| stem(t)).collect();
+    move |w: &str| {
+        let core: String = w.chars().filter(|c| c.is_alphanumeric()).collect();
+        !core.is_empty() && stems.iter().any(|s| stem(&core) == *s)
+    }
+}
+
+/// Where a text holds words related to the query's (byte ranges of its
+/// words, in order): what a snippet marks.
+pub(crate) fn query_word_marks(text: &str, query: &str) -> Vec<std::ops::Range<usize>> {
+    let is_match = relates_to(query);
+    text.split_whitespace()
+        .filter(|w| is_match(w))
+        .map(|w| {
+            let start = w.as_ptr() as usize - text.as_ptr() as usize;
+            start..start + w.len()
+        })
+        .collect()
+}
+
+pub fn lexical_snippet(text: &str, query: &str) -> String {
     let words: Vec<&str> = text.split_whitespace().collect();
     if words.is_empty() {
         return String::new();
     }
-    let is_match = |w: &str| {
-        let core: String = w.chars().filter(|c| c.is_alphanumeric()).collect();
-        !core.is_empty() && stems.iter().any(|s| stem(&core) == *s)
-    };
+    let is_match = relates_to(query);
     // The window of SNIPPET_WORDS words with the most matching words.
     let n = words.len();
     let win = SNIPPET_WORDS.min(n);
@@ -67,6 +86,15 @@ pub fn lexical_snippet(text: &str, query: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marks_are_the_byte_ranges_of_related_words() {
+        let text = "Zürich: installing  Git, then boats, then git.";
+        let marks = query_word_marks(text, "how to install git");
+        let words: Vec<&str> = marks.iter().map(|m| &text[m.clone()]).collect();
+        assert_eq!(words, ["installing", "Git,", "git."]);
+        assert!(query_word_marks(text, "canoes").is_empty());
+    }
 
     #[test]
     fn marks_related_words_and_cuts() {
