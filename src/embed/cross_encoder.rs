@@ -280,10 +280,10 @@ impl ScorePairs for CrossEncoder {
             .encode(query, false)
             .map_err(failed)?
             .len();
+        let room = self.window.saturating_sub(question_tokens);
         passages
             .iter()
             .map(|p| {
-                let room = self.window.saturating_sub(question_tokens);
                 let read = fit(&self.question_tokenizer, room, p).map_err(failed)?;
                 self.score_pair(&mut session, query, &read)
             })
