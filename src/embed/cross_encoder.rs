@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use ndarray::Array2;
 use ort::session::Session;
-use tokenizers::{Tokenizer, TruncationParams, TruncationStrategy};
+use tokenizers::{Encoding, Tokenizer, TruncationParams, TruncationStrategy};
 
 use super::model::{ModelFiles, ModelUse};
 use super::registry::RerankerSpec;
@@ -180,12 +180,8 @@ impl CrossEncoder {
     }
 
     /// One pair through the model.
-    fn score_pair(&self, session: &mut Session, query: &str, passage: &str) -> Result<f32> {
+    fn score_pair(&self, session: &mut Session, enc: &Encoding) -> Result<f32> {
         let run_err = |e: String| KbError::Model(format!("re-ranking failed: {e}"));
-        let enc = self
-            .tokenizer
-            .encode((query, passage), true)
-            .map_err(|e| run_err(format!("tokenizer failed: {e}")))?;
         let row = |v: &[u32]| -> Result<Array2<i64>> {
             Array2::from_shape_vec((1, v.len()), v.iter().map(|&x| i64::from(x)).collect())
                 .map_err(|e| run_err(e.to_string()))
@@ -206,6 +202,24 @@ impl CrossEncoder {
             .copied()
             .ok_or_else(|| run_err("the re-ranker gave no score".into()))
     }
+}
+
+/// The pair the model reads: the passage whole when it fits (one
+/// tokenization, the common case), else its header and the part of its
+/// text `fit` chooses.
+fn encode_pair(
+    pair: &Tokenizer,
+    plain: &Tokenizer,
+    room: usize,
+    query: &str,
+    passage: &Passage<'_>,
+) -> tokenizers::Result<Encoding> {
+    let whole = format!("{}\n{}", passage.header, passage.text);
+    let enc = pair.encode((query, whole), true)?;
+    if enc.get_overflowing().is_empty() {
+        return Ok(enc);
+    }
+    pair.encode((query, fit(plain, room, passage)?), true)
 }
 
 /// What the re-ranker reads of a passage beside a question, in `room`
@@ -284,8 +298,9 @@ impl ScorePairs for CrossEncoder {
         passages
             .iter()
             .map(|p| {
-                let read = fit(&self.question_tokenizer, room, p).map_err(failed)?;
-                self.score_pair(&mut session, query, &read)
+                let enc = encode_pair(&self.tokenizer, &self.question_tokenizer, room, query, p)
+                    .map_err(failed)?;
+                self.score_pair(&mut session, &enc)
             })
             .collect()
     }
@@ -345,6 +360,38 @@ mod tests {
             fit(&t, 10, &passage(&[18..21, 27..31])).unwrap(),
             format!("many\n{text}")
         );
+    }
+
+    #[test]
+    fn a_pair_that_fits_is_read_whole_and_one_that_does_not_is_fitted() {
+        let plain = words();
+        let window = |max_length| {
+            let mut t = words();
+            t.with_truncation(Some(TruncationParams {
+                max_length,
+                strategy: TruncationStrategy::OnlySecond,
+                ..Default::default()
+            }))
+            .unwrap();
+            t
+        };
+        let text = "people people how many how many";
+        let passage = Passage {
+            header: "many",
+            text,
+            marks: &[18..22, 27..31],
+        };
+        let ids = |max_length| {
+            encode_pair(&window(max_length), &plain, max_length - 1, "how", &passage)
+                .unwrap()
+                .get_ids()
+                .to_vec()
+        };
+        // how | many people people how many how many
+        assert_eq!(ids(8), [1, 2, 3, 3, 1, 2, 1, 2]);
+        // Too long: the header and the one token of text room allows
+        // beside it and three special tokens, where the marks are.
+        assert_eq!(ids(6), [1, 2, 2]);
     }
 
     #[test]
