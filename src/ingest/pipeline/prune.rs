@@ -34,6 +34,7 @@ pub(super) fn follow_reach(
         .iter()
         .map(|(path, f)| (path.as_str(), f.id))
         .collect();
+    let paths: HashMap<i64, &str> = by_path.iter().map(|(p, id)| (*id, *p)).collect();
     let mut lost_any: Vec<i64> = Vec::new();
     for (root, &root_id) in roots.iter().zip(root_ids) {
         let reached: HashSet<i64> = root
@@ -44,7 +45,11 @@ pub(super) fn follow_reach(
         let before = db.root_documents(root_id)?;
         let new: Vec<i64> = reached.difference(&before).copied().collect();
         let lost: Vec<i64> = if complete {
-            before.difference(&reached).copied().collect()
+            before
+                .difference(&reached)
+                .copied()
+                .filter(|id| !paths.get(id).is_some_and(|p| root.unseen(p)))
+                .collect()
         } else {
             Vec::new()
         };
@@ -60,7 +65,6 @@ pub(super) fn follow_reach(
     if gone.is_empty() {
         return Ok(0);
     }
-    let paths: HashMap<i64, &str> = by_path.into_iter().map(|(p, id)| (id, p)).collect();
     for id in &gone {
         if let Some(p) = paths.get(id) {
             log.record(
@@ -203,8 +207,13 @@ pub(super) fn prune_deleted(
 /// second name of a file stored under its canonical path.
 fn stale(path: &str, stored: &HashSet<&str>) -> bool {
     let file = source_path::decode(path);
-    if std::fs::metadata(&file).is_err() {
-        return true;
+    // Only a file that is not there is gone: one kb may not read now (a
+    // folder's permissions changed) keeps its document.
+    if let Err(e) = std::fs::metadata(&file) {
+        return matches!(
+            e.kind(),
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+        );
     }
     let canonical = source_path::encode(&source_path::canonical(Path::new(&file)));
     canonical != path && stored.contains(canonical.as_str())

@@ -66,6 +66,40 @@ impl LinkPolicy {
 pub(super) struct WalkedRoot {
     /// The supported files reached, stored form.
     pub reached: Vec<String>,
+    /// Folders and files the walk found but could not read (permission
+    /// denied), stored form: what lies under them was not seen, so it is
+    /// not gone.
+    pub unreadable: Vec<String>,
+}
+
+impl WalkedRoot {
+    /// Whether the file stored as `path` is at or under a place this walk
+    /// could not read.
+    pub(super) fn unseen(&self, path: &str) -> bool {
+        self.unreadable.iter().any(|u| {
+            path.strip_prefix(u.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
+    }
+}
+
+/// The path a walk error names when the path is there but could not be
+/// read; none for a dangling link or a loop, whose target is not there.
+fn unreadable_path(e: &ignore::Error) -> Option<&Path> {
+    match e {
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            unreadable_path(err)
+        }
+        ignore::Error::WithPath { path, err } => {
+            let io = err.io_error()?;
+            let missing = matches!(
+                io.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            );
+            (!missing).then_some(path.as_path())
+        }
+        _ => None,
+    }
 }
 
 /// A link the walk did not follow, and where it leads.
@@ -123,6 +157,7 @@ pub(super) fn collect_files(
     let mut direct: HashSet<String> = HashSet::new();
     for root in paths {
         let mut reached = Vec::new();
+        let mut unreadable = Vec::new();
         let canonical_root = canonical(root);
         let mut overrides = ignore::overrides::OverrideBuilder::new(root);
         for glob in exclude {
@@ -178,6 +213,9 @@ pub(super) fn collect_files(
                 Err(e) => {
                     walked.errors += 1;
                     log.record(root, &format!("skipped while walking: {e}"));
+                    if let Some(p) = unreadable_path(&e) {
+                        unreadable.push(source_path::encode(&canonical(p)));
+                    }
                     continue;
                 }
             };
@@ -250,7 +288,10 @@ pub(super) fn collect_files(
         walked.external_links.extend(outside);
         reached.sort();
         reached.dedup();
-        walked.roots.push(WalkedRoot { reached });
+        walked.roots.push(WalkedRoot {
+            reached,
+            unreadable,
+        });
     }
     walked.files.sort();
     walked.files.dedup();
@@ -302,6 +343,32 @@ fn sniff(path: &Path) -> Option<DocType> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_the_walk_cannot_read_keeps_what_is_under_it() {
+        let denied = |path: &str, kind: std::io::ErrorKind| ignore::Error::WithDepth {
+            depth: 1,
+            err: Box::new(ignore::Error::WithPath {
+                path: PathBuf::from(path),
+                err: Box::new(ignore::Error::Io(std::io::Error::from(kind))),
+            }),
+        };
+        let e = denied("/docs/private", std::io::ErrorKind::PermissionDenied);
+        assert_eq!(unreadable_path(&e), Some(Path::new("/docs/private")));
+        // A dangling link's target is not there: not unreadable.
+        assert_eq!(
+            unreadable_path(&denied("/docs/gone", std::io::ErrorKind::NotFound)),
+            None
+        );
+        let root = WalkedRoot {
+            reached: Vec::new(),
+            unreadable: vec!["/docs/private".into()],
+        };
+        assert!(root.unseen("/docs/private"));
+        assert!(root.unseen("/docs/private/a.md"));
+        assert!(!root.unseen("/docs/private-notes/a.md"));
+        assert!(!root.unseen("/docs/a.md"));
+    }
 
     #[test]
     fn walk_skips_hidden_and_ignored_counts_unsupported_and_sniffs() {
