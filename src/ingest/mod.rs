@@ -302,8 +302,10 @@ pub fn without_footnote_marks(title: &str) -> String {
     let digits = t.len() - t.trim_end_matches(|c: char| c.is_ascii_digit()).len();
     if words >= 3 && (1..=2).contains(&digits) {
         let stem = &t[..t.len() - digits];
+        // A mark is written against its word ("search1"); "number 1" is a number.
+        let attached = !stem.ends_with(char::is_whitespace);
         let last = stem.split_whitespace().last().unwrap_or("");
-        if last.chars().count() >= 3 && last.chars().all(char::is_lowercase) {
+        if attached && last.chars().count() >= 3 && last.chars().all(char::is_lowercase) {
             t = stem;
         }
     }
@@ -353,6 +355,8 @@ mod tests {
             ("Windows 10", "Windows 10"),
             ("Python3", "Python3"),
             ("Upgrading to Version 2", "Upgrading to Version 2"),
+            ("Note number 1", "Note number 1"),
+            ("Meeting notes week 12", "Meeting notes week 12"),
             ("C++", "C++"),
         ] {
             assert_eq!(without_footnote_marks(given), title, "{given}");
