@@ -118,10 +118,16 @@ impl SearchArgs {
         if self.query != ["-"] {
             return Ok(());
         }
-        let mut text = String::new();
+        let mut bytes = Vec::new();
         input
-            .read_to_string(&mut text)
+            .read_to_end(&mut bytes)
             .map_err(|e| KbError::io("stdin", e))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            KbError::Usage(format!(
+                "the query on stdin is not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
         self.query = vec![text.trim().to_string()];
         Ok(())
     }
