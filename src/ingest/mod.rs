@@ -283,10 +283,12 @@ fn decode_utf16(bytes: &[u8], warnings: &mut Vec<String>) -> Option<String> {
 
 /// The file name, as a fallback title.
 /// A title without the footnote marks set after it (`Attention Is All You
-/// Need∗`, `Annual Report²`, `A Study of Loss1` over its footnote): signs,
-/// superscripts, and one or two digits stuck to the last word of a title
-/// of three words or more when that word is in lower case.
-pub fn without_footnote_marks(title: &str) -> String {
+/// Need∗`, `Annual Report²`): signs and superscripts; and, when the title
+/// was read off a page (`from_page`: a PDF, where a superscript comes out
+/// as a plain digit, `A Study of Loss1`), one or two digits stuck to the
+/// last word of a title of three words or more when that word is in lower
+/// case. A title someone typed keeps its digits (`How to use base64`).
+pub fn without_footnote_marks(title: &str, from_page: bool) -> String {
     const MARKS: &[char] = &['*', '∗', '†', '‡', '§', '¶', '‖', '⁎'];
     let superscript = |c: char| matches!(c, '¹' | '²' | '³' | '⁰'..='⁹');
     let mut t = title.trim_end();
@@ -300,7 +302,7 @@ pub fn without_footnote_marks(title: &str) -> String {
     }
     let words = t.split_whitespace().count();
     let digits = t.len() - t.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-    if words >= 3 && (1..=2).contains(&digits) {
+    if from_page && words >= 3 && (1..=2).contains(&digits) {
         let stem = &t[..t.len() - digits];
         // A mark is written against its word ("search1"); "number 1" is a number.
         let attached = !stem.ends_with(char::is_whitespace);
@@ -359,7 +361,14 @@ mod tests {
             ("Meeting notes week 12", "Meeting notes week 12"),
             ("C++", "C++"),
         ] {
-            assert_eq!(without_footnote_marks(given), title, "{given}");
+            assert_eq!(without_footnote_marks(given, true), title, "{given}");
+        }
+        for (given, title) in [
+            ("How to use base64", "How to use base64"),
+            ("Upgrading to python3", "Upgrading to python3"),
+            ("Market Review²", "Market Review"),
+        ] {
+            assert_eq!(without_footnote_marks(given, false), title, "{given}");
         }
     }
 

@@ -132,7 +132,7 @@ impl Workers {
         all_tags.extend(normalize_tags(&doc.tags));
         let pages_without_text = doc.meta.pages_without_text.map(u64::from);
         let new_doc = NewDocument {
-            title: crate::ingest::without_footnote_marks(&doc.title),
+            title: crate::ingest::without_footnote_marks(&doc.title, doc_type == DocType::Pdf),
             source_path,
             content_hash: hash,
             doc_type,
