@@ -145,12 +145,13 @@ const STOP_WORDS: &[&str] = &[
 /// removed (unless the query is only stop words), duplicates dropped.
 pub fn query_terms(query: &str) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for w in query.split(|c: char| !c.is_alphanumeric()) {
         if w.is_empty() {
             continue;
         }
         let w = w.to_lowercase();
-        if !words.contains(&w) {
+        if seen.insert(w.clone()) {
             words.push(w);
         }
     }
@@ -188,7 +189,10 @@ pub fn keyword_phrases_with(query: &str, expand: bool, groups: &[Vec<String>]) -
         extras.extend(synonyms(query, groups));
     }
     for extra in extras {
-        if !terms.contains(&extra) && terms.len() < MAX_TERMS {
+        if terms.len() >= MAX_TERMS {
+            break;
+        }
+        if !terms.contains(&extra) {
             terms.push(extra);
         }
     }

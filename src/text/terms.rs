@@ -75,13 +75,14 @@ fn extra_forms(text: &str) -> Vec<String> {
     out.0
 }
 
-/// A distinct list, in first-seen order.
+/// A distinct list, in first-seen order (the set keeps a pasted page of
+/// a query linear).
 #[derive(Default)]
-struct Forms(Vec<String>);
+struct Forms(Vec<String>, std::collections::HashSet<String>);
 
 impl Forms {
     fn push(&mut self, s: String) {
-        if !s.is_empty() && !self.0.contains(&s) {
+        if !s.is_empty() && self.1.insert(s.clone()) {
             self.0.push(s);
         }
     }
