@@ -102,18 +102,28 @@ impl DocRef {
         // A file name, or the end of a path, that one indexed document's
         // path ends with: an agent's working folder is rarely the one that
         // holds the files.
+        // Not when the path names a file here: that file is what was
+        // meant, and it is not indexed.
         if !raw.is_absolute() && !climbs {
             if let Some(id) = by_path_tail(db, raw)? {
-                return db
+                let doc = db
                     .document(id)?
-                    .ok_or_else(|| KbError::NotFound(format!("no document at {arg}")));
+                    .ok_or_else(|| KbError::NotFound(format!("no document at {arg}")))?;
+                if canonical.is_none() {
+                    return Ok(doc);
+                }
+                return Err(KbError::NotFound(format!(
+                    "{arg}: the file {} is not indexed; the indexed document whose path ends the same way is {} (id {id})",
+                    lexical.display(),
+                    doc.summary.path.as_deref().unwrap_or(&doc.summary.title),
+                )));
             }
         }
         let redirected = canonical.as_ref().is_some_and(|c| *c != lexical);
         if climbs || redirected {
+            // Where it leads is not said: that is outside what was added.
             return Err(KbError::PathEscape(format!(
-                "{arg}: resolves to {}, which is not an indexed document; kb only opens files it has indexed",
-                canonical.as_ref().unwrap_or(&lexical).display()
+                "{arg}: leads outside the indexed documents (through `..` or a link); kb only opens files it has indexed"
             )));
         }
         Err(KbError::NotFound(format!(

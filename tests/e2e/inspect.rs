@@ -338,8 +338,34 @@ fn paths_must_resolve_to_indexed_documents() {
     std::os::unix::fs::symlink(&outside, &link).unwrap();
     let e = kb.error(&["open", link.to_str().unwrap()], 1);
     assert_eq!(e["code"], "E_PATH_ESCAPE");
+    assert!(
+        !e["error"].as_str().unwrap().contains("outside.md"),
+        "where a link leads is not shown: {e}"
+    );
     let e = kb.error(&["open", "/etc/passwd"], 1);
     assert_eq!(e["code"], "E_NOT_FOUND");
+    // A file name finds the indexed document whose path ends with it, but
+    // not when the name is a file in the working folder, which is not indexed.
+    let here = tempfile::tempdir().unwrap();
+    let in_here = |name: &str| {
+        kb.cmd()
+            .current_dir(here.path())
+            .args(["open", name, "--format", "json"])
+            .output()
+            .unwrap()
+    };
+    assert!(in_here("manual.md").status.success());
+    write(&here.path().join("manual.md"), "# Mine\n\nnot indexed\n");
+    for name in ["manual.md", "./manual.md"] {
+        let out = in_here(name);
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let e: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+        assert_eq!(e["code"], "E_NOT_FOUND", "{e}");
+        assert!(
+            e["error"].as_str().unwrap().contains("is not indexed"),
+            "{e}"
+        );
+    }
     // A path with .. that lands on an indexed document is fine.
     let ok = format!("{}/notes/../git.md", docs.display());
     let v = kb.json(&["open", &ok]);
