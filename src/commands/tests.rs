@@ -923,3 +923,31 @@ fn every_output_field_is_described() {
         "fields without a doc comment: {missing:#?}"
     );
 }
+
+#[test]
+fn list_search_matches_plain_text_in_any_case() {
+    let f = Fixture::new();
+    f.json(&["init"]);
+    let dir = f.dir.path().join("names");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, title) in [
+        ("a.md", "ÉTÉ Résumé"),
+        ("b.md", "my_notes"),
+        ("c.md", "my-notes"),
+    ] {
+        std::fs::write(dir.join(file), format!("# {title}\n\nSome text.\n")).unwrap();
+    }
+    f.json(&["add", dir.to_str().unwrap()]);
+    let titles = |needle: &str| -> Vec<String> {
+        let v = f.json(&["list", "--search", needle]);
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["title"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(titles("été"), ["ÉTÉ Résumé"]);
+    assert_eq!(titles("RÉSUMÉ"), ["ÉTÉ Résumé"]);
+    assert_eq!(titles("my_notes"), ["my_notes"]);
+    assert!(titles("%").is_empty());
+}

@@ -115,14 +115,6 @@ impl Database {
                 p.len()
             ));
         }
-        if let Some(s) = &f.search {
-            p.push(SqlValue::Text(format!("%{}%", s.to_lowercase())));
-            let n = p.len();
-            sql.push_str(&format!(
-                " AND (lower(d.title) LIKE ?{n} OR lower(coalesce(d.source_path, '')) LIKE ?{n}
-                   OR lower(coalesce(json_extract(d.metadata, '$.skill.description'), '')) LIKE ?{n})"
-            ));
-        }
         for cap in &f.capabilities {
             p.push(SqlValue::Text(cap.clone()));
             sql.push_str(&format!(
@@ -137,7 +129,22 @@ impl Database {
         sql.push_str(" ORDER BY d.id");
         let mut stmt = self.conn().prepare(&sql)?;
         let rows = stmt.query_map(rusqlite::params_from_iter(p), summary_from)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let mut docs: Vec<DocumentSummary> = rows.collect::<rusqlite::Result<_>>()?;
+        // Matched here rather than with LIKE: `_` and `%` are plain
+        // characters, and every letter folds, not only ASCII.
+        if let Some(s) = &f.search {
+            let needle = s.to_lowercase();
+            let holds = |text: &str| text.to_lowercase().contains(&needle);
+            docs.retain(|d| {
+                holds(&d.title)
+                    || d.path.as_deref().is_some_and(holds)
+                    || d.skill
+                        .as_ref()
+                        .and_then(|k| k.description.as_deref())
+                        .is_some_and(holds)
+            });
+        }
+        Ok(docs)
     }
 
     pub fn document_id_by_path(&self, path: &str) -> Result<Option<i64>> {
