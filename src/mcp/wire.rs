@@ -7,7 +7,9 @@
 //! for a request rmcp cannot decode), good lines go on to rmcp, and one
 //! writer task puts rmcp's answers and these on stdout, whole lines at a
 //! time. A line may be at most [`MAX_LINE_BYTES`]; a longer one is skipped
-//! without being kept in memory and answered with `-32600`.
+//! without being kept in memory and answered with `-32600`. Before the
+//! session is initialized only `initialize` reaches rmcp
+//! ([`before_initialize`]).
 
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -19,6 +21,48 @@ pub(crate) const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 const INVALID_PARAMS: i64 = -32602;
+
+/// Until `initialize` has gone through, rmcp's handshake takes nothing
+/// else: a notification or a response there ends it (and the server), and
+/// a request is read as a call without a session, after which the session
+/// stays unusable. So, before it, only `initialize` passes (the second
+/// value: it did), a `ping` is answered, another request is refused, and
+/// notifications and responses are ignored. `line` passed [`check`].
+pub(super) fn before_initialize(line: &[u8]) -> (Verdict, bool) {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(line) else {
+        return (Verdict::Pass, false);
+    };
+    let id = map.get("id").cloned();
+    match (map.get("method").and_then(Value::as_str), id) {
+        (Some("initialize"), Some(_)) => (Verdict::Pass, true),
+        (Some("ping"), Some(id)) => (
+            Verdict::Reply(json!({ "jsonrpc": "2.0", "id": id, "result": {} })),
+            false,
+        ),
+        (Some(method), Some(id)) => (
+            error_reply(
+                id,
+                INVALID_REQUEST,
+                format!(
+                    "Invalid Request: {method} before initialize; initialize the session first"
+                ),
+            ),
+            false,
+        ),
+        (Some(method), None) => (
+            Verdict::Ignore(format!(
+                "ignored the notification {method} sent before initialize"
+            )),
+            false,
+        ),
+        (None, _) => (
+            Verdict::Ignore("ignored a response sent before initialize".into()),
+            false,
+        ),
+    }
+}
 
 /// What to do with one incoming line.
 #[derive(Debug, PartialEq)]
@@ -237,9 +281,17 @@ where
     tokio::spawn(async move {
         let mut reader = BufReader::new(input);
         let mut line = Vec::new();
+        let mut initialized = false;
         loop {
             let verdict = match read_line(&mut reader, &mut line, MAX_LINE_BYTES).await {
-                Ok(Line::Complete) => check(&line),
+                Ok(Line::Complete) => match check(&line) {
+                    Verdict::Pass if !initialized => {
+                        let (verdict, initializes) = before_initialize(&line);
+                        initialized = initializes;
+                        verdict
+                    }
+                    verdict => verdict,
+                },
                 Ok(Line::TooLong) => error_reply(
                     Value::Null,
                     INVALID_REQUEST,
@@ -414,6 +466,35 @@ mod tests {
             );
         }
         assert_eq!(check(b"  \r"), Verdict::Skip);
+    }
+
+    #[test]
+    fn before_initialize_only_initialize_goes_on() {
+        let (v, init) =
+            before_initialize(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#);
+        assert_eq!((v, init), (Verdict::Pass, true));
+        for line in [
+            &br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#[..],
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+            br#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+        ] {
+            let (v, init) = before_initialize(line);
+            assert!(
+                matches!(v, Verdict::Ignore(_)) && !init,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        let (v, _) = before_initialize(br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#);
+        assert_eq!(
+            v,
+            Verdict::Reply(json!({"jsonrpc": "2.0", "id": 7, "result": {}}))
+        );
+        let (v, init) = before_initialize(br#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#);
+        let Verdict::Reply(r) = v else {
+            panic!("a request before initialize is answered")
+        };
+        assert_eq!((code(&r), &r["id"], init), (-32600, &json!("a"), false));
     }
 
     #[tokio::test]
