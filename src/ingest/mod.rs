@@ -213,7 +213,12 @@ fn mark_runs_into(doc: &mut ParsedDocument) {
 /// invalid UTF-8 is replaced and reported as a warning rather than losing
 /// the file.
 pub fn decode_text(bytes: &[u8], warnings: &mut Vec<String>) -> Result<String, IngestError> {
-    if let Some(text) = decode_utf16(bytes, warnings) {
+    if let Some(text) = decode_utf32(bytes, warnings).or_else(|| decode_utf16(bytes, warnings)) {
+        if text.contains('\0') {
+            return Err(IngestError::Unsupported(
+                "binary content (NUL characters) after a byte-order mark".into(),
+            ));
+        }
         let text = text.replace("\r\n", "\n");
         if text.trim().is_empty() {
             return Err(IngestError::Empty);
@@ -243,6 +248,43 @@ pub fn decode_text(bytes: &[u8], warnings: &mut Vec<String>) -> Result<String, I
         return Err(IngestError::Empty);
     }
     Ok(text)
+}
+
+/// The text of a file that starts with a UTF-32 byte-order mark (little or
+/// big endian), without the mark; `None` for any other file. Its mark
+/// begins with UTF-16's, so it is looked for first. A value that is no
+/// character, or a short last unit, becomes U+FFFD, with a warning.
+fn decode_utf32(bytes: &[u8], warnings: &mut Vec<String>) -> Option<String> {
+    let (body, little) = match bytes {
+        [0xFF, 0xFE, 0, 0, rest @ ..] => (rest, true),
+        [0, 0, 0xFE, 0xFF, rest @ ..] => (rest, false),
+        _ => return None,
+    };
+    let mut bad = usize::from(body.len() % 4 != 0);
+    let mut text: String = body
+        .chunks_exact(4)
+        .map(|p| {
+            let unit = [p[0], p[1], p[2], p[3]];
+            let value = if little {
+                u32::from_le_bytes(unit)
+            } else {
+                u32::from_be_bytes(unit)
+            };
+            char::from_u32(value).unwrap_or_else(|| {
+                bad += 1;
+                char::REPLACEMENT_CHARACTER
+            })
+        })
+        .collect();
+    if body.len() % 4 != 0 {
+        text.push(char::REPLACEMENT_CHARACTER);
+    }
+    if bad > 0 {
+        warnings.push(format!(
+            "invalid UTF-32 ({bad} undecodable units); they were replaced with U+FFFD"
+        ));
+    }
+    Some(text)
 }
 
 /// The text of a file that starts with a UTF-16 byte-order mark (little or
@@ -370,6 +412,26 @@ mod tests {
         ] {
             assert_eq!(without_footnote_marks(given, false), title, "{given}");
         }
+    }
+
+    #[test]
+    fn utf32_is_read_and_nul_characters_are_binary() {
+        let mut warnings = Vec::new();
+        let mut le = vec![0xFF, 0xFE, 0, 0];
+        let mut be = vec![0, 0, 0xFE, 0xFF];
+        for c in "Grüße 知识".chars() {
+            le.extend((c as u32).to_le_bytes());
+            be.extend((c as u32).to_be_bytes());
+        }
+        assert_eq!(decode_text(&le, &mut warnings).unwrap(), "Grüße 知识");
+        assert_eq!(decode_text(&be, &mut warnings).unwrap(), "Grüße 知识");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        // UTF-16 whose units hold NULs is binary, as NUL bytes are in UTF-8.
+        let utf16_nul = [0xFF, 0xFE, b'a', 0, 0, 0, b'b', 0];
+        assert!(matches!(
+            decode_text(&utf16_nul, &mut warnings),
+            Err(IngestError::Unsupported(_))
+        ));
     }
 
     #[test]
