@@ -130,7 +130,13 @@ impl<'a> Ingester<'a> {
             roots: self.db.roots()?,
             follow_external: opts.follow_everywhere,
         };
-        let mut walked = walk::collect_files(paths, &opts.exclude, &policy, &self.errors_log)?;
+        let mut walked = walk::collect_files(
+            paths,
+            &opts.exclude,
+            &policy,
+            &self.config.data_dir,
+            &self.errors_log,
+        )?;
         let mut summary = IngestSummary {
             errors_log: Some(self.errors_log.path().to_path_buf()),
             unsupported: walked.unsupported.len(),

@@ -142,17 +142,43 @@ impl Walked {
     }
 }
 
+/// kb's data folder, known by its name first so that only a folder of
+/// that name is resolved.
+#[derive(Clone)]
+struct DataDir {
+    name: Option<std::ffi::OsString>,
+    canonical: PathBuf,
+}
+
+impl DataDir {
+    fn new(path: &Path) -> DataDir {
+        DataDir {
+            name: path.file_name().map(ToOwned::to_owned),
+            canonical: canonical(path),
+        }
+    }
+
+    fn is(&self, entry: &ignore::DirEntry) -> bool {
+        entry.file_type().is_some_and(|t| t.is_dir())
+            && self.name.as_deref() == Some(entry.file_name())
+            && canonical(entry.path()) == self.canonical
+    }
+}
+
 /// Lists the supported files under `paths` (hidden entries, what a
 /// `.gitignore` or `.kbignore` names and what matches an `exclude` glob
 /// skipped; links followed where `links` allows), counting the unsupported
 /// ones. Loops, unreadable folders, links not followed and special files
-/// are logged and skipped. A bad glob is an error.
+/// are logged and skipped, and so is kb's own data folder (`data_dir`)
+/// when it lies under a root. A bad glob is an error.
 pub(super) fn collect_files(
     paths: &[PathBuf],
     exclude: &[String],
     links: &LinkPolicy,
+    data_dir: &Path,
     log: &ErrorsLog,
 ) -> Result<Walked> {
+    let data_dir = DataDir::new(data_dir);
     let mut walked = Walked::default();
     let mut direct: HashSet<String> = HashSet::new();
     for root in paths {
@@ -176,7 +202,11 @@ pub(super) fn collect_files(
         let outside = Arc::new(Mutex::new(Vec::<ExternalLink>::new()));
         let filter = {
             let (outside, links) = (outside.clone(), links.for_root(&canonical_root));
+            let data_dir = data_dir.clone();
             move |entry: &ignore::DirEntry| {
+                if entry.depth() > 0 && data_dir.is(entry) {
+                    return false;
+                }
                 if entry.depth() == 0 || !entry.path_is_symlink() {
                     return true;
                 }
@@ -389,11 +419,15 @@ mod tests {
         put(".hidden/c.md", b"# C\n");
         put("build/d.md", b"# D\n");
         put(".gitignore", b"build/\n");
+        // kb's own data folder inside the root: neither indexed nor counted.
+        put("kbdata/config.yaml", b"search:\n  rerank: off\n");
+        put("kbdata/kb.db", b"SQLite format 3\x00");
         let log = ErrorsLog::new(home.path().join("errors.log"));
         let walked = collect_files(
             std::slice::from_ref(&root),
             &[],
             &LinkPolicy::default(),
+            &root.join("kbdata"),
             &log,
         )
         .unwrap();
@@ -427,6 +461,7 @@ mod tests {
             &[root.clone(), root.join("notes")],
             &[],
             &LinkPolicy::default(),
+            &root.join("kbdata"),
             &log,
         )
         .unwrap();
@@ -439,6 +474,7 @@ mod tests {
             std::slice::from_ref(&root),
             &["*.txt".into()],
             &LinkPolicy::default(),
+            &root.join("kbdata"),
             &log,
         )
         .unwrap();
@@ -452,6 +488,7 @@ mod tests {
             std::slice::from_ref(&root),
             &["[".into()],
             &LinkPolicy::default(),
+            &home.path().join("data"),
             &log,
         );
         assert_eq!(bad.unwrap_err().field(), Some("exclude"));
