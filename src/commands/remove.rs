@@ -85,7 +85,11 @@ impl Command for RemoveArgs {
             }
         } else {
             for d in &self.documents {
-                found.push(d.resolve(db)?);
+                let doc = d.resolve(db)?;
+                // Named twice (an id and its path): listed once.
+                if !found.iter().any(|f| f.summary.id == doc.summary.id) {
+                    found.push(doc);
+                }
             }
         }
         let ids: Vec<i64> = found.iter().map(|d| d.summary.id).collect();

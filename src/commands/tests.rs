@@ -951,3 +951,15 @@ fn list_search_matches_plain_text_in_any_case() {
     assert_eq!(titles("my_notes"), ["my_notes"]);
     assert!(titles("%").is_empty());
 }
+
+#[test]
+fn a_document_named_twice_is_removed_and_listed_once() {
+    let f = Fixture::indexed();
+    let list = f.json(&["list"]);
+    let doc = &list[0];
+    let id = doc["id"].to_string();
+    let path = doc["path"].as_str().unwrap().to_string();
+    let v = f.json(&["remove", &id, &path, &id]);
+    assert_eq!(v["removed"], 1, "{v}");
+    assert_eq!(v["documents"].as_array().unwrap().len(), 1, "{v}");
+}
