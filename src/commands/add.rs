@@ -146,6 +146,11 @@ pub(crate) struct AddOutput {
     #[serde(skip)]
     #[schemars(skip)]
     pub named_files_failed: bool,
+    /// Named paths that are neither files nor folders (a device, a FIFO,
+    /// a socket): what the failure names.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub named_not_documents: Vec<String>,
 }
 
 /// A file that could not be indexed.
@@ -251,6 +256,7 @@ impl AddOutput {
                 write: s.seconds.write,
             },
             named_files_failed: false,
+            named_not_documents: Vec::new(),
         }
     }
 }
@@ -278,11 +284,18 @@ impl Command for AddArgs {
             agent_may_add(session, &self.paths)?;
         }
         let follow = self.follow_external_links;
-        let only_files = self.paths.iter().all(|p| p.is_file());
+        let only_files = self.paths.iter().all(|p| !p.is_dir());
+        let not_documents: Vec<String> = self
+            .paths
+            .iter()
+            .filter(|p| p.exists() && !p.is_file() && !p.is_dir())
+            .map(|p| escape(&p.display().to_string(), Escape::Terminal))
+            .collect();
         let mut out = ingest(session, &self.paths, tags, self.exclude, follow, self.quiet)?;
         out.named_files_failed = only_files
-            && out.failed > 0
+            && out.failed + not_documents.len() > 0
             && out.added + out.updated + out.skipped + out.empty == 0;
+        out.named_not_documents = not_documents;
         Ok(out)
     }
 }
@@ -403,6 +416,9 @@ impl Outcome for AddOutput {
                 .failed_files
                 .iter()
                 .map(|f| format!("{}: {}", escape(&f.path, Escape::Terminal), f.reason))
+                .chain(self.named_not_documents.iter().map(|p| {
+                    format!("{p}: not a file or a folder (a device, FIFO or socket)")
+                }))
                 .collect();
             KbError::invalid(
                 "paths",

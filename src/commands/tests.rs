@@ -963,3 +963,17 @@ fn a_document_named_twice_is_removed_and_listed_once() {
     assert_eq!(v["removed"], 1, "{v}");
     assert_eq!(v["documents"].as_array().unwrap().len(), 1, "{v}");
 }
+
+#[test]
+fn adding_only_a_device_fails_and_names_it() {
+    let f = Fixture::indexed();
+    let out = f.run(&["add", "/dev/null"]).unwrap();
+    let e = out.failure().expect("nothing was indexed: a failure");
+    assert_eq!(e.code(), "E_USAGE");
+    assert!(e.to_string().contains("/dev/null: not a file"), "{e}");
+    // Beside a folder it is only counted.
+    let out = f
+        .run(&["add", f.corpus().to_str().unwrap(), "/dev/null"])
+        .unwrap();
+    assert!(out.failure().is_none());
+}
