@@ -97,7 +97,12 @@ pub(crate) fn diversify(
     };
     let places: Vec<ChunkPlace> = fused.iter().map(place_of).collect();
     Ok(match rule {
-        PerDocument::AtMost(max) => keep(fused, &places, top, |_, n| n < max, top, false),
+        PerDocument::AtMost(max) => {
+            // A limit the user set holds even when the page is not full.
+            let mut kept = keep(fused, &places, top, |_, n| n < max, top, false);
+            kept.passed.clear();
+            kept
+        }
         PerDocument::Auto => {
             let quota = auto_quotas(&places, top);
             let open = (top / 3).min(3);

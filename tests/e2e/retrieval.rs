@@ -165,6 +165,21 @@ fn max_per_document_gives_places_to_other_documents() {
     }
     let one = kb.json(&["search", q, "--top", "3", "--max-per-document", "1"]);
     assert_eq!(one["total_matches"], all["total_matches"], "same meaning");
+    // A limit given holds when too few documents match to fill the page.
+    let capped = kb.json(&[
+        "search",
+        "rinse kayak",
+        "--fts-only",
+        "--top",
+        "5",
+        "--max-per-document",
+        "1",
+    ]);
+    let mut p = paths(&capped);
+    let listed = p.len();
+    p.sort();
+    p.dedup();
+    assert_eq!((listed, p.len()), (2, 2), "{capped}");
 }
 
 /// The first results do not depend on how many are asked for: each
