@@ -61,6 +61,7 @@ where
     // A query the model cannot read would get a vector near whatever the
     // model understands least: its keywords alone answer it.
     let unreadable = req.mode.uses_vector() && !req.embeds_query();
+    let asked = req.mode;
     let keyword_only;
     let req = if unreadable {
         keyword_only = SearchRequest {
@@ -142,6 +143,9 @@ where
         let mut response =
             present::results(db, req, &plan, &rankings, &floats, chosen, total_matches)?;
         response.query_unreadable = unreadable;
+        // The contract's `mode` is the one asked for; `ranked_by` says
+        // which rankers ran.
+        response.mode = asked;
         return Ok(response);
     }
 }

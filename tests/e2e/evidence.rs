@@ -114,6 +114,7 @@ fn a_query_the_model_cannot_read_is_answered_by_its_keywords() {
     ] {
         let v = kb.json(&["search", query, "--top", "5"]);
         assert_eq!(v["query_unreadable"], true, "{query}: {v}");
+        assert_eq!(v["mode"], "hybrid", "the mode asked for: {v}");
         assert_eq!(
             v["ranked_by"],
             serde_json::json!(["keyword"]),
