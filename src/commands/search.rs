@@ -85,7 +85,7 @@ pub(crate) struct SearchArgs {
     #[arg(long)]
     #[serde(default)]
     pub vec_only: bool,
-    /// Drop results whose fused score is below this (a number from 0 up; fused scores are at most 2 by default, 2/(rrf_k+1) with fusion rrf)
+    /// Drop results whose score is below this, the score results show (a number from 0 up; fused scores are at most 2 by default, 2/(rrf_k+1) with fusion rrf; re-ranking adds up to search.rerank_weight)
     #[arg(long, value_name = "SCORE", allow_negative_numbers = true)]
     #[schemars(range(min = 0.0))]
     pub threshold: Option<f64>,

@@ -124,11 +124,12 @@ where
             fuse(&lists, &req.fusion)
         };
         in_listed_order(db, req, &mut fused)?;
-        let (mut fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;
         if let Some((settings, scorer)) = reranker {
             let _span = crate::timings::span("re-rank");
             rerank::rerank(db, &req.query, scorer, settings, &mut fused, &mut judged)?;
         }
+        // After re-ranking: --threshold reads the score results show.
+        let (fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;
         let chosen = diversify::diversify(db, fused, req.max_per_document, req.top)?;
         // Results too few to fill the page while the rankers have more:
         // a few large documents filled the candidates. Ask for more.

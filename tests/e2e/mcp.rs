@@ -978,6 +978,21 @@ fn a_reranked_search_puts_the_answer_first_and_a_server_loads_the_reranker_once(
     // The best read gets the whole weight; what it rates least, nothing.
     let top = &results[0]["score_breakdown"];
     assert_eq!(top["by_ranker"]["rerank"], 100.0, "{top}");
+    // --threshold reads the score shown, the re-ranked one.
+    let kept = kb.json(&[
+        "search",
+        question,
+        "--rerank",
+        "--threshold",
+        "50",
+        "--format",
+        "json",
+    ]);
+    let kept = kept["results"].as_array().unwrap();
+    assert!(
+        !kept.is_empty() && kept.iter().all(|r| r["score"].as_f64().unwrap() >= 50.0),
+        "{kept:?}"
+    );
     // --no-rerank wins when it comes last.
     let off = kb.json(&[
         "search",
