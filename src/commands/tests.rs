@@ -977,3 +977,23 @@ fn adding_only_a_device_fails_and_names_it() {
         .unwrap();
     assert!(out.failure().is_none());
 }
+
+#[test]
+fn an_emptied_folder_is_kept_like_a_gone_one() {
+    let f = Fixture::indexed();
+    let before = f.json(&["list"]).as_array().unwrap().len();
+    // A drive unmounted: the folder is there, and empty.
+    let away = f.dir.path().join("away");
+    std::fs::rename(f.corpus(), &away).unwrap();
+    std::fs::create_dir(f.corpus()).unwrap();
+    let v = f.json(&["update"]);
+    assert_eq!(v["missing_roots"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["removed"], 0, "{v}");
+    assert_eq!(f.json(&["list"]).as_array().unwrap().len(), before);
+    // Mounted again: nothing to do.
+    std::fs::remove_dir(f.corpus()).unwrap();
+    std::fs::rename(&away, f.corpus()).unwrap();
+    let v = f.json(&["update"]);
+    assert!(v["missing_roots"].as_array().unwrap().is_empty(), "{v}");
+    assert_eq!((&v["added"], &v["removed"]), (&json!(0), &json!(0)), "{v}");
+}

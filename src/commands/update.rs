@@ -23,7 +23,8 @@ const EXAMPLES: &str = "Examples:
 ///
 /// Walks again every file and folder given to `kb add` (as `kb add` with all
 /// of them would, each with the tags and link following it was added with),
-/// with the same summary. A folder that no longer exists is named and left
+/// with the same summary. A folder that no longer exists, or is empty now
+/// while it holds documents (a drive not mounted), is named and left
 /// alone: its documents stay until `kb remove --missing`, or
 /// `--forget-missing` forgets it.
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
@@ -55,7 +56,8 @@ pub(crate) struct UpdateArgs {
 pub(crate) struct UpdateOutput {
     /// The files and folders synced (every one add was given that still exists).
     pub roots: Vec<String>,
-    /// Files and folders given to add that are gone (their documents are kept; remove with
+    /// Files and folders given to add that are gone, or folders that are empty now (an unmounted
+    /// drive) while they hold documents (their documents are kept; remove with
     /// `missing`, or update with `forget_missing`, forgets them and drops their documents).
     pub missing_roots: Vec<String>,
     /// Gone files and folders forgotten by `forget_missing`: no longer synced, warned about or
@@ -91,7 +93,16 @@ impl Command for UpdateArgs {
                 "nothing was added to this knowledge base yet; run `kb add PATH` first",
             ));
         }
-        let (gone, roots): (Vec<Root>, Vec<Root>) = all.into_iter().partition(is_gone);
+        let db = session.db()?;
+        let mut gone = Vec::new();
+        let mut roots = Vec::new();
+        for root in all {
+            if is_gone(&root) || emptied(db, &root)? {
+                gone.push(root);
+            } else {
+                roots.push(root);
+            }
+        }
         let roots: Vec<PathBuf> = roots.iter().map(|r| source_path::decode(&r.path)).collect();
         let mut summary = if roots.is_empty() {
             AddOutput::default()
@@ -117,6 +128,15 @@ impl Command for UpdateArgs {
 /// Whether a root's file or folder is gone.
 pub(super) fn is_gone(root: &Root) -> bool {
     std::fs::symlink_metadata(source_path::decode(&root.path)).is_err()
+}
+
+/// Whether a root folder that holds documents is empty now: an unmounted
+/// drive leaves its mount point so, and a sync must not take that for
+/// every file deleted. It is kept as a gone one is.
+fn emptied(db: &Database, root: &Root) -> Result<bool> {
+    let path = source_path::decode(&root.path);
+    let empty = std::fs::read_dir(&path).is_ok_and(|mut entries| entries.next().is_none());
+    Ok(empty && !db.root_documents(root.id)?.is_empty())
 }
 
 /// Forgets the roots `gone` and removes their documents that nothing is
@@ -172,8 +192,8 @@ impl Render for UpdateOutput {
         out.push_str(&self.summary.human(style));
         for m in &self.missing_roots {
             out.push_str(&format!(
-                "{}: gone; its documents are kept (kb update --forget-missing forgets it and drops \
-                 them)\n",
+                "{}: gone, or an empty folder (a drive not mounted?); its documents are kept (kb \
+                 update --forget-missing forgets it and drops them)\n",
                 escape(m, Escape::Terminal)
             ));
         }
