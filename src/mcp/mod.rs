@@ -58,6 +58,11 @@ struct KbServer {
     session: Arc<Mutex<Session>>,
     tools: Arc<Vec<ToolDef>>,
     allow_write: bool,
+    /// The session's stop flag: set for a signal, and while a call the
+    /// client cancelled finishes (an `add` stops after its document).
+    cancel: Arc<AtomicBool>,
+    /// Set once a signal arrived: the stop flag then stays set.
+    stopping: Arc<AtomicBool>,
 }
 
 fn lock(session: &Mutex<Session>) -> MutexGuard<'_, Session> {
@@ -190,13 +195,31 @@ impl ServerHandler for KbServer {
         }
         let session = self.session.clone();
         let tool = name.clone();
+        // A call the client cancels stops as on Ctrl-C (an add after its
+        // document); one still waiting for the session does not start.
+        let watch = {
+            let (ct, cancel) = (context.ct.clone(), self.cancel.clone());
+            tokio::spawn(async move {
+                ct.cancelled().await;
+                cancel.store(true, Ordering::SeqCst);
+            })
+        };
+        let cancelled = context.ct.clone();
         // SQLite and ONNX Runtime block: run the call on the blocking pool.
         let outcome = tokio::task::spawn_blocking(move || {
             let mut s = lock(&session);
-            let result = call(&mut s, &tool, args);
+            let result = if cancelled.is_cancelled() {
+                Err(ToolError::Failed(KbError::Interrupted))
+            } else {
+                call(&mut s, &tool, args)
+            };
             (result, s.counters())
         })
         .await;
+        watch.abort();
+        if context.ct.is_cancelled() && !self.stopping.load(Ordering::SeqCst) {
+            self.cancel.store(false, Ordering::SeqCst);
+        }
         let (result, counters) = match outcome {
             Ok(x) => x,
             Err(join) => {
@@ -319,10 +342,13 @@ pub(crate) fn serve(config: Config, allow_write: bool, cancel: Arc<AtomicBool>) 
             .collect::<Vec<_>>()
             .join(", ")
     );
+    let stopping = Arc::new(AtomicBool::new(false));
     let server = KbServer {
         session: Arc::new(Mutex::new(session)),
         tools: Arc::new(tools),
         allow_write,
+        cancel: cancel.clone(),
+        stopping: stopping.clone(),
     };
     let out = protocol_output()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -356,6 +382,7 @@ pub(crate) fn serve(config: Config, allow_write: bool, cancel: Arc<AtomicBool>) 
         tokio::spawn(async move {
             shutdown_signal().await;
             eprintln!("kb mcp: signal received; stopping");
+            stopping.store(true, Ordering::SeqCst);
             cancel.store(true, Ordering::SeqCst);
             token.cancel();
         });

