@@ -14,7 +14,7 @@ use crate::error::{KbError, Result};
 use crate::ingest::pipeline::{IngestOptions, IngestSummary, Ingester, ModelSource};
 use crate::document::DocType;
 use crate::ingest::source_path;
-use crate::output::{escape, plural, Escape, Render, Style};
+use crate::output::{one_line, plural, Render, Style};
 use crate::progress::Work;
 use crate::session::{Session, SessionKind};
 
@@ -87,6 +87,12 @@ impl AddArgs {
             if std::fs::symlink_metadata(p).is_err() {
                 return Err(KbError::PathNotFound(p.clone()));
             }
+        }
+        if self.tags.iter().any(|t| t.chars().any(char::is_control)) {
+            return Err(KbError::invalid(
+                "tags",
+                "--tags: a tag name cannot hold a newline, tab or other control character",
+            ));
         }
         let normalized = normalize_tags(&self.tags);
         if self.tags.iter().any(|t| t.trim().is_empty()) && normalized.is_empty() {
@@ -289,7 +295,7 @@ impl Command for AddArgs {
             .paths
             .iter()
             .filter(|p| p.exists() && !p.is_file() && !p.is_dir())
-            .map(|p| escape(&p.display().to_string(), Escape::Terminal))
+            .map(|p| one_line(&p.display().to_string()))
             .collect();
         let mut out = ingest(session, &self.paths, tags, self.exclude, follow, self.quiet)?;
         out.named_files_failed = only_files
@@ -333,7 +339,7 @@ fn agent_may_add(session: &Session, paths: &[PathBuf]) -> Result<()> {
                 "{}: not under the files and folders added to this knowledge base, nor under \
                  mcp.write_roots in {}; over MCP, add takes only paths under those. Add it \
                  yourself with `kb add`, or list its folder in mcp.write_roots",
-                escape(&stored, Escape::Terminal),
+                one_line(&stored),
                 session.config().config_file().display()
             )));
         }
@@ -415,7 +421,7 @@ impl Outcome for AddOutput {
             let why: Vec<String> = self
                 .failed_files
                 .iter()
-                .map(|f| format!("{}: {}", escape(&f.path, Escape::Terminal), f.reason))
+                .map(|f| format!("{}: {}", one_line(&f.path), f.reason))
                 .chain(self.named_not_documents.iter().map(|p| {
                     format!("{p}: not a file or a folder (a device, FIFO or socket)")
                 }))
@@ -508,13 +514,13 @@ impl Render for AddOutput {
         // does each file that failed, when only a few did.
         if self.failed_files.len() <= 5 {
             for f in &self.failed_files {
-                s.push_str(&format!("{}: {}\n", escape(&f.path, Escape::Terminal), f.reason));
+                s.push_str(&format!("{}: {}\n", one_line(&f.path), f.reason));
             }
         }
         for u in self.unsupported_files.iter().filter(|u| u.named) {
             s.push_str(&format!(
                 "{}: {}\n",
-                escape(&u.path, Escape::Terminal),
+                one_line(&u.path),
                 u.reason
             ));
         }

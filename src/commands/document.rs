@@ -241,8 +241,12 @@ impl DocumentRef {
     /// it: what people recognise a document by, and cite.
     pub(crate) fn label(&self) -> String {
         match self.path.as_deref() {
-            Some(p) => format!("{} ({})", self.title, crate::output::display_path(p)),
-            None => self.title.clone(),
+            Some(p) => format!(
+                "{} ({})",
+                crate::output::one_line(&self.title),
+                crate::output::display_path(p)
+            ),
+            None => crate::output::one_line(&self.title),
         }
     }
 }

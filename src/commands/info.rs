@@ -8,7 +8,7 @@ use super::document::{document_file_status, DocRef, FileStatus};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::error::Result;
 use crate::document::{Citation, DocType, DocumentMeta, SkillInfo};
-use crate::output::{Render, Style};
+use crate::output::{one_line, Render, Style};
 use crate::session::Session;
 
 /// A document's metadata, tags, chunks, and whether its file changed since indexing
@@ -167,11 +167,11 @@ impl Render for InfoOutput {
         };
         let mut out = format!(
             "{} [{}] (id {})\n{}\nTags: {}\nChunks: {}\nFile: {}\nIndexed: {} (updated {})\n",
-            self.title,
+            one_line(&self.title),
             self.doc_type,
             self.id,
-            self.path.as_deref().unwrap_or(""),
-            self.tags.join(", "),
+            self.path.as_deref().map(one_line).unwrap_or_default(),
+            one_line(&self.tags.join(", ")),
             self.chunk_count,
             status,
             self.created_at,

@@ -7,7 +7,7 @@ use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::{DocumentSummary, ListFilters};
 use crate::error::{KbError, Result};
 use crate::document::{DocType, SkillInfo};
-use crate::output::{display_path, plural, Render, Style};
+use crate::output::{display_path, one_line, plural, Render, Style};
 use crate::session::Session;
 
 /// List indexed documents (filters combine with AND)
@@ -217,12 +217,12 @@ impl Render for ListOutput {
             let tags = if d.tags.is_empty() {
                 String::new()
             } else {
-                format!(" [{}]", d.tags.join(", "))
+                format!(" [{}]", one_line(&d.tags.join(", ")))
             };
             out.push_str(&format!(
                 "{:>5}  {} [{}]{} ({})\n       {}\n",
                 d.id,
-                d.title,
+                one_line(&d.title),
                 d.doc_type,
                 tags,
                 plural(d.chunk_count as u64, "chunk", "chunks"),

@@ -123,7 +123,7 @@ impl Render for RemoveOutput {
         for r in &self.forgotten_roots {
             out.push_str(&format!(
                 "Forgot {} (gone; no longer synced by kb update)\n",
-                crate::output::escape(r, crate::output::Escape::Terminal)
+                crate::output::one_line(r)
             ));
         }
         out

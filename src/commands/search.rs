@@ -562,7 +562,7 @@ plain_outcome!(SearchOutput);
 /// print the same.
 pub(crate) fn place(title: &str, path: Option<&str>, doc_type: DocType, cite: &Citation) -> String {
     let mut label = if doc_type.has_pages() {
-        let mut l = title.to_string();
+        let mut l = crate::output::one_line(title);
         if let Some(p) = cite.page {
             match cite.page_end {
                 Some(e) if e != p => l.push_str(&format!(" (p.{p}-{e})")),
@@ -571,7 +571,9 @@ pub(crate) fn place(title: &str, path: Option<&str>, doc_type: DocType, cite: &C
         }
         l
     } else {
-        let mut l = path.map(display_path).unwrap_or_else(|| title.to_string());
+        let mut l = path
+            .map(display_path)
+            .unwrap_or_else(|| crate::output::one_line(title));
         if let (Some(a), Some(b)) = (cite.line_start, cite.line_end) {
             l.push_str(&format!(":{a}-{b}"));
         }

@@ -292,7 +292,7 @@ impl Render for ShowOutput {
                 let total = s.document.total_chunks;
                 let mut out = format!(
                     "{} ({}) document {}\n",
-                    s.document.title,
+                    crate::output::one_line(&s.document.title),
                     s.document.path.as_deref().map(display_path).unwrap_or_default(),
                     s.document.id,
                 );

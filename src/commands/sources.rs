@@ -12,7 +12,7 @@ use super::{scope, Command, CommandSpec, Mcp, OutputKind};
 use crate::db::RootKind;
 use crate::error::{KbError, Result};
 use crate::ingest::source_path;
-use crate::output::{escape, Escape, Render, Style};
+use crate::output::{one_line, Render, Style};
 use crate::session::Session;
 
 const EXAMPLES: &str = "Examples:
@@ -289,7 +289,7 @@ impl Render for SourcesOutput {
                     "└── "
                 });
             }
-            out.push_str(&format!("{line}{}{count}\n", escape(&name, Escape::Terminal)));
+            out.push_str(&format!("{line}{}{count}\n", one_line(&name)));
         }
         if self.more > 0 {
             out.push_str(&format!("... ({} more)\n", self.more));

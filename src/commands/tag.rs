@@ -44,6 +44,11 @@ impl Command for TagArgs {
         if self.add.iter().chain(&self.remove).any(|t| t.trim().is_empty()) {
             return Err(KbError::Usage("empty tag names are not allowed".into()));
         }
+        if self.add.iter().any(|t| t.chars().any(char::is_control)) {
+            return Err(KbError::Usage(
+                "a tag name cannot hold a newline, tab or other control character".into(),
+            ));
+        }
         let db = session.db()?;
         let doc = self.document.resolve(db)?;
         db.edit_tags(

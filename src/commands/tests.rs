@@ -997,3 +997,20 @@ fn an_emptied_folder_is_kept_like_a_gone_one() {
     assert!(v["missing_roots"].as_array().unwrap().is_empty(), "{v}");
     assert_eq!((&v["added"], &v["removed"]), (&json!(0), &json!(0)), "{v}");
 }
+
+#[test]
+fn names_stay_on_one_line_in_human_output() {
+    let f = Fixture::new();
+    f.json(&["init"]);
+    let dir = f.dir.path().join("odd");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("new\nline.txt"), "tide tables for the harbour\n").unwrap();
+    f.json(&["add", dir.to_str().unwrap()]);
+    for args in [&["list"][..], &["info", "1"], &["show", "1"]] {
+        let text = f.run(args).unwrap().human(&Style::PLAIN);
+        assert!(text.contains("new\\nline.txt"), "{args:?}: {text}");
+        assert!(!text.contains("new\nline"), "{args:?}: {text}");
+    }
+    let e = f.run(&["tag", "1", "--add", "a\nb"]).err().unwrap();
+    assert_eq!(e.code(), "E_USAGE");
+}

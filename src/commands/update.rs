@@ -11,7 +11,7 @@ use super::{Command, CommandSpec, Mcp, Outcome, OutputKind};
 use crate::db::{Database, Root};
 use crate::error::{KbError, Result};
 use crate::ingest::source_path;
-use crate::output::{escape, Escape, Render, Style};
+use crate::output::{one_line, Render, Style};
 use crate::session::Session;
 
 const EXAMPLES: &str = "Examples:
@@ -194,13 +194,13 @@ impl Render for UpdateOutput {
             out.push_str(&format!(
                 "{}: gone, or an empty folder (a drive not mounted?); its documents are kept (kb \
                  update --forget-missing forgets it and drops them)\n",
-                escape(m, Escape::Terminal)
+                one_line(m)
             ));
         }
         for m in &self.forgotten_roots {
             out.push_str(&format!(
                 "{}: gone; forgotten, with its documents\n",
-                escape(m, Escape::Terminal)
+                one_line(m)
             ));
         }
         out

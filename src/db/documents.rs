@@ -79,7 +79,15 @@ where
 {
     let mut out: Vec<String> = Vec::new();
     for t in tags {
-        let t = t.as_ref().trim().to_lowercase();
+        // A document's own tags (front matter) may hold a line break: one line.
+        let t = t
+            .as_ref()
+            .split(char::is_control)
+            .filter(|p| !p.trim().is_empty())
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase();
         if !t.is_empty() && !out.contains(&t) {
             out.push(t);
         }
@@ -429,6 +437,10 @@ mod tests {
         assert_eq!(
             normalize_tags([" Git ", "git", "", "Admin"]),
             vec!["git", "admin"]
+        );
+        assert_eq!(
+            normalize_tags(["Field\nNotes", "\t", "a \r\n b"]),
+            vec!["field notes", "a b"]
         );
     }
 }

@@ -13,7 +13,7 @@ use crate::error::{KbError, Result};
 
 pub(crate) use escape::{escape, Escape};
 pub(crate) use style::Style;
-pub(crate) use text::{display_path, highlight, plural};
+pub(crate) use text::{display_path, highlight, one_line, plural};
 
 /// How a command's output is shown to a person.
 pub(crate) trait Render {

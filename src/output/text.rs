@@ -30,16 +30,23 @@ pub(crate) fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A name (a title, a tag) on one line: a newline, tab or carriage return
+/// in it (a file named so) is written `\n`, `\t`, `\r`, so it cannot
+/// start a line of its own in the output.
+pub(crate) fn one_line(text: &str) -> String {
+    super::escape(text, super::Escape::Line)
+}
+
 /// A path as people want to see it: relative to the working directory when
-/// it lies under it, else whole.
+/// it lies under it, else whole; on one line ([`one_line`]).
 pub(crate) fn display_path(path: &str) -> String {
     let p = std::path::Path::new(path);
     match std::env::current_dir()
         .ok()
         .and_then(|cwd| p.strip_prefix(cwd).ok().map(|r| r.display().to_string()))
     {
-        Some(rel) if !rel.is_empty() => rel,
-        _ => path.to_string(),
+        Some(rel) if !rel.is_empty() => one_line(&rel),
+        _ => one_line(path),
     }
 }
 
@@ -72,5 +79,10 @@ mod tests {
         let inside = cwd.join("notes/a.md");
         assert_eq!(display_path(inside.to_str().unwrap()), "notes/a.md");
         assert_eq!(display_path("/elsewhere/a.md"), "/elsewhere/a.md");
+        assert_eq!(
+            display_path("/elsewhere/new\nline.md"),
+            "/elsewhere/new\\nline.md"
+        );
+        assert_eq!(one_line("a\tb é"), "a\\tb é");
     }
 }
