@@ -1014,3 +1014,27 @@ fn names_stay_on_one_line_in_human_output() {
     let e = f.run(&["tag", "1", "--add", "a\nb"]).err().unwrap();
     assert_eq!(e.code(), "E_USAGE");
 }
+
+#[test]
+fn an_impl_block_is_its_own_section() {
+    let f = Fixture::new();
+    f.json(&["init"]);
+    let dir = f.dir.path().join("code");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("server.rs"),
+        "pub struct Server {\n    port: u16,\n}\n\nimpl Server {\n    pub fn start(&self) {}\n}\n",
+    )
+    .unwrap();
+    f.json(&["add", dir.to_str().unwrap()]);
+    let file = dir.join("server.rs");
+    let file = file.to_str().unwrap();
+    let shown = |section: &str| {
+        let v = f.json(&["show", file, "--section", section]);
+        v["content"].as_str().unwrap().to_string()
+    };
+    // As search results name it.
+    assert!(shown("impl Server").starts_with("impl Server {"));
+    assert!(shown("Server").starts_with("pub struct Server {"));
+    assert!(shown("Server.start").contains("pub fn start"));
+}

@@ -84,7 +84,15 @@ impl<'a> Walker<'a> {
                 (name, sk, label)
             }
         };
-        self.heading(1, &name, range.start);
+        // An impl block is not the type it is for: its heading says which
+        // it is (`impl Config`, `impl fmt::Display for Config`), so
+        // `kb show --section` and the outline tell it from `struct Config`.
+        let heading = if node.kind() == "impl_item" {
+            &label
+        } else {
+            &name
+        };
+        self.heading(1, heading, range.start);
         let sym = Sym {
             name,
             kind,
@@ -198,10 +206,10 @@ fn main() {
             hs,
             [
                 (1, "Config"),
-                (1, "Config"),
+                (1, "impl Config"),
                 (2, "Config.new"),
                 (2, "Config.address"),
-                (1, "Config"),
+                (1, "impl fmt::Display for Config"),
                 (2, "Config.fmt"),
                 (1, "Validate"),
                 (2, "Validate.validate"),
