@@ -75,7 +75,7 @@ impl Render for OutlineOutput {
                     i.page.unwrap_or_default(),
                     i.text
                 )),
-                _ => out.push_str(&format!("  {}\n", i.text)),
+                _ => out.push_str(&format!("{}{}\n", "  ".repeat(level.max(1)), i.text)),
             }
         }
         out

@@ -40,12 +40,18 @@ pub(crate) fn outline(
             .as_deref()
             .filter(|_| doc.summary.doc_type.has_pages())
             .map(crate::ingest::pdf::PageIndex::new);
+        // Code's headings are its symbols (`Config`, `Config.new`).
+        let kind = if doc.summary.doc_type.has_symbols() {
+            "symbol"
+        } else {
+            "heading"
+        };
         for h in hs {
             if max_level.is_some_and(|m| h.level > m) {
                 continue;
             }
             items.push(OutlineItem {
-                kind: "heading".into(),
+                kind: kind.into(),
                 level: h.level,
                 text: h.text.clone(),
                 line: Some(h.line as u64),

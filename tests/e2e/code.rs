@@ -150,6 +150,14 @@ fn code_files_are_indexed_by_symbol() {
     let py = dir.join("shipping.py");
     let py = py.to_str().unwrap();
     let outline = kb.json(&["outline", py]);
+    assert!(
+        outline["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["kind"] == "symbol"),
+        "{outline}"
+    );
     let items: Vec<(u64, &str)> = outline["items"]
         .as_array()
         .unwrap()
