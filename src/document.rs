@@ -363,6 +363,10 @@ pub struct DocumentMeta {
     /// A SKILL.md's declared name, description, version, capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skill: Option<SkillInfo>,
+    /// The tags the file itself gives (front matter), normalised: when the
+    /// file is indexed again, those it no longer gives are taken off.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub file_tags: Vec<String>,
 }
 
 impl DocumentMeta {

@@ -1038,3 +1038,35 @@ fn an_impl_block_is_its_own_section() {
     assert!(shown("Server").starts_with("pub struct Server {"));
     assert!(shown("Server.start").contains("pub fn start"));
 }
+
+#[test]
+fn a_tag_taken_out_of_a_files_front_matter_leaves_the_document() {
+    let f = Fixture::new();
+    f.json(&["init"]);
+    let dir = f.dir.path().join("notes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let note = dir.join("trip.md");
+    let write = |tags: &str| {
+        std::fs::write(
+            &note,
+            format!("---\ntags: [{tags}]\n---\n# Trip\n\nPack the tent and the stove.\n"),
+        )
+        .unwrap()
+    };
+    write("alpha, beta");
+    f.json(&["add", dir.to_str().unwrap(), "--tags", "run"]);
+    f.json(&["tag", "1", "--add", "mine"]);
+    write("alpha, gamma");
+    f.json(&["add", dir.to_str().unwrap()]);
+    let v = f.json(&["info", "1"]);
+    let mut tags: Vec<&str> = v["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    tags.sort_unstable();
+    assert_eq!(tags, ["alpha", "gamma", "mine", "run"], "{v}");
+    let all = f.json(&["tags"]);
+    assert!(!all.to_string().contains("beta"), "{all}");
+}

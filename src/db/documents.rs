@@ -191,14 +191,23 @@ impl Database {
         vectors: Option<&[Vec<f32>]>,
     ) -> Result<WriteOutcome> {
         let conn = self.conn();
-        let existing: Option<i64> = conn
+        let existing: Option<(i64, String)> = conn
             .query_row(
-                "SELECT id FROM documents WHERE source_path = ?1",
+                "SELECT id, metadata FROM documents WHERE source_path = ?1",
                 [&doc.source_path],
-                |r| r.get(0),
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
-        let outcome = match existing {
+        // The tags the file gave before and gives no more go (also when the
+        // user gave the same one with kb tag); the user's others stay.
+        let dropped: Vec<String> = existing
+            .as_ref()
+            .map(|(_, meta)| DocumentMeta::from_json(meta).file_tags)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|t| !doc.tags.contains(t))
+            .collect();
+        let outcome = match existing.map(|(id, _)| id) {
             Some(id) => {
                 // Chunks go (FTS and vector rows follow through triggers);
                 // the document row stays so its id and created_at are stable.
@@ -247,6 +256,9 @@ impl Database {
             WriteOutcome::Added(id) | WriteOutcome::Replaced(id) => id,
         };
         self.add_tags(doc_id, &doc.tags)?;
+        if !dropped.is_empty() {
+            self.remove_tags(doc_id, &dropped)?;
+        }
 
         let mut insert_chunk = conn.prepare_cached(
             "INSERT INTO chunks (document_id, chunk_index, text, token_count, metadata,
@@ -286,6 +298,23 @@ impl Database {
             insert_tag.execute([t])?;
             link.execute(params![doc_id, t])?;
         }
+        Ok(())
+    }
+
+    /// Takes `tags` off a document; a tag no document holds any more goes.
+    pub fn remove_tags(&self, doc_id: i64, tags: &[String]) -> Result<()> {
+        let conn = self.conn();
+        let mut unlink = conn.prepare_cached(
+            "DELETE FROM document_tags WHERE document_id = ?1
+             AND tag_id = (SELECT id FROM tags WHERE name = ?2)",
+        )?;
+        for t in tags {
+            unlink.execute(params![doc_id, t])?;
+        }
+        conn.execute(
+            "DELETE FROM tags WHERE id NOT IN (SELECT tag_id FROM document_tags)",
+            [],
+        )?;
         Ok(())
     }
 

@@ -269,17 +269,7 @@ impl Database {
     pub fn edit_tags(&self, doc_id: i64, add: &[String], remove: &[String]) -> Result<()> {
         let tx = self.begin_write()?;
         self.add_tags(doc_id, add)?;
-        for t in remove {
-            self.conn().execute(
-                "DELETE FROM document_tags WHERE document_id = ?1
-                 AND tag_id = (SELECT id FROM tags WHERE name = ?2)",
-                params![doc_id, t],
-            )?;
-        }
-        self.conn().execute(
-            "DELETE FROM tags WHERE id NOT IN (SELECT tag_id FROM document_tags)",
-            [],
-        )?;
+        self.remove_tags(doc_id, remove)?;
         tx.commit()?;
         Ok(())
     }

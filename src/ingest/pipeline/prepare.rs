@@ -128,8 +128,9 @@ impl Workers {
                 )))
             }
         };
+        let file_tags = normalize_tags(&doc.tags);
         let mut all_tags = tags.to_vec();
-        all_tags.extend(normalize_tags(&doc.tags));
+        all_tags.extend(file_tags.iter().cloned());
         let pages_without_text = doc.meta.pages_without_text.map(u64::from);
         let new_doc = NewDocument {
             title: crate::ingest::without_footnote_marks(&doc.title, doc_type == DocType::Pdf),
@@ -139,7 +140,10 @@ impl Workers {
             language: doc.language.clone(),
             file_size: size,
             file_mtime: mtime,
-            metadata: doc.meta.clone(),
+            metadata: crate::document::DocumentMeta {
+                file_tags,
+                ..doc.meta.clone()
+            },
             tags: normalize_tags(all_tags),
             content: Some(doc.content.clone()),
         };
