@@ -136,6 +136,13 @@ impl Command for OpenArgs {
     type Output = OpenOutput;
 
     fn run(self, session: &mut Session) -> Result<OpenOutput> {
+        // The command line refuses both; an MCP call comes here with both.
+        if self.lines.is_some() && self.pages.is_some() {
+            return Err(KbError::invalid(
+                "pages",
+                "give lines or pages, not both",
+            ));
+        }
         let db = session.db()?;
         let doc = self.document.resolve(db)?;
         let text = doc.content.clone().unwrap_or_default();

@@ -1070,3 +1070,18 @@ fn a_tag_taken_out_of_a_files_front_matter_leaves_the_document() {
     let all = f.json(&["tags"]);
     assert!(!all.to_string().contains("beta"), "{all}");
 }
+
+#[test]
+fn open_over_mcp_refuses_lines_and_pages_together() {
+    let f = Fixture::indexed();
+    let mut server = f.session(SessionKind::Server);
+    let e = run_json(
+        "open",
+        json!({"document": 1, "lines": "1:2", "pages": "1"}),
+        &mut server,
+    )
+    .unwrap()
+    .err()
+    .expect("lines and pages together are refused");
+    assert!(format!("{e:?}").contains("not both"), "{e:?}");
+}
