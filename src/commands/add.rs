@@ -84,8 +84,20 @@ impl AddArgs {
     /// Checks the paths and tags before anything is opened.
     fn request(&self) -> Result<Vec<String>> {
         for p in &self.paths {
-            if std::fs::symlink_metadata(p).is_err() {
-                return Err(KbError::PathNotFound(p.clone()));
+            match std::fs::symlink_metadata(p) {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(KbError::PathNotFound(p.clone()))
+                }
+                Err(e) => {
+                    return Err(KbError::invalid(
+                        "paths",
+                        format!(
+                            "{}: cannot be read ({e}); check its permissions and those of the folders above it",
+                            one_line(&p.display().to_string())
+                        ),
+                    ))
+                }
             }
         }
         if self.tags.iter().any(|t| t.chars().any(char::is_control)) {
