@@ -63,11 +63,15 @@ impl BackupArgs {
             let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
                 .to_string()
                 .replace(':', "");
-            let file = path.join(format!("kb-{stamp}.db"));
-            if std::fs::symlink_metadata(&file).is_ok() {
-                return Err(exists(&file));
-            }
-            return Ok(file);
+            // Two backups in one second (two knowledge bases backed up
+            // into one folder) get a number after the time.
+            let free = (1..=99)
+                .map(|n| match n {
+                    1 => path.join(format!("kb-{stamp}.db")),
+                    n => path.join(format!("kb-{stamp}-{n}.db")),
+                })
+                .find(|f| std::fs::symlink_metadata(f).is_err());
+            return free.ok_or_else(|| exists(&path.join(format!("kb-{stamp}.db"))));
         }
         if std::fs::symlink_metadata(path).is_ok() {
             return Err(exists(path));

@@ -1085,3 +1085,16 @@ fn open_over_mcp_refuses_lines_and_pages_together() {
     .expect("lines and pages together are refused");
     assert!(format!("{e:?}").contains("not both"), "{e:?}");
 }
+
+#[test]
+fn two_backups_into_one_folder_get_two_names() {
+    let f = Fixture::indexed();
+    let folder = f.dir.path().join("backups");
+    std::fs::create_dir_all(&folder).unwrap();
+    let folder = folder.to_str().unwrap();
+    // Within a second most often; a number tells the second one apart.
+    let a = f.json(&["backup", folder]);
+    let b = f.json(&["backup", folder]);
+    assert_ne!(a["path"], b["path"], "{a} {b}");
+    assert_eq!(std::fs::read_dir(folder).unwrap().count(), 2);
+}
