@@ -76,6 +76,20 @@ impl Fixture {
         serde_json::from_str(&out.to_json().unwrap()).unwrap()
     }
 
+    /// A knowledge base bound to the test embedder, with only the folder
+    /// `name` of `files` (name, text) added; returns the folder.
+    fn with_files(name: &str, files: &[(&str, &str)]) -> (Fixture, PathBuf) {
+        let f = Fixture::new();
+        f.json(&["init"]);
+        let dir = f.dir.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (file, text) in files {
+            std::fs::write(dir.join(file), text).unwrap();
+        }
+        f.json(&["add", dir.to_str().unwrap()]);
+        (f, dir)
+    }
+
     /// A knowledge base bound to the test embedder, with the corpus added.
     fn indexed() -> Fixture {
         let f = Fixture::new();
@@ -926,18 +940,14 @@ fn every_output_field_is_described() {
 
 #[test]
 fn list_search_matches_plain_text_in_any_case() {
-    let f = Fixture::new();
-    f.json(&["init"]);
-    let dir = f.dir.path().join("names");
-    std::fs::create_dir_all(&dir).unwrap();
-    for (file, title) in [
-        ("a.md", "ÉTÉ Résumé"),
-        ("b.md", "my_notes"),
-        ("c.md", "my-notes"),
-    ] {
-        std::fs::write(dir.join(file), format!("# {title}\n\nSome text.\n")).unwrap();
-    }
-    f.json(&["add", dir.to_str().unwrap()]);
+    let (f, _) = Fixture::with_files(
+        "names",
+        &[
+            ("a.md", "# ÉTÉ Résumé\n\nSome text.\n"),
+            ("b.md", "# my_notes\n\nSome text.\n"),
+            ("c.md", "# my-notes\n\nSome text.\n"),
+        ],
+    );
     let titles = |needle: &str| -> Vec<String> {
         let v = f.json(&["list", "--search", needle]);
         v.as_array()
@@ -1000,12 +1010,7 @@ fn an_emptied_folder_is_kept_like_a_gone_one() {
 
 #[test]
 fn names_stay_on_one_line_in_human_output() {
-    let f = Fixture::new();
-    f.json(&["init"]);
-    let dir = f.dir.path().join("odd");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("new\nline.txt"), "tide tables for the harbour\n").unwrap();
-    f.json(&["add", dir.to_str().unwrap()]);
+    let (f, _) = Fixture::with_files("odd", &[("new\nline.txt", "tide tables for the harbour\n")]);
     for args in [&["list"][..], &["info", "1"], &["show", "1"]] {
         let text = f.run(args).unwrap().human(&Style::PLAIN);
         assert!(text.contains("new\\nline.txt"), "{args:?}: {text}");
@@ -1017,16 +1022,13 @@ fn names_stay_on_one_line_in_human_output() {
 
 #[test]
 fn an_impl_block_is_its_own_section() {
-    let f = Fixture::new();
-    f.json(&["init"]);
-    let dir = f.dir.path().join("code");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("server.rs"),
-        "pub struct Server {\n    port: u16,\n}\n\nimpl Server {\n    pub fn start(&self) {}\n}\n",
-    )
-    .unwrap();
-    f.json(&["add", dir.to_str().unwrap()]);
+    let (f, dir) = Fixture::with_files(
+        "code",
+        &[(
+            "server.rs",
+            "pub struct Server {\n    port: u16,\n}\n\nimpl Server {\n    pub fn start(&self) {}\n}\n",
+        )],
+    );
     let file = dir.join("server.rs");
     let file = file.to_str().unwrap();
     let shown = |section: &str| {
