@@ -8,11 +8,12 @@
 //! `{"ok": false, "error": {"code": "INVALID_PARAMS" | "HANDLER_ERROR", ...}}`.
 //! Neither ends the server; an unknown tool is a JSON-RPC error.
 
+mod stop;
 mod tools;
 mod validate;
 mod wire;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -29,6 +30,7 @@ use crate::commands::{self, CallError};
 use crate::config::Config;
 use crate::error::{KbError, Result};
 use crate::session::{Session, SessionKind};
+use stop::Stops;
 use tools::ToolDef;
 
 pub(crate) use validate::Issue;
@@ -58,11 +60,8 @@ struct KbServer {
     session: Arc<Mutex<Session>>,
     tools: Arc<Vec<ToolDef>>,
     allow_write: bool,
-    /// The session's stop flag: set for a signal, and while a call the
-    /// client cancelled finishes (an `add` stops after its document).
-    cancel: Arc<AtomicBool>,
-    /// Set once a signal arrived: the stop flag then stays set.
-    stopping: Arc<AtomicBool>,
+    /// The session's stop flag, for signals and cancelled calls.
+    stops: Arc<Stops>,
 }
 
 fn lock(session: &Mutex<Session>) -> MutexGuard<'_, Session> {
@@ -197,29 +196,29 @@ impl ServerHandler for KbServer {
         let tool = name.clone();
         // A call the client cancels stops as on Ctrl-C (an add after its
         // document); one still waiting for the session does not start.
+        let id = self.stops.ticket();
         let watch = {
-            let (ct, cancel) = (context.ct.clone(), self.cancel.clone());
+            let (ct, stops) = (context.ct.clone(), self.stops.clone());
             tokio::spawn(async move {
                 ct.cancelled().await;
-                cancel.store(true, Ordering::SeqCst);
+                stops.cancel(id);
             })
         };
-        let cancelled = context.ct.clone();
+        let (cancelled, stops) = (context.ct.clone(), self.stops.clone());
         // SQLite and ONNX Runtime block: run the call on the blocking pool.
         let outcome = tokio::task::spawn_blocking(move || {
             let mut s = lock(&session);
+            stops.start(id);
             let result = if cancelled.is_cancelled() {
                 Err(ToolError::Failed(KbError::Interrupted))
             } else {
                 call(&mut s, &tool, args)
             };
+            stops.finish(id);
             (result, s.counters())
         })
         .await;
         watch.abort();
-        if context.ct.is_cancelled() && !self.stopping.load(Ordering::SeqCst) {
-            self.cancel.store(false, Ordering::SeqCst);
-        }
         let (result, counters) = match outcome {
             Ok(x) => x,
             Err(join) => {
@@ -342,13 +341,12 @@ pub(crate) fn serve(config: Config, allow_write: bool, cancel: Arc<AtomicBool>) 
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let stopping = Arc::new(AtomicBool::new(false));
+    let stops = Arc::new(Stops::new(cancel));
     let server = KbServer {
         session: Arc::new(Mutex::new(session)),
         tools: Arc::new(tools),
         allow_write,
-        cancel: cancel.clone(),
-        stopping: stopping.clone(),
+        stops: stops.clone(),
     };
     let out = protocol_output()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -382,8 +380,7 @@ pub(crate) fn serve(config: Config, allow_write: bool, cancel: Arc<AtomicBool>) 
         tokio::spawn(async move {
             shutdown_signal().await;
             eprintln!("kb mcp: signal received; stopping");
-            stopping.store(true, Ordering::SeqCst);
-            cancel.store(true, Ordering::SeqCst);
+            stops.signal();
             token.cancel();
         });
         match running.waiting().await {
