@@ -323,7 +323,6 @@ fn decode_utf16(bytes: &[u8], warnings: &mut Vec<String>) -> Option<String> {
     Some(text)
 }
 
-/// The file name, as a fallback title.
 /// A title without the footnote marks set after it (`Attention Is All You
 /// Need∗`, `Annual Report²`): signs and superscripts; and, when the title
 /// was read off a page (`from_page`: a PDF, where a superscript comes out
@@ -356,6 +355,7 @@ pub fn without_footnote_marks(title: &str, from_page: bool) -> String {
     t.to_string()
 }
 
+/// The file name, as a fallback title.
 pub fn file_title(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())

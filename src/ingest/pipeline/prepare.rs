@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::group::ReadyDocument;
 use super::workers::Workers;
 use crate::db::{normalize_tags, IndexedFile, NewChunk, NewDocument};
-use crate::document::DocType;
+use crate::document::{DocType, DocumentMeta};
 use crate::error::Result;
 use crate::ingest::change::{content_hash, FileStamp};
 use crate::ingest::context::stored_chunks;
@@ -140,7 +140,7 @@ impl Workers {
             language: doc.language.clone(),
             file_size: size,
             file_mtime: mtime,
-            metadata: crate::document::DocumentMeta {
+            metadata: DocumentMeta {
                 file_tags,
                 ..doc.meta.clone()
             },
