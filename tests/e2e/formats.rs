@@ -400,7 +400,7 @@ fn tables_data_files_and_code_are_found_and_cited() {
     let items = kb.outline_texts(rs.to_str().unwrap());
     assert_eq!(
         items,
-        ["Satellite", "Satellite", "Satellite.orbital_period"],
+        ["Satellite", "impl Satellite", "Satellite.orbital_period"],
         "{items:?}"
     );
     let shown = kb.json(&[
