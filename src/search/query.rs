@@ -144,17 +144,11 @@ const STOP_WORDS: &[&str] = &[
 /// The words of a query as FTS5 would see them, lower-cased, stop words
 /// removed (unless the query is only stop words), duplicates dropped.
 pub fn query_terms(query: &str) -> Vec<String> {
-    let mut words: Vec<String> = Vec::new();
-    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut distinct = crate::text::terms::Distinct::default();
     for w in query.split(|c: char| !c.is_alphanumeric()) {
-        if w.is_empty() {
-            continue;
-        }
-        let w = w.to_lowercase();
-        if seen.insert(w.clone()) {
-            words.push(w);
-        }
+        distinct.push(w.to_lowercase());
     }
+    let words = distinct.into_vec();
     let content: Vec<String> = words
         .iter()
         .filter(|w| !STOP_WORDS.contains(&w.as_str()))

@@ -47,7 +47,7 @@ pub fn query_expansions(query: &str) -> Vec<String> {
 /// dot or underscore, or written in camelCase; not numbers (`3.14`) nor
 /// letters run into digits (`FY2018`).
 pub fn query_identifiers(query: &str) -> Vec<String> {
-    let mut out = Forms::default();
+    let mut out = Distinct::default();
     for (token, segments) in compound_tokens(query) {
         let camel = token
             .chars()
@@ -64,27 +64,34 @@ pub fn query_identifiers(query: &str) -> Vec<String> {
             out.push(joined);
         }
     }
-    out.0
+    out.into_vec()
 }
 
 fn extra_forms(text: &str) -> Vec<String> {
-    let mut out = Forms::default();
+    let mut out = Distinct::default();
     compounds(text, &mut out);
     super::numbers::forms(text, |f| out.push(f));
     cjk::for_each_bigram(text, |b| out.push(b.to_string()));
-    out.0
+    out.into_vec()
 }
 
-/// A distinct list, in first-seen order (the set keeps a pasted page of
-/// a query linear).
+/// A distinct list of non-empty strings, in first-seen order (the set
+/// beside it keeps a pasted page of a query linear).
 #[derive(Default)]
-struct Forms(Vec<String>, std::collections::HashSet<String>);
+pub(crate) struct Distinct {
+    items: Vec<String>,
+    seen: std::collections::HashSet<String>,
+}
 
-impl Forms {
-    fn push(&mut self, s: String) {
-        if !s.is_empty() && self.1.insert(s.clone()) {
-            self.0.push(s);
+impl Distinct {
+    pub(crate) fn push(&mut self, s: String) {
+        if !s.is_empty() && self.seen.insert(s.clone()) {
+            self.items.push(s);
         }
+    }
+
+    pub(crate) fn into_vec(self) -> Vec<String> {
+        self.items
     }
 }
 
@@ -110,7 +117,7 @@ fn compound_tokens(text: &str) -> impl Iterator<Item = (&str, Vec<&str>)> {
 
 /// Joined forms of separated compounds and parts of camelCase and
 /// letter/digit runs.
-fn compounds(text: &str, out: &mut Forms) {
+fn compounds(text: &str, out: &mut Distinct) {
     for (token, segments) in compound_tokens(text) {
         let parts: Vec<String> = segments.iter().flat_map(|s| split_humps(s)).collect();
         if segments.len() > 1 {
@@ -139,7 +146,7 @@ fn compounds(text: &str, out: &mut Forms) {
 
 /// The joined forms of a dotted path's tails and of each of its parts that
 /// is a compound itself: `a.b-c.d_e` gives `bcde`, `de` and `bc`.
-fn dotted_tails(token: &str, out: &mut Forms) {
+fn dotted_tails(token: &str, out: &mut Distinct) {
     let parts: Vec<&str> = token.split('.').filter(|p| !p.is_empty()).collect();
     if parts.len() < 2 && !token.contains('.') {
         return;
