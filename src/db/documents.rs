@@ -191,9 +191,12 @@ impl Database {
         vectors: Option<&[Vec<f32>]>,
     ) -> Result<WriteOutcome> {
         let conn = self.conn();
-        let existing: Option<(i64, String)> = conn
+        // Only the file's tags of the old metadata are read, not its
+        // headings (a long PDF's run to thousands).
+        let existing: Option<(i64, Option<String>)> = conn
             .query_row(
-                "SELECT id, metadata FROM documents WHERE source_path = ?1",
+                "SELECT id, json_extract(metadata, '$.file_tags') FROM documents
+                 WHERE source_path = ?1",
                 [&doc.source_path],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
@@ -202,7 +205,8 @@ impl Database {
         // user gave the same one with kb tag); the user's others stay.
         let dropped: Vec<String> = existing
             .as_ref()
-            .map(|(_, meta)| DocumentMeta::from_json(meta).file_tags)
+            .and_then(|(_, tags)| tags.as_deref())
+            .and_then(|tags| serde_json::from_str::<Vec<String>>(tags).ok())
             .unwrap_or_default()
             .into_iter()
             .filter(|t| !doc.tags.contains(t))
