@@ -100,12 +100,7 @@ impl AddArgs {
                 }
             }
         }
-        if self.tags.iter().any(|t| t.chars().any(char::is_control)) {
-            return Err(KbError::invalid(
-                "tags",
-                "--tags: a tag name cannot hold a newline, tab or other control character",
-            ));
-        }
+        super::tag::printable_names(&self.tags, "--tags")?;
         let normalized = normalize_tags(&self.tags);
         if self.tags.iter().any(|t| t.trim().is_empty()) && normalized.is_empty() {
             return Err(KbError::invalid(

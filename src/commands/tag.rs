@@ -44,11 +44,7 @@ impl Command for TagArgs {
         if self.add.iter().chain(&self.remove).any(|t| t.trim().is_empty()) {
             return Err(KbError::Usage("empty tag names are not allowed".into()));
         }
-        if self.add.iter().any(|t| t.chars().any(char::is_control)) {
-            return Err(KbError::Usage(
-                "a tag name cannot hold a newline, tab or other control character".into(),
-            ));
-        }
+        printable_names(&self.add, "--add")?;
         let db = session.db()?;
         let doc = self.document.resolve(db)?;
         db.edit_tags(
@@ -62,6 +58,18 @@ impl Command for TagArgs {
 }
 
 plain_outcome!(DocumentRef);
+
+/// Tag names given by the user (`flag`) hold no control character: a
+/// name is one line wherever it is shown.
+pub(super) fn printable_names(tags: &[String], flag: &str) -> Result<()> {
+    match tags.iter().any(|t| t.chars().any(char::is_control)) {
+        true => Err(KbError::invalid(
+            "tags",
+            format!("{flag}: a tag name cannot hold a newline, tab or other control character"),
+        )),
+        false => Ok(()),
+    }
+}
 
 impl Render for DocumentRef {
     fn human(&self, _style: &Style) -> String {
