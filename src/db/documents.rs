@@ -31,7 +31,9 @@ pub struct NewDocument {
     pub doc_type: DocType,
     pub language: Option<String>,
     pub file_size: u64,
-    pub file_mtime: i64,
+    /// None when the file was written in the second it was read (see
+    /// `ingest::change`).
+    pub file_mtime: Option<i64>,
     pub metadata: DocumentMeta,
     pub tags: Vec<String>,
     /// The document's text as indexed (for `kb open` and `kb show --section`).
@@ -140,7 +142,7 @@ impl Database {
 
     /// Records a new size and mtime for a file whose content is unchanged
     /// (touched or copied), so the next run can skip it without hashing.
-    pub fn touch_document(&self, id: i64, file_size: u64, file_mtime: i64) -> Result<()> {
+    pub fn touch_document(&self, id: i64, file_size: u64, file_mtime: Option<i64>) -> Result<()> {
         self.writable()?;
         self.conn().execute(
             "UPDATE documents SET file_size = ?2, file_mtime = ?3 WHERE id = ?1",

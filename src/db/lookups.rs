@@ -75,6 +75,7 @@ pub struct DocumentFile {
     pub file_mtime: Option<i64>,
     /// The link the walks reach the file through, when only through it.
     pub via_link: Option<String>,
+    pub content_hash: String,
 }
 
 const SUMMARY_COLUMNS: &str = "d.id, d.title, d.doc_type, d.created_at, d.source_path, d.updated_at,
@@ -228,7 +229,7 @@ impl Database {
     /// Every indexed file with what was recorded about it (for staleness).
     pub fn document_files(&self) -> Result<Vec<DocumentFile>> {
         let mut stmt = self.conn().prepare(
-            "SELECT id, source_path, file_size, file_mtime, via_link FROM documents
+            "SELECT id, source_path, file_size, file_mtime, via_link, content_hash FROM documents
              WHERE source_path IS NOT NULL ORDER BY id",
         )?;
         let rows = stmt.query_map([], |r| {
@@ -238,6 +239,7 @@ impl Database {
                 file_size: r.get::<_, Option<i64>>(2)?.map(|v| v as u64),
                 file_mtime: r.get(3)?,
                 via_link: r.get(4)?,
+                content_hash: r.get(5)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

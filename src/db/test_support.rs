@@ -29,7 +29,7 @@ pub(crate) fn note(path: &str, hash: &str) -> NewDocument {
         doc_type: crate::document::DocType::Note,
         language: None,
         file_size: 1,
-        file_mtime: 1,
+        file_mtime: Some(1),
         metadata: Default::default(),
         tags: vec![],
         content: None,

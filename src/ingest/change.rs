@@ -2,7 +2,9 @@
 //! to skip files and by `kb info`/`open`/`status`/`doctor`/`search` to
 //! report them: same size and modification time means unchanged (one
 //! `stat`, no reading); otherwise the SHA-256 of the content decides, so a
-//! touched or copied-back file is not taken for a new one. A file the walks
+//! touched or copied-back file is not taken for a new one. A file written
+//! in the second it was read has no mtime recorded (a later write in that
+//! second would leave the same stamp), so its content decides next time. A file the walks
 //! reach only through a link is missing once that link is gone or leads
 //! elsewhere: the next `kb add`/`kb update` removes its document.
 
@@ -40,6 +42,16 @@ impl FileStamp {
         }
     }
 
+    /// The mtime to record for a file whose bytes were read at or after
+    /// `read_from`: none when the file was written in that second or later,
+    /// as a write after the read could then leave the same stamp.
+    pub fn recorded_mtime(&self, read_from: std::time::SystemTime) -> Option<i64> {
+        let read_second = read_from
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        (self.mtime < read_second).then_some(self.mtime)
+    }
+
     /// The first step of the rule: the same size and mtime as recorded.
     pub fn matches(&self, size: Option<u64>, mtime: Option<i64>) -> bool {
         size == Some(self.size) && mtime == Some(self.mtime)
@@ -74,7 +86,9 @@ impl<'a> From<&'a crate::db::DocumentFile> for Recorded<'a> {
             via_link: f.via_link.as_deref(),
             size: f.file_size,
             mtime: f.file_mtime,
-            hash: None,
+            // Without a recorded mtime the first step cannot say unchanged:
+            // even a quick count reads such a file's content.
+            hash: f.file_mtime.is_none().then_some(f.content_hash.as_str()),
         }
     }
 }
@@ -140,6 +154,36 @@ mod tests {
             serde_json::to_value(FileStatus::Unchanged).unwrap(),
             "unchanged"
         );
+    }
+
+    #[test]
+    fn a_file_written_in_the_second_it_was_read_has_no_mtime_recorded() {
+        use std::time::{Duration, UNIX_EPOCH};
+        let stamp = FileStamp {
+            size: 6,
+            mtime: 1_000,
+        };
+        let at = |secs: f64| UNIX_EPOCH + Duration::from_secs_f64(secs);
+        assert_eq!(stamp.recorded_mtime(at(1_001.0)), Some(1_000));
+        assert_eq!(stamp.recorded_mtime(at(1_000.999)), None, "same second");
+        assert_eq!(stamp.recorded_mtime(at(999.5)), None, "written later");
+
+        // Such a document's content decides, even in a quick count.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.md");
+        std::fs::write(&path, "apples").unwrap();
+        let file = |content_hash: &str| crate::db::DocumentFile {
+            id: 1,
+            path: path.to_str().unwrap().to_string(),
+            file_size: Some(6),
+            file_mtime: None,
+            via_link: None,
+            content_hash: content_hash.to_string(),
+        };
+        let same = file(&content_hash(b"apples"));
+        assert_eq!(file_status(&(&same).into()), FileStatus::Unchanged);
+        let other = file(&content_hash(b"pears!"));
+        assert_eq!(file_status(&(&other).into()), FileStatus::Changed);
     }
 
     #[cfg(unix)]

@@ -112,7 +112,7 @@ pub(crate) fn bench_build(a: &Args) -> Result<()> {
                 doc_type: kb::document::DocType::Note,
                 language: None,
                 file_size: 0,
-                file_mtime: 0,
+                file_mtime: Some(0),
                 metadata: Default::default(),
                 tags: vec![],
                 content: None,

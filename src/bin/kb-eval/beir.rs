@@ -337,7 +337,7 @@ fn prepare_document(
         doc_type: DocType::Note,
         language: None,
         file_size: bytes.len() as u64,
-        file_mtime: 0,
+        file_mtime: Some(0),
         metadata: Default::default(),
         tags: Vec::new(),
         content: None,

@@ -21,7 +21,11 @@ pub(super) enum FileOutcome {
     /// Same size and mtime as indexed: not even read.
     Unchanged { id: i64 },
     /// Same content as indexed under a new mtime (touched, copied back).
-    Touched { id: i64, size: u64, mtime: i64 },
+    Touched {
+        id: i64,
+        size: u64,
+        mtime: Option<i64>,
+    },
     /// Not indexed, and why (empty, unsupported content, failed).
     NotIndexed(IngestError),
 }
@@ -54,12 +58,14 @@ impl Workers {
         let plain = |o: FileOutcome| Ok((o, Vec::new()));
         let not_indexed = |e: IngestError| plain(FileOutcome::NotIndexed(e));
         let source_path = source_path::encode(path);
+        let read_from = std::time::SystemTime::now();
         let meta = match std::fs::metadata(path) {
             Ok(m) => m,
             Err(e) => return not_indexed(IngestError::Failed(format!("cannot read: {e}"))),
         };
         let stamp = FileStamp::of(&meta);
-        let FileStamp { size, mtime } = stamp;
+        let size = stamp.size;
+        let mtime = stamp.recorded_mtime(read_from);
         if let Some(e) = existing {
             if stamp.matches(e.file_size, e.file_mtime) {
                 return plain(FileOutcome::Unchanged { id: e.id });

@@ -32,13 +32,11 @@ use crate::progress::Progress;
 /// Messages to the writer, the only thread with the database.
 enum Event {
     /// Unchanged since it was indexed.
-    Skipped {
-        id: i64,
-    },
+    Skipped { id: i64 },
     Touched {
         id: i64,
         size: u64,
-        mtime: i64,
+        mtime: Option<i64>,
     },
     /// Not indexed, with the document an earlier version of the file
     /// left, if any.

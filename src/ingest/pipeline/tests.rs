@@ -203,6 +203,36 @@ fn a_rerun_skips_unchanged_files_and_reindexes_edited_ones() {
 }
 
 #[test]
+fn an_edit_in_the_second_a_file_was_indexed_is_seen() {
+    let kb = Kb::new();
+    kb.write("todo.txt", "Call the plumber.\n");
+    // Written in the second it is read: a later write in that second
+    // leaves the same size and mtime.
+    let second = SystemTime::now();
+    let stamp = |at: SystemTime| {
+        std::fs::File::options()
+            .write(true)
+            .open(kb.docs.join("todo.txt"))
+            .unwrap()
+            .set_modified(at)
+            .unwrap();
+    };
+    stamp(second);
+    assert_eq!(kb.add().added, 1);
+    kb.write("todo.txt", "Call the dentist.\n");
+    stamp(second);
+    let edited = kb.add();
+    assert_eq!((edited.updated, edited.skipped), (1, 0), "{edited:?}");
+    assert!(kb.chunks().values().any(|t| t.contains("dentist")));
+    // Read again when its mtime is a second before the read: recorded.
+    stamp(second - Duration::from_secs(2));
+    let again = kb.add();
+    assert_eq!((again.updated, again.skipped), (0, 1), "{again:?}");
+    let id = kb.document_id("todo.txt").unwrap();
+    assert!(kb.db.document(id).unwrap().unwrap().file_mtime.is_some());
+}
+
+#[test]
 fn a_deleted_file_is_pruned() {
     let kb = Kb::new();
     mixed_folder(&kb);
