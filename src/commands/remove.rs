@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::document::{file_status, DocRef, DocumentRef, FileStatus};
 use super::{Command, CommandSpec, Mcp, OutputKind};
+use crate::db::RootKind;
 use crate::error::{KbError, Result};
 use crate::output::{plural, Render, Style};
 use crate::session::Session;
@@ -38,6 +39,9 @@ pub(crate) struct RemoveOutput {
     /// With `missing`: the files and folders given to add that are gone, forgotten (no longer
     /// synced by update, warned about or counted by doctor).
     pub forgotten_roots: Vec<String>,
+    /// Removed documents' files still on disk under an added folder: kept out of kb update and
+    /// of later adds of that folder; kb add naming the file brings it back.
+    pub kept_out: Vec<String>,
 }
 
 impl Command for RemoveArgs {
@@ -94,6 +98,7 @@ impl Command for RemoveArgs {
         }
         let ids: Vec<i64> = found.iter().map(|d| d.summary.id).collect();
         let removed = db.remove_documents(&ids)?;
+        let kept_out = keep_out(db, &found)?;
         let mut forgotten_roots = Vec::new();
         if self.missing {
             let gone: Vec<_> = db.roots()?.into_iter().filter(super::update::is_gone).collect();
@@ -105,8 +110,34 @@ impl Command for RemoveArgs {
             removed,
             documents: found.iter().map(DocumentRef::of).collect(),
             forgotten_roots,
+            kept_out,
         })
     }
+}
+
+/// A removed document whose file is still there would come back with the
+/// next walk: a file given to add by name is forgotten as a root, and one
+/// under an added folder is kept out of its walks. Returns the latter.
+fn keep_out(db: &crate::db::Database, removed: &[crate::db::DocumentRecord]) -> Result<Vec<String>> {
+    let roots = db.roots()?;
+    let present: Vec<&str> = removed
+        .iter()
+        .filter(|d| super::document::document_file_status(d).is_some_and(|s| s != FileStatus::Missing))
+        .filter_map(|d| d.summary.path.as_deref())
+        .collect();
+    let named: Vec<i64> = roots
+        .iter()
+        .filter(|r| r.kind == RootKind::File && present.contains(&r.path.as_str()))
+        .map(|r| r.id)
+        .collect();
+    db.forget_roots(&named)?;
+    let under_folder: Vec<String> = present
+        .into_iter()
+        .filter(|p| roots.iter().any(|r| r.kind == RootKind::Folder && r.holds(p)))
+        .map(str::to_string)
+        .collect();
+    db.keep_out(&under_folder)?;
+    Ok(under_folder)
 }
 
 plain_outcome!(RemoveOutput);
@@ -119,6 +150,13 @@ impl Render for RemoveOutput {
         );
         for d in &self.documents {
             out.push_str(&format!("  {} {}\n", d.id, d.label()));
+        }
+        for p in &self.kept_out {
+            out.push_str(&format!(
+                "Kept out of kb update: {} (still under an added folder; `kb add` it by name to \
+                 bring it back)\n",
+                crate::output::one_line(p)
+            ));
         }
         for r in &self.forgotten_roots {
             out.push_str(&format!(

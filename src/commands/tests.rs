@@ -975,6 +975,43 @@ fn a_document_named_twice_is_removed_and_listed_once() {
 }
 
 #[test]
+fn a_removed_file_stays_out_until_it_is_added_by_name() {
+    let (f, dir) = Fixture::with_files(
+        "notes",
+        &[
+            ("keep.md", "# Keep\nApples.\n"),
+            ("drop.md", "# Drop\nPears.\n"),
+        ],
+    );
+    let drop = dir.join("drop.md");
+    let count = || f.json(&["list"]).as_array().unwrap().len();
+    let v = f.json(&["remove", drop.to_str().unwrap()]);
+    assert_eq!(v["kept_out"].as_array().unwrap().len(), 1, "{v}");
+    let v = f.json(&["update"]);
+    assert_eq!(v["added"], 0, "{v}");
+    f.json(&["add", dir.to_str().unwrap()]);
+    assert_eq!(count(), 1, "adding the folder again leaves it out");
+    let v = f.json(&["add", drop.to_str().unwrap()]);
+    assert_eq!(v["added"], 1, "{v}");
+    assert_eq!(f.json(&["update"])["removed"], 0);
+    assert_eq!(count(), 2);
+
+    // A file added by name only is forgotten as a root with its document.
+    let (g, other) = Fixture::with_files("other", &[("x.md", "# X\nPlums.\n")]);
+    let lone = f.dir.path().join("lone.md");
+    std::fs::write(&lone, "# Lone\nFigs.\n").unwrap();
+    f.json(&["add", lone.to_str().unwrap()]);
+    let v = f.json(&["remove", lone.to_str().unwrap()]);
+    assert!(v["kept_out"].as_array().unwrap().is_empty(), "{v}");
+    assert_eq!(f.json(&["update"])["added"], 0);
+    assert_eq!(count(), 2);
+    // A document whose file is gone is not kept out of anything.
+    std::fs::remove_file(other.join("x.md")).unwrap();
+    let v = g.json(&["remove", "--missing"]);
+    assert!(v["kept_out"].as_array().unwrap().is_empty(), "{v}");
+}
+
+#[test]
 fn adding_only_a_device_fails_and_names_it() {
     let f = Fixture::indexed();
     let out = f.run(&["add", "/dev/null"]).unwrap();

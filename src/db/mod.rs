@@ -68,6 +68,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (10, include_str!("../../migrations/010_document_types.sql")),
     (11, include_str!("../../migrations/011_document_links.sql")),
     (12, include_str!("../../migrations/012_root_options.sql")),
+    (13, include_str!("../../migrations/013_kept_out.sql")),
 ];
 
 /// The newest schema this binary knows.

@@ -142,6 +142,37 @@ impl Database {
         Ok(n)
     }
 
+    /// Keeps files out of every walk (`kb remove` of a file still under an
+    /// added folder), so `kb update` does not add them again.
+    pub fn keep_out(&self, paths: &[String]) -> Result<()> {
+        let tx = self.begin_write()?;
+        for path in paths {
+            self.conn().execute(
+                "INSERT INTO kept_out (path) VALUES (?1) ON CONFLICT(path) DO NOTHING",
+                [path],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Lets files kept out into walks again (named to `kb add`).
+    pub fn let_in(&self, paths: &[String]) -> Result<()> {
+        let tx = self.begin_write()?;
+        for path in paths {
+            self.conn()
+                .execute("DELETE FROM kept_out WHERE path = ?1", [path])?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The files kept out of walks (stored form).
+    pub fn kept_out(&self) -> Result<HashSet<String>> {
+        let paths: Vec<String> = self.column_values("SELECT path FROM kept_out", [])?;
+        Ok(paths.into_iter().collect())
+    }
+
     /// The documents a root's walks reached.
     pub fn root_documents(&self, root_id: i64) -> Result<HashSet<i64>> {
         let ids: Vec<i64> = self.column_values(

@@ -126,6 +126,13 @@ impl<'a> Ingester<'a> {
             })
             .collect();
         let root_ids = self.db.record_roots(&given)?;
+        // A file named to add comes back even if `kb remove` kept it out.
+        let named: Vec<String> = given
+            .iter()
+            .filter(|r| r.kind == RootKind::File)
+            .map(|r| r.path.clone())
+            .collect();
+        self.db.let_in(&named)?;
         let policy = walk::LinkPolicy {
             roots: self.db.roots()?,
             follow_external: opts.follow_everywhere,
@@ -137,6 +144,10 @@ impl<'a> Ingester<'a> {
             &self.config.data_dir,
             &self.errors_log,
         )?;
+        let kept_out = self.db.kept_out()?;
+        walked
+            .files
+            .retain(|(p, _)| !kept_out.contains(&source_path::encode(p)));
         let mut summary = IngestSummary {
             errors_log: Some(self.errors_log.path().to_path_buf()),
             unsupported: walked.unsupported.len(),
