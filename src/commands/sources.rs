@@ -252,6 +252,9 @@ plain_outcome!(SourcesOutput);
 impl Render for SourcesOutput {
     /// `tree`-style lines: `├── name/ (N files)` for a folder not expanded.
     fn human(&self, _style: &Style) -> String {
+        if self.entries.is_empty() {
+            return "No documents.\n".into();
+        }
         let mut out = String::new();
         for (i, e) in self.entries.iter().enumerate() {
             let name = if e.depth == 0 {

@@ -143,16 +143,17 @@ impl Render for StatsOutput {
             }
             StatsOutput::Summary(s) => s,
         };
-        let ms = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_else(|| "null".into());
         let mut out = format!(
-            "Searches: {} ({} with no results, {} failed)\nLatency: p50 {} ms, p95 {} ms, p99 {} ms\n",
-            s.total_searches,
-            s.zero_result_searches,
-            s.failed_searches,
-            ms(s.latency_ms.p50),
-            ms(s.latency_ms.p95),
-            ms(s.latency_ms.p99),
+            "Searches: {} ({} with no results, {} failed)\n",
+            s.total_searches, s.zero_result_searches, s.failed_searches,
         );
+        if let (Some(p50), Some(p95), Some(p99)) =
+            (s.latency_ms.p50, s.latency_ms.p95, s.latency_ms.p99)
+        {
+            out.push_str(&format!(
+                "Latency: p50 {p50} ms, p95 {p95} ms, p99 {p99} ms\n"
+            ));
+        }
         for (list, title) in [
             (&s.top_queries, "Most frequent"),
             (&s.zero_result_queries, "No results"),

@@ -1058,6 +1058,17 @@ fn names_stay_on_one_line_in_human_output() {
 }
 
 #[test]
+fn an_empty_knowledge_base_reads_plainly() {
+    let f = Fixture::new();
+    f.json(&["init"]);
+    let text = |args: &[&str]| f.run(args).unwrap().human(&Style::PLAIN);
+    assert_eq!(text(&["sources"]), "No documents.\n");
+    let stats = text(&["stats"]);
+    assert!(stats.starts_with("Searches: 0 "), "{stats}");
+    assert!(!stats.contains("null"), "{stats}");
+}
+
+#[test]
 fn an_impl_block_is_its_own_section() {
     let (f, dir) = Fixture::with_files(
         "code",
