@@ -22,8 +22,8 @@ const EXAMPLES: &str = "Examples:
 ///
 /// Copying kb.db with cp while kb runs can miss what is in kb.db-wal, the write-ahead log
 /// (recent documents, a half-applied reindex): kb backup copies one consistent snapshot of both.
-/// The copy is a knowledge base of its own: restore it by putting it in place of kb.db (with kb
-/// stopped), or use it with kb --data-dir.
+/// The copy is a knowledge base of its own: put it back with kb restore, or use it with kb
+/// --data-dir.
 #[derive(Debug, clap::Args, Deserialize, JsonSchema)]
 #[command(after_help = EXAMPLES)]
 #[serde(deny_unknown_fields)]

@@ -252,6 +252,7 @@ registry! {
     Config(config::ConfigArgs),
     Doctor(doctor::DoctorArgs),
     Backup(backup::BackupArgs),
+    Restore(restore::RestoreArgs),
 }
 
 #[cfg(test)]

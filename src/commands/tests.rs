@@ -1058,6 +1058,44 @@ fn names_stay_on_one_line_in_human_output() {
 }
 
 #[test]
+fn a_restore_is_the_backup_whatever_log_the_old_file_left() {
+    use crate::db::{Database, OpenMode};
+    let f = Fixture::indexed();
+    let kb_db = f.dir.path().join("data/kb.db");
+    let backup = f.dir.path().join("monday.db");
+    f.json(&["backup", backup.to_str().unwrap()]);
+    let documents = f.json(&["status"])["total_documents"].as_i64().unwrap();
+    // Later writes still in the write-ahead log when the machine stopped.
+    let reader = rusqlite::Connection::open(&kb_db).unwrap();
+    reader
+        .execute_batch("BEGIN; SELECT count(*) FROM documents;")
+        .unwrap();
+    let later = f.dir.path().join("later.md");
+    std::fs::write(&later, "# Later\nA note written after the backup.\n").unwrap();
+    f.json(&["add", later.to_str().unwrap()]);
+    let log = std::fs::read(f.dir.path().join("data/kb.db-wal")).unwrap();
+    drop(reader);
+    std::fs::write(f.dir.path().join("data/kb.db-wal"), log).unwrap();
+
+    let v = f.json(&["restore", backup.to_str().unwrap()]);
+    assert_eq!(v["documents"], documents, "{v}");
+    assert_eq!(f.json(&["status"])["total_documents"], documents);
+    // The knowledge base replaced is kept whole, later note and all.
+    let replaced = PathBuf::from(v["replaced"].as_str().unwrap());
+    let old = Database::open(&replaced, OpenMode::Existing).unwrap();
+    assert_eq!(old.document_count().unwrap(), documents + 1);
+
+    // What is not a sound backup changes nothing.
+    let junk = f.dir.path().join("junk.db");
+    std::fs::write(&junk, "not a database").unwrap();
+    for bad in [&junk, &kb_db, &f.dir.path().join("none.db")] {
+        let e = f.run(&["restore", bad.to_str().unwrap()]).err().unwrap();
+        assert_eq!(e.exit_code(), 1, "{bad:?}: {e}");
+    }
+    assert_eq!(f.json(&["status"])["total_documents"], documents);
+}
+
+#[test]
 fn an_empty_knowledge_base_reads_plainly() {
     let f = Fixture::new();
     f.json(&["init"]);

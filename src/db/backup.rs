@@ -80,6 +80,19 @@ impl Database {
     }
 }
 
+impl Database {
+    /// Moves the write-ahead log's pages into the file and empties the log
+    /// (`wal_checkpoint(TRUNCATE)`), so that kb.db alone holds the
+    /// knowledge base. False when another connection's read kept it from
+    /// finishing.
+    pub fn checkpoint_whole(&self) -> Result<bool> {
+        let busy: i64 = self
+            .conn()
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+        Ok(busy == 0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
