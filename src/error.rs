@@ -138,7 +138,7 @@ pub enum KbError {
 
     /// `path` is empty until the database that failed attaches its own
     /// path (see [`KbError::at_db`]).
-    #[error("{}: the database is corrupt or not a kb database ({reason}); restore it from a backup or move it away to start a new one", path_or_db(path))]
+    #[error("{}: the database is corrupt or not a kb database ({reason}); restore a backup (kb restore COPY) or move it away to start a new one", path_or_db(path))]
     DbCorrupt { path: PathBuf, reason: String },
 
     #[error("{}: the database has schema version {found}, but this kb understands up to {supported}; upgrade kb", path.display())]

@@ -260,161 +260,181 @@ impl Command for DoctorArgs {
             Err(e) => {
                 // Only a corrupt file needs a backup; the other reasons (a
                 // read-only directory, permissions, a lock) say their fix.
-                let fix = matches!(e, KbError::DbCorrupt { .. }).then_some(
-                    "restore kb.db from a backup, or move it away and run kb add again",
-                );
+                let fix = matches!(e, KbError::DbCorrupt { .. }).then_some(RESTORE);
                 checks.push(check("database", Status::Fault, e.to_string(), fix));
                 return Ok(DoctorOutput::of(checks));
             }
         };
-        // SQLite may open a database read-only without a word (a file or
-        // directory kb may not write, a header it may not write): every
-        // write would then fail, so kb cannot do part of its job.
-        if let Err(e) = db.writable() {
-            checks.push(check(
-                "database writes",
-                Status::Fault,
-                format!("opened read-only: {e}"),
-                Some(
-                    "writes (kb add, kb remove, kb reindex) fail until this is fixed: give this \
-                     user write permission on the file or directory named (kb writes kb.db, \
-                     kb.db-wal and kb.db-shm), or for a damaged header restore kb.db from a \
-                     backup (kb backup PATH copies what it holds into a new file)",
-                ),
-            ));
+        // A damaged page can fail any check that reads it: the report
+        // still comes, with the database at fault.
+        if let Err(e) = database_checks(session, db, &mut checks) {
+            let detail = match e {
+                KbError::DbCorrupt { .. } => e.to_string(),
+                e => format!("{}: reading it failed: {e}", db.path().display()),
+            };
+            checks.push(check("database", Status::Fault, detail, Some(RESTORE)));
         }
-        let problems = db.quick_check()?;
-        checks.push(if problems == ["ok"] {
-            check(
-                "database",
-                Status::Ok,
-                format!("{}: integrity ok", db.path().display()),
-                None,
-            )
-        } else {
-            check(
-                "database",
-                Status::Fault,
-                format!("{}: {}", db.path().display(), problems.join("; ")),
-                Some("restore kb.db from a backup, or move it away and run kb add again"),
-            )
-        });
-        let counts = db.index_counts()?;
-        checks.push(if counts.keyword_rows == counts.chunks {
-            check(
-                "keyword index",
-                Status::Ok,
-                format!("{} chunks indexed", counts.chunks),
-                None,
-            )
-        } else {
-            check(
-                "keyword index",
-                Status::Fault,
-                format!(
-                    "{} chunks but {} rows in the keyword index",
-                    counts.chunks, counts.keyword_rows
-                ),
-                Some("remove and add again the documents concerned (kb remove, kb add)"),
-            )
-        });
-        match db.model_binding()? {
-            None => checks.push(check(
-                "model",
-                Status::Warning,
-                "no embedding model bound: keyword search only",
-                Some("kb init binds the default model"),
-            )),
-            Some(binding) => {
-                checks.push(match session.bound_model(ModelUse::Queries) {
-                    Ok(model) => match model.embed_query("kb doctor") {
-                        Ok(v) if v.len() == binding.embedding_dim => check(
-                            "model",
-                            Status::Ok,
-                            format!(
-                                "{} ({} dimensions){}",
-                                binding.model_name,
-                                binding.embedding_dim,
-                                binding
-                                    .model_dir
-                                    .as_deref()
-                                    .map(|d| format!(" from {d}"))
-                                    .unwrap_or_default()
-                            ),
-                            None,
-                        ),
-                        Ok(v) => check(
-                            "model",
-                            Status::Fault,
-                            format!(
-                                "{} made {}-dimensional vectors, the index holds {}",
-                                binding.model_name,
-                                v.len(),
-                                binding.embedding_dim
-                            ),
-                            Some("kb reindex"),
-                        ),
-                        Err(e) => check("model", Status::Fault, e.to_string(), Some("kb init")),
-                    },
-                    Err(e) => check(
-                        "model",
-                        Status::Fault,
-                        e.to_string(),
-                        Some(match e {
-                            KbError::ModelMismatch(_) => "kb reindex",
-                            _ => "kb init (offline: kb init --model-dir DIR)",
-                        }),
-                    ),
-                });
-                let missing = counts.chunks_without_vectors.unwrap_or(0);
-                checks.push(if missing == 0 {
-                    check(
-                        "vectors",
-                        Status::Ok,
-                        format!("{} vectors", counts.vector_rows.unwrap_or(0)),
-                        None,
-                    )
-                } else {
-                    check(
-                        "vectors",
-                        Status::Fault,
-                        format!("{} have no vector", plural(missing as u64, "chunk", "chunks")),
-                        Some("kb reindex"),
-                    )
-                });
-            }
-        }
-        if let Some(target) = db.unfinished_reindex()? {
-            checks.push(check(
-                "reindex",
-                Status::Warning,
-                format!("a reindex to {target} was interrupted; the old index is in use"),
-                Some(&format!(
-                    "kb reindex --model {target} (it continues where it stopped)"
-                )),
-            ));
-        }
-        checks.push(roots_check(db)?);
-        let stale = db
-            .document_files()?
-            .into_iter()
-            .filter(|f| file_status(&f.into()) != FileStatus::Unchanged)
-            .count();
-        checks.push(if stale == 0 {
-            check("files", Status::Ok, "every indexed file is unchanged", None)
-        } else {
-            check(
-                "files",
-                Status::Warning,
-                format!(
-                    "{} changed or gone since indexing",
-                    plural(stale as u64, "document's file", "documents' files")
-                ),
-                Some("kb add FOLDER refreshes them; kb remove --missing drops the gone ones"),
-            )
-        });
         Ok(DoctorOutput::of(checks))
     }
+}
+
+/// What to do about a damaged kb.db.
+const RESTORE: &str =
+    "kb restore BACKUP (a copy kb backup wrote), or move kb.db away and run kb add again";
+
+/// The checks of an open knowledge base, in order; an error stops them.
+fn database_checks(
+    session: &Session,
+    db: &crate::db::Database,
+    checks: &mut Vec<Check>,
+) -> Result<()> {
+    // SQLite may open a database read-only without a word (a file or
+    // directory kb may not write, a header it may not write): every
+    // write would then fail, so kb cannot do part of its job.
+    if let Err(e) = db.writable() {
+        checks.push(check(
+            "database writes",
+            Status::Fault,
+            format!("opened read-only: {e}"),
+            Some(
+                "writes (kb add, kb remove, kb reindex) fail until this is fixed: give this \
+                 user write permission on the file or directory named (kb writes kb.db, \
+                 kb.db-wal and kb.db-shm), or for a damaged header restore kb.db from a \
+                 backup (kb backup PATH copies what it holds into a new file)",
+            ),
+        ));
+    }
+    let problems = db.quick_check()?;
+    checks.push(if problems == ["ok"] {
+        check(
+            "database",
+            Status::Ok,
+            format!("{}: integrity ok", db.path().display()),
+            None,
+        )
+    } else {
+        check(
+            "database",
+            Status::Fault,
+            format!("{}: {}", db.path().display(), problems.join("; ")),
+            Some(RESTORE),
+        )
+    });
+    let counts = db.index_counts()?;
+    checks.push(if counts.keyword_rows == counts.chunks {
+        check(
+            "keyword index",
+            Status::Ok,
+            format!("{} chunks indexed", counts.chunks),
+            None,
+        )
+    } else {
+        check(
+            "keyword index",
+            Status::Fault,
+            format!(
+                "{} chunks but {} rows in the keyword index",
+                counts.chunks, counts.keyword_rows
+            ),
+            Some("remove and add again the documents concerned (kb remove, kb add)"),
+        )
+    });
+    match db.model_binding()? {
+        None => checks.push(check(
+            "model",
+            Status::Warning,
+            "no embedding model bound: keyword search only",
+            Some("kb init binds the default model"),
+        )),
+        Some(binding) => {
+            checks.push(match session.bound_model(ModelUse::Queries) {
+                Ok(model) => match model.embed_query("kb doctor") {
+                    Ok(v) if v.len() == binding.embedding_dim => check(
+                        "model",
+                        Status::Ok,
+                        format!(
+                            "{} ({} dimensions){}",
+                            binding.model_name,
+                            binding.embedding_dim,
+                            binding
+                                .model_dir
+                                .as_deref()
+                                .map(|d| format!(" from {d}"))
+                                .unwrap_or_default()
+                        ),
+                        None,
+                    ),
+                    Ok(v) => check(
+                        "model",
+                        Status::Fault,
+                        format!(
+                            "{} made {}-dimensional vectors, the index holds {}",
+                            binding.model_name,
+                            v.len(),
+                            binding.embedding_dim
+                        ),
+                        Some("kb reindex"),
+                    ),
+                    Err(e) => check("model", Status::Fault, e.to_string(), Some("kb init")),
+                },
+                Err(e) => check(
+                    "model",
+                    Status::Fault,
+                    e.to_string(),
+                    Some(match e {
+                        KbError::ModelMismatch(_) => "kb reindex",
+                        _ => "kb init (offline: kb init --model-dir DIR)",
+                    }),
+                ),
+            });
+            let missing = counts.chunks_without_vectors.unwrap_or(0);
+            checks.push(if missing == 0 {
+                check(
+                    "vectors",
+                    Status::Ok,
+                    format!("{} vectors", counts.vector_rows.unwrap_or(0)),
+                    None,
+                )
+            } else {
+                check(
+                    "vectors",
+                    Status::Fault,
+                    format!("{} have no vector", plural(missing as u64, "chunk", "chunks")),
+                    Some("kb reindex"),
+                )
+            });
+        }
+    }
+    if let Some(target) = db.unfinished_reindex()? {
+        checks.push(check(
+            "reindex",
+            Status::Warning,
+            format!("a reindex to {target} was interrupted; the old index is in use"),
+            Some(&format!(
+                "kb reindex --model {target} (it continues where it stopped)"
+            )),
+        ));
+    }
+    checks.push(roots_check(db)?);
+    let stale = db
+        .document_files()?
+        .into_iter()
+        .filter(|f| file_status(&f.into()) != FileStatus::Unchanged)
+        .count();
+    checks.push(if stale == 0 {
+        check("files", Status::Ok, "every indexed file is unchanged", None)
+    } else {
+        check(
+            "files",
+            Status::Warning,
+            format!(
+                "{} changed or gone since indexing",
+                plural(stale as u64, "document's file", "documents' files")
+            ),
+            Some("kb add FOLDER refreshes them; kb remove --missing drops the gone ones"),
+        )
+    });
+    Ok(())
 }
 
 impl DoctorOutput {

@@ -1096,6 +1096,38 @@ fn a_restore_is_the_backup_whatever_log_the_old_file_left() {
 }
 
 #[test]
+fn doctor_reports_a_damaged_page_instead_of_failing() {
+    let f = Fixture::indexed();
+    let kb_db = f.dir.path().join("data/kb.db");
+    let (root, page): (usize, usize) = {
+        let c = rusqlite::Connection::open(&kb_db).unwrap();
+        c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+        let root: i64 = c
+            .query_row(
+                "SELECT rootpage FROM sqlite_master WHERE name = 'chunks'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let page: i64 = c.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+        (root as usize, page as usize)
+    };
+    let mut bytes = std::fs::read(&kb_db).unwrap();
+    bytes[(root - 1) * page..root * page].fill(0x5a);
+    std::fs::write(&kb_db, bytes).unwrap();
+    let out = f.run(&["doctor"]).unwrap();
+    assert!(out.failure().is_some());
+    let v: Value = serde_json::from_str(&out.to_json().unwrap()).unwrap();
+    let fault = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "database" && c["status"] == "fault");
+    let fix = fault.unwrap_or_else(|| panic!("{v}"))["fix"].as_str().unwrap();
+    assert!(fix.contains("kb restore"), "{v}");
+}
+
+#[test]
 fn an_empty_knowledge_base_reads_plainly() {
     let f = Fixture::new();
     f.json(&["init"]);
