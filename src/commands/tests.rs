@@ -1123,7 +1123,9 @@ fn doctor_reports_a_damaged_page_instead_of_failing() {
         .unwrap()
         .iter()
         .find(|c| c["name"] == "database" && c["status"] == "fault");
-    let fix = fault.unwrap_or_else(|| panic!("{v}"))["fix"].as_str().unwrap();
+    let fix = fault.unwrap_or_else(|| panic!("{v}"))["fix"]
+        .as_str()
+        .unwrap();
     assert!(fix.contains("kb restore"), "{v}");
 }
 

@@ -179,7 +179,15 @@ impl Config {
 
     /// Resolves the configuration with an explicit environment (for tests).
     pub fn load_from(cli: &CliOverrides, env: &BTreeMap<String, String>) -> Result<Config> {
-        let home = dirs::home_dir();
+        Self::load_with_home(cli, env, dirs::home_dir())
+    }
+
+    /// [`Config::load_from`] with the home folder `~` stands for.
+    pub(crate) fn load_with_home(
+        cli: &CliOverrides,
+        env: &BTreeMap<String, String>,
+        home: Option<PathBuf>,
+    ) -> Result<Config> {
         // The data dir decides where config.yaml is, so it is resolved first
         // from the flag, then the environment, then the default.
         let (data_dir_raw, data_dir_source) = match (&cli.data_dir, env.get("KB_DATA_DIR")) {
@@ -226,6 +234,7 @@ impl Config {
         for p in &mut config.mcp.write_roots {
             *p = expand_tilde(p, home.as_deref());
         }
+        config.config_path = Some(config_file);
         config.model_explicit = config.source_of("embedding.model") != Source::Default;
         config.warnings = warnings;
         config.validate()?;

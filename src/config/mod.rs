@@ -33,8 +33,13 @@ impl Config {
         self.data_dir.join("ingest-errors.log")
     }
 
+    /// The config.yaml kb reads: the one in the data directory named by
+    /// the flag, `KB_DATA_DIR` or the default, even when a `data_dir` key
+    /// in it moves the rest.
     pub fn config_file(&self) -> PathBuf {
-        self.data_dir.join("config.yaml")
+        self.config_path
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join("config.yaml"))
     }
 
     /// Where the value of `key` (a dotted path) came from.
@@ -405,6 +410,34 @@ mod tests {
             "{err}"
         );
         assert!(!err.contains("config.yaml"), "{err}");
+    }
+
+    #[test]
+    fn a_data_dir_key_moves_the_database_not_the_file_that_set_it() {
+        let home = tempfile::tempdir().unwrap();
+        let elsewhere = home.path().join("elsewhere");
+        let file = home.path().join(".kb/config.yaml");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let key = format!(
+            "data_dir: {}\nsearch:\n  default_top: 2\n",
+            elsewhere.display()
+        );
+        std::fs::write(&file, key).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("config.yaml"), "search:\n  default_top: 7\n").unwrap();
+        let load = |cli: &CliOverrides| {
+            Config::load_with_home(cli, &env(&[]), Some(home.path().into())).unwrap()
+        };
+        let c = load(&CliOverrides::default());
+        assert_eq!(c.db_path(), elsewhere.join("kb.db"));
+        assert_eq!(c.config_file(), file, "the file read");
+        assert_eq!(c.search.default_top, 2);
+        // The flag wins over the key.
+        let c = load(&CliOverrides {
+            data_dir: Some(elsewhere.clone()),
+        });
+        assert_eq!(c.config_file(), elsewhere.join("config.yaml"));
+        assert_eq!(c.search.default_top, 7);
     }
 
     #[test]

@@ -23,8 +23,14 @@ pub enum OutputFormat {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Where kb keeps kb.db, config.yaml and ingest-errors.log.
+    /// Where kb keeps kb.db, config.yaml and ingest-errors.log (set in config.yaml, it moves the
+    /// rest: that config.yaml stays the one read).
     pub data_dir: PathBuf,
+    /// The config.yaml this configuration was read from (or would be),
+    /// in the data directory the flag, `KB_DATA_DIR` or the default named.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub config_path: Option<PathBuf>,
     /// The database itself when `--data-dir` (or `KB_DATA_DIR`) names an
     /// SQLite file rather than a folder (a copy `kb backup` wrote): kb uses
     /// that file as kb.db, and the folder holding it as the data directory.
@@ -381,6 +387,7 @@ impl Default for Config {
         Config {
             data_dir: PathBuf::from("~/.kb"),
             db_file: None,
+            config_path: None,
             embedding: EmbeddingConfig::default(),
             search: SearchConfig::default(),
             chunking: ChunkingConfig::default(),
