@@ -56,10 +56,18 @@ impl Command for ConfigArgs {
         let config = session.config();
         let values = serde_json::to_value(config)
             .map_err(|e| KbError::Internal(format!("configuration: {e}")))?;
-        // Chunk sizes above what the configured model reads are capped.
-        let limit = crate::embed::model_spec(&config.embedding.model)
+        // Chunk sizes above what the model reads are capped: the model the
+        // knowledge base is bound to, else the configured one. The passage
+        // prefix's few tokens (counted by the model's tokenizer) come off
+        // too, so this is what a chunk holds at most.
+        let bound = match config.db_path().exists() {
+            true => session.db().ok().and_then(|db| db.model_binding().ok().flatten()),
+            false => None,
+        };
+        let model = bound.map_or(config.embedding.model.clone(), |b| b.model_name);
+        let limit = crate::embed::model_spec(&model)
             .ok()
-            .map(|spec| crate::ingest::chunk_token_limit(config, spec.max_tokens));
+            .map(|spec| crate::ingest::chunk_token_limit(config, spec.max_chunk_tokens(0)));
         let settings = key_paths()
             .into_iter()
             .map(|key| {

@@ -1130,6 +1130,36 @@ fn doctor_reports_a_damaged_page_instead_of_failing() {
 }
 
 #[test]
+fn config_caps_chunk_sizes_by_the_model_the_knowledge_base_is_bound_to() {
+    let f = Fixture::indexed();
+    let cap = |model: &str| {
+        let db = crate::db::Database::open(
+            &f.dir.path().join("data/kb.db"),
+            crate::db::OpenMode::Existing,
+        )
+        .unwrap();
+        db.set_config("model_name", model).unwrap();
+        drop(db);
+        let v = f.json(&["config"]);
+        let setting = v["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["key"] == "chunking.defaults.max_tokens")
+            .unwrap()
+            .clone();
+        setting["effective"].clone()
+    };
+    // 256 tokens less the two special ones and the header's reserve.
+    let minilm = 256 - 2 - crate::text::header::HEADER_RESERVE;
+    assert_eq!(cap("all-MiniLM-L6-v2"), json!(minilm));
+    // A 512-token model reads the default 512-token chunks less its
+    // header: the cap follows the bound model, not the configured one.
+    let e5 = 512 - 2 - crate::text::header::HEADER_RESERVE;
+    assert_eq!(cap("multilingual-e5-small"), json!(e5));
+}
+
+#[test]
 fn an_empty_knowledge_base_reads_plainly() {
     let f = Fixture::new();
     f.json(&["init"]);

@@ -296,7 +296,7 @@ impl Embedder {
         } else {
             self.token_counter().count(&self.passage_prefix)
         };
-        self.spec.max_tokens.saturating_sub(2 + prefix).max(8)
+        self.spec.max_chunk_tokens(prefix)
     }
 
     pub fn embed_query(&self, query: &str) -> Result<Vec<f32>> {

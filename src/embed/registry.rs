@@ -48,6 +48,14 @@ pub struct ModelSpec {
     pub prepare: Option<String>,
 }
 
+impl ModelSpec {
+    /// The tokens of a chunk the model reads: its limit less the two
+    /// special tokens and the passage prefix's tokens.
+    pub fn max_chunk_tokens(&self, prefix_tokens: usize) -> usize {
+        self.max_tokens.saturating_sub(2 + prefix_tokens).max(8)
+    }
+}
+
 /// A wheel on PyPI that holds a model's files in one of its folders.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
