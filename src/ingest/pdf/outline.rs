@@ -9,6 +9,7 @@
 
 use super::block::Block;
 use super::lexicon::lower_kept;
+use super::numbering::numbered_depth;
 use super::page::OutlineEntry;
 use super::statement::statement_line;
 use super::tuning::TUNING;
@@ -82,32 +83,28 @@ pub(super) fn apply(mut blocks: Vec<Block>, outline: &[OutlineEntry], pages: u32
 }
 
 /// Makes the block where `e` starts its heading, at or after `from`, and
-/// returns its index.
+/// returns its index. A block that is the title alone (after its section
+/// number: bookmarks often leave it out) is preferred to one that starts
+/// with it, and blocks at or below the height the bookmark points at to
+/// the rest of its page.
 fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> usize {
-    let title = key(&e.title);
-    // Counted in characters as `split_at` counts them (a CJK title's
-    // bytes are three times as many).
-    let letters = title.chars().count();
     let on_page: Vec<usize> = (from..blocks.len())
         .filter(|&i| blocks[i].page == e.page)
         .collect();
     let above = TUNING.bookmark_above;
     let below = |i: &usize| e.top.is_none_or(|t| blocks[*i].top >= t - above);
-    let carries = |i: &usize| {
-        !blocks[*i].table
-            && key(&blocks[*i].text).starts_with(&title)
-            && split_at(&blocks[*i].text, letters).is_some()
-    };
-    let found = (on_page.iter().copied().filter(below).find(carries))
-        .or_else(|| on_page.iter().copied().find(carries));
-    if let Some(i) = found {
-        let mut cut = split_at(&blocks[i].text, letters).unwrap_or(blocks[i].text.len());
-        // The title's closing punctuation ("?", ")") stays with it.
-        let tail = e.title.trim_end();
-        let tail = &tail[tail.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
-        if !tail.is_empty() && blocks[i].text[cut..].starts_with(tail) {
-            cut += tail.len();
-        }
+    let carried = |i: &usize| (!blocks[*i].table).then(|| carries(&blocks[*i].text, &e.title));
+    // The title alone first, then a block it starts; near first.
+    let found = [(true, true), (true, false), (false, true), (false, false)]
+        .into_iter()
+        .find_map(|(near, whole)| {
+            let fits = |i: &usize| {
+                (!near || below(i)) && carried(i).flatten().is_some_and(|c| c.1 == whole)
+            };
+            let i = on_page.iter().copied().find(fits)?;
+            Some((i, carried(&i).flatten()?.0))
+        });
+    if let Some((i, cut)) = found {
         let rest = blocks[i].text[cut..]
             .trim_start_matches(|c: char| c.is_whitespace() || c == ':' || c == '.')
             .to_string();
@@ -143,6 +140,48 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
     };
     blocks.insert(at, heading);
     at
+}
+
+/// Where the heading for `title` ends in a block's `text` (its byte
+/// offset), and whether it is the whole block; none when the block does not
+/// start with the title (after a section number, which bookmarks often
+/// leave out), or only as a sentence's first words ("Reserved words are
+/// ..." under "Reserved Words").
+fn carries(text: &str, title: &str) -> Option<(usize, bool)> {
+    let wanted = key(title);
+    let number = match numbered_depth(text) {
+        Some(_) => {
+            text.len()
+                - text
+                    .split_once(' ')
+                    .map_or("", |(_, r)| r)
+                    .trim_start()
+                    .len()
+        }
+        None => 0,
+    };
+    let skip = [0, number]
+        .into_iter()
+        .find(|&at| key(&text[at..]).starts_with(&wanted))?;
+    // Counted in characters as `split_at` counts them (a CJK title's
+    // bytes are three times as many).
+    let mut cut = skip + split_at(&text[skip..], wanted.chars().count())?;
+    // The title's closing punctuation ("?", ")") stays with it.
+    let tail = title.trim_end();
+    let tail = &tail[tail.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
+    if !tail.is_empty() && text[cut..].starts_with(tail) {
+        cut += tail.len();
+    }
+    let rest = text[cut..].trim_start_matches(|c: char| c.is_whitespace() || c == ':' || c == '.');
+    let letters = |t: &str| {
+        t.chars()
+            .filter(|c| c.is_alphanumeric())
+            .collect::<String>()
+    };
+    let as_titled = letters(&text[skip..cut]) == letters(title);
+    let goes_on =
+        rest.starts_with([',', ';', ')']) || (rest.starts_with(char::is_lowercase) && !as_titled);
+    (!goes_on).then_some((cut, rest.is_empty()))
 }
 
 /// A title's letters and digits, lowercased: how a bookmark is matched to
@@ -288,6 +327,51 @@ mod tests {
         let out = apply(blocks, &[entry("3.2.1 学位选项", 1, 1, None)], 1);
         assert_eq!(headings(&out), vec![(1, "3.2.1 学位选项".to_string(), 1)]);
         assert_eq!(out[1].text, "bachelor 硕士");
+    }
+
+    #[test]
+    fn a_bookmark_finds_its_numbered_heading_not_a_sentence_that_starts_alike() {
+        let blocks = vec![
+            block(
+                1,
+                "• Transaction properties, which include atomicity.",
+                80.0,
+            ),
+            block(1, "3.2.1 Reserved Words", 100.0),
+            block(
+                1,
+                "Reserved words are words that have special meaning.",
+                120.0,
+            ),
+            block(
+                2,
+                "Job control refers to the ability to stop processes.",
+                100.0,
+            ),
+            block(2, "1.5.1 Transaction Properties", 200.0),
+        ];
+        let outline = [
+            entry("Reserved Words", 1, 1, Some(100.0)),
+            entry("Transaction Properties", 1, 2, Some(190.0)),
+        ];
+        let out = apply(blocks.clone(), &outline, 2);
+        assert_eq!(
+            headings(&out),
+            vec![
+                (1, "3.2.1 Reserved Words".to_string(), 1),
+                (2, "1.5.1 Transaction Properties".to_string(), 1),
+            ]
+        );
+        let text = |b: &[Block]| b.iter().map(|b| b.text.clone()).collect::<Vec<_>>();
+        assert_eq!(text(&out), text(&blocks), "no text added or split");
+        // A sentence that starts with the title is no heading, even where
+        // the bookmark points.
+        let out = apply(
+            blocks[3..4].to_vec(),
+            &[entry("Job Control", 1, 2, None)],
+            2,
+        );
+        assert_eq!(out.last().unwrap().text, blocks[3].text);
     }
 
     /// A bookmark no block carries is a heading line of the outline's, not
