@@ -287,7 +287,9 @@ pub struct Citation {
     /// The heading chain the chunk sits under (null when it is under none).
     pub section: Option<String>,
     /// The 1-based page the chunk starts on: of a PDF or an image, or the
-    /// slide of a presentation (null for other documents).
+    /// slide of a presentation (null for other documents). A PDF's pages
+    /// are counted from its first sheet, as open's pages are,
+    /// not by the number printed on a page (a preface's "iv").
     pub page: Option<u32>,
     /// The last page of a chunk that runs onto the next page or slide
     /// (absent otherwise): cite `page`–`page_end`.

@@ -168,7 +168,7 @@ impl Command for OpenArgs {
                 all.iter()
                     .enumerate()
                     .map(|(i, l)| (i + 1, *l))
-                    .filter(|(n, _)| r.contains(pages.page(*n) as usize))
+                    .filter(|(n, l)| r.contains(page_of(l, *n, &pages) as usize))
                     .collect()
             }
             (None, None) => all.iter().enumerate().map(|(i, l)| (i + 1, *l)).collect(),
@@ -212,10 +212,16 @@ pub(crate) fn readable_line<'l>(
     pages: &PageIndex,
 ) -> std::borrow::Cow<'l, str> {
     if line == crate::ingest::pdf::PAGE_SEPARATOR {
-        format!("--- page {} ---", pages.page(number) + 1).into()
+        format!("--- page {} ---", page_of(line, number, pages)).into()
     } else {
         line.into()
     }
+}
+
+/// The page a line is on; the line between two pages belongs to the page
+/// it opens, as its `--- page N ---` says.
+fn page_of(line: &str, number: usize, pages: &PageIndex) -> u32 {
+    pages.page(number) + u32::from(line == crate::ingest::pdf::PAGE_SEPARATOR)
 }
 
 /// The error for a range that selects nothing of a non-empty document:

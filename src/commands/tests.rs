@@ -731,6 +731,39 @@ fn human_renderings_say_what_the_json_says() {
     assert!(add.starts_with("Added 0 documents. 0 failed."), "{add}");
 }
 
+/// `open --pages` shows the marker that opens each page it shows, and
+/// none of a page it does not show.
+#[test]
+fn open_pages_shows_the_markers_of_its_pages_only() {
+    use crate::ingest::pdf::testpdf::{para, TestPdf};
+    if !crate::ingest::pdf::testpdf::available_for_tests() {
+        return;
+    }
+    let f = Fixture::indexed();
+    let pdf = f.dir.path().join("pdfs/five.pdf");
+    std::fs::create_dir_all(pdf.parent().unwrap()).unwrap();
+    let mut doc = TestPdf::new().title("Five pages");
+    for n in 1..=4 {
+        doc = doc.page(vec![para(&format!(
+            "This is the text of page {n} of four."
+        ))]);
+    }
+    std::fs::write(&pdf, doc.to_bytes()).unwrap();
+    f.json(&["add", pdf.to_str().unwrap()]);
+    let content = |pages: &str| {
+        let v = f.json(&["open", pdf.to_str().unwrap(), "--pages", pages]);
+        v["content"].as_str().unwrap().to_string()
+    };
+    let two = content("2:3");
+    assert!(two.starts_with("--- page 2 ---"), "{two}");
+    assert!(
+        two.contains("--- page 3 ---") && !two.contains("page 4"),
+        "{two}"
+    );
+    let first = content("1");
+    assert!(!first.contains("--- page"), "{first}");
+}
+
 /// Issue 11 item 6: every output that shows a chunk cites where it is
 /// (lines for text and code, pages with `page_end` for a PDF paragraph
 /// that runs onto the next page), and `show --section` says where the
