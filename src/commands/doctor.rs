@@ -406,14 +406,23 @@ fn database_checks(
         }
     }
     if let Some(target) = db.unfinished_reindex()? {
-        checks.push(check(
-            "reindex",
-            Status::Warning,
-            format!("a reindex to {target} was interrupted; the old index is in use"),
-            Some(&format!(
-                "kb reindex --model {target} (it continues where it stopped)"
-            )),
-        ));
+        checks.push(if crate::db::WriterLock::held_elsewhere(db.path()) {
+            check(
+                "reindex",
+                Status::Ok,
+                format!("a reindex to {target} is running; the old index is in use until it ends"),
+                None,
+            )
+        } else {
+            check(
+                "reindex",
+                Status::Warning,
+                format!("a reindex to {target} was interrupted; the old index is in use"),
+                Some(&format!(
+                    "kb reindex --model {target} (it continues where it stopped)"
+                )),
+            )
+        });
     }
     checks.push(roots_check(db)?);
     let stale = db

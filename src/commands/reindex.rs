@@ -19,7 +19,8 @@ use crate::session::Session;
 #[derive(Debug, Default, clap::Args, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ReindexArgs {
-    /// Switch to this model from models.toml (default: the model the index uses)
+    /// Switch to this model from models.toml (default: the model the index uses, or the one an
+    /// interrupted reindex was switching to)
     #[arg(long)]
     pub model: Option<String>,
     /// Use a local directory holding the model's files instead of the Hugging Face cache

@@ -33,6 +33,21 @@ pub fn writer_lock_path(db_path: &Path) -> PathBuf {
 }
 
 impl WriterLock {
+    /// Whether another process writes to the knowledge base at `db_path`
+    /// now (holds the lock); false when kb cannot tell.
+    pub fn held_elsewhere(db_path: &Path) -> bool {
+        let path = writer_lock_path(db_path);
+        let Ok(file) = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+        else {
+            return false;
+        };
+        // Taken and let go at once (the file closes) when it is free.
+        matches!(try_lock(&file), Ok(false))
+    }
+
     /// Takes the lock, waiting (and telling `on_wait` once, with the other
     /// process's id) while another writer holds it. Stops with
     /// `E_INTERRUPTED` when `cancel` is set while waiting.
@@ -111,6 +126,18 @@ fn try_lock(_file: &File) -> std::io::Result<bool> {
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_held_lock_is_seen_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("kb.db");
+        assert!(!WriterLock::held_elsewhere(&db), "no lock file yet");
+        let held = WriterLock::acquire(&db, &AtomicBool::new(false), |_| {}).unwrap();
+        assert!(WriterLock::held_elsewhere(&db));
+        drop(held);
+        assert!(!WriterLock::held_elsewhere(&db));
+    }
 
     #[test]
     fn a_second_writer_waits_for_the_first() {
