@@ -155,7 +155,11 @@ where
         };
         CallError::Invalid(vec![(field, e.into_inner().to_string())])
     })?;
-    match parsed.run(session) {
+    let before = session.write_count();
+    match parsed
+        .run(session)
+        .and_then(|out| session.check_written(before).map(|()| out))
+    {
         Ok(out) => Ok(Box::new(out)),
         Err(e) => Err(CallError::Failed(session.name_db_in(e))),
     }
@@ -182,10 +186,12 @@ macro_rules! registry {
 
             /// Runs the command; errors name the session's database.
             pub(crate) fn run(self, session: &mut Session) -> Result<Box<dyn Outcome>> {
+                let before = session.write_count();
                 let out: Result<Box<dyn Outcome>> = match self {
                     $( CommandArgs::$variant(a) => a.run(session).map(|o| Box::new(o) as Box<dyn Outcome>), )*
                 };
-                out.map_err(|e| session.name_db_in(e))
+                out.and_then(|o| session.check_written(before).map(|()| o))
+                    .map_err(|e| session.name_db_in(e))
             }
         }
 

@@ -1193,6 +1193,43 @@ fn config_caps_chunk_sizes_by_the_model_the_knowledge_base_is_bound_to() {
 }
 
 #[test]
+fn a_knowledge_base_replaced_under_a_session_is_neither_written_nor_read() {
+    let f = Fixture::indexed();
+    let kb_db = f.dir.path().join("data/kb.db");
+    let copy = f.dir.path().join("copy.db");
+    f.json(&["backup", copy.to_str().unwrap()]);
+    let mut server = f.session(SessionKind::Server);
+    let documents = |s: &mut Session| call(s, "status", json!({}))["total_documents"].clone();
+    let before = documents(&mut server);
+    let later = f.dir.path().join("later.md");
+    std::fs::write(&later, "# Later\nWritten after the copy.\n").unwrap();
+    f.json(&["add", later.to_str().unwrap()]);
+    assert_ne!(documents(&mut server), before);
+    // The copy put in kb.db's place: the server reads it, not the old file.
+    for sidecar in ["kb.db-wal", "kb.db-shm"] {
+        let _ = std::fs::remove_file(f.dir.path().join("data").join(sidecar));
+    }
+    std::fs::rename(&copy, &kb_db).unwrap();
+    server.forget_replaced_db();
+    assert_eq!(documents(&mut server), before);
+
+    // A command that wrote to a kb.db deleted meanwhile fails.
+    let one = f.session(SessionKind::OneShot);
+    let start = one.write_count();
+    one.db().unwrap();
+    one.mark_written();
+    assert!(one.check_written(start).is_ok());
+    std::fs::remove_file(&kb_db).unwrap();
+    let e = one.check_written(start).err().unwrap();
+    assert_eq!(e.exit_code(), 2);
+    assert!(e.to_string().contains("deleted or replaced"), "{e}");
+    assert!(
+        one.check_written(one.write_count()).is_ok(),
+        "nothing written since"
+    );
+}
+
+#[test]
 fn an_empty_knowledge_base_reads_plainly() {
     let f = Fixture::new();
     f.json(&["init"]);

@@ -80,6 +80,9 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Database {
     conn: Connection,
     path: PathBuf,
+    /// The file opened (device and inode), to tell when kb.db is deleted
+    /// or replaced under an open connection.
+    file: Option<(u64, u64)>,
     /// Why this connection may not write (a read-only data directory or
     /// file); reads still work.
     read_only: Option<open_failure::ReadOnlyReason>,

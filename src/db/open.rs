@@ -99,6 +99,7 @@ impl Database {
                 let db = Database {
                     conn,
                     path: path.to_path_buf(),
+                    file: file_id(path),
                     read_only,
                 };
                 // A valid SQLite file without a table is not a knowledge
@@ -126,6 +127,7 @@ impl Database {
                     let db = Database {
                         conn,
                         path: path.to_path_buf(),
+                        file: file_id(path),
                         read_only: Some(reason),
                     };
                     if db.schema_version()? >= super::SCHEMA_VERSION {
@@ -145,6 +147,13 @@ impl Database {
             path: self.path.clone(),
             read_only: self.read_only.clone(),
         }
+    }
+
+    /// Whether kb.db was deleted, or another file put in its place, since
+    /// this connection opened it: what the connection writes then goes to
+    /// a file nothing will open again.
+    pub fn replaced(&self) -> bool {
+        self.file.is_some() && file_id(&self.path) != self.file
     }
 
     /// `Ok` when this connection may write; otherwise the reason it may not
@@ -174,6 +183,7 @@ impl Reopener {
         Ok(Database {
             conn,
             path: self.path.clone(),
+            file: file_id(&self.path),
             read_only: self.read_only.clone(),
         })
     }
@@ -416,6 +426,7 @@ fn create_new(path: &Path, busy: Duration) -> Result<()> {
         let db = Database {
             conn,
             path: new.clone(),
+            file: None,
             read_only: None,
         };
         db.migrate()?;
@@ -440,6 +451,20 @@ fn create_new(path: &Path, busy: Duration) -> Result<()> {
     };
     cleanup(&new);
     linked
+}
+
+/// A file's device and inode; none when it cannot be read (or off Unix).
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 #[cfg(test)]

@@ -133,6 +133,7 @@ fn tool_error_result(tool: &str, e: ToolError) -> CallToolResult {
 
 /// Runs one tool call in the session; returns the JSON text of its result.
 fn call(session: &mut Session, name: &str, args: Value) -> Result<String, ToolError> {
+    session.forget_replaced_db();
     let outcome = commands::run_json(name, args, session)
         .ok_or_else(|| ToolError::Failed(KbError::Internal(format!("no command {name}"))))??;
     outcome.mcp_json().map_err(ToolError::Failed)

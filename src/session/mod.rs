@@ -222,6 +222,41 @@ impl Session {
         })
     }
 
+    /// How many times this session wrote, for [`Session::check_written`].
+    pub(crate) fn write_count(&self) -> u64 {
+        self.writes.get()
+    }
+
+    /// After a command: an error when it wrote (more writes than `before`)
+    /// to a kb.db that was deleted or replaced meanwhile, as its writes went
+    /// to a file nothing will open again; otherwise `Ok`.
+    pub(crate) fn check_written(&self, before: u64) -> crate::error::Result<()> {
+        match self.db.get() {
+            Some(db) if self.writes.get() > before && db.replaced() => {
+                Err(crate::error::KbError::io(
+                    db.path(),
+                    std::io::Error::other(
+                        "kb.db was deleted or replaced while this command wrote to it, so what it \
+                     wrote is lost with the old file; leave kb's files alone while it runs and \
+                     run the command again",
+                    ),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A server's knowledge base deleted or replaced since it was opened
+    /// (restored from a backup, made again): the next command opens the
+    /// file now in its place, and the warm indexes are loaded from it.
+    pub(crate) fn forget_replaced_db(&mut self) {
+        if self.db.get().is_some_and(|db| db.replaced()) {
+            self.db = OnceCell::new();
+            self.warm = RefCell::new(warm::Warm::default());
+            self.keywords = RefCell::new(keywords::WarmKeywords::default());
+        }
+    }
+
     /// Remembers that this session changed the knowledge base, so a warm
     /// server refreshes its indexes before the next search.
     pub(crate) fn mark_written(&self) {
