@@ -202,8 +202,7 @@ impl Config {
         let config_file = data_dir.join("config.yaml");
 
         let mut figment = Figment::from(Serialized::defaults(Config::default()));
-        if config_file.exists() {
-            check_yaml_file(&config_file)?;
+        if config_file.exists() && check_yaml_file(&config_file)? {
             figment = figment.merge(Yaml::file_exact(&config_file));
         }
         let (settings, warnings) = env_settings(env)?;
@@ -320,11 +319,13 @@ fn env_settings(env: &BTreeMap<String, String>) -> Result<(Vec<Named>, Vec<Strin
 
 /// Parses the YAML file once on its own so a syntax error names the file
 /// and line rather than surfacing as a generic extraction failure.
-fn check_yaml_file(path: &Path) -> Result<()> {
+fn check_yaml_file(path: &Path) -> Result<bool> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| KbError::Config(format!("cannot read {}: {e}", path.display())))?;
     match serde_norway::from_str::<serde_norway::Value>(&text) {
-        Ok(serde_norway::Value::Mapping(_) | serde_norway::Value::Null) => Ok(()),
+        Ok(serde_norway::Value::Mapping(_)) => Ok(true),
+        // Empty, comments only, or `~`: nothing set.
+        Ok(serde_norway::Value::Null) => Ok(false),
         Ok(_) => Err(KbError::Config(format!(
             "{}: the file must be a YAML mapping of keys (see config.example.yaml)",
             path.display()
@@ -359,17 +360,82 @@ fn config_error(e: figment::Error) -> KbError {
                     .unwrap_or_default();
                 format!("unknown key `{full}`{hint}")
             }
-            kind => {
-                if key.is_empty() {
-                    kind.to_string()
-                } else {
-                    format!("key `{key}`: {kind}")
-                }
-            }
+            kind => match (key.is_empty(), expected_value(&key)) {
+                (true, _) => kind.to_string(),
+                (false, Some(expected)) => format!("key `{key}`: {}; {expected}", found(kind)),
+                (false, None) => format!("key `{key}`: {kind}"),
+            },
         };
         msgs.push(format!("{what} (from {from})"));
     }
     KbError::Config(msgs.join("; "))
+}
+
+/// What was given, in a config error: the value when figment names it.
+fn found(kind: &figment::error::Kind) -> String {
+    use figment::error::Kind;
+    match kind {
+        Kind::InvalidType(actual, _) | Kind::InvalidValue(actual, _) => {
+            format!("{actual} is not a valid value")
+        }
+        Kind::UnknownVariant(v, _) => format!("`{v}` is not a valid value"),
+        _ => "not a valid value".into(),
+    }
+}
+
+/// What a key takes, in words, from the configuration's JSON Schema:
+/// "one of `on`, `off`", "a whole number from 1", "a number", ...
+fn expected_value(key: &str) -> Option<String> {
+    let schema = serde_json::to_value(schemars::schema_for!(Config)).ok()?;
+    let defs = schema.get("$defs").cloned().unwrap_or_default();
+    let resolve = |v: &serde_json::Value| -> serde_json::Value {
+        match v.get("$ref").and_then(|r| r.as_str()) {
+            Some(r) => defs[r.trim_start_matches("#/$defs/")].clone(),
+            None => v.clone(),
+        }
+    };
+    let mut at = schema.clone();
+    for part in key.split('.') {
+        at = resolve(&resolve(&at)["properties"][part]);
+    }
+    let kinds: Vec<String> = match at.get("anyOf").or_else(|| at.get("oneOf")) {
+        Some(serde_json::Value::Array(alts)) => {
+            alts.iter().map(|a| described(&resolve(a))).collect()
+        }
+        _ => vec![described(&at)],
+    };
+    let kinds: Vec<String> = kinds.into_iter().filter(|k| !k.is_empty()).collect();
+    (!kinds.is_empty()).then(|| format!("it takes {}", kinds.join(", or ")))
+}
+
+/// One JSON Schema alternative in words (empty when it says nothing).
+fn described(s: &serde_json::Value) -> String {
+    if let Some(values) = s.get("enum").and_then(|e| e.as_array()) {
+        if let [one] = values.as_slice() {
+            return format!("`{}`", one.as_str().unwrap_or_default());
+        }
+        let names: Vec<String> = values
+            .iter()
+            .map(|v| format!("`{}`", v.as_str().unwrap_or_default()))
+            .collect();
+        return format!("one of {}", names.join(", "));
+    }
+    if let Some(v) = s.get("const").and_then(|v| v.as_str()) {
+        return format!("`{v}`");
+    }
+    let from = s
+        .get("minimum")
+        .and_then(|m| m.as_f64())
+        .map(|m| format!(" from {m}"))
+        .unwrap_or_default();
+    match s.get("type").and_then(|t| t.as_str()) {
+        Some("integer") => format!("a whole number{from}"),
+        Some("number") => format!("a number{from}"),
+        Some("boolean") => "true or false".into(),
+        Some("string") => "text".into(),
+        Some("array") => "a list".into(),
+        _ => String::new(),
+    }
 }
 
 pub fn expand_tilde(path: &Path, home: Option<&Path>) -> PathBuf {

@@ -413,6 +413,41 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_value_is_named_with_what_the_key_takes() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.yaml");
+        let cli = CliOverrides {
+            data_dir: Some(dir.path().into()),
+        };
+        let error = |yaml: &str| {
+            std::fs::write(&file, yaml).unwrap();
+            Config::load_from(&cli, &env(&[]))
+                .err()
+                .unwrap()
+                .to_string()
+        };
+        for (yaml, takes) in [
+            ("search:\n  rerank: true\n", "it takes `off`, or `on`"),
+            (
+                "search:\n  fusion: max\n",
+                "`max` is not a valid value; it takes `rrf`, or `convex`",
+            ),
+            (
+                "search:\n  max_per_document: -1\n",
+                "it takes `auto`, or a whole number from 0",
+            ),
+            ("search:\n  weights:\n    keyword: x\n", "it takes a number"),
+        ] {
+            let e = error(yaml);
+            assert!(e.contains(takes), "{yaml}: {e}");
+            assert!(!e.contains("enum") && !e.contains("``"), "{yaml}: {e}");
+        }
+        // `~` sets nothing, as an empty file does.
+        std::fs::write(&file, "~\n").unwrap();
+        assert!(Config::load_from(&cli, &env(&[])).is_ok());
+    }
+
+    #[test]
     fn a_data_dir_key_moves_the_database_not_the_file_that_set_it() {
         let home = tempfile::tempdir().unwrap();
         let elsewhere = home.path().join("elsewhere");
