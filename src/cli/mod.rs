@@ -304,8 +304,10 @@ fn render(
 ) -> Result<()> {
     let style = Style::for_stdout();
     match (kind, format) {
-        (OutputKind::Query, OutputFormat::Json) => print_stdout(&out.to_json()?)?,
-        (OutputKind::Query, OutputFormat::Human) | (OutputKind::Text, _) => {
+        (OutputKind::Query | OutputKind::Text, OutputFormat::Json) => {
+            print_stdout(&out.to_json()?)?
+        }
+        (OutputKind::Query | OutputKind::Text, OutputFormat::Human) => {
             print_stdout(&style.finish(&out.human(&style)))?
         }
         (OutputKind::Report, _) => {

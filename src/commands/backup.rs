@@ -123,42 +123,7 @@ fn partial_writer(name: &str) -> Option<u32> {
 /// else ever would. A live process's copy is left to it. Returns what was
 /// removed.
 fn remove_stale_partials(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut removed = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(partial_writer) else {
-            continue;
-        };
-        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
-        if is_file && !process_alive(pid) && std::fs::remove_file(entry.path()).is_ok() {
-            removed.push(entry.path());
-        }
-    }
-    removed.sort();
-    removed
-}
-
-/// Whether a process of this id runs (one of another user's counts).
-#[cfg(unix)]
-fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    if pid <= 0 {
-        return false;
-    }
-    // SAFETY: signal 0 sends nothing; it only asks whether the process exists.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-}
-
-/// Elsewhere kb cannot tell: every partial copy is left alone.
-#[cfg(not(unix))]
-fn process_alive(_pid: u32) -> bool {
-    true
+    crate::db::remove_dead(dir, partial_writer)
 }
 
 impl Command for BackupArgs {

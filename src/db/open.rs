@@ -400,7 +400,13 @@ fn create_new(path: &Path, busy: Duration) -> Result<()> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
-    let new = dir.join(format!(".{name}.new-{}-{nanos}", std::process::id()));
+    // What a `kb init` or first `kb add` killed here left.
+    let prefix = format!(".{name}.new-");
+    super::remove_dead(&dir, |file| {
+        let rest = file.strip_prefix(&prefix)?;
+        rest.split(['-']).next()?.parse().ok()
+    });
+    let new = dir.join(format!("{prefix}{}-{nanos}", std::process::id()));
     let cleanup = |p: &Path| {
         for suffix in ["", "-wal", "-shm", "-journal"] {
             let _ = std::fs::remove_file(sidecar(p, suffix));
@@ -473,6 +479,27 @@ mod tests {
 
     /// SQLite clamps the map to its compiled cap without a word: this
     /// fails if the build lost .cargo/config.toml's larger cap.
+    #[test]
+    fn a_killed_creations_files_are_removed_by_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let left = [
+            dir.path().join(format!(".kb.db.new-{dead}-17")),
+            dir.path().join(format!(".kb.db.new-{dead}-17-wal")),
+        ];
+        let live = dir
+            .path()
+            .join(format!(".kb.db.new-{}-9", std::process::id()));
+        for f in left.iter().chain([&live]) {
+            std::fs::write(f, b"x").unwrap();
+        }
+        Database::open(&dir.path().join("kb.db"), OpenMode::Create).unwrap();
+        assert!(left.iter().all(|f| !f.exists()));
+        assert!(live.exists(), "a running process's file is its own");
+    }
+
     #[test]
     fn the_whole_file_can_be_memory_mapped() {
         let dir = tempfile::tempdir().unwrap();

@@ -438,4 +438,8 @@ fn skill_prints_the_skill_file() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("---\nname: kb\ndescription: "), "{text}");
     assert_eq!(text, include_str!("../../SKILL.md"));
+    // Asked for JSON, the declared contract.
+    let out = kb.cmd().args(["skill", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["content"], include_str!("../../SKILL.md"));
 }
