@@ -382,7 +382,7 @@ fn database_checks(
                     Status::Fault,
                     e.to_string(),
                     Some(match e {
-                        KbError::ModelMismatch(_) => "kb reindex",
+                        KbError::ModelMismatch(_) => "kb reindex (or restore the model file it names)",
                         _ => "kb init (offline: kb init --model-dir DIR)",
                     }),
                 ),

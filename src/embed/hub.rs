@@ -31,6 +31,16 @@ pub fn hf_cache_dir() -> std::path::PathBuf {
     hf_hub::Cache::from_env().path().clone()
 }
 
+/// The models kb gets without the hub (from a PyPI wheel, or built from
+/// packages by a script of its source tree).
+fn offline_models() -> Vec<String> {
+    super::registry::all_models()
+        .into_iter()
+        .filter(|m| m.package.is_some() || m.prepare.is_some())
+        .map(|m| m.name)
+        .collect()
+}
+
 /// Downloads a model's files from the Hugging Face hub into its cache.
 pub fn download(spec: &ModelSpec, show_progress: bool) -> Result<ModelFiles> {
     eprintln!(
@@ -46,9 +56,12 @@ pub fn download(spec: &ModelSpec, show_progress: bool) -> Result<ModelFiles> {
         repo.get(file).map_err(|e| {
             KbError::Download(format!(
                 "{} from {}: {e}. Without access to the hub, run `kb init --model-dir DIR` with \
-                 a copy of the model (kb's source tree builds one from PyPI packages: \
-                 scripts/prepare_model.py)",
-                file, spec.repo
+                 a copy of the model, or choose one kb gets from the package registries ({}; \
+                 kb's source tree builds all-MiniLM-L6-v2 and its -int8 form from PyPI \
+                 packages: ./setup.sh)",
+                file,
+                spec.repo,
+                offline_models().join(", ")
             ))
         })?;
     }
@@ -58,4 +71,20 @@ pub fn download(spec: &ModelSpec, show_progress: bool) -> Result<ModelFiles> {
             spec.name
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_models_named_for_offline_use_come_from_registry_packages() {
+        let names = super::offline_models();
+        assert!(
+            names.contains(&"multilingual-e5-small-q4".to_string()),
+            "{names:?}"
+        );
+        assert!(
+            !names.contains(&"multilingual-e5-small".to_string()),
+            "{names:?}"
+        );
+    }
 }

@@ -346,7 +346,8 @@ pub fn for_binding(config: &Config, binding: &ModelBinding) -> Result<ModelChoic
     if !binding.model_fingerprint.is_empty() && !same_vectors {
         return Err(KbError::ModelMismatch(format!(
             "the model file {} is not the {} file the index was built with \
-             (fingerprint {} vs {}); run `kb reindex` to rebuild the vectors with it",
+             (fingerprint {} vs {}): it was replaced or damaged; restore it, or run `kb \
+             reindex` to rebuild the vectors with it",
             choice.files.onnx.display(),
             binding.model_name,
             fingerprint,

@@ -65,8 +65,19 @@ pub(super) fn create(
     files: &ModelFiles,
     plan: SessionPlan,
 ) -> Result<LoadedSessions> {
-    let model_err =
-        |e: String| KbError::Model(format!("{}: cannot load model: {e}", files.onnx.display()));
+    let model_err = |e: String| {
+        // A graph ONNX Runtime cannot parse is a damaged or foreign file.
+        let fix = if e.contains("Protobuf parsing failed") || e.contains("protobuf") {
+            "; the file is damaged or not an ONNX model (a copy cut short?): restore it (./setup.sh \
+             in kb's source tree, or kb init --model NAME)"
+        } else {
+            ""
+        };
+        KbError::Model(format!(
+            "{}: cannot load model: {e}{fix}",
+            files.onnx.display()
+        ))
+    };
     // One container for all: each weight matrix is packed once.
     let prepacked = (plan.count > 1).then(PrepackedWeights::new);
     let options = Options {
