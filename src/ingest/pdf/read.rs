@@ -235,6 +235,10 @@ fn read_page(page: &PdfPage, opts: &ReadOptions) -> Page {
         out.ocr_error = Some(format!("no OCR engine: {}", ocr::HOW_TO_INSTALL));
         return out;
     };
+    // A page that draws nothing is blank without a 300-dpi rendering.
+    if page.objects().is_empty() && page.annotations().is_empty() {
+        return out;
+    }
     let image = render_at(page, ocr::DPI);
     if image.as_ref().is_ok_and(|img| img.blank()) {
         return out;
