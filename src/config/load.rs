@@ -202,6 +202,14 @@ impl Config {
         let config_file = data_dir.join("config.yaml");
 
         let mut figment = Figment::from(Serialized::defaults(Config::default()));
+        if !config_file.exists() && std::fs::symlink_metadata(&config_file).is_ok() {
+            // A link to nothing (or a loop): a file the user meant kb to read.
+            return Err(KbError::Config(format!(
+                "{} is a link to a file that does not exist; point it at your config.yaml or \
+                 remove it",
+                config_file.display()
+            )));
+        }
         if config_file.exists() && check_yaml_file(&config_file)? {
             figment = figment.merge(Yaml::file_exact(&config_file));
         }

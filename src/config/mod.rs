@@ -445,6 +445,17 @@ mod tests {
         // `~` sets nothing, as an empty file does.
         std::fs::write(&file, "~\n").unwrap();
         assert!(Config::load_from(&cli, &env(&[])).is_ok());
+        // A link to nothing is named, not taken for no file.
+        #[cfg(unix)]
+        {
+            std::fs::remove_file(&file).unwrap();
+            std::os::unix::fs::symlink(dir.path().join("gone.yaml"), &file).unwrap();
+            let e = Config::load_from(&cli, &env(&[]))
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(e.contains("link to a file that does not exist"), "{e}");
+        }
     }
 
     #[test]
