@@ -407,11 +407,18 @@ fn database_checks(
     }
     if let Some(target) = db.unfinished_reindex()? {
         checks.push(if crate::db::WriterLock::held_elsewhere(db.path()) {
+            // The lock says another kb writes, not which command.
             check(
                 "reindex",
                 Status::Ok,
-                format!("a reindex to {target} is running; the old index is in use until it ends"),
-                None,
+                format!(
+                    "a reindex to {target} is running, or was interrupted while another kb \
+                     process writes now; the old index is in use until it ends"
+                ),
+                Some(&format!(
+                    "if no kb reindex runs: kb reindex --model {target} (it continues where it \
+                     stopped)"
+                )),
             )
         } else {
             check(

@@ -36,8 +36,9 @@ pub(crate) struct RemoveOutput {
     pub removed: usize,
     /// The documents removed.
     pub documents: Vec<DocumentRef>,
-    /// With `missing`: the files and folders given to add that are gone, forgotten (no longer
-    /// synced by update, warned about or counted by doctor).
+    /// Files and folders given to add that are forgotten (no longer synced by update, warned
+    /// about or counted by doctor): a removed file that was added by name, and with `missing`
+    /// those that are gone.
     pub forgotten_roots: Vec<String>,
     /// Removed documents' files still on disk under an added folder: kept out of kb update and
     /// of later adds of that folder; kb add naming the file brings it back.
@@ -98,12 +99,18 @@ impl Command for RemoveArgs {
         }
         let ids: Vec<i64> = found.iter().map(|d| d.summary.id).collect();
         let removed = db.remove_documents(&ids)?;
-        let kept_out = keep_out(db, &found)?;
-        let mut forgotten_roots = Vec::new();
+        let (kept_out, mut forgotten_roots) = keep_out(db, &found)?;
         if self.missing {
             let gone: Vec<_> = db.roots()?.into_iter().filter(super::update::is_gone).collect();
             super::update::forget(db, &gone)?;
-            forgotten_roots = gone.into_iter().map(|r| r.path).collect();
+            forgotten_roots.extend(gone.into_iter().map(|r| r.path));
+            // A file kept out and gone since: a new file of its name is not it.
+            let gone_files: Vec<String> = db
+                .kept_out()?
+                .into_iter()
+                .filter(|p| std::fs::symlink_metadata(crate::ingest::source_path::decode(p)).is_err())
+                .collect();
+            db.let_in(&gone_files)?;
         }
         session.mark_written();
         Ok(RemoveOutput {
@@ -117,27 +124,31 @@ impl Command for RemoveArgs {
 
 /// A removed document whose file is still there would come back with the
 /// next walk: a file given to add by name is forgotten as a root, and one
-/// under an added folder is kept out of its walks. Returns the latter.
-fn keep_out(db: &crate::db::Database, removed: &[crate::db::DocumentRecord]) -> Result<Vec<String>> {
+/// under an added folder is kept out of its walks. Returns those kept out
+/// and the roots forgotten.
+fn keep_out(
+    db: &crate::db::Database,
+    removed: &[crate::db::DocumentRecord],
+) -> Result<(Vec<String>, Vec<String>)> {
     let roots = db.roots()?;
     let present: Vec<&str> = removed
         .iter()
         .filter(|d| super::document::document_file_status(d).is_some_and(|s| s != FileStatus::Missing))
         .filter_map(|d| d.summary.path.as_deref())
         .collect();
-    let named: Vec<i64> = roots
+    let named: Vec<&crate::db::Root> = roots
         .iter()
         .filter(|r| r.kind == RootKind::File && present.contains(&r.path.as_str()))
-        .map(|r| r.id)
         .collect();
-    db.forget_roots(&named)?;
+    db.forget_roots(&named.iter().map(|r| r.id).collect::<Vec<_>>())?;
+    let forgotten = named.iter().map(|r| r.path.clone()).collect();
     let under_folder: Vec<String> = present
         .into_iter()
         .filter(|p| roots.iter().any(|r| r.kind == RootKind::Folder && r.holds(p)))
         .map(str::to_string)
         .collect();
     db.keep_out(&under_folder)?;
-    Ok(under_folder)
+    Ok((under_folder, forgotten))
 }
 
 plain_outcome!(RemoveOutput);
@@ -160,7 +171,7 @@ impl Render for RemoveOutput {
         }
         for r in &self.forgotten_roots {
             out.push_str(&format!(
-                "Forgot {} (gone; no longer synced by kb update)\n",
+                "Forgot {} (no longer synced by kb update)\n",
                 crate::output::one_line(r)
             ));
         }

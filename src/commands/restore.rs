@@ -107,8 +107,19 @@ fn check_backup(backup: &Path, db_path: &Path) -> Result<()> {
     if same(backup, db_path) {
         return Err(refuse("is the knowledge base itself".into()));
     }
-    let check = Database::check_copy(backup)
-        .map_err(|e| refuse(format!("not a knowledge base kb backup wrote ({e})")))?;
+    std::fs::File::open(backup).map_err(|e| KbError::io(backup, e))?;
+    let not_kb = || refuse("not a knowledge base kb backup wrote".into());
+    let check = Database::check_copy(backup).map_err(|_| not_kb())?;
+    match check.schema_version {
+        None => return Err(not_kb()),
+        Some(v) if v > crate::db::SCHEMA_VERSION => {
+            return Err(refuse(format!(
+                "written by a newer kb (schema {v}, this kb reads up to {})",
+                crate::db::SCHEMA_VERSION
+            )))
+        }
+        Some(_) => {}
+    }
     if check.integrity != ["ok"] {
         return Err(refuse(format!(
             "fails SQLite's integrity check ({})",
@@ -123,7 +134,13 @@ fn check_backup(backup: &Path, db_path: &Path) -> Result<()> {
 /// first folded into it where it opens; a process reading it meanwhile
 /// stops the restore. Returns the new name.
 fn move_aside(db_path: &Path) -> Result<Option<PathBuf>> {
+    let wal = with_suffix(db_path, "-wal");
     if std::fs::symlink_metadata(db_path).is_err() {
+        // A log without its database (kb.db deleted after a crash) would be
+        // replayed onto the copy.
+        for derived in [wal, with_suffix(db_path, "-shm")] {
+            let _ = std::fs::remove_file(derived);
+        }
         return Ok(None);
     }
     if let Ok(db) = Database::open(db_path, OpenMode::Existing) {
@@ -148,7 +165,6 @@ fn move_aside(db_path: &Path) -> Result<Option<PathBuf>> {
         })
         .find(|p| std::fs::symlink_metadata(p).is_err())
         .ok_or_else(|| KbError::io(db_path, std::io::Error::other("no free name beside it")))?;
-    let wal = with_suffix(db_path, "-wal");
     if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
         let wal_aside = with_suffix(&aside, "-wal");
         std::fs::rename(&wal, &wal_aside).map_err(|e| KbError::io(&wal, e))?;
@@ -160,18 +176,22 @@ fn move_aside(db_path: &Path) -> Result<Option<PathBuf>> {
     Ok(Some(aside))
 }
 
-/// Copies the backup to a hidden file beside kb.db, flushes it to disk,
-/// then names it kb.db: a crash leaves either no kb.db or the whole copy.
+/// Writes the backup (with what its own write-ahead log holds) to a hidden
+/// file beside kb.db, flushes it to disk, then names it kb.db: a crash
+/// leaves either no kb.db or the whole copy.
 fn put_in_place(backup: &Path, db_path: &Path) -> Result<()> {
     let tmp = with_suffix(db_path, &format!(".restoring-{}", std::process::id()));
-    let copied = std::fs::copy(backup, &tmp)
-        .and_then(|_| std::fs::File::open(&tmp)?.sync_all())
-        .and_then(|()| std::fs::rename(&tmp, db_path));
-    if let Err(e) = copied {
+    let _ = std::fs::remove_file(&tmp);
+    let copied = Database::copy_whole(backup, &tmp).and_then(|()| {
+        std::fs::File::open(&tmp)
+            .and_then(|f| f.sync_all())
+            .and_then(|()| std::fs::rename(&tmp, db_path))
+            .map_err(|e| KbError::io(db_path, e))
+    });
+    if copied.is_err() {
         let _ = std::fs::remove_file(&tmp);
-        return Err(KbError::io(db_path, e));
     }
-    Ok(())
+    copied
 }
 
 /// `path` with `suffix` after its file name.

@@ -1028,6 +1028,13 @@ fn a_removed_file_stays_out_until_it_is_added_by_name() {
     assert_eq!(v["added"], 1, "{v}");
     assert_eq!(f.json(&["update"])["removed"], 0);
     assert_eq!(count(), 2);
+    // Kept out, then deleted: `remove --missing` forgets it, so a new file
+    // of that name is indexed.
+    f.json(&["remove", drop.to_str().unwrap()]);
+    std::fs::remove_file(&drop).unwrap();
+    f.json(&["remove", "--missing"]);
+    std::fs::write(&drop, "# New\nQuinces.\n").unwrap();
+    assert_eq!(f.json(&["update"])["added"], 1);
 
     // A file added by name only is forgotten as a root with its document.
     let (g, other) = Fixture::with_files("other", &[("x.md", "# X\nPlums.\n")]);
@@ -1036,6 +1043,7 @@ fn a_removed_file_stays_out_until_it_is_added_by_name() {
     f.json(&["add", lone.to_str().unwrap()]);
     let v = f.json(&["remove", lone.to_str().unwrap()]);
     assert!(v["kept_out"].as_array().unwrap().is_empty(), "{v}");
+    assert_eq!(v["forgotten_roots"].as_array().unwrap().len(), 1, "{v}");
     assert_eq!(f.json(&["update"])["added"], 0);
     assert_eq!(count(), 2);
     // A document whose file is gone is not kept out of anything.
@@ -1118,14 +1126,54 @@ fn a_restore_is_the_backup_whatever_log_the_old_file_left() {
     let old = Database::open(&replaced, OpenMode::Existing).unwrap();
     assert_eq!(old.document_count().unwrap(), documents + 1);
 
-    // What is not a sound backup changes nothing.
+    // What is not a sound backup changes nothing: another program's
+    // database with tables of the same names, too.
     let junk = f.dir.path().join("junk.db");
     std::fs::write(&junk, "not a database").unwrap();
-    for bad in [&junk, &kb_db, &f.dir.path().join("none.db")] {
+    let foreign = f.dir.path().join("foreign.db");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE documents(x); CREATE TABLE chunks(y);")
+        .unwrap();
+    for bad in [&junk, &foreign, &kb_db, &f.dir.path().join("none.db")] {
         let e = f.run(&["restore", bad.to_str().unwrap()]).err().unwrap();
         assert_eq!(e.exit_code(), 1, "{bad:?}: {e}");
     }
     assert_eq!(f.json(&["status"])["total_documents"], documents);
+    let aside = std::fs::read_dir(f.dir.path().join("data"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("kb.db.replaced") && n.ends_with('Z'))
+        .count();
+    assert_eq!(
+        aside, 1,
+        "only the one restore moved a knowledge base aside"
+    );
+
+    // A copy used since (its own log not yet folded in) comes back whole;
+    // a log left beside a deleted kb.db is not replayed onto it.
+    let used = f.dir.path().join("used.db");
+    f.json(&["backup", used.to_str().unwrap()]);
+    let holder = rusqlite::Connection::open(&used).unwrap();
+    holder
+        .execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+             DELETE FROM documents WHERE id = (SELECT max(id) FROM documents);",
+        )
+        .unwrap();
+    assert!(
+        std::fs::metadata(f.dir.path().join("used.db-wal"))
+            .unwrap()
+            .len()
+            > 0
+    );
+    std::fs::remove_file(&kb_db).unwrap();
+    std::fs::write(f.dir.path().join("data/kb.db-wal"), b"stale log").unwrap();
+    let v = f.json(&["restore", used.to_str().unwrap()]);
+    assert_eq!(v["documents"], documents - 1, "{v}");
+    assert!(v["replaced"].is_null(), "{v}");
+    drop(holder);
+    assert_eq!(f.json(&["status"])["total_documents"], documents - 1);
 }
 
 #[test]
@@ -1220,9 +1268,12 @@ fn a_knowledge_base_replaced_under_a_session_is_neither_written_nor_read() {
     one.mark_written();
     assert!(one.check_written(start).is_ok());
     std::fs::remove_file(&kb_db).unwrap();
+    std::fs::write(f.dir.path().join("data/kb.db-wal"), b"log").unwrap();
     let e = one.check_written(start).err().unwrap();
     assert_eq!(e.exit_code(), 2);
     assert!(e.to_string().contains("deleted or replaced"), "{e}");
+    // The deleted file's log is not left for the next kb.db made here.
+    assert!(!f.dir.path().join("data/kb.db-wal").exists());
     assert!(
         one.check_written(one.write_count()).is_ok(),
         "nothing written since"

@@ -381,10 +381,22 @@ fn config_error(e: figment::Error) -> KbError {
 
 /// What was given, in a config error: the value when figment names it.
 fn found(kind: &figment::error::Kind) -> String {
-    use figment::error::Kind;
+    use figment::error::{Actual, Kind};
+    let shown = |a: &Actual| match a {
+        Actual::Bool(b) => format!("`{b}`"),
+        Actual::Unsigned(n) => format!("`{n}`"),
+        Actual::Signed(n) => format!("`{n}`"),
+        Actual::Float(x) => format!("`{x}`"),
+        Actual::Char(c) => format!("`{c}`"),
+        Actual::Str(t) => format!("`{t}`"),
+        Actual::Seq => "a list".into(),
+        Actual::Map => "a mapping".into(),
+        Actual::Unit => "nothing".into(),
+        other => other.to_string(),
+    };
     match kind {
         Kind::InvalidType(actual, _) | Kind::InvalidValue(actual, _) => {
-            format!("{actual} is not a valid value")
+            format!("{} is not a valid value", shown(actual))
         }
         Kind::UnknownVariant(v, _) => format!("`{v}` is not a valid value"),
         _ => "not a valid value".into(),
@@ -404,7 +416,11 @@ fn expected_value(key: &str) -> Option<String> {
     };
     let mut at = schema.clone();
     for part in key.split('.') {
-        at = resolve(&resolve(&at)["properties"][part]);
+        let here = resolve(&at);
+        at = match part.parse::<usize>() {
+            Ok(_) => resolve(&here["items"]),
+            Err(_) => resolve(&here["properties"][part]),
+        };
     }
     let kinds: Vec<String> = match at.get("anyOf").or_else(|| at.get("oneOf")) {
         Some(serde_json::Value::Array(alts)) => {
@@ -431,9 +447,11 @@ fn described(s: &serde_json::Value) -> String {
     if let Some(v) = s.get("const").and_then(|v| v.as_str()) {
         return format!("`{v}`");
     }
+    // A minimum of 0 is the type's (a count), not a rule of the key's.
     let from = s
         .get("minimum")
         .and_then(|m| m.as_f64())
+        .filter(|m| *m > 0.0)
         .map(|m| format!(" from {m}"))
         .unwrap_or_default();
     match s.get("type").and_then(|t| t.as_str()) {
@@ -442,6 +460,7 @@ fn described(s: &serde_json::Value) -> String {
         Some("boolean") => "true or false".into(),
         Some("string") => "text".into(),
         Some("array") => "a list".into(),
+        Some("object") => "keys under it (see config.example.yaml)".into(),
         _ => String::new(),
     }
 }

@@ -434,7 +434,7 @@ mod tests {
             ),
             (
                 "search:\n  max_per_document: -1\n",
-                "it takes `auto`, or a whole number from 0",
+                "it takes `auto`, or a whole number",
             ),
             ("search:\n  weights:\n    keyword: x\n", "it takes a number"),
         ] {

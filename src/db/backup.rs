@@ -20,6 +20,9 @@ pub struct CopyCheck {
     pub integrity: Vec<String>,
     pub documents: i64,
     pub chunks: i64,
+    /// kb's schema version in its `config` table; none in another
+    /// program's database.
+    pub schema_version: Option<i64>,
 }
 
 impl Database {
@@ -72,11 +75,32 @@ impl Database {
         let count = |table: &str| -> Result<i64> {
             Ok(conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?)
         };
+        let schema_version = conn
+            .query_row(
+                "SELECT CAST(value AS INTEGER) FROM config WHERE key = 'schema_version'",
+                [],
+                |r| r.get(0),
+            )
+            .ok();
         Ok(CopyCheck {
             integrity,
             documents: count("documents")?,
             chunks: count("chunks")?,
+            schema_version,
         })
+    }
+
+    /// Writes the database at `src` (with what its write-ahead log holds)
+    /// into `dest`, a file that does not exist yet, reading `src` only.
+    pub fn copy_whole(src: &Path, dest: &Path) -> Result<()> {
+        super::register_sqlite_vec();
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(src, flags)?;
+        let target = dest.to_str().ok_or_else(|| {
+            KbError::invalid("path", format!("{}: not valid UTF-8", dest.display()))
+        })?;
+        conn.execute("VACUUM INTO ?1", [target])?;
+        Ok(())
     }
 }
 

@@ -156,6 +156,20 @@ impl Database {
         self.file.is_some() && file_id(&self.path) != self.file
     }
 
+    /// After kb.db was deleted or replaced under this connection: the log
+    /// beside kb.db holds this connection's pages of the old file, which
+    /// SQLite would replay onto the file now there (or the next one made).
+    /// They are moved into the old file and the log emptied; a log beside
+    /// no kb.db is removed.
+    pub fn release_log(&self) {
+        let _ = self.checkpoint_whole();
+        if self.file.is_some() && !self.path.exists() {
+            for derived in ["-wal", "-shm"] {
+                let _ = std::fs::remove_file(sidecar(&self.path, derived));
+            }
+        }
+    }
+
     /// `Ok` when this connection may write; otherwise the reason it may not
     /// (a read-only data directory or file), as an `E_IO` error.
     pub fn writable(&self) -> Result<()> {
@@ -400,6 +414,12 @@ fn create_new(path: &Path, busy: Duration) -> Result<()> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
+    // A log beside a missing kb.db is a deleted file's: SQLite would replay
+    // it onto the new one. kb.db is made only under the writer lock, so
+    // no other process uses it.
+    for derived in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(sidecar(path, derived));
+    }
     // What a `kb init` or first `kb add` killed here left.
     let prefix = format!(".{name}.new-");
     super::remove_dead(&dir, |file| {

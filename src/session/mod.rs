@@ -233,6 +233,7 @@ impl Session {
     pub(crate) fn check_written(&self, before: u64) -> crate::error::Result<()> {
         match self.db.get() {
             Some(db) if self.writes.get() > before && db.replaced() => {
+                db.release_log();
                 Err(crate::error::KbError::io(
                     db.path(),
                     std::io::Error::other(
