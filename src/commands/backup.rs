@@ -60,18 +60,8 @@ impl BackupArgs {
     fn destination(&self) -> Result<PathBuf> {
         let path = &self.path;
         if path.is_dir() {
-            let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-                .to_string()
-                .replace(':', "");
-            // Two backups in one second (two knowledge bases backed up
-            // into one folder) get a number after the time.
-            let free = (1..=99)
-                .map(|n| match n {
-                    1 => path.join(format!("kb-{stamp}.db")),
-                    n => path.join(format!("kb-{stamp}-{n}.db")),
-                })
-                .find(|f| std::fs::symlink_metadata(f).is_err());
-            return free.ok_or_else(|| exists(&path.join(format!("kb-{stamp}.db"))));
+            let free = free_stamped(|stamp| path.join(format!("kb-{stamp}.db")));
+            return free.map_err(|taken| exists(&taken));
         }
         if std::fs::symlink_metadata(path).is_ok() {
             return Err(exists(path));
@@ -83,6 +73,22 @@ impl BackupArgs {
             _ => Ok(path.clone()),
         }
     }
+}
+
+/// The first name `name_at` gives for the UTC time now that no file has:
+/// two in one second (two knowledge bases backed up into one folder) get
+/// a number after the time. The first name when all are taken.
+pub(super) fn free_stamped(name_at: impl Fn(&str) -> PathBuf) -> std::result::Result<PathBuf, PathBuf> {
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .replace(':', "");
+    (1..=99)
+        .map(|n| match n {
+            1 => name_at(&stamp),
+            n => name_at(&format!("{stamp}-{n}")),
+        })
+        .find(|f| std::fs::symlink_metadata(f).is_err())
+        .ok_or_else(|| name_at(&stamp))
 }
 
 fn exists(path: &Path) -> KbError {

@@ -155,16 +155,8 @@ fn move_aside(db_path: &Path) -> Result<Option<PathBuf>> {
             ));
         }
     }
-    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-        .to_string()
-        .replace(':', "");
-    let aside = (1..=99)
-        .map(|n| match n {
-            1 => with_suffix(db_path, &format!(".replaced-{stamp}")),
-            n => with_suffix(db_path, &format!(".replaced-{stamp}-{n}")),
-        })
-        .find(|p| std::fs::symlink_metadata(p).is_err())
-        .ok_or_else(|| KbError::io(db_path, std::io::Error::other("no free name beside it")))?;
+    let aside = super::backup::free_stamped(|stamp| with_suffix(db_path, &format!(".replaced-{stamp}")))
+        .map_err(|_| KbError::io(db_path, std::io::Error::other("no free name beside it")))?;
     if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
         let wal_aside = with_suffix(&aside, "-wal");
         std::fs::rename(&wal, &wal_aside).map_err(|e| KbError::io(&wal, e))?;
