@@ -71,7 +71,14 @@ impl Command for RestoreArgs {
         // No kb add, reindex or init writes while the files change.
         let _writer = session.lock_writer()?;
         let replaced = move_aside(&db_path)?;
-        put_in_place(&backup, &db_path)?;
+        if let Err(e) = put_in_place(&backup, &db_path) {
+            // Nothing of the copy is in place: the knowledge base goes back.
+            if let Some(aside) = &replaced {
+                let _ = std::fs::rename(with_suffix(aside, "-wal"), with_suffix(&db_path, "-wal"));
+                let _ = std::fs::rename(aside, &db_path);
+            }
+            return Err(e);
+        }
         let db = Database::open(&db_path, OpenMode::Existing)?;
         Ok(RestoreOutput {
             path: db_path,
