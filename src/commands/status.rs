@@ -39,6 +39,9 @@ pub(crate) struct StatusOutput {
     /// Indexed documents whose source file changed or vanished since (or
     /// the only link that led to it).
     pub stale_documents: usize,
+    /// Files removed with kb remove while still under an added folder: kb update passes them by
+    /// until kb add names them.
+    pub kept_out: Vec<String>,
     /// The knowledge base's file.
     pub db_path: String,
 }
@@ -66,8 +69,11 @@ impl Command for StatusArgs {
             .into_iter()
             .filter(|f| file_status(&f.into()) != FileStatus::Unchanged)
             .count();
+        let mut kept_out: Vec<String> = db.kept_out()?.into_iter().collect();
+        kept_out.sort();
         Ok(StatusOutput {
             stale_documents,
+            kept_out,
             total_documents: documents.values().sum(),
             documents,
             total_chunks: db.chunk_count()?,
@@ -113,6 +119,12 @@ impl Render for StatusOutput {
                 "Stale: {} changed or missing since indexing (kb add to refresh, kb remove \
                  --missing to drop)\n",
                 plural(self.stale_documents as u64, "document", "documents")
+            ));
+        }
+        for p in &self.kept_out {
+            out.push_str(&format!(
+                "Kept out of kb update: {} (kb add it by name to bring it back)\n",
+                crate::output::one_line(p)
             ));
         }
         out

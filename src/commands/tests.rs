@@ -1020,6 +1020,7 @@ fn a_removed_file_stays_out_until_it_is_added_by_name() {
     let count = || f.json(&["list"]).as_array().unwrap().len();
     let v = f.json(&["remove", drop.to_str().unwrap()]);
     assert_eq!(v["kept_out"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(f.json(&["status"])["kept_out"], v["kept_out"]);
     let v = f.json(&["update"]);
     assert_eq!(v["added"], 0, "{v}");
     f.json(&["add", dir.to_str().unwrap()]);

@@ -192,8 +192,11 @@ impl Config {
         // from the flag, then the environment, then the default.
         let (data_dir_raw, data_dir_source) = match (&cli.data_dir, env.get("KB_DATA_DIR")) {
             (Some(d), _) => (d.clone(), Source::Flag("--data-dir".into())),
-            (None, Some(d)) => (PathBuf::from(d), Source::Environment("KB_DATA_DIR".into())),
-            (None, None) => (PathBuf::from("~/.kb"), Source::Default),
+            // Set but empty (`KB_DATA_DIR=`) is unset, not the working folder.
+            (None, Some(d)) if !d.is_empty() => {
+                (PathBuf::from(d), Source::Environment("KB_DATA_DIR".into()))
+            }
+            (None, _) => (PathBuf::from("~/.kb"), Source::Default),
         };
         let named = expand_tilde(&data_dir_raw, home.as_deref());
         // A file named as the data directory is a database (a copy kb

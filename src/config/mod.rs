@@ -305,6 +305,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.data_dir, PathBuf::from("/tmp/kb-test-nonexistent"));
+        // Set but empty is unset: the default, not the working folder.
+        let home = tempfile::tempdir().unwrap();
+        let c = Config::load_with_home(
+            &CliOverrides::default(),
+            &env(&[("KB_DATA_DIR", "")]),
+            Some(home.path().into()),
+        )
+        .unwrap();
+        assert_eq!(c.data_dir, home.path().join(".kb"));
+        assert_eq!(c.source_of("data_dir"), Source::Default);
         let home = PathBuf::from("/home/u");
         assert_eq!(
             expand_tilde(Path::new("~/.kb"), Some(&home)),
