@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Command, CommandSpec, Mcp, OutputKind};
-use crate::db::{Database, OpenMode};
+use crate::db::{remove_log, sidecar, Database, OpenMode};
 use crate::error::{KbError, Result};
 use crate::output::{plural, Render, Style};
 use crate::session::Session;
@@ -74,7 +74,7 @@ impl Command for RestoreArgs {
         if let Err(e) = put_in_place(&backup, &db_path) {
             // Nothing of the copy is in place: the knowledge base goes back.
             if let Some(aside) = &replaced {
-                let _ = std::fs::rename(with_suffix(aside, "-wal"), with_suffix(&db_path, "-wal"));
+                let _ = std::fs::rename(sidecar(aside, "-wal"), sidecar(&db_path, "-wal"));
                 let _ = std::fs::rename(aside, &db_path);
             }
             return Err(e);
@@ -141,13 +141,11 @@ fn check_backup(backup: &Path, db_path: &Path) -> Result<()> {
 /// first folded into it where it opens; a process reading it meanwhile
 /// stops the restore. Returns the new name.
 fn move_aside(db_path: &Path) -> Result<Option<PathBuf>> {
-    let wal = with_suffix(db_path, "-wal");
+    let wal = sidecar(db_path, "-wal");
     if std::fs::symlink_metadata(db_path).is_err() {
         // A log without its database (kb.db deleted after a crash) would be
         // replayed onto the copy.
-        for derived in [wal, with_suffix(db_path, "-shm")] {
-            let _ = std::fs::remove_file(derived);
-        }
+        remove_log(db_path);
         return Ok(None);
     }
     if let Ok(db) = Database::open(db_path, OpenMode::Existing) {
@@ -162,16 +160,14 @@ fn move_aside(db_path: &Path) -> Result<Option<PathBuf>> {
             ));
         }
     }
-    let aside = super::backup::free_stamped(|stamp| with_suffix(db_path, &format!(".replaced-{stamp}")))
+    let aside = super::backup::free_stamped(|stamp| sidecar(db_path, &format!(".replaced-{stamp}")))
         .map_err(|_| KbError::io(db_path, std::io::Error::other("no free name beside it")))?;
     if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
-        let wal_aside = with_suffix(&aside, "-wal");
+        let wal_aside = sidecar(&aside, "-wal");
         std::fs::rename(&wal, &wal_aside).map_err(|e| KbError::io(&wal, e))?;
     }
     std::fs::rename(db_path, &aside).map_err(|e| KbError::io(db_path, e))?;
-    for derived in ["-wal", "-shm"] {
-        let _ = std::fs::remove_file(with_suffix(db_path, derived));
-    }
+    remove_log(db_path);
     Ok(Some(aside))
 }
 
@@ -179,7 +175,7 @@ fn move_aside(db_path: &Path) -> Result<Option<PathBuf>> {
 /// file beside kb.db, flushes it to disk, then names it kb.db: a crash
 /// leaves either no kb.db or the whole copy.
 fn put_in_place(backup: &Path, db_path: &Path) -> Result<()> {
-    let tmp = with_suffix(db_path, &format!(".restoring-{}", std::process::id()));
+    let tmp = sidecar(db_path, &format!(".restoring-{}", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
     let copied = Database::copy_whole(backup, &tmp).and_then(|()| {
         std::fs::File::open(&tmp)
@@ -191,13 +187,6 @@ fn put_in_place(backup: &Path, db_path: &Path) -> Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     copied
-}
-
-/// `path` with `suffix` after its file name.
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
 }
 
 plain_outcome!(RestoreOutput);

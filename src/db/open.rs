@@ -38,11 +38,21 @@ pub enum OpenMode {
     Existing,
 }
 
-/// The files SQLite keeps beside kb.db in WAL mode.
-pub(super) fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+/// The files SQLite keeps beside kb.db in WAL mode (and any name with a
+/// suffix after kb.db's).
+pub fn sidecar(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_os_string();
     s.push(suffix);
     PathBuf::from(s)
+}
+
+/// Removes the write-ahead log and its index beside `path`: a log left by
+/// a file deleted or moved away, which SQLite would replay onto the next
+/// file of that name.
+pub fn remove_log(path: &Path) {
+    for derived in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(sidecar(path, derived));
+    }
 }
 
 impl Database {
@@ -164,9 +174,7 @@ impl Database {
     pub fn release_log(&self) {
         let _ = self.checkpoint_whole();
         if self.file.is_some() && !self.path.exists() {
-            for derived in ["-wal", "-shm"] {
-                let _ = std::fs::remove_file(sidecar(&self.path, derived));
-            }
+            remove_log(&self.path);
         }
     }
 
@@ -417,9 +425,7 @@ fn create_new(path: &Path, busy: Duration) -> Result<()> {
     // A log beside a missing kb.db is a deleted file's: SQLite would replay
     // it onto the new one. kb.db is made only under the writer lock, so
     // no other process uses it.
-    for derived in ["-wal", "-shm"] {
-        let _ = std::fs::remove_file(sidecar(path, derived));
-    }
+    remove_log(path);
     // What a `kb init` or first `kb add` killed here left.
     let prefix = format!(".{name}.new-");
     super::remove_dead(&dir, |file| {
