@@ -83,8 +83,57 @@ impl ErrorCode {
     }
 }
 
+/// Advice in an error that names another command or an argument. Each
+/// front end words it its own way: the command line names commands and
+/// flags, `kb mcp` names tools and arguments (an agent cannot run `kb
+/// list`, it can call the list tool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hint {
+    /// Where the indexed documents and their paths are listed.
+    ListDocuments,
+    /// How a document is found by a part of its path.
+    FindDocumentByPath,
+    /// Where the indexed folders are listed.
+    ListFolders,
+    /// Where chunk ids come from.
+    ChunkIdsFromSearch,
+    /// How a model is bound, and the search that needs none meanwhile.
+    BindModel,
+}
+
+impl Hint {
+    /// The advice for a person at the command line.
+    pub fn for_command_line(self) -> &'static str {
+        match self {
+            Hint::ListDocuments => "`kb list` shows the indexed documents",
+            Hint::FindDocumentByPath => "`kb list --search NAME` finds documents by path",
+            Hint::ListFolders => "`kb sources` shows the indexed folders",
+            Hint::ChunkIdsFromSearch => "chunk ids come from `kb search` results",
+            Hint::BindModel => "run `kb init` (or search with --fts-only)",
+        }
+    }
+
+    /// The advice for an agent calling kb's tools.
+    pub fn for_agent(self) -> &'static str {
+        match self {
+            Hint::ListDocuments => "the list tool shows the indexed documents",
+            Hint::FindDocumentByPath => "the list tool's search argument finds documents by path",
+            Hint::ListFolders => "the sources tool shows the indexed folders",
+            Hint::ChunkIdsFromSearch => "chunk ids come from the search tool's results",
+            Hint::BindModel => {
+                "the knowledge base's owner binds one with kb init; meanwhile search with mode \
+                 \"keyword\""
+            }
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum KbError {
+    /// An error with advice the front end words ([`KbError::for_agent`]).
+    #[error("{error}; {}", .hint.for_command_line())]
+    Hinted { error: Box<KbError>, hint: Hint },
+
     #[error("{0}")]
     Usage(String),
 
@@ -190,6 +239,7 @@ impl KbError {
     /// The registry entry of this error.
     pub fn error_code(&self) -> ErrorCode {
         match self {
+            KbError::Hinted { error, .. } => error.error_code(),
             KbError::Usage(_) | KbError::InvalidArgument { .. } => ErrorCode::Usage,
             KbError::EmptyQuery => ErrorCode::EmptyQuery,
             KbError::PathNotFound(_) => ErrorCode::PathNotFound,
@@ -224,6 +274,7 @@ impl KbError {
     /// What the user may have meant (headings close to a missing section).
     pub fn suggestions(&self) -> &[String] {
         match self {
+            KbError::Hinted { error, .. } => error.suggestions(),
             KbError::SectionNotFound { suggestions, .. } => suggestions,
             _ => &[],
         }
@@ -237,9 +288,29 @@ impl KbError {
     /// The argument at fault, when the error is about one argument.
     pub fn field(&self) -> Option<&'static str> {
         match self {
+            KbError::Hinted { error, .. } => error.field(),
             KbError::InvalidArgument { field, .. } => Some(field),
             KbError::EmptyQuery => Some("query"),
             _ => None,
+        }
+    }
+
+    /// This error with advice ([`Hint`]) after it.
+    pub fn hint(self, hint: Hint) -> Self {
+        KbError::Hinted {
+            error: Box::new(self),
+            hint,
+        }
+    }
+
+    /// The message as an agent calling kb's tools reads it: advice names
+    /// tools, not commands.
+    pub fn for_agent(&self) -> String {
+        match self {
+            KbError::Hinted { error, hint } => {
+                format!("{}; {}", error.for_agent(), hint.for_agent())
+            }
+            e => e.to_string(),
         }
     }
 
@@ -344,5 +415,30 @@ mod tests {
         assert_eq!(KbError::Db("x".into()).exit_code(), 2);
         assert_eq!(KbError::Internal("x".into()).code(), "E_INTERNAL");
         assert_eq!(KbError::invalid("top", "bad").code(), "E_USAGE");
+    }
+
+    #[test]
+    fn advice_is_worded_for_who_reads_it() {
+        let e = KbError::NotFound("no document with id 9".into()).hint(Hint::ListDocuments);
+        assert_eq!(e.code(), "E_NOT_FOUND");
+        assert_eq!(
+            e.to_string(),
+            "no document with id 9; `kb list` shows the indexed documents"
+        );
+        assert_eq!(
+            e.for_agent(),
+            "no document with id 9; the list tool shows the indexed documents"
+        );
+        // No advice for an agent names a command-line flag or command.
+        for hint in [
+            Hint::ListDocuments,
+            Hint::FindDocumentByPath,
+            Hint::ListFolders,
+            Hint::ChunkIdsFromSearch,
+            Hint::BindModel,
+        ] {
+            let text = hint.for_agent();
+            assert!(!text.contains("--") && !text.contains("`kb "), "{text}");
+        }
     }
 }

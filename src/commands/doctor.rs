@@ -468,13 +468,21 @@ impl Outcome for DoctorOutput {
     }
 
     fn failure(&self) -> Option<KbError> {
-        let faults: Vec<String> = self
+        // The report beside the error holds each fault's detail and fix;
+        // the error names the checks, so a long finding is not said twice.
+        let faults: Vec<&str> = self
             .checks
             .iter()
             .filter(|c| c.status == Status::Fault)
-            .map(|c| format!("{}: {}", c.name, c.detail))
+            .map(|c| c.name)
             .collect();
-        (!faults.is_empty()).then(|| KbError::Unhealthy(faults.join("; ")))
+        (!faults.is_empty()).then(|| {
+            KbError::Unhealthy(format!(
+                "{} ({}); the report says what was found and how to fix it",
+                plural(faults.len() as u64, "fault", "faults"),
+                faults.join(", ")
+            ))
+        })
     }
 }
 

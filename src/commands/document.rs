@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::db::{Database, DocumentRecord};
 use crate::document::DocType;
-use crate::error::{KbError, Result};
+use crate::error::{Hint, KbError, Result};
 use crate::ingest::source_path;
 
 /// A document named by its id (`source.document_id` in search results) or
@@ -71,9 +71,7 @@ impl DocRef {
                 .parse()
                 .map_err(|_| KbError::NotFound(format!("no document with id {arg}")))?;
             return db.document(id)?.ok_or_else(|| {
-                KbError::NotFound(format!(
-                    "no document with id {id}; `kb list` shows the indexed documents"
-                ))
+                KbError::NotFound(format!("no document with id {id}")).hint(Hint::ListDocuments)
             });
         }
         let raw = Path::new(arg);
@@ -126,9 +124,8 @@ impl DocRef {
                 "{arg}: leads outside the indexed documents (through `..` or a link); kb only opens files it has indexed"
             )));
         }
-        Err(KbError::NotFound(format!(
-            "{arg}: not an indexed document; `kb list --search NAME` finds documents by path"
-        )))
+        Err(KbError::NotFound(format!("{arg}: not an indexed document"))
+            .hint(Hint::FindDocumentByPath))
     }
 }
 

@@ -65,7 +65,7 @@ impl Command for RestoreArgs {
 
     fn run(self, session: &mut Session) -> Result<RestoreOutput> {
         let started = Instant::now();
-        let db_path = session.config().db_path();
+        let db_path = where_it_lives(&session.config().db_path());
         let backup = std::path::absolute(&self.backup).unwrap_or(self.backup.clone());
         check_backup(&backup, &db_path)?;
         // No kb add, reindex or init writes while the files change.
@@ -88,6 +88,18 @@ impl Command for RestoreArgs {
             replaced,
             seconds: started.elapsed().as_secs_f64(),
         })
+    }
+}
+
+/// The file the knowledge base is: kb.db, or where it leads when it is a
+/// link (a data directory on a small disk, the database on a large one).
+/// SQLite keeps the write-ahead log beside that file too, so the copy goes
+/// there and the link stays. A link that leads nowhere is replaced.
+fn where_it_lives(db_path: &Path) -> PathBuf {
+    let is_link = std::fs::symlink_metadata(db_path).is_ok_and(|m| m.file_type().is_symlink());
+    match is_link.then(|| std::fs::canonicalize(db_path)) {
+        Some(Ok(target)) => target,
+        _ => db_path.to_path_buf(),
     }
 }
 

@@ -8,7 +8,7 @@ use globset::{Glob, GlobBuilder, GlobSetBuilder};
 
 use super::document::DocRef;
 use crate::db::Database;
-use crate::error::{KbError, Result};
+use crate::error::{Hint, KbError, Result};
 
 /// The ids of the documents named or whose path matches a glob (any of
 /// them); `None` when neither is given (every document).
@@ -61,9 +61,10 @@ pub(crate) fn documents_in_scope(
         ids.extend(matched);
         if ids.len() == before && documents.is_empty() {
             return Err(KbError::NotFound(format!(
-                "no indexed document's path matches {}; `kb list` shows the indexed paths",
+                "no indexed document's path matches {}",
                 globs.join(" or ")
-            )));
+            ))
+            .hint(Hint::ListDocuments));
         }
     }
     Ok(Some(ids.into_iter().collect()))

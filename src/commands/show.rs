@@ -8,7 +8,7 @@ use super::document::{DocRef, DocumentRef};
 use super::sections::{find_section, truncate_lines, SectionMatch};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::ChunkDetails;
-use crate::error::{KbError, Result};
+use crate::error::{Hint, KbError, Result};
 use crate::ingest::pdf::PageIndex;
 use crate::document::Citation;
 use crate::output::{display_path, Render, Style};
@@ -218,9 +218,8 @@ impl Command for ShowArgs {
         match request {
             ShowRequest::Chunk { id, context } => {
                 let window = db.chunk_window(id, context)?.ok_or_else(|| {
-                    KbError::NotFound(format!(
-                        "no chunk with id {id}; chunk ids come from `kb search` results"
-                    ))
+                    KbError::NotFound(format!("no chunk with id {id}"))
+                        .hint(Hint::ChunkIdsFromSearch)
                 })?;
                 let details = db.chunk_details(&window)?;
                 let pos = details

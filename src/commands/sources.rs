@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{scope, Command, CommandSpec, Mcp, OutputKind};
 use crate::db::RootKind;
-use crate::error::{KbError, Result};
+use crate::error::{Hint, KbError, Result};
 use crate::ingest::source_path;
 use crate::output::{one_line, Render, Style};
 use crate::session::Session;
@@ -131,9 +131,10 @@ fn scoped_dir(dir: &std::path::Path, paths: &[String]) -> Result<String> {
         Ok(stored.trim_end_matches('/').to_string())
     } else {
         Err(KbError::NotFound(format!(
-            "{}: no indexed document is under this folder; `kb sources` shows the indexed folders",
+            "{}: no indexed document is under this folder",
             dir.display()
-        )))
+        ))
+        .hint(Hint::ListFolders))
     }
 }
 

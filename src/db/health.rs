@@ -1,7 +1,9 @@
 //! What `kb doctor` asks the database: SQLite's own integrity check and
 //! whether the keyword and vector indexes cover every chunk.
 
-use rusqlite::OptionalExtension;
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::Database;
 use crate::error::Result;
@@ -22,9 +24,26 @@ impl Database {
     /// SQLite's `PRAGMA quick_check`: `["ok"]` for a sound file, else the
     /// problems it found (at most 20).
     pub fn quick_check(&self) -> Result<Vec<String>> {
-        let mut stmt = self.conn().prepare("PRAGMA quick_check(20)")?;
-        let rows = stmt.query_map([], |r| r.get(0))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        Ok(quick_check(self.conn(), 20)?)
+    }
+
+    /// What SQLite's quick check finds wrong with the file at `path`, read
+    /// through a connection of its own (read-only): `None` for a sound file
+    /// or one that cannot be read that way. For naming a failure that
+    /// does not say whether the file is damaged (sqlite-vec's "could not
+    /// open validity blob"); it reads every page, so only on a failure.
+    pub fn damage(path: &Path) -> Option<String> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).ok()?;
+        match quick_check(&conn, 3) {
+            Ok(problems) if problems == ["ok"] => None,
+            Ok(problems) => Some(problems.join("; ")),
+            // The check itself failing on the file's content says as much.
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt) => {
+                Some(e.to_string())
+            }
+            Err(_) => None,
+        }
     }
 
     pub fn index_counts(&self) -> Result<IndexCounts> {
@@ -72,6 +91,25 @@ impl Database {
             None => t,
         }))
     }
+}
+
+/// `PRAGMA quick_check(limit)` as one problem per line: SQLite writes
+/// several in one row under a `*** in database main ***` heading.
+fn quick_check(conn: &Connection, limit: u32) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare(&format!("PRAGMA quick_check({limit})"))?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    let mut problems = Vec::new();
+    for row in rows {
+        problems.extend(
+            row?.lines()
+                .map(str::trim)
+                .filter(|l| {
+                    !l.is_empty() && !(l.starts_with("*** in database") && l.ends_with("***"))
+                })
+                .map(str::to_string),
+        );
+    }
+    Ok(problems)
 }
 
 #[cfg(test)]

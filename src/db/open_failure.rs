@@ -139,6 +139,20 @@ pub(super) fn read_only_reason(path: &Path) -> Option<ReadOnlyReason> {
     None
 }
 
+/// A failure SQLite or sqlite-vec did not call corruption ("could not open
+/// validity blob") on a file SQLite's check finds damaged is that damage:
+/// the error names the file and says to restore it, instead of a bare
+/// `E_DB`. The check reads the whole file, on a failure only.
+fn damaged(path: &Path, reason: String) -> KbError {
+    match super::Database::damage(path) {
+        Some(found) => KbError::DbCorrupt {
+            path: path.to_path_buf(),
+            reason: format!("{reason}; SQLite's check of the file: {found}"),
+        },
+        None => KbError::Db(reason),
+    }
+}
+
 /// Names an open failure: corruption as SQLite reported it, a lock held
 /// elsewhere, and the file problems [`explain`] names.
 pub(super) fn open_failure(path: &Path, e: rusqlite::Error, busy: Duration) -> KbError {
@@ -161,15 +175,16 @@ pub(super) fn open_failure(path: &Path, e: rusqlite::Error, busy: Duration) -> K
 /// Names the database in an error that came from it and, for a failure to
 /// read or write its files, says why: a full disk, a file kb may not read,
 /// a read-only directory or file, a write-ahead log deleted under a running
-/// process.
+/// process, a damaged file behind a failure that did not say so.
 pub fn explain(path: &Path, e: KbError) -> KbError {
-    let KbError::DbFile {
-        path: at,
-        reason,
-        sqlite_code,
-    } = e
-    else {
-        return e.at_db(path);
+    let (at, reason, sqlite_code) = match e {
+        KbError::DbFile {
+            path,
+            reason,
+            sqlite_code,
+        } => (path, reason, sqlite_code),
+        KbError::Db(reason) => return damaged(path, reason),
+        e => return e.at_db(path),
     };
     if !at.as_os_str().is_empty() {
         return KbError::DbFile {
@@ -333,5 +348,36 @@ mod tests {
             "{msg}"
         );
         drop(db);
+    }
+
+    #[test]
+    fn a_plain_failure_on_a_damaged_file_is_named_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("kb.db");
+        let db = Database::open(&p, OpenMode::Create).unwrap();
+        for i in 0..400 {
+            db.set_config(&format!("key {i}"), &"x".repeat(200))
+                .unwrap();
+        }
+        drop(db);
+        let failure = || KbError::Db("could not open validity blob".into());
+        // A sound file: the failure is left as it is.
+        assert_eq!(explain(&p, failure()).code(), "E_DB");
+        // Damage a page in the middle of the table (past the header and schema).
+        let len = std::fs::metadata(&p).unwrap().len();
+        let mut bytes = std::fs::read(&p).unwrap();
+        let page = (len / 4096 / 2) as usize * 4096;
+        bytes[page..page + 16].fill(0xee);
+        std::fs::write(&p, bytes).unwrap();
+        let e = explain(&p, failure());
+        assert_eq!(e.code(), "E_DB_CORRUPT", "{e}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains(&p.display().to_string())
+                && msg.contains("could not open validity blob")
+                && msg.contains("kb restore"),
+            "{msg}"
+        );
+        assert!(!msg.contains('\n'), "{msg}");
     }
 }

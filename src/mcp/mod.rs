@@ -90,7 +90,7 @@ impl From<CallError> for ToolError {
             // A meaning check on one argument (an empty query, a section
             // without its document) is the caller's to fix: name the field.
             CallError::Failed(e) => match e.field() {
-                Some(field) => ToolError::Invalid(vec![Issue::new(field, e.to_string())]),
+                Some(field) => ToolError::Invalid(vec![Issue::new(field, e.for_agent())]),
                 None => ToolError::Failed(e),
             },
         }
@@ -123,7 +123,7 @@ fn tool_error_result(tool: &str, e: ToolError) -> CallToolResult {
             if !err.suggestions().is_empty() {
                 extra.insert("suggestions".into(), json!(err.suggestions()));
             }
-            error_envelope("HANDLER_ERROR", &err.to_string(), extra)
+            error_envelope("HANDLER_ERROR", &err.for_agent(), extra)
         }
     };
     CallToolResult::error(vec![ContentBlock::text(

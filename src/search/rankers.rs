@@ -22,7 +22,7 @@ use super::request::SearchRequest;
 use super::vector::{self, exact_top_k, CandidatePool, ReadFloats, VectorIndex};
 use crate::config::FusionWeights;
 use crate::db::Database;
-use crate::error::{KbError, Result};
+use crate::error::{Hint, KbError, Result};
 
 /// The rankers, in the order their lists are fused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
@@ -351,9 +351,8 @@ where
         let ahead = read_ahead.then(|| s.spawn(|| vector::read_ahead(&reopener)));
         let vector_thread = if RankerId::Vector.runs(req) {
             let embed = embed_query.ok_or_else(|| {
-                KbError::ModelMissing(
-                    "vector search needs the embedding model; run `kb init`".into(),
-                )
+                KbError::ModelMissing("vector search needs the embedding model".into())
+                    .hint(Hint::BindModel)
             })?;
             let (filters, reopener, q) = (&req.filters, &reopener, embedded.as_ref());
             let allowed = allowed.as_ref();

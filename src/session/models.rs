@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::Session;
 use crate::db::ModelBinding;
 use crate::embed::{self, resolve, Embed, Embedder, ModelChoice, ModelUse};
-use crate::error::{KbError, Result};
+use crate::error::{Hint, KbError, Result};
 
 /// Where the session's models come from.
 pub(crate) enum ModelProvider {
@@ -57,10 +57,8 @@ impl Models {
 
 /// The error when a knowledge base has no model yet.
 pub(super) fn no_model_yet() -> KbError {
-    KbError::ModelMissing(
-        "this knowledge base has no embedding model yet; run `kb init` (or search with --fts-only)"
-            .into(),
-    )
+    KbError::ModelMissing("this knowledge base has no embedding model yet".into())
+        .hint(Hint::BindModel)
 }
 
 /// A model loaded from disk, as the session hands it out: in builds for

@@ -350,7 +350,13 @@ fn session_searches_widens_and_reports_errors() {
     let e = s.err("outline", json!({"document": 99999}));
     assert_eq!(e["code"], "HANDLER_ERROR", "{e}");
     assert_eq!(e["kb_code"], "E_NOT_FOUND");
-    assert!(e["message"].as_str().unwrap().contains("99999"));
+    let message = e["message"].as_str().unwrap();
+    assert!(message.contains("99999"), "{e}");
+    // Its advice names a tool the agent can call, not a command.
+    assert!(
+        message.contains("the list tool") && !message.contains("kb list"),
+        "{e}"
+    );
     let e = s.err(
         "show",
         json!({"document": doc, "section": "no such heading"}),
