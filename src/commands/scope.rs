@@ -4,14 +4,17 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobBuilder, GlobSetBuilder};
+use globset::{Glob, GlobBuilder};
 
 use super::document::DocRef;
 use crate::db::Database;
 use crate::error::{Hint, KbError, Result};
 
-/// The ids of the documents named or whose path matches a glob (any of
-/// them); `None` when neither is given (every document).
+/// The ids of the documents a search may return: those named (any of
+/// them), and of those, or of all, the ones whose path matches a glob (any
+/// of them); `None` when neither is given (every document). Like the other
+/// filters, the two kinds together narrow: `--document a.md --path '*.go'`
+/// is nothing, and says so.
 pub(crate) fn documents_in_scope(
     db: &Database,
     documents: &[DocRef],
@@ -20,54 +23,59 @@ pub(crate) fn documents_in_scope(
     if documents.is_empty() && globs.is_empty() {
         return Ok(None);
     }
-    let mut ids = BTreeSet::new();
+    let mut named = BTreeSet::new();
     for d in documents {
-        ids.insert(d.resolve(db)?.summary.id);
+        named.insert(d.resolve(db)?.summary.id);
     }
-    if !globs.is_empty() {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-        let home = dirs::home_dir();
-        let build = |patterns: &[String]| -> Result<globset::GlobSet> {
-            let mut set = GlobSetBuilder::new();
-            for (p, asked) in patterns.iter().zip(globs) {
-                set.add(glob(p, asked, "path")?);
-            }
-            set.build()
-                .map_err(|e| KbError::invalid("path", format!("--path: {e}")))
-        };
-        let here: Vec<String> = globs
-            .iter()
-            .map(|g| absolute_pattern(g, &cwd, home.as_deref()))
-            .collect();
-        let here = build(&here)?;
-        let files = db.indexed_files()?;
-        let before = ids.len();
-        let mut matched: Vec<i64> = files
-            .iter()
-            .filter(|(path, _)| here.is_match(path))
-            .map(|(_, f)| f.id)
-            .collect();
-        // Nothing under the current folder: the indexed paths' tails
-        // (`reports/**` is any folder named reports).
-        if matched.is_empty() {
-            let tails: Vec<String> = globs.iter().map(|g| tail_pattern(g)).collect();
-            let tails = build(&tails)?;
-            matched = files
+    if globs.is_empty() {
+        return Ok(Some(named.into_iter().collect()));
+    }
+    let matched = matching_paths(db, globs)?;
+    if matched.is_empty() {
+        return Err(KbError::NotFound(format!(
+            "no indexed document's path matches {}",
+            globs.join(" or ")
+        ))
+        .hint(Hint::ListDocuments));
+    }
+    if documents.is_empty() {
+        return Ok(Some(matched.into_iter().collect()));
+    }
+    let both: Vec<i64> = named.intersection(&matched).copied().collect();
+    if both.is_empty() {
+        return Err(KbError::NotFound(format!(
+            "none of the documents named has a path that matches {}",
+            globs.join(" or ")
+        )));
+    }
+    Ok(Some(both))
+}
+
+/// The ids of the indexed files whose path matches any of the globs. Each
+/// glob is tried under the current folder first and, where nothing there
+/// matches, against the indexed paths' tails (`reports/**` is any folder
+/// named reports).
+fn matching_paths(db: &Database, globs: &[String]) -> Result<BTreeSet<i64>> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let home = dirs::home_dir();
+    let files = db.indexed_files()?;
+    let mut ids = BTreeSet::new();
+    for asked in globs {
+        let matches = |pattern: &str| -> Result<Vec<i64>> {
+            let g = glob(pattern, asked, "path")?.compile_matcher();
+            Ok(files
                 .iter()
-                .filter(|(path, _)| tails.is_match(path))
+                .filter(|(path, _)| g.is_match(path))
                 .map(|(_, f)| f.id)
-                .collect();
+                .collect())
+        };
+        let mut found = matches(&absolute_pattern(asked, &cwd, home.as_deref()))?;
+        if found.is_empty() {
+            found = matches(&tail_pattern(asked))?;
         }
-        ids.extend(matched);
-        if ids.len() == before && documents.is_empty() {
-            return Err(KbError::NotFound(format!(
-                "no indexed document's path matches {}",
-                globs.join(" or ")
-            ))
-            .hint(Hint::ListDocuments));
-        }
+        ids.extend(found);
     }
-    Ok(Some(ids.into_iter().collect()))
+    Ok(ids)
 }
 
 /// A glob as kb reads them everywhere (`*` stays within a folder, `**`

@@ -1177,6 +1177,115 @@ fn a_restore_is_the_backup_whatever_log_the_old_file_left() {
     assert_eq!(f.json(&["status"])["total_documents"], documents - 1);
 }
 
+#[test]
+fn path_globs_add_up_and_documents_with_paths_narrow() {
+    let f = Fixture::new();
+    f.json(&["init"]);
+    let docs = f.dir.path().join("docs");
+    for (file, text) in [
+        (
+            "guides/setup.md",
+            "# Setup\nInstall the config tool first.\n",
+        ),
+        (
+            "code/main.go",
+            "package main\n// config loader\nfunc LoadConfig() {}\n",
+        ),
+        ("code/notes.md", "# Notes\nThe config lives in one file.\n"),
+    ] {
+        let path = docs.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    f.json(&["add", docs.to_str().unwrap()]);
+    let files = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["search", "config", "--fts-only"];
+        all.extend_from_slice(args);
+        let v = f.json(&all);
+        let mut names: Vec<String> = v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                r["source"]["path"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    // One glob matches under any folder named guides, the other by name.
+    assert_eq!(files(&["--path", "guides/*"]), ["setup.md"]);
+    assert_eq!(
+        files(&["--path", "*.go", "--path", "guides/*"]),
+        ["main.go", "setup.md"]
+    );
+    // A document named and a glob: the documents named that match it.
+    assert_eq!(
+        files(&[
+            "--document",
+            "setup.md",
+            "--document",
+            "notes.md",
+            "--path",
+            "code/*"
+        ]),
+        ["notes.md"]
+    );
+    let e = f
+        .run(&[
+            "search",
+            "config",
+            "--document",
+            "setup.md",
+            "--path",
+            "*.go",
+        ])
+        .err()
+        .unwrap();
+    assert_eq!(e.code(), "E_NOT_FOUND", "{e}");
+}
+
+#[test]
+fn a_decomposed_query_finds_what_its_composed_form_finds() {
+    let (f, _) = Fixture::with_files(
+        "accents",
+        &[
+            (
+                "cafe.md",
+                "# Notes\nEl señor Muñoz escribió su résumé en el café.\n",
+            ),
+            (
+                "other.md",
+                "# Other\nYou're sure the regex module is imported as re.\n",
+            ),
+        ],
+    );
+    for (composed, decomposed) in [
+        ("Muñoz", "Mun\u{303}oz"),
+        ("résumé", "re\u{301}sume\u{301}"),
+    ] {
+        let titles = |q: &str| -> Vec<String> {
+            let v = f.json(&["search", q, "--fts-only"]);
+            v["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["source"]["title"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let want = titles(composed);
+        assert_eq!(want, ["Notes"], "{composed}");
+        assert_eq!(titles(decomposed), want, "{decomposed:?}");
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn a_restore_through_a_linked_kb_db_replaces_the_file_it_leads_to() {

@@ -141,11 +141,17 @@ const STOP_WORDS: &[&str] = &[
     "yourselves",
 ];
 
+/// A character of a word: a letter or digit, or a combining mark on one
+/// (a decomposed `é` is `e` and U+0301; the index folds the mark away).
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || unicode_normalization::char::is_combining_mark(c)
+}
+
 /// The words of a query as FTS5 would see them, lower-cased, stop words
 /// removed (unless the query is only stop words), duplicates dropped.
 pub fn query_terms(query: &str) -> Vec<String> {
     let mut distinct = crate::text::terms::Distinct::default();
-    for w in query.split(|c: char| !c.is_alphanumeric()) {
+    for w in query.split(|c: char| !is_word_char(c)) {
         distinct.push(w.to_lowercase());
     }
     let words = distinct.into_vec();
@@ -198,7 +204,7 @@ pub fn keyword_phrases_with(query: &str, expand: bool, groups: &[Vec<String>]) -
 /// expenditures` and `purchases of property`.
 fn synonyms(query: &str, groups: &[Vec<String>]) -> Vec<String> {
     let words = |s: &str| -> String {
-        s.split(|c: char| !c.is_alphanumeric())
+        s.split(|c: char| !is_word_char(c))
             .filter(|w| !w.is_empty())
             .map(str::to_lowercase)
             .collect::<Vec<_>>()
@@ -260,7 +266,7 @@ pub fn quoted_phrases(query: &str) -> Vec<String> {
     for (i, part) in parts.iter().enumerate() {
         if i % 2 == 1 && i + 1 < parts.len() {
             let words: Vec<String> = part
-                .split(|c: char| !c.is_alphanumeric())
+                .split(|c: char| !is_word_char(c))
                 .filter(|w| !w.is_empty())
                 .map(str::to_lowercase)
                 .collect();
@@ -308,6 +314,18 @@ pub fn fts_query(query: &str, expand: bool) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_combining_mark_stays_in_its_word() {
+        assert_eq!(
+            query_terms("re\u{301}sume\u{301} Mun\u{303}oz"),
+            ["re\u{301}sume\u{301}", "mun\u{303}oz"]
+        );
+        assert_eq!(
+            quoted_phrases("\"caf\u{e9} cre\u{300}me\""),
+            ["caf\u{e9} cre\u{300}me"]
+        );
+    }
 
     #[test]
     fn natural_question() {

@@ -199,7 +199,10 @@ impl SearchRequest {
             }
         }
         Ok(SearchRequest {
-            query: query.to_string(),
+            // Composed (NFC), as most text is: a word pasted from a
+            // decomposed source (macOS file names, some PDFs) is the same
+            // word to every ranker and to the snippets' marks.
+            query: unicode_normalization::UnicodeNormalization::nfc(query).collect(),
             top,
             filters: o.filters.clone(),
             mode: o.mode.unwrap_or(Mode::Hybrid),
