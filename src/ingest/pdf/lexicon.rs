@@ -202,8 +202,8 @@ pub(super) const WORD_TITLE_PREFIX: &str = "Microsoft Word - ";
 /// The endings of a file name standing in for the Info title, lower case.
 #[rustfmt::skip]
 pub(super) const FILE_EXTENSIONS: &[&str] = &[".doc", ".docx", ".tex", ".dvi", ".pdf", ".indd", ".odt", ".rtf", ".htm", ".html"];
-/// An Info title that names no document ("Untitled"), lower case.
+/// An Info title that names no document ("Untitled", "(anonymous)"), lower case, unbracketed.
 #[rustfmt::skip]
-pub(super) const PLACEHOLDER_TITLES: &[&str] = &["untitled", "title", "no title", "", "none", "pdf", "slide 1"];
+pub(super) const PLACEHOLDER_TITLES: &[&str] = &["untitled", "title", "no title", "", "none", "pdf", "slide 1", "anonymous", "unknown"];
 /// The words of a bold font's name ("Helvetica-Bold", "MinionPro-Semibold"), lower case.
 pub(super) const BOLD_FONT_WORDS: &[&str] = &["bold", "black", "heavy", "semibold", "demi"];

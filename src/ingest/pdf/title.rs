@@ -102,7 +102,7 @@ fn meaningful_info(t: &str) -> Option<String> {
     let lower = t.to_lowercase();
     let file_like = FILE_EXTENSIONS.iter().any(|ext| lower.ends_with(ext))
         || (t.contains('_') && !t.contains(char::is_whitespace));
-    let placeholder = PLACEHOLDER_TITLES.contains(&lower.as_str());
+    let placeholder = PLACEHOLDER_TITLES.contains(&lower.trim_matches(&['(', ')', '[', ']'][..]));
     (!file_like && !placeholder && !boilerplate(t) && t.chars().any(char::is_alphabetic))
         .then(|| t.to_string())
 }
@@ -206,6 +206,22 @@ mod tests {
             choose_title(Some("CORP Q1 2021"), &blocks).as_deref(),
             Some("3M COMPANY FORM 10-K"),
             "a filing's working title gives way to its registrant"
+        );
+    }
+
+    #[test]
+    fn a_placeholder_in_brackets_names_nothing() {
+        let blocks = vec![block(1, "Regional Sales Summary", Some(1), 18.0)];
+        for info in ["(anonymous)", "[Untitled]", "(unknown)", "Anonymous"] {
+            assert_eq!(
+                choose_title(Some(info), &blocks).as_deref(),
+                Some("Regional Sales Summary"),
+                "{info}"
+            );
+        }
+        assert_eq!(
+            choose_title(Some("Anonymous Functions in Rust"), &blocks).as_deref(),
+            Some("Anonymous Functions in Rust")
         );
     }
 
