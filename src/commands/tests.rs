@@ -409,6 +409,29 @@ fn call(s: &mut Session, name: &str, args: Value) -> Value {
 }
 
 #[test]
+fn a_comma_separates_tags_over_mcp_as_on_the_command_line() {
+    let (f, dir) = Fixture::with_files("notes", &[("a.md", "# A\nPlums and pears.\n")]);
+    let mut server = f.session(SessionKind::Server);
+    let more = dir.join("b.md");
+    std::fs::write(&more, "# B\nApples.\n").unwrap();
+    call(
+        &mut server,
+        "add",
+        json!({"paths": [more], "tags": "team,urgent"}),
+    );
+    let names: Vec<Value> = f
+        .json(&["tags"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
+    assert_eq!(names, [json!("team"), json!("urgent")]);
+    let v = f.json(&["search", "apples", "--fts-only", "--tags", "team,urgent"]);
+    assert_eq!(v["results"][0]["source"]["title"], "B", "{v}");
+}
+
+#[test]
 fn mcp_arguments_run_the_same_commands() {
     let f = Fixture::indexed();
     let mut server = f.session(SessionKind::Server);

@@ -73,17 +73,20 @@ pub enum WriteOutcome {
     Replaced(i64),
 }
 
-/// Lower-cased, trimmed, de-duplicated tags; empty ones dropped.
+/// Lower-cased, trimmed, de-duplicated tags; empty ones dropped. A comma
+/// separates tags wherever they come from, as on the command line
+/// (`--tags a,b`): an agent's `"a,b"` or front matter's `tags: "a, b"` is
+/// two tags, never one that `--tags` could not name.
 pub fn normalize_tags<I, S>(tags: I) -> Vec<String>
 where
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
 {
     let mut out: Vec<String> = Vec::new();
-    for t in tags {
+    let given: Vec<S> = tags.into_iter().collect();
+    for t in given.iter().flat_map(|t| t.as_ref().split(',')) {
         // A document's own tags (front matter) may hold a line break: one line.
         let t = t
-            .as_ref()
             .split(char::is_control)
             .filter(|p| !p.trim().is_empty())
             .map(str::trim)
@@ -476,6 +479,10 @@ mod tests {
         assert_eq!(
             normalize_tags(["Field\nNotes", "\t", "a \r\n b"]),
             vec!["field notes", "a b"]
+        );
+        assert_eq!(
+            normalize_tags(["team,urgent", "a, b,", "urgent"]),
+            vec!["team", "urgent", "a", "b"]
         );
     }
 }
