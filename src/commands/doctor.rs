@@ -48,7 +48,12 @@ pub(crate) struct DoctorOutput {
     pub checks: Vec<Check>,
 }
 
-fn check(name: &'static str, status: Status, detail: impl Into<String>, fix: Option<&str>) -> Check {
+fn check(
+    name: &'static str,
+    status: Status,
+    detail: impl Into<String>,
+    fix: Option<&str>,
+) -> Check {
     Check {
         name,
         status,
@@ -100,12 +105,7 @@ fn ocr_check(config: &crate::config::Config) -> Check {
         );
     };
     match ocr::languages(&tesseract) {
-        Err(e) => check(
-            "ocr",
-            Status::Warning,
-            e,
-            Some(ocr::HOW_TO_INSTALL),
-        ),
+        Err(e) => check("ocr", Status::Warning, e, Some(ocr::HOW_TO_INSTALL)),
         Ok(have) => {
             let missing: Vec<&str> = i
                 .ocr_languages
@@ -140,8 +140,7 @@ fn ocr_check(config: &crate::config::Config) -> Check {
 /// (a knowledge base built by an older kb may hold files it reached
 /// through links to elsewhere: `notes.md -> ~/.ssh/id_rsa`).
 fn roots_check(db: &crate::db::Database) -> Result<Check> {
-    let (gone, roots): (Vec<_>, Vec<_>) =
-        db.roots()?.into_iter().partition(super::update::is_gone);
+    let (gone, roots): (Vec<_>, Vec<_>) = db.roots()?.into_iter().partition(super::update::is_gone);
     if !gone.is_empty() {
         let shown: Vec<&str> = gone.iter().take(5).map(|r| r.path.as_str()).collect();
         return Ok(Check {
@@ -152,7 +151,11 @@ fn roots_check(db: &crate::db::Database) -> Result<Check> {
                 plural(gone.len() as u64, "file or folder", "files and folders"),
                 if gone.len() == 1 { "is" } else { "are" },
                 shown.join(", "),
-                if gone.len() > shown.len() { ", ..." } else { "" }
+                if gone.len() > shown.len() {
+                    ", ..."
+                } else {
+                    ""
+                }
             ),
             fix: Some(
                 "if it moved, kb add its new place; then kb update --forget-missing (or kb \
@@ -203,7 +206,11 @@ fn roots_check(db: &crate::db::Database) -> Result<Check> {
              through a link): {}{}",
             plural(unrooted.len() as u64, "document lies", "documents lie"),
             shown.join(", "),
-            if unrooted.len() > shown.len() { ", ..." } else { "" }
+            if unrooted.len() > shown.len() {
+                ", ..."
+            } else {
+                ""
+            }
         ),
         fix: Some(format!(
             "if they belong to a folder you added before, kb add it again (kb records it); \
@@ -382,7 +389,13 @@ fn database_checks(
                     Status::Fault,
                     e.to_string(),
                     Some(match e {
-                        KbError::ModelMismatch(_) => "kb reindex (or restore the model file it names)",
+                        KbError::ModelMismatch(_) => {
+                            "kb reindex (or restore the model file it names)"
+                        }
+                        KbError::UnknownModel(_) => {
+                            "set embedding.model where the message says to a model it lists, or \
+                             unset it"
+                        }
                         _ => "kb init (offline: kb init --model-dir DIR)",
                     }),
                 ),
@@ -399,7 +412,10 @@ fn database_checks(
                 check(
                     "vectors",
                     Status::Fault,
-                    format!("{} have no vector", plural(missing as u64, "chunk", "chunks")),
+                    format!(
+                        "{} have no vector",
+                        plural(missing as u64, "chunk", "chunks")
+                    ),
                     Some("kb reindex"),
                 )
             });

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::db::{DocumentSummary, ListFilters};
-use crate::error::{KbError, Result};
 use crate::document::{DocType, SkillInfo};
+use crate::error::{KbError, Result};
 use crate::output::{display_path, one_line, plural, Render, Style};
 use crate::session::Session;
 
@@ -32,13 +32,20 @@ pub(crate) struct ListArgs {
     /// Only skills (SKILL.md files with frontmatter)
     #[arg(long)]
     pub skills: bool,
-    /// At most N documents; with --offset to page
+    /// At most N documents (0: all); with --offset to page
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    #[schemars(description = "At most this many documents (100 unless given); offset pages on")]
+    #[schemars(
+        description = "At most this many documents (100 unless given; 0: all); offset pages on"
+    )]
     #[serde(default = "mcp_limit")]
     pub limit: Option<usize>,
     /// Skip the first N documents (in id order)
-    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
     pub offset: usize,
 }
 
@@ -186,7 +193,8 @@ impl Command for ListArgs {
             items: docs
                 .into_iter()
                 .skip(self.offset)
-                .take(self.limit.unwrap_or(usize::MAX))
+                // 0 is no limit, as in sources: a page of none would page on forever.
+                .take(self.limit.filter(|&n| n > 0).unwrap_or(usize::MAX))
                 .map(ListedDocument::of)
                 .collect(),
         })

@@ -78,6 +78,10 @@ impl Command for RemoveArgs {
             }
             _ => {}
         }
+        session.db()?;
+        // A running add would write a document back after its removal (a
+        // new version of the file it had read): removals wait for it.
+        let _writer = session.lock_writer()?;
         let db = session.db()?;
         let mut found = Vec::new();
         if self.missing {
@@ -101,14 +105,20 @@ impl Command for RemoveArgs {
         let removed = db.remove_documents(&ids)?;
         let (kept_out, mut forgotten_roots) = keep_out(db, &found)?;
         if self.missing {
-            let gone: Vec<_> = db.roots()?.into_iter().filter(super::update::is_gone).collect();
+            let gone: Vec<_> = db
+                .roots()?
+                .into_iter()
+                .filter(super::update::is_gone)
+                .collect();
             super::update::forget(db, &gone)?;
             forgotten_roots.extend(gone.into_iter().map(|r| r.path));
             // A file kept out and gone since: a new file of its name is not it.
             let gone_files: Vec<String> = db
                 .kept_out()?
                 .into_iter()
-                .filter(|p| std::fs::symlink_metadata(crate::ingest::source_path::decode(p)).is_err())
+                .filter(|p| {
+                    std::fs::symlink_metadata(crate::ingest::source_path::decode(p)).is_err()
+                })
                 .collect();
             db.let_in(&gone_files)?;
         }
@@ -133,7 +143,9 @@ fn keep_out(
     let roots = db.roots()?;
     let present: Vec<&str> = removed
         .iter()
-        .filter(|d| super::document::document_file_status(d).is_some_and(|s| s != FileStatus::Missing))
+        .filter(|d| {
+            super::document::document_file_status(d).is_some_and(|s| s != FileStatus::Missing)
+        })
         .filter_map(|d| d.summary.path.as_deref())
         .collect();
     let named: Vec<&crate::db::Root> = roots
@@ -144,7 +156,11 @@ fn keep_out(
     let forgotten = named.iter().map(|r| r.path.clone()).collect();
     let under_folder: Vec<String> = present
         .into_iter()
-        .filter(|p| roots.iter().any(|r| r.kind == RootKind::Folder && r.holds(p)))
+        .filter(|p| {
+            roots
+                .iter()
+                .any(|r| r.kind == RootKind::Folder && r.holds(p))
+        })
         .map(str::to_string)
         .collect();
     db.keep_out(&under_folder)?;

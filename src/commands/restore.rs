@@ -68,17 +68,26 @@ impl Command for RestoreArgs {
         let db_path = where_it_lives(&session.config().db_path());
         let backup = std::path::absolute(&self.backup).unwrap_or(self.backup.clone());
         check_backup(&backup, &db_path)?;
-        // No kb add, reindex or init writes while the files change.
+        // No kb add, remove, reindex or init writes while the files change.
         let _writer = session.lock_writer()?;
-        let replaced = move_aside(&db_path)?;
-        if let Err(e) = put_in_place(&backup, &db_path) {
-            // Nothing of the copy is in place: the knowledge base goes back.
-            if let Some(aside) = &replaced {
-                let _ = std::fs::rename(sidecar(aside, "-wal"), sidecar(&db_path, "-wal"));
-                let _ = std::fs::rename(aside, &db_path);
-            }
-            return Err(e);
+        let stopped = || {
+            session
+                .cancel_flag()
+                .load(std::sync::atomic::Ordering::SeqCst)
+        };
+        if stopped() {
+            return Err(KbError::Interrupted);
         }
+        // The copy is written whole beside kb.db before anything changes:
+        // kb.db is there throughout, and Ctrl-C until then changes nothing.
+        let copy = write_copy(&backup, &db_path, session.cancel_flag())?;
+        let replaced = match swap_in(&copy, &db_path) {
+            Ok(replaced) => replaced,
+            Err(e) => {
+                let _ = std::fs::remove_file(&copy);
+                return Err(e);
+            }
+        };
         let db = Database::open(&db_path, OpenMode::Existing)?;
         Ok(RestoreOutput {
             path: db_path,
@@ -128,7 +137,18 @@ fn check_backup(backup: &Path, db_path: &Path) -> Result<()> {
     }
     std::fs::File::open(backup).map_err(|e| KbError::io(backup, e))?;
     let not_kb = || refuse("not a knowledge base kb backup wrote".into());
-    let check = Database::check_copy(backup).map_err(|_| not_kb())?;
+    let check = Database::check_copy(backup).map_err(|e| match e {
+        KbError::DbCorrupt { reason, .. } => {
+            refuse(format!("not a sound SQLite database ({reason})"))
+        }
+        // A copy in WAL mode (opened by kb since) on storage kb may not
+        // write: SQLite needs to write its shared-memory file beside it.
+        KbError::DbFile { reason, .. } => refuse(format!(
+            "cannot be read here ({reason}); if it lies on read-only storage, copy it to a \
+             folder you may write and restore that copy"
+        )),
+        _ => not_kb(),
+    })?;
     match check.schema_version {
         None => return Err(not_kb()),
         Some(v) if v > crate::db::SCHEMA_VERSION => {
@@ -148,17 +168,63 @@ fn check_backup(backup: &Path, db_path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Renames the knowledge base in place (and its write-ahead log, so the
-/// pair still opens as it was) to kb.db.replaced-<UTC time>. Its log is
-/// first folded into it where it opens; a process reading it meanwhile
-/// stops the restore. Returns the new name.
-fn move_aside(db_path: &Path) -> Result<Option<PathBuf>> {
-    let wal = sidecar(db_path, "-wal");
+/// The prefix of the hidden copy a restore writes beside kb.db.
+const COPY_MARK: &str = ".restoring-";
+
+/// Writes the backup (with what its own write-ahead log holds) to a file
+/// beside kb.db and flushes it to disk; returns its path. What a killed
+/// restore left there is removed first; what this one writes is removed
+/// when it fails or Ctrl-C stops it.
+fn write_copy(
+    backup: &Path,
+    db_path: &Path,
+    cancel: &std::sync::atomic::AtomicBool,
+) -> Result<PathBuf> {
+    let name = db_path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("kb.db");
+    if let Some(dir) = db_path.parent() {
+        let prefix = format!("{name}{COPY_MARK}");
+        crate::db::remove_dead(dir, |file| {
+            file.strip_prefix(&prefix)?.split('-').next()?.parse().ok()
+        });
+    }
+    let tmp = sidecar(db_path, &format!("{COPY_MARK}{}", std::process::id()));
+    let remove = |p: &Path| {
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(sidecar(p, suffix));
+        }
+    };
+    remove(&tmp);
+    let copied = Database::copy_whole(backup, &tmp, cancel).and_then(|()| {
+        std::fs::File::open(&tmp)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| KbError::io(&tmp, e))
+    });
+    match copied {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            remove(&tmp);
+            Err(e)
+        }
+    }
+}
+
+/// Puts the copy in kb.db's place, keeping the knowledge base it replaces
+/// as kb.db.replaced-<UTC time> (with its write-ahead log, so the pair
+/// still opens as it was). The old file is first linked under that name,
+/// then the copy renamed over kb.db in one step, so every process finds a
+/// kb.db throughout; where the file system has no links, the old file is
+/// renamed first. Its log is folded into it where it opens; a process
+/// reading it meanwhile stops the restore. Returns the old file's name.
+fn swap_in(copy: &Path, db_path: &Path) -> Result<Option<PathBuf>> {
+    let put = |from: &Path| std::fs::rename(from, db_path).map_err(|e| KbError::io(db_path, e));
     if std::fs::symlink_metadata(db_path).is_err() {
         // A log without its database (kb.db deleted after a crash) would be
         // replayed onto the copy.
         remove_log(db_path);
-        return Ok(None);
+        return put(copy).map(|()| None);
     }
     if let Ok(db) = Database::open(db_path, OpenMode::Existing) {
         if !db.checkpoint_whole().unwrap_or(true) {
@@ -172,33 +238,27 @@ fn move_aside(db_path: &Path) -> Result<Option<PathBuf>> {
             ));
         }
     }
-    let aside = super::backup::free_stamped(|stamp| sidecar(db_path, &format!(".replaced-{stamp}")))
-        .map_err(|_| KbError::io(db_path, std::io::Error::other("no free name beside it")))?;
+    let aside =
+        super::backup::free_stamped(|stamp| sidecar(db_path, &format!(".replaced-{stamp}")))
+            .map_err(|_| KbError::io(db_path, std::io::Error::other("no free name beside it")))?;
+    let linked = std::fs::hard_link(db_path, &aside).is_ok();
+    if !linked {
+        std::fs::rename(db_path, &aside).map_err(|e| KbError::io(db_path, e))?;
+    }
+    let wal = sidecar(db_path, "-wal");
     if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
-        let wal_aside = sidecar(&aside, "-wal");
-        std::fs::rename(&wal, &wal_aside).map_err(|e| KbError::io(&wal, e))?;
+        // Not folded in (the old file did not open): it goes with its file.
+        let _ = std::fs::rename(&wal, sidecar(&aside, "-wal"));
     }
-    std::fs::rename(db_path, &aside).map_err(|e| KbError::io(db_path, e))?;
     remove_log(db_path);
-    Ok(Some(aside))
-}
-
-/// Writes the backup (with what its own write-ahead log holds) to a hidden
-/// file beside kb.db, flushes it to disk, then names it kb.db: a crash
-/// leaves either no kb.db or the whole copy.
-fn put_in_place(backup: &Path, db_path: &Path) -> Result<()> {
-    let tmp = sidecar(db_path, &format!(".restoring-{}", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    let copied = Database::copy_whole(backup, &tmp).and_then(|()| {
-        std::fs::File::open(&tmp)
-            .and_then(|f| f.sync_all())
-            .and_then(|()| std::fs::rename(&tmp, db_path))
-            .map_err(|e| KbError::io(db_path, e))
-    });
-    if copied.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    copied
+    put(copy).map(|()| Some(aside.clone())).inspect_err(|_| {
+        // The old file stays (or goes back) in place.
+        let _ = std::fs::rename(sidecar(&aside, "-wal"), &wal);
+        match linked {
+            true => drop(std::fs::remove_file(&aside)),
+            false => drop(std::fs::rename(&aside, db_path)),
+        }
+    })
 }
 
 plain_outcome!(RestoreOutput);

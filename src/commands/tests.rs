@@ -409,6 +409,35 @@ fn call(s: &mut Session, name: &str, args: Value) -> Value {
 }
 
 #[test]
+fn a_removal_waits_for_the_writer_before_it() {
+    let f = Fixture::indexed();
+    let documents = f.json(&["status"])["total_documents"].as_i64().unwrap();
+    let db_path = f.dir.path().join("data/kb.db");
+    let held = crate::db::WriterLock::acquire(&db_path, &AtomicBool::new(false), |_| {}).unwrap();
+    // Ctrl-C while it waits: nothing is removed.
+    let mut waiting = Session::new(
+        f.config(),
+        SessionKind::OneShot,
+        Arc::new(AtomicBool::new(true)),
+    );
+    let e = run_json("remove", json!({"documents": [1]}), &mut waiting)
+        .unwrap()
+        .err()
+        .expect("stopped while waiting");
+    assert!(
+        matches!(
+            e,
+            super::CallError::Failed(crate::error::KbError::Interrupted)
+        ),
+        "{e:?}"
+    );
+    assert_eq!(f.json(&["status"])["total_documents"], documents);
+    drop(held);
+    f.json(&["remove", "1"]);
+    assert_eq!(f.json(&["status"])["total_documents"], documents - 1);
+}
+
+#[test]
 fn a_comma_separates_tags_over_mcp_as_on_the_command_line() {
     let (f, dir) = Fixture::with_files("notes", &[("a.md", "# A\nPlums and pears.\n")]);
     let mut server = f.session(SessionKind::Server);
@@ -666,6 +695,18 @@ fn list_and_open_page_through_long_results() {
     let page = f.json(&["list", "--limit", "2", "--offset", "1"]);
     assert_eq!(page.as_array().unwrap().len(), 2);
     assert_eq!(page[0]["id"], all[1]["id"]);
+    // 0 is no limit (as in sources), never an empty page that pages on.
+    assert_eq!(
+        f.json(&["list", "--limit", "0"]).as_array().unwrap().len(),
+        n
+    );
+    let mut server = f.session(SessionKind::Server);
+    let out = run_json("list", json!({"limit": 0}), &mut server)
+        .unwrap()
+        .unwrap();
+    let v: Value = serde_json::from_str(&out.mcp_json().unwrap()).unwrap();
+    assert_eq!(v["items"].as_array().unwrap().len(), n, "{v}");
+    assert!(v["next_offset"].is_null(), "{v}");
     let doc = all[0]["id"].to_string();
     let whole = f.json(&["open", &doc]);
     let part = f.json(&["open", &doc, "--lines", "2:3"]);
@@ -1307,6 +1348,55 @@ fn a_decomposed_query_finds_what_its_composed_form_finds() {
         assert_eq!(want, ["Notes"], "{composed}");
         assert_eq!(titles(decomposed), want, "{decomposed:?}");
     }
+}
+
+#[test]
+fn a_stopped_restore_changes_nothing_and_the_next_clears_what_a_killed_one_left() {
+    let f = Fixture::indexed();
+    let data = f.dir.path().join("data");
+    let backup = f.dir.path().join("copy.db");
+    f.json(&["backup", backup.to_str().unwrap()]);
+    let later = f.dir.path().join("later.md");
+    std::fs::write(&later, "# Later\nA note written after the backup.\n").unwrap();
+    f.json(&["add", later.to_str().unwrap()]);
+    let documents = f.json(&["status"])["total_documents"].as_i64().unwrap();
+    // Ctrl-C before the copy is in place: the knowledge base is as it was.
+    let mut stopped = Session::new(
+        f.config(),
+        SessionKind::OneShot,
+        Arc::new(AtomicBool::new(true)),
+    );
+    let e = run_json("restore", json!({"backup": backup}), &mut stopped)
+        .unwrap()
+        .err()
+        .expect("stopped");
+    assert!(
+        matches!(
+            e,
+            super::CallError::Failed(crate::error::KbError::Interrupted)
+        ),
+        "{e:?}"
+    );
+    assert_eq!(f.json(&["status"])["total_documents"], documents);
+    // A restore killed while copying left its copy (process 999999 is gone).
+    let dead = data.join("kb.db.restoring-999999");
+    std::fs::write(&dead, vec![0u8; 4096]).unwrap();
+    std::fs::write(data.join("kb.db.restoring-999999-journal"), b"x").unwrap();
+    let v = f.json(&["restore", backup.to_str().unwrap()]);
+    assert_eq!(v["documents"], documents - 1, "{v}");
+    let left: Vec<String> = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("restoring"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // A damaged copy is named so, not "not a knowledge base".
+    let cut = f.dir.path().join("cut.db");
+    let bytes = std::fs::read(&backup).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let e = f.run(&["restore", cut.to_str().unwrap()]).err().unwrap();
+    assert_eq!(e.exit_code(), 1, "{e}");
+    assert!(e.to_string().contains("not a sound SQLite database"), "{e}");
 }
 
 #[cfg(unix)]

@@ -39,26 +39,7 @@ impl Database {
                 ),
             )
         })?;
-        let interrupt = self.conn().get_interrupt_handle();
-        let done = AtomicBool::new(false);
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                while !done.load(Ordering::SeqCst) {
-                    if cancel.load(Ordering::SeqCst) {
-                        interrupt.interrupt();
-                        return;
-                    }
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-            });
-            let copied = self.conn().execute("VACUUM INTO ?1", [target]);
-            done.store(true, Ordering::SeqCst);
-            match copied {
-                Ok(_) => Ok(()),
-                Err(_) if cancel.load(Ordering::SeqCst) => Err(KbError::Interrupted),
-                Err(e) => Err(KbError::from(e)),
-            }
-        })
+        vacuum_into(self.conn(), target, cancel)
     }
 
     /// Opens a copy read-only and checks it: SQLite's integrity check (every
@@ -92,16 +73,40 @@ impl Database {
 
     /// Writes the database at `src` (with what its write-ahead log holds)
     /// into `dest`, a file that does not exist yet, reading `src` only.
-    pub fn copy_whole(src: &Path, dest: &Path) -> Result<()> {
+    /// Ctrl-C (`cancel`) stops it with `E_INTERRUPTED`.
+    pub fn copy_whole(src: &Path, dest: &Path, cancel: &AtomicBool) -> Result<()> {
         super::register_sqlite_vec();
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(src, flags)?;
         let target = dest.to_str().ok_or_else(|| {
             KbError::invalid("path", format!("{}: not valid UTF-8", dest.display()))
         })?;
-        conn.execute("VACUUM INTO ?1", [target])?;
-        Ok(())
+        vacuum_into(&conn, target, cancel)
     }
+}
+
+/// `VACUUM INTO target` on `conn`, interrupted when `cancel` is set.
+fn vacuum_into(conn: &Connection, target: &str, cancel: &AtomicBool) -> Result<()> {
+    let interrupt = conn.get_interrupt_handle();
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::SeqCst) {
+                if cancel.load(Ordering::SeqCst) {
+                    interrupt.interrupt();
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let copied = conn.execute("VACUUM INTO ?1", [target]);
+        done.store(true, Ordering::SeqCst);
+        match copied {
+            Ok(_) => Ok(()),
+            Err(_) if cancel.load(Ordering::SeqCst) => Err(KbError::Interrupted),
+            Err(e) => Err(KbError::from(e)),
+        }
+    })
 }
 
 impl Database {

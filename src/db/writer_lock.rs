@@ -74,7 +74,8 @@ impl WriterLock {
                     .map(|pid| format!(" (process {pid})"))
                     .unwrap_or_default();
                 tell(&format!(
-                    "another kb add, init or reindex{holder} is writing to {}; waiting for it to finish",
+                    "another kb process{holder} is writing to {} (kb add, update, remove, reindex, restore \
+                     or init); waiting for it to finish",
                     db_path.display()
                 ));
             }

@@ -259,10 +259,10 @@ pub fn for_init(
     let declared = dir
         .filter(|_| name.is_none() && !config.model_explicit)
         .and_then(declared_model);
-    let spec = model_spec(
-        name.or(declared.as_deref())
-            .unwrap_or(&config.embedding.model),
-    )?;
+    let spec = match name.or(declared.as_deref()) {
+        Some(name) => model_spec(name)?,
+        None => configured_spec(config)?,
+    };
     let recorded = recorded_dir(current, &spec);
     locate(
         &spec,
@@ -309,6 +309,18 @@ pub fn for_reindex(
     )
 }
 
+/// The configured model (`embedding.model`); a name models.toml does not
+/// know is an error that says where the name was set.
+fn configured_spec(config: &Config) -> Result<ModelSpec> {
+    model_spec(&config.embedding.model).map_err(|e| match e {
+        KbError::UnknownModel(why) => match config.source_of("embedding.model") {
+            crate::config::Source::Default => KbError::UnknownModel(why),
+            from => KbError::UnknownModel(format!("{why} (embedding.model, from {from})")),
+        },
+        e => e,
+    })
+}
+
 /// The model a knowledge base is bound to, for commands that embed with it
 /// (search, add, the MCP server). Refuses a configured model other than the
 /// bound one, and a model file other than the one the vectors were made
@@ -316,7 +328,7 @@ pub fn for_reindex(
 pub fn for_binding(config: &Config, binding: &ModelBinding) -> Result<ModelChoice> {
     if config.model_explicit {
         // A name models.toml does not know is that error, not a switch to it.
-        model_spec(&config.embedding.model)?;
+        configured_spec(config)?;
     }
     if config.model_explicit && config.embedding.model != binding.model_name {
         return Err(KbError::ModelMismatch(format!(
@@ -360,7 +372,7 @@ pub fn for_binding(config: &Config, binding: &ModelBinding) -> Result<ModelChoic
 /// The model for the first `kb add` into a knowledge base without one: the
 /// configured model, when its files are already on disk (no download).
 pub fn for_new_index(config: &Config, db_path: &Path) -> Result<ModelChoice> {
-    let spec = model_spec(&config.embedding.model)?;
+    let spec = configured_spec(config)?;
     locate(&spec, config, None, None, Download::Never, "kb init").map_err(|e| match e {
         KbError::ModelMissing(why) => KbError::ModelMissing(format!(
             "no embedding model is set up for {}: {why}",
@@ -492,6 +504,36 @@ mod tests {
         let (_dir, binding) = bound_to_an_earlier_file("69243038:0000000000000000");
         let err = for_binding(&config, &binding).unwrap_err();
         assert!(matches!(err, KbError::ModelMismatch(_)), "{err:?}");
+    }
+
+    #[test]
+    fn an_unknown_configured_model_says_where_it_was_set() {
+        let data = tempfile::tempdir().unwrap();
+        std::fs::write(
+            data.path().join("config.yaml"),
+            "embedding:\n  model: nope-model\n",
+        )
+        .unwrap();
+        let cli = crate::config::CliOverrides {
+            data_dir: Some(data.path().to_path_buf()),
+        };
+        let config = Config::load_from(&cli, &Default::default()).unwrap();
+        let err = for_new_index(&config, &data.path().join("kb.db"))
+            .err()
+            .unwrap();
+        assert_eq!(err.code(), "E_UNKNOWN_MODEL");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("embedding.model") && msg.contains("config.yaml"),
+            "{msg}"
+        );
+        let env = [("KB_MODEL".to_string(), "nope-model".to_string())].into();
+        let config = Config::load_from(&cli, &env).unwrap();
+        let msg = for_new_index(&config, &data.path().join("kb.db"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(msg.contains("KB_MODEL"), "{msg}");
     }
 
     /// The test embedder under another binding.

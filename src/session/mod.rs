@@ -201,10 +201,18 @@ impl Session {
         crate::db::explain(&self.config.db_path(), e)
     }
 
-    /// Waits until no other `kb add`, `kb init` or `kb reindex` runs on
-    /// this knowledge base, then keeps them waiting until the guard drops
-    /// (see `db::WriterLock`). Ctrl-C stops the wait.
-    pub(crate) fn lock_writer(&self) -> Result<WriterLock> {
+    /// Waits until no other `kb add`, `kb init`, `kb reindex`, `kb remove`
+    /// or `kb restore` runs on this knowledge base, then keeps them waiting
+    /// until the guard drops (see `db::WriterLock`). Ctrl-C stops the wait.
+    /// A kb.db replaced meanwhile (a restore it waited for) is opened anew,
+    /// so the writes go to the knowledge base in place.
+    pub(crate) fn lock_writer(&mut self) -> Result<WriterLock> {
+        let lock = self.wait_for_writers()?;
+        self.forget_replaced_db();
+        Ok(lock)
+    }
+
+    fn wait_for_writers(&self) -> Result<WriterLock> {
         let dir = &self.config.data_dir;
         let db_path = self.config.db_path();
         std::fs::create_dir_all(dir).map_err(|e| {
