@@ -11,14 +11,14 @@ use super::{one_or_many, scope};
 use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::config::{PerDocument, Rerank};
 use crate::db::{normalize_tags, Filters, SearchLogEntry};
-use crate::text::similar;
-use crate::error::{KbError, Result};
 use crate::document::{Citation, DocType};
+use crate::error::{KbError, Result};
 use crate::output::{display_path, highlight, plural, round, Render, Style};
 use crate::search::{
     self, InMemory, Mode, RankerId, SearchHit, SearchOverrides, SearchRequest, SearchResponse,
 };
 use crate::session::{Session, SessionKind, VectorRanker};
+use crate::text::similar;
 
 const EXAMPLES: &str = "Examples:
   kb search how do I rotate my ssh keys          JSON for agents (quoting is optional)
@@ -62,7 +62,11 @@ pub(crate) struct SearchArgs {
                        has",
         schema_with = "one_or_many::schema::<DocRef>"
     )]
-    #[serde(default, rename = "document", deserialize_with = "one_or_many::deserialize")]
+    #[serde(
+        default,
+        rename = "document",
+        deserialize_with = "one_or_many::deserialize"
+    )]
     pub documents: Vec<DocRef>,
     /// Only documents whose path matches this glob: `*.pdf` (a file name, any folder), `reports/**` (under a folder here, else any folder named so), `~/notes/*.md`; repeat for several
     #[arg(long = "path", value_name = "GLOB")]
@@ -72,7 +76,11 @@ pub(crate) struct SearchArgs {
                        `/home/me/reports/**`",
         schema_with = "one_or_many::schema::<String>"
     )]
-    #[serde(default, rename = "path", deserialize_with = "one_or_many::deserialize")]
+    #[serde(
+        default,
+        rename = "path",
+        deserialize_with = "one_or_many::deserialize"
+    )]
     pub paths: Vec<String>,
     /// Ranking: hybrid (default; keyword and semantic fused), keyword (BM25 only), vector (embeddings only)
     #[arg(long, value_enum, value_name = "MODE")]
@@ -103,7 +111,9 @@ pub(crate) struct SearchArgs {
 }
 
 /// The MCP tool's `query` is one string: the words of the command line.
-fn query_words<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<String>, D::Error> {
+fn query_words<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Vec<String>, D::Error> {
     Ok(vec![String::deserialize(d)?])
 }
 
@@ -136,10 +146,12 @@ impl SearchArgs {
     fn mode(&self) -> Result<Mode> {
         let flag = match (self.fts_only, self.vec_only) {
             (true, true) => {
+                // Only a tool call gets here (the command line refuses the
+                // pair itself), so the message names the arguments.
                 return Err(KbError::invalid(
                     "vec_only",
-                    "--fts-only and --vec-only exclude each other; use --mode keyword or --mode vector",
-                ))
+                    "fts_only and vec_only exclude each other; give mode \"keyword\" or \"vector\"",
+                ));
             }
             (true, false) => Some(Mode::Keyword),
             (false, true) => Some(Mode::Vector),
@@ -398,7 +410,8 @@ pub(crate) struct SearchOutput {
 pub(crate) struct SearchResult {
     /// The chunk's id: what show takes.
     pub chunk_id: i64,
-    /// The fused score: orders the results, says nothing absolute (see
+    /// The fused score: orders the results, except that those holding an identifier the query
+    /// types whole (`load_config`, `rust-version`) come first; says nothing absolute (see
     /// score_breakdown).
     pub score: f64,
     /// What each ranker said of the chunk.

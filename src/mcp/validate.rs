@@ -115,6 +115,13 @@ pub(super) fn coerce(schema: &Value, value: &mut Value) {
                 *value = n;
             }
         }
+        // JSON Schema counts 2.0 as an integer; serde would not take it.
+        Value::Number(n) if n.is_f64() && types_of(schema).contains(&"integer") => {
+            let x = n.as_f64().unwrap_or(f64::NAN);
+            if x.fract() == 0.0 && x.abs() < 9.0e15 {
+                *value = Value::from(x as i64);
+            }
+        }
         Value::Array(items) => {
             if let Some(item_schema) = schema.get("items") {
                 for item in items {
@@ -360,6 +367,13 @@ mod tests {
         let issues = validate(&schema, &args);
         assert_eq!(issues.len(), 1, "{issues:?}");
         assert_eq!(issues[0].field, "ids.1");
+        // A whole number written with a fraction is that integer.
+        let mut args = json!({"top": 2.0, "document": 1.0, "threshold": 2.0, "ids": [3.0, 2.5]});
+        coerce(&schema, &mut args);
+        assert_eq!(
+            args,
+            json!({"top": 2, "document": 1, "threshold": 2.0, "ids": [3, 2.5]})
+        );
         // Not a number, or not a whole one: left for the validator to name.
         let mut args = json!({"top": "ten", "ids": ["2.5"]});
         coerce(&schema, &mut args);

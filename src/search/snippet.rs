@@ -68,19 +68,38 @@ pub fn lexical_snippet(text: &str, query: &str) -> String {
     }
     let marked: Vec<String> = words[start..start + win]
         .iter()
-        .map(|w| {
-            if is_match(w) {
-                format!("[MATCH]{w}[/MATCH]")
-            } else {
-                w.to_string()
-            }
-        })
+        .map(|w| mark_runs(w, &is_match))
         .collect();
     out.push_str(&marked.join(" "));
     if start + win < n {
         out.push_str("...");
     }
     out
+}
+
+/// A word of the text with its related runs of letters and digits marked,
+/// the punctuation around them left out: `formatUserProfile(p:` is
+/// `[MATCH]formatUserProfile[/MATCH](p:`, as FTS5 marks a token.
+fn mark_runs(word: &str, is_match: impl Fn(&str) -> bool) -> String {
+    let mut out = String::with_capacity(word.len() + 16);
+    let mut rest = word;
+    while let Some(start) = rest.find(is_run_char) {
+        out.push_str(&rest[..start]);
+        let run = &rest[start..];
+        let end = run.find(|c: char| !is_run_char(c)).unwrap_or(run.len());
+        match is_match(&run[..end]) {
+            true => out.push_str(&format!("[MATCH]{}[/MATCH]", &run[..end])),
+            false => out.push_str(&run[..end]),
+        }
+        rest = &run[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A character of an identifier or word (`load_config`, `résumé`).
+fn is_run_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || unicode_normalization::char::is_combining_mark(c)
 }
 
 #[cfg(test)]
@@ -107,6 +126,21 @@ mod tests {
         assert!(s.contains("[MATCH]Installing[/MATCH]"), "{s}");
         assert!(s.contains("[MATCH]git[/MATCH]"), "{s}");
         assert!(s.starts_with("...") && s.ends_with("..."), "{s}");
+    }
+
+    #[test]
+    fn marks_wrap_the_word_not_its_punctuation() {
+        let s = lexical_snippet(
+            "export function formatUserProfile(p: UserProfile) { \"\"\"Configuration notes. }",
+            "format user profile configuration",
+        );
+        assert!(s.contains("[MATCH]formatUserProfile[/MATCH](p:"), "{s}");
+        assert!(
+            s.contains("\"\"\"[MATCH]Configuration[/MATCH] notes."),
+            "{s}"
+        );
+        assert_eq!(mark_runs("(git).", |w| w == "git"), "([MATCH]git[/MATCH]).");
+        assert_eq!(mark_runs("--", |_| true), "--");
     }
 
     #[test]
