@@ -73,7 +73,7 @@ pub(super) fn usage_error(mut e: clap::Error, args: &[OsString]) -> i32 {
         return 0;
     }
     closest_flag(&mut e, args);
-    if let Some(plain) = number_error(&e, args) {
+    if let Some(plain) = number_error(&e, args).or_else(|| not_utf8(&e, args)) {
         e = plain;
     }
     let (explicit, kind) = intent(args);
@@ -145,6 +145,25 @@ fn closest_flag(e: &mut clap::Error, args: &[OsString]) {
             ContextValue::StyledStr(clap::builder::StyledStr::from(usage)),
         );
     }
+}
+
+/// A file name that is not UTF-8 (`caf\xe9.pdf` from an old Latin-1
+/// disk): `kb add` takes it, a document argument cannot, so the error says
+/// how kb spells it (its bytes as `\xHH`, as `kb list` shows the path) and
+/// that the document's id works too.
+fn not_utf8(e: &clap::Error, args: &[OsString]) -> Option<clap::Error> {
+    if e.kind() != ErrorKind::InvalidUtf8 {
+        return None;
+    }
+    let arg = args.iter().skip(1).find(|a| a.to_str().is_none())?;
+    let spelled = crate::ingest::source_path::encode(std::path::Path::new(arg));
+    Some(clap::Error::raw(
+        ErrorKind::InvalidUtf8,
+        format!(
+            "{spelled}: not valid UTF-8; name the document as kb spells it, its bytes as \\xHH \
+             (kb list shows the path: '{spelled}'), or by its id\n"
+        ),
+    ))
 }
 
 /// A number option given something else, said in the option's terms
@@ -278,6 +297,21 @@ mod tests {
         // The usage line shows the flag suggested, not clap's guess.
         assert!(m.contains("Usage: kb search --top <N>"), "{m}");
         assert!(!m.contains("--type"), "{m}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_name_that_is_not_utf8_is_spelled_as_kb_shows_it() {
+        use std::os::unix::ffi::OsStringExt;
+        let line = vec![
+            OsString::from("kb"),
+            OsString::from("info"),
+            OsString::from_vec(b"caf\xe9.pdf".to_vec()),
+        ];
+        let e = super::super::Cli::try_parse_from(line.clone()).unwrap_err();
+        let e = not_utf8(&e, &line).expect("an invalid UTF-8 error");
+        let m = usage_json(&e)["error"].as_str().unwrap().to_string();
+        assert!(m.contains("'caf\\xE9.pdf'") && m.contains("its id"), "{m}");
     }
 
     #[test]
