@@ -366,7 +366,15 @@ fn config_error(e: figment::Error) -> KbError {
                 } else {
                     format!("{key}.{field}")
                 };
-                let hint = did_you_mean(&full, keys.iter().map(String::as_str))
+                // Compared with the keys as deep as it (`serch` with the
+                // sections, `search.default_tp` with their keys).
+                let depth = full.split('.').count();
+                let mut as_deep: Vec<String> = keys
+                    .iter()
+                    .map(|k| k.split('.').take(depth).collect::<Vec<_>>().join("."))
+                    .collect();
+                as_deep.dedup();
+                let hint = did_you_mean(&full, as_deep.iter().map(String::as_str))
                     .map(|k| format!("; did you mean `{k}`?"))
                     .unwrap_or_default();
                 format!("unknown key `{full}`{hint}")
@@ -457,7 +465,9 @@ fn described(s: &serde_json::Value) -> String {
         .filter(|m| *m > 0.0)
         .map(|m| format!(" from {m}"))
         .unwrap_or_default();
+    let unsigned = s.get("minimum").and_then(|m| m.as_f64()) == Some(0.0);
     match s.get("type").and_then(|t| t.as_str()) {
+        Some("integer") if unsigned => "a whole number, not negative".into(),
         Some("integer") => format!("a whole number{from}"),
         Some("number") => format!("a number{from}"),
         Some("boolean") => "true or false".into(),

@@ -404,6 +404,10 @@ mod tests {
         assert!(err.contains("unknown key `search.default_topp`;"), "{err}");
         assert!(!err.contains("default_topp.default_topp"), "{err}");
         assert!(err.contains("did you mean `search.default_top`?"), "{err}");
+        // A section misspelt is compared with the sections.
+        std::fs::write(&f, "serch:\n  default_top: 5\n").unwrap();
+        let err = Config::load_from(&cli, &env(&[])).unwrap_err().to_string();
+        assert!(err.contains("did you mean `search`?"), "{err}");
         std::fs::write(&f, "").unwrap();
 
         let err = Config::load_from(&cli, &env(&[("KB_SEARCH_DEFAULT_TOP", "abc")]))
@@ -444,7 +448,11 @@ mod tests {
             ),
             (
                 "search:\n  max_per_document: -1\n",
-                "it takes `auto`, or a whole number",
+                "it takes `auto`, or a whole number, not negative",
+            ),
+            (
+                "search:\n  default_top: -3\n",
+                "it takes a whole number, not negative",
             ),
             ("search:\n  weights:\n    keyword: x\n", "it takes a number"),
         ] {
