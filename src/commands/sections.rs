@@ -78,7 +78,13 @@ pub(crate) fn outline(
                     page: Some(u64::from(p)),
                 });
             }
-        } else if let Some(sym) = c.meta.symbol_name {
+        } else if let Some(sym) = c
+            .meta
+            .symbol_name
+            // A file's own name (a script without functions) is no symbol
+            // show could find by it.
+            .filter(|_| c.meta.symbol_kind != Some(crate::document::SymbolKind::Module))
+        {
             items.push(OutlineItem {
                 kind: "symbol".into(),
                 level: 1,

@@ -438,6 +438,41 @@ fn a_removal_waits_for_the_writer_before_it() {
 }
 
 #[test]
+fn every_outline_item_of_code_is_a_section_show_finds() {
+    let (f, _) = Fixture::with_files(
+        "scripts",
+        &[
+            (
+                "deploy.sh",
+                "#!/bin/sh\necho deploying config\nrsync -a build/ /srv/app/\n",
+            ),
+            (
+                "funcs.sh",
+                "#!/bin/sh\ndeploy() {\n  echo hi\n}\n\nbackup() {\n  tar czf x.tgz .\n}\n",
+            ),
+        ],
+    );
+    for file in ["deploy.sh", "funcs.sh"] {
+        let v = f.json(&["outline", file]);
+        for item in v["items"].as_array().unwrap() {
+            let section = item["text"].as_str().unwrap();
+            let shown = f.run(&["show", file, "--section", section]);
+            assert!(
+                shown.is_ok(),
+                "{file}: outline lists {section}, show cannot find it"
+            );
+        }
+    }
+    assert_eq!(
+        f.json(&["outline", "funcs.sh"])["items"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[test]
 fn a_comma_separates_tags_over_mcp_as_on_the_command_line() {
     let (f, dir) = Fixture::with_files("notes", &[("a.md", "# A\nPlums and pears.\n")]);
     let mut server = f.session(SessionKind::Server);
