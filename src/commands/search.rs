@@ -391,8 +391,9 @@ pub(crate) struct SearchOutput {
     /// hybrid, keyword or vector: the mode asked for.
     pub mode: Mode,
     /// The rankers that ranked the results ("keyword", "vector"; "page"
-    /// when search.weights.page is above 0): in hybrid mode no "vector"
-    /// when the model cannot read the query.
+    /// when search.weights.page is above 0): no "vector" when the model
+    /// cannot read the query, and then "keyword" even in vector mode (an
+    /// answer by the query's words rather than none; see query_unreadable).
     pub ranked_by: Vec<RankerId>,
     /// True when the embedding model reads no word of the query (CJK for an
     /// English model, emoji, symbols): keyword matches alone answered it.

@@ -48,7 +48,7 @@ pub(super) fn read(
         .is_ok_and(|r| r != PdfSecurityHandlerRevision::Unprotected);
     let total = doc.pages().len() as u32;
     if total == 0 {
-        return Err("truncated or malformed PDF: no pages found".into());
+        return Err("truncated or malformed PDF (or one of no page): no pages found".into());
     }
     let mut cache = opts
         .page_cache
