@@ -71,7 +71,8 @@ pub(super) fn lines_in_columns(glyphs: &[Glyph], usual: Option<f32>) -> (Vec<Lin
         if turns == main {
             main_gutter = gutter;
         }
-        out.extend(to_lines(&rows));
+        // A justified line is told in its column, against the lines around it.
+        out.extend(to_lines(&super::tables::join_justified(rows)));
     }
     (out, main_gutter)
 }

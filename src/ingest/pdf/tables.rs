@@ -5,6 +5,7 @@
 
 use super::numbering::{chapter_label, item_heading};
 use super::page::{Row, Span};
+use super::text_shape::ends_sentence;
 use super::tuning::TUNING;
 
 /// What separates the cells of a table row in the indexed text.
@@ -77,6 +78,47 @@ pub(super) fn merge_symbols(spans: Vec<Span>) -> Vec<Span> {
     }
     out.extend(pending);
     out
+}
+
+/// Lines of justified prose joined back as one span each: in a narrow column
+/// justifying can widen a line's word spaces past a cell's gap, and the line
+/// would read as a row of one-word cells.
+pub(super) fn join_justified(mut rows: Vec<Row>) -> Vec<Row> {
+    let justified: Vec<bool> = (0..rows.len()).map(|i| justified(&rows, i)).collect();
+    for (r, _) in rows.iter_mut().zip(justified).filter(|(_, j)| *j) {
+        let mut spans = std::mem::take(&mut r.spans).into_iter();
+        let mut line = spans.next().unwrap_or_default();
+        for s in spans {
+            line.text = format!("{} {}", line.text, s.text);
+            (line.x1, line.size, line.bold) = (s.x1, line.size.max(s.size), line.bold && s.bold);
+            line.pitch.merge(&s.pitch);
+        }
+        r.spans = vec![line];
+    }
+    rows
+}
+
+/// Justifying widens a line's spaces alike (TeX's after a sentence more) and
+/// ends it at the margin where the lines around it end, where a table's cells
+/// stand as its columns fall: a few gaps alike within a share of the size
+/// (`justified_spaces`), between words half of which start in lower case (not
+/// a table's header or its amounts), in a row ending where the row above or
+/// below does (not a row of a table's widest cells, its text column ragged).
+fn justified(rows: &[Row], i: usize) -> bool {
+    let (r, (fewest, spread)) = (&rows[i], TUNING.justified_spaces);
+    let size = r.size();
+    let spaces = r.spans.windows(2).filter(|p| !ends_sentence(&p[0].text));
+    let gaps: Vec<f32> = spaces.map(|p| p[1].x0 - p[0].x1).collect();
+    let most = gaps.iter().copied().fold(f32::MIN, f32::max);
+    let least = gaps.iter().copied().fold(f32::MAX, f32::min);
+    let first = |s: &&Span| s.text.chars().find(|c| c.is_alphanumeric());
+    let lower = |s: &&Span| first(s).is_some_and(char::is_lowercase);
+    let prose = 2 * r.spans.iter().filter(lower).count() >= r.spans.len();
+    let end = |n: &Row| n.spans.last().map_or(f32::MIN, |s| s.x1);
+    let near = |n: &&Row| (n.baseline() - r.baseline()).abs() <= TUNING.row_step.0 * size;
+    let flush = |n: &Row| (end(n) - end(r)).abs() <= spread * size;
+    let beside = [i.wrapping_sub(1), i + 1].map(|k| rows.get(k).filter(near).is_some_and(flush));
+    gaps.len() >= fewest && most - least <= spread * size && prose && beside.contains(&true)
 }
 
 /// A short cell, or a number: a right edge that lines up means a column

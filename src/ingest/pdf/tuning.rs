@@ -238,6 +238,8 @@ tuning! {
     cell_chars: usize = 16,
     /// The most characters of a row's first cell and of each other cell.
     row_cell_chars: (usize, usize) = (80, 40),
+    /// A justified line cut at its word spaces: at least this many, alike within this many sizes.
+    justified_spaces: (usize, f32) = (2, 0.15),
     /// Cell edges within this many sizes line up.
     edge_tolerance: f32 = 0.6,
     /// A row of at least this many cells is wide (an entry that may stand apart).

@@ -222,3 +222,97 @@ fn a_short_line_under_a_table_is_its_own_only_where_the_table_ends() {
     let l = under_table(&[("D Font dimensions", 72.0, 128.0, 14.0)]);
     assert!(!l[2].table, "{:?}", texts(&l));
 }
+
+/// A line justified between `left` and `right`: its words an equal space
+/// apart, the first at `left`, the last ending at `right`.
+fn justified_at(line: &str, left: f32, right: f32, y: f32) -> Vec<Glyph> {
+    let words: Vec<Vec<Glyph>> = line.split(' ').map(|w| text_at(w, 0.0, y, 10.0)).collect();
+    let width: f32 = words.iter().map(|w| w[w.len() - 1].right).sum();
+    let space = (right - left - width) / (words.len() - 1) as f32;
+    let mut x = left;
+    let mut g = Vec::new();
+    for word in words {
+        let end = word[word.len() - 1].right;
+        g.extend(word.into_iter().map(|c| Glyph {
+            left: c.left + x,
+            right: c.right + x,
+            origin: (c.origin.0 + x, y),
+            ..c
+        }));
+        x += end + space;
+    }
+    g
+}
+
+#[test]
+fn justified_lines_in_a_narrow_column_are_prose_not_tables() {
+    // Two columns 230 points wide: a line of few long words gets word
+    // spaces wider than a cell's gap, alike across the line, and ends at
+    // the margin as the lines around it do.
+    let columns = [
+        (
+            60.0,
+            [
+                "kb keeps your documents in one file and reads",
+                "(from the PyPI onnxruntime wheel) and the",
+                "all of the models it uses and keeps a copy of",
+                "checked against the sha256 kb pins",
+                "them in a cache so that it can work offline and",
+                "it says what to do when one of them is missing",
+            ],
+            "in the end.",
+        ),
+        (
+            320.0,
+            [
+                "so every search runs offline in the same way",
+                "Every command takes --data-dir DIR (or",
+                "KB_DATA_DIR; default ~/.kb) and --format",
+                "json or human, and every command prints its",
+                "results as text at a terminal and as JSON to a",
+                "pipe, so that agents and people can both use it",
+            ],
+            "as they like.",
+        ),
+    ];
+    let mut g = Vec::new();
+    for (left, full, last) in columns {
+        for (i, line) in full.iter().enumerate() {
+            g.extend(justified_at(
+                line,
+                left,
+                left + 230.0,
+                100.0 + 12.0 * i as f32,
+            ));
+        }
+        g.extend(text_at(last, left, 172.0, 10.0));
+    }
+    let l = lines(&g);
+    let mut expected: Vec<&str> = columns[0].1.to_vec();
+    expected.push(columns[0].2);
+    expected.extend(columns[1].1);
+    expected.push(columns[1].2);
+    assert_eq!(texts(&l), expected);
+    assert!(l.iter().all(|l| !l.table));
+    // A table's row whose cells are each their column's widest is set
+    // alike too, but its text column ends raggedly: it stays a table.
+    let mut g = Vec::new();
+    let rows = [
+        ("erf(x)", "real", "error function"),
+        ("cdawson(z)", "complex", "extension of Dawson's integral"),
+        ("abs(x)", "any", "absolute value"),
+    ];
+    for (i, (a, b, c)) in rows.iter().enumerate() {
+        let y = 100.0 + 12.0 * i as f32;
+        // Columns at 60, 120 and 167: 12 points past `cdawson(z)` and `complex`.
+        g.extend(text_at(a, 60.0, y, 10.0));
+        g.extend(text_at(b, 120.0, y, 10.0));
+        g.extend(text_at(c, 167.0, y, 10.0));
+    }
+    let l = lines(&g);
+    assert_eq!(
+        texts(&l)[1],
+        "cdawson(z) | complex | extension of Dawson's integral"
+    );
+    assert!(l.iter().all(|l| l.table), "{:?}", texts(&l));
+}
