@@ -98,14 +98,13 @@ impl Database {
 fn quick_check(conn: &Connection, limit: u32) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare(&format!("PRAGMA quick_check({limit})"))?;
     let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    let heading = |l: &str| l.starts_with("*** in database") && l.ends_with("***");
     let mut problems = Vec::new();
     for row in rows {
         problems.extend(
             row?.lines()
                 .map(str::trim)
-                .filter(|l| {
-                    !l.is_empty() && !(l.starts_with("*** in database") && l.ends_with("***"))
-                })
+                .filter(|l| !l.is_empty() && !heading(l))
                 .map(str::to_string),
         );
     }
