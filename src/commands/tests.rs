@@ -90,6 +90,18 @@ impl Fixture {
         (f, dir)
     }
 
+    /// Runs a tool call as after Ctrl-C (the stop flag set) and checks it
+    /// stops with `E_INTERRUPTED`.
+    fn stopped_by_ctrl_c(&self, tool: &str, args: Value) {
+        let stop = Arc::new(AtomicBool::new(true));
+        let mut session = Session::new(self.config(), SessionKind::OneShot, stop);
+        match run_json(tool, args, &mut session).unwrap() {
+            Err(super::CallError::Failed(crate::error::KbError::Interrupted)) => {}
+            Err(e) => panic!("{tool}: {e:?}"),
+            Ok(_) => panic!("{tool} ran to its end"),
+        }
+    }
+
     /// A knowledge base bound to the test embedder, with the corpus added.
     fn indexed() -> Fixture {
         let f = Fixture::new();
@@ -415,22 +427,7 @@ fn a_removal_waits_for_the_writer_before_it() {
     let db_path = f.dir.path().join("data/kb.db");
     let held = crate::db::WriterLock::acquire(&db_path, &AtomicBool::new(false), |_| {}).unwrap();
     // Ctrl-C while it waits: nothing is removed.
-    let mut waiting = Session::new(
-        f.config(),
-        SessionKind::OneShot,
-        Arc::new(AtomicBool::new(true)),
-    );
-    let e = run_json("remove", json!({"documents": [1]}), &mut waiting)
-        .unwrap()
-        .err()
-        .expect("stopped while waiting");
-    assert!(
-        matches!(
-            e,
-            super::CallError::Failed(crate::error::KbError::Interrupted)
-        ),
-        "{e:?}"
-    );
+    f.stopped_by_ctrl_c("remove", json!({"documents": [1]}));
     assert_eq!(f.json(&["status"])["total_documents"], documents);
     drop(held);
     f.json(&["remove", "1"]);
@@ -1396,22 +1393,7 @@ fn a_stopped_restore_changes_nothing_and_the_next_clears_what_a_killed_one_left(
     f.json(&["add", later.to_str().unwrap()]);
     let documents = f.json(&["status"])["total_documents"].as_i64().unwrap();
     // Ctrl-C before the copy is in place: the knowledge base is as it was.
-    let mut stopped = Session::new(
-        f.config(),
-        SessionKind::OneShot,
-        Arc::new(AtomicBool::new(true)),
-    );
-    let e = run_json("restore", json!({"backup": backup}), &mut stopped)
-        .unwrap()
-        .err()
-        .expect("stopped");
-    assert!(
-        matches!(
-            e,
-            super::CallError::Failed(crate::error::KbError::Interrupted)
-        ),
-        "{e:?}"
-    );
+    f.stopped_by_ctrl_c("restore", json!({"backup": backup}));
     assert_eq!(f.json(&["status"])["total_documents"], documents);
     // A restore killed while copying left its copy (process 999999 is gone).
     let dead = data.join("kb.db.restoring-999999");
