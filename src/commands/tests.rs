@@ -470,6 +470,37 @@ fn every_outline_item_of_code_is_a_section_show_finds() {
 }
 
 #[test]
+fn a_renamed_file_keeps_the_tags_its_document_had() {
+    let (f, dir) = Fixture::with_files(
+        "notes",
+        &[
+            ("t2.md", "# Tide tables\nHigh water at noon.\n"),
+            ("copy.md", "# Tide tables\nHigh water at noon.\n"),
+        ],
+    );
+    f.json(&[
+        "tag",
+        dir.join("t2.md").to_str().unwrap(),
+        "--add",
+        "manual2",
+    ]);
+    std::fs::rename(dir.join("t2.md"), dir.join("t2-renamed.md")).unwrap();
+    f.json(&["update"]);
+    let tags = |file: &str| {
+        f.json(&[
+            "show",
+            dir.join(file).to_str().unwrap(),
+            "--section",
+            "Tide tables",
+        ])["document"]["tags"]
+            .clone()
+    };
+    assert_eq!(tags("t2-renamed.md"), json!(["manual2"]));
+    // A document that was there before with the same text is another file.
+    assert_eq!(tags("copy.md"), json!([]));
+}
+
+#[test]
 fn a_comma_separates_tags_over_mcp_as_on_the_command_line() {
     let (f, dir) = Fixture::with_files("notes", &[("a.md", "# A\nPlums and pears.\n")]);
     let mut server = f.session(SessionKind::Server);

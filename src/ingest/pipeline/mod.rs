@@ -160,6 +160,7 @@ impl<'a> Ingester<'a> {
         let walked_paths: HashSet<String> =
             files.iter().map(|(p, _)| source_path::encode(p)).collect();
         let indexed = self.db.indexed_files()?;
+        let known: HashSet<i64> = indexed.values().map(|f| f.id).collect();
         summary.seconds.walk = started.elapsed().as_secs_f64();
         opts.progress.files(files.len() as u64);
 
@@ -196,10 +197,11 @@ impl<'a> Ingester<'a> {
             &walked.roots,
             &root_ids,
             complete,
+            &known,
             &self.errors_log,
         )?;
         if complete {
-            summary.removed += prune::prune_deleted(self.db, paths, &walked_paths)?;
+            summary.removed += prune::prune_deleted(self.db, paths, &walked_paths, &known)?;
             summary.removed += prune::prune_external(
                 self.db,
                 &walked.external_links,

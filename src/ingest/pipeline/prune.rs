@@ -28,6 +28,7 @@ pub(super) fn follow_reach(
     roots: &[WalkedRoot],
     root_ids: &[i64],
     complete: bool,
+    known: &HashSet<i64>,
     log: &ErrorsLog,
 ) -> Result<usize> {
     let by_path: HashMap<&str, i64> = indexed
@@ -74,6 +75,7 @@ pub(super) fn follow_reach(
             );
         }
     }
+    carry_tags(db, &gone, known)?;
     db.remove_documents(&gone)
 }
 
@@ -159,6 +161,29 @@ pub(super) fn prune_external(
     db.remove_documents(&gone)
 }
 
+/// A file moved or renamed under an added folder is a new document, and
+/// its old one goes: the old one's tags (`kb tag`'s among them) go to the
+/// documents this run added (ids not in `known`) with the same content.
+fn carry_tags(db: &Database, gone: &[i64], known: &HashSet<i64>) -> Result<()> {
+    let files = db.document_files()?;
+    let added: Vec<_> = files.iter().filter(|f| !known.contains(&f.id)).collect();
+    for old in files.iter().filter(|f| gone.contains(&f.id)) {
+        let same: Vec<i64> = added
+            .iter()
+            .filter(|f| f.content_hash == old.content_hash)
+            .map(|f| f.id)
+            .collect();
+        let tags = match (same.is_empty(), db.document(old.id)?) {
+            (false, Some(doc)) => doc.summary.tags,
+            _ => continue,
+        };
+        for id in same {
+            db.add_tags(id, &tags)?;
+        }
+    }
+    Ok(())
+}
+
 /// Removes the documents under one of the folders in `folders` (the folders
 /// given to `kb add`, as given and canonical) whose file no longer exists, or that name by another path (a link,
 /// `..`: how kb before canonical paths stored them) a file that is also a
@@ -170,6 +195,7 @@ pub(super) fn prune_deleted(
     db: &Database,
     folders: &[PathBuf],
     walked: &HashSet<String>,
+    known: &HashSet<i64>,
 ) -> Result<usize> {
     let mut prefixes: Vec<String> = Vec::new();
     for root in folders.iter().filter(|p| p.is_dir()) {
@@ -200,6 +226,7 @@ pub(super) fn prune_deleted(
     if gone.is_empty() {
         return Ok(0);
     }
+    carry_tags(db, &gone, known)?;
     db.remove_documents(&gone)
 }
 
