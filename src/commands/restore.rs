@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Command, CommandSpec, Mcp, OutputKind};
-use crate::db::{remove_log, sidecar, Database, OpenMode};
+use crate::db::{remove_log, remove_whole, sidecar, Database, OpenMode};
 use crate::error::{KbError, Result};
 use crate::output::{plural, Render, Style};
 use crate::session::Session;
@@ -191,12 +191,7 @@ fn write_copy(
         });
     }
     let tmp = sidecar(db_path, &format!("{COPY_MARK}{}", std::process::id()));
-    let remove = |p: &Path| {
-        for suffix in ["", "-journal", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(sidecar(p, suffix));
-        }
-    };
-    remove(&tmp);
+    remove_whole(&tmp);
     let copied = Database::copy_whole(backup, &tmp, cancel).and_then(|()| {
         std::fs::File::open(&tmp)
             .and_then(|f| f.sync_all())
@@ -205,7 +200,7 @@ fn write_copy(
     match copied {
         Ok(()) => Ok(tmp),
         Err(e) => {
-            remove(&tmp);
+            remove_whole(&tmp);
             Err(e)
         }
     }

@@ -30,7 +30,7 @@ pub use fts_tokens::{FtsTokenizer, TokenPurpose, MAX_TOKEN_BYTES};
 pub use health::*;
 pub use leftovers::{process_alive, remove_dead};
 pub use lookups::*;
-pub use open::{data_dir_is_a_file, remove_log, sidecar, OpenMode, Reopener};
+pub use open::{data_dir_is_a_file, remove_log, remove_whole, sidecar, OpenMode, Reopener};
 pub use open_failure::explain;
 pub use queries::*;
 pub use roots::*;

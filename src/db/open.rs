@@ -46,6 +46,14 @@ pub fn sidecar(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// Removes a database file and every file SQLite keeps beside it (its
+/// rollback journal, log and log index): a copy not finished.
+pub fn remove_whole(path: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let _ = std::fs::remove_file(sidecar(path, suffix));
+    }
+}
+
 /// Removes the write-ahead log and its index beside `path`: a log left by
 /// a file deleted or moved away, which SQLite would replay onto the next
 /// file of that name.
@@ -433,11 +441,6 @@ fn create_new(path: &Path, busy: Duration) -> Result<()> {
         rest.split(['-']).next()?.parse().ok()
     });
     let new = dir.join(format!("{prefix}{}-{nanos}", std::process::id()));
-    let cleanup = |p: &Path| {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            let _ = std::fs::remove_file(sidecar(p, suffix));
-        }
-    };
     let built = (|| -> Result<()> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
@@ -467,7 +470,7 @@ fn create_new(path: &Path, busy: Duration) -> Result<()> {
         Ok(())
     })();
     if let Err(e) = built {
-        cleanup(&new);
+        remove_whole(&new);
         return Err(e);
     }
     let linked = match std::fs::hard_link(&new, path) {
@@ -481,7 +484,7 @@ fn create_new(path: &Path, busy: Duration) -> Result<()> {
         }
         Err(e) => Err(KbError::io(path, e)),
     };
-    cleanup(&new);
+    remove_whole(&new);
     linked
 }
 

@@ -143,7 +143,7 @@ const STOP_WORDS: &[&str] = &[
 
 /// A character of a word: a letter or digit, or a combining mark on one
 /// (a decomposed `é` is `e` and U+0301; the index folds the mark away).
-fn is_word_char(c: char) -> bool {
+pub(crate) fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || unicode_normalization::char::is_combining_mark(c)
 }
 

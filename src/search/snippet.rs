@@ -99,7 +99,7 @@ fn mark_runs(word: &str, is_match: impl Fn(&str) -> bool) -> String {
 
 /// A character of an identifier or word (`load_config`, `résumé`).
 fn is_run_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || unicode_normalization::char::is_combining_mark(c)
+    super::query::is_word_char(c) || c == '_'
 }
 
 #[cfg(test)]
