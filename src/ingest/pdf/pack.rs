@@ -13,10 +13,10 @@ use crate::ingest::split::{split_text, Piece};
 use crate::ingest::{Chunk, ChunkContext};
 
 /// Whether `b` continues the paragraph `prev` ends, cut by a page break:
-/// `b` opens the next page, both are body text, and `prev` does not end a
-/// sentence. The two stay separate pieces, each citing its own page.
+/// `b` opens the next page, both are body text read alike (OCR or drawn),
+/// and `prev` does not end a sentence. Each piece cites its own page.
 fn runs_on(prev: &Block, b: &Block) -> bool {
-    let prose = |b: &Block| b.level.is_none() && !b.table && !b.code;
+    let prose = |x: &Block| x.level.is_none() && !x.table && !x.code && x.ocr == prev.ocr;
     prev.page + 1 == b.page && prose(prev) && prose(b) && !text_shape::ends_sentence(&prev.text)
 }
 

@@ -275,6 +275,40 @@ fn paragraph_continuing_on_next_page_stays_whole() {
     assert!(doc.content.contains("com-\n") || doc.content.contains("com-\n\u{c}"));
 }
 
+/// A scanned page's last line does not run on into the drawn page after
+/// it (nor a drawn page's into a scan): each keeps its own chunk and page.
+#[test]
+fn a_scanned_page_does_not_run_on_into_a_drawn_page() {
+    let unfinished = |text: &str| body(text, 100.0, false);
+    let scanned = Page {
+        ocr: true,
+        ..page(vec![unfinished("Received by the clerk of the county on")])
+    };
+    let ex = Extracted {
+        pages: vec![
+            page(vec![unfinished("The survey of the parcel was filed with")]),
+            scanned,
+            page(vec![unfinished(
+                "the second schedule lists the boundary stones",
+            )]),
+        ],
+        ..Default::default()
+    };
+    let doc = build(Path::new("deed.pdf"), &ex, &ctx(&ChunkingConfig::default())).unwrap();
+    let pages: Vec<_> = doc
+        .chunks
+        .iter()
+        .map(|k| (k.meta.page, k.meta.page_end))
+        .collect();
+    assert_eq!(
+        pages,
+        [(Some(1), None), (Some(2), None), (Some(3), None)],
+        "{:#?}",
+        doc.chunks
+    );
+    assert!(doc.chunks[1].meta.ocr && !doc.chunks[2].meta.ocr);
+}
+
 /// A paragraph that runs on from page 1 to page 2, too long for one
 /// chunk: the pieces cut from it cite the page their text is on.
 #[test]
