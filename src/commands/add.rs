@@ -145,6 +145,9 @@ pub(crate) struct AddOutput {
     /// earlier runs'): not followed, each logged with its target (`follow_external_links`
     /// follows them).
     pub external_links: usize,
+    /// Files found under the added folders that were removed by name: not indexed, they stay
+    /// out until added by name again.
+    pub kept_out: usize,
     /// True when the run was stopped by Ctrl-C before the end.
     pub interrupted: bool,
     /// The log that names each file that failed and why.
@@ -245,6 +248,7 @@ impl AddOutput {
             pages_without_text: s.pages_without_text,
             walk_errors: s.walk_errors,
             external_links: s.external_links,
+            kept_out: s.kept_out,
             interrupted: s.interrupted,
             errors_log: s.errors_log,
             by_type: s
@@ -494,6 +498,12 @@ impl Render for AddOutput {
             s.push_str(&format!(
                 " {} to outside the added files and folders not followed.",
                 plural(self.external_links as u64, "link", "links")
+            ));
+        }
+        if self.kept_out > 0 {
+            s.push_str(&format!(
+                " {} kept out (removed with kb remove; kb add FILE indexes one again).",
+                plural(self.kept_out as u64, "file", "files")
             ));
         }
         if self.removed > 0 {

@@ -145,10 +145,12 @@ impl<'a> Ingester<'a> {
             &self.errors_log,
         )?;
         let kept_out = self.db.kept_out()?;
+        let found = walked.files.len();
         walked
             .files
             .retain(|(p, _)| !kept_out.contains(&source_path::encode(p)));
         let mut summary = IngestSummary {
+            kept_out: found - walked.files.len(),
             errors_log: Some(self.errors_log.path().to_path_buf()),
             unsupported: walked.unsupported.len(),
             unsupported_files: std::mem::take(&mut walked.unsupported),

@@ -78,6 +78,8 @@ pub struct IngestSummary {
     pub walk_errors: usize,
     /// Links to outside every added file and folder, not followed (logged).
     pub external_links: usize,
+    /// Files found under the added folders that `kb remove` keeps out.
+    pub kept_out: usize,
     /// True when the run was stopped by Ctrl-C before the end.
     pub interrupted: bool,
     pub errors_log: Option<PathBuf>,
