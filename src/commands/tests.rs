@@ -1149,16 +1149,27 @@ fn a_removed_file_stays_out_until_it_is_added_by_name() {
     assert_eq!(v["kept_out"].as_array().unwrap().len(), 1, "{v}");
     assert_eq!(f.json(&["status"])["kept_out"], v["kept_out"]);
     let v = f.json(&["update"]);
-    assert_eq!((v["added"].as_u64(), v["kept_out"].as_u64()), (Some(0), Some(1)), "{v}");
+    assert_eq!(
+        (v["added"].as_u64(), v["kept_out"].as_u64()),
+        (Some(0), Some(1)),
+        "{v}"
+    );
     let text = f.run(&["update"]).unwrap().human(&Style::PLAIN);
-    assert!(text.contains("1 file kept out (removed with kb remove"), "{text}");
+    assert!(
+        text.contains("1 file kept out (removed with kb remove"),
+        "{text}"
+    );
     let v = f.json(&["add", dir.to_str().unwrap()]);
     assert_eq!(count(), 1, "adding the folder again leaves it out");
     assert_eq!(v["kept_out"], 1, "{v}");
     let v = f.json(&["add", drop.to_str().unwrap()]);
     assert_eq!(v["added"], 1, "{v}");
     let v = f.json(&["update"]);
-    assert_eq!((v["removed"].as_u64(), v["kept_out"].as_u64()), (Some(0), Some(0)), "{v}");
+    assert_eq!(
+        (v["removed"].as_u64(), v["kept_out"].as_u64()),
+        (Some(0), Some(0)),
+        "{v}"
+    );
     assert_eq!(count(), 2);
     // Kept out, then deleted: `remove --missing` forgets it, so a new file
     // of that name is indexed.

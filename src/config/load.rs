@@ -341,10 +341,23 @@ fn check_yaml_file(path: &Path) -> Result<bool> {
             "{}: the file must be a YAML mapping of keys (see config.example.yaml)",
             path.display()
         ))),
-        Err(e) => Err(KbError::Config(format!(
-            "{}: invalid YAML: {e}",
-            path.display()
-        ))),
+        Err(e) => {
+            // A tab where YAML wants spaces gets only "cannot start any token".
+            let line = e.location().map_or(0, |l| l.line());
+            let tab = text
+                .lines()
+                .nth(line.wrapping_sub(1))
+                .is_some_and(|l| l.trim_start_matches(' ').starts_with('\t'));
+            let hint = if tab {
+                " (a tab: indent with spaces)"
+            } else {
+                ""
+            };
+            Err(KbError::Config(format!(
+                "{}: invalid YAML: {e}{hint}",
+                path.display()
+            )))
+        }
     }
 }
 

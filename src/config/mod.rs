@@ -505,6 +505,25 @@ mod tests {
     }
 
     #[test]
+    fn a_tab_indenting_the_file_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let cli = CliOverrides {
+            data_dir: Some(dir.path().into()),
+        };
+        let message = |yaml: &str| {
+            std::fs::write(dir.path().join("config.yaml"), yaml).unwrap();
+            Config::load_from(&cli, &env(&[])).unwrap_err().to_string()
+        };
+        let e = message("search:\n\tdefault_top: 5\n");
+        assert!(
+            e.contains("line 2") && e.ends_with("(a tab: indent with spaces)"),
+            "{e}"
+        );
+        let e = message("search:\n  mode: [x\n");
+        assert!(!e.contains("tab"), "{e}");
+    }
+
+    #[test]
     fn mistyped_variables_are_warned_about_and_sources_are_kept() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("config.yaml"), "search:\n  rrf_k: 20\n").unwrap();
