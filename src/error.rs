@@ -310,6 +310,7 @@ impl KbError {
             KbError::Hinted { error, hint } => {
                 format!("{}; {}", error.for_agent(), hint.for_agent())
             }
+            KbError::InvalidArgument { message, .. } => argument_names(message),
             e => e.to_string(),
         }
     }
@@ -398,6 +399,29 @@ fn path_or_db(p: &std::path::Path) -> String {
 
 pub type Result<T, E = KbError> = std::result::Result<T, E>;
 
+/// A message naming command-line flags (`--fts-only`) with the names an
+/// agent gives the same arguments (`fts_only`).
+fn argument_names(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find("--") {
+        let (before, flag) = rest.split_at(at);
+        let name_len = flag[2..]
+            .find(|c: char| !(c.is_ascii_lowercase() || c == '-'))
+            .unwrap_or(flag.len() - 2);
+        let starts_word = before.is_empty() || before.ends_with([' ', '(', '`', '"']);
+        out.push_str(before);
+        if starts_word && name_len > 0 {
+            out.push_str(&flag[2..2 + name_len].replace('-', "_"));
+        } else {
+            out.push_str(&flag[..2 + name_len]);
+        }
+        rest = &flag[2 + name_len..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,6 +439,21 @@ mod tests {
         assert_eq!(KbError::Db("x".into()).exit_code(), 2);
         assert_eq!(KbError::Internal("x".into()).code(), "E_INTERNAL");
         assert_eq!(KbError::invalid("top", "bad").code(), "E_USAGE");
+    }
+
+    #[test]
+    fn an_agent_reads_argument_names_not_flags() {
+        let e = KbError::invalid("mode", "--mode keyword contradicts --fts-only (give one)");
+        assert_eq!(
+            e.to_string(),
+            "--mode keyword contradicts --fts-only (give one)"
+        );
+        assert_eq!(
+            e.for_agent(),
+            "mode keyword contradicts fts_only (give one)"
+        );
+        let e = KbError::invalid("path", "/x/--y/a--b -- c: --");
+        assert_eq!(e.for_agent(), "/x/--y/a--b -- c: --");
     }
 
     #[test]
