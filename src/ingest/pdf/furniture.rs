@@ -48,6 +48,14 @@ fn key(t: &str) -> String {
     exact(t).chars().map(digit).collect()
 }
 
+/// The runs of digits in a text, in order.
+fn digit_runs(t: &str) -> Vec<String> {
+    t.split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 /// A line's size in half points.
 fn half_points(l: &Line) -> i32 {
     (l.size * 2.0).round() as i32
@@ -75,12 +83,18 @@ struct Edges {
     exactly: HashMap<String, usize>,
     /// Pages each text is at the edge of and also away from it.
     inside: HashMap<String, usize>,
+    /// Pages in the document: a bare number above it numbers no page.
+    pages: usize,
+    /// Each text's digit runs where it last stood at an edge, and how many
+    /// times it came back with one run changed and with more.
+    runs: HashMap<String, (Vec<String>, usize, usize)>,
 }
 
 impl Edges {
     fn of(pages: &[Vec<Line>]) -> Edges {
         let mut e = Edges {
             with_text: pages.iter().filter(|p| !p.is_empty()).count(),
+            pages: pages.len(),
             ..Edges::default()
         };
         for p in pages {
@@ -95,10 +109,11 @@ impl Edges {
                 }
                 *e.counts.entry(k.clone()).or_default() += 1;
                 *e.placed.entry((k.clone(), height(l))).or_default() += 1;
-                let s = e.smallest.entry(k).or_insert(l.size);
+                let s = e.smallest.entry(k.clone()).or_insert(l.size);
                 *s = s.min(l.size);
                 *e.sized.entry((exact(&l.text), half_points(l))).or_default() += 1;
                 *e.exactly.entry(exact(&l.text)).or_default() += 1;
+                e.count_changes(k, digit_runs(&l.text));
             }
             let n = p.len();
             let mid: HashSet<String> = (0..n)
@@ -112,17 +127,47 @@ impl Edges {
         e
     }
 
+    /// Counts how `runs`, the digits of text `k` at a page's edge, differ
+    /// from where it stood at the edge of the page before.
+    fn count_changes(&mut self, k: String, runs: Vec<String>) {
+        let (last, one, more) = self.runs.entry(k).or_insert((runs.clone(), 0, 0));
+        match last.iter().zip(&runs).filter(|(a, b)| a != b).count() {
+            0 => {}
+            1 => *one += 1,
+            _ => *more += 1,
+        }
+        *last = runs;
+    }
+
+    /// A running line changes at most its page's number from page to
+    /// page; a row whose figures change ("Net income 634 580", the last row
+    /// of a scanned statement) is text that happens to end its pages.
+    fn figures_change(&self, k: &str) -> bool {
+        self.runs.get(k).is_some_and(|&(_, one, more)| more > one)
+    }
+
+    /// A bare number the document's pages could be numbered with: a year
+    /// over a table's column ("2021") numbers no page of a 90-page filing,
+    /// and a bare number is furniture only as a page's number.
+    fn could_number_a_page(&self, t: &str) -> bool {
+        printed_numbers(t).iter().all(|&n| n <= self.pages as i64)
+    }
+
     /// What a line is: kept, a page number, or a running line;
     /// `numbered` holds the heights of its page's numbered rows.
     fn judge(&self, l: &Line, at_edge: bool, numbered: &[i32], body: f32) -> Verdict {
         if l.table {
             return Verdict::Text;
         }
-        if at_edge && page_number(&l.text) {
+        let bare = page_number(&l.text);
+        if at_edge && bare && self.could_number_a_page(&l.text) {
             return Verdict::PageNumber;
         }
         if at_edge && numbered.iter().any(|h| (h - height(l)).abs() <= 1) {
             return Verdict::Running;
+        }
+        if bare && !self.could_number_a_page(&l.text) {
+            return Verdict::Text;
         }
         let k = key(&l.text);
         // Most lines are met on no other page: one lookup settles them.
@@ -133,6 +178,7 @@ impl Edges {
         if self.with_text < TUNING.running.0
             || c < TUNING.running.0
             || inside * TUNING.inside_one_page_in >= c
+            || self.figures_change(&k)
         {
             return Verdict::Text;
         }
@@ -345,6 +391,42 @@ mod tests {
             y,
             ..Line::default()
         }
+    }
+
+    /// A statement's last rows end three scanned pages with other figures
+    /// on each; the footer beside them changes only its page's number. A
+    /// year over a table's column tops three pages, at its table's height:
+    /// a 12-page document has no page 2021. The rows and years stay.
+    #[test]
+    fn changing_figures_and_years_are_not_furniture() {
+        let line = |text: &str, y: f32| line(text, 9.0, y);
+        let mut pages: Vec<Vec<Line>> = (1..=12)
+            .map(|i| {
+                let mut p = vec![
+                    line(
+                        &format!("Page {} says something of its own.", tag(i)),
+                        100.0,
+                    ),
+                    line(
+                        &format!("Net income $ {} $ {}", 600 + i * 7, 500 + i * 3),
+                        680.0,
+                    ),
+                    line(&format!("Acme quarterly report {i}"), 700.0),
+                ];
+                if i <= 3 {
+                    p.insert(0, line("2021", 20.0 + i as f32 * 30.0));
+                }
+                p
+            })
+            .collect();
+        strip_running_lines(&mut pages, 9.0);
+        let all: Vec<&str> = pages.iter().flatten().map(|l| l.text.as_str()).collect();
+        assert_eq!(
+            all.iter().filter(|t| t.starts_with("Net income")).count(),
+            12
+        );
+        assert_eq!(all.iter().filter(|t| **t == "2021").count(), 3, "{all:?}");
+        assert!(!all.iter().any(|t| t.starts_with("Acme")), "{all:?}");
     }
 
     /// A chapter's running header tops three of forty pages: under a

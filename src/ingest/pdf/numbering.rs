@@ -121,15 +121,21 @@ fn label_number(t: &str) -> bool {
             || (t.len() == 1 && t.chars().all(|c| c.is_ascii_uppercase())))
 }
 
-/// `7.`, `1A.`, `7A:`: the number of a filing's item.
+/// `7.`, `1A.`, `7A:`, `7—` before its title: the number of a filing's
+/// item; a current report's items are numbered `8.01`.
 fn item_number(rest: &str) -> bool {
-    let next = rest.split_whitespace().next().unwrap_or("");
-    let next = next.trim_end_matches(['.', ':']);
-    let digits = next.trim_end_matches(|c: char| c.is_ascii_uppercase());
-    !digits.is_empty()
-        && digits.len() <= 2
-        && next.len() - digits.len() <= 1
-        && digits.chars().all(|c| c.is_ascii_digit())
+    let next: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+        .collect();
+    let next = next.trim_end_matches('.');
+    let (major, minor) = next.split_once('.').unwrap_or((next, ""));
+    let digits = major.trim_end_matches(|c: char| c.is_ascii_uppercase());
+    let all_digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+    (1..=2).contains(&digits.len())
+        && all_digits(digits)
+        && major.len() - digits.len() <= 1
+        && (minor.is_empty() || (minor.len() == 2 && all_digits(minor) && major == digits))
 }
 
 /// A filing's item heading: "Item 7. Management's Discussion", "ITEM 1A.".
@@ -154,6 +160,11 @@ mod tests {
         assert_eq!(numbered_depth("Item 12345 is missing"), None);
         assert_eq!(numbered_depth("Item 7. Management's Discussion 45"), None);
         assert!(item_heading("Item 7A: Market Risk") && !item_heading("Items sold"));
+        assert!(item_heading("Item 7—Management's Discussion and Analysis"));
+        assert!(item_heading("Item 8.01 Other Events.") && item_heading("ITEM 9.01."));
+        assert!(!item_heading("Item 2.5 kg of flour") && !item_heading("Item 8.0123 x"));
+        assert!(!item_heading("Item 7Management") && !item_heading("Item 7.Management"));
+        assert_eq!(numbered_depth("ITEM 7—MANAGEMENT'S DISCUSSION"), Some(1));
         assert_eq!(numbered_depth("A Study of Things"), None);
         assert_eq!(numbered_depth("A.3.1 论文封面"), Some(3));
         assert_eq!(numbered_depth("−۱ ۱ مقدمه"), Some(2));

@@ -157,7 +157,14 @@ fn rows(mut words: Vec<Word>) -> Vec<Row> {
     for w in words {
         let tolerance = TUNING.row_baseline * w.size.max(anchor_size);
         match groups.last_mut() {
-            Some(g) if (w.baseline - anchor).abs() <= tolerance => g.push(w),
+            Some(g) if (w.baseline - anchor).abs() <= tolerance => {
+                // A raised footnote mark may open the row ("expenses (a)");
+                // the row lies on its larger text's baseline.
+                if w.size > anchor_size {
+                    (anchor, anchor_size) = (w.baseline, w.size);
+                }
+                g.push(w)
+            }
             _ => {
                 anchor = w.baseline;
                 anchor_size = w.size;

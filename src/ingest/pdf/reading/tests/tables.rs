@@ -35,6 +35,35 @@ fn table_rows_keep_their_label_with_their_numbers() {
     assert!(!l[0].table && !l[5].table);
 }
 
+/// A row's label carries a raised footnote mark and its figures are set
+/// two points lower (as statements set them): one row still.
+#[test]
+fn a_footnote_mark_in_a_label_keeps_the_row_with_its_figures() {
+    let rows = [
+        ("Cost of sales", "7,988", ""),
+        ("Selling expenses", "7,229", " (a)"),
+    ];
+    let mut g = Vec::new();
+    for (i, (label, figure, mark)) in rows.iter().enumerate() {
+        let y = 100.0 + i as f32 * 14.0;
+        g.extend(text_at(label, 72.0, y, 9.0));
+        g.extend(text_at(
+            mark,
+            72.0 + label.len() as f32 * 4.5 + 1.0,
+            y - 3.5,
+            6.0,
+        ));
+        g.extend(text_at(figure, 300.0, y + 2.0, 9.0));
+    }
+    let read = lines(&g);
+    let l = texts(&read);
+    assert_eq!(l.len(), 2, "{l:?}");
+    assert!(
+        l[1].starts_with("Selling expenses") && l[1].ends_with("(a) | 7,229"),
+        "{l:?}"
+    );
+}
+
 #[test]
 fn currency_signs_join_their_amounts() {
     let mut g = Vec::new();
