@@ -54,15 +54,30 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
 }
 
 /// A currency sign set apart from its amount (`$      1,234`) joins the
-/// amount; a closing bracket or percent sign joins the number before it.
+/// amount, also when it was set a space after the amount before it
+/// (`3,226.8 $` then `2,729.4`); a closing bracket or percent sign joins
+/// the number before it.
 pub(super) fn merge_symbols(spans: Vec<Span>) -> Vec<Span> {
     let mut out: Vec<Span> = Vec::with_capacity(spans.len());
     let mut pending: Option<Span> = None;
     let (opens, closes) = super::lexicon::AMOUNT_MARKS;
-    for mut s in spans {
+    let count = spans.len();
+    for (i, mut s) in spans.into_iter().enumerate() {
         if let Some(p) = pending.take() {
             s.text = format!("{}{}", p.text, s.text);
             s.x0 = p.x0;
+        }
+        let trailing = s.text.rsplit_once(' ').filter(|(_, m)| opens.contains(m));
+        if let Some((amount, mark)) = trailing.filter(|_| i + 1 < count) {
+            let mark = Span {
+                text: mark.to_string(),
+                x0: s.x1,
+                ..s.clone()
+            };
+            s.text = amount.to_string();
+            out.push(s);
+            pending = Some(mark);
+            continue;
         }
         let t = s.text.as_str();
         if opens.contains(&t) {

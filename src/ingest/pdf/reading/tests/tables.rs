@@ -80,6 +80,33 @@ fn currency_signs_join_their_amounts() {
     assert_eq!(texts(&l), vec!["Cash | $1,234", "Debt | $(56)"]);
 }
 
+/// Each column's sign set a space after the figure before it, as an
+/// earnings release sets them: each sign still goes with its own figure.
+#[test]
+fn a_sign_after_a_figure_goes_with_the_next_one() {
+    let mut g = Vec::new();
+    for (i, (a, b, c)) in [
+        ("Net sales", "3,226.8", "2,729.4"),
+        ("Cost", "1,914.4", "1,586.2"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let y = 100.0 + i as f32 * 12.0;
+        g.extend(text_at(a, 72.0, y, 10.0));
+        g.extend(text_at(&format!("$ {b} $"), 250.0, y, 10.0));
+        g.extend(text_at(c, 350.0, y, 10.0));
+    }
+    let l = lines(&g);
+    assert_eq!(
+        texts(&l),
+        vec![
+            "Net sales | $ 3,226.8 | $2,729.4",
+            "Cost | $ 1,914.4 | $1,586.2"
+        ]
+    );
+}
+
 #[test]
 fn a_wide_word_space_in_prose_is_not_a_table() {
     let mut g = Vec::new();
