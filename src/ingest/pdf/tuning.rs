@@ -206,6 +206,8 @@ tuning! {
     column_rows: usize = 5,
     /// Rows of prose as wide as a column of two that make a side of a gutter a column.
     prose_rows: usize = 3,
+    /// Rows without prose, set apart over or under columns, read whole: a table's.
+    table_apart_rows: usize = 2,
     /// Prose: a typical row's widest entry spans this share of the text's width, or rows this.
     prose_width: (f32, f32) = (0.25, 0.4),
     /// A gutter this share of the text's width from the usual one takes thinner evidence.

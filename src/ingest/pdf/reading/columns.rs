@@ -195,13 +195,50 @@ fn reading_order(
 }
 
 /// A run of rows none of which crosses the gutter, in reading order: its
-/// lead rows, then its columns, each read on its own.
+/// lead rows and a table set apart over the columns, then its columns,
+/// each read on its own, then a table set apart under them.
 fn read_region(mut region: Vec<Row>, gutter: Gutter, depth: u8) -> Vec<Row> {
     let lead = lead_rows(&region, gutter.x);
     let mut out: Vec<Row> = region.drain(..lead).collect();
+    let top = apart(&region, gutter, false);
+    out.extend(region.drain(..top));
+    let foot = apart(&region, gutter, true);
+    let tail = region.split_off(region.len() - foot);
+    out.extend(read_parted(region, gutter, depth));
+    out.extend(tail);
+    out
+}
+
+/// How many rows at a region's top (or foot) are set apart by a gap from
+/// the columns of prose they are over (or under), with no prose on either
+/// side: a full-width table, where a gap between its cells falls at the
+/// gutter. Two tables side by side, over more of their rows, stay parted.
+fn apart(region: &[Row], gutter: Gutter, foot: bool) -> usize {
+    let gap = |w: &[Row]| w[1].baseline() - w[0].baseline() > TUNING.gap.0 * w[0].size();
+    let split = match foot {
+        false => region.windows(2).position(gap).map(|i| i + 1),
+        true => region.windows(2).rposition(gap).map(|i| i + 1),
+    };
+    let Some(at) = split else { return 0 };
+    let n = TUNING.table_apart_rows;
+    let (block, beside) = match foot {
+        false => (&region[..at], &region[at..(at + n).min(region.len())]),
+        true => (&region[at..], &region[at.saturating_sub(n)..at]),
+    };
+    let sides_of = |rows: &[Row]| sides(&rows.iter().map(entries).collect::<Vec<_>>(), gutter.x);
+    let (mut s, mut b) = (sides_of(block), sides_of(beside));
+    let prose_side = prose(&mut s.lefts, gutter.width, 1) || prose(&mut s.rights, gutter.width, 1);
+    let columns = prose(&mut b.lefts, gutter.width, 1) && prose(&mut b.rights, gutter.width, 1);
+    let table = block.len() >= n && s.split == block.len();
+    (table && !prose_side && columns)
+        .then_some(block.len())
+        .unwrap_or(0)
+}
+
+/// A region's rows read as its columns, when the gutter parts them.
+fn read_parted(region: Vec<Row>, gutter: Gutter, depth: u8) -> Vec<Row> {
     if !in_columns(&region, gutter) {
-        out.append(&mut region);
-        return out;
+        return region;
     }
     let (mut left, mut right) = (Vec::new(), Vec::new());
     for r in region {
@@ -217,7 +254,7 @@ fn read_region(mut region: Vec<Row>, gutter: Gutter, depth: u8) -> Vec<Row> {
     if rtl {
         std::mem::swap(&mut left, &mut right);
     }
-    out.extend(read_columns(left, None, depth + 1).0);
+    let mut out = read_columns(left, None, depth + 1).0;
     out.extend(read_columns(right, None, depth + 1).0);
     out
 }
@@ -242,6 +279,10 @@ fn lead_rows(region: &[Row], g: f32) -> usize {
 /// Whether the gutter parts a region's rows into columns: code on both sides
 /// and nothing else (a listing's line, its closing brace far to the right)
 /// stays whole; code beside prose (an example beside its output) is parted.
+/// Prose on one side at least (a table in a column beside prose), on both
+/// when the gutter was taken on thin evidence: a full-width table's rows
+/// between the page's columns, where a gap between its cells falls at the
+/// gutter, stay whole.
 fn in_columns(region: &[Row], gutter: Gutter) -> bool {
     let g = gutter.x;
     let columns = region.iter().any(|r| {
@@ -250,11 +291,12 @@ fn in_columns(region: &[Row], gutter: Gutter) -> bool {
         let listing = code(&l) && code(&rt);
         !l.is_empty() && !rt.is_empty() && !listing
     });
-    let thin_prose = || {
-        let mut s = sides(&region.iter().map(entries).collect::<Vec<_>>(), g);
-        prose(&mut s.lefts, gutter.width, 1) && prose(&mut s.rights, gutter.width, 1)
-    };
-    columns && (!gutter.thin || thin_prose())
+    let mut s = sides(&region.iter().map(entries).collect::<Vec<_>>(), g);
+    let (left, right) = (
+        prose(&mut s.lefts, gutter.width, 1),
+        prose(&mut s.rights, gutter.width, 1),
+    );
+    columns && (left || right) && (!gutter.thin || (left && right))
 }
 
 /// The gutter most of a document's pages were read across: one within a

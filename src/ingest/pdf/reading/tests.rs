@@ -403,6 +403,74 @@ fn a_table_in_one_column_does_not_merge_the_columns() {
     assert!(l[3..11].iter().all(|l| l.table) && !l[11].table);
 }
 
+/// A full-width table over two columns of prose, its figures right of
+/// the gutter: its rows keep their labels, whether the table is set apart
+/// from the columns by a gap or by a caption across the page, and the
+/// columns below are still read in turn.
+#[test]
+fn a_full_width_table_over_columns_keeps_its_rows() {
+    for captioned in [false, true] {
+        let mut g = Vec::new();
+        for (i, label) in ["Widgets", "Gadgets", "Operating income"]
+            .iter()
+            .enumerate()
+        {
+            let y = 60.0 + i as f32 * 12.0;
+            g.extend(text_at(label, 72.0, y, 10.0));
+            g.extend(text_at("845.1", 355.0, y, 10.0));
+        }
+        let caption = "Table 1: segment results for the year, in millions of dollars";
+        if captioned {
+            g.extend(text_at(caption, 72.0, 96.0, 10.0));
+        }
+        let top = if captioned { 108.0 } else { 120.0 };
+        for i in 0..8 {
+            let y = top + i as f32 * 12.0;
+            g.extend(text_at(
+                &format!("left column line {i} of prose"),
+                72.0,
+                y,
+                10.0,
+            ));
+            g.extend(text_at(
+                &format!("right column line {i} of text"),
+                320.0,
+                y,
+                10.0,
+            ));
+        }
+        let l = lines(&g);
+        let t: Vec<&str> = texts(&l).into_iter().filter(|t| *t != caption).collect();
+        assert_eq!(t[2], "Operating income | 845.1", "{t:?}");
+        assert_eq!(t[3], "left column line 0 of prose", "{t:?}");
+        assert_eq!(t[11], "right column line 0 of text", "{t:?}");
+    }
+}
+
+/// Two tables side by side, each under its own two-line heading and over
+/// its notes: the headings stay with their tables, column by column.
+#[test]
+fn tables_side_by_side_keep_their_headings() {
+    let mut g = Vec::new();
+    for (x, name) in [(72.0, "Assets"), (320.0, "Credit")] {
+        g.extend(text_at(&format!("{name} months"), x, 60.0, 10.0));
+        g.extend(text_at("ended March 31,", x, 72.0, 10.0));
+        for i in 0..4 {
+            let y = 100.0 + i as f32 * 12.0;
+            g.extend(text_at(&format!("{name} row {i}"), x, y, 10.0));
+            g.extend(text_at("1,234", x + 150.0, y, 10.0));
+        }
+        for i in 0..3 {
+            let note = format!("({i}) {name} notes run on in prose here");
+            g.extend(text_at(&note, x, 160.0 + i as f32 * 12.0, 10.0));
+        }
+    }
+    let l = lines(&g);
+    let t = texts(&l);
+    assert_eq!(&t[..2], ["Assets months", "ended March 31,"], "{t:?}");
+    assert_eq!(t[9], "Credit months", "{t:?}");
+}
+
 /// Under two columns of prose, a listing whose lines end in a brace set
 /// far to the right keeps each line whole (a margin label in the text
 /// font keeps the row from reading as one monospaced line), while an example's code beside
