@@ -130,6 +130,17 @@ fn main_content(html: &Html) -> ElementRef<'_> {
 /// Elements that are never content.
 fn skipped(el: &scraper::node::Element, in_main: bool) -> bool {
     let name = el.name();
+    // An e-book's notes are asides (EPUB 3's `epub:type="footnote"`).
+    let note = || {
+        let kinds = [el.attr("epub:type"), el.attr("role")];
+        let words = kinds.into_iter().flatten().flat_map(str::split_whitespace);
+        words
+            .map(|w| w.trim_start_matches("doc-"))
+            .any(|w| w.ends_with("note"))
+    };
+    if name == "aside" && !note() {
+        return true;
+    }
     if matches!(
         name,
         "script"
@@ -139,7 +150,6 @@ fn skipped(el: &scraper::node::Element, in_main: bool) -> bool {
             | "svg"
             | "canvas"
             | "nav"
-            | "aside"
             | "form"
             | "button"
             | "select"
@@ -196,7 +206,14 @@ fn skipped(el: &scraper::node::Element, in_main: bool) -> bool {
                 )
             })
     };
-    el.attr("id").is_some_and(marked) || el.attr("class").is_some_and(marked)
+    // A heading or section carries its title's slug ("setting-cookies",
+    // "skip-connections") as its id: its words say what it is about.
+    let classes = el.attr("class").unwrap_or("");
+    let section = matches!(
+        name,
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "section" | "article"
+    ) || classes.split_whitespace().any(|c| c == "section");
+    !section && (el.attr("id").is_some_and(marked) || marked(classes))
 }
 
 /// What the page's own chrome is, found by its content: a permalink mark
@@ -471,6 +488,45 @@ mod tests {
             .iter()
             .any(|c| c.meta.section.as_deref() == Some("Backups > Restoring")
                 || c.meta.section.as_deref() == Some("Backups")));
+    }
+
+    /// Generated documentation puts each title's slug on its section or
+    /// heading; an e-book's footnotes are asides. Both are content.
+    #[test]
+    fn sections_named_like_chrome_and_ebook_notes_are_kept() {
+        let c = ChunkingConfig::default();
+        let page = r##"<html><body><div role="main">
+<section id="guide"><h1>Guide</h1><p>Intro.</p>
+<section id="setting-cookies"><h2>Setting cookies</h2><p>Use HttpOnly cormorant.</p></section>
+<div class="section" id="skip-connections"><h2>Skip connections</h2><p>Petrel.</p></div>
+<h2 id="context-menu">Context menu</h2><p>Fulmar.</p>
+<p>Noted<a epub:type="noteref" href="#n1">1</a>.</p>
+<aside epub:type="footnote" id="n1"><p>Darwin 1859, p. 12.</p></aside>
+<aside class="related"><p>Other posts</p></aside>
+<div id="cookie-banner">We use cookies.</div>
+</section></div></body></html>"##;
+        let ctx = crate::ingest::test_support::ctx(&c);
+        let doc = parse(Path::new("g.html"), page.as_bytes(), &ctx).unwrap();
+        for kept in [
+            "cormorant",
+            "Skip connections",
+            "Context menu",
+            "Fulmar",
+            "Darwin 1859",
+        ] {
+            assert!(
+                doc.content.contains(kept),
+                "{kept} missing from {}",
+                doc.content
+            );
+        }
+        for dropped in ["Other posts", "We use cookies"] {
+            assert!(
+                !doc.content.contains(dropped),
+                "{dropped} in {}",
+                doc.content
+            );
+        }
     }
 
     #[test]

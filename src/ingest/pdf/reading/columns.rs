@@ -230,9 +230,7 @@ fn apart(region: &[Row], gutter: Gutter, foot: bool) -> usize {
     let prose_side = prose(&mut s.lefts, gutter.width, 1) || prose(&mut s.rights, gutter.width, 1);
     let columns = prose(&mut b.lefts, gutter.width, 1) && prose(&mut b.rights, gutter.width, 1);
     let table = block.len() >= n && s.split == block.len();
-    (table && !prose_side && columns)
-        .then_some(block.len())
-        .unwrap_or(0)
+    usize::from(table && !prose_side && columns) * block.len()
 }
 
 /// A region's rows read as its columns, when the gutter parts them.
