@@ -187,9 +187,34 @@ pub fn parse(
         ctx.tokens,
     );
     if !matches!(doc_type, DocType::Data | DocType::Code) {
+        drop_soft_hyphens(&mut doc);
         mark_runs_into(&mut doc);
     }
     Ok(doc)
+}
+
+/// A soft hyphen (U+00AD) only marks where a word may break, unseen: left
+/// in, it cut words for the keyword index (`co\u{ad}operate` was not found
+/// as `cooperate`). Code and data files keep their bytes.
+fn drop_soft_hyphens(doc: &mut ParsedDocument) {
+    const SOFT: char = '\u{ad}';
+    let strip = |s: &mut String| s.retain(|c| c != SOFT);
+    if !doc.content.contains(SOFT) && !doc.title.contains(SOFT) {
+        return;
+    }
+    strip(&mut doc.content);
+    strip(&mut doc.title);
+    doc.meta
+        .headings
+        .iter_mut()
+        .for_each(|h| strip(&mut h.text));
+    for c in &mut doc.chunks {
+        strip(&mut c.text);
+        c.context
+            .iter_mut()
+            .chain(c.meta.section.iter_mut())
+            .for_each(strip);
+    }
 }
 
 /// A chunk that starts in one section and runs into the next names the
@@ -412,6 +437,23 @@ mod tests {
         ] {
             assert_eq!(without_footnote_marks(given, false), title, "{given}");
         }
+    }
+
+    #[test]
+    fn soft_hyphens_leave_the_words_they_could_break() {
+        let c = crate::config::ChunkingConfig::default();
+        let ctx = test_support::ctx(&c);
+        let text = "# Co\u{ad}operation\n\nWe co\u{ad}operate in Donau\u{ad}dampf\u{ad}schiff\u{ad}fahrt.\n";
+        let doc = parse(DocType::Markdown, Path::new("n.md"), text.as_bytes(), &ctx).unwrap();
+        assert!(
+            doc.content
+                .contains("We cooperate in Donaudampfschifffahrt."),
+            "{}",
+            doc.content
+        );
+        assert_eq!(doc.meta.headings[0].text, "Cooperation");
+        assert!(doc.chunks.iter().all(|k| !k.text.contains('\u{ad}')));
+        assert_eq!(doc.chunks[0].meta.section.as_deref(), Some("Cooperation"));
     }
 
     #[test]
