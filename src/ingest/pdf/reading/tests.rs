@@ -323,16 +323,11 @@ fn drawing_order_does_not_matter() {
     assert!(l[2].gap, "a gap of several lines is marked");
 }
 
-#[test]
-fn two_columns_are_read_one_after_the_other() {
-    let mut g = text_at(
-        "A Two Column Paper Title Spanning Everything",
-        72.0,
-        60.0,
-        14.0,
-    );
+/// Eight rows of two columns of prose, the first at `top`.
+fn two_columns(top: f32) -> Vec<Glyph> {
+    let mut g = Vec::new();
     for i in 0..8 {
-        let y = 100.0 + i as f32 * 12.0;
+        let y = top + i as f32 * 12.0;
         g.extend(text_at(
             &format!("left column line {i} of prose"),
             72.0,
@@ -346,6 +341,18 @@ fn two_columns_are_read_one_after_the_other() {
             10.0,
         ));
     }
+    g
+}
+
+#[test]
+fn two_columns_are_read_one_after_the_other() {
+    let mut g = text_at(
+        "A Two Column Paper Title Spanning Everything",
+        72.0,
+        60.0,
+        14.0,
+    );
+    g.extend(two_columns(100.0));
     let l = lines(&g);
     let t = texts(&l);
     assert_eq!(t[0], "A Two Column Paper Title Spanning Everything");
@@ -424,21 +431,7 @@ fn a_full_width_table_over_columns_keeps_its_rows() {
             g.extend(text_at(caption, 72.0, 96.0, 10.0));
         }
         let top = if captioned { 108.0 } else { 120.0 };
-        for i in 0..8 {
-            let y = top + i as f32 * 12.0;
-            g.extend(text_at(
-                &format!("left column line {i} of prose"),
-                72.0,
-                y,
-                10.0,
-            ));
-            g.extend(text_at(
-                &format!("right column line {i} of text"),
-                320.0,
-                y,
-                10.0,
-            ));
-        }
+        g.extend(two_columns(top));
         let l = lines(&g);
         let t: Vec<&str> = texts(&l).into_iter().filter(|t| *t != caption).collect();
         assert_eq!(t[2], "Operating income | 845.1", "{t:?}");
