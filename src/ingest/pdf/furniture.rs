@@ -146,9 +146,8 @@ impl Edges {
         self.runs.get(k).is_some_and(|&(_, one, more)| more > one)
     }
 
-    /// A bare number the document's pages could be numbered with: a year
-    /// over a table's column ("2021") numbers no page of a 90-page filing,
-    /// and a bare number is furniture only as a page's number.
+    /// A bare number the document's pages could be numbered with (a year over
+    /// a table's column numbers no page of a 90-page filing); else it is text.
     fn could_number_a_page(&self, t: &str) -> bool {
         printed_numbers(t).iter().all(|&n| n <= self.pages as i64)
     }
@@ -160,13 +159,14 @@ impl Edges {
             return Verdict::Text;
         }
         let bare = page_number(&l.text);
-        if at_edge && bare && self.could_number_a_page(&l.text) {
+        let plausible = bare && self.could_number_a_page(&l.text);
+        if at_edge && plausible {
             return Verdict::PageNumber;
         }
         if at_edge && numbered.iter().any(|h| (h - height(l)).abs() <= 1) {
             return Verdict::Running;
         }
-        if bare && !self.could_number_a_page(&l.text) {
+        if bare && !plausible {
             return Verdict::Text;
         }
         let k = key(&l.text);
