@@ -225,12 +225,17 @@ fn apart(region: &[Row], gutter: Gutter, foot: bool) -> usize {
         false => (&region[..at], &region[at..(at + n).min(region.len())]),
         true => (&region[at..], &region[at.saturating_sub(n)..at]),
     };
-    let sides_of = |rows: &[Row]| sides(&rows.iter().map(entries).collect::<Vec<_>>(), gutter.x);
-    let (mut s, mut b) = (sides_of(block), sides_of(beside));
-    let prose_side = prose(&mut s.lefts, gutter.width, 1) || prose(&mut s.rights, gutter.width, 1);
-    let columns = prose(&mut b.lefts, gutter.width, 1) && prose(&mut b.rights, gutter.width, 1);
-    let table = block.len() >= n && s.split == block.len();
-    usize::from(table && !prose_side && columns) * block.len()
+    let (left, right, split) = prose_sides(block, gutter);
+    let (beside_left, beside_right, _) = prose_sides(beside, gutter);
+    let table = block.len() >= n && split == block.len();
+    usize::from(table && !(left || right) && beside_left && beside_right) * block.len()
+}
+
+/// Prose left and right of the gutter in rows, and how many have text on both sides.
+fn prose_sides(rows: &[Row], gutter: Gutter) -> (bool, bool, usize) {
+    let mut s = sides(&rows.iter().map(entries).collect::<Vec<_>>(), gutter.x);
+    let left = prose(&mut s.lefts, gutter.width, 1);
+    (left, prose(&mut s.rights, gutter.width, 1), s.split)
 }
 
 /// A region's rows read as its columns, when the gutter parts them.
@@ -289,11 +294,7 @@ fn in_columns(region: &[Row], gutter: Gutter) -> bool {
         let listing = code(&l) && code(&rt);
         !l.is_empty() && !rt.is_empty() && !listing
     });
-    let mut s = sides(&region.iter().map(entries).collect::<Vec<_>>(), g);
-    let (left, right) = (
-        prose(&mut s.lefts, gutter.width, 1),
-        prose(&mut s.rights, gutter.width, 1),
-    );
+    let (left, right, _) = prose_sides(region, gutter);
     columns && (left || right) && (!gutter.thin || (left && right))
 }
 
