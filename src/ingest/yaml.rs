@@ -9,15 +9,30 @@
 /// The deepest nesting the YAML reader accepts.
 pub const MAX_DEPTH: usize = 128;
 
-/// Parses YAML text.
+/// Parses YAML text holding one document.
 pub fn from_str(text: &str) -> Result<serde_norway::Value, String> {
-    if let Some(line) = flow_too_deep(text) {
-        return Err(format!(
+    check_depth(text)?;
+    serde_norway::from_str(text).map_err(|e| e.to_string())
+}
+
+/// Parses a YAML stream: every document of it (`---` parts them, as in a
+/// Kubernetes manifest), none for an empty file.
+pub fn documents(text: &str) -> Result<Vec<serde_norway::Value>, String> {
+    use serde::Deserialize;
+    check_depth(text)?;
+    serde_norway::Deserializer::from_str(text)
+        .map(|doc| serde_norway::Value::deserialize(doc).map_err(|e| e.to_string()))
+        .collect()
+}
+
+fn check_depth(text: &str) -> Result<(), String> {
+    match flow_too_deep(text) {
+        Some(line) => Err(format!(
             "recursion limit exceeded: flow collections ([...] and {{...}}) nested more than \
              {MAX_DEPTH} levels deep at line {line}"
-        ));
+        )),
+        None => Ok(()),
     }
-    serde_norway::from_str(text).map_err(|e| e.to_string())
 }
 
 /// The 1-based line where `[` and `{` outside quoted scalars and comments

@@ -58,7 +58,15 @@ impl Format {
                 Ok((v, spans::from_yaml_events(text)))
             }
             Format::Yaml => {
-                let v = super::yaml::from_str(text)?;
+                // A stream of documents reads as a list of them, the empty
+                // ones left out.
+                let mut docs = super::yaml::documents(text)?;
+                docs.retain(|d| !d.is_null());
+                let v = match docs.len() {
+                    0 => serde_norway::Value::Null,
+                    1 => docs.remove(0),
+                    _ => serde_norway::Value::Sequence(docs),
+                };
                 let v = serde_json::to_value(v).map_err(|e| e.to_string())?;
                 Ok((v, spans::from_yaml_events(text)))
             }
@@ -445,6 +453,29 @@ mod tests {
             [("name", 1), ("version", 2), ("server", 4), ("users", 10)]
         );
         assert_eq!(doc.content, src);
+    }
+
+    #[test]
+    fn a_yaml_stream_reads_each_document_with_its_lines() {
+        // A Kubernetes manifest: documents parted by `---`, each an item.
+        let src = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: backend-worker\n---\n";
+        let doc = run("k8s.yaml", src);
+        let texts: Vec<&str> = doc.chunks.iter().map(|c| c.text.as_str()).collect();
+        assert!(
+            texts.iter().any(|t| t.contains("[1].metadata.name = backend-worker")),
+            "{texts:?}"
+        );
+        let hs = headings(&doc);
+        assert_eq!(hs, [("[0]", 1), ("[1]", 6)], "{texts:?}");
+        let second = doc
+            .chunks
+            .iter()
+            .find(|c| c.text.contains("backend-worker"))
+            .unwrap();
+        assert_eq!(lines(second), (6, 9));
+        // One document, with or without its `---`, is read as before.
+        let one = run("one.yaml", "---\nname: kb\n");
+        assert_eq!(one.chunks[0].text, "name = kb");
     }
 
     #[test]

@@ -35,10 +35,10 @@ impl Spans {
     }
 }
 
-/// The spans of a YAML (or JSON) document's first document, from the
-/// parser's marked events; `None` when the events cannot be read or hold a
-/// key that is itself a mapping or a sequence (the caller then cites the
-/// whole file).
+/// The spans of a YAML (or JSON) file's document, from the parser's marked
+/// events (a stream of several documents spans as a list of them); `None`
+/// when the events cannot be read or hold a key that is itself a mapping
+/// or a sequence (the caller then cites the whole file).
 pub(super) fn from_yaml_events(text: &str) -> Option<Spans> {
     use saphyr_parser::{Event, Parser};
     enum Frame {
@@ -55,11 +55,14 @@ pub(super) fn from_yaml_events(text: &str) -> Option<Spans> {
     }
     let expects_key = |stack: &[Frame]| matches!(stack.last(), Some(Frame::Map { key: None, .. }));
     let mut stack: Vec<Frame> = Vec::new();
+    let mut documents: Vec<(Option<String>, Spans)> = Vec::new();
     let mut parser = Parser::new_from_str(text);
     while let Some(next) = parser.next_event() {
         let (event, span) = next.ok()?;
         let start = span.start.line();
         let end = end_line(span.start.line(), span.end.line(), span.end.col());
+        let empty = matches!(&event, Event::Scalar(v, ..) if v.is_empty())
+            && span.start.index() == span.end.index();
         let done = match event {
             Event::Scalar(v, ..) => {
                 if let Some(Frame::Map {
@@ -112,11 +115,14 @@ pub(super) fn from_yaml_events(text: &str) -> Option<Spans> {
                 Frame::Seq { start: s, items } => Spans::container(s, end, items),
                 Frame::Map { .. } => return None,
             },
-            Event::DocumentEnd | Event::StreamEnd => return None,
+            Event::StreamEnd => break,
+            Event::DocumentEnd if !stack.is_empty() => return None,
             _ => continue,
         };
         match stack.last_mut() {
-            None => return Some(done),
+            // An empty document (a `---` ending the file) is no item.
+            None if empty => {}
+            None => documents.push((None, done)),
             Some(Frame::Map { entries, key, .. }) => {
                 let (name, line) = key.take()?;
                 let mut done = done;
@@ -126,7 +132,14 @@ pub(super) fn from_yaml_events(text: &str) -> Option<Spans> {
             Some(Frame::Seq { items, .. }) => items.push((None, done)),
         }
     }
-    None
+    match documents.len() {
+        0 => None,
+        1 => documents.pop().map(|(_, s)| s),
+        _ => {
+            let start = documents[0].1.lines.0;
+            Some(Spans::container(start, start, documents))
+        }
+    }
 }
 
 /// The last line of a span whose end (exclusive) is at `end_line`,
