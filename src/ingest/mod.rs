@@ -41,6 +41,7 @@ pub mod table;
 #[doc(hidden)]
 pub mod testdocs;
 pub mod verbatim;
+pub mod xlsx_format;
 pub mod yaml;
 
 use std::path::Path;

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use super::container::{attr, first_text, walk_xml, Package, Xml};
 use super::table::{join_cells, pack_rows, Row};
+use super::xlsx_format::Styles;
 use super::{file_title, ChunkContext, IngestError, ParsedDocument};
 use crate::document::Heading;
 
@@ -93,7 +94,18 @@ fn read_xlsx(bytes: &[u8]) -> Result<(Vec<Sheet>, Option<String>), IngestError> 
     let mut pkg = Package::open(bytes, "Excel workbook")?;
     let workbook = pkg.require("xl/workbook.xml")?;
     let mut listed: Vec<(String, Vec<String>)> = Vec::new();
+    let mut styles = match pkg.read("xl/styles.xml")? {
+        Some(xml) => Styles::read(&xml)?,
+        None => Styles::default(),
+    };
     walk_xml(&workbook, "xl/workbook.xml", |e| {
+        if let Xml::Start {
+            name: "workbookPr",
+            attrs,
+        } = e
+        {
+            styles.date1904 = matches!(attr(attrs, "date1904"), Some("1" | "true"));
+        }
         if let Xml::Start {
             name: "sheet",
             attrs,
@@ -146,7 +158,7 @@ fn read_xlsx(bytes: &[u8]) -> Result<(Vec<Sheet>, Option<String>), IngestError> 
         let Some(xml) = pkg.read(&part)? else {
             continue;
         };
-        let rows = xlsx_rows(&xml, &part, &strings, &mut cells)?;
+        let rows = xlsx_rows(&xml, &part, &strings, &styles, &mut cells)?;
         sheets.push(Sheet { name, rows });
     }
     let title = match pkg.read("docProps/core.xml")? {
@@ -201,12 +213,14 @@ fn xlsx_rows(
     xml: &[u8],
     part: &str,
     strings: &[String],
+    styles: &Styles,
     cells: &mut usize,
 ) -> Result<Vec<Vec<String>>, IngestError> {
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut row: Vec<String> = Vec::new();
     let mut col = 0usize;
     let mut kind = String::new();
+    let mut style: Option<String> = None;
     let mut value = String::new();
     let mut in_value = false;
     walk_xml(xml, part, |e| {
@@ -221,6 +235,7 @@ fn xlsx_rows(
                     col = column(r);
                 }
                 kind = attr(attrs, "t").unwrap_or("n").to_string();
+                style = attr(attrs, "s").map(str::to_string);
                 value.clear();
             }
             Xml::Start {
@@ -237,6 +252,7 @@ fn xlsx_rows(
                         .and_then(|i| strings.get(i).cloned())
                         .unwrap_or_default(),
                     "b" => if value.trim() == "1" { "TRUE" } else { "FALSE" }.to_string(),
+                    "n" => styles.text(style.as_deref(), &value),
                     _ => value.clone(),
                 };
                 if !text.trim().is_empty() {

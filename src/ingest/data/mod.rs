@@ -462,7 +462,9 @@ mod tests {
         let doc = run("k8s.yaml", src);
         let texts: Vec<&str> = doc.chunks.iter().map(|c| c.text.as_str()).collect();
         assert!(
-            texts.iter().any(|t| t.contains("[1].metadata.name = backend-worker")),
+            texts
+                .iter()
+                .any(|t| t.contains("[1].metadata.name = backend-worker")),
             "{texts:?}"
         );
         let hs = headings(&doc);
