@@ -28,13 +28,30 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     }
     .or_else(|| b.first_heading())
     .unwrap_or_else(|| file_title(path));
+    for (part, heading) in [
+        ("word/footnotes.xml", "Footnotes"),
+        ("word/endnotes.xml", "Endnotes"),
+    ] {
+        if let Some(xml) = pkg.read(part)? {
+            let notes = read_notes(&xml, part)?;
+            if !notes.is_empty() {
+                b.heading(1, heading);
+            }
+            for (i, note) in notes.iter().enumerate() {
+                b.push_inline(&format!("[{}] {note}", i + 1));
+                b.end_block();
+            }
+        }
+    }
     b.finish(&mut doc, ctx)?;
     Ok(doc)
 }
 
-/// Style id → heading level (1-based), for the styles that are headings.
+/// Style id → heading level (1-based), for the styles that are headings:
+/// by name, by outline level, or by the style they are based on.
 fn heading_styles(xml: &[u8]) -> Result<HashMap<String, u8>, IngestError> {
     let mut out = HashMap::new();
+    let mut based_on: HashMap<String, String> = HashMap::new();
     let mut id: Option<String> = None;
     walk_xml(xml, "word/styles.xml", |e| {
         match e {
@@ -72,12 +89,75 @@ fn heading_styles(xml: &[u8]) -> Result<HashMap<String, u8>, IngestError> {
                     }
                 }
             }
+            Xml::Start {
+                name: "basedOn",
+                attrs,
+            } => {
+                if let (Some(id), Some(base)) = (&id, attr(attrs, "val")) {
+                    based_on.insert(id.clone(), base.to_string());
+                }
+            }
             Xml::End { name: "style" } => id = None,
             _ => {}
         }
         Ok(())
     })?;
+    for style in based_on.keys() {
+        // A chain of bases, at most as long as there are styles (a cycle
+        // ends it).
+        let mut base = based_on.get(style);
+        for _ in 0..based_on.len() {
+            let Some(b) = base else { break };
+            if let Some(level) = out.get(b).copied() {
+                out.entry(style.clone()).or_insert(level);
+                break;
+            }
+            base = based_on.get(b);
+        }
+    }
     Ok(out)
+}
+
+/// The text of each footnote (or endnote) with any, in the order of the
+/// part, which is the order Word numbers them in; its paragraphs joined.
+/// The separators Word keeps among them hold no text.
+fn read_notes(xml: &[u8], part: &str) -> Result<Vec<String>, IngestError> {
+    let mut notes = Vec::new();
+    let mut note: Option<String> = None;
+    let mut in_text = false;
+    walk_xml(xml, part, |e| {
+        match e {
+            Xml::Start {
+                name: "footnote" | "endnote",
+                ..
+            } => note = Some(String::new()),
+            Xml::End {
+                name: "footnote" | "endnote",
+            } => {
+                if let Some(n) = note.take().filter(|n| !n.trim().is_empty()) {
+                    notes.push(n.split_whitespace().collect::<Vec<_>>().join(" "));
+                }
+            }
+            Xml::Start { name: "t", .. } => in_text = true,
+            Xml::End { name: "t" } => in_text = false,
+            Xml::Text(t) if in_text => {
+                if let Some(n) = &mut note {
+                    n.push_str(t);
+                }
+            }
+            Xml::End { name: "p" } | Xml::Start { name: "tab", .. } => {
+                if let Some(n) = &mut note {
+                    n.push(' ');
+                }
+            }
+            _ => {}
+        }
+        if notes.len() > 100_000 {
+            return Err(TextBuilder::too_long_error());
+        }
+        Ok(())
+    })?;
+    Ok(notes)
 }
 
 /// A paragraph being read.
@@ -93,25 +173,36 @@ fn read_body(
     styles: &HashMap<String, u8>,
     b: &mut TextBuilder,
 ) -> Result<(), IngestError> {
-    let mut para: Option<Para> = None;
+    // Paragraphs open: a text box's paragraphs sit inside the paragraph
+    // that anchors the box, and end before it.
+    let mut open: Vec<Para> = Vec::new();
     let mut in_text = false;
     let mut tables = 0usize;
     let mut in_ppr = false;
+    // Inside `mc:Fallback`: the same content again for older readers (a
+    // text box as VML), read once already from `mc:Choice`.
+    let mut fallback = 0usize;
     let walked = walk_xml(xml, "word/document.xml", |e| {
         if b.too_long() {
             return Err(TextBuilder::too_long_error());
         }
         match e {
-            Xml::Start { name: "p", .. } => para = Some(Para::default()),
+            Xml::Start {
+                name: "Fallback", ..
+            } => fallback += 1,
+            Xml::End { name: "Fallback" } => fallback = fallback.saturating_sub(1),
+            _ if fallback > 0 => {}
+            Xml::Start { name: "p", .. } => open.push(Para::default()),
             Xml::Start { name: "pPr", .. } => in_ppr = true,
             Xml::End { name: "pPr" } => in_ppr = false,
             Xml::Start {
                 name: "pStyle",
                 attrs,
             } if in_ppr => {
-                if let (Some(p), Some(level)) =
-                    (&mut para, attr(attrs, "val").and_then(|s| styles.get(s)))
-                {
+                if let (Some(p), Some(level)) = (
+                    open.last_mut(),
+                    attr(attrs, "val").and_then(|s| styles.get(s)),
+                ) {
                     p.level = Some(*level);
                 }
             }
@@ -120,34 +211,42 @@ fn read_body(
                 attrs,
             } if in_ppr => {
                 if let (Some(p), Some(l)) = (
-                    &mut para,
+                    open.last_mut(),
                     attr(attrs, "val").and_then(|v| v.parse::<u8>().ok()),
                 ) {
                     p.level = (l < 9).then_some(l + 1);
                 }
             }
             Xml::Start { name: "numPr", .. } if in_ppr => {
-                if let Some(p) = &mut para {
+                if let Some(p) = open.last_mut() {
                     p.list = true;
                 }
             }
             Xml::Start { name: "t", .. } => in_text = true,
             Xml::End { name: "t" } => in_text = false,
             Xml::Text(t) if in_text => {
-                if let Some(p) = &mut para {
+                if let Some(p) = open.last_mut() {
                     p.text.push_str(t);
+                }
+            }
+            Xml::Start {
+                name: "noBreakHyphen",
+                ..
+            } => {
+                if let Some(p) = open.last_mut() {
+                    p.text.push('-');
                 }
             }
             Xml::Start {
                 name: "tab" | "br" | "cr",
                 ..
             } if !in_ppr => {
-                if let Some(p) = &mut para {
+                if let Some(p) = open.last_mut() {
                     p.text.push(' ');
                 }
             }
             Xml::End { name: "p" } => {
-                if let Some(p) = para.take() {
+                if let Some(p) = open.pop() {
                     if tables > 0 {
                         b.push_inline(&p.text);
                         b.push_inline(" ");
@@ -227,6 +326,73 @@ mod tests {
         )
         .unwrap();
         assert_eq!(doc.title, "n.docx");
+    }
+
+    #[test]
+    fn a_text_box_is_read_once_and_keeps_the_paragraph_around_it() {
+        let text_box = |p: &str| {
+            format!(
+                "<w:r><w:txbx><w:txbxContent><w:p><w:r><w:t>{p}</w:t></w:r></w:p>\
+                 </w:txbxContent></w:txbx></w:r>"
+            )
+        };
+        let body = format!(
+            "<?xml version=\"1.0\"?><w:document xmlns:w=\"w\" xmlns:mc=\"mc\"><w:body><w:p>\
+             <w:r><w:t>Before the box.</w:t></w:r><mc:AlternateContent><mc:Choice Requires=\"wps\">{}\
+             </mc:Choice><mc:Fallback>{}</mc:Fallback></mc:AlternateContent>\
+             <w:r><w:t> After the box, on </w:t><w:t>2023</w:t><w:noBreakHyphen/><w:t>07.</w:t></w:r></w:p></w:body></w:document>",
+            text_box("Call-out text"),
+            text_box("Call-out text"),
+        );
+        let c = ChunkingConfig::default();
+        let ctx = crate::ingest::test_support::ctx(&c);
+        let doc = parse(
+            Path::new("t.docx"),
+            &test_zip(&[("word/document.xml", &body)]),
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!(
+            doc.content,
+            "Call-out text\n\nBefore the box. After the box, on 2023-07."
+        );
+    }
+
+    #[test]
+    fn a_style_based_on_a_heading_is_a_heading() {
+        let styles = br#"<w:styles xmlns:w="w">
+            <w:style w:styleId="Heading2"><w:name w:val="heading 2"/></w:style>
+            <w:style w:styleId="ChapterTitle"><w:name w:val="Chapter Title"/><w:basedOn w:val="Heading2"/></w:style>
+            <w:style w:styleId="Fancy"><w:name w:val="Fancy"/><w:basedOn w:val="ChapterTitle"/></w:style>
+            <w:style w:styleId="Quote"><w:name w:val="Quote"/><w:basedOn w:val="Normal"/></w:style>
+            <w:style w:styleId="A"><w:name w:val="A"/><w:basedOn w:val="B"/></w:style>
+            <w:style w:styleId="B"><w:name w:val="B"/><w:basedOn w:val="A"/></w:style>
+            </w:styles>"#;
+        let levels = heading_styles(styles).unwrap();
+        assert_eq!(levels.get("ChapterTitle"), Some(&2));
+        assert_eq!(levels.get("Fancy"), Some(&2));
+        assert_eq!(levels.get("Quote"), None);
+        assert_eq!(levels.get("A"), None);
+    }
+
+    #[test]
+    fn footnotes_follow_the_text_under_a_heading_of_their_own() {
+        let body = "<?xml version=\"1.0\"?><w:document xmlns:w=\"w\"><w:body><w:p><w:r>\
+                    <w:t>Revenue grew.</w:t></w:r><w:r><w:footnoteReference w:id=\"1\"/></w:r></w:p>\
+                    </w:body></w:document>";
+        let notes = "<?xml version=\"1.0\"?><w:footnotes xmlns:w=\"w\">\
+                     <w:footnote w:type=\"separator\" w:id=\"-1\"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>\
+                     <w:footnote w:id=\"1\"><w:p><w:r><w:t>Source: annual report,</w:t></w:r></w:p>\
+                     <w:p><w:r><w:t>page 12.</w:t></w:r></w:p></w:footnote></w:footnotes>";
+        let c = ChunkingConfig::default();
+        let ctx = crate::ingest::test_support::ctx(&c);
+        let bytes = test_zip(&[("word/document.xml", body), ("word/footnotes.xml", notes)]);
+        let doc = parse(Path::new("f.docx"), &bytes, &ctx).unwrap();
+        assert_eq!(
+            doc.content,
+            "Revenue grew.\n\nFootnotes\n\n[1] Source: annual report, page 12."
+        );
+        assert_eq!(doc.title, "f.docx");
     }
 
     #[test]
