@@ -7,10 +7,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Command, CommandSpec, Mcp, OutputKind};
+use std::sync::Arc;
+
 use crate::embed::reembed::{reembed, Pending};
-use crate::embed::resolve;
-use crate::error::Result;
+use crate::embed::{resolve, Embed};
+use crate::error::{KbError, Result};
+use crate::ingest::chunk_token_limit;
 use crate::ingest::context::fill_missing_headers;
+use crate::ingest::pipeline::resplit::Resplit;
+use crate::ingest::pipeline::{IngestOptions, Ingester, ModelSource};
+use crate::output::plural;
 use crate::progress::Work;
 use crate::output::{Render, Style};
 use crate::session::Session;
@@ -43,6 +49,13 @@ pub(crate) struct ReindexOutput {
     pub previous_model: Option<String>,
     /// Chunks embedded.
     pub chunks: usize,
+    /// Documents read again from their files and chunked anew, their chunks
+    /// having been longer than this model reads (a switch to a model that
+    /// reads fewer tokens).
+    pub read_again: usize,
+    /// Such documents whose files are gone: their chunks stay as they were,
+    /// the model reading their beginnings.
+    pub files_gone: Vec<String>,
 }
 
 impl Command for ReindexArgs {
@@ -86,38 +99,127 @@ impl Command for ReindexArgs {
             fill_missing_headers(db, &model.token_counter(), model.max_chunk_tokens())?;
             db.set_config("headers_pending", "filled")?;
         }
-        db.begin_reindex(&target)?;
-        let (done_before, total) = db.reindex_counts()?;
-        bar.loading_model(false);
-        bar.chunks_found(total as u64);
-        bar.already_done(done_before as u64);
-        let embedded = reembed(
-            db,
-            &model,
-            Pending::Reindex,
-            session.config().embedding.batch_size,
-            session.cancel_flag(),
-            |n| bar.chunks_done(n as u64),
-        );
-        bar.finish();
-        embedded?;
-        db.finish_reindex(&target)?;
+        // A model that reads fewer tokens than the chunks were cut for:
+        // their documents are read again for it rather than embedded.
+        let shorter = current
+            .as_ref()
+            .is_some_and(|c| target.model_max_tokens < c.model_max_tokens);
+        let pending = db.resplit_pending()?;
+        let resplit = if shorter || pending {
+            let limit = chunk_token_limit(session.config(), model.max_chunk_tokens());
+            Resplit::find(db, &model.token_counter(), limit)?
+        } else {
+            Resplit::default()
+        };
+        // A reindex stopped while reading documents again finishes that.
+        let continuing = pending
+            && unfinished.is_none()
+            && current.as_ref().is_some_and(|c| {
+                c.model_name == target.model_name && c.model_fingerprint == target.model_fingerprint
+            });
+        let mut chunks = 0;
+        if !continuing {
+            db.begin_reindex(&target)?;
+            let (done_before, total) = db.reindex_counts()?;
+            bar.loading_model(false);
+            bar.chunks_found(total.saturating_sub(resplit.chunks) as u64);
+            bar.already_done(done_before as u64);
+            let embedded = reembed(
+                db,
+                &model,
+                Pending::Reindex {
+                    skip: &resplit.documents,
+                },
+                session.config().embedding.batch_size,
+                session.cancel_flag(),
+                |n| bar.chunks_done(n as u64),
+            );
+            bar.finish();
+            embedded?;
+            db.finish_reindex(&target, &resplit.documents)?;
+            chunks = total - resplit.chunks.min(total);
+        } else {
+            bar.finish();
+        }
+        let read_again = if pending || !resplit.documents.is_empty() {
+            read_again(session, &model, &resplit, self.quiet)?
+        } else {
+            0
+        };
         Ok(ReindexOutput {
             model_name: target.model_name,
             embedding_dim: target.embedding_dim,
             previous_model: current.map(|b| b.model_name),
-            chunks: total,
+            chunks,
+            read_again,
+            files_gone: resplit.gone,
         })
     }
+}
+
+/// Reads the documents `resplit` found again, chunked for `model`, then
+/// embeds what is still without a vector (a document whose file could
+/// not be read again keeps its chunks, the model reading their
+/// beginnings). Returns how many documents were read again.
+fn read_again(
+    session: &mut Session,
+    model: &Arc<dyn Embed>,
+    resplit: &Resplit,
+    quiet: bool,
+) -> Result<usize> {
+    let db = session.db()?;
+    let summary = if resplit.documents.is_empty() {
+        None
+    } else {
+        let opts = IngestOptions {
+            tags: Vec::new(),
+            exclude: Vec::new(),
+            progress: session.progress(Work::Ingest, quiet),
+            cancel: session.cancel_arc(),
+            follow_external_links: false,
+            follow_everywhere: false,
+        };
+        let ingester = Ingester::new(session.config(), db, ModelSource::Ready(model.clone()));
+        Some(ingester.reread(&resplit.documents, &opts)?.0)
+    };
+    if summary.as_ref().is_some_and(|s| s.interrupted) {
+        return Err(KbError::Interrupted);
+    }
+    reembed(
+        db,
+        model,
+        Pending::WithoutVectors,
+        session.config().embedding.batch_size,
+        session.cancel_flag(),
+        |_| {},
+    )?;
+    db.resplit_done()?;
+    Ok(summary.map_or(0, |s| s.updated))
 }
 
 plain_outcome!(ReindexOutput);
 
 impl Render for ReindexOutput {
     fn human(&self, _style: &Style) -> String {
-        format!(
+        let mut s = format!(
             "kb: reindexed {} chunks with {} ({} dimensions)\n",
             self.chunks, self.model_name, self.embedding_dim
-        )
+        );
+        if self.read_again > 0 {
+            s.push_str(&format!(
+                "kb: read {} again: their chunks were longer than {} reads\n",
+                plural(self.read_again as u64, "document", "documents"),
+                self.model_name
+            ));
+        }
+        if !self.files_gone.is_empty() {
+            s.push_str(&format!(
+                "kb: {} longer than {} reads, whose files are gone, keep their chunks (only their beginnings are embedded): {}\n",
+                plural(self.files_gone.len() as u64, "document has chunks", "documents have chunks"),
+                self.model_name,
+                self.files_gone.join(", ")
+            ));
+        }
+        s
     }
 }

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use super::{run_json, CommandArgs, Outcome};
 use crate::config::{CliOverrides, Config};
-use crate::embed::TestEmbedder;
+use crate::embed::{Embed, TestEmbedder};
 use crate::output::Style;
 use crate::session::{ModelProvider, Session, SessionKind};
 
@@ -1697,4 +1697,89 @@ fn two_backups_into_one_folder_get_two_names() {
     let b = f.json(&["backup", folder]);
     assert_ne!(a["path"], b["path"], "{a} {b}");
     assert_eq!(std::fs::read_dir(folder).unwrap().count(), 2);
+}
+
+#[test]
+fn a_reindex_to_a_model_that_reads_less_splits_long_chunks_again() {
+    let words = |n: usize, w: &str| vec![w; n].join(" ");
+    let long = format!("{} harbour lighthouse.", words(150, "river"));
+    let (mut f, dir) = Fixture::with_files(
+        "notes",
+        &[
+            ("long.txt", long.as_str()),
+            ("gone.txt", &format!("{} quay.", words(150, "bridge"))),
+            ("short.txt", "A short note on canoes."),
+        ],
+    );
+    let open = || {
+        crate::db::Database::open(
+            &f.dir.path().join("data/kb.db"),
+            crate::db::OpenMode::Existing,
+        )
+        .unwrap()
+    };
+    let before = open().chunk_count().unwrap();
+    std::fs::remove_file(dir.join("gone.txt")).unwrap();
+    f.embedder = Arc::new(TestEmbedder::reading(100));
+    let v = f.json(&["reindex"]);
+    assert_eq!(v["read_again"], 1, "{v}");
+    let gone = v["files_gone"].as_array().unwrap();
+    assert!(
+        gone.len() == 1 && gone[0].as_str().unwrap().ends_with("gone.txt"),
+        "{v}"
+    );
+    let db = open();
+    // The long note is in chunks the model reads whole, every chunk has a
+    // vector, and nothing is left to do.
+    let limit = crate::ingest::chunk_token_limit(&f.config(), 98);
+    let counter = f.embedder.token_counter();
+    let long_chunks: Vec<String> = db
+        .chunk_texts(0, 1000)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.text.contains("harbour") || c.text.contains("river"))
+        .map(|c| c.text)
+        .collect();
+    assert!(long_chunks.len() > 1, "{long_chunks:?}");
+    assert!(long_chunks.iter().all(|t| counter.count(t) <= limit));
+    assert!(db.chunk_count().unwrap() > before);
+    assert!(db.chunks_without_vectors(10).unwrap().is_empty());
+    assert!(!db.resplit_pending().unwrap());
+    // The next reindex with the same model has nothing to read again.
+    let v = f.json(&["reindex"]);
+    assert_eq!(v["read_again"], 0, "{v}");
+    assert_eq!(v["chunks"], db.chunk_count().unwrap(), "{v}");
+}
+
+#[test]
+fn a_reindex_stopped_while_reading_documents_again_finishes_on_its_next_run() {
+    let long = format!("{} harbour.", vec!["river"; 150].join(" "));
+    let (mut f, _dir) = Fixture::with_files("notes", &[("long.txt", long.as_str())]);
+    f.embedder = Arc::new(TestEmbedder::reading(100));
+    let db = crate::db::Database::open(
+        &f.dir.path().join("data/kb.db"),
+        crate::db::OpenMode::Existing,
+    )
+    .unwrap();
+    // As after the swap: bound to the new model, the long note's chunks
+    // without vectors, the re-read still to do.
+    let skip: std::collections::HashSet<i64> = db
+        .chunk_texts(0, 100)
+        .unwrap()
+        .iter()
+        .map(|c| c.document_id)
+        .collect();
+    db.begin_reindex(&f.embedder.binding().unwrap()).unwrap();
+    db.finish_reindex(&f.embedder.binding().unwrap(), &skip)
+        .unwrap();
+    assert!(db.resplit_pending().unwrap());
+    assert!(!db.chunks_without_vectors(10).unwrap().is_empty());
+    let v = f.json(&["reindex"]);
+    assert_eq!(
+        (v["read_again"].clone(), v["chunks"].clone()),
+        (json!(1), json!(0)),
+        "{v}"
+    );
+    assert!(db.chunks_without_vectors(10).unwrap().is_empty());
+    assert!(!db.resplit_pending().unwrap());
 }

@@ -1,10 +1,17 @@
 //! The vector table `chunks_vec` (sqlite-vec vec0), the model binding in
 //! `config`, and the staging table that makes `kb reindex` atomic.
 
+use std::collections::HashSet;
+
 use rusqlite::params;
 
 use super::Database;
 use crate::error::{KbError, Result};
+
+/// The `config` key set while documents may hold chunks longer than the
+/// bound model reads (a reindex to a model that reads fewer tokens): they
+/// are read again, and a reindex interrupted meanwhile finishes the work.
+const RESPLIT_PENDING: &str = "resplit_pending";
 
 /// The model an index was built with, as recorded in the `config` table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +45,7 @@ pub struct HeaderlessChunk {
 #[derive(Debug, Clone)]
 pub struct ChunkToEmbed {
     pub id: i64,
+    pub document_id: i64,
     /// The header embedded before the text.
     pub context: String,
     pub text: String,
@@ -47,8 +55,9 @@ impl ChunkToEmbed {
     fn from_row(r: &rusqlite::Row) -> rusqlite::Result<ChunkToEmbed> {
         Ok(ChunkToEmbed {
             id: r.get(0)?,
-            context: r.get(1)?,
-            text: r.get(2)?,
+            document_id: r.get(1)?,
+            context: r.get(2)?,
+            text: r.get(3)?,
         })
     }
 
@@ -187,7 +196,7 @@ impl Database {
     /// what an ingest wrote).
     pub fn chunk_texts(&self, after_id: i64, limit: usize) -> Result<Vec<ChunkToEmbed>> {
         let mut stmt = self.conn().prepare_cached(
-            "SELECT id, context, text FROM chunks WHERE id > ?1 ORDER BY id LIMIT ?2",
+            "SELECT id, document_id, context, text FROM chunks WHERE id > ?1 ORDER BY id LIMIT ?2",
         )?;
         let rows = stmt.query_map(params![after_id, limit as i64], ChunkToEmbed::from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -196,7 +205,7 @@ impl Database {
     /// Chunks that have no vector (written before a model was bound).
     pub fn chunks_without_vectors(&self, limit: usize) -> Result<Vec<ChunkToEmbed>> {
         let mut stmt = self.conn().prepare(
-            "SELECT c.id, c.context, c.text FROM chunks c
+            "SELECT c.id, c.document_id, c.context, c.text FROM chunks c
              WHERE NOT EXISTS (SELECT 1 FROM chunks_vec v WHERE v.chunk_id = c.id)
              ORDER BY c.id LIMIT ?1",
         )?;
@@ -354,12 +363,23 @@ impl Database {
     /// Chunks not yet embedded for the reindex, in id order.
     pub fn reindex_pending(&self, after_id: i64, limit: usize) -> Result<Vec<ChunkToEmbed>> {
         let mut stmt = self.conn().prepare_cached(
-            "SELECT c.id, c.context, c.text FROM chunks c
+            "SELECT c.id, c.document_id, c.context, c.text FROM chunks c
              WHERE c.id > ?1 AND NOT EXISTS (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.id)
              ORDER BY c.id LIMIT ?2",
         )?;
         let rows = stmt.query_map(params![after_id, limit as i64], ChunkToEmbed::from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Whether documents may hold chunks longer than the model reads.
+    pub fn resplit_pending(&self) -> Result<bool> {
+        Ok(self.get_config(RESPLIT_PENDING)?.is_some())
+    }
+
+    pub fn resplit_done(&self) -> Result<()> {
+        self.conn()
+            .execute("DELETE FROM config WHERE key = ?1", [RESPLIT_PENDING])?;
+        Ok(())
     }
 
     pub fn reindex_counts(&self) -> Result<(usize, usize)> {
@@ -387,14 +407,26 @@ impl Database {
 
     /// Swaps the staged vectors in and records the new model, in one
     /// transaction: until it commits, searches see the old index whole.
-    pub fn finish_reindex(&self, target: &ModelBinding) -> Result<()> {
+    /// Swaps the staged vectors in and binds `target`. The chunks of the
+    /// documents `unembedded` (read again next, see `resplit`) may have
+    /// none: they are left without vectors, and `resplit_pending` is set
+    /// until they are read.
+    pub fn finish_reindex(&self, target: &ModelBinding, unembedded: &HashSet<i64>) -> Result<()> {
         let tx = self.begin_write()?;
-        let missing: i64 = self.conn().query_row(
-            "SELECT count(*) FROM chunks c WHERE NOT EXISTS
-                (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.id)",
-            [],
-            |r| r.get(0),
-        )?;
+        let mut missing = 0i64;
+        {
+            let mut stmt = self.conn().prepare(
+                "SELECT c.document_id, count(*) FROM chunks c WHERE NOT EXISTS
+                    (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.id) GROUP BY c.document_id",
+            )?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
+            for row in rows {
+                let (document, chunks) = row?;
+                if !unembedded.contains(&document) {
+                    missing += chunks;
+                }
+            }
+        }
         if missing > 0 {
             return Err(KbError::Db(format!(
                 "{missing} chunks were added while reindexing; run `kb reindex` again"
@@ -413,6 +445,9 @@ impl Database {
             "DELETE FROM config WHERE key IN ('reindex_target', 'headers_pending')",
             [],
         )?;
+        if !unembedded.is_empty() {
+            self.set_config(RESPLIT_PENDING, "1")?;
+        }
         self.write_binding(target)?;
         tx.commit()?;
         Ok(())

@@ -2,6 +2,7 @@
 //! of `kb init` (chunks written before a model was bound) and `kb reindex`
 //! (every chunk, staged beside the old vectors until the swap).
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::Arc;
@@ -13,11 +14,12 @@ use crate::error::{KbError, Result};
 
 /// Which chunks to embed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pending {
+pub enum Pending<'a> {
     /// Chunks without a vector; each group is committed as it is embedded.
     WithoutVectors,
-    /// Chunks not yet staged for the reindex in progress.
-    Reindex,
+    /// Chunks not yet staged for the reindex in progress, but those of the
+    /// documents `skip` (read again afterwards instead).
+    Reindex { skip: &'a HashSet<i64> },
 }
 
 /// Chunks read per step, and sorted by length so each model batch pads
@@ -49,10 +51,13 @@ pub fn reembed(
         }
         let mut group = match pending {
             Pending::WithoutVectors => db.chunks_without_vectors(GROUP)?,
-            Pending::Reindex => db.reindex_pending(after, GROUP)?,
+            Pending::Reindex { .. } => db.reindex_pending(after, GROUP)?,
         };
         let Some(last) = group.last() else { break };
         after = last.id;
+        if let Pending::Reindex { skip } = pending {
+            group.retain(|c| !skip.contains(&c.document_id));
+        }
         let mut inputs: Vec<(i64, String)> = group
             .drain(..)
             .map(|c| (c.id, c.input().into_owned()))
@@ -68,7 +73,7 @@ pub fn reembed(
                     db.insert_vectors(&ids, &vectors)?;
                     tx.commit()?;
                 }
-                Pending::Reindex => db.stage_vectors(&ids, &vectors)?,
+                Pending::Reindex { .. } => db.stage_vectors(&ids, &vectors)?,
             }
             done += part.len();
             on_progress(part.len());
@@ -205,7 +210,15 @@ mod tests {
                 Instant::now()
             })
         };
-        let result = reembed(&db, &slow, Pending::Reindex, 4, &cancel, |_| {});
+        let none = HashSet::new();
+        let result = reembed(
+            &db,
+            &slow,
+            Pending::Reindex { skip: &none },
+            4,
+            &cancel,
+            |_| {},
+        );
         let returned = Instant::now();
         let cancelled_at = stopper.join().unwrap();
         assert!(matches!(result, Err(KbError::Interrupted)), "{result:?}");
@@ -219,7 +232,7 @@ mod tests {
         let done = reembed(
             &db,
             &model,
-            Pending::Reindex,
+            Pending::Reindex { skip: &none },
             4,
             &AtomicBool::new(false),
             |_| {},

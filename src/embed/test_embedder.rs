@@ -9,13 +9,26 @@ use crate::error::Result;
 
 pub struct TestEmbedder {
     dim: usize,
+    /// The longest input it reads, special tokens included.
+    max_tokens: usize,
 }
 
 impl TestEmbedder {
     pub const NAME: &'static str = "kb-test-embedder";
 
     pub fn new(dim: usize) -> TestEmbedder {
-        TestEmbedder { dim }
+        TestEmbedder {
+            dim,
+            max_tokens: 256,
+        }
+    }
+
+    /// A model of its own that reads at most `max_tokens` tokens.
+    pub fn reading(max_tokens: usize) -> TestEmbedder {
+        TestEmbedder {
+            max_tokens,
+            ..TestEmbedder::default()
+        }
     }
 
     fn embed(&self, text: &str) -> Vec<f32> {
@@ -62,7 +75,7 @@ impl Embed for TestEmbedder {
     }
 
     fn max_chunk_tokens(&self) -> usize {
-        254
+        self.max_tokens - 2
     }
 
     fn token_counter(&self) -> TokenCounter {
@@ -81,8 +94,11 @@ impl Embed for TestEmbedder {
         Ok(ModelBinding {
             model_name: Self::NAME.into(),
             embedding_dim: self.dim,
-            model_max_tokens: 256,
-            model_fingerprint: format!("test:{}", self.dim),
+            model_max_tokens: self.max_tokens,
+            model_fingerprint: match self.max_tokens {
+                256 => format!("test:{}", self.dim),
+                n => format!("test:{}:{n}", self.dim),
+            },
             model_dir: None,
         })
     }

@@ -24,19 +24,21 @@ mod group;
 mod model_source;
 mod prepare;
 mod prune;
+pub mod resplit;
 mod stages;
 mod summary;
 mod walk;
 mod workers;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::config::Config;
-use crate::db::{normalize_tags, Database, NewRoot, Root, RootKind};
+use crate::db::{normalize_tags, Database, IndexedFile, NewRoot, Root, RootKind};
+use crate::document::DocType;
 use crate::error::{KbError, Result};
 use crate::ingest::source_path;
 use crate::progress::Progress;
@@ -75,7 +77,8 @@ pub struct IngestOptions {
 pub struct Ingester<'a> {
     config: &'a Config,
     db: &'a Database,
-    model: ModelSource,
+    /// Taken by the one run.
+    model: Option<ModelSource>,
     errors_log: ErrorsLog,
 }
 
@@ -84,12 +87,12 @@ impl<'a> Ingester<'a> {
         Ingester {
             config,
             db,
-            model,
+            model: Some(model),
             errors_log: ErrorsLog::new(config.errors_log_path()),
         }
     }
 
-    pub fn run(self, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
+    pub fn run(mut self, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
         let started = Instant::now();
         for p in paths {
             if std::fs::symlink_metadata(p).is_err() {
@@ -166,30 +169,11 @@ impl<'a> Ingester<'a> {
         summary.seconds.walk = started.elapsed().as_secs_f64();
         opts.progress.files(files.len() as u64);
 
-        let workers = Arc::new(Workers {
-            config: self.config.clone(),
-            model: SharedModel::new(self.model),
-            progress: opts.progress.clone(),
-            parse_nanos: AtomicU64::new(0),
-            embed_nanos: AtomicU64::new(0),
-            parse_by_type: Mutex::new(BTreeMap::new()),
-        });
-        let writer = Writer {
-            db: self.db,
-            errors_log: &self.errors_log,
-            data_dir: &self.config.data_dir,
-        };
         let tags = FileTags {
             run: tags,
             roots: policy.roots.clone(),
         };
-        let outcome =
-            writer.run_stages(&workers, files, indexed, &tags, &opts.cancel, &mut summary);
-        opts.progress.finish();
-        outcome?;
-        if opts.cancel.load(Ordering::SeqCst) {
-            summary.interrupted = true;
-        }
+        self.read(files, indexed, &tags, opts, &mut summary)?;
         let complete = !summary.interrupted;
         let indexed = self.db.indexed_files()?;
         prune::record_links(self.db, &indexed, &walked, &root_ids)?;
@@ -211,6 +195,83 @@ impl<'a> Ingester<'a> {
                 &self.errors_log,
             )?;
         }
+        summary.seconds.total = started.elapsed().as_secs_f64();
+        Ok(summary)
+    }
+
+    /// Reads the files of documents `ids` again, as if they had changed,
+    /// and writes them chunked for this run's model (see `resplit`). Their
+    /// tags stay; nothing else is walked, recorded or pruned. Returns the
+    /// summary and the stored paths of the documents whose files are gone.
+    pub fn reread(
+        mut self,
+        ids: &HashSet<i64>,
+        opts: &IngestOptions,
+    ) -> Result<(IngestSummary, Vec<String>)> {
+        let started = Instant::now();
+        let mut indexed = self.db.indexed_files()?;
+        let mut files = Vec::new();
+        let mut missing = Vec::new();
+        for (path, file) in indexed.iter_mut().filter(|(_, f)| ids.contains(&f.id)) {
+            let decoded = source_path::decode(path);
+            match walk::detect(&decoded).filter(|_| decoded.is_file()) {
+                Some(doc_type) => {
+                    // Nothing recorded matches: the file is read again.
+                    file.file_size = None;
+                    file.content_hash.clear();
+                    files.push((decoded, doc_type));
+                }
+                None => missing.push(path.clone()),
+            }
+        }
+        files.sort();
+        opts.progress.files(files.len() as u64);
+        let mut summary = IngestSummary {
+            errors_log: Some(self.errors_log.path().to_path_buf()),
+            ..Default::default()
+        };
+        let tags = FileTags {
+            run: Vec::new(),
+            roots: self.db.roots()?,
+        };
+        self.read(files, indexed, &tags, opts, &mut summary)?;
+        summary.seconds.total = started.elapsed().as_secs_f64();
+        Ok((summary, missing))
+    }
+
+    /// Parses, embeds and writes `files`, each against what `indexed`
+    /// recorded of it, adding what it did and its timings to `summary`.
+    fn read(
+        &mut self,
+        files: Vec<(PathBuf, DocType)>,
+        indexed: HashMap<String, IndexedFile>,
+        tags: &FileTags,
+        opts: &IngestOptions,
+        summary: &mut IngestSummary,
+    ) -> Result<()> {
+        let model = self
+            .model
+            .take()
+            .ok_or_else(|| KbError::Model("an ingest run reads its files once".into()))?;
+        let workers = Arc::new(Workers {
+            config: self.config.clone(),
+            model: SharedModel::new(model),
+            progress: opts.progress.clone(),
+            parse_nanos: AtomicU64::new(0),
+            embed_nanos: AtomicU64::new(0),
+            parse_by_type: Mutex::new(BTreeMap::new()),
+        });
+        let writer = Writer {
+            db: self.db,
+            errors_log: &self.errors_log,
+            data_dir: &self.config.data_dir,
+        };
+        let outcome = writer.run_stages(&workers, files, indexed, tags, &opts.cancel, summary);
+        opts.progress.finish();
+        outcome?;
+        if opts.cancel.load(Ordering::SeqCst) {
+            summary.interrupted = true;
+        }
         summary.seconds.parse = workers.parse_nanos.load(Ordering::Relaxed) as f64 / 1e9;
         summary.seconds.embed = workers.embed_nanos.load(Ordering::Relaxed) as f64 / 1e9;
         if let Ok(by_type) = workers.parse_by_type.lock() {
@@ -218,8 +279,7 @@ impl<'a> Ingester<'a> {
                 summary.by_type.entry(*t).or_default().parse_seconds = *secs;
             }
         }
-        summary.seconds.total = started.elapsed().as_secs_f64();
-        Ok(summary)
+        Ok(())
     }
 }
 
