@@ -5,8 +5,9 @@
 //! (`console.time([label])#`), empty list items and template placeholders
 //! left unfilled (`__CONTENT__`, `{{ css }}`); `h1`-`h6` as sections, tables as
 //! rows of ` | `-joined cells, `<title>` as the title. The charset is the
-//! byte-order mark's, else the one the page declares, else UTF-8 (or
-//! Windows-1252 when the bytes are not UTF-8). The page is parsed with
+//! byte-order mark's, else the one the page declares, else UTF-8 (or, when
+//! the bytes are not UTF-8, the likeliest legacy encoding: see
+//! `decode_legacy`). The page is parsed with
 //! the bounds of `html_parse`. E-books reuse [`render`].
 
 use std::path::Path;
@@ -57,7 +58,7 @@ pub fn decode(bytes: &[u8], warnings: &mut Vec<String>) -> String {
         // ASCII to be read at all: its declaration is wrong.
         Some(e) if e != encoding_rs::UTF_16LE && e != encoding_rs::UTF_16BE => e,
         _ if std::str::from_utf8(bytes).is_ok() => encoding_rs::UTF_8,
-        _ => encoding_rs::WINDOWS_1252,
+        _ => return super::decode_legacy(bytes, warnings),
     };
     let (text, _, bad) = enc.decode(bytes);
     if bad {
@@ -536,6 +537,7 @@ mod tests {
         assert!(decode(latin, &mut w).contains("Café crème"));
         let undeclared = b"<p>na\xefve</p>";
         assert!(decode(undeclared, &mut w).contains("naïve"));
+        w.clear();
         let sjis = "<meta charset=\"shift_jis\"><p>日本語</p>";
         let (bytes, _, _) = encoding_rs::SHIFT_JIS.encode(sjis);
         assert!(decode(&bytes, &mut w).contains("日本語"));

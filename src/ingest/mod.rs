@@ -258,13 +258,7 @@ pub fn decode_text(bytes: &[u8], warnings: &mut Vec<String>) -> Result<String, I
     }
     let text = match std::str::from_utf8(bytes) {
         Ok(s) => s.to_string(),
-        Err(e) => {
-            warnings.push(format!(
-                "invalid UTF-8 at byte {}; undecodable bytes were replaced with U+FFFD",
-                e.valid_up_to()
-            ));
-            String::from_utf8_lossy(bytes).into_owned()
-        }
+        Err(_) => decode_legacy(bytes, warnings),
     };
     let text = text
         .strip_prefix('\u{feff}')
@@ -274,6 +268,48 @@ pub fn decode_text(bytes: &[u8], warnings: &mut Vec<String>) -> Result<String, I
         return Err(IngestError::Empty);
     }
     Ok(text)
+}
+
+/// The fewest bytes outside ASCII from which a legacy encoding is guessed.
+const LEGACY_EVIDENCE: usize = 8;
+
+/// The text of bytes that are not UTF-8 and say nothing of their charset
+/// (an old CSV saved by Excel in Windows-1252, a Shift_JIS note): decoded
+/// in the legacy encoding they most likely are, guessed as Firefox guesses
+/// (chardetng), with a warning naming it. UTF-8 with a few bad bytes stays
+/// UTF-8, the bad bytes replaced with U+FFFD.
+pub fn decode_legacy(bytes: &[u8], warnings: &mut Vec<String>) -> String {
+    use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
+    let encoding = if bytes.starts_with(b"\xEF\xBB\xBF") {
+        // Its byte-order mark says UTF-8.
+        encoding_rs::UTF_8
+    } else if bytes.iter().filter(|b| !b.is_ascii()).count() < LEGACY_EVIDENCE {
+        // Too few to tell legacy encodings apart (`na\xefve` reads as
+        // Baltic): the commonest, as browsers assume for Western pages.
+        encoding_rs::WINDOWS_1252
+    } else {
+        let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
+        detector.feed(bytes, true);
+        detector.guess(None, Utf8Detection::Allow)
+    };
+    let (text, bad) = encoding.decode_without_bom_handling(bytes);
+    warnings.push(if encoding == encoding_rs::UTF_8 {
+        let at = std::str::from_utf8(bytes)
+            .err()
+            .map_or(0, |e| e.valid_up_to());
+        format!("invalid UTF-8 at byte {at}; undecodable bytes were replaced with U+FFFD")
+    } else {
+        format!(
+            "not UTF-8: read as {} (the likeliest encoding){}",
+            encoding.name(),
+            if bad {
+                ", bytes invalid in it replaced with U+FFFD"
+            } else {
+                ""
+            }
+        )
+    });
+    text.into_owned()
 }
 
 /// The text of a file that starts with a UTF-32 byte-order mark (little or
@@ -493,6 +529,25 @@ mod tests {
             "caf\u{fffd}\n"
         );
         assert_eq!(warnings.len(), 1, "{warnings:?}");
+        // Without a mark, bytes that are not UTF-8 are read in the legacy
+        // encoding they most likely are.
+        for (bytes, text, encoding) in [
+            (
+                &b"Caf\xe9 cr\xe8me br\xfbl\xe9e, ni\xf1o and jalape\xf1o \x96 the recipe notes\n"
+                    [..],
+                "Café crème brûlée, niño and jalapeño – the recipe notes\n",
+                "windows-1252",
+            ),
+            (
+                &b"\x93\xfa\x96{\x8c\xea\x82\xcc\x83e\x83L\x83X\x83g\x82\xc5\x82\xb7\x81B\n"[..],
+                "日本語のテキストです。\n",
+                "Shift_JIS",
+            ),
+        ] {
+            let mut warnings = Vec::new();
+            assert_eq!(decode_text(bytes, &mut warnings).unwrap(), text);
+            assert!(warnings[0].contains(encoding), "{warnings:?}");
+        }
         // UTF-16 with its byte-order mark, both byte orders.
         let text = "Café notes\r\n日本語 ok\r\n";
         let le: Vec<u8> = [0xFF, 0xFE]

@@ -202,7 +202,7 @@ fn bad_files_are_logged_and_the_rest_indexed() {
         ("binary.md", "binary"),
         ("big.md", "max_file_mb"),
         ("empty.md", "empty"),
-        ("latin1.txt", "invalid UTF-8"),
+        ("latin1.txt", "not UTF-8: read as windows-1252"),
     ] {
         assert!(
             log.lines().any(|l| l.contains(file) && l.contains(reason)),
@@ -211,6 +211,8 @@ fn bad_files_are_logged_and_the_rest_indexed() {
     }
     let v = kb.json(&["search", "recipe notes", "--fts-only"]);
     assert_eq!(titles(&v)[0], "latin1.txt");
+    let v = kb.json(&["search", "crème brûlée", "--fts-only"]);
+    assert_eq!(titles(&v)[0], "latin1.txt", "{v}");
 }
 
 #[test]

@@ -154,7 +154,7 @@ fn hostile_files_are_logged_and_the_good_ones_indexed() {
     assert_logged(&log, "photo.md", "binary");
     assert_logged(&log, "archive.txt", "binary");
     assert_logged(&log, "huge.txt", "max_file_mb");
-    assert_logged(&log, "legacy.txt", "invalid UTF-8");
+    assert_logged(&log, "legacy.txt", "not UTF-8: read as windows-1252");
     assert_logged(&log, "back-to-root", "loop");
     assert_logged(&log, "dangling.md", "skipped while walking");
     assert_logged(
