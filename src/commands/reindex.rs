@@ -207,7 +207,8 @@ impl Render for ReindexOutput {
         );
         if self.read_again > 0 {
             s.push_str(&format!(
-                "kb: read {} again: their chunks were longer than {} reads\n",
+                "kb: {} read again from their files and chunked anew: their chunks were \
+                 longer than {} reads\n",
                 plural(self.read_again as u64, "document", "documents"),
                 self.model_name
             ));

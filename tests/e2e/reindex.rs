@@ -212,3 +212,70 @@ fn an_interrupted_switch_is_finished_as_doctor_says() {
     assert_eq!(e["code"], "E_UNKNOWN_MODEL", "{e}");
     assert!(!e["error"].as_str().unwrap().contains("reindex"), "{e}");
 }
+
+/// From multilingual-e5-small (512 tokens) to all-MiniLM-L6-v2 (256): a
+/// document cut into chunks of e5's length is read again and chunked for
+/// MiniLM, so every chunk is one the model reads to its end.
+#[test]
+fn a_switch_to_a_model_that_reads_less_reads_long_documents_again() {
+    let Some(multilingual) = common::model_dir_multilingual() else {
+        return;
+    };
+    let kb = Kb::empty();
+    let cache = kb.home.path().join("cache");
+    let models = cache.join("models");
+    std::fs::create_dir_all(&models).unwrap();
+    std::os::unix::fs::symlink(&multilingual, models.join("multilingual-e5-small-q4")).unwrap();
+    std::os::unix::fs::symlink(
+        common::model_dir_int8(),
+        models.join("all-MiniLM-L6-v2-int8"),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = kb
+            .cmd()
+            .env("KB_CACHE_DIR", &cache)
+            .args(args)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "kb {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    run(&["init", "--model", "multilingual-e5-small-q4"]);
+    let docs = kb.home.path().join("docs");
+    let crops = [
+        "wheat", "barley", "oats", "rye", "maize", "millet", "sorghum", "rice",
+    ];
+    let mut long = String::from("# Field notes\n\n");
+    for (i, crop) in crops.iter().cycle().take(24).enumerate() {
+        long.push_str(&format!(
+            "Season {i}: the {crop} plots were sown late, watered twice a week and weeded by \
+             hand; yields were recorded by row and compared with the previous season.\n"
+        ));
+    }
+    long.push_str("Finally, the old lighthouse keeper repaired the rowing boat's cracked oar.\n");
+    write(&docs.join("field-notes.md"), &long);
+    write(
+        &docs.join("short.md"),
+        "# Canoe\n\nA short note on canoes.\n",
+    );
+    run(&["add", docs.to_str().unwrap()]);
+    let chunks = || run(&["open", "field-notes.md"])["document"]["total_chunks"].clone();
+    let before = chunks();
+    let v = run(&["reindex", "--model", "all-MiniLM-L6-v2-int8"]);
+    assert_eq!(v["model_name"], "all-MiniLM-L6-v2-int8", "{v}");
+    assert_eq!(v["read_again"], 1, "{v}");
+    assert_eq!(v["files_gone"], serde_json::json!([]), "{v}");
+    let after = chunks();
+    assert!(
+        after.as_u64().unwrap() > before.as_u64().unwrap(),
+        "{before} chunks of e5's length, {after} of MiniLM's"
+    );
+    let status = run(&["status"]);
+    assert_eq!(status["model_name"], "all-MiniLM-L6-v2-int8", "{status}");
+}
