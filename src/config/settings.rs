@@ -75,7 +75,8 @@ pub struct EmbeddingConfig {
     /// model's prefix from models.toml, "" means none.
     pub query_prefix: Option<String>,
     /// Text put before every chunk before embedding; unset means the
-    /// model's prefix from models.toml, "" means none.
+    /// model's prefix from models.toml, "" means none. The knowledge base
+    /// records it: changed later, kb refuses to embed until `kb reindex`.
     pub passage_prefix: Option<String>,
     /// A local directory with the model's ONNX file, tokenizer.json and
     /// config.json; unset means the directory recorded by `kb init`, else

@@ -127,6 +127,7 @@ mod tests {
             model_max_tokens: 8,
             model_fingerprint: "f".into(),
             model_dir: None,
+            passage_prefix: None,
         })
         .unwrap();
         let doc = crate::db::test_support::note("/t", "h");

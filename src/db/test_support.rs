@@ -15,6 +15,7 @@ pub(crate) fn bound_database(dir: &Path, dim: usize) -> Database {
         model_max_tokens: 16,
         model_fingerprint: "f".into(),
         model_dir: None,
+        passage_prefix: None,
     })
     .unwrap();
     db

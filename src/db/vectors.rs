@@ -22,6 +22,10 @@ pub struct ModelBinding {
     pub model_fingerprint: String,
     /// Where `kb init` found the model files.
     pub model_dir: Option<String>,
+    /// The text put before every chunk embedded (`embedding.passage_prefix`,
+    /// else the model's); `None` in a knowledge base bound before it was
+    /// recorded.
+    pub passage_prefix: Option<String>,
 }
 
 /// A vector hit: the chunk and its cosine similarity to the query.
@@ -103,6 +107,7 @@ impl Database {
             model_max_tokens: num("model_max_tokens")?,
             model_fingerprint: self.get_config("model_fingerprint")?.unwrap_or_default(),
             model_dir: self.get_config("model_dir")?,
+            passage_prefix: self.get_config("passage_prefix")?,
         }))
     }
 
@@ -111,11 +116,16 @@ impl Database {
         self.set_config("embedding_dim", &b.embedding_dim.to_string())?;
         self.set_config("model_max_tokens", &b.model_max_tokens.to_string())?;
         self.set_config("model_fingerprint", &b.model_fingerprint)?;
-        match &b.model_dir {
-            Some(d) => self.set_config("model_dir", d)?,
-            None => {
-                self.conn()
-                    .execute("DELETE FROM config WHERE key = 'model_dir'", [])?;
+        for (key, value) in [
+            ("model_dir", &b.model_dir),
+            ("passage_prefix", &b.passage_prefix),
+        ] {
+            match value {
+                Some(v) => self.set_config(key, v)?,
+                None => {
+                    self.conn()
+                        .execute("DELETE FROM config WHERE key = ?1", [key])?;
+                }
             }
         }
         Ok(())
@@ -469,6 +479,7 @@ mod tests {
             model_max_tokens: 16,
             model_fingerprint: "f".into(),
             model_dir: None,
+            passage_prefix: None,
         })
         .unwrap();
         let chunks: Vec<NewChunk> = (0..6)

@@ -233,11 +233,7 @@ impl Embedder {
             .query_prefix
             .clone()
             .unwrap_or_else(|| spec.query_prefix.clone());
-        let passage_prefix = config
-            .embedding
-            .passage_prefix
-            .clone()
-            .unwrap_or_else(|| spec.passage_prefix.clone());
+        let passage_prefix = spec.passage_prefix_in(config);
         Ok(Embedder {
             spec: spec.clone(),
             files: files.clone(),
@@ -580,6 +576,7 @@ impl super::Embed for Embedder {
             model_max_tokens: self.spec.max_tokens,
             model_fingerprint: self.files.fingerprint()?,
             model_dir: Some(self.files.dir.display().to_string()),
+            passage_prefix: Some(self.passage_prefix.clone()),
         })
     }
 }

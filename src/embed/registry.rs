@@ -49,6 +49,16 @@ pub struct ModelSpec {
 }
 
 impl ModelSpec {
+    /// The text put before every chunk: `embedding.passage_prefix`, else
+    /// the model's own.
+    pub fn passage_prefix_in(&self, config: &crate::config::Config) -> String {
+        config
+            .embedding
+            .passage_prefix
+            .clone()
+            .unwrap_or_else(|| self.passage_prefix.clone())
+    }
+
     /// The tokens of a chunk the model reads: its limit less the two
     /// special tokens and the passage prefix's tokens.
     pub fn max_chunk_tokens(&self, prefix_tokens: usize) -> usize {

@@ -338,6 +338,16 @@ pub fn for_binding(config: &Config, binding: &ModelBinding) -> Result<ModelChoic
         )));
     }
     let spec = model_spec(&binding.model_name)?;
+    let prefix = spec.passage_prefix_in(config);
+    if let Some(bound) = binding.passage_prefix.as_ref().filter(|b| **b != prefix) {
+        // New chunks would be embedded unlike the indexed ones.
+        return Err(KbError::ModelMismatch(format!(
+            "the index's chunks were embedded with the passage prefix {bound:?} but \
+             embedding.passage_prefix is {prefix:?} (from {}); set it back, or run `kb reindex` \
+             to embed every chunk with it",
+            config.source_of("embedding.passage_prefix")
+        )));
+    }
     let recorded = binding.model_dir.as_deref().map(PathBuf::from);
     let choice = locate(
         &spec,
@@ -487,6 +497,7 @@ mod tests {
             model_max_tokens: 256,
             model_fingerprint: "69243038:c676ae89d87e5b6a".into(),
             model_dir: Some(dir.path().display().to_string()),
+            passage_prefix: None,
         };
         (dir, binding)
     }
@@ -600,6 +611,30 @@ mod tests {
         };
         let model = Rebound(other, crate::embed::TestEmbedder::new(4));
         assert!(matches!(bind(&db, &model), Err(KbError::ModelMismatch(_))));
+    }
+
+    #[test]
+    fn a_changed_passage_prefix_is_refused_until_a_reindex() {
+        let (_dir, binding) = bound_to_an_earlier_file("69243038:c676ae89d87e5b6a");
+        let mut config = Config::default();
+        let with = |prefix: &str| ModelBinding {
+            passage_prefix: Some(prefix.into()),
+            ..binding.clone()
+        };
+        assert!(for_binding(&config, &with("")).is_ok());
+        // Bound before the prefix was recorded: nothing to compare.
+        assert!(for_binding(&config, &binding).is_ok());
+        config.embedding.passage_prefix = Some("passage: ".into());
+        match for_binding(&config, &with("")) {
+            Err(KbError::ModelMismatch(why)) => {
+                assert!(
+                    why.contains("\"passage: \"") && why.contains("kb reindex"),
+                    "{why}"
+                )
+            }
+            other => panic!("{:?}", other.map(|c| c.spec.name)),
+        }
+        assert!(for_binding(&config, &with("passage: ")).is_ok());
     }
 
     #[test]

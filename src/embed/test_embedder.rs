@@ -100,6 +100,7 @@ impl Embed for TestEmbedder {
                 n => format!("test:{}:{n}", self.dim),
             },
             model_dir: None,
+            passage_prefix: None,
         })
     }
 }

@@ -128,6 +128,7 @@ mod tests {
             model_max_tokens: 16,
             model_fingerprint: "f".into(),
             model_dir: None,
+            passage_prefix: None,
         })
         .unwrap();
         let vectors = vec![
