@@ -18,6 +18,7 @@ mod glyphs;
 #[cfg(test)]
 mod golden;
 mod grouping;
+mod hyphens;
 #[cfg(test)]
 mod imports;
 mod labels;
@@ -161,8 +162,10 @@ pub fn build(
     // Bookmarks, where usable, head the text instead.
     let bookmarked = !outline::usable(&ex.outline, total as u32).is_empty();
     let info = ex.title.as_deref();
+    let hyphens = hyphens::Hyphenation::of(&ex.pages);
     let (blocks, title, _) = layout::structure(
         &ex.pages,
+        &hyphens,
         None,
         &|roles| title::choose_title(info, roles),
         !bookmarked,
@@ -175,7 +178,7 @@ pub fn build(
 
     let max = ctx.cap(ctx.config.pdf.max_tokens);
     doc.chunks = match ctx.config.pdf.strategy {
-        PdfStrategy::Hierarchy => pack::hierarchy(&blocks, max, ctx),
+        PdfStrategy::Hierarchy => pack::hierarchy(&blocks, max, ctx, &hyphens),
         PdfStrategy::Fixed => pack::fixed(&blocks, max, ctx),
     };
     if doc.chunks.is_empty() {

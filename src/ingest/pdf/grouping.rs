@@ -258,6 +258,7 @@ fn right_edges(lines: &[Line]) -> Vec<f32> {
 
 #[cfg(test)]
 pub(super) mod tests {
+    use super::super::hyphens::Hyphenation;
     use super::super::text_shape::join_lines;
     use super::*;
 
@@ -288,7 +289,10 @@ pub(super) mod tests {
 
     /// Each block's text, its lines joined.
     fn grouped(lines: &[Line]) -> Vec<String> {
-        group_lines(lines).iter().map(|g| join_lines(g)).collect()
+        group_lines(lines)
+            .iter()
+            .map(|g| join_lines(g, &Hyphenation::default()))
+            .collect()
     }
 
     #[test]

@@ -8,6 +8,7 @@
 use super::block::{Block, Role};
 use super::furniture::strip_running_lines;
 use super::grouping::body_size;
+use super::hyphens::Hyphenation;
 use super::numbering::{chapter_label, numbered_depth};
 use super::page::{Line, Page};
 use super::text_shape::{figure_caption, without_stray_quotes};
@@ -25,7 +26,8 @@ use walk::Walk;
 
 /// What the heading rules made of each group of lines, in reading order.
 pub(crate) fn decisions(pages: &[Page]) -> Vec<Decision> {
-    structure(pages, Some(Vec::new()), &|_| None, false).2
+    let hyphens = Hyphenation::of(pages);
+    structure(pages, &hyphens, Some(Vec::new()), &|_| None, false).2
 }
 
 /// Blocks of every page in reading order with their levels, the title, and
@@ -35,6 +37,7 @@ pub(crate) fn decisions(pages: &[Page]) -> Vec<Decision> {
 /// taken back; then the levels.
 pub(super) fn structure(
     pages: &[Page],
+    hyphens: &Hyphenation,
     trace: Option<Vec<Decision>>,
     title: &dyn Fn(&[Block]) -> Option<String>,
     title_page: bool,
@@ -42,7 +45,7 @@ pub(super) fn structure(
     let mut lines: Vec<Vec<Line>> = pages.iter().map(|p| p.lines.clone()).collect();
     let body = body_size(&lines);
     strip_running_lines(&mut lines, body);
-    let (doc, groups) = Document::read(pages, &lines, body);
+    let (doc, groups) = Document::read(pages, &lines, body, hyphens);
     let mut walk = Walk::default();
     walk.trace = trace;
     groups.into_iter().for_each(|g| walk.add(&doc, g));

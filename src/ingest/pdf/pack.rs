@@ -5,6 +5,7 @@
 //! at the top of each piece.
 
 use super::block::Block;
+use super::hyphens::Hyphenation;
 use super::tables::CELL_SEPARATOR;
 use super::text_shape;
 use super::tuning::TUNING;
@@ -50,9 +51,9 @@ impl Pending {
 
     /// Adds a block of `n` tokens; a piece continuing the last part over
     /// a page break (`joins`) is joined to it, one paragraph as written.
-    fn push(&mut self, b: &Block, n: usize, joins: bool) {
+    fn push(&mut self, b: &Block, n: usize, joins: bool, hyphens: &Hyphenation) {
         match self.parts.last_mut() {
-            Some(last) if joins => text_shape::append_line(last, &b.text),
+            Some(last) if joins => text_shape::append_line(last, &b.text, hyphens),
             _ => self.parts.push(b.text.clone()),
         }
         self.tokens += n;
@@ -88,8 +89,14 @@ fn chunk(piece: Piece, section: Option<String>, (page, page_end): (u32, u32), oc
 /// section and a page; headings start chunks and label them with their
 /// chain; oversized paragraphs are split by `split_text`. A paragraph
 /// running on over a page break is packed as its pieces, one per page.
-pub(super) fn hierarchy(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chunk> {
+pub(super) fn hierarchy(
+    blocks: &[Block],
+    max: usize,
+    ctx: &ChunkContext,
+    hyphens: &Hyphenation,
+) -> Vec<Chunk> {
     let mut packer = Packer {
+        hyphens,
         max,
         overlap: ctx.overlap(max),
         tokens: ctx.tokens,
@@ -107,6 +114,7 @@ pub(super) fn hierarchy(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec
 /// The hierarchy strategy's state: the heading chain above the text, the
 /// chunk being filled and the chunks done.
 struct Packer<'a> {
+    hyphens: &'a Hyphenation,
     max: usize,
     overlap: usize,
     tokens: &'a TokenCounter,
@@ -141,7 +149,7 @@ impl Packer<'_> {
         if self.cur.is_empty() {
             self.cur.page = b.page;
         }
-        self.cur.push(b, n, false);
+        self.cur.push(b, n, false, self.hyphens);
         self.cur.open_headings.0 += 1;
         self.cur.open_headings.1 += n;
     }
@@ -160,7 +168,7 @@ impl Packer<'_> {
         if self.cur.tokens + n > self.max {
             return self.split(b, label);
         }
-        self.cur.push(b, n, continued);
+        self.cur.push(b, n, continued, self.hyphens);
         self.cur.count_body(label, n);
         self.cur.open_headings = (0, 0);
     }

@@ -444,7 +444,7 @@ fn headings_carried_over_a_page_break_to_the_end_cite_their_page() {
         block(2, "Index", Some(1)),
     ];
     let c = ChunkingConfig::default();
-    let chunks = pack::hierarchy(&blocks, 100, &ctx(&c));
+    let chunks = pack::hierarchy(&blocks, 100, &ctx(&c), &hyphens::Hyphenation::default());
     let last = chunks.last().unwrap();
     assert_eq!(last.text, "End\n\nIndex");
     assert_eq!((last.meta.page, last.meta.page_end), (Some(1), Some(2)));

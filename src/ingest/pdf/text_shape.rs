@@ -1,6 +1,7 @@
 //! What a line's text looks like (a heading, a sentence's end, a bullet,
 //! a date) and how wrapped lines join back into a paragraph.
 
+use super::hyphens::Hyphenation;
 use super::labels::label;
 use super::lexicon::*;
 use super::numbering::{item_heading, rtl_numbered};
@@ -29,10 +30,13 @@ pub(super) fn ends_sentence(t: &str) -> bool {
 }
 
 /// Joins wrapped lines with spaces; a word hyphenated at a line end
-/// (`infor-` + `mation`) is joined back.
-pub(super) fn join_lines(lines: &[&Line]) -> String {
+/// (`infor-` + `mation`) is joined back, a compound the document spells
+/// with its hyphen (`stock-` + `based`) keeps it.
+pub(super) fn join_lines(lines: &[&Line], hyphens: &Hyphenation) -> String {
     let mut s = String::new();
-    lines.iter().for_each(|l| append_line(&mut s, &l.text));
+    lines
+        .iter()
+        .for_each(|l| append_line(&mut s, &l.text, hyphens));
     collapse_leaders(&s)
 }
 
@@ -85,7 +89,7 @@ pub(super) fn leader_run(chars: impl Iterator<Item = char>) -> bool {
 }
 
 /// Appends `next` to a paragraph as the following line.
-pub(super) fn append_line(s: &mut String, next: &str) {
+pub(super) fn append_line(s: &mut String, next: &str, hyphens: &Hyphenation) {
     let next = next.trim();
     if next.is_empty() {
         return;
@@ -98,7 +102,9 @@ pub(super) fn append_line(s: &mut String, next: &str) {
     let hyphenated = s.ends_with('-')
         && next.chars().next().is_some_and(char::is_lowercase)
         && before_last.is_some_and(char::is_alphabetic);
-    if s.ends_with('\u{ad}') || hyphenated {
+    if hyphenated && hyphens.keeps(&s[..s.len() - 1], next) {
+        // A compound: its hyphen stays, with no space after it.
+    } else if s.ends_with('\u{ad}') || hyphenated {
         s.pop();
     } else if !s.is_empty() && !identifier {
         s.push(' ');
@@ -549,23 +555,44 @@ mod tests {
 
     #[test]
     fn wrapped_lines_join_and_hyphens_are_undone() {
+        let none = Hyphenation::default();
         let a = body("The quick extrac-");
         let b = body("tion of text and a well-");
         let c = body("Known name.");
         assert_eq!(
-            join_lines(&[&a, &b, &c]),
+            join_lines(&[&a, &b, &c], &none),
             "The quick extraction of text and a well- Known name."
         );
         let toc = body("3.1 Package Options . . . . . . . . 3");
-        assert_eq!(join_lines(&[&toc]), "3.1 Package Options … 3");
+        assert_eq!(join_lines(&[&toc], &none), "3.1 Package Options … 3");
         let mut s = "soft\u{ad}".to_string();
-        append_line(&mut s, "hyphen");
+        append_line(&mut s, "hyphen", &none);
         assert_eq!(s, "softhyphen");
         let mut s = "the variable R_".to_string();
-        append_line(&mut s, "LIBS_USER is read");
+        append_line(&mut s, "LIBS_USER is read", &none);
         assert_eq!(s, "the variable R_LIBS_USER is read");
         let mut s = "a rule: _".to_string();
-        append_line(&mut s, "next");
+        append_line(&mut s, "next", &none);
         assert_eq!(s, "a rule: _ next");
+    }
+
+    #[test]
+    fn a_compound_the_document_hyphenates_keeps_its_hyphen_at_a_line_end() {
+        let page = |texts: &[&str]| super::super::page::Page {
+            lines: texts.iter().map(|t| body(t)).collect(),
+            ..Default::default()
+        };
+        let p = page(&[
+            "Stock-based compensation grew.",
+            "The stock-",
+            "based awards and the infor-",
+            "mation.",
+        ]);
+        let hyphens = Hyphenation::of(std::slice::from_ref(&p));
+        let lines: Vec<&Line> = p.lines[1..].iter().collect();
+        assert_eq!(
+            join_lines(&lines, &hyphens),
+            "The stock-based awards and the information."
+        );
     }
 }

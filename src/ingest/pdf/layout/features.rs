@@ -9,6 +9,7 @@ use std::ops::RangeInclusive;
 use super::super::class::{classify, DocumentClass};
 use super::super::contents::contents_pages;
 use super::super::grouping::{bold_share, group_lines, mean_size, wrap_margins};
+use super::super::hyphens::Hyphenation;
 use super::super::page::{Line, Page};
 use super::super::text_shape::{
     alphabet_runs, heading_text, index_group, index_letter, join_lines,
@@ -60,6 +61,7 @@ impl<'a> Document<'a> {
         pages: &'a [Page],
         lines: &'a [Vec<Line>],
         body: f32,
+        hyphens: &Hyphenation,
     ) -> (Self, Vec<Group<'a>>) {
         let mut raw: Vec<(u32, Vec<&Line>)> = Vec::new();
         for (i, page) in lines.iter().enumerate() {
@@ -70,7 +72,13 @@ impl<'a> Document<'a> {
         let apart = |g: &[&Line]| g[0].table || g[0].mono;
         let texts: Vec<String> = raw
             .iter()
-            .map(|(_, g)| if apart(g) { "".into() } else { join_lines(g) })
+            .map(|(_, g)| {
+                if apart(g) {
+                    "".into()
+                } else {
+                    join_lines(g, hyphens)
+                }
+            })
             .collect();
         let mut doc = Document {
             pages,

@@ -38,7 +38,7 @@ fn filed(y: f32) -> Line {
 
 /// Blocks of every page with their levels, no title chosen.
 fn blocks(pages: &[Page]) -> Vec<Block> {
-    structure(pages, None, &|_| None, false).0
+    structure(pages, &Hyphenation::of(pages), None, &|_| None, false).0
 }
 
 /// The headings among `b`, with their levels.

@@ -5,7 +5,14 @@ use super::*;
 /// The blocks of `pages` titled `title`, the title page's headings taken
 /// back.
 fn titled(pages: &[Page], title: &str) -> Vec<Block> {
-    structure(pages, None, &|_| Some(title.to_string()), true).0
+    structure(
+        pages,
+        &Hyphenation::of(pages),
+        None,
+        &|_| Some(title.to_string()),
+        true,
+    )
+    .0
 }
 
 /// The document's title, in type of its own atop the first page, is no
