@@ -390,7 +390,8 @@ fn database_checks(
                     e.to_string(),
                     Some(match e {
                         KbError::ModelMismatch(_) => {
-                            "kb reindex (or restore the model file it names)"
+                            "kb reindex (or restore what the message names: the model file, \
+                             the setting)"
                         }
                         KbError::UnknownModel(_) => {
                             "set embedding.model where the message says to a model it lists, or \
@@ -401,6 +402,7 @@ fn database_checks(
                 ),
             });
             let missing = counts.chunks_without_vectors.unwrap_or(0);
+            let reading_again = db.resplit_pending()?;
             checks.push(if missing == 0 {
                 check(
                     "vectors",
@@ -413,10 +415,20 @@ fn database_checks(
                     "vectors",
                     Status::Fault,
                     format!(
-                        "{} have no vector",
-                        plural(missing as u64, "chunk", "chunks")
+                        "{} have no vector{}",
+                        plural(missing as u64, "chunk", "chunks"),
+                        if reading_again {
+                            " (a reindex to a model that reads fewer tokens stopped while reading \
+                             their documents again; keyword search finds them meanwhile)"
+                        } else {
+                            ""
+                        }
                     ),
-                    Some("kb reindex"),
+                    Some(if reading_again {
+                        "kb reindex (it finishes reading them)"
+                    } else {
+                        "kb reindex"
+                    }),
                 )
             });
         }

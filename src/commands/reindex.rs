@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::embed::reembed::{reembed, Pending};
 use crate::embed::{resolve, Embed};
 use crate::error::{KbError, Result};
-use crate::ingest::chunk_token_limit;
+use crate::ingest::{chunk_token_limit, source_path};
 use crate::ingest::context::fill_missing_headers;
 use crate::ingest::pipeline::resplit::Resplit;
 use crate::ingest::pipeline::{IngestOptions, Ingester, ModelSource};
@@ -53,9 +53,10 @@ pub(crate) struct ReindexOutput {
     /// having been longer than this model reads (a switch to a model that
     /// reads fewer tokens).
     pub read_again: usize,
-    /// Such documents whose files are gone: their chunks stay as they were,
-    /// the model reading their beginnings.
-    pub files_gone: Vec<String>,
+    /// Such documents not read again, their files gone or unreadable (the
+    /// errors log says why): their chunks stay as they were, the model
+    /// reading their beginnings.
+    pub not_read_again: Vec<String>,
 }
 
 impl Command for ReindexArgs {
@@ -141,18 +142,20 @@ impl Command for ReindexArgs {
         } else {
             bar.finish();
         }
-        let read_again = if pending || !resplit.documents.is_empty() {
+        let (read_again, mut not_read_again) = if pending || !resplit.documents.is_empty() {
             read_again(session, &model, &resplit, self.quiet)?
         } else {
-            0
+            (0, Vec::new())
         };
+        not_read_again.extend(resplit.gone);
+        not_read_again.sort();
         Ok(ReindexOutput {
             model_name: target.model_name,
             embedding_dim: target.embedding_dim,
             previous_model: current.map(|b| b.model_name),
             chunks,
             read_again,
-            files_gone: resplit.gone,
+            not_read_again,
         })
     }
 }
@@ -160,13 +163,14 @@ impl Command for ReindexArgs {
 /// Reads the documents `resplit` found again, chunked for `model`, then
 /// embeds what is still without a vector (a document whose file could
 /// not be read again keeps its chunks, the model reading their
-/// beginnings). Returns how many documents were read again.
+/// beginnings). Returns how many documents were read again, and the
+/// paths of those that could not be.
 fn read_again(
     session: &mut Session,
     model: &Arc<dyn Embed>,
     resplit: &Resplit,
     quiet: bool,
-) -> Result<usize> {
+) -> Result<(usize, Vec<String>)> {
     let db = session.db()?;
     let summary = if resplit.documents.is_empty() {
         None
@@ -180,9 +184,9 @@ fn read_again(
             follow_everywhere: false,
         };
         let ingester = Ingester::new(session.config(), db, ModelSource::Ready(model.clone()));
-        Some(ingester.reread(&resplit.documents, &opts)?.0)
+        Some(ingester.reread(&resplit.documents, &opts)?)
     };
-    if summary.as_ref().is_some_and(|s| s.interrupted) {
+    if summary.as_ref().is_some_and(|(s, _)| s.interrupted) {
         return Err(KbError::Interrupted);
     }
     reembed(
@@ -194,7 +198,10 @@ fn read_again(
         |_| {},
     )?;
     db.resplit_done()?;
-    Ok(summary.map_or(0, |s| s.updated))
+    Ok(summary.map_or((0, Vec::new()), |(s, mut gone)| {
+        gone.extend(s.failed_files.iter().map(|(p, _)| source_path::encode(p)));
+        (s.updated, gone)
+    }))
 }
 
 plain_outcome!(ReindexOutput);
@@ -213,12 +220,17 @@ impl Render for ReindexOutput {
                 self.model_name
             ));
         }
-        if !self.files_gone.is_empty() {
+        if !self.not_read_again.is_empty() {
             s.push_str(&format!(
-                "kb: {} longer than {} reads, whose files are gone, keep their chunks (only their beginnings are embedded): {}\n",
-                plural(self.files_gone.len() as u64, "document has chunks", "documents have chunks"),
+                "kb: {} longer than {} reads could not be read again (file gone or unreadable; \
+                 the errors log says why), so only their beginnings are embedded: {}\n",
+                plural(
+                    self.not_read_again.len() as u64,
+                    "document has chunks",
+                    "documents have chunks"
+                ),
                 self.model_name,
-                self.files_gone.join(", ")
+                self.not_read_again.join(", ")
             ));
         }
         s

@@ -1723,7 +1723,7 @@ fn a_reindex_to_a_model_that_reads_less_splits_long_chunks_again() {
     f.embedder = Arc::new(TestEmbedder::reading(100));
     let v = f.json(&["reindex"]);
     assert_eq!(v["read_again"], 1, "{v}");
-    let gone = v["files_gone"].as_array().unwrap();
+    let gone = v["not_read_again"].as_array().unwrap();
     assert!(
         gone.len() == 1 && gone[0].as_str().unwrap().ends_with("gone.txt"),
         "{v}"

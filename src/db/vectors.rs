@@ -353,7 +353,11 @@ impl Database {
     /// re-run continues where it stopped.
     pub fn begin_reindex(&self, target: &ModelBinding) -> Result<()> {
         let previous = self.get_config("reindex_target")?;
-        let key = format!("{}:{}", target.model_name, target.model_fingerprint);
+        // Vectors staged with another passage prefix are other vectors.
+        let key = format!(
+            "{}:{}:{:?}",
+            target.model_name, target.model_fingerprint, target.passage_prefix
+        );
         let tx = self.begin_write()?;
         if previous.as_deref() != Some(key.as_str()) {
             self.conn().execute_batch(
@@ -511,5 +515,35 @@ mod tests {
         );
         assert_eq!(some.len(), 3);
         assert_eq!(some[0].chunk_id, 6);
+    }
+
+    #[test]
+    fn a_reindex_resumed_with_another_passage_prefix_starts_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::open(&dir.path().join("kb.db"), OpenMode::Create).unwrap();
+        let target = |prefix: &str| ModelBinding {
+            model_name: "m".into(),
+            embedding_dim: 2,
+            model_max_tokens: 16,
+            model_fingerprint: "1:f".into(),
+            model_dir: None,
+            passage_prefix: Some(prefix.into()),
+        };
+        db.bind_model(&target("")).unwrap();
+        let doc = crate::db::test_support::note("/t", "h");
+        let chunk = NewChunk {
+            text: "a chunk".into(),
+            token_count: 2,
+            ..Default::default()
+        };
+        db.write_document(&doc, &[chunk], Some(&[vec![1.0, 0.0]]))
+            .unwrap();
+        db.begin_reindex(&target("passage: ")).unwrap();
+        db.stage_vectors(&[1], &[vec![0.0, 1.0]]).unwrap();
+        db.begin_reindex(&target("passage: ")).unwrap();
+        assert_eq!(db.reindex_counts().unwrap(), (1, 1));
+        db.begin_reindex(&target("")).unwrap();
+        assert_eq!(db.reindex_counts().unwrap(), (0, 1));
+        assert_eq!(db.unfinished_reindex().unwrap().as_deref(), Some("m"));
     }
 }

@@ -270,6 +270,17 @@ pub fn decode_text(bytes: &[u8], warnings: &mut Vec<String>) -> Result<String, I
     Ok(text)
 }
 
+/// Whether more characters outside ASCII are valid UTF-8 than not: a
+/// legacy encoding's letters are one byte each, which UTF-8 rarely accepts.
+fn mostly_utf8(bytes: &[u8]) -> bool {
+    let (mut valid, mut invalid) = (0usize, 0usize);
+    for chunk in bytes.utf8_chunks() {
+        valid += chunk.valid().chars().filter(|c| !c.is_ascii()).count();
+        invalid += usize::from(!chunk.invalid().is_empty());
+    }
+    valid > invalid
+}
+
 /// The fewest bytes outside ASCII from which a legacy encoding is guessed.
 const LEGACY_EVIDENCE: usize = 8;
 
@@ -280,8 +291,9 @@ const LEGACY_EVIDENCE: usize = 8;
 /// UTF-8, the bad bytes replaced with U+FFFD.
 pub fn decode_legacy(bytes: &[u8], warnings: &mut Vec<String>) -> String {
     use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
-    let encoding = if bytes.starts_with(b"\xEF\xBB\xBF") {
-        // Its byte-order mark says UTF-8.
+    let encoding = if bytes.starts_with(b"\xEF\xBB\xBF") || mostly_utf8(bytes) {
+        // Its byte-order mark says UTF-8, or its letters are UTF-8 but for
+        // a few bad bytes (a file cut mid-character, one stray byte).
         encoding_rs::UTF_8
     } else if bytes.iter().filter(|b| !b.is_ascii()).count() < LEGACY_EVIDENCE {
         // Too few to tell legacy encodings apart (`na\xefve` reads as
@@ -547,6 +559,20 @@ mod tests {
             let mut warnings = Vec::new();
             assert_eq!(decode_text(bytes, &mut warnings).unwrap(), text);
             assert!(warnings[0].contains(encoding), "{warnings:?}");
+        }
+        // UTF-8 with a stray byte or cut mid-character stays UTF-8.
+        for bytes in [
+            &b"R\xc3\xa9union du comit\xc3\xa9 \xe9 fin"[..],
+            &"日本語のテキストです".as_bytes()[..29],
+        ] {
+            let mut warnings = Vec::new();
+            let text = decode_text(bytes, &mut warnings).unwrap();
+            assert!(text.contains('\u{fffd}'), "{text}");
+            assert!(
+                text.starts_with("Réunion") || text.starts_with("日本語"),
+                "{text}"
+            );
+            assert!(warnings[0].contains("invalid UTF-8"), "{warnings:?}");
         }
         // UTF-16 with its byte-order mark, both byte orders.
         let text = "Café notes\r\n日本語 ok\r\n";

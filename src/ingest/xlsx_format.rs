@@ -11,10 +11,25 @@ use super::IngestError;
 pub enum Shown {
     Number,
     Date,
-    Time,
-    DateTime,
+    /// A time of day, on a 12-hour clock (`AM/PM`) or not.
+    Time {
+        am_pm: bool,
+    },
+    DateTime {
+        am_pm: bool,
+    },
+    /// A duration counted in its largest unit (`[h]:mm`: hours past 24).
+    Elapsed(Unit),
     /// A percentage with this many decimals.
     Percent(usize),
+}
+
+/// The unit an elapsed time counts in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Hours,
+    Minutes,
+    Seconds,
 }
 
 /// Each cell style's way of showing numbers (`xl/styles.xml`), and the
@@ -89,7 +104,8 @@ impl Styles {
                 let shown = (value * 100.0 * scale).round() / scale;
                 format!("{shown:.decimals$}%")
             }
-            Shown::Date | Shown::Time | Shown::DateTime => {
+            Shown::Elapsed(unit) => elapsed_text(value, unit).unwrap_or_else(|| raw.to_string()),
+            Shown::Date | Shown::Time { .. } | Shown::DateTime { .. } => {
                 date_text(value, shown, self.date1904).unwrap_or_else(|| raw.to_string())
             }
         }
@@ -102,8 +118,10 @@ fn built_in(id: u32) -> Shown {
         9 => Shown::Percent(0),
         10 => Shown::Percent(2),
         14..=17 => Shown::Date,
-        18..=21 | 45..=47 => Shown::Time,
-        22 => Shown::DateTime,
+        18 | 19 => Shown::Time { am_pm: true },
+        20 | 21 | 45 | 47 => Shown::Time { am_pm: false },
+        46 => Shown::Elapsed(Unit::Hours),
+        22 => Shown::DateTime { am_pm: false },
         _ => Shown::Number,
     }
 }
@@ -113,6 +131,7 @@ fn built_in(id: u32) -> Shown {
 fn of_code(code: &str) -> Shown {
     let mut date = false;
     let mut time = false;
+    let mut elapsed = None;
     let mut percent = false;
     let mut decimals = 0;
     let mut after_point = false;
@@ -131,10 +150,18 @@ fn of_code(code: &str) -> Shown {
                 chars.next();
             }
             '[' => {
+                // `[h]`, `[mm]`, `[ss]`: an elapsed time; other brackets
+                // are colours and locales.
                 let inner: String = chars.by_ref().take_while(|&c| c != ']').collect();
                 let lower = inner.to_ascii_lowercase();
-                if !lower.is_empty() && lower.chars().all(|c| matches!(c, 'h' | 'm' | 's')) {
-                    time = true;
+                let first = lower.chars().next();
+                if lower.chars().all(|c| Some(c) == first) {
+                    elapsed = elapsed.or(match first {
+                        Some('h') => Some(Unit::Hours),
+                        Some('m') => Some(Unit::Minutes),
+                        Some('s') => Some(Unit::Seconds),
+                        _ => None,
+                    });
                 }
             }
             'y' | 'Y' | 'd' | 'D' => date = true,
@@ -145,21 +172,16 @@ fn of_code(code: &str) -> Shown {
             _ => {}
         }
     }
+    let first = code.split(';').next().unwrap_or("").to_ascii_lowercase();
+    let am_pm = first.contains("am/pm") || first.contains("a/p");
     match (date, time, percent) {
-        (true, true, _) => Shown::DateTime,
+        (false, _, _) if elapsed.is_some() => Shown::Elapsed(elapsed.unwrap_or(Unit::Hours)),
+        (true, true, _) => Shown::DateTime { am_pm },
         (true, false, _) => Shown::Date,
-        (false, true, _) => Shown::Time,
+        (false, true, _) => Shown::Time { am_pm },
         (false, false, true) => Shown::Percent(decimals),
         // `mmm` alone (a month) is a date too.
-        _ if code
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .to_ascii_lowercase()
-            .contains("mm") =>
-        {
-            Shown::Date
-        }
+        _ if first.contains("mm") => Shown::Date,
         _ => Shown::Number,
     }
 }
@@ -172,15 +194,26 @@ fn date_text(serial: f64, shown: Shown, date1904: bool) -> Option<String> {
     }
     let total_seconds = (serial * 86_400.0).round() as i64;
     let (days, seconds) = (total_seconds / 86_400, total_seconds % 86_400);
+    let am_pm = matches!(
+        shown,
+        Shown::Time { am_pm: true } | Shown::DateTime { am_pm: true }
+    );
     let clock = {
         let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+        let (h, half) = match (am_pm, h) {
+            (false, h) => (format!("{h:02}"), ""),
+            (true, 0) => ("12".into(), " AM"),
+            (true, h @ 1..=11) => (h.to_string(), " AM"),
+            (true, 12) => ("12".into(), " PM"),
+            (true, h) => ((h - 12).to_string(), " PM"),
+        };
         if s == 0 {
-            format!("{h:02}:{m:02}")
+            format!("{h}:{m:02}{half}")
         } else {
-            format!("{h:02}:{m:02}:{s:02}")
+            format!("{h}:{m:02}:{s:02}{half}")
         }
     };
-    if shown == Shown::Time {
+    if matches!(shown, Shown::Time { .. }) {
         return Some(clock);
     }
     // Days since 1970-01-01. The 1900 system counts a 1900-02-29 that never
@@ -195,10 +228,26 @@ fn date_text(serial: f64, shown: Shown, date1904: bool) -> Option<String> {
         days - 25_568
     };
     let (y, m, d) = civil_from_days(unix_days);
-    Some(if shown == Shown::DateTime {
+    Some(if matches!(shown, Shown::DateTime { .. }) {
         format!("{y:04}-{m:02}-{d:02} {clock}")
     } else {
         format!("{y:04}-{m:02}-{d:02}")
+    })
+}
+
+/// A duration of `days` counted in `unit` (`37:15` for 1.55 days in
+/// hours), seconds shown when it has them.
+fn elapsed_text(days: f64, unit: Unit) -> Option<String> {
+    if !(0.0..1e7).contains(&days) {
+        return None;
+    }
+    let total = (days * 86_400.0).round() as i64;
+    let (m, s) = (total / 60 % 60, total % 60);
+    Some(match unit {
+        Unit::Hours if s == 0 => format!("{}:{m:02}", total / 3600),
+        Unit::Hours => format!("{}:{m:02}:{s:02}", total / 3600),
+        Unit::Minutes => format!("{}:{s:02}", total / 60),
+        Unit::Seconds => total.to_string(),
     })
 }
 
@@ -226,9 +275,14 @@ mod tests {
         assert_eq!(of_code("yyyy-mm-dd"), Shown::Date);
         assert_eq!(of_code("[$-409]mmmm d, yyyy;@"), Shown::Date);
         assert_eq!(of_code("mmm"), Shown::Date);
-        assert_eq!(of_code("h:mm AM/PM"), Shown::Time);
-        assert_eq!(of_code("[h]:mm"), Shown::Time);
-        assert_eq!(of_code("dd/mm/yyyy hh:mm"), Shown::DateTime);
+        assert_eq!(of_code("h:mm AM/PM"), Shown::Time { am_pm: true });
+        assert_eq!(of_code("hh:mm:ss"), Shown::Time { am_pm: false });
+        assert_eq!(of_code("[h]:mm"), Shown::Elapsed(Unit::Hours));
+        assert_eq!(of_code("[mm]:ss"), Shown::Elapsed(Unit::Minutes));
+        assert_eq!(
+            of_code("dd/mm/yyyy hh:mm"),
+            Shown::DateTime { am_pm: false }
+        );
         assert_eq!(of_code("0.0%"), Shown::Percent(1));
         assert_eq!(of_code("#,##0.00_);[Red](#,##0.00)"), Shown::Number);
         assert_eq!(of_code("\"Day \"0"), Shown::Number);
@@ -247,11 +301,19 @@ mod tests {
         assert_eq!(date_text(59.0, Shown::Date, false).unwrap(), "1900-02-28");
         assert_eq!(date_text(61.0, Shown::Date, false).unwrap(), "1900-03-01");
         assert_eq!(date_text(0.0, Shown::Date, true).unwrap(), "1904-01-01");
+        let (clock, clock_12) = (Shown::Time { am_pm: false }, Shown::Time { am_pm: true });
+        let date_time = Shown::DateTime { am_pm: false };
         assert_eq!(
-            date_text(45122.604166667, Shown::DateTime, false).unwrap(),
+            date_text(45122.604166667, date_time, false).unwrap(),
             "2023-07-15 14:30"
         );
-        assert_eq!(date_text(0.5, Shown::Time, false).unwrap(), "12:00");
+        assert_eq!(date_text(0.5, clock, false).unwrap(), "12:00");
+        assert_eq!(date_text(0.375, clock, false).unwrap(), "09:00");
+        assert_eq!(date_text(0.604166667, clock_12, false).unwrap(), "2:30 PM");
+        assert_eq!(date_text(0.0, clock_12, false).unwrap(), "12:00 AM");
+        assert_eq!(elapsed_text(1.552106, Unit::Hours).unwrap(), "37:15:02");
+        assert_eq!(elapsed_text(2.25, Unit::Hours).unwrap(), "54:00");
+        assert_eq!(elapsed_text(95.0 / 1440.0, Unit::Minutes).unwrap(), "95:00");
         assert_eq!(date_text(-1.0, Shown::Date, false), None);
     }
 

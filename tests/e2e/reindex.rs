@@ -270,7 +270,7 @@ fn a_switch_to_a_model_that_reads_less_reads_long_documents_again() {
     let v = run(&["reindex", "--model", "all-MiniLM-L6-v2-int8"]);
     assert_eq!(v["model_name"], "all-MiniLM-L6-v2-int8", "{v}");
     assert_eq!(v["read_again"], 1, "{v}");
-    assert_eq!(v["files_gone"], serde_json::json!([]), "{v}");
+    assert_eq!(v["not_read_again"], serde_json::json!([]), "{v}");
     let after = chunks();
     assert!(
         after.as_u64().unwrap() > before.as_u64().unwrap(),

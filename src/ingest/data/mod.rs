@@ -475,6 +475,16 @@ mod tests {
             .find(|c| c.text.contains("backend-worker"))
             .unwrap();
         assert_eq!(lines(second), (6, 9));
+        // Empty and null documents are no items, wherever they stand.
+        let src = "a: 1\n---\n---\n# only a comment\n---\n~\n...\n---\nname: third\nkind: x\n";
+        let doc = run("gaps.yaml", src);
+        let third = doc
+            .chunks
+            .iter()
+            .find(|c| c.text.contains("third"))
+            .unwrap();
+        assert_eq!(lines(third), (9, 10), "{}", third.text);
+        assert_eq!(headings(&doc), [("[0]", 1), ("[1]", 9)]);
         // One document, with or without its `---`, is read as before.
         let one = run("one.yaml", "---\nname: kb\n");
         assert_eq!(one.chunks[0].text, "name = kb");

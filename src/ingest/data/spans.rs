@@ -61,8 +61,10 @@ pub(super) fn from_yaml_events(text: &str) -> Option<Spans> {
         let (event, span) = next.ok()?;
         let start = span.start.line();
         let end = end_line(span.start.line(), span.end.line(), span.end.col());
-        let empty = matches!(&event, Event::Scalar(v, ..) if v.is_empty())
-            && span.start.index() == span.end.index();
+        // A document that is null (empty, `~`) is no item, as it is no
+        // value (`data::Format::read` leaves such documents out).
+        let null = matches!(&event, Event::Scalar(v, saphyr_parser::ScalarStyle::Plain, _, None)
+            if matches!(v.as_ref(), "" | "~" | "null" | "Null" | "NULL"));
         let done = match event {
             Event::Scalar(v, ..) => {
                 if let Some(Frame::Map {
@@ -120,8 +122,7 @@ pub(super) fn from_yaml_events(text: &str) -> Option<Spans> {
             _ => continue,
         };
         match stack.last_mut() {
-            // An empty document (a `---` ending the file) is no item.
-            None if empty => {}
+            None if null => {}
             None => documents.push((None, done)),
             Some(Frame::Map { entries, key, .. }) => {
                 let (name, line) = key.take()?;
