@@ -21,24 +21,27 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     };
     let body = pkg.require("word/document.xml")?;
     let mut b = TextBuilder::default();
-    read_body(&body, &styles, &mut b)?;
+    let mut refs = NoteRefs::default();
+    read_body(&body, &styles, &mut refs, &mut b)?;
     doc.title = match pkg.read("docProps/core.xml")? {
         Some(core) => first_text(&core, "docProps/core.xml", "title")?,
         None => None,
     }
     .or_else(|| b.first_heading())
     .unwrap_or_else(|| file_title(path));
-    for (part, heading) in [
-        ("word/footnotes.xml", "Footnotes"),
-        ("word/endnotes.xml", "Endnotes"),
+    for (part, heading, endnote) in [
+        ("word/footnotes.xml", "Footnotes", false),
+        ("word/endnotes.xml", "Endnotes", true),
     ] {
         if let Some(xml) = pkg.read(part)? {
-            let notes = read_notes(&xml, part)?;
+            let mut notes = read_notes(&xml, part)?;
+            // Numbered as Word numbers them: by their first reference.
+            notes.sort_by_key(|(id, _)| refs.number(endnote, id).unwrap_or(usize::MAX));
             if !notes.is_empty() {
                 b.heading(1, heading);
             }
-            for (i, note) in notes.iter().enumerate() {
-                b.push_inline(&format!("[{}] {note}", i + 1));
+            for (id, note) in &notes {
+                b.push_inline(&format!("{} {note}", refs.mark(endnote, id)));
                 b.end_block();
             }
         }
@@ -52,6 +55,7 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
 fn heading_styles(xml: &[u8]) -> Result<HashMap<String, u8>, IngestError> {
     let mut out = HashMap::new();
     let mut based_on: HashMap<String, String> = HashMap::new();
+    let mut body_text: Vec<String> = Vec::new();
     let mut id: Option<String> = None;
     walk_xml(xml, "word/styles.xml", |e| {
         match e {
@@ -86,6 +90,9 @@ fn heading_styles(xml: &[u8]) -> Result<HashMap<String, u8>, IngestError> {
                 {
                     if l < 9 {
                         out.insert(id.clone(), l + 1);
+                    } else {
+                        // Set to body text: not a heading whatever its base.
+                        body_text.push(id.clone());
                     }
                 }
             }
@@ -102,7 +109,7 @@ fn heading_styles(xml: &[u8]) -> Result<HashMap<String, u8>, IngestError> {
         }
         Ok(())
     })?;
-    for style in based_on.keys() {
+    for style in based_on.keys().filter(|s| !body_text.contains(s)) {
         // A chain of bases, at most as long as there are styles (a cycle
         // ends it).
         let mut base = based_on.get(style);
@@ -121,32 +128,32 @@ fn heading_styles(xml: &[u8]) -> Result<HashMap<String, u8>, IngestError> {
 /// The text of each footnote (or endnote) with any, in the order of the
 /// part, which is the order Word numbers them in; its paragraphs joined.
 /// The separators Word keeps among them hold no text.
-fn read_notes(xml: &[u8], part: &str) -> Result<Vec<String>, IngestError> {
+fn read_notes(xml: &[u8], part: &str) -> Result<Vec<(String, String)>, IngestError> {
     let mut notes = Vec::new();
-    let mut note: Option<String> = None;
+    let mut note: Option<(String, String)> = None;
     let mut in_text = false;
     walk_xml(xml, part, |e| {
         match e {
             Xml::Start {
                 name: "footnote" | "endnote",
-                ..
-            } => note = Some(String::new()),
+                attrs,
+            } => note = Some((attr(attrs, "id").unwrap_or("").to_string(), String::new())),
             Xml::End {
                 name: "footnote" | "endnote",
             } => {
-                if let Some(n) = note.take().filter(|n| !n.trim().is_empty()) {
-                    notes.push(n.split_whitespace().collect::<Vec<_>>().join(" "));
+                if let Some((id, n)) = note.take().filter(|(_, n)| !n.trim().is_empty()) {
+                    notes.push((id, n.split_whitespace().collect::<Vec<_>>().join(" ")));
                 }
             }
             Xml::Start { name: "t", .. } => in_text = true,
             Xml::End { name: "t" } => in_text = false,
             Xml::Text(t) if in_text => {
-                if let Some(n) = &mut note {
+                if let Some((_, n)) = &mut note {
                     n.push_str(t);
                 }
             }
             Xml::End { name: "p" } | Xml::Start { name: "tab", .. } => {
-                if let Some(n) = &mut note {
+                if let Some((_, n)) = &mut note {
                     n.push(' ');
                 }
             }
@@ -160,6 +167,71 @@ fn read_notes(xml: &[u8], part: &str) -> Result<Vec<String>, IngestError> {
     Ok(notes)
 }
 
+/// The notes the text refers to: each kind's ids in the order of their
+/// first reference, which is how Word numbers them.
+#[derive(Default)]
+struct NoteRefs {
+    footnotes: Vec<String>,
+    endnotes: Vec<String>,
+}
+
+impl NoteRefs {
+    fn ids(&mut self, endnote: bool) -> &mut Vec<String> {
+        if endnote {
+            &mut self.endnotes
+        } else {
+            &mut self.footnotes
+        }
+    }
+
+    fn number(&mut self, endnote: bool, id: &str) -> Option<usize> {
+        self.ids(endnote)
+            .iter()
+            .position(|i| i == id)
+            .map(|i| i + 1)
+    }
+
+    /// A note's mark, `[2]` (endnotes `[ii]`, as Word numbers them),
+    /// numbering it at its first reference.
+    fn mark(&mut self, endnote: bool, id: &str) -> String {
+        let n = self.number(endnote, id).unwrap_or_else(|| {
+            self.ids(endnote).push(id.to_string());
+            self.ids(endnote).len()
+        });
+        if endnote {
+            format!("[{}]", roman(n))
+        } else {
+            format!("[{n}]")
+        }
+    }
+}
+
+/// `n` in lower-case Roman numerals.
+fn roman(mut n: usize) -> String {
+    let mut out = String::new();
+    for (value, letters) in [
+        (1000, "m"),
+        (900, "cm"),
+        (500, "d"),
+        (400, "cd"),
+        (100, "c"),
+        (90, "xc"),
+        (50, "l"),
+        (40, "xl"),
+        (10, "x"),
+        (9, "ix"),
+        (5, "v"),
+        (4, "iv"),
+        (1, "i"),
+    ] {
+        while n >= value {
+            out.push_str(letters);
+            n -= value;
+        }
+    }
+    out
+}
+
 /// A paragraph being read.
 #[derive(Default)]
 struct Para {
@@ -171,6 +243,7 @@ struct Para {
 fn read_body(
     xml: &[u8],
     styles: &HashMap<String, u8>,
+    refs: &mut NoteRefs,
     b: &mut TextBuilder,
 ) -> Result<(), IngestError> {
     // Paragraphs open: a text box's paragraphs sit inside the paragraph
@@ -227,6 +300,14 @@ fn read_body(
             Xml::Text(t) if in_text => {
                 if let Some(p) = open.last_mut() {
                     p.text.push_str(t);
+                }
+            }
+            Xml::Start {
+                name: name @ ("footnoteReference" | "endnoteReference"),
+                attrs,
+            } => {
+                if let (Some(p), Some(id)) = (open.last_mut(), attr(attrs, "id")) {
+                    p.text.push_str(&refs.mark(name == "endnoteReference", id));
                 }
             }
             Xml::Start {
@@ -365,6 +446,7 @@ mod tests {
             <w:style w:styleId="ChapterTitle"><w:name w:val="Chapter Title"/><w:basedOn w:val="Heading2"/></w:style>
             <w:style w:styleId="Fancy"><w:name w:val="Fancy"/><w:basedOn w:val="ChapterTitle"/></w:style>
             <w:style w:styleId="Quote"><w:name w:val="Quote"/><w:basedOn w:val="Normal"/></w:style>
+            <w:style w:styleId="Plain"><w:name w:val="Plain"/><w:basedOn w:val="Heading2"/><w:pPr><w:outlineLvl w:val="9"/></w:pPr></w:style>
             <w:style w:styleId="A"><w:name w:val="A"/><w:basedOn w:val="B"/></w:style>
             <w:style w:styleId="B"><w:name w:val="B"/><w:basedOn w:val="A"/></w:style>
             </w:styles>"#;
@@ -372,25 +454,28 @@ mod tests {
         assert_eq!(levels.get("ChapterTitle"), Some(&2));
         assert_eq!(levels.get("Fancy"), Some(&2));
         assert_eq!(levels.get("Quote"), None);
+        assert_eq!(levels.get("Plain"), None);
         assert_eq!(levels.get("A"), None);
     }
 
     #[test]
     fn footnotes_follow_the_text_under_a_heading_of_their_own() {
         let body = "<?xml version=\"1.0\"?><w:document xmlns:w=\"w\"><w:body><w:p><w:r>\
-                    <w:t>Revenue grew.</w:t></w:r><w:r><w:footnoteReference w:id=\"1\"/></w:r></w:p>\
+                    <w:t>Revenue grew.</w:t></w:r><w:r><w:footnoteReference w:id=\"2\"/></w:r>\
+                    <w:r><w:t> Costs fell.</w:t></w:r><w:r><w:footnoteReference w:id=\"1\"/></w:r></w:p>\
                     </w:body></w:document>";
         let notes = "<?xml version=\"1.0\"?><w:footnotes xmlns:w=\"w\">\
                      <w:footnote w:type=\"separator\" w:id=\"-1\"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>\
                      <w:footnote w:id=\"1\"><w:p><w:r><w:t>Source: annual report,</w:t></w:r></w:p>\
-                     <w:p><w:r><w:t>page 12.</w:t></w:r></w:p></w:footnote></w:footnotes>";
+                     <w:p><w:r><w:t>page 12.</w:t></w:r></w:p></w:footnote>\
+                     <w:footnote w:id=\"2\"><w:p><w:r><w:t>Restated.</w:t></w:r></w:p></w:footnote></w:footnotes>";
         let c = ChunkingConfig::default();
         let ctx = crate::ingest::test_support::ctx(&c);
         let bytes = test_zip(&[("word/document.xml", body), ("word/footnotes.xml", notes)]);
         let doc = parse(Path::new("f.docx"), &bytes, &ctx).unwrap();
         assert_eq!(
             doc.content,
-            "Revenue grew.\n\nFootnotes\n\n[1] Source: annual report, page 12."
+            "Revenue grew.[1] Costs fell.[2]\n\nFootnotes\n\n[1] Restated.\n\n[2] Source: annual report, page 12."
         );
         assert_eq!(doc.title, "f.docx");
     }
