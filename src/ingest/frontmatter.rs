@@ -1,29 +1,62 @@
-//! YAML frontmatter of Markdown files: where it ends, and reading it with
-//! the one repair real SKILL.md files need.
+//! Frontmatter of Markdown files: where it ends, and reading it: YAML
+//! (`---` fences) with the one repair real SKILL.md files need, or TOML
+//! (`+++` fences, as Hugo writes it).
 
 use serde_json::{Map, Value};
 
-/// Splits `---`-fenced YAML frontmatter from the body. Returns the YAML, the
-/// body, and the 1-based line where the body starts.
-pub fn split_frontmatter(text: &str) -> (Option<&str>, &str, usize) {
+/// The language of a frontmatter block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrontKind {
+    Yaml,
+    Toml,
+}
+
+/// Splits fenced frontmatter (`---` YAML, `+++` TOML) from the body.
+/// Returns the frontmatter and its language, the body, and the 1-based
+/// line where the body starts.
+pub fn split_frontmatter(text: &str) -> (Option<(FrontKind, &str)>, &str, usize) {
     let Some(first) = text.split_inclusive('\n').next() else {
         return (None, text, 1);
     };
-    if first.trim_end() != "---" || !first.ends_with('\n') {
+    let (kind, closings): (_, &[&str]) = match first.trim_end() {
+        "---" => (FrontKind::Yaml, &["---", "..."]),
+        "+++" => (FrontKind::Toml, &["+++"]),
+        _ => return (None, text, 1),
+    };
+    if !first.ends_with('\n') {
         return (None, text, 1);
     }
     let rest = &text[first.len()..];
     let mut offset = 0;
     for (i, line) in rest.split_inclusive('\n').enumerate() {
-        let t = line.trim_end();
-        if t == "---" || t == "..." {
-            let yaml = &rest[..offset];
+        if closings.contains(&line.trim_end()) {
+            let front = &rest[..offset];
             let body = &rest[offset + line.len()..];
-            return (Some(yaml), body, i + 3);
+            return (Some((kind, front)), body, i + 3);
         }
         offset += line.len();
     }
     (None, text, 1)
+}
+
+/// Parses TOML frontmatter into the keys YAML frontmatter gives (dates as
+/// their text).
+pub fn parse_toml_frontmatter(toml: &str) -> Result<Map<String, Value>, String> {
+    fn json(v: toml::Value) -> Value {
+        match v {
+            toml::Value::String(s) => Value::String(s),
+            toml::Value::Integer(i) => Value::from(i),
+            toml::Value::Float(f) => Value::from(f),
+            toml::Value::Boolean(b) => Value::Bool(b),
+            toml::Value::Datetime(d) => Value::String(d.to_string()),
+            toml::Value::Array(a) => Value::Array(a.into_iter().map(json).collect()),
+            toml::Value::Table(t) => {
+                Value::Object(t.into_iter().map(|(k, v)| (k, json(v))).collect())
+            }
+        }
+    }
+    let table: toml::Table = toml::from_str(toml).map_err(|e| e.message().to_string())?;
+    Ok(table.into_iter().map(|(k, v)| (k, json(v))).collect())
 }
 
 /// Parsed frontmatter, and what had to be repaired to read it.
@@ -149,6 +182,21 @@ fn colon_value(line: &str) -> Option<(&str, &str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn toml_frontmatter_between_plus_fences() {
+        let text = "+++\ntitle = \"Deploying\"\ndate = 2023-01-02\ntags = [\"ops\", \"k8s\"]\n+++\n# Body\n";
+        let (front, body, line) = split_frontmatter(text);
+        let (kind, toml) = front.unwrap();
+        assert_eq!((kind, body, line), (FrontKind::Toml, "# Body\n", 6));
+        let map = parse_toml_frontmatter(toml).unwrap();
+        assert_eq!(map["title"], "Deploying");
+        assert_eq!(map["date"], "2023-01-02");
+        assert_eq!(map["tags"][1], "k8s");
+        assert!(parse_toml_frontmatter("title = ").is_err());
+        // A YAML fence is not closed by TOML's.
+        assert_eq!(split_frontmatter("---\na: 1\n+++\n").0, None);
+    }
 
     #[test]
     fn unquoted_colon_values_are_quoted_with_a_warning() {

@@ -7,7 +7,7 @@ use std::path::Path;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde_json::{Map, Value};
 
-use super::frontmatter::{parse_frontmatter, split_frontmatter};
+use super::frontmatter::{parse_frontmatter, parse_toml_frontmatter, split_frontmatter, FrontKind};
 use super::sections::{chain, chunk, Section};
 use super::{decode_text, file_title, skill, ChunkContext, IngestError, ParsedDocument};
 use crate::config::MarkdownStrategy;
@@ -24,7 +24,22 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     // underline.
     let mut unparsed_front = None;
     match front {
-        Some(yaml) => match parse_frontmatter(yaml) {
+        Some((FrontKind::Toml, toml)) => match parse_toml_frontmatter(toml) {
+            Ok(map) => {
+                apply_frontmatter(&map, &mut doc);
+                if is_skill {
+                    doc.warnings
+                        .push("a skill's frontmatter is YAML between --- lines, not TOML".into());
+                }
+            }
+            Err(e) => {
+                doc.warnings.push(format!(
+                    "invalid TOML frontmatter ({e}); indexed as plain Markdown"
+                ));
+                unparsed_front = Some(toml.trim());
+            }
+        },
+        Some((FrontKind::Yaml, yaml)) => match parse_frontmatter(yaml) {
             Ok(fm) => {
                 doc.warnings.extend(fm.repairs);
                 apply_frontmatter(&fm.map, &mut doc);
@@ -242,6 +257,15 @@ mod tests {
         assert_eq!(doc.title, "My Guide");
         assert_eq!(doc.tags, vec!["Git", "admin"]);
         assert!(doc.chunks.iter().all(|c| !c.text.contains("title:")));
+        assert_eq!(doc.meta.headings[0].line, 5);
+        // Hugo's TOML frontmatter, the same.
+        let md = "+++\ntitle = \"My Guide\"\ntags = [\"Git\"]\n+++\n# Heading\n\nBody text here.\n";
+        let doc = parse(Path::new("h.md"), md.as_bytes(), &ctx(&c)).unwrap();
+        assert_eq!(
+            (doc.title.as_str(), doc.tags.clone()),
+            ("My Guide", vec!["Git".to_string()])
+        );
+        assert!(doc.chunks.iter().all(|c| !c.text.contains("+++")));
         assert_eq!(doc.meta.headings[0].line, 5);
     }
 
