@@ -181,6 +181,32 @@ impl Kb {
         })
     }
 
+    /// A cache folder for `KB_CACHE_DIR` holding `models` (name, prepared
+    /// folder), where `kb init --model NAME` finds them.
+    pub fn model_cache(&self, models: &[(&str, &Path)]) -> PathBuf {
+        let cache = self.home.path().join("cache");
+        std::fs::create_dir_all(cache.join("models")).unwrap();
+        for (name, dir) in models {
+            std::os::unix::fs::symlink(dir, cache.join("models").join(name)).unwrap();
+        }
+        cache
+    }
+
+    /// Runs kb with `args` and `--format json` (the summary of init, add
+    /// and reindex on stdout) and `cache` as `KB_CACHE_DIR`, expects
+    /// success and parses stdout as JSON.
+    pub fn json_cached(&self, cache: &Path, args: &[&str]) -> Value {
+        let mut cmd = self.cmd();
+        cmd.env("KB_CACHE_DIR", cache).args(args);
+        let stdout = stdout_of(cmd.args(["--format", "json"]));
+        serde_json::from_slice(&stdout).unwrap_or_else(|e| {
+            panic!(
+                "kb {args:?} printed invalid JSON ({e}):\n{}",
+                String::from_utf8_lossy(&stdout)
+            )
+        })
+    }
+
     /// Runs kb with `args`, expects `exit` and returns the JSON error on stderr.
     pub fn error(&self, args: &[&str], exit: i32) -> Value {
         let out = self

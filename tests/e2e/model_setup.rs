@@ -319,24 +319,8 @@ fn a_multilingual_model_finds_chinese_and_japanese_pages_by_meaning() {
         return;
     };
     let kb = Kb::empty();
-    let cache = kb.home.path().join("cache");
-    std::fs::create_dir_all(cache.join("models")).unwrap();
-    std::os::unix::fs::symlink(&prepared, cache.join("models").join(name)).unwrap();
-    let run = |args: &[&str]| {
-        let out = kb
-            .cmd()
-            .env("KB_CACHE_DIR", &cache)
-            .args(args)
-            .args(["--format", "json"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "kb {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
-    };
+    let cache = kb.model_cache(&[(name, &prepared)]);
+    let run = |args: &[&str]| kb.json_cached(&cache, args);
     let init = run(&["init", "--model", name]);
     assert_eq!(init["model_name"], name, "{init}");
     assert_eq!(init["embedding_dim"], 384, "{init}");

@@ -222,30 +222,12 @@ fn a_switch_to_a_model_that_reads_less_reads_long_documents_again() {
         return;
     };
     let kb = Kb::empty();
-    let cache = kb.home.path().join("cache");
-    let models = cache.join("models");
-    std::fs::create_dir_all(&models).unwrap();
-    std::os::unix::fs::symlink(&multilingual, models.join("multilingual-e5-small-q4")).unwrap();
-    std::os::unix::fs::symlink(
-        common::model_dir_int8(),
-        models.join("all-MiniLM-L6-v2-int8"),
-    )
-    .unwrap();
-    let run = |args: &[&str]| {
-        let out = kb
-            .cmd()
-            .env("KB_CACHE_DIR", &cache)
-            .args(args)
-            .args(["--format", "json"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "kb {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
-    };
+    let int8 = common::model_dir_int8();
+    let cache = kb.model_cache(&[
+        ("multilingual-e5-small-q4", &multilingual),
+        ("all-MiniLM-L6-v2-int8", &int8),
+    ]);
+    let run = |args: &[&str]| kb.json_cached(&cache, args);
     run(&["init", "--model", "multilingual-e5-small-q4"]);
     let docs = kb.home.path().join("docs");
     let crops = [
