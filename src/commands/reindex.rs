@@ -2,13 +2,12 @@
 //! optionally with another model, without ever leaving a mixed index.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Command, CommandSpec, Mcp, OutputKind};
-use std::sync::Arc;
-
 use crate::embed::reembed::{reembed, Pending};
 use crate::embed::{resolve, Embed};
 use crate::error::{KbError, Result};
@@ -16,9 +15,8 @@ use crate::ingest::{chunk_token_limit, source_path};
 use crate::ingest::context::fill_missing_headers;
 use crate::ingest::pipeline::resplit::Resplit;
 use crate::ingest::pipeline::{IngestOptions, Ingester, ModelSource};
-use crate::output::plural;
-use crate::progress::Work;
-use crate::output::{Render, Style};
+use crate::output::{plural, Render, Style};
+use crate::progress::{Progress, Work};
 use crate::session::Session;
 
 /// Re-embed every chunk, optionally with another model; the old index stays usable until it finishes
@@ -118,30 +116,12 @@ impl Command for ReindexArgs {
             && current.as_ref().is_some_and(|c| {
                 c.model_name == target.model_name && c.model_fingerprint == target.model_fingerprint
             });
-        let mut chunks = 0;
-        if !continuing {
-            db.begin_reindex(&target)?;
-            let (done_before, total) = db.reindex_counts()?;
-            bar.loading_model(false);
-            bar.chunks_found(total.saturating_sub(resplit.chunks) as u64);
-            bar.already_done(done_before as u64);
-            let embedded = reembed(
-                db,
-                &model,
-                Pending::Reindex {
-                    skip: &resplit.documents,
-                },
-                session.config().embedding.batch_size,
-                session.cancel_flag(),
-                |n| bar.chunks_done(n as u64),
-            );
+        let chunks = if continuing {
             bar.finish();
-            embedded?;
-            db.finish_reindex(&target, &resplit.documents)?;
-            chunks = total - resplit.chunks.min(total);
+            0
         } else {
-            bar.finish();
-        }
+            embed_and_swap(session, &model, &target, &resplit, bar.as_ref())?
+        };
         let (read_again, mut not_read_again) = if pending || !resplit.documents.is_empty() {
             read_again(session, &model, &resplit, self.quiet)?
         } else {
@@ -158,6 +138,38 @@ impl Command for ReindexArgs {
             not_read_again,
         })
     }
+}
+
+/// Stages a vector by `model` for every chunk but those of the documents
+/// `resplit` reads again, then swaps them in and binds `target`. Returns
+/// how many chunks it embedded.
+fn embed_and_swap(
+    session: &mut Session,
+    model: &Arc<dyn Embed>,
+    target: &crate::db::ModelBinding,
+    resplit: &Resplit,
+    bar: &dyn Progress,
+) -> Result<usize> {
+    let db = session.db()?;
+    db.begin_reindex(target)?;
+    let (done_before, total) = db.reindex_counts()?;
+    bar.loading_model(false);
+    bar.chunks_found(total.saturating_sub(resplit.chunks) as u64);
+    bar.already_done(done_before as u64);
+    let embedded = reembed(
+        db,
+        model,
+        Pending::Reindex {
+            skip: &resplit.documents,
+        },
+        session.config().embedding.batch_size,
+        session.cancel_flag(),
+        |n| bar.chunks_done(n as u64),
+    );
+    bar.finish();
+    embedded?;
+    db.finish_reindex(target, &resplit.documents)?;
+    Ok(total - resplit.chunks.min(total))
 }
 
 /// Reads the documents `resplit` found again, chunked for `model`, then
