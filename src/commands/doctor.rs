@@ -402,7 +402,7 @@ fn database_checks(
                 ),
             });
             let missing = counts.chunks_without_vectors.unwrap_or(0);
-            let reading_again = db.resplit_pending()?;
+            let reading_again = db.resplit_pending()?.is_some();
             checks.push(if missing == 0 {
                 check(
                     "vectors",

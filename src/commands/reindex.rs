@@ -103,7 +103,8 @@ impl Command for ReindexArgs {
         let shorter = current
             .as_ref()
             .is_some_and(|c| target.model_max_tokens < c.model_max_tokens);
-        let pending = db.resplit_pending()?;
+        let switched_from = db.resplit_pending()?;
+        let pending = switched_from.is_some();
         let resplit = if shorter || pending {
             let limit = chunk_token_limit(session.config(), model.max_chunk_tokens());
             Resplit::find(db, &model.token_counter(), limit)?
@@ -132,7 +133,12 @@ impl Command for ReindexArgs {
         Ok(ReindexOutput {
             model_name: target.model_name,
             embedding_dim: target.embedding_dim,
-            previous_model: current.map(|b| b.model_name),
+            // A resumed switch names the model it switched from.
+            previous_model: if continuing {
+                switched_from.filter(|m| !m.is_empty())
+            } else {
+                current.map(|b| b.model_name)
+            },
             chunks,
             read_again,
             not_read_again,

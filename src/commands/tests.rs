@@ -1744,7 +1744,7 @@ fn a_reindex_to_a_model_that_reads_less_splits_long_chunks_again() {
     assert!(long_chunks.iter().all(|t| counter.count(t) <= limit));
     assert!(db.chunk_count().unwrap() > before);
     assert!(db.chunks_without_vectors(10).unwrap().is_empty());
-    assert!(!db.resplit_pending().unwrap());
+    assert_eq!(db.resplit_pending().unwrap(), None);
     // The next reindex with the same model has nothing to read again.
     let v = f.json(&["reindex"]);
     assert_eq!(v["read_again"], 0, "{v}");
@@ -1772,7 +1772,10 @@ fn a_reindex_stopped_while_reading_documents_again_finishes_on_its_next_run() {
     db.begin_reindex(&f.embedder.binding().unwrap()).unwrap();
     db.finish_reindex(&f.embedder.binding().unwrap(), &skip)
         .unwrap();
-    assert!(db.resplit_pending().unwrap());
+    assert_eq!(
+        db.resplit_pending().unwrap().as_deref(),
+        Some(TestEmbedder::NAME)
+    );
     assert!(!db.chunks_without_vectors(10).unwrap().is_empty());
     let v = f.json(&["reindex"]);
     assert_eq!(
@@ -1780,6 +1783,7 @@ fn a_reindex_stopped_while_reading_documents_again_finishes_on_its_next_run() {
         (json!(1), json!(0)),
         "{v}"
     );
+    assert_eq!(v["previous_model"], TestEmbedder::NAME, "{v}");
     assert!(db.chunks_without_vectors(10).unwrap().is_empty());
-    assert!(!db.resplit_pending().unwrap());
+    assert_eq!(db.resplit_pending().unwrap(), None);
 }

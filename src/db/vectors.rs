@@ -385,9 +385,10 @@ impl Database {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Whether documents may hold chunks longer than the model reads.
-    pub fn resplit_pending(&self) -> Result<bool> {
-        Ok(self.get_config(RESPLIT_PENDING)?.is_some())
+    /// Whether documents may hold chunks longer than the model reads:
+    /// the model the reindex that left them switched from, if so.
+    pub fn resplit_pending(&self) -> Result<Option<String>> {
+        self.get_config(RESPLIT_PENDING)
     }
 
     pub fn resplit_done(&self) -> Result<()> {
@@ -460,7 +461,11 @@ impl Database {
             [],
         )?;
         if !unembedded.is_empty() {
-            self.set_config(RESPLIT_PENDING, "1")?;
+            let from = self
+                .model_binding()?
+                .map(|b| b.model_name)
+                .unwrap_or_default();
+            self.set_config(RESPLIT_PENDING, &from)?;
         }
         self.write_binding(target)?;
         tx.commit()?;

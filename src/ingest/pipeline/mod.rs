@@ -16,7 +16,8 @@
 //! Here: the run as a whole. `walk` finds the files, `prepare` turns one
 //! into a document (or decides it is unchanged), `stages` runs the three
 //! stages, `group` embeds and writes, `prune` drops documents whose files
-//! are gone, `errors_log` and `progress` report, `summary` is the result.
+//! are gone, `errors_log` and `progress` report, `summary` is the result;
+//! `resplit` finds the documents a model that reads less has `reread`.
 
 mod backlog;
 mod errors_log;
