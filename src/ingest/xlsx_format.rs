@@ -1,7 +1,9 @@
 //! Excel's number formats: a workbook stores a date as a serial number of
 //! days and a percentage as a fraction, and shows them as its cell's style
-//! says. A cell is indexed as shown (`2023-07-15`, `14:30`, `12.5%`), so it
-//! is found by what the user sees; other numbers keep their stored digits.
+//! says. A date is indexed as an ISO date (`2023-07-15`, one spelling an
+//! agent can read whatever the cell's order of day and month), a time or a
+//! percentage as shown (`14:30`, `12.5%`), so it is found by what the user
+//! sees; other numbers keep their stored digits.
 
 use super::container::{attr, walk_xml, Xml};
 use super::IngestError;
