@@ -40,23 +40,12 @@ pub fn split_frontmatter(text: &str) -> (Option<(FrontKind, &str)>, &str, usize)
 }
 
 /// Parses TOML frontmatter into the keys YAML frontmatter gives (dates as
-/// their text).
+/// their text), read as TOML data files are.
 pub fn parse_toml_frontmatter(toml: &str) -> Result<Map<String, Value>, String> {
-    fn json(v: toml::Value) -> Value {
-        match v {
-            toml::Value::String(s) => Value::String(s),
-            toml::Value::Integer(i) => Value::from(i),
-            toml::Value::Float(f) => Value::from(f),
-            toml::Value::Boolean(b) => Value::Bool(b),
-            toml::Value::Datetime(d) => Value::String(d.to_string()),
-            toml::Value::Array(a) => Value::Array(a.into_iter().map(json).collect()),
-            toml::Value::Table(t) => {
-                Value::Object(t.into_iter().map(|(k, v)| (k, json(v))).collect())
-            }
-        }
+    match super::data::toml_values(toml)? {
+        Value::Object(map) => Ok(map),
+        _ => Err("frontmatter is not a table of keys".into()),
     }
-    let table: toml::Table = toml::from_str(toml).map_err(|e| e.message().to_string())?;
-    Ok(table.into_iter().map(|(k, v)| (k, json(v))).collect())
 }
 
 /// Parsed frontmatter, and what had to be repaired to read it.

@@ -75,6 +75,12 @@ impl Format {
     }
 }
 
+/// A TOML text's values (dates and times as their TOML text), as a data
+/// file's are read; Markdown's `+++` frontmatter is read so too.
+pub fn toml_values(text: &str) -> Result<Value, String> {
+    spans::toml(text).map(|(values, _)| values)
+}
+
 /// One flattened `path = value` line and the lines of its key in the file.
 struct Leaf {
     text: String,
