@@ -20,6 +20,7 @@
 //! `resplit` finds the documents a model that reads less has `reread`.
 
 mod backlog;
+mod carry;
 mod errors_log;
 mod group;
 mod model_source;

@@ -10,6 +10,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use super::carry::carry_tags;
 use super::errors_log::ErrorsLog;
 use super::walk::{ExternalLink, Walked, WalkedRoot};
 use crate::db::{Database, IndexedFile, Root};
@@ -159,29 +160,6 @@ pub(super) fn prune_external(
         return Ok(0);
     }
     db.remove_documents(&gone)
-}
-
-/// A file moved or renamed under an added folder is a new document, and
-/// its old one goes: the old one's tags (`kb tag`'s among them) go to the
-/// documents this run added (ids not in `known`) with the same content.
-fn carry_tags(db: &Database, gone: &[i64], known: &HashSet<i64>) -> Result<()> {
-    let files = db.document_files()?;
-    let added: Vec<_> = files.iter().filter(|f| !known.contains(&f.id)).collect();
-    for old in files.iter().filter(|f| gone.contains(&f.id)) {
-        let same: Vec<i64> = added
-            .iter()
-            .filter(|f| f.content_hash == old.content_hash)
-            .map(|f| f.id)
-            .collect();
-        let tags = match (same.is_empty(), db.document(old.id)?) {
-            (false, Some(doc)) => doc.summary.tags,
-            _ => continue,
-        };
-        for id in same {
-            db.add_tags(id, &tags)?;
-        }
-    }
-    Ok(())
 }
 
 /// Removes the documents under one of the folders in `folders` (the folders

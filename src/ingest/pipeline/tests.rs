@@ -308,6 +308,56 @@ fn a_roots_tags_reach_its_new_files() {
     assert!(tags("todo.txt").is_empty(), "a tag taken off stays off");
 }
 
+/// A file renamed and edited before the next `kb add` keeps the tags the
+/// user gave it (not the ones its old front matter gave); a new file that
+/// only shares some words with a removed one gets none of its tags.
+#[test]
+fn tags_follow_a_file_renamed_and_edited() {
+    let kb = Kb::new();
+    mixed_folder(&kb);
+    kb.write(
+        "boiler.md",
+        "# Boiler\n\nThe boiler in the cellar is serviced every October by the \
+         heating firm; its manual is in the drawer under the stairs.\n",
+    );
+    kb.add();
+    for name in ["guide.md", "todo.txt", "boiler.md"] {
+        let id = kb.document_id(name).unwrap();
+        kb.db.edit_tags(id, &["house".to_string()], &[]).unwrap();
+    }
+    std::fs::remove_file(kb.docs.join("guide.md")).unwrap();
+    kb.write(
+        "garden/tomatoes.md",
+        GUIDE
+            .replace("tags: [gardening]", "tags: [vegetables]")
+            .replace("every morning", "every morning and evening"),
+    );
+    std::fs::remove_file(kb.docs.join("todo.txt")).unwrap();
+    kb.write(
+        "chores.txt",
+        "Call the plumber about the kitchen sink on Tuesday.\nBuy bread.\n",
+    );
+    std::fs::remove_file(kb.docs.join("boiler.md")).unwrap();
+    kb.write(
+        "radiators.md",
+        "# Radiators\n\nBleed the radiators every autumn; the heating firm \
+         shows how when the boiler is serviced.\n",
+    );
+    let s = kb.add();
+    assert_eq!((s.added, s.removed), (3, 3), "{s:?}");
+    let tags = |name: &str| {
+        let id = kb.document_id(name).unwrap();
+        kb.db.document(id).unwrap().unwrap().summary.tags
+    };
+    assert_eq!(tags("garden/tomatoes.md"), ["house", "vegetables"]);
+    assert_eq!(tags("chores.txt"), ["house"]);
+    assert!(
+        tags("radiators.md").is_empty(),
+        "{:?}",
+        tags("radiators.md")
+    );
+}
+
 #[test]
 fn cancel_before_start_stops_with_interrupted() {
     let kb = Kb::new();
