@@ -53,7 +53,7 @@ pub(crate) struct ReindexOutput {
     pub read_again: usize,
     /// Such documents not read again, their files gone or unreadable (the
     /// errors log says why): their chunks stay as they were, the model
-    /// reading their beginnings.
+    /// reading their beginnings, until an add or update finds their files.
     pub not_read_again: Vec<String>,
 }
 
@@ -130,6 +130,8 @@ impl Command for ReindexArgs {
         };
         not_read_again.extend(resplit.gone);
         not_read_again.sort();
+        // Their files, when back or readable, are read again by the next add.
+        session.db()?.forget_file_stamps(&not_read_again)?;
         Ok(ReindexOutput {
             model_name: target.model_name,
             embedding_dim: target.embedding_dim,
@@ -241,7 +243,8 @@ impl Render for ReindexOutput {
         if !self.not_read_again.is_empty() {
             s.push_str(&format!(
                 "kb: {} longer than {} reads could not be read again (file gone or unreadable; \
-                 the errors log says why), so only their beginnings are embedded: {}\n",
+                 the errors log says why), so only their beginnings are embedded until \
+                 kb add or kb update finds their files: {}\n",
                 plural(
                     self.not_read_again.len() as u64,
                     "document has chunks",

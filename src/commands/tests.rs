@@ -1749,6 +1749,24 @@ fn a_reindex_to_a_model_that_reads_less_splits_long_chunks_again() {
     let v = f.json(&["reindex"]);
     assert_eq!(v["read_again"], 0, "{v}");
     assert_eq!(v["chunks"], db.chunk_count().unwrap(), "{v}");
+    // The gone file back as it was: the next add reads it again, in chunks
+    // the model reads whole.
+    std::fs::write(
+        dir.join("gone.txt"),
+        format!("{} quay.", words(150, "bridge")),
+    )
+    .unwrap();
+    let v = f.json(&["add", dir.to_str().unwrap()]);
+    assert_eq!(v["updated"], 1, "{v}");
+    let bridge: Vec<String> = db
+        .chunk_texts(0, 1000)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.text.contains("bridge"))
+        .map(|c| c.text)
+        .collect();
+    assert!(bridge.len() > 1, "{bridge:?}");
+    assert!(bridge.iter().all(|t| counter.count(t) <= limit));
 }
 
 #[test]

@@ -154,6 +154,26 @@ impl Database {
         Ok(())
     }
 
+    /// Forgets what was recorded of these documents' files (stored paths):
+    /// size, mtime and content hash, so the next walk that reaches such a
+    /// file reads it again, unchanged or not.
+    pub fn forget_file_stamps(&self, paths: &[String]) -> Result<()> {
+        if paths.is_empty() {
+            return Ok(());
+        }
+        let tx = self.begin_write()?;
+        let mut forget = self.conn().prepare_cached(
+            "UPDATE documents SET file_size = NULL, file_mtime = NULL, content_hash = ''
+             WHERE source_path = ?1",
+        )?;
+        for path in paths {
+            forget.execute([path])?;
+        }
+        drop(forget);
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Records the link each document is reached through (`None`: directly,
     /// or through more than one), in one transaction.
     pub fn set_via_links(&self, links: &[(i64, Option<String>)]) -> Result<()> {
