@@ -252,6 +252,8 @@ fn read_body(
     let mut in_text = false;
     let mut tables = 0usize;
     let mut in_ppr = false;
+    // A run marked hidden (`w:vanish`): Word does not show or print it.
+    let mut hidden = false;
     // Inside `mc:Fallback`: the same content again for older readers (a
     // text box as VML), read once already from `mc:Choice`.
     let mut fallback = 0usize;
@@ -295,9 +297,15 @@ fn read_body(
                     p.list = true;
                 }
             }
+            Xml::Start { name: "r", .. } => hidden = false,
+            // In `pPr` it hides the paragraph mark only, not the text.
+            Xml::Start {
+                name: "vanish",
+                attrs,
+            } if !in_ppr => hidden = !matches!(attr(attrs, "val"), Some("0" | "false" | "off")),
             Xml::Start { name: "t", .. } => in_text = true,
             Xml::End { name: "t" } => in_text = false,
-            Xml::Text(t) if in_text => {
+            Xml::Text(t) if in_text && !hidden => {
                 if let Some(p) = open.last_mut() {
                     p.text.push_str(t);
                 }
@@ -437,6 +445,24 @@ mod tests {
             doc.content,
             "Call-out text\n\nBefore the box. After the box, on 2023-07."
         );
+    }
+
+    #[test]
+    fn hidden_text_is_left_out() {
+        let body = "<?xml version=\"1.0\"?><w:document xmlns:w=\"w\"><w:body>\
+             <w:p><w:pPr><w:rPr><w:vanish/></w:rPr></w:pPr><w:r><w:t>Shown,</w:t></w:r>\
+             <w:r><w:rPr><w:vanish/></w:rPr><w:t> secret draft</w:t></w:r>\
+             <w:r><w:rPr><w:vanish w:val=\"0\"/></w:rPr><w:t> and shown</w:t></w:r>\
+             <w:r><w:t> again.</w:t></w:r></w:p></w:body></w:document>";
+        let c = ChunkingConfig::default();
+        let ctx = crate::ingest::test_support::ctx(&c);
+        let doc = parse(
+            Path::new("h.docx"),
+            &test_zip(&[("word/document.xml", body)]),
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!(doc.content, "Shown, and shown again.");
     }
 
     #[test]
