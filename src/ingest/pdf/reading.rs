@@ -12,7 +12,7 @@
 use super::glyphs::{compose_accents, push_char, rtl, Placed, TURNS};
 use super::page::{Line, Row, Span, Word};
 use super::pitch::Pitch;
-use super::spacing::join_spaced_letters;
+use super::spacing::{join_small_caps, join_spaced_letters};
 use super::tables::{join_section_number, merge_symbols, table_rows, CELL_SEPARATOR};
 use super::tuning::TUNING;
 
@@ -179,7 +179,7 @@ fn rows(mut words: Vec<Word>) -> Vec<Row> {
 /// span, any other is cut where the gap between words is wide.
 fn row_of(mut words: Vec<Word>) -> Row {
     words.sort_by(|a, b| a.x0.total_cmp(&b.x0));
-    let words = join_spaced_letters(words);
+    let words = join_small_caps(join_spaced_letters(words));
     let is_rtl = mostly_rtl(&words);
     let pitch = row_pitch(&words, is_rtl);
     if !is_rtl && pitch.fixed() {

@@ -2,6 +2,9 @@
 //! after every letter of a title, and each letter then stands apart like a
 //! word. The letters are joined back, and only the wider gaps between them
 //! stay spaces: a word space against its run's spacing, not a share of size.
+//! Small capitals imitated with two sizes ("MGM R ESORTS": each word's
+//! capital at full size, the rest smaller, set apart as a word) are joined
+//! the same way.
 
 use super::page::Word;
 use super::tuning::TUNING;
@@ -80,6 +83,38 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
     out
 }
 
+/// Joins a one-letter capital to the capitals after it when they are
+/// smaller and close: a word set in imitated small capitals (words sorted
+/// left to right).
+pub(super) fn join_small_caps(words: Vec<Word>) -> Vec<Word> {
+    let capital = |w: &Word| {
+        let mut cs = w.text.chars();
+        matches!((cs.next(), cs.next()), (Some(c), None) if c.is_uppercase())
+    };
+    let small_caps = |w: &Word| {
+        w.text.chars().count() > 1 && w.text.chars().all(|c| c.is_uppercase() || c == '\'')
+    };
+    let mut out: Vec<Word> = Vec::with_capacity(words.len());
+    for w in words {
+        match out.last_mut() {
+            Some(cap)
+                if capital(cap)
+                    && small_caps(&w)
+                    && w.size <= TUNING.small_caps_size * cap.size
+                    && (w.x0 - cap.x1).abs() <= TUNING.small_caps_gap * cap.size =>
+            {
+                cap.text.push_str(&w.text);
+                cap.x1 = w.x1;
+                cap.bold += w.bold;
+                cap.chars += w.chars;
+                cap.pitch.merge(&w.pitch);
+            }
+            _ => out.push(w),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,6 +142,37 @@ mod tests {
             at += 8.0 + step;
         }
         out
+    }
+
+    #[test]
+    fn imitated_small_capitals_are_words_again() {
+        let word = |text: &str, x0: f32, size: f32| Word {
+            text: text.to_string(),
+            x0,
+            x1: x0 + 0.6 * size * text.chars().count() as f32,
+            baseline: 100.0,
+            size,
+            bold: 0,
+            chars: text.chars().count(),
+            pitch: Pitch::default(),
+        };
+        // "MGM R ESORTS I NTERNATIONAL": capitals at 19.4, the rest at 13.4.
+        let line = vec![
+            word("MGM", 72.0, 19.4),
+            word("R", 115.0, 19.4),
+            word("ESORTS", 131.4, 13.4),
+            word("I", 185.0, 19.4),
+            word("NTERNATIONAL", 201.4, 13.4),
+        ];
+        let w = join_small_caps(line);
+        assert_eq!(texts(&w), ["MGM", "RESORTS", "INTERNATIONAL"]);
+        assert_eq!(w[1].x1, 131.4 + 0.6 * 13.4 * 6.0);
+        // An article before a word of the same size, or a capital far
+        // from smaller capitals, stays apart.
+        let same = vec![word("A", 72.0, 10.0), word("MATERIAL", 82.5, 10.0)];
+        assert_eq!(texts(&join_small_caps(same)), ["A", "MATERIAL"]);
+        let far = vec![word("X", 72.0, 10.0), word("NOTE", 120.0, 8.0)];
+        assert_eq!(texts(&join_small_caps(far)), ["X", "NOTE"]);
     }
 
     fn texts(words: &[Word]) -> Vec<&str> {

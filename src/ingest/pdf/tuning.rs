@@ -230,6 +230,11 @@ tuning! {
     spaced_lower_in: usize = 3,
     /// A gap this many sizes wider than the letter spacing is a word space.
     word_space: f32 = 0.2,
+    /// Small capitals set as two sizes ("R" then "EPORT"): the rest of the
+    /// word is at most this share of the capital's size …
+    small_caps_size: f32 = 0.92,
+    /// … and stands at most this many of the capital's sizes from it.
+    small_caps_gap: f32 = 0.35,
 
     // Table rows (`tables.rs`); sizes are the rows' own.
     /// A title beside a section number has at least this many letters.
