@@ -1,7 +1,7 @@
 //! `kb add PATH...`: indexes files and folders.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 
 use schemars::JsonSchema;
@@ -296,10 +296,12 @@ impl Command for AddArgs {
     type Output = AddOutput;
 
     fn run(self, session: &mut Session) -> Result<AddOutput> {
-        let tags = self.request()?;
+        // Before the paths are looked at: whether a path outside exists is
+        // not the agent's to learn.
         if session.kind() == SessionKind::Server {
             agent_may_add(session, &self.paths)?;
         }
+        let tags = self.request()?;
         let follow = self.follow_external_links;
         let only_files = self.paths.iter().all(|p| !p.is_dir());
         let not_documents: Vec<String> = self
@@ -344,18 +346,45 @@ fn agent_may_add(session: &Session, paths: &[PathBuf]) -> Result<()> {
         }
     }
     for p in paths {
-        let stored = source_path::encode(&source_path::canonical(p));
-        if !allowed.iter().any(|r| r.holds(&stored)) {
+        let held = resolved(p)
+            .is_some_and(|r| allowed.iter().any(|root| root.holds(&source_path::encode(&r))));
+        if !held {
+            // The path as given: where a link leads is not the agent's to learn.
             return Err(KbError::WriteRefused(format!(
                 "{}: not under the files and folders added to this knowledge base, nor under \
                  mcp.write_roots in {}; over MCP, add takes only paths under those. Add it \
                  yourself with `kb add`, or list its folder in mcp.write_roots",
-                one_line(&stored),
+                one_line(&p.display().to_string()),
                 session.config().config_file().display()
             )));
         }
     }
     Ok(())
+}
+
+/// Where `path` leads, links and `..` resolved: the canonical path of a
+/// file that exists, else that of its nearest folder that exists with the
+/// rest joined on, so a path is inside or outside the same whether or not
+/// it exists. `None` when `..` follows a name that does not exist.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let path = source_path::absolute(path);
+    let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
+    let mut base = path.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(base) {
+            let mut out = real;
+            for name in rest.iter().rev() {
+                out.push(name);
+            }
+            return Some(out);
+        }
+        match base.components().next_back()? {
+            std::path::Component::Normal(name) => rest.push(name),
+            std::path::Component::CurDir => {}
+            _ => return None,
+        }
+        base = base.parent()?;
+    }
 }
 
 /// Indexes `paths` (what `kb add` and `kb update` do): new and changed

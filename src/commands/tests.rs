@@ -570,6 +570,30 @@ fn an_agent_adds_only_under_the_added_roots_or_write_roots() {
         }
         other => panic!("{:?}", other.map(|o| o.to_json().unwrap())),
     }
+    // A path outside is refused the same whether it exists or not, and by
+    // the name it was given, never where a link leads.
+    let link = f.corpus().join("notes-elsewhere");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    let absent_outside = f.corpus().join("../elsewhere/absent.toml");
+    for p in [
+        outside.join("absent.toml"),
+        absent_outside,
+        link.join("token.toml"),
+    ] {
+        match add(&mut server, &p) {
+            Err(super::CallError::Failed(e)) => {
+                assert_eq!(e.code(), "E_WRITE_REFUSED", "{}", p.display());
+                let target = outside.join("token.toml").display().to_string();
+                assert!(!e.to_string().contains(&target), "{e}");
+            }
+            other => panic!("{}: {:?}", p.display(), other.map(|o| o.to_json().unwrap())),
+        }
+    }
+    // Inside, a missing file is named as missing.
+    match add(&mut server, &f.corpus().join("absent.md")) {
+        Err(super::CallError::Failed(e)) => assert_eq!(e.code(), "E_PATH_NOT_FOUND"),
+        other => panic!("{:?}", other.map(|o| o.to_json().unwrap())),
+    }
     assert!(add(&mut server, &inside).is_ok());
     // The user's roots for agents, from the configuration.
     let mut config = f.config();
