@@ -270,6 +270,9 @@ fn read_page(page: &PdfPage, opts: &ReadOptions) -> Page {
 fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
     let text = page.text()?;
     let top = page.page_size().top().value;
+    // What a reader sees: the crop box within the media box. Text drawn
+    // outside it (a slide's items before they are revealed) is not shown.
+    let shown = page.boundaries().bounding().ok().map(|b| b.bounds);
     let chars = text.chars();
     let mut out = Vec::with_capacity(chars.len());
     let mut high_surrogate: Option<u32> = None;
@@ -298,6 +301,14 @@ fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
         let Ok(bounds) = c.loose_bounds().or_else(|_| c.tight_bounds()) else {
             continue;
         };
+        if shown.is_some_and(|s| {
+            bounds.right() < s.left()
+                || bounds.left() > s.right()
+                || bounds.top() < s.bottom()
+                || bounds.bottom() > s.top()
+        }) {
+            continue;
+        }
         let (ox, oy) = c.origin().unwrap_or((bounds.left(), bounds.bottom()));
         let mut size = c.scaled_font_size().value;
         if !size.is_finite() || size < TUNING.least_font_points {

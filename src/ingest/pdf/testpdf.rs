@@ -28,6 +28,9 @@ pub enum Block {
     /// every character (`Tc`, in points), as designers letter-space
     /// titles.
     Spaced(String, f32, f32),
+    /// A line drawn far outside the page, as slide decks keep the items
+    /// they reveal later: in the file, never shown.
+    OffPage(String),
 }
 
 /// A letter-spaced bold heading: `spaced("ANNUAL REPORT", 14.0, 4.0)`.
@@ -217,6 +220,7 @@ impl TestPdf {
                         y -= 10.0;
                     }
                     Block::Anchor(name) => places.push((name.clone(), i, y + BODY)),
+                    Block::OffPage(t) => text_at(&mut ops, "F1", BODY, 2000.0, 2000.0, t),
                     Block::Spaced(t, size, spacing) => {
                         if j > 0 {
                             y -= 12.0;

@@ -648,6 +648,25 @@ fn a_letter_spaced_heading_reads_as_whole_words() {
     );
 }
 
+/// Text drawn outside the page (a slide's items before they are
+/// revealed) is not the page's: a reader never sees it there.
+#[test]
+fn text_drawn_outside_the_page_is_not_read() {
+    let Some(e) = engine() else { return };
+    let bytes = TestPdf::new()
+        .page(vec![
+            heading("Designing tables", 16.0),
+            super::testpdf::Block::OffPage("Two golden rules come later".to_string()),
+            para("Which of these two tables is easier to read?"),
+        ])
+        .to_bytes();
+    let ex = extract_bytes(&bytes, &e).unwrap();
+    let c = ChunkingConfig::default();
+    let doc = build(Path::new("slides.pdf"), &ex, &ctx(&c)).unwrap();
+    assert!(doc.content.contains("easier to read"), "{}", doc.content);
+    assert!(!doc.content.contains("golden"), "{}", doc.content);
+}
+
 /// A manual's "Part II" and "Item 1." lines head its sections by their
 /// type: only a filing nests every heading after an item under its part.
 #[test]
