@@ -9,7 +9,10 @@
 //! time. A line may be at most [`MAX_LINE_BYTES`]; a longer one is skipped
 //! without being kept in memory and answered with `-32600`. Before the
 //! session is initialized only `initialize` reaches rmcp
-//! ([`before_initialize`]).
+//! ([`before_initialize`]). rmcp keeps one slot per request id, so a second
+//! request with the id of one still unanswered would take the first one's
+//! answer or lose its own: it is refused here ([`InFlight`]), as is the id
+//! of a cancelled request, which is never answered.
 
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -75,6 +78,52 @@ pub(super) enum Verdict {
     Ignore(String),
     /// Answer with this JSON-RPC error; rmcp never sees the line.
     Reply(Value),
+}
+
+/// The ids of the requests passed to rmcp and not answered yet (as JSON
+/// text: `7` and `"7"` are two ids).
+#[derive(Clone, Default)]
+pub(super) struct InFlight(std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>);
+
+/// The envelope of a message, its other fields skipped unread.
+#[derive(serde::Deserialize)]
+struct Head {
+    id: Option<Value>,
+    method: Option<serde::de::IgnoredAny>,
+}
+
+impl InFlight {
+    fn ids(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A line going to rmcp: a request takes its id, unless a request
+    /// still unanswered has it (the refusal to send instead).
+    pub(super) fn take(&self, line: &[u8]) -> Option<Verdict> {
+        let head: Head = serde_json::from_slice(line).ok()?;
+        let (Some(id), Some(_)) = (head.id, head.method) else {
+            return None;
+        };
+        if self.ids().insert(id.to_string()) {
+            return None;
+        }
+        let message = format!(
+            "Invalid Request: the id {id} is already in use by a request not answered yet (or \
+             cancelled); give each request of the session an id of its own"
+        );
+        Some(error_reply(id, INVALID_REQUEST, message))
+    }
+
+    /// A line rmcp wrote: a response frees its id.
+    fn answered(&self, line: &[u8]) {
+        if let Ok(Head {
+            id: Some(id),
+            method: None,
+        }) = serde_json::from_slice(line)
+        {
+            self.ids().remove(&id.to_string());
+        }
+    }
 }
 
 fn error_reply(id: Value, code: i64, message: String) -> Verdict {
@@ -278,6 +327,8 @@ where
     let (to_rmcp, mut rmcp_in) = tokio::io::duplex(64 * 1024);
     let (from_rmcp, rmcp_out) = tokio::io::duplex(64 * 1024);
     let (replies_tx, replies) = mpsc::channel::<Value>(64);
+    let in_flight = InFlight::default();
+    let answered = in_flight.clone();
     tokio::spawn(async move {
         let mut reader = BufReader::new(input);
         let mut line = Vec::new();
@@ -290,6 +341,7 @@ where
                         initialized = initializes;
                         verdict
                     }
+                    Verdict::Pass => in_flight.take(&line).unwrap_or(Verdict::Pass),
                     verdict => verdict,
                 },
                 Ok(Line::TooLong) => error_reply(
@@ -319,7 +371,7 @@ where
         }
         // Dropping `rmcp_in` is end of input for rmcp.
     });
-    let writer = tokio::spawn(write_lines(rmcp_out, replies, output));
+    let writer = tokio::spawn(write_lines(rmcp_out, replies, output, answered));
     Wire {
         to_rmcp,
         from_rmcp,
@@ -333,6 +385,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     rmcp_out: tokio::io::DuplexStream,
     mut replies: mpsc::Receiver<Value>,
     mut output: W,
+    in_flight: InFlight,
 ) {
     let mut rmcp_out = BufReader::new(rmcp_out);
     let mut buf = Vec::new();
@@ -344,6 +397,7 @@ async fn write_lines<W: AsyncWrite + Unpin>(
             read = rmcp_out.read_until(b'\n', &mut buf) => {
                 let ended = !matches!(read, Ok(n) if n > 0);
                 if buf.ends_with(b"\n") || (ended && !buf.is_empty()) {
+                    in_flight.answered(&buf);
                     if output.write_all(&buf).await.is_err() || output.flush().await.is_err() {
                         return;
                     }
@@ -495,6 +549,37 @@ mod tests {
             panic!("a request before initialize is answered")
         };
         assert_eq!((code(&r), &r["id"], init), (-32600, &json!("a"), false));
+    }
+
+    #[test]
+    fn a_request_id_in_flight_is_refused_until_its_answer_goes_out() {
+        let ids = InFlight::default();
+        let call = br#"{"jsonrpc":"2.0","id":"dup","method":"tools/call","params":{}}"#;
+        assert!(ids.take(call).is_none());
+        let Some(Verdict::Reply(r)) = ids.take(br#"{"jsonrpc":"2.0","id":"dup","method":"ping"}"#)
+        else {
+            panic!("a second request with the id is refused")
+        };
+        assert_eq!((code(&r), &r["id"]), (-32600, &json!("dup")));
+        // Another id, a string that reads like a number, a notification
+        // and a client's response pass.
+        assert!(ids
+            .take(br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#)
+            .is_none());
+        assert!(ids
+            .take(br#"{"jsonrpc":"2.0","id":"7","method":"ping"}"#)
+            .is_none());
+        let note =
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"dup"}}"#;
+        assert!(ids.take(note).is_none());
+        assert!(ids
+            .take(br#"{"jsonrpc":"2.0","id":"dup","result":{}}"#)
+            .is_none());
+        // rmcp's answer frees the id; a request rmcp sends does not.
+        ids.answered(br#"{"jsonrpc":"2.0","id":"dup","method":"ping"}"#);
+        assert!(ids.take(call).is_some());
+        ids.answered(b"{\"jsonrpc\":\"2.0\",\"id\":\"dup\",\"result\":{\"content\":[]}}\n");
+        assert!(ids.take(call).is_none());
     }
 
     #[tokio::test]

@@ -120,6 +120,14 @@ impl Session {
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
     }
 
+    /// Writes `text` and a newline at once, without waiting for answers.
+    fn raw_lines(&mut self, text: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
     /// initialize + notifications/initialized; returns the initialize result.
     fn handshake(&mut self) -> Value {
         let r = self.request(
@@ -689,6 +697,38 @@ fn every_malformed_line_is_answered_and_the_server_keeps_serving() {
 
     let (_, v) = s.ok("search", json!({"query": "kayak", "top": 1}));
     assert_eq!(v["returned"], 1, "{v}");
+
+    // A request with the id of one not answered yet is refused, not
+    // dropped: both are answered (sent together, the first still runs).
+    let search = json!({"jsonrpc": "2.0", "id": 500, "method": "tools/call",
+        "params": {"name": "search", "arguments": {"query": "kayak paddle", "top": 1000}}});
+    let ping = json!({"jsonrpc": "2.0", "id": 500, "method": "ping"});
+    s.raw_lines(&format!("{search}\n{ping}"));
+    let mut answers = Vec::new();
+    while answers.len() < 2 {
+        let line = s
+            .lines
+            .recv_timeout(Duration::from_secs(120))
+            .unwrap_or_else(|e| {
+                panic!("one answer per request with id 500 ({e}); got {answers:?}")
+            });
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == 500 {
+            answers.push(v);
+        }
+    }
+    let refused = |a: &Value| {
+        a["error"]["code"] == -32600
+            && a["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("already in use")
+    };
+    assert!(answers.iter().any(refused), "{answers:?}");
+    assert!(
+        answers.iter().any(|a| a["result"]["content"].is_array()),
+        "{answers:?}"
+    );
     s.finish();
 }
 
