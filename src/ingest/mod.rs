@@ -51,7 +51,7 @@ use std::path::Path;
 use crate::config::{ChunkingConfig, Config};
 use crate::embed::TokenCounter;
 
-use crate::document::{ChunkMeta, DocType, DocumentMeta};
+use crate::document::{ChunkMeta, DocType, DocumentMeta, Heading};
 pub use error::IngestError;
 
 /// One piece of a document, sized for the embedding model.
@@ -222,16 +222,25 @@ fn drop_soft_hyphens(doc: &mut ParsedDocument) {
 
 /// A chunk that starts in one section and runs into the next names the
 /// first heading inside it (`runs_into`), so its citation names both
-/// places its text comes from.
+/// places its text comes from. A chunk of small sections merged under the
+/// heading they share (`Guide`) names the first of them, also when it
+/// opens the chunk (`## Install` on its first line).
 fn mark_runs_into(doc: &mut ParsedDocument) {
     let headings = &doc.meta.headings;
     for c in &mut doc.chunks {
         let (Some(a), Some(b)) = (c.meta.line_start, c.meta.line_end) else {
             continue;
         };
+        let own = |h: &Heading| {
+            h.line as u64 == a
+                && c.meta
+                    .section
+                    .as_deref()
+                    .is_none_or(|s| s == h.text || s.ends_with(&format!(" > {}", h.text)))
+        };
         c.meta.runs_into = headings
             .iter()
-            .find(|h| (a + 1..=b).contains(&(h.line as u64)))
+            .find(|h| (a..=b).contains(&(h.line as u64)) && !own(h))
             .map(|h| h.text.clone());
     }
 }
@@ -325,6 +334,29 @@ mod tests {
         ] {
             assert_eq!(without_footnote_marks(given, false), title, "{given}");
         }
+    }
+
+    #[test]
+    fn a_chunk_of_merged_sections_names_the_first_even_on_its_first_line() {
+        let c = crate::config::ChunkingConfig::default();
+        let ctx = test_support::ctx(&c);
+        let intro = test_support::words(200, "intro");
+        let install = test_support::words(60, "install");
+        let text = format!(
+            "# Guide\n\n{intro}\n\n## Install\n\n{install}\n\n## Verify\n\nRun verify.\n\n## Cleanup\n\nDelete the files.\n"
+        );
+        let doc = parse(DocType::Markdown, Path::new("g.md"), text.as_bytes(), &ctx).unwrap();
+        let merged = doc
+            .chunks
+            .iter()
+            .find(|k| k.text.starts_with("## Install"))
+            .unwrap();
+        assert_eq!(merged.meta.section.as_deref(), Some("Guide"));
+        assert_eq!(merged.meta.runs_into.as_deref(), Some("Install"));
+        // A chunk opening with its own section's heading runs into none.
+        let first = &doc.chunks[0];
+        assert!(first.text.starts_with("# Guide"), "{:?}", first.text);
+        assert_eq!(first.meta.runs_into, None);
     }
 
     #[test]
