@@ -270,9 +270,12 @@ fn read_page(page: &PdfPage, opts: &ReadOptions) -> Page {
 fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
     let text = page.text()?;
     let top = page.page_size().top().value;
-    // What a reader sees: the crop box within the media box. Text drawn
-    // outside it (a slide's items before they are revealed) is not shown.
+    // What a reader sees: the crop box within the media box. A word drawn
+    // wholly outside it (a slide's items before they are revealed) is not
+    // shown; one running over its edge (a long line of code) is kept whole.
     let shown = page.boundaries().bounding().ok().map(|b| b.bounds);
+    let mut unseen: Vec<Glyph> = Vec::new();
+    let mut word_seen = false;
     let chars = text.chars();
     let mut out = Vec::with_capacity(chars.len());
     let mut high_surrogate: Option<u32> = None;
@@ -295,51 +298,76 @@ fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
             v => char::from_u32(v).unwrap_or('\u{fffd}'),
         };
         if ch.is_whitespace() {
+            if word_seen {
+                out.append(&mut unseen);
+            }
+            unseen.clear();
+            word_seen = false;
             out.push(Glyph::space());
             continue;
         }
-        let Ok(bounds) = c.loose_bounds().or_else(|_| c.tight_bounds()) else {
+        let Some((glyph, off_page)) = placed(&c, ch, top, shown) else {
             continue;
         };
-        if shown.is_some_and(|s| {
-            bounds.right() < s.left()
-                || bounds.left() > s.right()
-                || bounds.top() < s.bottom()
-                || bounds.bottom() > s.top()
-        }) {
+        if off_page && !word_seen {
+            unseen.push(glyph);
             continue;
         }
-        let (ox, oy) = c.origin().unwrap_or((bounds.left(), bounds.bottom()));
-        let mut size = c.scaled_font_size().value;
-        if !size.is_finite() || size < TUNING.least_font_points {
-            size = (bounds.top().value - bounds.bottom().value).abs().max(1.0);
-        }
-        let bold = match c.font_weight() {
-            Some(PdfFontWeight::Weight600 | PdfFontWeight::Weight700Bold)
-            | Some(PdfFontWeight::Weight800 | PdfFontWeight::Weight900) => true,
-            Some(PdfFontWeight::Custom(w)) => w >= TUNING.bold_weight,
-            _ => bold_name(&c.font_name()),
-        };
-        // pdfium measures the angle clockwise (in its y-down device
-        // space); turns count counter-clockwise.
-        let quarter_turn = std::f32::consts::FRAC_PI_2;
-        let turns = c
-            .angle_radians()
-            .map(|a| (-a / quarter_turn).round().rem_euclid(TURNS.into()) as u8)
-            .unwrap_or(0);
-        out.push(Glyph {
-            ch,
-            left: bounds.left().value,
-            right: bounds.right().value,
-            top: top - bounds.top().value,
-            bottom: top - bounds.bottom().value,
-            origin: (ox.value, top - oy.value),
-            size,
-            bold,
-            turns,
-        });
+        word_seen = true;
+        out.append(&mut unseen);
+        out.push(glyph);
+    }
+    if word_seen {
+        out.append(&mut unseen);
     }
     Ok(out)
+}
+
+/// A character where the page draws it, and whether it lies wholly
+/// outside what a reader sees (`shown`); `None` without a box.
+fn placed(
+    c: &PdfPageTextChar,
+    ch: char,
+    top: f32,
+    shown: Option<PdfRect>,
+) -> Option<(Glyph, bool)> {
+    let bounds = c.loose_bounds().or_else(|_| c.tight_bounds()).ok()?;
+    let off_page = shown.is_some_and(|s| {
+        bounds.right() < s.left()
+            || bounds.left() > s.right()
+            || bounds.top() < s.bottom()
+            || bounds.bottom() > s.top()
+    });
+    let (ox, oy) = c.origin().unwrap_or((bounds.left(), bounds.bottom()));
+    let mut size = c.scaled_font_size().value;
+    if !size.is_finite() || size < TUNING.least_font_points {
+        size = (bounds.top().value - bounds.bottom().value).abs().max(1.0);
+    }
+    let bold = match c.font_weight() {
+        Some(PdfFontWeight::Weight600 | PdfFontWeight::Weight700Bold)
+        | Some(PdfFontWeight::Weight800 | PdfFontWeight::Weight900) => true,
+        Some(PdfFontWeight::Custom(w)) => w >= TUNING.bold_weight,
+        _ => bold_name(&c.font_name()),
+    };
+    // pdfium measures the angle clockwise (in its y-down device
+    // space); turns count counter-clockwise.
+    let quarter_turn = std::f32::consts::FRAC_PI_2;
+    let turns = c
+        .angle_radians()
+        .map(|a| (-a / quarter_turn).round().rem_euclid(TURNS.into()) as u8)
+        .unwrap_or(0);
+    let glyph = Glyph {
+        ch,
+        left: bounds.left().value,
+        right: bounds.right().value,
+        top: top - bounds.top().value,
+        bottom: top - bounds.bottom().value,
+        origin: (ox.value, top - oy.value),
+        size,
+        bold,
+        turns,
+    };
+    Some((glyph, off_page))
 }
 
 fn bold_name(name: &str) -> bool {

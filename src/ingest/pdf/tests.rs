@@ -658,6 +658,11 @@ fn text_drawn_outside_the_page_is_not_read() {
             heading("Designing tables", 16.0),
             super::testpdf::Block::OffPage("Two golden rules come later".to_string()),
             para("Which of these two tables is easier to read?"),
+            // A line running over the right edge keeps the word it cuts.
+            lines(&[&format!(
+                "{} \\multicol@leftmargin@overflowing@identifier",
+                "words ".repeat(16)
+            )]),
         ])
         .to_bytes();
     let ex = extract_bytes(&bytes, &e).unwrap();
@@ -665,6 +670,12 @@ fn text_drawn_outside_the_page_is_not_read() {
     let doc = build(Path::new("slides.pdf"), &ex, &ctx(&c)).unwrap();
     assert!(doc.content.contains("easier to read"), "{}", doc.content);
     assert!(!doc.content.contains("golden"), "{}", doc.content);
+    assert!(
+        doc.content
+            .contains("\\multicol@leftmargin@overflowing@identifier"),
+        "{}",
+        doc.content
+    );
 }
 
 /// A manual's "Part II" and "Item 1." lines head its sections by their
