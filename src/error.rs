@@ -99,6 +99,10 @@ pub enum Hint {
     ChunkIdsFromSearch,
     /// How a model is bound, and the search that needs none meanwhile.
     BindModel,
+    /// Where the tags in use are listed.
+    ListTags,
+    /// What a search query looks like.
+    QueryExample,
 }
 
 impl Hint {
@@ -110,6 +114,8 @@ impl Hint {
             Hint::ListFolders => "`kb sources` shows the indexed folders",
             Hint::ChunkIdsFromSearch => "chunk ids come from `kb search` results",
             Hint::BindModel => "run `kb init` (or search with --fts-only)",
+            Hint::ListTags => "`kb tags` lists them",
+            Hint::QueryExample => "e.g. `kb search \"how to install git\"`",
         }
     }
 
@@ -124,6 +130,8 @@ impl Hint {
                 "the knowledge base's owner binds one with kb init; meanwhile search with mode \
                  \"keyword\""
             }
+            Hint::ListTags => "the tags tool lists them",
+            Hint::QueryExample => "e.g. the query \"how to install git\"",
         }
     }
 }
@@ -144,7 +152,7 @@ pub enum KbError {
         message: String,
     },
 
-    #[error("the search query is empty; give some words to search for, e.g. kb search \"how to install git\"")]
+    #[error("the search query is empty; give some words to search for")]
     EmptyQuery,
 
     #[error("{}: no such file or directory", .0.display())]
@@ -475,6 +483,8 @@ mod tests {
             Hint::ListFolders,
             Hint::ChunkIdsFromSearch,
             Hint::BindModel,
+            Hint::ListTags,
+            Hint::QueryExample,
         ] {
             let text = hint.for_agent();
             assert!(!text.contains("--") && !text.contains("`kb "), "{text}");

@@ -38,12 +38,13 @@ pub(crate) struct AddArgs {
     /// Files or folders; folders are walked recursively, skipping hidden and .gitignored entries
     #[arg(required = true, value_name = "PATH")]
     #[schemars(
-        length(min = 1),
         description = "Files or folders (folders are walked recursively, skipping hidden and \
                        .gitignored entries): absolute paths, or relative to the server's working \
                        directory, under the files and folders already added or under \
-                       mcp.write_roots"
+                       mcp.write_roots; one path or a list",
+        schema_with = "super::one_or_many::schema::<PathBuf>"
     )]
+    #[serde(deserialize_with = "super::one_or_many::deserialize")]
     pub paths: Vec<PathBuf>,
     /// Tags to put on every document of this run, and on the files found under these paths later
     /// (kb update, kb add again): the paths keep them (comma-separated on the command line)
@@ -60,9 +61,11 @@ pub(crate) struct AddArgs {
     #[arg(long, value_name = "GLOB")]
     #[schemars(
         description = "Leave out files and folders matching these globs (as in a .gitignore); a \
-                       .kbignore file in a folder does the same for that folder"
+                       .kbignore file in a folder does the same for that folder; one glob or a \
+                       list",
+        schema_with = "super::one_or_many::schema::<String>"
     )]
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::one_or_many::deserialize")]
     pub exclude: Vec<String>,
     /// Follow symbolic links whose target lies outside every file and folder given to kb add
     /// (by default they are skipped and logged: a link in a downloaded folder could otherwise put
@@ -83,6 +86,12 @@ pub(crate) struct AddArgs {
 impl AddArgs {
     /// Checks the paths and tags before anything is opened.
     fn request(&self) -> Result<Vec<String>> {
+        if self.paths.is_empty() {
+            return Err(KbError::invalid(
+                "paths",
+                "name at least one file or folder to add",
+            ));
+        }
         for p in &self.paths {
             match std::fs::symlink_metadata(p) {
                 // A link named on the command line must lead somewhere.

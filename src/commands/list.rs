@@ -26,8 +26,16 @@ pub(crate) struct ListArgs {
     pub search: Option<String>,
     /// Only skills declaring this capability (exact match); repeat to require several
     #[arg(long = "capability", value_name = "CAP")]
-    #[schemars(description = "Only skills declaring all of these capabilities (exact match)")]
-    #[serde(rename = "capability")]
+    #[schemars(
+        description = "Only skills declaring all of these capabilities (exact match); one or a \
+                       list",
+        schema_with = "super::one_or_many::schema::<String>"
+    )]
+    #[serde(
+        default,
+        rename = "capability",
+        deserialize_with = "super::one_or_many::deserialize"
+    )]
     pub capabilities: Vec<String>,
     /// Only skills (SKILL.md files with frontmatter)
     #[arg(long)]

@@ -12,7 +12,7 @@ use super::{Command, CommandSpec, Mcp, OutputKind};
 use crate::config::{PerDocument, Rerank};
 use crate::db::{normalize_tags, Filters, SearchLogEntry};
 use crate::document::{Citation, DocType};
-use crate::error::{KbError, Result};
+use crate::error::{Hint, KbError, Result};
 use crate::output::{display_path, highlight, plural, round, Render, Style};
 use crate::search::{
     self, InMemory, Mode, RankerId, SearchHit, SearchOverrides, SearchRequest, SearchResponse,
@@ -180,9 +180,9 @@ impl SearchArgs {
         if self.tags.iter().any(|t| t.trim().is_empty()) {
             return Err(KbError::invalid(
                 "tags",
-                "--tags: an empty tag name matches no document; name a tag (kb tags lists \
-                 them) or leave --tags out",
-            ));
+                "--tags: an empty tag name matches no document; name a tag or leave --tags out",
+            )
+            .hint(Hint::ListTags));
         }
         let rerank = match (self.rerank, self.no_rerank) {
             (true, true) => {
@@ -288,15 +288,12 @@ fn check_tags(session: &Session, tags: &[String]) -> Result<()> {
         return Ok(());
     };
     let close = similar::closest(unknown, known.iter().map(String::as_str), 3);
-    let hint = if close.is_empty() {
-        "kb tags lists them".to_string()
+    let error = format!("no document has the tag '{unknown}'");
+    Err(if close.is_empty() {
+        KbError::invalid("tags", error).hint(Hint::ListTags)
     } else {
-        format!("did you mean: {}?", close.join(", "))
-    };
-    Err(KbError::invalid(
-        "tags",
-        format!("no document has the tag '{unknown}' ({hint})"),
-    ))
+        KbError::invalid("tags", format!("{error} (did you mean: {}?)", close.join(", ")))
+    })
 }
 
 /// Runs both rankers, with the in-memory indexes a server session keeps.

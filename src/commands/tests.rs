@@ -594,7 +594,15 @@ fn an_agent_adds_only_under_the_added_roots_or_write_roots() {
         Err(super::CallError::Failed(e)) => assert_eq!(e.code(), "E_PATH_NOT_FOUND"),
         other => panic!("{:?}", other.map(|o| o.to_json().unwrap())),
     }
-    assert!(add(&mut server, &inside).is_ok());
+    // One path as a string, as models write it; none at all is refused.
+    let one = run_json(
+        "add",
+        json!({"paths": inside, "exclude": "*.pdf"}),
+        &mut server,
+    );
+    assert!(one.unwrap().is_ok());
+    let none = run_json("add", json!({"paths": []}), &mut server).unwrap();
+    assert!(format!("{:?}", none.err()).contains("at least one"));
     // The user's roots for agents, from the configuration.
     let mut config = f.config();
     config.mcp.write_roots = vec![outside.clone()];

@@ -33,8 +33,12 @@ const EXAMPLES: &str = "Examples:
 pub(crate) struct UpdateArgs {
     /// Leave out files and folders matching this glob (as in a .gitignore; repeat it)
     #[arg(long, value_name = "GLOB")]
-    #[schemars(description = "Leave out files and folders matching these globs (as in a .gitignore)")]
-    #[serde(default)]
+    #[schemars(
+        description = "Leave out files and folders matching these globs (as in a .gitignore); one \
+                       glob or a list",
+        schema_with = "super::one_or_many::schema::<String>"
+    )]
+    #[serde(default, deserialize_with = "super::one_or_many::deserialize")]
     pub exclude: Vec<String>,
     /// Forget the added files and folders that are gone, and drop their documents whose files are
     /// gone (as `kb remove --missing` does for them)

@@ -5,7 +5,7 @@
 
 use crate::config::{Fusion, PerDocument, SearchConfig, MAX_TOP};
 use crate::db::{ColumnWeights, Filters};
-use crate::error::{KbError, Result};
+use crate::error::{Hint, KbError, Result};
 
 use super::fusion::FusionSettings;
 use super::rankers::RankerId;
@@ -148,7 +148,7 @@ impl SearchRequest {
     /// caller's overrides, checked (a field at fault is named).
     pub fn build(query: &str, search: &SearchConfig, o: &SearchOverrides) -> Result<SearchRequest> {
         if query.trim().is_empty() {
-            return Err(KbError::EmptyQuery);
+            return Err(KbError::EmptyQuery.hint(Hint::QueryExample));
         }
         let top = o.top.unwrap_or(search.default_top);
         if !(1..=MAX_TOP).contains(&top) {

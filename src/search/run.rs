@@ -29,7 +29,7 @@ use super::rerank;
 use super::ties;
 use super::vector::{FloatVectors, ReadFloats};
 use crate::db::Database;
-use crate::error::{KbError, Result};
+use crate::error::{Hint, KbError, Result};
 
 /// Runs a search. `embed_query` turns the query into a vector (loading the
 /// model if needed); it runs on its own thread while the keyword ranker
@@ -56,7 +56,7 @@ where
     F: FnOnce(&str) -> Result<Vec<f32>> + Send,
 {
     if req.query.trim().is_empty() {
-        return Err(KbError::EmptyQuery);
+        return Err(KbError::EmptyQuery.hint(Hint::QueryExample));
     }
     // A query the model cannot read would get a vector near whatever the
     // model understands least: its keywords alone answer it.
