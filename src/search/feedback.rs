@@ -10,11 +10,13 @@ use crate::error::Result;
 
 /// The second phase of a hybrid search: the query refined with the best
 /// fused results, and the vector ranker's list replaced by the refined
-/// query's (ranked among the first query's candidate pool when there is
-/// one, else by a new scan). True when the list was replaced.
+/// query's `k` candidates (ranked among the first query's candidate pool
+/// when there is one, else by a new scan). True when the list was
+/// replaced.
 pub(crate) fn refine(
     db: &Database,
     req: &SearchRequest,
+    k: usize,
     rankings: &mut Rankings,
     floats: &dyn FloatVectors,
 ) -> Result<bool> {
@@ -28,7 +30,7 @@ pub(crate) fn refine(
     let Some(q) = refine_query(floats, query, &lists, req)? else {
         return Ok(false);
     };
-    let (k, depth) = (req.candidates(), req.scale_depth);
+    let depth = req.scale_depth;
     let (hits, bottom) = match pool {
         Some(pool) => pool.rank(floats, &q, k, depth)?,
         None => vector::search_to_depth(db, &q, &req.filters, k, depth)?,

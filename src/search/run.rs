@@ -114,7 +114,8 @@ where
         {
             let _span = crate::timings::span("refine");
             rankings.settle_ties(db)?;
-            if feedback::refine(db, req, &mut rankings, &floats)? {
+            // As deep as the rankers went: a widened search keeps its depth.
+            if feedback::refine(db, req, plan.candidates, &mut rankings, &floats)? {
                 rankings.settle_ties(db)?;
             }
         }

@@ -182,6 +182,42 @@ fn max_per_document_gives_places_to_other_documents() {
     assert_eq!((listed, p.len()), (2, 2), "{capped}");
 }
 
+/// A word only one long document holds fills every first candidate with
+/// its chunks: the rankers are asked for more, the refined vector ranker
+/// as deep as the first, until the other documents, related by meaning
+/// only, fill the places.
+#[test]
+fn max_per_document_reaches_documents_past_a_long_ones_chunks() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    let words = "rinse the kayak hull with fresh water after paddling in salt water then dry it \
+                 in the shade and check the seams the hatch covers and the skeg cable for sand";
+    let mut long = String::from("# Kayak care\n\n");
+    for i in 0..90 {
+        let mut w: Vec<&str> = words.split(' ').filter(|w| !w.is_empty()).collect();
+        w.rotate_left(i % 30);
+        long.push_str(&format!(
+            "## Step {i}\n\nKayak step {i}: {}. kayak {i}.\n\n",
+            w.join(" ")
+        ));
+    }
+    write(&docs.join("kayak.md"), &long);
+    write(
+        &docs.join("canoe.md"),
+        "# Canoe\n\nWash the canoe with a hose after each trip on the sea and let it dry.\n",
+    );
+    write(
+        &docs.join("dinghy.md"),
+        "# Dinghy\n\nClean the dinghy with clean water after sailing and dry it out of the sun.\n",
+    );
+    kb.add(&[&docs]);
+    let one = kb.json(&["search", "kayak", "--top", "3", "--max-per-document", "1"]);
+    let mut p = paths(&one);
+    p.sort();
+    p.dedup();
+    assert_eq!(p.len(), 3, "three documents: {one}");
+}
+
 /// The first results do not depend on how many are asked for: each
 /// ranker's scores are scaled down to its score at `search.scale_depth`,
 /// not to wherever its list of candidates stopped (3 x --top).
