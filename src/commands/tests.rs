@@ -1868,3 +1868,27 @@ fn named_paths_that_are_no_documents_are_refused_and_not_kept() {
     let sources = f.json(&["sources"]).to_string();
     assert!(!sources.contains("odd/"), "{sources}");
 }
+
+/// A quoted phrase is in every result, also the ones the vector ranker
+/// found by meaning; the count is of the chunks holding it.
+#[test]
+fn a_quoted_phrase_is_in_every_result_in_every_mode() {
+    let f = Fixture::indexed();
+    for mode in ["hybrid", "vector", "keyword"] {
+        let v = f.json(&["search", "\"once per session\" ssh keys", "--mode", mode]);
+        let results = v["results"].as_array().unwrap();
+        assert!(!results.is_empty(), "{mode}: {v}");
+        for r in results {
+            let text = r["text"].as_str().unwrap().to_lowercase();
+            let words: Vec<&str> = text
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .collect();
+            assert!(
+                words.windows(3).any(|w| w == ["once", "per", "session"]),
+                "{mode}: {text}"
+            );
+        }
+        assert_eq!(v["total_matches"], results.len(), "{mode}: {v}");
+    }
+}

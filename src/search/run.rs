@@ -23,6 +23,7 @@ use super::feedback;
 use super::fusion::{fuse, tied, Fused};
 use super::identifiers;
 use super::present::{self, SearchResponse};
+use super::query;
 use super::rankers::{rank_in_parallel, InMemory, QueryPlan, RankerId, Rankings};
 use super::request::{Mode, SearchRequest};
 use super::rerank;
@@ -161,9 +162,13 @@ pub fn in_listed_order(db: &Database, req: &SearchRequest, fused: &mut Vec<Fused
     identifiers::first(db, req, fused)
 }
 
-/// Drops the chunks under the threshold; counts the chunks that matched.
-/// With a positive threshold only the fused candidates can pass it (a chunk
-/// outside every ranker's list scores 0), so they are the count.
+/// Drops the chunks under the threshold, and those without the query's
+/// quoted phrases (the vector ranker finds chunks by meaning, phrase or
+/// not); counts the chunks that matched. With a positive threshold only
+/// the fused candidates can pass it (a chunk outside every ranker's list
+/// scores 0), so they are the count; with quoted phrases, the keyword
+/// matches are (each holds them), or without the keyword ranker the
+/// candidates that hold them.
 fn threshold_and_count(
     db: &Database,
     req: &SearchRequest,
@@ -176,10 +181,17 @@ fn threshold_and_count(
         // 0.5 passes --threshold 0.5.
         fused.retain(|f| (f.score * 1e6).round() / 1e6 >= t);
     }
-    let total = if req.threshold.is_some_and(|t| t > 0.0) {
-        fused.len()
-    } else {
-        rankings.matched(db, plan)?
+    let quoted = query::match_expression_requiring(&plan.required, &plan.required);
+    if let Some(expr) = &quoted {
+        let ids: Vec<i64> = fused.iter().map(|f| f.chunk_id).collect();
+        let holding = db.keyword_matched_among(expr, &ids)?;
+        fused.retain(|f| holding.contains(&f.chunk_id));
+    }
+    let total = match (rankings.keyword(), &quoted) {
+        _ if req.threshold.is_some_and(|t| t > 0.0) => fused.len(),
+        (Some(kw), Some(_)) => kw.total,
+        (None, Some(_)) => fused.len(),
+        _ => rankings.matched(db, plan)?,
     };
     Ok((fused, total))
 }
