@@ -154,6 +154,41 @@ impl Database {
         Ok(())
     }
 
+    /// Keeps the document of a file that is empty now without its text:
+    /// its chunks go (searches find nothing of it), and the tags its file
+    /// gave, but the user's tags stay, so a file emptied for a moment (a
+    /// save, a checkout) keeps them when its text comes back. `file` is
+    /// the empty file's size, mtime and content hash, so an unchanged one
+    /// is passed by; without it the next walk reads the file again.
+    pub fn empty_document(&self, id: i64, file: Option<(u64, Option<i64>, String)>) -> Result<()> {
+        let tx = self.begin_write()?;
+        let conn = self.conn();
+        let file_tags: Option<String> = conn.query_row(
+            "SELECT json_extract(metadata, '$.file_tags') FROM documents WHERE id = ?1",
+            [id],
+            |r| r.get(0),
+        )?;
+        let file_tags: Vec<String> = file_tags
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        conn.execute("DELETE FROM chunks WHERE document_id = ?1", [id])?;
+        self.apply_removed_codes()?;
+        self.remove_tags(id, &file_tags)?;
+        let (size, mtime, hash) = match file {
+            Some((size, mtime, hash)) => (Some(size as i64), mtime, hash),
+            None => (None, None, String::new()),
+        };
+        conn.execute(
+            "UPDATE documents SET content = '', content_hash = ?2, file_size = ?3,
+                file_mtime = ?4, metadata = '{}',
+                updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+             WHERE id = ?1",
+            params![id, hash, size, mtime],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Forgets what was recorded of these documents' files (stored paths):
     /// size, mtime and content hash, so the next walk that reaches such a
     /// file reads it again, unchanged or not.

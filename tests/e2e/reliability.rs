@@ -684,22 +684,47 @@ fn one_file_is_one_document_however_it_is_reached() {
     );
 }
 
+/// A file emptied for a moment (an editor's save, a checkout): its old
+/// text leaves the index, its document stays with the user's tags, an
+/// unchanged empty file is passed by, and its text comes back with them.
 #[test]
-fn an_emptied_file_takes_its_old_text_out_of_the_index() {
+fn an_emptied_file_takes_its_old_text_out_of_the_index_and_keeps_its_tags() {
     let kb = Kb::new();
     let docs = kb.home.path().join("docs");
     fixture_tree(&docs);
     kb.add(&[&docs]);
     assert_eq!(kb.json(&["search", "dentist", "--fts-only"])["returned"], 1);
-    std::fs::write(docs.join("notes/dentist.txt"), b"").unwrap();
+    let note = docs.join("notes/dentist.txt");
+    let text = std::fs::read(&note).unwrap();
+    kb.json(&["tag", note.to_str().unwrap(), "--add", "health"]);
+    std::fs::write(&note, b"").unwrap();
+    // Emptied a while ago (a file written in the second it is read has no
+    // mtime recorded, and is read again).
+    std::fs::File::options()
+        .write(true)
+        .open(&note)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(60))
+        .unwrap();
     let s = kb.add(&[&docs]);
     assert_eq!(
         (s["empty"].as_u64(), s["removed"].as_u64()),
-        (Some(1), Some(1)),
+        (Some(1), Some(0)),
         "{s}"
     );
     assert_eq!(kb.json(&["search", "dentist", "--fts-only"])["returned"], 0);
-    assert_eq!(status(&kb)["total_documents"], 2);
+    assert_eq!(status(&kb)["total_documents"], 3);
+    let again = kb.add(&[&docs]);
+    assert_eq!(
+        (again["empty"].as_u64(), again["skipped"].as_u64()),
+        (Some(0), Some(3)),
+        "{again}"
+    );
+    std::fs::write(&note, text).unwrap();
+    let back = kb.add(&[&docs]);
+    assert_eq!(back["updated"], 1, "{back}");
+    let hits = kb.json(&["search", "dentist", "--fts-only", "--tags", "health"]);
+    assert_eq!(hits["returned"], 1, "{hits}");
 }
 
 #[test]

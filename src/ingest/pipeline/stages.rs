@@ -220,10 +220,22 @@ impl Writer<'_> {
                         summary.failed_files.push((path.clone(), e.to_string()));
                     }
                     // A file emptied (or turned binary) no longer holds its
-                    // old text: searches must not find it. A failure to read
-                    // may pass, so the old version stays until it is fixed.
-                    let gone = e.is_empty() || matches!(e, IngestError::Unsupported(_));
+                    // old text: searches must not find it. An emptied one
+                    // keeps its document, without text, for the tags the
+                    // user gave it. A failure to read may pass, so the old
+                    // version stays until it is fixed.
+                    let gone = matches!(e, IngestError::Unsupported(_));
                     match earlier {
+                        Some(id) if e.is_empty() => {
+                            self.db.empty_document(id, empty_file(&path))?;
+                            self.errors_log.record(
+                                &path,
+                                &format!(
+                                    "{e}; the document indexed from its earlier content keeps \
+                                     its tags but no text until the file has some"
+                                ),
+                            );
+                        }
                         Some(id) if gone => {
                             summary.removed += self.db.remove_documents(&[id])?;
                             self.errors_log.record(
@@ -376,4 +388,20 @@ impl Workers {
             }
         }
     }
+}
+
+/// What is recorded of a file found empty (size, mtime, content hash), so
+/// the next walk passes it by while it stays so; `None` if it cannot be
+/// read now.
+fn empty_file(path: &std::path::Path) -> Option<(u64, Option<i64>, String)> {
+    let read_from = std::time::SystemTime::now();
+    let meta = std::fs::metadata(path).ok()?;
+    let bytes = std::fs::read(path).ok()?;
+    let stamp = crate::ingest::change::FileStamp::of(&meta);
+    let mtime = stamp.recorded_mtime(read_from);
+    Some((
+        stamp.size,
+        mtime,
+        crate::ingest::change::content_hash(&bytes),
+    ))
 }
