@@ -3,7 +3,9 @@
 //! (`kb tag`, `kb add --tag`) go to the new one this run added with the
 //! same content, or, when the file was also edited, with the most nearly
 //! the same words. A file's own tags (front matter) are its new version's
-//! to give, so they are not carried.
+//! to give, so they are not carried. A folder given to `kb add` that is
+//! renamed keeps its documents (as an unmounted drive's are kept): the
+//! documents of the new name with the same content take their tags.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashSet;
@@ -37,17 +39,7 @@ pub(super) fn carry_tags(db: &Database, gone: &[i64], known: &HashSet<i64>) -> R
     }
     let mut sketches: Option<Vec<Vec<u64>>> = None;
     for old in files.iter().filter(|f| gone.contains(&f.id)) {
-        let Some(doc) = db.document(old.id)? else {
-            continue;
-        };
-        let own: HashSet<&String> = doc.metadata.file_tags.iter().collect();
-        let tags: Vec<String> = doc
-            .summary
-            .tags
-            .iter()
-            .filter(|t| !own.contains(t))
-            .cloned()
-            .collect();
+        let tags = user_tags(db, old.id)?;
         if tags.is_empty() {
             continue;
         }
@@ -61,7 +53,8 @@ pub(super) fn carry_tags(db: &Database, gone: &[i64], known: &HashSet<i64>) -> R
                 Some(s) => s,
                 None => sketches.insert(sketch_all(db, &added)?),
             };
-            let old_sketch = sketch(doc.content.as_deref().unwrap_or(""));
+            let content = db.document(old.id)?.and_then(|d| d.content);
+            let old_sketch = sketch(content.as_deref().unwrap_or(""));
             most_alike(&old_sketch, sketches)
                 .map(|i| vec![added[i].id])
                 .unwrap_or_default()
@@ -73,6 +66,47 @@ pub(super) fn carry_tags(db: &Database, gone: &[i64], known: &HashSet<i64>) -> R
         }
     }
     Ok(())
+}
+
+/// Gives the documents this run added (ids not in `known`) the tags of the
+/// documents that hold the same content but whose files are missing: a
+/// folder given to `kb add` renamed keeps its old documents (as an unmounted
+/// drive's are kept) until `kb update --forget-missing`, and the new ones
+/// take their tags before then.
+pub(super) fn carry_from_missing(db: &Database, known: &HashSet<i64>) -> Result<()> {
+    let files = db.document_files()?;
+    let mut added: std::collections::HashMap<&str, Vec<i64>> = Default::default();
+    for f in files.iter().filter(|f| !known.contains(&f.id)) {
+        added.entry(f.content_hash.as_str()).or_default().push(f.id);
+    }
+    for old in files.iter().filter(|f| known.contains(&f.id)) {
+        let Some(ids) = added.get(old.content_hash.as_str()) else {
+            continue;
+        };
+        if std::fs::symlink_metadata(crate::ingest::source_path::decode(&old.path)).is_ok() {
+            continue;
+        }
+        let tags = user_tags(db, old.id)?;
+        for &id in ids.iter().filter(|_| !tags.is_empty()) {
+            db.add_tags(id, &tags)?;
+        }
+    }
+    Ok(())
+}
+
+/// The tags of a document but those its file gives.
+fn user_tags(db: &Database, id: i64) -> Result<Vec<String>> {
+    let Some(doc) = db.document(id)? else {
+        return Ok(Vec::new());
+    };
+    let own: HashSet<&String> = doc.metadata.file_tags.iter().collect();
+    Ok(doc
+        .summary
+        .tags
+        .iter()
+        .filter(|t| !own.contains(t))
+        .cloned()
+        .collect())
 }
 
 fn sketch_all(db: &Database, added: &[&DocumentFile]) -> Result<Vec<Vec<u64>>> {

@@ -188,6 +188,9 @@ impl<'a> Ingester<'a> {
             &known,
             &self.errors_log,
         )?;
+        if summary.added > 0 {
+            carry::carry_from_missing(self.db, &known)?;
+        }
         if complete {
             summary.removed += prune::prune_deleted(self.db, paths, &walked_paths, &known)?;
             summary.removed += prune::prune_external(

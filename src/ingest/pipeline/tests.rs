@@ -358,6 +358,29 @@ fn tags_follow_a_file_renamed_and_edited() {
     );
 }
 
+/// A folder given to kb add and renamed: its documents under the new name
+/// take the tags of the old ones, which stay until forgotten.
+#[test]
+fn tags_follow_a_renamed_added_folder() {
+    let kb = Kb::new();
+    let project = kb.docs.join("proj-a");
+    kb.write("proj-a/notes.md", "# Heron\n\nThe heron cluster notes.\n");
+    let add = |p: &std::path::Path, tags: &[&str]| {
+        Ingester::new(&kb.config, &kb.db, ModelSource::Ready(kb.embedder.clone()))
+            .run(&[p.to_path_buf()], &options(tags, false))
+            .unwrap()
+    };
+    add(&project, &["client-x"]);
+    let id = kb.document_id("proj-a/notes.md").unwrap();
+    kb.db.edit_tags(id, &["billable".to_string()], &[]).unwrap();
+    let renamed = kb.docs.join("proj-a-2026");
+    std::fs::rename(&project, &renamed).unwrap();
+    assert_eq!(add(&renamed, &[]).added, 1);
+    let moved = kb.document_id("proj-a-2026/notes.md").unwrap();
+    let tags = kb.db.document(moved).unwrap().unwrap().summary.tags;
+    assert_eq!(tags, ["billable", "client-x"]);
+}
+
 #[test]
 fn cancel_before_start_stops_with_interrupted() {
     let kb = Kb::new();
