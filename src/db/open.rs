@@ -309,17 +309,31 @@ fn uri_path(path: &Path) -> String {
 /// The first bytes of every SQLite database file.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
-/// The error for a database path whose folder is a file of another kind
-/// (a file that is no database named as the data directory).
+/// The error for a database path whose folder is no folder: a file of
+/// another kind (a file that is no database named as the data directory),
+/// a device or pipe, or a path under a file.
 pub fn data_dir_is_a_file(db_path: &Path) -> Option<KbError> {
-    let dir = db_path.parent().filter(|d| d.is_file())?;
+    let dir = db_path.parent()?;
+    // The folder, or the nearest part of its path that is there.
+    let there = dir.ancestors().find(|a| std::fs::metadata(a).is_ok())?;
+    if there.is_dir() {
+        return None;
+    }
+    let why = if there != dir {
+        format!(
+            "the data directory lies under {}, which is a file, not a folder; name a folder",
+            there.display()
+        )
+    } else if there.is_file() {
+        "the data directory is a file, neither a folder nor a knowledge base (an SQLite \
+         file kb backup wrote); name a folder, or such a file"
+            .to_string()
+    } else {
+        "the data directory is a device or a pipe, not a folder; name a folder".to_string()
+    };
     Some(KbError::io(
         dir,
-        std::io::Error::new(
-            std::io::ErrorKind::NotADirectory,
-            "the data directory is a file, neither a folder nor a knowledge base (an SQLite \
-             file kb backup wrote); name a folder, or such a file",
-        ),
+        std::io::Error::new(std::io::ErrorKind::NotADirectory, why),
     ))
 }
 

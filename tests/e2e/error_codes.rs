@@ -151,6 +151,28 @@ fn unwritable_data_dir_is_an_io_error() {
             "{args:?}: {e}"
         );
     }
+    // A device, or a folder under a file, is no data directory either.
+    let under = kb.data_dir().join("sub");
+    for (dir, says) in [
+        ("/dev/null", "a device"),
+        (under.to_str().unwrap(), "lies under"),
+    ] {
+        for args in [&["status"][..], &["add", docs.to_str().unwrap()][..]] {
+            let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("kb"))
+                .args(["--data-dir", dir, "--format", "json"])
+                .args(args)
+                .env("HOME", kb.home.path())
+                .env_remove("KB_DATA_DIR")
+                .output()
+                .unwrap();
+            let e = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{dir} {args:?}: {e}");
+            assert!(
+                e.contains("E_IO") && e.contains(says),
+                "{dir} {args:?}: {e}"
+            );
+        }
+    }
 }
 
 #[test]
