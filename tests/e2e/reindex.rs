@@ -177,7 +177,9 @@ fn an_interrupted_switch_is_finished_as_doctor_says() {
         .unwrap_or_else(|| panic!("{v}"))
         .clone();
     assert_eq!(
-        check["fix"], "kb reindex --model all-MiniLM-L6-v2-int8 (it continues where it stopped)",
+        check["fix"],
+        "kb reindex --model all-MiniLM-L6-v2-int8 (with --model-dir DIR when the model is not in \
+         kb's cache; it continues where it stopped)",
         "{check}"
     );
     assert!(
