@@ -99,10 +99,13 @@ pub(super) fn append_line(s: &mut String, next: &str, hyphens: &Hyphenation) {
     // TeX breaks them.
     let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
     let identifier = s.ends_with('_') && word_char(before_last) && word_char(next.chars().next());
-    let hyphenated = s.ends_with('-')
-        && next.chars().next().is_some_and(char::is_lowercase)
-        && before_last.is_some_and(char::is_alphabetic);
-    if hyphenated && hyphens.keeps(&s[..s.len() - 1], next) {
+    let hyphen_after_letter = s.ends_with('-') && before_last.is_some_and(char::is_alphabetic);
+    let starts = |f: fn(char) -> bool| next.chars().next().is_some_and(f);
+    let hyphenated = hyphen_after_letter && starts(char::is_lowercase);
+    // A word is not hyphenated before a capital: a compound is
+    // (`Kpathsea-` over `Bibliothek`, `Hewlett-` over `Packard`).
+    let capital = hyphen_after_letter && starts(char::is_uppercase);
+    if capital || (hyphenated && hyphens.keeps(&s[..s.len() - 1], next)) {
         // A compound: its hyphen stays, with no space after it.
     } else if s.ends_with('\u{ad}') || hyphenated {
         s.pop();
@@ -558,10 +561,11 @@ mod tests {
         let none = Hyphenation::default();
         let a = body("The quick extrac-");
         let b = body("tion of text and a well-");
-        let c = body("Known name.");
+        let c = body("known name in the Kpathsea-");
+        let d = body("Bibliothek.");
         assert_eq!(
-            join_lines(&[&a, &b, &c], &none),
-            "The quick extraction of text and a well- Known name."
+            join_lines(&[&a, &b, &c, &d], &none),
+            "The quick extraction of text and a wellknown name in the Kpathsea-Bibliothek."
         );
         let toc = body("3.1 Package Options . . . . . . . . 3");
         assert_eq!(join_lines(&[&toc], &none), "3.1 Package Options … 3");
