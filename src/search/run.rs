@@ -134,8 +134,15 @@ where
         let (fused, total_matches) = threshold_and_count(db, req, &plan, &rankings, fused)?;
         let chosen = diversify::diversify(db, fused, req.max_per_document, req.top)?;
         // Results too few to fill the page while the rankers have more:
-        // a few large documents filled the candidates. Ask for more.
-        if chosen.len() < req.top && rankings.cut_short(plan.candidates) {
+        // a few large documents filled the candidates. Ask for more. With
+        // quoted phrases every result is a keyword match: only that
+        // ranker's having more counts (the vector ranker always has).
+        let more = if plan.required.is_empty() {
+            rankings.cut_short(plan.candidates)
+        } else {
+            rankings.keyword().is_some_and(|kw| !kw.complete())
+        };
+        if chosen.len() < req.top && more {
             plan.candidates = plan.candidates.saturating_mul(4);
             continue;
         }
