@@ -664,7 +664,7 @@ impl Render for SearchOutput {
                 details.push("weak match".into());
             }
             if src.stale {
-                details.push("file changed since indexing".into());
+                details.push("file changed or gone since indexing".into());
             }
             let tags = if src.tags.is_empty() {
                 String::new()

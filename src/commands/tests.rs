@@ -1078,7 +1078,10 @@ fn results_say_stale_threshold_counts_and_chunks_number_from_one() {
     let v = f.json(&query);
     assert_eq!(v["results"][0]["source"]["stale"], true, "{v}");
     let text = f.run(&query).unwrap().human(&Style::PLAIN);
-    assert!(text.contains("file changed since indexing"), "{text}");
+    assert!(
+        text.contains("file changed or gone since indexing"),
+        "{text}"
+    );
 }
 
 /// Every field of every command's JSON says what it is (the descriptions
