@@ -343,10 +343,13 @@ fn placed(
     if !size.is_finite() || size < TUNING.least_font_points {
         size = (bounds.top().value - bounds.bottom().value).abs().max(1.0);
     }
+    // A font's weight is optional in a PDF (TeX's Type 1 fonts seldom
+    // give it) and pdfium reports a regular one then: a name that says
+    // bold is believed over it.
     let bold = match c.font_weight() {
         Some(PdfFontWeight::Weight600 | PdfFontWeight::Weight700Bold)
         | Some(PdfFontWeight::Weight800 | PdfFontWeight::Weight900) => true,
-        Some(PdfFontWeight::Custom(w)) => w >= TUNING.bold_weight,
+        Some(PdfFontWeight::Custom(w)) if w >= TUNING.bold_weight => true,
         _ => bold_name(&c.font_name()),
     };
     // pdfium measures the angle clockwise (in its y-down device

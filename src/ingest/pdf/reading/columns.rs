@@ -43,18 +43,39 @@ fn text_width(entries: &[Vec<Entry>]) -> f32 {
 }
 
 /// What a candidate gutter at `g` makes of the rows: how many have text on both
-/// sides, how many cross it, and each row's widest entry on either side.
+/// sides, how many cross it, which have text on one side only, and each
+/// row's widest entry on either side.
 #[derive(Default)]
 struct Sides {
     split: usize,
     cross: usize,
+    /// The rows (by index, top down) with text left of the gutter only, and right only.
+    alone: [Vec<usize>; 2],
     lefts: Vec<Entry>,
     rights: Vec<Entry>,
 }
 
+impl Sides {
+    /// Rows that show the gutter parting columns: those with text on both
+    /// sides, and as many more as there are rows of one side alone
+    /// interleaved with rows of the other (columns whose baselines do not
+    /// line up, under a heading or an equation of another height, share few
+    /// rows). A short last line of a paragraph is alone on the left, but a
+    /// single column has hardly a row alone on the right.
+    fn parted(&self) -> usize {
+        let [left, right] = &self.alone;
+        let span = |v: &Vec<usize>| v.first().zip(v.last()).map(|(a, b)| (*a, *b));
+        let interleaved = match (span(left), span(right)) {
+            (Some((l0, l1)), Some((r0, r1))) => l0.max(r0) < l1.min(r1),
+            _ => false,
+        };
+        self.split + usize::from(interleaved) * left.len().min(right.len())
+    }
+}
+
 fn sides(rows: &[Vec<Entry>], g: f32) -> Sides {
     let mut out = Sides::default();
-    for r in rows {
+    for (i, r) in rows.iter().enumerate() {
         if crosses(r, g) {
             out.cross += 1;
             continue;
@@ -67,7 +88,12 @@ fn sides(rows: &[Vec<Entry>], g: f32) -> Sides {
         };
         let l = widest(|e, g| e.x1 <= g);
         let rt = widest(|e, g| e.x0 >= g);
-        out.split += usize::from(l.is_some() && rt.is_some());
+        match (l.is_some(), rt.is_some()) {
+            (true, true) => out.split += 1,
+            (true, false) => out.alone[0].push(i),
+            (false, true) => out.alone[1].push(i),
+            (false, false) => {}
+        }
         out.lefts.extend(l);
         out.rights.extend(rt);
     }
@@ -91,21 +117,31 @@ fn prose(side: &mut [Entry], width: f32, rows: usize) -> bool {
 /// The column gutter in these rows (each given as its entries): a position
 /// most rows with text on both sides leave empty, with prose on both sides.
 /// At the document's usual gutter (`usual`) a row of prose a side is enough.
+/// Only where no row-sharing gutter is found are columns on offset
+/// baselines looked for, so a page read in columns before is read so still.
 fn gutter(entries: &[Vec<Entry>], usual: Option<f32>) -> Option<Gutter> {
     let width = text_width(entries);
     if width <= 0.0 {
         return None;
     }
-    let mut candidates: Vec<f32> = entries
-        .iter()
-        .flat_map(|r| r.windows(2).map(|p| (p[0].x1 + p[1].x0) / 2.0))
-        .collect();
-    candidates.sort_by(f32::total_cmp);
-    candidates.dedup_by(|a, b| (*a - *b).abs() < TUNING.same_candidate_points);
+    let shared = |s: &Sides| s.split;
+    best_gutter(entries, within_rows(entries), shared, usual, width)
+        .or_else(|| best_gutter(entries, across_rows(entries), Sides::parted, usual, width))
+}
+
+/// Of the candidate positions, the gutter the most rows show by `count`.
+fn best_gutter(
+    entries: &[Vec<Entry>],
+    candidates: Vec<f32>,
+    count: impl Fn(&Sides) -> usize,
+    usual: Option<f32>,
+    width: f32,
+) -> Option<Gutter> {
     let mut best: Option<(usize, Gutter)> = None;
-    for &g in &candidates {
+    for g in candidates {
         let mut s = sides(entries, g);
-        if s.split < TUNING.column_rows || s.split < s.cross {
+        let n = count(&s);
+        if n < TUNING.column_rows || n < s.cross {
             continue;
         }
         let usual_here = usual.is_some_and(|u| (g - u).abs() <= TUNING.usual_reach * width);
@@ -115,11 +151,39 @@ fn gutter(entries: &[Vec<Entry>], usual: Option<f32>) -> Option<Gutter> {
         }
         let thin = !(prose(&mut s.lefts, width, TUNING.prose_rows)
             && prose(&mut s.rights, width, TUNING.prose_rows));
-        if best.is_none_or(|(n, _)| s.split > n) {
-            best = Some((s.split, Gutter { x: g, thin, width }));
+        if best.is_none_or(|(m, _)| n > m) {
+            best = Some((n, Gutter { x: g, thin, width }));
         }
     }
     best.map(|(_, g)| g)
+}
+
+/// Where a gutter may run: midway across each gap between entries of a row.
+fn within_rows(entries: &[Vec<Entry>]) -> Vec<f32> {
+    let within = entries
+        .iter()
+        .flat_map(|r| r.windows(2).map(|p| (p[0].x1 + p[1].x0) / 2.0));
+    deduped(within.collect())
+}
+
+/// Where a gutter between columns that share no baseline may run (they
+/// leave no gap inside a row): from each entry's end midway to the nearest
+/// start of an entry right of it, in any row.
+fn across_rows(entries: &[Vec<Entry>]) -> Vec<f32> {
+    let mut starts: Vec<f32> = entries.iter().flatten().map(|e| e.x0).collect();
+    starts.sort_by(f32::total_cmp);
+    let next_start = |x: f32| starts.get(starts.partition_point(|&s| s <= x)).copied();
+    let across = entries
+        .iter()
+        .flatten()
+        .filter_map(|e| next_start(e.x1).map(|s| (e.x1 + s) / 2.0));
+    deduped(across.collect())
+}
+
+fn deduped(mut xs: Vec<f32>) -> Vec<f32> {
+    xs.sort_by(f32::total_cmp);
+    xs.dedup_by(|a, b| (*a - *b).abs() < TUNING.same_candidate_points);
+    xs
 }
 
 /// A row's entries, left to right: its spans, where dot leaders join a
@@ -288,12 +352,15 @@ fn lead_rows(region: &[Row], g: f32) -> usize {
 /// gutter, stay whole.
 fn in_columns(region: &[Row], gutter: Gutter) -> bool {
     let g = gutter.x;
+    let mut alone = [false, false];
     let columns = region.iter().any(|r| {
         let (l, rt): (Vec<&Span>, Vec<&Span>) = r.spans.iter().partition(|s| s.x1 <= g);
         let code = |side: &[&Span]| side.iter().any(|s| s.pitch.fixed());
         let listing = code(&l) && code(&rt);
+        alone[0] |= rt.is_empty() && !l.is_empty();
+        alone[1] |= l.is_empty() && !rt.is_empty();
         !l.is_empty() && !rt.is_empty() && !listing
-    });
+    }) || alone == [true, true];
     let (left, right, _) = prose_sides(region, gutter);
     columns && (left || right) && (!gutter.thin || (left && right))
 }

@@ -363,6 +363,37 @@ fn two_columns_are_read_one_after_the_other() {
     assert!(l.iter().all(|l| !l.table), "{t:?}");
 }
 
+/// Two columns whose lines do not share baselines (the right one set half
+/// a line lower, as under a heading of another height or an equation in
+/// the other column) under a centred title block: no row holds both
+/// columns, yet each is read down in turn.
+#[test]
+fn columns_on_offset_baselines_are_read_one_after_the_other() {
+    let mut g = Vec::new();
+    for (i, line) in [
+        "A Title Centred Over Both Columns",
+        "Its Author, Her Institution",
+    ]
+    .iter()
+    .enumerate()
+    {
+        g.extend(text_at(line, 200.0, 60.0 + 14.0 * i as f32, 12.0));
+    }
+    for i in 0..8 {
+        let y = 120.0 + i as f32 * 12.0;
+        let left = format!("left column line {i} of prose");
+        g.extend(text_at(&left, 72.0, y, 10.0));
+        let right = format!("right column line {i} of text");
+        g.extend(text_at(&right, 320.0, y + 6.0, 10.0));
+    }
+    let l = lines(&g);
+    let t = texts(&l);
+    assert_eq!(t[2], "left column line 0 of prose", "{t:?}");
+    assert_eq!(t[9], "left column line 7 of prose", "{t:?}");
+    assert_eq!(t[10], "right column line 0 of text", "{t:?}");
+    assert_eq!(t.len(), 18);
+}
+
 /// A page of two columns: `prose` rows of prose over an eight-row table
 /// in the left one, a row of prose beside each of its rows in the right.
 fn table_under_prose(prose: usize) -> Vec<Glyph> {
