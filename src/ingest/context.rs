@@ -92,11 +92,18 @@ pub fn stored_chunks(
                 metadata: c.meta.clone(),
                 context,
                 doc_title: title.clone(),
-                section: c.meta.section.clone().unwrap_or_default(),
+                section: section_words(&c.meta),
                 terms: terms(c, doc.doc_type),
             }
         })
         .collect()
+}
+
+/// The keyword-indexed words of a chunk's section: the section its text
+/// starts in, and the one it runs into, whose text it holds too.
+fn section_words(meta: &crate::document::ChunkMeta) -> String {
+    let section = meta.section.iter().chain(&meta.runs_into);
+    section.map(String::as_str).collect::<Vec<_>>().join(" > ")
 }
 
 /// The extra keyword-indexed words of a chunk: the extra forms of its

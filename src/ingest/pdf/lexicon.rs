@@ -207,3 +207,7 @@ pub(super) const FILE_EXTENSIONS: &[&str] = &[".doc", ".docx", ".tex", ".dvi", "
 pub(super) const PLACEHOLDER_TITLES: &[&str] = &["untitled", "title", "no title", "", "none", "pdf", "slide 1", "anonymous", "unknown"];
 /// The words of a bold font's name ("Helvetica-Bold", "MinionPro-Semibold"), lower case.
 pub(super) const BOLD_FONT_WORDS: &[&str] = &["bold", "black", "heavy", "semibold", "demi"];
+/// The words of a font's name that say it is not bold ("Times-Roman",
+/// "LMRoman12-Regular", "Times-Italic"), lower case, when no bold word is there.
+#[rustfmt::skip]
+pub(super) const REGULAR_FONT_WORDS: &[&str] = &["regular", "roman", "book", "light", "thin", "medium", "normal", "italic", "oblique"];

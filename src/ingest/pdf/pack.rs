@@ -29,8 +29,12 @@ struct Pending {
     body_tokens: usize,
     page: u32,
     page_end: u32,
-    /// Body tokens per section label, to label the chunk by its largest.
+    /// Body tokens per section label, in the order their text came: the
+    /// chunk is cited in the section its text starts in.
     labels: Vec<(Option<String>, usize)>,
+    /// The first heading after text began (its part's index and its text):
+    /// the section the chunk runs into.
+    runs_into: Option<(usize, String)>,
     /// The headings last pushed, no text after them yet: parts and tokens.
     open_headings: (usize, usize),
     /// Some of the text was recognised by OCR.
@@ -42,11 +46,9 @@ impl Pending {
         self.parts.is_empty()
     }
 
-    /// The label with the most body tokens, the first of equals
-    /// (`max_by_key` keeps the last).
+    /// The label of the section the chunk's text starts in.
     fn label(&self) -> Option<String> {
-        let best = self.labels.iter().rev().max_by_key(|(_, n)| *n);
-        best.and_then(|(label, _)| label.clone())
+        self.labels.first().and_then(|(label, _)| label.clone())
     }
 
     /// Adds a block of `n` tokens; a piece continuing the last part over
@@ -150,6 +152,9 @@ impl Packer<'_> {
             self.cur.page = b.page;
         }
         self.cur.push(b, n, false, self.hyphens);
+        if self.cur.body_tokens > 0 && self.cur.runs_into.is_none() {
+            self.cur.runs_into = Some((self.cur.parts.len() - 1, b.text.clone()));
+        }
         self.cur.open_headings.0 += 1;
         self.cur.open_headings.1 += n;
     }
@@ -178,6 +183,8 @@ impl Packer<'_> {
     fn flush_before_headings(&mut self) {
         let (parts, tokens) = std::mem::take(&mut self.cur.open_headings);
         let headings = self.cur.parts.split_off(self.cur.parts.len() - parts);
+        let kept = self.cur.parts.len();
+        self.cur.runs_into.take_if(|(at, _)| *at >= kept);
         let page = self.cur.page_end;
         self.cur.tokens -= tokens;
         self.flush(false);
@@ -220,7 +227,9 @@ impl Packer<'_> {
         let cur = std::mem::take(&mut self.cur);
         let piece = counted(cur.parts.join("\n\n"), self.tokens);
         let pages = (cur.page, cur.page_end);
-        self.out.push(chunk(piece, cur.label(), pages, cur.ocr));
+        let mut c = chunk(piece, cur.label(), pages, cur.ocr);
+        c.meta.runs_into = cur.runs_into.map(|(_, heading)| heading);
+        self.out.push(c);
     }
 }
 

@@ -7,7 +7,7 @@ use pdfium_render::prelude::*;
 
 use super::engine;
 use super::glyphs::TURNS;
-use super::lexicon::BOLD_FONT_WORDS;
+use super::lexicon::{BOLD_FONT_WORDS, REGULAR_FONT_WORDS};
 use super::page::{Extracted, OutlineEntry, Page};
 use super::page_cache::PageCache;
 use super::reading::{self, Glyph};
@@ -343,15 +343,15 @@ fn placed(
     if !size.is_finite() || size < TUNING.least_font_points {
         size = (bounds.top().value - bounds.bottom().value).abs().max(1.0);
     }
-    // A font's weight is optional in a PDF (TeX's Type 1 fonts seldom
-    // give it) and pdfium reports a regular one then: a name that says
-    // bold is believed over it.
-    let bold = match c.font_weight() {
+    // A font's weight is optional in a PDF, and what pdfium reports
+    // without it is a guess from the strokes (Times-Roman 695,
+    // LMRoman12-Bold 545): a name that says its weight is believed first.
+    let bold = weight_named(&c.font_name()).unwrap_or_else(|| match c.font_weight() {
         Some(PdfFontWeight::Weight600 | PdfFontWeight::Weight700Bold)
         | Some(PdfFontWeight::Weight800 | PdfFontWeight::Weight900) => true,
-        Some(PdfFontWeight::Custom(w)) if w >= TUNING.bold_weight => true,
-        _ => bold_name(&c.font_name()),
-    };
+        Some(PdfFontWeight::Custom(w)) => w >= TUNING.bold_weight,
+        _ => false,
+    });
     // pdfium measures the angle clockwise (in its y-down device
     // space); turns count counter-clockwise.
     let quarter_turn = std::f32::consts::FRAC_PI_2;
@@ -373,9 +373,16 @@ fn placed(
     Some((glyph, off_page))
 }
 
-fn bold_name(name: &str) -> bool {
+/// Whether a font's name says it is bold (`Some(true)`), or of a lighter
+/// weight (`Some(false)`); `None` when it names no weight ("CMBX10", "Arial").
+fn weight_named(name: &str) -> Option<bool> {
     let n = name.to_ascii_lowercase();
-    BOLD_FONT_WORDS.iter().any(|w| n.contains(w))
+    let has = |words: &[&str]| words.iter().any(|w| n.contains(w));
+    if has(BOLD_FONT_WORDS) {
+        Some(true)
+    } else {
+        has(REGULAR_FONT_WORDS).then_some(false)
+    }
 }
 
 /// The page rendered in grey at `dpi` (300 for OCR).
@@ -414,4 +421,26 @@ pub(super) fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, Stri
         stride: width,
         pixels,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::weight_named;
+
+    #[test]
+    fn a_font_name_that_says_its_weight_is_believed() {
+        for bold in [
+            "MJZZBH+LMRoman12-Bold",
+            "TimesNewRomanPS-BoldMT",
+            "Bookman-Demi",
+        ] {
+            assert_eq!(weight_named(bold), Some(true), "{bold}");
+        }
+        for regular in ["WHNFJK+Times-Roman", "LMRoman12-Regular", "Times-Italic"] {
+            assert_eq!(weight_named(regular), Some(false), "{regular}");
+        }
+        for unsaid in ["KEMKDI+CMBX9", "Arial", "Courier"] {
+            assert_eq!(weight_named(unsaid), None, "{unsaid}");
+        }
+    }
 }

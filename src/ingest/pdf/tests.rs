@@ -128,10 +128,12 @@ fn bookmarks_are_the_outline_and_cut_the_sections() {
         .iter()
         .find(|c| c.text.contains("Codling"))
         .unwrap();
+    // The chunk starts in Harvest's text and runs into Pests.
     assert_eq!(
         moths.meta.section.as_deref(),
-        Some("Orchard Handbook > 3 Harvest > Pests")
+        Some("Orchard Handbook > 3 Harvest")
     );
+    assert_eq!(moths.meta.runs_into.as_deref(), Some("Pests"));
 }
 
 #[test]
@@ -381,7 +383,7 @@ fn chunks_respect_max_tokens_sections_and_pages() {
 }
 
 #[test]
-fn small_sections_share_a_chunk_labelled_by_the_larger() {
+fn small_sections_share_a_chunk_cited_where_its_text_starts() {
     let ex = Extracted {
         pages: vec![page(vec![
             body("Overview", 60.0, false),
@@ -394,8 +396,10 @@ fn small_sections_share_a_chunk_labelled_by_the_larger() {
     let c = ChunkingConfig::default();
     let doc = build(Path::new("s.pdf"), &ex, &ctx(&c)).unwrap();
     assert_eq!(doc.chunks.len(), 1);
-    // Both headings are Title Case lines at body size: siblings.
-    assert_eq!(doc.chunks[0].meta.section.as_deref(), Some("Details"));
+    // Both headings are Title Case lines at body size: siblings. The
+    // chunk's text starts under the first and runs into the second.
+    assert_eq!(doc.chunks[0].meta.section.as_deref(), Some("Overview"));
+    assert_eq!(doc.chunks[0].meta.runs_into.as_deref(), Some("Details"));
     assert_eq!(doc.meta.headings.len(), 2);
 }
 
