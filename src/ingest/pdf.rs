@@ -273,6 +273,8 @@ fn content_and_headings(blocks: &[Block], pages: usize) -> (String, Vec<Heading>
     let mut headings = Vec::new();
     let mut line = 1;
     let mut i = 0;
+    // Bookmarks' titles no printed line carries, waiting for their text.
+    let mut unprinted: Vec<(u8, String)> = Vec::new();
     for page in 1..=pages as u32 {
         if page > 1 {
             out.push('\n');
@@ -282,12 +284,22 @@ fn content_and_headings(blocks: &[Block], pages: usize) -> (String, Vec<Heading>
         }
         let mut first = true;
         while i < blocks.len() && blocks[i].page == page {
+            let b = &blocks[i];
+            if b.unprinted {
+                // Its section opens at the next printed line.
+                unprinted.extend(b.level.map(|level| (level, b.text.clone())));
+                i += 1;
+                continue;
+            }
             if !first {
                 out.push_str("\n\n");
                 line += 2;
             }
             first = false;
-            let b = &blocks[i];
+            let opened = unprinted
+                .drain(..)
+                .map(|(level, text)| Heading { level, text, line });
+            headings.extend(opened);
             if let Some(level) = b.level {
                 headings.push(Heading {
                     level,
@@ -301,6 +313,10 @@ fn content_and_headings(blocks: &[Block], pages: usize) -> (String, Vec<Heading>
             i += 1;
         }
     }
+    let opened = unprinted
+        .drain(..)
+        .map(|(level, text)| Heading { level, text, line });
+    headings.extend(opened);
     (out, headings)
 }
 

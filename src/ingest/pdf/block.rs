@@ -25,6 +25,9 @@ pub struct Block {
     pub code: bool,
     /// The page's text was recognised by OCR.
     pub ocr: bool,
+    /// A bookmark's title no printed line carries: it opens its section
+    /// where the bookmark points, but is not the page's text.
+    pub unprinted: bool,
 }
 
 /// What the walk made of a block: a paragraph, a heading with what its

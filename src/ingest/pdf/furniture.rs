@@ -20,16 +20,17 @@ use super::tuning::TUNING;
 /// pages), and the last line of three pages wherever it falls. Table rows stay: a
 /// header row repeated on every page of a long table is what its numbers mean.
 pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
-    let edges = Edges::of(pages);
+    let verdict = Edges::of(pages);
     let numbered = numbered_rows(pages);
     let verdicts: Vec<Vec<Verdict>> = pages
         .iter()
         .zip(&numbered)
         .map(|(p, numbered)| {
             let n = p.len();
+            let rows = edges(p);
             p.iter()
                 .enumerate()
-                .map(|(i, l)| edges.judge(l, edge(i, n), numbered, body))
+                .map(|(i, l)| verdict.judge(l, (edge(i, n), rows[i]), numbered, body))
                 .collect()
         })
         .collect();
@@ -99,12 +100,13 @@ impl Edges {
         };
         for p in pages {
             let mut seen = HashSet::new();
+            let at_edge = edges(p);
             for (i, l) in p.iter().enumerate() {
                 let k = key(&l.text);
                 if i + 1 == p.len() {
                     *e.outermost.entry(k.clone()).or_default() += 1;
                 }
-                if !edge(i, p.len()) || !seen.insert(k.clone()) {
+                if !at_edge[i] || !seen.insert(k.clone()) {
                     continue;
                 }
                 *e.counts.entry(k.clone()).or_default() += 1;
@@ -115,10 +117,11 @@ impl Edges {
                 *e.exactly.entry(exact(&l.text)).or_default() += 1;
                 e.count_changes(k, digit_runs(&l.text));
             }
-            let n = p.len();
-            let mid: HashSet<String> = (0..n)
-                .filter(|&i| !edge(i, n))
-                .map(|i| key(&p[i].text))
+            let mid: HashSet<String> = p
+                .iter()
+                .zip(&at_edge)
+                .filter(|(_, &e)| !e)
+                .map(|(l, _)| key(&l.text))
                 .collect();
             for k in seen.intersection(&mid) {
                 *e.inside.entry(k.clone()).or_default() += 1;
@@ -154,7 +157,11 @@ impl Edges {
 
     /// What a line is: kept, a page number, or a running line;
     /// `numbered` holds the heights of its page's numbered rows.
-    fn judge(&self, l: &Line, at_edge: bool, numbered: &[i32], body: f32) -> Verdict {
+    /// `at_edge`: whether the line is among the page's first or last
+    /// lines, and whether it is on their rows (where a page's number is
+    /// looked for only at the first).
+    fn judge(&self, l: &Line, at_edge: (bool, bool), numbered: &[i32], body: f32) -> Verdict {
+        let (at_edge, on_edge_row) = at_edge;
         if l.table {
             return Verdict::Text;
         }
@@ -183,7 +190,7 @@ impl Edges {
             return Verdict::Text;
         }
         let kept = self.numbered_heading(l) || self.chapter_title(l, &k, body);
-        if !kept && self.runs_in_place(l, &k, at_edge, c) {
+        if !kept && self.runs_in_place(l, &k, on_edge_row, c) {
             Verdict::Running
         } else {
             Verdict::Text
@@ -304,6 +311,25 @@ fn numbered_rows(pages: &[Vec<Line>]) -> Vec<Vec<i32>> {
 /// headers and footers fall in reading order.
 fn edge(i: usize, n: usize) -> bool {
     i < TUNING.edge_lines.0 || i + TUNING.edge_lines.1 >= n
+}
+
+/// Which of a page's lines stand at its edges: the first three or last two,
+/// and the lines on their row (a footer set as `Reference Manual`,
+/// `libexplain` and `12` across the foot is three lines on one row).
+fn edges(p: &[Line]) -> Vec<bool> {
+    let n = p.len();
+    let mut out: Vec<bool> = (0..n).map(|i| edge(i, n)).collect();
+    for i in 1..n {
+        if height(&p[i]) == height(&p[i - 1]) {
+            out[i] |= out[i - 1];
+        }
+    }
+    for i in (1..n).rev() {
+        if height(&p[i]) == height(&p[i - 1]) {
+            out[i - 1] |= out[i];
+        }
+    }
+    out
 }
 
 /// The same height within a point or so.
@@ -427,6 +453,28 @@ mod tests {
         );
         assert_eq!(all.iter().filter(|t| **t == "2021").count(), 3, "{all:?}");
         assert!(!all.iter().any(|t| t.starts_with("Acme")), "{all:?}");
+    }
+
+    /// A footer set as three lines on one row (`Reference Manual`, the
+    /// program's name and the page's number): the third line from the
+    /// foot is on the foot's row, and runs like the others.
+    #[test]
+    fn a_footer_of_three_lines_on_one_row_is_dropped() {
+        let line = |text: &str, y: f32| line(text, 9.0, y);
+        let mut pages: Vec<Vec<Line>> = (1..=12)
+            .map(|i| {
+                let body = format!("Page {} says something of its own.", tag(i));
+                vec![
+                    line(&body, 100.0),
+                    line("Reference Manual", 768.0),
+                    line("libexplain", 768.0),
+                    line(&i.to_string(), 768.0),
+                ]
+            })
+            .collect();
+        strip_running_lines(&mut pages, 9.0);
+        let all: Vec<&str> = pages.iter().flatten().map(|l| l.text.as_str()).collect();
+        assert_eq!(all.len(), 12, "{all:?}");
     }
 
     /// A chapter's running header tops three of forty pages: under a

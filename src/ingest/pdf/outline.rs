@@ -120,8 +120,11 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
         }
         return i;
     }
-    // No block carries the title: a heading line of its own where the bookmark
-    // points (its page's top when it names no height), in no type on the page,
+    // No block carries the title: a heading of its own where the bookmark
+    // points (its page's top when it names no height), not printed in the
+    // page's text (a bookmark's "Text box overflow" over a page showing
+    // `text_box_overflow.rb`; "SYNOPSIS" between a command and its options),
+    // in no type on the page,
     // so never taken for the document's title over the page's own (a bookmark
     // "Introduction Summary" over a release titled "Company Reports
     // First-Quarter Results").
@@ -136,6 +139,7 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
         text: e.title.clone(),
         level: Some(level),
         top: e.top.unwrap_or(0.0),
+        unprinted: true,
         ..Block::default()
     };
     blocks.insert(at, heading);

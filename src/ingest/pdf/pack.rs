@@ -148,6 +148,13 @@ impl Packer<'_> {
             self.chain.pop();
         }
         self.chain.push((level, b.text.clone()));
+        if b.unprinted {
+            // Names the section of the text after it; no text of its own.
+            if self.cur.body_tokens > 0 && self.cur.runs_into.is_none() {
+                self.cur.runs_into = Some((self.cur.parts.len(), b.text.clone()));
+            }
+            return;
+        }
         if self.cur.is_empty() {
             self.cur.page = b.page;
         }
@@ -239,7 +246,11 @@ pub(super) fn fixed(blocks: &[Block], max: usize, ctx: &ChunkContext) -> Vec<Chu
     let overlap = ctx.overlap(max);
     let mut out = Vec::new();
     for on_page in blocks.chunk_by(|a, b| a.page == b.page) {
-        let texts: Vec<&str> = on_page.iter().map(|b| b.text.as_str()).collect();
+        let printed = on_page.iter().filter(|b| !b.unprinted);
+        let texts: Vec<&str> = printed.map(|b| b.text.as_str()).collect();
+        if texts.is_empty() {
+            continue;
+        }
         let (page, ocr) = (on_page[0].page, on_page[0].ocr);
         for piece in split_text(&texts.join("\n\n"), max, overlap, ctx.tokens) {
             out.push(chunk(piece, None, (page, page), ocr));
