@@ -94,7 +94,6 @@ fn combining(accent: char) -> Option<char> {
 /// A spacing accent drawn over (or under) the letter beside it in drawing
 /// order is composed with that letter (`´` + `e` → `é`), as a reader sees it.
 pub(super) fn compose_accents(glyphs: Vec<Placed>) -> Vec<Placed> {
-    use unicode_normalization::UnicodeNormalization as _;
     let over = |accent: &Placed, letter: &Placed| {
         let mid = (accent.x0 + accent.x1) / 2.0;
         letter.ch.is_alphabetic()
@@ -124,15 +123,48 @@ pub(super) fn compose_accents(glyphs: Vec<Placed>) -> Vec<Placed> {
         out.push(g);
         i += 1;
     }
-    return out;
+    compose_apart(&mut out);
+    out
+}
 
-    fn compose(letter: char, mark: char) -> Option<char> {
-        // A dotless i takes the accent as i does.
-        let letter = if letter == '\u{131}' { 'i' } else { letter };
-        let mut it = [letter, mark].into_iter().nfc();
-        let composed = it.next()?;
-        it.next().is_none().then_some(composed)
+/// `letter` with the combining `mark`, when Unicode has it as one character.
+fn compose(letter: char, mark: char) -> Option<char> {
+    use unicode_normalization::UnicodeNormalization as _;
+    // A dotless i takes the accent as i does.
+    let letter = if letter == '\u{131}' { 'i' } else { letter };
+    let mut it = [letter, mark].into_iter().nfc();
+    let composed = it.next()?;
+    it.next().is_none().then_some(composed)
+}
+
+/// Accents drawn away from their letter in drawing order (TeX raises an
+/// accent over a capital in a box of its own, drawn after the line: `È`)
+/// are composed with the letter on their row whose box holds their middle.
+fn compose_apart(glyphs: &mut Vec<Placed>) {
+    let mut taken = vec![false; glyphs.len()];
+    for i in 0..glyphs.len() {
+        let Some(mark) = combining(glyphs[i].ch) else {
+            continue;
+        };
+        let a = glyphs[i];
+        let mid = (a.x0 + a.x1) / 2.0;
+        let under = |l: &Placed| {
+            l.ch.is_alphabetic()
+                && l.x0 < mid
+                && mid < l.x1
+                && (a.baseline - l.baseline).abs() < l.size
+        };
+        let letter = (0..glyphs.len()).find(|&j| j != i && !taken[j] && under(&glyphs[j]));
+        if let Some((j, ch)) = letter.and_then(|j| compose(glyphs[j].ch, mark).map(|c| (j, c))) {
+            glyphs[j].ch = ch;
+            taken[i] = true;
+        }
     }
+    let mut k = 0;
+    glyphs.retain(|_| {
+        k += 1;
+        !taken[k - 1]
+    });
 }
 
 pub(super) fn push_char(text: &mut String, c: char) {

@@ -116,6 +116,15 @@ fn accents_set_apart_are_composed_with_their_letters() {
     assert_eq!(texts(&lines(&g)), vec!["mécanique août naïve"]);
 }
 
+/// TeX's `\`E`: the accent raised over the capital in a box of its own,
+/// drawn after the rest of the line.
+#[test]
+fn an_accent_drawn_after_its_line_is_composed_with_its_capital() {
+    let mut g = text_at("E meglio", 72.0, 100.0, 10.0);
+    g.extend(text_at("`", 73.0, 97.3, 10.0));
+    assert_eq!(texts(&lines(&g)), vec!["\u{c8} meglio"]);
+}
+
 #[test]
 fn right_to_left_lines_are_read_in_their_order() {
     // "שלום עולם" drawn right to left: each letter left of the one
