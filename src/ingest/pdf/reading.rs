@@ -86,8 +86,9 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
     // A space came between `last` and this glyph: the engine's own (it
     // adds them where it guesses a word ends) or the PDF's.
     let mut spaced = false;
-    for g in glyphs {
-        let visible = !(g.ch.is_whitespace() || g.ch.is_control() || g.ch == '\u{fffe}');
+    let tight = tight_spaces(glyphs);
+    for (i, g) in glyphs.iter().enumerate() {
+        let visible = visible(g);
         let joins = match (visible, last) {
             (true, Some(l)) => {
                 let size = g.size.max(l.size);
@@ -112,7 +113,9 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
                     && rtl(l.ch)
                     && l.x0 - g.x1 < reach * size
                     && l.x1 - g.x1 > -TUNING.back_reach * size;
-                (g.baseline - l.baseline).abs() < TUNING.word_rise * size && (forward || backward)
+                (g.baseline - l.baseline).abs() < TUNING.word_rise * size
+                    && (forward || backward)
+                    && !tight[i]
             }
             _ => false,
         };
@@ -146,6 +149,67 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
     }
     out.extend(cur);
     out
+}
+
+fn visible(g: &Placed) -> bool {
+    !(g.ch.is_whitespace() || g.ch.is_control() || g.ch == '\u{fffe}')
+}
+
+/// Which glyphs start a word after a gap with no space in it, in a line set
+/// tight: justified text (groff through Ghostscript) sets some of a line's
+/// word spaces no wider than letters may stand apart elsewhere, and neither
+/// the PDF nor the engine marks them. A line's spaces are all about as wide,
+/// so a gap nearly as wide as the spaced gaps of its line (and a tenth of the
+/// size) parts words; a line with fewer spaced gaps to measure is left alone.
+fn tight_spaces(glyphs: &[Placed]) -> Vec<bool> {
+    let mut out = vec![false; glyphs.len()];
+    // Each visible glyph's index, its gap from the visible one before on its
+    // line, and whether a space came between; lines end at a jump.
+    let mut gaps: Vec<(usize, f32, bool)> = Vec::new();
+    let mut last: Option<&Placed> = None;
+    let mut spaced = false;
+    let flush = |gaps: &mut Vec<(usize, f32, bool)>, out: &mut Vec<bool>| {
+        mark_tight(gaps, glyphs, out);
+        gaps.clear();
+    };
+    for (i, g) in glyphs.iter().enumerate() {
+        if !visible(g) {
+            spaced = true;
+            continue;
+        }
+        match last {
+            Some(l)
+                if (g.baseline - l.baseline).abs() < TUNING.word_rise * g.size.max(l.size)
+                    && g.x0 >= l.x0 =>
+            {
+                gaps.push((i, g.x0 - l.x1, spaced))
+            }
+            _ => flush(&mut gaps, &mut out),
+        }
+        spaced = false;
+        last = Some(g);
+    }
+    flush(&mut gaps, &mut out);
+    out
+}
+
+/// Marks the unspaced gaps of one line as wide as its spaced ones.
+fn mark_tight(gaps: &[(usize, f32, bool)], glyphs: &[Placed], out: &mut [bool]) {
+    let mut spaced: Vec<f32> = gaps
+        .iter()
+        .filter(|g| g.2 && g.1 > 0.0)
+        .map(|g| g.1)
+        .collect();
+    if spaced.len() < TUNING.tight_space_samples {
+        return;
+    }
+    spaced.sort_by(f32::total_cmp);
+    let usual = spaced[spaced.len() / 2];
+    let (least, share) = TUNING.tight_space;
+    for &(i, gap, was_spaced) in gaps {
+        let size = glyphs[i].size;
+        out[i] = !was_spaced && gap >= least * size && gap >= share * usual;
+    }
 }
 
 /// Words grouped into rows by baseline, each row cut into spans at wide gaps.

@@ -174,6 +174,11 @@ tuning! {
     // Words, spans and lines of a page (`reading.rs`); sizes are the glyphs' own.
     /// In a word, characters are this many sizes apart at most, or this close across a space.
     letter_gap: (f32, f32) = (0.25, 0.01),
+    /// A gap with no space in it is one too when at least this many sizes
+    /// and this share of the spaced gaps of its line (justified text set tight).
+    tight_space: (f32, f32) = (0.1, 0.7),
+    /// Spaced gaps a line needs before its others are measured against them.
+    tight_space_samples: usize = 2,
     /// A character may start this many sizes left of the one before it in its word.
     back_reach: f32 = 0.3,
     /// A word's characters sit on baselines less than this many sizes apart.

@@ -125,6 +125,53 @@ fn an_accent_drawn_after_its_line_is_composed_with_its_capital() {
     assert_eq!(texts(&lines(&g)), vec!["\u{c8} meglio"]);
 }
 
+/// Glyphs as pdfium's loose boxes place them: each as wide as it
+/// advances, so the letters of a word touch.
+fn touching(text: &str, x: f32, baseline: f32) -> Vec<Glyph> {
+    text_at(text, x, baseline, 10.0)
+        .into_iter()
+        .map(|g| Glyph {
+            right: g.left + 5.0,
+            ..g
+        })
+        .collect()
+}
+
+/// Justified text set tight: the words stand 2.4 points apart (a space
+/// under a quarter of the size), and one word space is not marked as a
+/// space by the PDF.
+#[test]
+fn a_tight_word_space_left_unmarked_parts_the_words() {
+    let mut g = Vec::new();
+    let mut x = 72.0;
+    let words = [
+        "fixes",
+        "of",
+        "the",
+        "releases.",
+        "For",
+        "excruciating",
+        "detail",
+    ];
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 && *w != "excruciating" {
+            g.push(Glyph::space());
+        }
+        g.extend(touching(w, x, 100.0));
+        x += 5.0 * w.chars().count() as f32 + 2.4;
+    }
+    assert_eq!(
+        texts(&lines(&g)),
+        vec!["fixes of the releases. For excruciating detail"]
+    );
+    // Letters kerned 1.2 points apart in a line whose spaces are 5 points
+    // wide stay one word.
+    let mut g = touching("a loosely", 72.0, 100.0);
+    g.extend(touching("set", 72.0 + 45.0 + 1.2, 100.0));
+    g.extend(touching(" line of text", 72.0 + 45.0 + 1.2 + 15.0, 100.0));
+    assert_eq!(texts(&lines(&g)), vec!["a looselyset line of text"]);
+}
+
 #[test]
 fn right_to_left_lines_are_read_in_their_order() {
     // "שלום עולם" drawn right to left: each letter left of the one
