@@ -279,6 +279,7 @@ fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
     let chars = text.chars();
     let mut out = Vec::with_capacity(chars.len());
     let mut high_surrogate: Option<u32> = None;
+    let mut font_bold = FontBold::default();
     for c in chars.iter() {
         let v = c.unicode_value();
         let ch = match v {
@@ -306,7 +307,7 @@ fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
             out.push(Glyph::space());
             continue;
         }
-        let Some((glyph, off_page)) = placed(&c, ch, top, shown) else {
+        let Some((glyph, off_page)) = placed(&c, ch, top, shown, &mut font_bold) else {
             continue;
         };
         if off_page && !word_seen {
@@ -330,6 +331,7 @@ fn placed(
     ch: char,
     top: f32,
     shown: Option<PdfRect>,
+    font_bold: &mut FontBold,
 ) -> Option<(Glyph, bool)> {
     let bounds = c.loose_bounds().or_else(|_| c.tight_bounds()).ok()?;
     let off_page = shown.is_some_and(|s| {
@@ -343,15 +345,7 @@ fn placed(
     if !size.is_finite() || size < TUNING.least_font_points {
         size = (bounds.top().value - bounds.bottom().value).abs().max(1.0);
     }
-    // A font's weight is optional in a PDF, and what pdfium reports
-    // without it is a guess from the strokes (Times-Roman 695,
-    // LMRoman12-Bold 545): a name that says its weight is believed first.
-    let bold = weight_named(&c.font_name()).unwrap_or_else(|| match c.font_weight() {
-        Some(PdfFontWeight::Weight600 | PdfFontWeight::Weight700Bold)
-        | Some(PdfFontWeight::Weight800 | PdfFontWeight::Weight900) => true,
-        Some(PdfFontWeight::Custom(w)) => w >= TUNING.bold_weight,
-        _ => false,
-    });
+    let bold = font_bold.of(c.font_name(), || c.font_weight());
     // pdfium measures the angle clockwise (in its y-down device
     // space); turns count counter-clockwise.
     let quarter_turn = std::f32::consts::FRAC_PI_2;
@@ -371,6 +365,33 @@ fn placed(
         turns,
     };
     Some((glyph, off_page))
+}
+
+/// Whether characters are set in bold. A page's characters come in runs
+/// of one font, so a font's name is looked at once a run: only when it
+/// differs from the last character's.
+#[derive(Default)]
+struct FontBold {
+    name: String,
+    named: Option<bool>,
+}
+
+impl FontBold {
+    /// A font's weight is optional in a PDF, and what pdfium reports
+    /// without it is a guess from the strokes (Times-Roman 695,
+    /// LMRoman12-Bold 545): a name that says its weight is believed first.
+    fn of(&mut self, name: String, weight: impl Fn() -> Option<PdfFontWeight>) -> bool {
+        if name != self.name {
+            self.named = weight_named(&name);
+            self.name = name;
+        }
+        self.named.unwrap_or_else(|| match weight() {
+            Some(PdfFontWeight::Weight600 | PdfFontWeight::Weight700Bold)
+            | Some(PdfFontWeight::Weight800 | PdfFontWeight::Weight900) => true,
+            Some(PdfFontWeight::Custom(w)) => w >= TUNING.bold_weight,
+            _ => false,
+        })
+    }
 }
 
 /// Whether a font's name says it is bold (`Some(true)`), or of a lighter
