@@ -254,6 +254,8 @@ fn read_body(
     let mut in_ppr = false;
     // A run marked hidden (`w:vanish`): Word does not show or print it.
     let mut hidden = false;
+    // Inside a tracked move's old place (`w:moveFrom`): text no longer there.
+    let mut moved_away = 0usize;
     // Inside `mc:Fallback`: the same content again for older readers (a
     // text box as VML), read once already from `mc:Choice`.
     let mut fallback = 0usize;
@@ -298,6 +300,10 @@ fn read_body(
                 }
             }
             Xml::Start { name: "r", .. } => hidden = false,
+            Xml::Start {
+                name: "moveFrom", ..
+            } => moved_away += 1,
+            Xml::End { name: "moveFrom" } => moved_away = moved_away.saturating_sub(1),
             // In `pPr` it hides the paragraph mark only, not the text.
             Xml::Start {
                 name: "vanish",
@@ -305,7 +311,7 @@ fn read_body(
             } if !in_ppr => hidden = !matches!(attr(attrs, "val"), Some("0" | "false" | "off")),
             Xml::Start { name: "t", .. } => in_text = true,
             Xml::End { name: "t" } => in_text = false,
-            Xml::Text(t) if in_text && !hidden => {
+            Xml::Text(t) if in_text && !hidden && moved_away == 0 => {
                 if let Some(p) = open.last_mut() {
                     p.text.push_str(t);
                 }
@@ -445,6 +451,24 @@ mod tests {
             doc.content,
             "Call-out text\n\nBefore the box. After the box, on 2023-07."
         );
+    }
+
+    /// A tracked move: Word shows the text at its new place only.
+    #[test]
+    fn text_moved_away_is_read_at_its_new_place_only() {
+        let body = "<?xml version=\"1.0\"?><w:document xmlns:w=\"w\"><w:body>\
+             <w:p><w:moveFrom w:id=\"1\"><w:r><w:t>Moved sentence.</w:t></w:r></w:moveFrom>\
+             <w:r><w:t> Staying sentence.</w:t></w:r>\
+             <w:moveTo w:id=\"2\"><w:r><w:t> Moved sentence.</w:t></w:r></w:moveTo></w:p></w:body></w:document>";
+        let c = ChunkingConfig::default();
+        let ctx = crate::ingest::test_support::ctx(&c);
+        let doc = parse(
+            Path::new("m.docx"),
+            &test_zip(&[("word/document.xml", body)]),
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!(doc.content, "Staying sentence. Moved sentence.");
     }
 
     #[test]

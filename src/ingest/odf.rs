@@ -38,6 +38,10 @@ fn read_content(xml: &[u8], b: &mut TextBuilder) -> Result<(), IngestError> {
     let mut skip = 0usize;
     // Speaker notes open with a mark, so a reader tells them from the slide.
     let mut notes_unmarked = false;
+    // Inside a footnote or endnote, read in brackets where it is referenced,
+    // and how many of its paragraphs were read.
+    let mut in_note = 0usize;
+    let mut note_paragraphs = 0usize;
     let walked = walk_xml(xml, "content.xml", |e| {
         if b.too_long() {
             return Err(TextBuilder::too_long_error());
@@ -72,12 +76,48 @@ fn read_content(xml: &[u8], b: &mut TextBuilder) -> Result<(), IngestError> {
             return Ok(());
         }
         match e {
-            // Comments and tracked deletions are not the document's text.
+            // Comments and tracked deletions are not the document's text;
+            // nor are a page number's field ("<number>" on a notes page) and
+            // the templates an index is drawn from (its title again).
             Xml::Start {
-                name: "annotation" | "tracked-changes" | "forms",
+                name:
+                    "annotation"
+                    | "tracked-changes"
+                    | "forms"
+                    | "page-number"
+                    | "table-of-content-source"
+                    | "alphabetical-index-source"
+                    | "illustration-index-source"
+                    | "table-index-source"
+                    | "object-index-source"
+                    | "user-index-source"
+                    | "bibliography-source",
                 ..
             } => skip = 1,
-            Xml::Start { name: "page", .. } => b.new_page(),
+            Xml::Start { name: "page", .. } => {
+                notes_unmarked = false;
+                b.new_page()
+            }
+            // A note where it is referenced, apart from the words around
+            // it: `counting [1: Transects were 100 m long.] along`.
+            Xml::Start { name: "note", .. } => {
+                in_note += 1;
+                note_paragraphs = 0;
+                b.push_inline(" [");
+            }
+            Xml::Start { name: "p", .. } if in_note > 0 => {
+                if note_paragraphs > 0 {
+                    b.push_inline(" ");
+                }
+                note_paragraphs += 1;
+            }
+            Xml::End {
+                name: "note-citation",
+            } => b.push_inline(": "),
+            Xml::End { name: "note" } => {
+                in_note = in_note.saturating_sub(1);
+                b.push_inline("] ");
+            }
             Xml::Start {
                 name: "frame",
                 attrs,
@@ -126,6 +166,7 @@ fn read_content(xml: &[u8], b: &mut TextBuilder) -> Result<(), IngestError> {
                 b.end_line();
                 b.push_inline("- ");
             }
+            Xml::End { name: "p" } if in_note > 0 => {}
             Xml::End { name: "p" } => {
                 if tables > 0 {
                     b.push_inline(" ");
@@ -140,9 +181,14 @@ fn read_content(xml: &[u8], b: &mut TextBuilder) -> Result<(), IngestError> {
                 lists = lists.saturating_sub(1);
                 b.end_block();
             }
-            Xml::End {
-                name: "notes" | "frame",
-            } if tables == 0 => b.end_block(),
+            Xml::End { name: "notes" } => {
+                // Notes with no text leave no mark for the next slide's.
+                notes_unmarked = false;
+                if tables == 0 {
+                    b.end_block();
+                }
+            }
+            Xml::End { name: "frame" } if tables == 0 => b.end_block(),
             Xml::Start { name: "table", .. } => {
                 b.end_block();
                 tables += 1;
@@ -200,6 +246,51 @@ mod tests {
             .map(|h| (h.level, h.line))
             .collect();
         assert_eq!(hs, [(1, 1), (2, 8)]);
+    }
+
+    /// A slide without notes (LibreOffice writes an empty notes frame)
+    /// leaves no notes mark for the next slide's text.
+    #[test]
+    fn empty_notes_mark_nothing() {
+        let bytes = odp(
+            None,
+            &[("Plan", "Ship it", ""), ("Closing", "Questions?", "")],
+        );
+        let c = ChunkingConfig::default();
+        let doc = parse(
+            Path::new("d.odp"),
+            &bytes,
+            &crate::ingest::test_support::ctx(&c),
+        )
+        .unwrap();
+        assert!(!doc.content.contains("Notes"), "{}", doc.content);
+        assert!(doc.content.contains("Questions?"));
+    }
+
+    /// A footnote stays where it is referenced, apart from the words
+    /// around it; an index's title template and a page number's field
+    /// are not text.
+    #[test]
+    fn notes_in_brackets_and_no_templates() {
+        let body = "<office:text><text:table-of-content><text:table-of-content-source>\
+            <text:index-title-template>Contents</text:index-title-template></text:table-of-content-source>\
+            <text:index-body><text:index-title><text:p>Contents</text:p></text:index-title></text:index-body></text:table-of-content>\
+            <text:p>The survey used transect counting<text:note text:note-class=\"footnote\">\
+            <text:note-citation>1</text:note-citation><text:note-body><text:p>Transects were 100 m long.</text:p>\
+            </text:note-body></text:note> along the river bank.</text:p>\
+            <text:p>Page <text:page-number>3</text:page-number></text:p></office:text>";
+        let bytes = odf("application/vnd.oasis.opendocument.text", None, body);
+        let c = ChunkingConfig::default();
+        let doc = parse(
+            Path::new("n.odt"),
+            &bytes,
+            &crate::ingest::test_support::ctx(&c),
+        )
+        .unwrap();
+        assert_eq!(
+            doc.content,
+            "Contents\n\nThe survey used transect counting [1: Transects were 100 m long.] along the river bank.\n\nPage"
+        );
     }
 
     #[test]
