@@ -160,11 +160,8 @@ fn compose_apart(glyphs: &mut Vec<Placed>) {
             taken[i] = true;
         }
     }
-    let mut k = 0;
-    glyphs.retain(|_| {
-        k += 1;
-        !taken[k - 1]
-    });
+    let mut taken = taken.into_iter();
+    glyphs.retain(|_| !taken.next().unwrap_or(false));
 }
 
 pub(super) fn push_char(text: &mut String, c: char) {

@@ -148,20 +148,18 @@ impl Packer<'_> {
             self.chain.pop();
         }
         self.chain.push((level, b.text.clone()));
+        // The part it is (or, unprinted, the one after it).
+        if self.cur.body_tokens > 0 && self.cur.runs_into.is_none() {
+            self.cur.runs_into = Some((self.cur.parts.len(), b.text.clone()));
+        }
         if b.unprinted {
             // Names the section of the text after it; no text of its own.
-            if self.cur.body_tokens > 0 && self.cur.runs_into.is_none() {
-                self.cur.runs_into = Some((self.cur.parts.len(), b.text.clone()));
-            }
             return;
         }
         if self.cur.is_empty() {
             self.cur.page = b.page;
         }
         self.cur.push(b, n, false, self.hyphens);
-        if self.cur.body_tokens > 0 && self.cur.runs_into.is_none() {
-            self.cur.runs_into = Some((self.cur.parts.len() - 1, b.text.clone()));
-        }
         self.cur.open_headings.0 += 1;
         self.cur.open_headings.1 += n;
     }
