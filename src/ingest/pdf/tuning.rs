@@ -221,6 +221,9 @@ tuning! {
     same_gutter: f32 = 8.0,
     /// … and the usual one when on this many pages and one page with text in this many.
     usual_gutter_pages: (usize, usize) = (3, 10),
+    /// Columns as text flows: two sides' baselines this many sizes apart do
+    /// not line up, and offsets this many sizes apart differ.
+    flow_offset: (f32, f32) = (0.1, 0.04),
     /// A gutter's candidates this many points apart are one.
     same_candidate_points: f32 = 2.0,
 

@@ -14,6 +14,8 @@ use super::super::tuning::TUNING;
 struct Entry {
     x0: f32,
     x1: f32,
+    baseline: f32,
+    size: f32,
     /// Set in a monospaced font: code, never a column's prose.
     code: bool,
 }
@@ -32,6 +34,8 @@ struct Gutter {
     thin: bool,
     /// The width the rows' text spans, which prose is measured against.
     width: f32,
+    /// Found as text flows of their own, not by prose ([`Sides::flowing`]).
+    flows: bool,
 }
 
 /// The width the rows' text spans, from its leftmost entry to its rightmost.
@@ -48,6 +52,9 @@ fn text_width(entries: &[Vec<Entry>]) -> f32 {
 #[derive(Default)]
 struct Sides {
     split: usize,
+    /// For each row with text on both sides, how far the right side's
+    /// baseline lies from the left side's, in type sizes (signed).
+    offsets: Vec<f32>,
     cross: usize,
     /// The rows (by index, top down) with text left of the gutter only, and right only.
     alone: [Vec<usize>; 2],
@@ -71,6 +78,26 @@ impl Sides {
         };
         self.split + usize::from(interleaved) * left.len().min(right.len())
     }
+
+    /// Rows that show the gutter parting text flows of their own: rows with
+    /// text on both sides whose baselines do not line up, when most do not
+    /// and their offsets vary. Columns keep their own line pitch from their
+    /// own headings, so the offset changes down the page; a table's label
+    /// column set on a baseline of its own beside its figures keeps one
+    /// offset (a filing's 0.16 of the size, row after row).
+    fn flowing(&self) -> usize {
+        let (shift, same) = TUNING.flow_offset;
+        let off = self.offsets.iter().filter(|d| d.abs() > shift).count();
+        let alike = |d: f32| {
+            self.offsets
+                .iter()
+                .filter(|e| (*e - d).abs() <= same)
+                .count()
+        };
+        let steady = self.offsets.iter().map(|&d| alike(d)).max().unwrap_or(0);
+        let varied = 2 * steady < self.split;
+        usize::from(2 * off > self.split && varied) * off
+    }
 }
 
 fn sides(rows: &[Vec<Entry>], g: f32) -> Sides {
@@ -88,11 +115,15 @@ fn sides(rows: &[Vec<Entry>], g: f32) -> Sides {
         };
         let l = widest(|e, g| e.x1 <= g);
         let rt = widest(|e, g| e.x0 >= g);
-        match (l.is_some(), rt.is_some()) {
-            (true, true) => out.split += 1,
-            (true, false) => out.alone[0].push(i),
-            (false, true) => out.alone[1].push(i),
-            (false, false) => {}
+        match (l, rt) {
+            (Some(l), Some(rt)) => {
+                out.split += 1;
+                let size = l.size.max(rt.size);
+                out.offsets.push((rt.baseline - l.baseline) / size);
+            }
+            (Some(_), None) => out.alone[0].push(i),
+            (None, Some(_)) => out.alone[1].push(i),
+            (None, None) => {}
         }
         out.lefts.extend(l);
         out.rights.extend(rt);
@@ -118,41 +149,86 @@ fn prose(side: &mut [Entry], width: f32, rows: usize) -> bool {
 /// most rows with text on both sides leave empty, with prose on both sides.
 /// At the document's usual gutter (`usual`) a row of prose a side is enough.
 /// Only where no row-sharing gutter is found are columns on offset
-/// baselines looked for, so a page read in columns before is read so still.
+/// baselines looked for, then columns as text flows of their own (without
+/// prose: a reference card's), so a page read in columns before is read so
+/// still.
 fn gutter(entries: &[Vec<Entry>], usual: Option<f32>) -> Option<Gutter> {
     let width = text_width(entries);
     if width <= 0.0 {
         return None;
     }
-    let shared = |s: &Sides| s.split;
-    best_gutter(entries, within_rows(entries), shared, usual, width)
-        .or_else(|| best_gutter(entries, across_rows(entries), Sides::parted, usual, width))
+    let candidates = within_rows(entries);
+    best_gutter(entries, candidates.clone(), Evidence::Shared, usual, width)
+        .or_else(|| {
+            best_gutter(
+                entries,
+                across_rows(entries),
+                Evidence::Parted,
+                usual,
+                width,
+            )
+        })
+        .or_else(|| best_gutter(entries, candidates, Evidence::Flowing, None, width))
 }
 
-/// Of the candidate positions, the gutter the most rows show by `count`.
+/// What shows a gutter parting columns, in the order it is looked for.
+#[derive(Clone, Copy, PartialEq)]
+enum Evidence {
+    /// Rows with prose on both sides.
+    Shared,
+    /// Prose on both sides, the rows of each side interleaved ([`Sides::parted`]).
+    Parted,
+    /// Text flows of their own, prose or not ([`Sides::flowing`]).
+    Flowing,
+}
+
+impl Evidence {
+    fn rows(self, s: &Sides) -> usize {
+        match self {
+            Evidence::Shared => s.split,
+            Evidence::Parted => s.parted(),
+            Evidence::Flowing => s.flowing(),
+        }
+    }
+}
+
+/// Of the candidate positions, the gutter the most rows show by `evidence`,
+/// with prose on both sides unless its rows show text flows of their own
+/// (a reference card's columns of short entries).
 fn best_gutter(
     entries: &[Vec<Entry>],
     candidates: Vec<f32>,
-    count: impl Fn(&Sides) -> usize,
+    evidence: Evidence,
     usual: Option<f32>,
     width: f32,
 ) -> Option<Gutter> {
+    let flows = evidence == Evidence::Flowing;
     let mut best: Option<(usize, Gutter)> = None;
     for g in candidates {
         let mut s = sides(entries, g);
-        let n = count(&s);
+        let n = evidence.rows(&s);
         if n < TUNING.column_rows || n < s.cross {
             continue;
         }
         let usual_here = usual.is_some_and(|u| (g - u).abs() <= TUNING.usual_reach * width);
         let rows = if usual_here { 1 } else { TUNING.prose_rows };
-        if !prose(&mut s.lefts, width, rows) || !prose(&mut s.rights, width, rows) {
+        let both = |s: &mut Sides, rows| {
+            prose(&mut s.lefts, width, rows) && prose(&mut s.rights, width, rows)
+        };
+        if !(flows || both(&mut s, rows)) {
             continue;
         }
-        let thin = !(prose(&mut s.lefts, width, TUNING.prose_rows)
-            && prose(&mut s.rights, width, TUNING.prose_rows));
+        let thin = !(flows || both(&mut s, TUNING.prose_rows));
         if best.is_none_or(|(m, _)| n > m) {
-            best = Some((n, Gutter { x: g, thin, width }));
+            best = Some((
+                n,
+                Gutter {
+                    x: g,
+                    thin,
+                    width,
+                    flows,
+                },
+            ));
         }
     }
     best.map(|(_, g)| g)
@@ -201,6 +277,8 @@ fn entries(r: &Row) -> Vec<Entry> {
             _ => out.push(Entry {
                 x0: s.x0,
                 x1: s.x1,
+                baseline: s.baseline,
+                size: s.size,
                 code: s.pitch.fixed(),
             }),
         }
@@ -362,7 +440,7 @@ fn in_columns(region: &[Row], gutter: Gutter) -> bool {
         !l.is_empty() && !rt.is_empty() && !listing
     }) || alone == [true, true];
     let (left, right, _) = prose_sides(region, gutter);
-    columns && (left || right) && (!gutter.thin || (left && right))
+    columns && (gutter.flows || (left || right) && (!gutter.thin || (left && right)))
 }
 
 /// The gutter most of a document's pages were read across: one within a

@@ -697,6 +697,73 @@ fn an_index_in_three_columns_is_read_column_by_column() {
     assert!(t[18].starts_with("fontspec ."), "{t:?}");
 }
 
+/// A reference card: three columns of entries (a command and what it
+/// does), no prose anywhere, each column's lines placed by its own
+/// headings, so its baselines lie off its neighbours', by amounts that
+/// change down the page. Each column is read down in turn, its entries
+/// whole, not rows across the page.
+#[test]
+fn a_reference_card_is_read_column_by_column() {
+    // Each row's baseline in the second and third columns, against the first's.
+    let shifts = [
+        (1.5, -1.0),
+        (1.5, -1.0),
+        (1.5, 2.0),
+        (3.0, 2.0),
+        (3.0, 0.5),
+        (3.0, 1.0),
+        (-2.0, 0.5),
+        (-2.0, 1.2),
+    ];
+    let mut g = Vec::new();
+    for (r, (b, c)) in shifts.iter().enumerate() {
+        let y = 60.0 + 10.0 * r as f32;
+        for (col, shift) in [("a", 0.0), ("b", *b), ("c", *c)] {
+            let x = 40.0 + 260.0 * ["a", "b", "c"].iter().position(|c| *c == col).unwrap() as f32;
+            g.extend(text_at(&format!("cmd{col}{r}"), x, y + shift, 8.0));
+            let what = format!("does {col}{r} as its description says");
+            g.extend(text_at(&what, x + 50.0, y + shift, 8.0));
+        }
+    }
+    let l = lines(&g);
+    let t = texts(&l);
+    assert_eq!(t.len(), 24, "{t:?}");
+    assert_eq!(t[0], "cmda0 | does a0 as its description says", "{t:?}");
+    assert_eq!(t[7], "cmda7 | does a7 as its description says", "{t:?}");
+    assert_eq!(t[8], "cmdb0 | does b0 as its description says", "{t:?}");
+    assert_eq!(t[23], "cmdc7 | does c7 as its description says", "{t:?}");
+}
+
+/// A table whose labels sit on a baseline of their own, a little above
+/// their figures, row after row (as some filings set them): one offset
+/// all down the table is not columns running apart, so each row keeps
+/// its label with its figures.
+#[test]
+fn a_tables_labels_on_a_baseline_of_their_own_keep_their_figures() {
+    let mut g = Vec::new();
+    let labels = [
+        "Service",
+        "Equipment",
+        "Other",
+        "Total",
+        "Wireless",
+        "Fios",
+        "Churn",
+        "Net",
+    ];
+    for (r, label) in labels.iter().enumerate() {
+        let y = 100.0 + 12.0 * r as f32;
+        g.extend(text_at(label, 72.0, y, 8.0));
+        g.extend(text_at("67,733", 300.0, y + 1.3, 8.0));
+        g.extend(text_at("64,884", 360.0, y + 1.3, 8.0));
+    }
+    let l = lines(&g);
+    let t = texts(&l);
+    assert_eq!(t.len(), 8, "{t:?}");
+    assert_eq!(t[0], "Service | 67,733 | 64,884", "{t:?}");
+    assert_eq!(t[7], "Net | 67,733 | 64,884", "{t:?}");
+}
+
 /// A left column that starts lower, under a figure, is still read before
 /// the right column that starts at the top.
 #[test]
