@@ -130,16 +130,27 @@ pub fn build(
         .pages
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.without_text())
+        .filter(|(_, p)| p.text_missing())
         .map(|(i, _)| i as u32 + 1)
         .collect();
+    let blank = ex.pages.iter().filter(|p| p.blank).count();
     let failed: Vec<(usize, &str)> = ex
         .pages
         .iter()
         .enumerate()
         .filter_map(|(i, p)| p.error.as_deref().map(|e| (i + 1, e)))
         .collect();
-    if without_text.len() == total {
+    if blank == total {
+        return Err(IngestError::Failed(format!(
+            "no text to index: {} blank",
+            if total == 1 {
+                "its only page is".to_string()
+            } else {
+                format!("all {total} pages are")
+            }
+        )));
+    }
+    if without_text.len() + blank == total {
         if let Some((page, e)) = failed.first().filter(|_| failed.len() == total) {
             return Err(IngestError::Failed(format!(
                 "could not extract text from any of {total} pages (page {page}: {e})"

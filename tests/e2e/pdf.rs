@@ -47,7 +47,7 @@ fn pdf_pages_are_cited_outlined_and_counted() {
             .page(vec![para(
                 "Quince jelly needs long slow cooking with lemon peel.",
             )])
-            .page(vec![])
+            .page(vec![testpdf::figure(500.0)])
             .to_bytes(),
     )
     .unwrap();
@@ -343,7 +343,10 @@ fn hostile_pdfs_fail_alone_with_their_reason() {
     .unwrap();
     std::fs::write(
         dir.join("scanned.pdf"),
-        TestPdf::new().page(vec![]).page(vec![]).to_bytes(),
+        TestPdf::new()
+            .page(vec![testpdf::figure(500.0)])
+            .page(vec![testpdf::figure(500.0)])
+            .to_bytes(),
     )
     .unwrap();
 
@@ -399,13 +402,13 @@ fn hostile_pdfs_fail_alone_with_their_reason() {
         );
     }
     // A form that draws itself: pdfium cuts the recursion (the page then
-    // has no text), or it runs into the stall timeout; either way the file
+    // draws nothing), or it runs into the stall timeout; either way the file
     // fails alone, with its reason.
     assert!(
         log.lines().any(|l| l.contains("recursive.pdf")
             && (l.contains("PDF extraction timed out")
                 || l.contains("PDF extractor crashed")
-                || l.contains("no extractable text on its only page"))),
+                || l.contains("no text to index: its only page is blank"))),
         "{log}"
     );
     let v = kb.json(&["search", "xylocarp", "--fts-only"]);
@@ -677,10 +680,17 @@ fn a_resumed_add_neither_ocrs_nor_logs_again_what_it_read_before() {
     let tesseract = counting_tesseract(&tools, 2);
     let dir = kb.home.path().join("scans");
     std::fs::create_dir_all(&dir).unwrap();
-    // Three scanned pages, and a blank one (nothing to OCR: a warning).
+    // Three scanned pages, and one of a black box OCR finds no text in
+    // (a warning).
     let mut pages = testpdf::render_pages(&pdfium(), &handbook(), 300.0);
     let (w, h, _) = pages[0].clone();
-    pages.push((w, h, vec![255u8; w * h]));
+    let ink =
+        |i: usize| (w / 3..2 * w / 3).contains(&(i % w)) && (h / 3..2 * h / 3).contains(&(i / w));
+    pages.push((
+        w,
+        h,
+        (0..w * h).map(|i| if ink(i) { 0 } else { 255 }).collect(),
+    ));
     std::fs::write(dir.join("scanned.pdf"), testpdf::image_only(&pages)).unwrap();
     let env = [("KB_INGESTION_TESSERACT", tesseract.to_str().unwrap())];
     let args = ["add", dir.to_str().unwrap(), "--quiet", "--format", "json"];
@@ -699,9 +709,9 @@ fn a_resumed_add_neither_ocrs_nor_logs_again_what_it_read_before() {
     assert_eq!(log(), "", "nothing logged before the document is written");
 
     // 2. Resumed, and stopped again once the PDF is read, its first model
-    // batch in flight: only pages 2 and 3 were read by Tesseract.
+    // batch in flight: only pages 2 to 4 were read by Tesseract.
     let running = kb.start_paused_with(&args, 0, &env);
-    assert_eq!(pages_read(&tools), 4, "page 1 came from the cache");
+    assert_eq!(pages_read(&tools), 5, "page 1 came from the cache");
     running.interrupt();
     assert_eq!(log(), "", "warnings wait for the document to be written");
 
@@ -719,7 +729,7 @@ fn a_resumed_add_neither_ocrs_nor_logs_again_what_it_read_before() {
         (Some(1), Some(1)),
         "{s}"
     );
-    assert_eq!(pages_read(&tools), 4, "every page came from the cache");
+    assert_eq!(pages_read(&tools), 5, "every page came from the cache");
     let log = log();
     assert_eq!(log.lines().count(), 1, "{log}");
     assert!(

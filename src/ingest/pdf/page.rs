@@ -50,6 +50,10 @@ pub struct Page {
     /// points from the left, when it has columns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gutter: Option<f32>,
+    /// Draws nothing, or nothing but white: a page left blank, which has
+    /// no text to miss.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blank: bool,
 }
 
 /// A line of text as laid out on the page.
@@ -92,6 +96,12 @@ impl Page {
             .lines
             .iter()
             .any(|l| l.text.chars().any(char::is_alphanumeric))
+    }
+
+    /// A page whose text is missing: no letter or digit, yet not blank (a
+    /// scan OCR could not read, an image of text).
+    pub fn text_missing(&self) -> bool {
+        self.without_text() && !self.blank
     }
 }
 

@@ -223,6 +223,14 @@ fn read_page(page: &PdfPage, opts: &ReadOptions) -> Page {
         Ok(g) => (out.lines, out.gutter) = reading::lines_in_columns(&g, None),
         Err(e) => out.error = Some(format!("could not read the page's text: {}", describe(&e))),
     }
+    // A page that draws nothing is blank without a 300-dpi rendering.
+    out.blank = out.error.is_none()
+        && out.without_text()
+        && page.objects().is_empty()
+        && page.annotations().is_empty();
+    if out.blank {
+        return out;
+    }
     let wanted = match opts.ocr {
         OcrMode::Never => false,
         OcrMode::Always => true,
@@ -235,12 +243,9 @@ fn read_page(page: &PdfPage, opts: &ReadOptions) -> Page {
         out.ocr_error = Some(format!("no OCR engine: {}", ocr::HOW_TO_INSTALL));
         return out;
     };
-    // A page that draws nothing is blank without a 300-dpi rendering.
-    if page.objects().is_empty() && page.annotations().is_empty() {
-        return out;
-    }
     let image = render_at(page, ocr::DPI);
     if image.as_ref().is_ok_and(|img| img.blank()) {
+        out.blank = out.without_text();
         return out;
     }
     match image.and_then(|img| ocr::recognise(tesseract, &opts.ocr_languages, &img)) {

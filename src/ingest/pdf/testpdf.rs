@@ -31,6 +31,9 @@ pub enum Block {
     /// A line drawn far outside the page, as slide decks keep the items
     /// they reveal later: in the file, never shown.
     OffPage(String),
+    /// A grey box this many points tall, the text's width: a figure, or
+    /// the image of a scanned page, with no text.
+    Figure(f32),
 }
 
 /// A letter-spaced bold heading: `spaced("ANNUAL REPORT", 14.0, 4.0)`.
@@ -46,6 +49,11 @@ pub fn code(lines: &[&str]) -> Block {
 /// A place for a bookmark: nothing drawn, the next block starts here.
 pub fn anchor(name: &str) -> Block {
     Block::Anchor(name.to_string())
+}
+
+/// A grey box `height` points tall, drawn without text.
+pub fn figure(height: f32) -> Block {
+    Block::Figure(height)
 }
 
 pub fn table(rows: &[&[&str]]) -> Block {
@@ -220,6 +228,15 @@ impl TestPdf {
                         y -= 10.0;
                     }
                     Block::Anchor(name) => places.push((name.clone(), i, y + BODY)),
+                    Block::Figure(height) => {
+                        y -= height;
+                        ops.push(Operation::new("g", vec![0.25.into()]));
+                        let rect = vec![LEFT.into(), y.into(), 450.0.into(), (*height).into()];
+                        ops.push(Operation::new("re", rect));
+                        ops.push(Operation::new("f", vec![]));
+                        ops.push(Operation::new("g", vec![0.0.into()]));
+                        y -= 10.0;
+                    }
                     Block::OffPage(t) => text_at(&mut ops, "F1", BODY, 2000.0, 2000.0, t),
                     Block::Spaced(t, size, spacing) => {
                         if j > 0 {

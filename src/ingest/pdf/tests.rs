@@ -481,6 +481,60 @@ fn fixed_strategy_windows_each_page() {
     assert!(doc.chunks[1].text.starts_with("one"));
 }
 
+/// pdfium reads a page that draws nothing as blank; a page with text, or
+/// with a figure and no text (as a scan's image), is not.
+#[test]
+fn a_page_that_draws_nothing_is_read_as_blank() {
+    let Some(e) = engine() else { return };
+    let bytes = TestPdf::new()
+        .page(vec![para("Plant apple trees in early spring.")])
+        .page(vec![])
+        .page(vec![para("Prune in late winter.")])
+        .page(vec![crate::ingest::pdf::testpdf::figure(300.0)])
+        .to_bytes();
+    let ex = extract_bytes(&bytes, &e).unwrap();
+    let blank: Vec<bool> = ex.pages.iter().map(|p| p.blank).collect();
+    assert_eq!(blank, [false, true, false, false]);
+    let doc = build(Path::new("b.pdf"), &ex, &ctx(&ChunkingConfig::default())).unwrap();
+    assert_eq!(doc.meta.pages_without_text_list, [4], "{:?}", doc.warnings);
+}
+
+/// A page left blank (it draws nothing) has no text to miss: it is not
+/// counted or reported as a page without text, and a PDF of blank pages
+/// is refused as blank, not as a scan OCR could not read.
+#[test]
+fn blank_pages_are_not_pages_without_text() {
+    let c = ChunkingConfig::default();
+    let blank = Page {
+        blank: true,
+        ..Page::default()
+    };
+    let ex = Extracted {
+        pages: vec![
+            page(vec![body("Some real text on the first page.", 60.0, false)]),
+            blank.clone(),
+            page(vec![]),
+        ],
+        ..Default::default()
+    };
+    let doc = build(Path::new("p.pdf"), &ex, &ctx(&c)).unwrap();
+    assert_eq!(doc.meta.pages_without_text, Some(1));
+    assert_eq!(doc.meta.pages_without_text_list, [3]);
+    assert!(doc
+        .warnings
+        .iter()
+        .any(|w| w.contains("1 of 3 pages have no extractable text (pages 3;")));
+
+    let all_blank = Extracted {
+        pages: vec![blank.clone(), blank],
+        ..Default::default()
+    };
+    let err = build(Path::new("b.pdf"), &all_blank, &ctx(&c))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "no text to index: all 2 pages are blank");
+}
+
 #[test]
 fn pages_without_text_are_counted_and_all_empty_is_an_error() {
     let c = ChunkingConfig::default();
