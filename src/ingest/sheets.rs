@@ -13,9 +13,20 @@ use super::xlsx_format::Styles;
 use super::{file_title, ChunkContext, IngestError, ParsedDocument};
 use crate::document::Heading;
 
-/// The most cells a repeated ODS cell or row may stand for (a filled
-/// range is short; a hostile count is not).
+/// The most cells a repeated empty ODS cell may stand for: empty cells
+/// keep the columns after them in place, and a sheet's filler to its last
+/// column (16,384 of them) is dropped anyway.
 const MAX_REPEAT: usize = 1_000;
+/// The most cells with text one repeated ODS cell or row may stand for
+/// (a cell repeated across columns, or a row's cells with text times the
+/// rows it is repeated down). LibreOffice writes equal neighbouring cells
+/// and rows once, with a count, so a real sheet's runs of equal values (a
+/// few equal cells, a block of equal rows) stay well under it; the format's
+/// own limits (16,384 columns by 1,048,576 rows) are no guide, as text
+/// repeated that far comes only from a damaged or hostile file, and each
+/// copy would be indexed and embedded for nothing a search could find.
+/// A repeat past it is read once, and a warning says so.
+const MAX_REPEATED_TEXT: usize = 1_000;
 /// The most cells read from a workbook.
 const MAX_CELLS: usize = 5_000_000;
 
@@ -31,7 +42,7 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("ods"));
     let (sheets, title) = if ods {
-        read_ods(bytes)?
+        read_ods(bytes, &mut doc.warnings)?
     } else {
         read_xlsx(bytes)?
     };
@@ -276,8 +287,12 @@ fn xlsx_rows(
 }
 
 /// An OpenDocument spreadsheet: `table:table` elements of rows of cells,
-/// repeated rows and cells counted but capped.
-fn read_ods(bytes: &[u8]) -> Result<(Vec<Sheet>, Option<String>), IngestError> {
+/// repeated rows and cells counted but capped ([`MAX_REPEAT`],
+/// [`MAX_REPEATED_TEXT`]); a repeat of text read once is warned of.
+fn read_ods(
+    bytes: &[u8],
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Sheet>, Option<String>), IngestError> {
     let mut pkg = Package::open(bytes, "OpenDocument spreadsheet")?;
     let content = pkg.require("content.xml")?;
     let mut sheets: Vec<Sheet> = Vec::new();
@@ -286,6 +301,12 @@ fn read_ods(bytes: &[u8]) -> Result<(Vec<Sheet>, Option<String>), IngestError> {
     let mut cell: Option<(String, usize)> = None;
     let mut cells = 0usize;
     let mut in_annotation = 0usize;
+    // Repeats of text read once: how many, and the largest count.
+    let mut cut = (0usize, 0usize);
+    let mut cut_one = |n: usize| {
+        cut.0 += 1;
+        cut.1 = cut.1.max(n);
+    };
     walk_xml(&content, "content.xml", |e| {
         if in_annotation > 0 {
             match e {
@@ -315,13 +336,21 @@ fn read_ods(bytes: &[u8]) -> Result<(Vec<Sheet>, Option<String>), IngestError> {
             }
             Xml::End { name: "table-row" } => {
                 if let Some(sheet) = sheets.last_mut() {
-                    // A repeated row with text is kept once per repeat (up
-                    // to the cap); an empty one costs nothing.
-                    if row.iter().any(|c| !c.trim().is_empty()) {
-                        for _ in 0..row_repeat {
+                    // A repeated row with text is kept once per repeat,
+                    // or once when that is too much text; an empty one
+                    // costs nothing.
+                    let filled = row.iter().filter(|c| !c.trim().is_empty()).count();
+                    if filled > 0 {
+                        let copies = if filled.saturating_mul(row_repeat) > MAX_REPEATED_TEXT {
+                            cut_one(row_repeat);
+                            1
+                        } else {
+                            row_repeat
+                        };
+                        for _ in 0..copies {
                             sheet.rows.push(row.clone());
                         }
-                        cells += row.len() * row_repeat;
+                        cells += row.len() * copies;
                     }
                 }
                 if cells > MAX_CELLS {
@@ -359,6 +388,9 @@ fn read_ods(bytes: &[u8]) -> Result<(Vec<Sheet>, Option<String>), IngestError> {
                     // column) are not kept.
                     let n = if text.is_empty() {
                         n.min(MAX_REPEAT)
+                    } else if n > MAX_REPEATED_TEXT {
+                        cut_one(n);
+                        1
                     } else {
                         n
                     };
@@ -371,6 +403,13 @@ fn read_ods(bytes: &[u8]) -> Result<(Vec<Sheet>, Option<String>), IngestError> {
         }
         Ok(())
     })?;
+    if cut.0 > 0 {
+        warnings.push(format!(
+            "{} cell(s) or row(s) with text repeated past {MAX_REPEATED_TEXT} cells (up to \
+             {} times) were read once: such repetition is filler or a damaged file",
+            cut.0, cut.1
+        ));
+    }
     for s in &mut sheets {
         for r in &mut s.rows {
             while r.last().is_some_and(|c| c.is_empty()) {
@@ -385,11 +424,18 @@ fn read_ods(bytes: &[u8]) -> Result<(Vec<Sheet>, Option<String>), IngestError> {
     Ok((sheets, title))
 }
 
+/// A repeat count as written (at least 1; a count past `usize` is the
+/// largest), capped where it is used.
 fn repeat(attrs: &[(String, String)], key: &str) -> usize {
     attr(attrs, key)
-        .and_then(|v| v.parse::<usize>().ok())
+        .map(str::trim)
+        .and_then(|v| {
+            v.parse::<usize>().ok().or_else(|| {
+                (!v.is_empty() && v.bytes().all(|b| b.is_ascii_digit())).then_some(usize::MAX)
+            })
+        })
         .unwrap_or(1)
-        .clamp(1, MAX_REPEAT)
+        .max(1)
 }
 
 #[cfg(test)]
@@ -457,5 +503,39 @@ mod tests {
         .unwrap();
         assert_eq!(doc.title, "Stock");
         assert_eq!(doc.content, "Inventory\n\nPart | Qty\nbolt | 40");
+    }
+
+    /// A cell of text repeated across a sheet's columns and down a
+    /// million rows (1 KB that would read as 4 MB of `R | R | R`) is read
+    /// once, with a warning; short repeats of text are read in full.
+    #[test]
+    fn ods_repeated_text_is_read_once_past_the_cap() {
+        let body = "<office:spreadsheet><table:table table:name=\"Scores\">\
+            <table:table-row><table:table-cell><text:p>Name</text:p></table:table-cell><table:table-cell><text:p>Score</text:p></table:table-cell></table:table-row>\
+            <table:table-row table:number-rows-repeated=\"2\"><table:table-cell><text:p>Ann</text:p></table:table-cell><table:table-cell table:number-columns-repeated=\"3\"><text:p>0</text:p></table:table-cell></table:table-row>\
+            <table:table-row table:number-rows-repeated=\"1000000\"><table:table-cell table:number-columns-repeated=\"16384\"><text:p>R</text:p></table:table-cell></table:table-row>\
+            <table:table-row table:number-rows-repeated=\"99999999999999999999999\"><table:table-cell><text:p>Bo</text:p></table:table-cell><table:table-cell><text:p>7</text:p></table:table-cell></table:table-row>\
+            </table:table></office:spreadsheet>";
+        let bytes = odf("application/vnd.oasis.opendocument.spreadsheet", None, body);
+        let c = ChunkingConfig::default();
+        let doc = parse(
+            Path::new("bomb.ods"),
+            &bytes,
+            &crate::ingest::test_support::ctx(&c),
+        )
+        .unwrap();
+        assert!(doc.content.len() < 100, "{} bytes", doc.content.len());
+        assert_eq!(
+            doc.content,
+            "Scores\n\nName | Score\nAnn | 0 | 0 | 0\nAnn | 0 | 0 | 0\nR\nBo | 7"
+        );
+        assert_eq!(doc.chunks.len(), 1);
+        assert!(
+            doc.warnings.len() == 1
+                && doc.warnings[0].contains("3 cell(s) or row(s)")
+                && doc.warnings[0].contains(&usize::MAX.to_string()),
+            "{:?}",
+            doc.warnings
+        );
     }
 }
