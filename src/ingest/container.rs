@@ -25,6 +25,10 @@ const MAX_RATIO: u64 = 200;
 const MAX_ENTRIES: usize = 100_000;
 /// The deepest element nesting read.
 pub const MAX_DEPTH: usize = 5_000;
+/// The first bytes of an OLE compound file (CFB): the Office 97-2003
+/// formats (`.doc`, `.xls`, `.ppt`), and the envelope Office puts a
+/// password-protected `.docx`, `.xlsx` or `.pptx` in.
+const CFB_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
 
 pub struct Package<'a> {
     zip: zip::ZipArchive<Cursor<&'a [u8]>>,
@@ -36,6 +40,9 @@ impl<'a> Package<'a> {
     /// Opens the package; `kind` names the format in messages (`Word
     /// document`).
     pub fn open(bytes: &'a [u8], kind: &'static str) -> Result<Package<'a>, IngestError> {
+        if bytes.starts_with(&CFB_MAGIC) {
+            return Err(compound_file(bytes, kind));
+        }
         let zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| {
             IngestError::failed(format!(
                 "not a readable {kind} (a ZIP package): {e}; is the file truncated, or misnamed?"
@@ -107,9 +114,68 @@ impl<'a> Package<'a> {
     /// A part that must be there.
     pub fn require(&mut self, name: &str) -> Result<Vec<u8>, IngestError> {
         let kind = self.kind;
-        self.read(name)?
-            .ok_or_else(|| IngestError::failed(format!("not a {kind}: it has no {name}")))
+        self.read(name)?.ok_or_else(|| {
+            IngestError::failed(format!("not {} {kind}: it has no {name}", article(kind)))
+        })
     }
+
+    /// Fails when the package is an OpenDocument file saved with a
+    /// password: its manifest gives the parts' encryption, and their
+    /// bytes are no XML.
+    pub fn refuse_encrypted_odf(&mut self) -> Result<(), IngestError> {
+        let Some(manifest) = self.read("META-INF/manifest.xml")? else {
+            return Ok(());
+        };
+        let mut encrypted = false;
+        walk_xml(&manifest, "META-INF/manifest.xml", |e| {
+            if let Xml::Start {
+                name: "encryption-data",
+                ..
+            } = e
+            {
+                encrypted = true;
+            }
+            Ok(())
+        })?;
+        if encrypted {
+            return Err(encrypted_error(self.kind));
+        }
+        Ok(())
+    }
+}
+
+/// "a" or "an", for a kind of file named in a message.
+fn article(kind: &str) -> &'static str {
+    match kind.chars().next() {
+        Some(c) if "AEIOUaeiou".contains(c) => "an",
+        _ => "a",
+    }
+}
+
+fn encrypted_error(kind: &str) -> IngestError {
+    IngestError::failed(format!(
+        "encrypted {kind}: not supported (it needs a password to open; a copy saved without \
+         the password can be indexed)"
+    ))
+}
+
+/// Why a compound file given as a ZIP package cannot be read: Office's
+/// envelope of a password-protected document (its `EncryptedPackage`
+/// stream, named in UTF-16 in the file's directory), or an Office 97-2003
+/// file under a newer name.
+fn compound_file(bytes: &[u8], kind: &str) -> IngestError {
+    let stream: Vec<u8> = "EncryptedPackage"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    if bytes.windows(stream.len()).any(|w| w == stream) {
+        return encrypted_error(kind);
+    }
+    IngestError::failed(format!(
+        "not {} {kind}: an Office 97-2003 file (.doc, .xls or .ppt), which kb does not read; \
+         a copy saved in the newer format can be indexed",
+        article(kind)
+    ))
 }
 
 /// What [`walk_xml`] reports: elements by their local name (no prefix),
@@ -329,5 +395,61 @@ mod tests {
             e.to_string().contains("not a readable Word document"),
             "{e}"
         );
+    }
+
+    /// A password-protected Office document is a compound file holding an
+    /// `EncryptedPackage` stream, not a ZIP: said so, not "truncated".
+    #[test]
+    fn encrypted_and_legacy_office_files_are_named_as_such() {
+        let cfb = |stream: &str| {
+            let mut bytes = CFB_MAGIC.to_vec();
+            bytes.resize(1024, 0);
+            bytes.extend(stream.encode_utf16().flat_map(u16::to_le_bytes));
+            bytes.resize(2048, 0);
+            bytes
+        };
+        let locked = cfb("EncryptedPackage");
+        let e = Package::open(&locked, "Word document").err().unwrap();
+        assert!(
+            matches!(&e, IngestError::Failed(m) if m.starts_with("encrypted Word document: not supported") && m.contains("password")),
+            "{e}"
+        );
+        let old = cfb("WordDocument");
+        let e = Package::open(&old, "Excel workbook").err().unwrap();
+        assert!(
+            e.to_string()
+                .starts_with("not an Excel workbook: an Office 97-2003 file"),
+            "{e}"
+        );
+        // The article before a kind follows its first letter.
+        let ok = crate::ingest::testdocs::test_zip(&[("a.xml", "<a/>")]);
+        let mut p = Package::open(&ok, "Excel workbook").unwrap();
+        let e = p.require("xl/workbook.xml").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "not an Excel workbook: it has no xl/workbook.xml"
+        );
+        let mut p = Package::open(&ok, "Word document").unwrap();
+        let e = p.require("word/document.xml").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "not a Word document: it has no word/document.xml"
+        );
+        // An OpenDocument file saved with a password says so in its manifest.
+        let manifest = "<manifest:manifest xmlns:manifest=\"urn:oasis:names:tc:opendocument:xmlns:manifest:1.0\">\
+            <manifest:file-entry manifest:full-path=\"content.xml\"><manifest:encryption-data manifest:checksum-type=\"SHA1/1K\"/>\
+            </manifest:file-entry></manifest:manifest>";
+        let odt = crate::ingest::testdocs::test_zip(&[
+            ("META-INF/manifest.xml", manifest),
+            ("content.xml", "x"),
+        ]);
+        let mut p = Package::open(&odt, "OpenDocument file").unwrap();
+        let e = p.refuse_encrypted_odf().unwrap_err();
+        assert!(
+            e.to_string().starts_with("encrypted OpenDocument file"),
+            "{e}"
+        );
+        let mut p = Package::open(&ok, "OpenDocument file").unwrap();
+        assert!(p.refuse_encrypted_odf().is_ok());
     }
 }

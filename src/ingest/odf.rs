@@ -14,6 +14,7 @@ use super::{file_title, ChunkContext, IngestError, ParsedDocument};
 pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocument, IngestError> {
     let mut doc = ParsedDocument::default();
     let mut pkg = Package::open(bytes, "OpenDocument file")?;
+    pkg.refuse_encrypted_odf()?;
     let content = pkg.require("content.xml")?;
     let mut b = TextBuilder::default();
     read_content(&content, &mut b)?;

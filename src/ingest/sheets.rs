@@ -294,6 +294,7 @@ fn read_ods(
     warnings: &mut Vec<String>,
 ) -> Result<(Vec<Sheet>, Option<String>), IngestError> {
     let mut pkg = Package::open(bytes, "OpenDocument spreadsheet")?;
+    pkg.refuse_encrypted_odf()?;
     let content = pkg.require("content.xml")?;
     let mut sheets: Vec<Sheet> = Vec::new();
     let mut row: Vec<String> = Vec::new();
