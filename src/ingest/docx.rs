@@ -16,8 +16,8 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     let mut doc = ParsedDocument::default();
     let mut pkg = Package::open(bytes, "Word document")?;
     let styles = match pkg.read("word/styles.xml")? {
-        Some(xml) => heading_styles(&xml)?,
-        None => HashMap::new(),
+        Some(xml) => read_styles(&xml)?,
+        None => Styles::default(),
     };
     let body = pkg.require("word/document.xml")?;
     let mut b = TextBuilder::default();
@@ -50,20 +50,71 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     Ok(doc)
 }
 
-/// Style id → heading level (1-based), for the styles that are headings:
-/// by name, by outline level, or by the style they are based on.
-fn heading_styles(xml: &[u8]) -> Result<HashMap<String, u8>, IngestError> {
+/// The longest chain of `w:basedOn` followed from a style (Word's own
+/// styles go a few deep; a longer chain, or a cycle, is a damaged file).
+const MAX_STYLE_CHAIN: usize = 32;
+
+/// What `word/styles.xml` says of the styles paragraphs and runs name.
+#[derive(Default)]
+struct Styles {
+    /// Style id → heading level (1-based), for the styles that are
+    /// headings: by name, by outline level, or by the style they are
+    /// based on.
+    headings: HashMap<String, u8>,
+    /// Style id → whether its text is hidden (`w:vanish` in its run
+    /// properties, or in those of the style it is based on), for the
+    /// styles that say either way.
+    hidden: HashMap<String, bool>,
+}
+
+impl Styles {
+    fn hidden(&self, id: &str) -> Option<bool> {
+        self.hidden.get(id).copied()
+    }
+}
+
+/// Reads the styles: headings, and hidden text.
+fn read_styles(xml: &[u8]) -> Result<Styles, IngestError> {
     let mut out = HashMap::new();
+    let mut hidden: HashMap<String, bool> = HashMap::new();
     let mut based_on: HashMap<String, String> = HashMap::new();
     let mut body_text: Vec<String> = Vec::new();
     let mut id: Option<String> = None;
+    // Depth inside the style being read, and whether in its own run
+    // properties (not its paragraph mark's, nor a table part's).
+    let mut depth = 0usize;
+    let mut in_rpr = false;
     walk_xml(xml, "word/styles.xml", |e| {
+        match e {
+            Xml::Start { .. } if id.is_some() => depth += 1,
+            Xml::End { name } if id.is_some() && name != "style" => {
+                depth = depth.saturating_sub(1);
+                if name == "rPr" && depth == 0 {
+                    in_rpr = false;
+                }
+            }
+            _ => {}
+        }
         match e {
             Xml::Start {
                 name: "style",
                 attrs,
             } => {
                 id = attr(attrs, "styleId").map(str::to_string);
+                depth = 0;
+                in_rpr = false;
+            }
+            Xml::Start { name: "rPr", .. } if depth == 1 => in_rpr = true,
+            Xml::Start {
+                name: "vanish",
+                attrs,
+            } if in_rpr => {
+                if let Some(id) = &id {
+                    hidden.insert(
+                        id.clone(),
+                        !matches!(attr(attrs, "val"), Some("0" | "false" | "off")),
+                    );
+                }
             }
             Xml::Start {
                 name: "name",
@@ -109,20 +160,42 @@ fn heading_styles(xml: &[u8]) -> Result<HashMap<String, u8>, IngestError> {
         }
         Ok(())
     })?;
-    for style in based_on.keys().filter(|s| !body_text.contains(s)) {
-        // A chain of bases, at most as long as there are styles (a cycle
-        // ends it).
-        let mut base = based_on.get(style);
-        for _ in 0..based_on.len() {
-            let Some(b) = base else { break };
-            if let Some(level) = out.get(b).copied() {
-                out.entry(style.clone()).or_insert(level);
-                break;
+    let mut headings = out.clone();
+    let mut hidden_all = hidden.clone();
+    for style in based_on.keys() {
+        if !out.contains_key(style) && !body_text.contains(style) {
+            if let Some(level) = inherited(&out, &based_on, style) {
+                headings.insert(style.clone(), level);
             }
-            base = based_on.get(b);
+        }
+        if !hidden.contains_key(style) {
+            if let Some(h) = inherited(&hidden, &based_on, style) {
+                hidden_all.insert(style.clone(), h);
+            }
         }
     }
-    Ok(out)
+    Ok(Styles {
+        headings,
+        hidden: hidden_all,
+    })
+}
+
+/// What a style does not say itself it takes from its base, or its
+/// base's base (a cycle or a long chain ends the search).
+fn inherited<T: Copy>(
+    own: &HashMap<String, T>,
+    based_on: &HashMap<String, String>,
+    style: &str,
+) -> Option<T> {
+    let mut base = based_on.get(style);
+    for _ in 0..MAX_STYLE_CHAIN {
+        let b = base?;
+        if let Some(v) = own.get(b).copied() {
+            return Some(v);
+        }
+        base = based_on.get(b);
+    }
+    None
 }
 
 /// The text of each footnote (or endnote) with any, in the order of the
@@ -238,11 +311,13 @@ struct Para {
     text: String,
     level: Option<u8>,
     list: bool,
+    /// Whether its style hides its text, when the style says.
+    hidden: Option<bool>,
 }
 
 fn read_body(
     xml: &[u8],
-    styles: &HashMap<String, u8>,
+    styles: &Styles,
     refs: &mut NoteRefs,
     b: &mut TextBuilder,
 ) -> Result<(), IngestError> {
@@ -252,8 +327,11 @@ fn read_body(
     let mut in_text = false;
     let mut tables = 0usize;
     let mut in_ppr = false;
-    // A run marked hidden (`w:vanish`): Word does not show or print it.
-    let mut hidden = false;
+    // A run marked hidden (`w:vanish`), or not, directly and by its
+    // character style: Word does not show or print hidden text. What the
+    // run says wins over its style, and that over the paragraph's style.
+    let mut vanish: Option<bool> = None;
+    let mut style_vanish: Option<bool> = None;
     // Inside a tracked move's old place (`w:moveFrom`): text no longer there.
     let mut moved_away = 0usize;
     // Inside `mc:Fallback`: the same content again for older readers (a
@@ -276,13 +354,17 @@ fn read_body(
                 name: "pStyle",
                 attrs,
             } if in_ppr => {
-                if let (Some(p), Some(level)) = (
-                    open.last_mut(),
-                    attr(attrs, "val").and_then(|s| styles.get(s)),
-                ) {
-                    p.level = Some(*level);
+                if let (Some(p), Some(id)) = (open.last_mut(), attr(attrs, "val")) {
+                    if let Some(level) = styles.headings.get(id) {
+                        p.level = Some(*level);
+                    }
+                    p.hidden = styles.hidden(id);
                 }
             }
+            Xml::Start {
+                name: "rStyle",
+                attrs,
+            } if !in_ppr => style_vanish = attr(attrs, "val").and_then(|id| styles.hidden(id)),
             Xml::Start {
                 name: "outlineLvl",
                 attrs,
@@ -299,7 +381,10 @@ fn read_body(
                     p.list = true;
                 }
             }
-            Xml::Start { name: "r", .. } => hidden = false,
+            Xml::Start { name: "r", .. } => {
+                vanish = None;
+                style_vanish = None;
+            }
             Xml::Start {
                 name: "moveFrom", ..
             } => moved_away += 1,
@@ -308,12 +393,16 @@ fn read_body(
             Xml::Start {
                 name: "vanish",
                 attrs,
-            } if !in_ppr => hidden = !matches!(attr(attrs, "val"), Some("0" | "false" | "off")),
+            } if !in_ppr => {
+                vanish = Some(!matches!(attr(attrs, "val"), Some("0" | "false" | "off")))
+            }
             Xml::Start { name: "t", .. } => in_text = true,
             Xml::End { name: "t" } => in_text = false,
-            Xml::Text(t) if in_text && !hidden && moved_away == 0 => {
+            Xml::Text(t) if in_text && moved_away == 0 => {
                 if let Some(p) = open.last_mut() {
-                    p.text.push_str(t);
+                    if !vanish.or(style_vanish).or(p.hidden).unwrap_or(false) {
+                        p.text.push_str(t);
+                    }
                 }
             }
             Xml::Start {
@@ -489,6 +578,47 @@ mod tests {
         assert_eq!(doc.content, "Shown, and shown again.");
     }
 
+    /// Text hidden by its character style, by a style based on that, or
+    /// by its paragraph's style is left out as directly hidden text is;
+    /// a run or style saying "not hidden" shows it again.
+    #[test]
+    fn text_hidden_by_a_style_is_left_out() {
+        let styles = "<?xml version=\"1.0\"?><w:styles xmlns:w=\"w\">\
+            <w:style w:type=\"character\" w:styleId=\"HiddenChar\"><w:name w:val=\"HiddenChar\"/><w:rPr><w:vanish/></w:rPr></w:style>\
+            <w:style w:type=\"character\" w:styleId=\"Based\"><w:basedOn w:val=\"HiddenChar\"/><w:rPr><w:b/></w:rPr></w:style>\
+            <w:style w:type=\"character\" w:styleId=\"Unhidden\"><w:basedOn w:val=\"HiddenChar\"/><w:rPr><w:vanish w:val=\"false\"/></w:rPr></w:style>\
+            <w:style w:type=\"paragraph\" w:styleId=\"MarkOnly\"><w:pPr><w:rPr><w:vanish/></w:rPr></w:pPr></w:style>\
+            <w:style w:type=\"paragraph\" w:styleId=\"Secret\"><w:rPr><w:vanish/></w:rPr></w:style>\
+            <w:style w:type=\"table\" w:styleId=\"Grid\"><w:tblStylePr w:type=\"firstRow\"><w:rPr><w:vanish/></w:rPr></w:tblStylePr></w:style>\
+            <w:style w:type=\"character\" w:styleId=\"Loop\"><w:basedOn w:val=\"Loop\"/></w:style>\
+            </w:styles>";
+        let run = |style: &str, text: &str| {
+            format!("<w:r><w:rPr><w:rStyle w:val=\"{style}\"/></w:rPr><w:t xml:space=\"preserve\">{text}</w:t></w:r>")
+        };
+        let body = format!(
+            "<?xml version=\"1.0\"?><w:document xmlns:w=\"w\"><w:body>\
+             <w:p><w:r><w:t xml:space=\"preserve\">Style hidden:</w:t></w:r>{}{}{}{}{}{}<w:r><w:t xml:space=\"preserve\"> end.</w:t></w:r></w:p>\
+             <w:p><w:pPr><w:pStyle w:val=\"MarkOnly\"/></w:pPr><w:r><w:t>Mark only.</w:t></w:r></w:p>\
+             <w:p><w:pPr><w:pStyle w:val=\"Secret\"/></w:pPr><w:r><w:t>SECRETPARA</w:t></w:r>\
+             <w:r><w:rPr><w:vanish w:val=\"0\"/></w:rPr><w:t>Unhidden run.</w:t></w:r></w:p>\
+             </w:body></w:document>",
+            run("HiddenChar", " STYLEHIDDENRUN"),
+            run("Based", " BASEDHIDDEN"),
+            run("Unhidden", " shown"),
+            run("Grid", " and"),
+            run("Loop", " looped"),
+            run("Missing", " kept"),
+        );
+        let c = ChunkingConfig::default();
+        let ctx = crate::ingest::test_support::ctx(&c);
+        let bytes = test_zip(&[("word/document.xml", &body), ("word/styles.xml", styles)]);
+        let doc = parse(Path::new("s.docx"), &bytes, &ctx).unwrap();
+        assert_eq!(
+            doc.content,
+            "Style hidden: shown and looped kept end.\n\nMark only.\n\nUnhidden run."
+        );
+    }
+
     #[test]
     fn a_style_based_on_a_heading_is_a_heading() {
         let styles = br#"<w:styles xmlns:w="w">
@@ -500,7 +630,7 @@ mod tests {
             <w:style w:styleId="A"><w:name w:val="A"/><w:basedOn w:val="B"/></w:style>
             <w:style w:styleId="B"><w:name w:val="B"/><w:basedOn w:val="A"/></w:style>
             </w:styles>"#;
-        let levels = heading_styles(styles).unwrap();
+        let levels = read_styles(styles).unwrap().headings;
         assert_eq!(levels.get("ChapterTitle"), Some(&2));
         assert_eq!(levels.get("Fancy"), Some(&2));
         assert_eq!(levels.get("Quote"), None);

@@ -166,7 +166,10 @@ fn skipped(el: &scraper::node::Element, in_main: bool) -> bool {
     if !in_main && matches!(name, "header" | "footer") {
         return true;
     }
-    if el.attr("hidden").is_some() || el.attr("aria-hidden") == Some("true") {
+    if el.attr("hidden").is_some()
+        || el.attr("aria-hidden") == Some("true")
+        || el.attr("style").is_some_and(hidden_by_style)
+    {
         return true;
     }
     if matches!(
@@ -215,6 +218,24 @@ fn skipped(el: &scraper::node::Element, in_main: bool) -> bool {
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "section" | "article"
     ) || classes.split_whitespace().any(|c| c == "section");
     !section && (el.attr("id").is_some_and(marked) || marked(classes))
+}
+
+/// Whether an inline style hides the element (`display: none`,
+/// `visibility: hidden` or `collapse`): a browser shows nothing of it.
+/// Style sheets are not read.
+fn hidden_by_style(style: &str) -> bool {
+    style.split(';').any(|declaration| {
+        let Some((property, value)) = declaration.split_once(':') else {
+            return false;
+        };
+        let value = value.trim().to_ascii_lowercase();
+        let value = value.trim_end_matches("!important").trim_end();
+        match property.trim().to_ascii_lowercase().as_str() {
+            "display" => value == "none",
+            "visibility" => matches!(value, "hidden" | "collapse"),
+            _ => false,
+        }
+    })
 }
 
 /// What the page's own chrome is, found by its content: a permalink mark
@@ -528,6 +549,23 @@ mod tests {
                 doc.content
             );
         }
+    }
+
+    /// An element an inline style hides is left out as a `hidden` one
+    /// is; a style that shows it is not read as hiding it.
+    #[test]
+    fn elements_hidden_by_inline_style_are_left_out() {
+        let c = ChunkingConfig::default();
+        let page = r#"<html><body><main><p>Shown gannet.</p>
+<p style="display:none">DISPLAYNONETEXT</p>
+<div style="color: red; DISPLAY : None !important"><p>UPPERHIDDEN</p></div>
+<span style="visibility: hidden">INVISIBLETEXT</span>
+<p style="display: block; visibility: visible">Shown skua.</p>
+<p style="content: 'display:none'">Shown tern.</p>
+</main></body></html>"#;
+        let ctx = crate::ingest::test_support::ctx(&c);
+        let doc = parse(Path::new("h.html"), page.as_bytes(), &ctx).unwrap();
+        assert_eq!(doc.content, "Shown gannet.\n\nShown skua.\n\nShown tern.");
     }
 
     #[test]

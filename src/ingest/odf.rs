@@ -5,6 +5,7 @@
 //! its title frame a heading, its speaker notes indexed with it. The title
 //! is `meta.xml`'s, else the file name.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::container::{attr, first_text, walk_xml, Package, Xml};
@@ -16,8 +17,12 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     let mut pkg = Package::open(bytes, "OpenDocument file")?;
     pkg.refuse_encrypted_odf()?;
     let content = pkg.require("content.xml")?;
+    let mut styles = Styles::default();
+    if let Some(xml) = pkg.read("styles.xml")? {
+        styles.read_common(&xml)?;
+    }
     let mut b = TextBuilder::default();
-    read_content(&content, &mut b)?;
+    read_content(&content, &mut styles, &mut b)?;
     doc.title = match pkg.read("meta.xml")? {
         Some(meta) => first_text(&meta, "meta.xml", "title")?,
         None => None,
@@ -28,7 +33,94 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     Ok(doc)
 }
 
-fn read_content(xml: &[u8], b: &mut TextBuilder) -> Result<(), IngestError> {
+/// The longest chain of parent styles followed (LibreOffice's go a few
+/// deep; a longer one, or a cycle, is a damaged file).
+const MAX_STYLE_CHAIN: usize = 32;
+
+/// The styles text and paragraphs name, as far as they hide text
+/// (`text:display="none"` in their text properties, their own or a
+/// parent's): the common ones of `styles.xml` and the automatic ones of
+/// `content.xml`.
+#[derive(Default)]
+struct Styles {
+    /// (family, name) → (parent's name, whether it hides its text, when it
+    /// says).
+    styles: HashMap<(String, String), (Option<String>, Option<bool>)>,
+    /// The style being read.
+    current: Option<(String, String)>,
+}
+
+impl Styles {
+    /// Reads a style's element (its start, text properties, end).
+    fn event(&mut self, e: &Xml) {
+        match e {
+            Xml::Start {
+                name: "style",
+                attrs,
+            } => {
+                let key = (
+                    attr(attrs, "family").unwrap_or("").to_string(),
+                    attr(attrs, "name").unwrap_or("").to_string(),
+                );
+                let parent = attr(attrs, "parent-style-name").map(str::to_string);
+                self.styles.insert(key.clone(), (parent, None));
+                self.current = Some(key);
+            }
+            Xml::Start {
+                name: "text-properties",
+                attrs,
+            } => {
+                if let (Some(key), Some(display)) = (&self.current, attr(attrs, "display")) {
+                    if let Some(style) = self.styles.get_mut(key) {
+                        style.1 = Some(display == "none");
+                    }
+                }
+            }
+            Xml::End { name: "style" } => self.current = None,
+            _ => {}
+        }
+    }
+
+    /// The common styles, in `styles.xml`'s `office:styles` (its
+    /// automatic styles are its own parts').
+    fn read_common(&mut self, xml: &[u8]) -> Result<(), IngestError> {
+        let mut depth = 0usize;
+        walk_xml(xml, "styles.xml", |e| {
+            match e {
+                Xml::Start { name: "styles", .. } if depth == 0 => depth = 1,
+                Xml::Start { .. } if depth > 0 => depth += 1,
+                Xml::End { .. } if depth > 0 => depth -= 1,
+                _ => {}
+            }
+            if depth > 0 {
+                self.event(&e);
+            }
+            Ok(())
+        })?;
+        self.current = None;
+        Ok(())
+    }
+
+    /// Whether the style of this family and name hides its text.
+    fn hides(&self, family: &str, name: &str) -> bool {
+        let mut key = (family.to_string(), name.to_string());
+        for _ in 0..MAX_STYLE_CHAIN {
+            let Some((parent, hides)) = self.styles.get(&key) else {
+                return false;
+            };
+            if let Some(h) = hides {
+                return *h;
+            }
+            let Some(parent) = parent else {
+                return false;
+            };
+            key.1 = parent.clone();
+        }
+        false
+    }
+}
+
+fn read_content(xml: &[u8], styles: &mut Styles, b: &mut TextBuilder) -> Result<(), IngestError> {
     // The heading being read: its level and text.
     let mut heading: Option<(u8, String)> = None;
     // Depth inside a slide's title frame, and its text.
@@ -43,9 +135,20 @@ fn read_content(xml: &[u8], b: &mut TextBuilder) -> Result<(), IngestError> {
     // and how many of its paragraphs were read.
     let mut in_note = 0usize;
     let mut note_paragraphs = 0usize;
+    // Depth inside the automatic styles: read as styles, not text.
+    let mut in_styles = 0usize;
     let walked = walk_xml(xml, "content.xml", |e| {
         if b.too_long() {
             return Err(TextBuilder::too_long_error());
+        }
+        if in_styles > 0 {
+            match e {
+                Xml::Start { .. } => in_styles += 1,
+                Xml::End { .. } => in_styles -= 1,
+                _ => {}
+            }
+            styles.event(&e);
+            return Ok(());
         }
         if skip > 0 {
             match e {
@@ -76,7 +179,32 @@ fn read_content(xml: &[u8], b: &mut TextBuilder) -> Result<(), IngestError> {
             }
             return Ok(());
         }
+        let hidden_by_style = |family: &str, attrs: &[(String, String)]| {
+            attr(attrs, "style-name").is_some_and(|n| styles.hides(family, n))
+        };
         match e {
+            Xml::Start {
+                name: "automatic-styles",
+                ..
+            } => in_styles = 1,
+            // Hidden text: a section shown as none, a span or paragraph
+            // whose style hides it, a hidden-text field hiding its text.
+            Xml::Start {
+                name: "section",
+                attrs,
+            } if attr(attrs, "display") == Some("none") => skip = 1,
+            Xml::Start {
+                name: "span",
+                attrs,
+            } if hidden_by_style("text", attrs) => skip = 1,
+            Xml::Start {
+                name: "p" | "h",
+                attrs,
+            } if hidden_by_style("paragraph", attrs) => skip = 1,
+            Xml::Start {
+                name: "hidden-text",
+                attrs,
+            } if attr(attrs, "is-hidden") == Some("true") => skip = 1,
             // Comments and tracked deletions are not the document's text;
             // nor are a page number's field ("<number>" on a notes page) and
             // the templates an index is drawn from (its title again).
@@ -291,6 +419,47 @@ mod tests {
         assert_eq!(
             doc.content,
             "Contents\n\nThe survey used transect counting [1: Transects were 100 m long.] along the river bank.\n\nPage"
+        );
+    }
+
+    /// Text LibreOffice hides (a section shown as none, a span or
+    /// paragraph with a hiding style, its own or its parent's, common or
+    /// automatic) is left out, as Word's hidden text is.
+    #[test]
+    fn hidden_sections_spans_and_paragraphs_are_left_out() {
+        let content = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><office:document-content {NS}>\
+            <office:automatic-styles>\
+            <style:style style:name=\"T1\" style:family=\"text\"><style:text-properties text:display=\"none\"/></style:style>\
+            <style:style style:name=\"T2\" style:family=\"text\" style:parent-style-name=\"Secret\"><style:text-properties fo:font-weight=\"bold\"/></style:style>\
+            <style:style style:name=\"T3\" style:family=\"text\" style:parent-style-name=\"Secret\"><style:text-properties text:display=\"true\"/></style:style>\
+            <style:style style:name=\"P1\" style:family=\"paragraph\" style:parent-style-name=\"Standard\"><style:text-properties text:display=\"none\"/></style:style>\
+            <number:date-style style:name=\"N1\"><number:day/><number:text>/</number:text></number:date-style>\
+            </office:automatic-styles><office:body><office:text>\
+            <text:p>Hidden: shown <text:span text:style-name=\"T1\">ODTHIDDENSPAN</text:span> shown2 \
+            <text:span text:style-name=\"T2\">INHERITED</text:span><text:span text:style-name=\"T3\">shown3</text:span>.</text:p>\
+            <text:p text:style-name=\"P1\">HIDDENPARA</text:p>\
+            <text:p>Field <text:hidden-text text:condition=\"ooow:1\" text:string-value=\"HIDDENFIELD\" text:is-hidden=\"true\">HIDDENFIELD</text:hidden-text>end.</text:p>\
+            <text:section text:name=\"S1\" text:display=\"none\"><text:p>HIDDENSECTIONTEXT</text:p></text:section>\
+            <text:section text:name=\"S2\"><text:p>Shown section.</text:p></text:section>\
+            </office:text></office:body></office:document-content>",
+            NS = "xmlns:office=\"o\" xmlns:text=\"t\" xmlns:style=\"s\" xmlns:fo=\"f\" xmlns:number=\"n\""
+        );
+        let styles = "<?xml version=\"1.0\"?><office:document-styles xmlns:office=\"o\" xmlns:style=\"s\" xmlns:text=\"t\">\
+            <office:styles><style:style style:name=\"Secret\" style:family=\"text\"><style:text-properties text:display=\"none\"/></style:style></office:styles>\
+            <office:automatic-styles><style:style style:name=\"T3\" style:family=\"text\"><style:text-properties text:display=\"none\"/></style:style></office:automatic-styles>\
+            </office:document-styles>";
+        let bytes = test_zip(&[("content.xml", &content), ("styles.xml", styles)]);
+        let c = ChunkingConfig::default();
+        let doc = parse(
+            Path::new("h.odt"),
+            &bytes,
+            &crate::ingest::test_support::ctx(&c),
+        )
+        .unwrap();
+        assert_eq!(
+            doc.content,
+            "Hidden: shown shown2 shown3.\n\nField end.\n\nShown section."
         );
     }
 
