@@ -458,15 +458,17 @@ fn read_body(
                     }
                 }
             }
+            // A table in a cell is read inside that cell.
             Xml::Start { name: "tbl", .. } => {
-                b.end_block();
+                b.start_table();
                 tables += 1;
             }
+            Xml::Start { name: "tr", .. } => b.start_row(),
             Xml::End { name: "tc" } => b.end_cell(),
             Xml::End { name: "tr" } => b.end_row(),
             Xml::End { name: "tbl" } => {
                 tables = tables.saturating_sub(1);
-                b.end_block();
+                b.end_table();
             }
             _ => {}
         }
@@ -643,6 +645,38 @@ mod tests {
         )
         .unwrap();
         assert_eq!(doc.title, "n.docx");
+    }
+
+    /// A table in a cell is read inside that cell: the row around it
+    /// stays one line.
+    #[test]
+    fn a_nested_table_stays_in_its_cell() {
+        let cell = |inner: &str| format!("<w:tc>{inner}</w:tc>");
+        let p = |t: &str| format!("<w:p><w:r><w:t>{t}</w:t></w:r></w:p>");
+        let row = |cells: &[String]| format!("<w:tr>{}</w:tr>", cells.concat());
+        let inner = format!(
+            "<w:tbl>{}{}</w:tbl>",
+            row(&[cell(&p("InnerA")), cell(&p("InnerB"))]),
+            row(&[cell(&p("InnerC")), cell(&p("InnerD"))]),
+        );
+        let body = format!(
+            "<?xml version=\"1.0\"?><w:document xmlns:w=\"w\"><w:body><w:tbl>{}{}</w:tbl>{}</w:body></w:document>",
+            row(&[cell(&p("Region")), cell(&p("Q1")), cell(&p("Q2"))]),
+            row(&[cell(&format!("{}{inner}", p("North"))), cell(&p("100")), cell(&p("200"))]),
+            p("After."),
+        );
+        let c = ChunkingConfig::default();
+        let ctx = crate::ingest::test_support::ctx(&c);
+        let doc = parse(
+            Path::new("n.docx"),
+            &test_zip(&[("word/document.xml", &body)]),
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!(
+            doc.content,
+            "Region | Q1 | Q2\nNorth InnerA InnerB / InnerC InnerD | 100 | 200\n\nAfter."
+        );
     }
 
     #[test]

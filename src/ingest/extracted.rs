@@ -23,6 +23,9 @@ pub struct TextBuilder {
     inline: String,
     /// The cells of the table row being read.
     cells: Vec<String>,
+    /// The tables open by [`TextBuilder::start_table`], each with the rows
+    /// begun in it: a table in a cell is read inside that cell.
+    tables: Vec<usize>,
     /// Form feeds between pages (slides).
     pages: usize,
     /// Custom XML entities the text referred to, left out (never expanded).
@@ -67,8 +70,41 @@ impl TextBuilder {
         }
     }
 
+    /// Starts a table: a block of its own, or, inside a table's cell, the
+    /// cell's words (its cells apart by spaces, its rows by ` / `), so the
+    /// row around it stays one line.
+    pub fn start_table(&mut self) {
+        if self.tables.is_empty() {
+            self.end_block();
+        }
+        self.tables.push(0);
+    }
+
+    /// Ends a table started by [`TextBuilder::start_table`].
+    pub fn end_table(&mut self) {
+        self.tables.pop();
+        if self.tables.is_empty() {
+            self.end_block();
+        }
+    }
+
+    /// Starts a table row (only a table inside a cell needs it told).
+    pub fn start_row(&mut self) {
+        let nested = self.tables.len() > 1;
+        if let Some(rows) = self.tables.last_mut() {
+            *rows += 1;
+            if nested && *rows > 1 {
+                self.push_inline(" / ");
+            }
+        }
+    }
+
     /// Ends a table cell.
     pub fn end_cell(&mut self) {
+        if self.tables.len() > 1 {
+            self.push_inline(" ");
+            return;
+        }
         let cell = self.inline.trim().to_string();
         self.inline.clear();
         self.cells.push(cell);
@@ -76,6 +112,9 @@ impl TextBuilder {
 
     /// Ends a table row: its cells on one line (a row with none is left out).
     pub fn end_row(&mut self) {
+        if self.tables.len() > 1 {
+            return;
+        }
         self.end_cell_if_open();
         let cells = std::mem::take(&mut self.cells);
         if cells.iter().any(|c| !c.is_empty()) {

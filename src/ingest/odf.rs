@@ -318,15 +318,19 @@ fn read_content(xml: &[u8], styles: &mut Styles, b: &mut TextBuilder) -> Result<
                 }
             }
             Xml::End { name: "frame" } if tables == 0 => b.end_block(),
+            // A table in a cell is read inside that cell.
             Xml::Start { name: "table", .. } => {
-                b.end_block();
+                b.start_table();
                 tables += 1;
             }
+            Xml::Start {
+                name: "table-row", ..
+            } => b.start_row(),
             Xml::End { name: "table-cell" } => b.end_cell(),
             Xml::End { name: "table-row" } => b.end_row(),
             Xml::End { name: "table" } => {
                 tables = tables.saturating_sub(1);
-                b.end_block();
+                b.end_table();
             }
             _ => {}
         }
@@ -348,7 +352,8 @@ mod tests {
             <text:p>Download the<text:s/>archive.</text:p>\
             <text:list><text:list-item><text:p>unpack it</text:p></text:list-item><text:list-item><text:p>run setup</text:p></text:list-item></text:list>\
             <text:h text:outline-level=\"2\">Ports</text:h>\
-            <table:table><table:table-row><table:table-cell><text:p>web</text:p></table:table-cell><table:table-cell><text:p>80</text:p></table:table-cell></table:table-row></table:table>\
+            <table:table><table:table-row><table:table-cell><text:p>web</text:p></table:table-cell><table:table-cell><text:p>80</text:p></table:table-cell></table:table-row>\
+            <table:table-row><table:table-cell><text:p>mail</text:p><table:table><table:table-row><table:table-cell><text:p>smtp</text:p></table:table-cell><table:table-cell><text:p>imap</text:p></table:table-cell></table:table-row></table:table></table:table-cell><table:table-cell><text:p>25</text:p></table:table-cell></table:table-row></table:table>\
             <office:annotation><text:p>reviewer note</text:p></office:annotation>\
             </office:text>";
         let bytes = odf(
@@ -366,7 +371,7 @@ mod tests {
         assert_eq!(doc.title, "Setup");
         assert_eq!(
             doc.content,
-            "Install\n\nDownload the archive.\n\n- unpack it\n- run setup\n\nPorts\n\nweb | 80"
+            "Install\n\nDownload the archive.\n\n- unpack it\n- run setup\n\nPorts\n\nweb | 80\nmail smtp imap | 25"
         );
         let hs: Vec<_> = doc
             .meta
