@@ -38,6 +38,7 @@ pub mod sheets;
 pub mod skill;
 pub mod source_path;
 pub mod split;
+mod symbol_font;
 pub mod table;
 #[cfg(any(test, feature = "e2e"))]
 #[doc(hidden)]
