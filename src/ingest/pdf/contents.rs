@@ -74,7 +74,7 @@ fn row_text(lines: &[Line], k: usize) -> String {
 }
 
 /// Two spans on one baseline, within half the size of `b`'s type.
-fn same_row(a: &Line, b: &Line) -> bool {
+pub(super) fn same_row(a: &Line, b: &Line) -> bool {
     (a.y - b.y).abs() < TUNING.same_row * b.size.max(1.0)
 }
 
@@ -127,7 +127,7 @@ fn numbered_words_before(tokens: &[&str]) -> bool {
 }
 
 /// A page number as a contents entry gives it: `12`, `xiv`, `F-3`.
-fn page_ref(t: &str) -> bool {
+pub(super) fn page_ref(t: &str) -> bool {
     let t = t.trim_start_matches(['.', '…']);
     let short = |n: usize| !t.is_empty() && t.len() <= n;
     let digits = short(TUNING.page_ref_digits) && t.chars().all(|c| c.is_ascii_digit());

@@ -7,11 +7,12 @@
 use std::collections::HashMap;
 
 use super::block::Block;
+use super::contents::{page_ref, same_row};
 use super::filing::is_part;
 use super::numbering::{item_heading, numbered_depth};
 use super::page::Line;
 use super::text_shape::{
-    ends_sentence, heading_text, index_group, index_letter, starts_with_bullet,
+    ends_sentence, heading_text, index_group, index_letter, leader_run, leaders, starts_with_bullet,
 };
 use super::tuning::TUNING;
 use crate::text::cjk::is_cjk;
@@ -180,6 +181,11 @@ fn in_listing(first: &Line, prev: &Line, l: &Line) -> bool {
 /// no further left than `left`.
 fn starts_paragraph(cur: &[&Line], l: &Line, right: f32, left: f32) -> bool {
     let prev = cur[cur.len() - 1];
+    // A contents entry's page number, set apart at the right of its row,
+    // ends the entry it follows, not starts the next.
+    if let Some(number) = leader_entry(cur, l) {
+        return !number;
+    }
     let (points, share) = TUNING.size_change;
     let size_change = (prev.size - l.size).abs() > points.max(share * prev.size.min(l.size));
     let ended = ends_sentence(&prev.text)
@@ -197,6 +203,29 @@ fn starts_paragraph(cur: &[&Line], l: &Line, right: f32, left: f32) -> bool {
                 || item_start
                 || ended
                 || starts_with_bullet(&l.text)))
+}
+
+/// Whether `l` goes on the contents entry `cur` ends with, on its row
+/// after its words: its dot leaders (set as a span of their own or not),
+/// then its page number, after the leaders or after a numbered title
+/// (a chapter's entry, often set without leaders) (`Some(true)`); whether
+/// it is the line after such a number, the next entry (`Some(false)`);
+/// `None` otherwise.
+fn leader_entry(cur: &[&Line], l: &Line) -> Option<bool> {
+    let on_row = |a: &Line, b: &Line| same_row(a, b) && b.x > a.end;
+    let goes_on = |a: &Line, b: &Line| {
+        on_row(a, b)
+            && (leaders(&b.text)
+                || (leader_run(a.text.chars().rev()) || numbered_depth(&a.text).is_some())
+                    && page_ref(b.text.trim()))
+    };
+    let prev = cur[cur.len() - 1];
+    if goes_on(prev, l) {
+        return Some(true);
+    }
+    let entry = cur.len().checked_sub(2).map(|i| cur[i]);
+    let numbered = entry.is_some_and(|e| goes_on(e, prev) && page_ref(prev.text.trim()));
+    numbered.then_some(false)
 }
 
 /// A bold numbered line, or one over an indented paragraph, and the
@@ -293,6 +322,62 @@ pub(super) mod tests {
             .iter()
             .map(|g| join_lines(g, &Hyphenation::default()))
             .collect()
+    }
+
+    /// A contents page's rows, each an entry's words, its dot leaders (in
+    /// its words' span or one of their own) and its page number apart at
+    /// the right, or a chapter's numbered title and its number without
+    /// leaders: each row is a block, its number at its end, not at the
+    /// start of the next entry.
+    #[test]
+    fn a_contents_entrys_page_number_ends_its_entry() {
+        let lines = vec![
+            line("1 Password management", 12.0, 72.0, 184.0, 100.0, false),
+            line("1", 12.0, 535.0, 540.0, 100.0, false),
+            line(
+                "1.1 Changing your password . . . . . . . .",
+                10.0,
+                87.0,
+                518.0,
+                112.0,
+                false,
+            ),
+            line("1", 10.0, 535.0, 540.0, 112.0, false),
+            line(
+                "1.2 Obtaining tickets with kinit",
+                10.0,
+                87.0,
+                222.0,
+                124.0,
+                false,
+            ),
+            line(". . . . . . . . . . . .", 10.0, 231.0, 518.0, 124.0, false),
+            line("4", 10.0, 535.0, 540.0, 124.0, false),
+            line(
+                "1.3 Viewing tickets . . . . . . . . . . .",
+                10.0,
+                87.0,
+                518.0,
+                136.0,
+                false,
+            ),
+            line("5", 10.0, 535.0, 540.0, 136.0, false),
+        ];
+        let g = grouped(&lines);
+        assert_eq!(g.len(), 4, "{g:?}");
+        assert_eq!(g[0], "1 Password management 1");
+        assert!(
+            g[1].starts_with("1.1 Changing your password") && g[1].ends_with(" 1"),
+            "{g:?}"
+        );
+        assert!(
+            g[2].starts_with("1.2 Obtaining") && g[2].ends_with(" 4"),
+            "{g:?}"
+        );
+        assert!(
+            g[3].starts_with("1.3 Viewing") && g[3].ends_with(" 5"),
+            "{g:?}"
+        );
     }
 
     #[test]
