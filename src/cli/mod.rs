@@ -172,12 +172,19 @@ pub fn run() -> i32 {
             }
             let mut session = Session::new(config, SessionKind::OneShot, cancel)
                 .with_notes(Arc::new(move |note| tell(error_format, "note", note)));
-            if std::io::stderr().is_terminal() {
-                // Long work draws its progress line on the terminal.
-                session = session.with_progress(Arc::new(|work| {
-                    Arc::new(progress::TerminalProgress::new(work)) as Arc<dyn Progress>
-                }));
-            }
+            // Long work draws its progress line on the terminal, and tells
+            // it now and then elsewhere.
+            session = if std::io::stderr().is_terminal() {
+                session.with_progress(Arc::new(|work| {
+                    Arc::new(progress::ProgressLine::terminal(work)) as Arc<dyn Progress>
+                }))
+            } else {
+                let say: Arc<dyn Fn(&str) + Send + Sync> =
+                    Arc::new(move |line| tell(error_format, "progress", line));
+                session.with_progress(Arc::new(move |work| {
+                    Arc::new(progress::ProgressLine::log(work, say.clone())) as Arc<dyn Progress>
+                }))
+            };
             let ran = {
                 let _span = crate::timings::span("command");
                 command.run(&mut session)

@@ -1,12 +1,14 @@
 //! The progress line of long work (`kb add`, `kb reindex`, the back-fill of
-//! `kb init`), on stderr when it is a terminal: the CLI's view of
+//! `kb init`), on stderr: redrawn in place on a terminal, and written as a
+//! line of its own every half minute otherwise (a log, an agent's pipe,
+//! where a long run would else say nothing until it ends): the CLI's view of
 //! [`crate::progress::Progress`] events. It counts chunks, the unit the
 //! model works in, moves with every model batch, says what it is doing
 //! while the model loads, shows an ETA only once there is real progress to
 //! go by, and fits the terminal's width, leaving out whole parts (never cutting a
 //! number) when it is narrow.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::progress::{Progress, Work};
@@ -28,12 +30,30 @@ struct State {
     reading: Option<(String, u32, u32)>,
 }
 
-/// A progress line on a terminal.
-pub(super) struct TerminalProgress {
+/// Where the progress line goes.
+enum Sink {
+    /// Redrawn in place on the terminal.
+    Terminal(indicatif::ProgressBar),
+    /// Told as a line of its own (through the CLI's notes, in the errors'
+    /// format) at most every [`LOG_EVERY`], the first after that long.
+    Log {
+        say: Arc<dyn Fn(&str) + Send + Sync>,
+        next: Mutex<Instant>,
+    },
+}
+
+/// The progress line of long work.
+pub(super) struct ProgressLine {
     work: Work,
-    bar: indicatif::ProgressBar,
+    sink: Sink,
     state: Mutex<State>,
 }
+
+/// How often progress is told where stderr is no terminal: a run shorter
+/// than this says nothing more than its result.
+pub(super) const LOG_EVERY: Duration = Duration::from_secs(30);
+/// The width of a progress line told as a line of its own.
+const LOG_WIDTH: usize = 120;
 
 /// Seconds of embedding before an ETA is worth showing.
 const ETA_AFTER: Duration = Duration::from_secs(5);
@@ -41,19 +61,28 @@ const ETA_AFTER: Duration = Duration::from_secs(5);
 /// 80-column terminal without wrapping.
 pub(super) const DEFAULT_WIDTH: usize = 79;
 
-impl TerminalProgress {
-    /// A progress line on stderr (the CLI makes one only when stderr is a
-    /// terminal).
-    pub(super) fn new(work: Work) -> TerminalProgress {
+impl ProgressLine {
+    /// A progress line redrawn on stderr, a terminal.
+    pub(super) fn terminal(work: Work) -> ProgressLine {
         let bar = indicatif::ProgressBar::new_spinner();
         bar.set_style(
             indicatif::ProgressStyle::with_template("{msg}")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
         );
         bar.enable_steady_tick(Duration::from_millis(250));
-        TerminalProgress {
+        ProgressLine::with(work, Sink::Terminal(bar))
+    }
+
+    /// A progress line told through `say` every [`LOG_EVERY`].
+    pub(super) fn log(work: Work, say: Arc<dyn Fn(&str) + Send + Sync>) -> ProgressLine {
+        let next = Mutex::new(Instant::now() + LOG_EVERY);
+        ProgressLine::with(work, Sink::Log { say, next })
+    }
+
+    fn with(work: Work, sink: Sink) -> ProgressLine {
+        ProgressLine {
             work,
-            bar,
+            sink,
             state: Mutex::new(State {
                 loading_model: false,
                 files_total: 0,
@@ -70,12 +99,27 @@ impl TerminalProgress {
     fn update(&self, f: impl FnOnce(&mut State)) {
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         f(&mut s);
-        self.bar
-            .set_message(line(self.work, &s, Instant::now(), terminal_width()));
+        let now = Instant::now();
+        match &self.sink {
+            Sink::Terminal(bar) => bar.set_message(line(self.work, &s, now, terminal_width())),
+            Sink::Log { .. } => self.tell(|| line(self.work, &s, now, LOG_WIDTH), now),
+        }
+    }
+
+    /// Tells a line where stderr is no terminal, when it is time to.
+    fn tell(&self, text: impl FnOnce() -> String, now: Instant) {
+        let Sink::Log { say, next } = &self.sink else {
+            return;
+        };
+        let mut next = next.lock().unwrap_or_else(|p| p.into_inner());
+        if now >= *next {
+            *next = now + LOG_EVERY;
+            say(&text());
+        }
     }
 }
 
-impl Progress for TerminalProgress {
+impl Progress for ProgressLine {
     fn loading_model(&self, loading: bool) {
         self.update(|s| s.loading_model = loading && s.chunks_done == 0);
     }
@@ -120,11 +164,16 @@ impl Progress for TerminalProgress {
 
     /// A download has a line of its own: nothing else goes on meanwhile.
     fn downloading(&self, what: &str, done: u64, total: u64) {
-        self.bar.set_message(download_line(what, done, total));
+        match &self.sink {
+            Sink::Terminal(bar) => bar.set_message(download_line(what, done, total)),
+            Sink::Log { .. } => self.tell(|| download_line(what, done, total), Instant::now()),
+        }
     }
 
     fn finish(&self) {
-        self.bar.finish_and_clear();
+        if let Sink::Terminal(bar) = &self.sink {
+            bar.finish_and_clear();
+        }
     }
 }
 
@@ -142,10 +191,10 @@ fn download_line(what: &str, done: u64, total: u64) -> String {
     }
 }
 
-impl Drop for TerminalProgress {
+impl Drop for ProgressLine {
     /// A line never outlives its work, even when the work fails.
     fn drop(&mut self) {
-        self.bar.finish_and_clear();
+        self.finish();
     }
 }
 
@@ -328,9 +377,36 @@ mod tests {
         );
     }
 
+    /// Where stderr is no terminal, progress is told as lines of their own,
+    /// none in a run's first half minute and then at most one per half
+    /// minute, however often the work moves.
+    #[test]
+    fn progress_is_told_every_half_minute_where_stderr_is_no_terminal() {
+        let told: Arc<Mutex<Vec<String>>> = Arc::default();
+        let record = told.clone();
+        let say: Arc<dyn Fn(&str) + Send + Sync> =
+            Arc::new(move |l| record.lock().unwrap().push(l.to_string()));
+        let p = ProgressLine::log(Work::Ingest, say.clone());
+        p.files(3);
+        p.chunks_found(10);
+        assert!(
+            told.lock().unwrap().is_empty(),
+            "told in the first half minute"
+        );
+        // Half a minute on.
+        let due = Mutex::new(Instant::now());
+        let p = ProgressLine::with(Work::Ingest, Sink::Log { say, next: due });
+        p.files(3);
+        p.chunks_found(10);
+        p.chunks_done(4);
+        let told = told.lock().unwrap();
+        assert_eq!(told.len(), 1, "{told:?}");
+        assert!(told[0].ends_with("chunks · 0/3 files"), "{told:?}");
+    }
+
     #[test]
     fn the_loading_line_goes_when_the_bar_starts() {
-        let p = TerminalProgress::new(Work::Ingest);
+        let p = ProgressLine::terminal(Work::Ingest);
         p.files(3);
         p.loading_model(true);
         p.chunks_found(10);
