@@ -47,16 +47,28 @@ pub(super) fn apply(mut blocks: Vec<Block>, outline: &[OutlineEntry], pages: u32
             b.level = None;
         }
     }
-    // Where each bookmark's heading is, in reading order: a bookmark is
-    // looked for after the one before it.
+    // Where each bookmark's heading is: a bookmark is looked for after the
+    // one before it, or from its page's start where it points back to an
+    // earlier page (a folded sheet's outline, in the order its panels are
+    // read, not its pages').
     let mut placed: Vec<(usize, u8)> = Vec::with_capacity(entries.len());
     let mut from = 0;
     for e in entries {
         let level = e.level.clamp(1, TUNING.deepest_level);
-        let i = place(&mut blocks, e, from, level);
+        if from > 0 && blocks[from - 1].page > e.page {
+            from = blocks.partition_point(|b| b.page < e.page);
+        }
+        let (i, inserted) = place(&mut blocks, e, from, level);
+        for (at, _) in placed
+            .iter_mut()
+            .filter(|(at, _)| inserted.is_some_and(|n| *at >= n))
+        {
+            *at += 1;
+        }
         placed.push((i, level));
         from = i + 1;
     }
+    placed.sort_by_key(|&(at, _)| at);
     // Statement titles nest under the bookmark before them, unless it already
     // names the statement ("A-1 Condensed Consolidated Statement of Income"
     // over its own title, or over the title repeated on its next page).
@@ -83,11 +95,16 @@ pub(super) fn apply(mut blocks: Vec<Block>, outline: &[OutlineEntry], pages: u32
 }
 
 /// Makes the block where `e` starts its heading, at or after `from`, and
-/// returns its index. A block that is the title alone (after its section
+/// returns its index and where a block was inserted, if one was. A block that is the title alone (after its section
 /// number: bookmarks often leave it out) is preferred to one that starts
 /// with it, and blocks at or below the height the bookmark points at to
 /// the rest of its page.
-fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> usize {
+fn place(
+    blocks: &mut Vec<Block>,
+    e: &OutlineEntry,
+    from: usize,
+    level: u8,
+) -> (usize, Option<usize>) {
     let on_page: Vec<usize> = (from..blocks.len())
         .filter(|&i| blocks[i].page == e.page)
         .collect();
@@ -110,15 +127,16 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
             .to_string();
         blocks[i].text.truncate(cut);
         blocks[i].level = Some(level);
-        if !rest.is_empty() {
-            let body = Block {
-                text: rest,
-                level: None,
-                ..blocks[i].clone()
-            };
-            blocks.insert(i + 1, body);
+        if rest.is_empty() {
+            return (i, None);
         }
-        return i;
+        let body = Block {
+            text: rest,
+            level: None,
+            ..blocks[i].clone()
+        };
+        blocks.insert(i + 1, body);
+        return (i, Some(i + 1));
     }
     // No block carries the title: a heading of its own where the bookmark
     // points (its page's top when it names no height), not printed in the
@@ -143,7 +161,7 @@ fn place(blocks: &mut Vec<Block>, e: &OutlineEntry, from: usize, level: u8) -> u
         ..Block::default()
     };
     blocks.insert(at, heading);
-    at
+    (at, Some(at))
 }
 
 /// Where the heading for `title` ends in a block's `text` (its byte
@@ -284,6 +302,37 @@ mod tests {
                 "Pruning is done in winter.",
             ]
         );
+    }
+
+    /// An outline in another order than its pages (a folded sheet's, its
+    /// panels read 1, 3, 2): a bookmark pointing back to an earlier page
+    /// is found on that page, not inserted where the one before it was.
+    #[test]
+    fn a_bookmark_pointing_back_is_found_on_its_page() {
+        let blocks = vec![
+            block(1, "Classes", 40.0),
+            block(1, "Some classes of documents.", 60.0),
+            block(1, "Tables", 300.0),
+            block(1, "How tables are set.", 320.0),
+            block(2, "Structure", 40.0),
+            block(2, "Parts, chapters and sections.", 60.0),
+        ];
+        let outline = vec![
+            entry("Classes", 1, 1, Some(36.0)),
+            entry("Structure", 1, 2, Some(36.0)),
+            entry("Tables", 1, 1, Some(296.0)),
+        ];
+        let out = apply(blocks, &outline, 2);
+        assert_eq!(
+            headings(&out),
+            vec![
+                (1, "Classes".to_string(), 1),
+                (1, "Tables".to_string(), 1),
+                (2, "Structure".to_string(), 1),
+            ]
+        );
+        assert_eq!(out.len(), 6, "no heading inserted: {out:?}");
+        assert!(out.iter().all(|b| !b.unprinted));
     }
 
     #[test]
