@@ -76,6 +76,13 @@ pub(crate) struct AddArgs {
     #[serde(skip)]
     #[schemars(skip)]
     pub follow_external_links: bool,
+    /// Read every file found again, changed or not: after upgrading kb, what its readers now
+    /// read better (a PDF's columns, a table of contents) reaches the files indexed before.
+    /// Each file is embedded again: as long as adding it the first time
+    #[arg(long)]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub reread: bool,
     /// No progress bar
     #[arg(long, short)]
     #[serde(skip)]
@@ -324,7 +331,6 @@ impl Command for AddArgs {
             agent_may_add(session, &self.paths)?;
         }
         let tags = self.request()?;
-        let follow = self.follow_external_links;
         let only_files = self.paths.iter().all(|p| !p.is_dir());
         // A device, FIFO or socket is no document, nor a place to sync.
         let (paths, not_documents): (Vec<PathBuf>, Vec<PathBuf>) =
@@ -336,7 +342,12 @@ impl Command for AddArgs {
         let mut out = if paths.is_empty() {
             AddOutput::of(IngestSummary::default())
         } else {
-            ingest(session, &paths, tags, self.exclude, follow, self.quiet)?
+            let how = How {
+                follow_external_links: self.follow_external_links,
+                reread: self.reread,
+                quiet: self.quiet,
+            };
+            ingest(session, &paths, tags, self.exclude, how)?
         };
         out.named_files_failed = only_files
             && out.failed + not_documents.len() > 0
@@ -414,6 +425,16 @@ fn resolved(path: &Path) -> Option<PathBuf> {
     }
 }
 
+/// How a run reads what it finds.
+pub(super) struct How {
+    /// Follow links to targets outside every path given.
+    pub(super) follow_external_links: bool,
+    /// Read unchanged files again.
+    pub(super) reread: bool,
+    /// No progress line.
+    pub(super) quiet: bool,
+}
+
 /// Indexes `paths` (what `kb add` and `kb update` do): new and changed
 /// files in, gone ones out, one writer at a time.
 pub(super) fn ingest(
@@ -421,8 +442,7 @@ pub(super) fn ingest(
     paths: &[PathBuf],
     tags: Vec<String>,
     exclude: Vec<String>,
-    follow_external_links: bool,
-    quiet: bool,
+    how: How,
 ) -> Result<AddOutput> {
     // One add at a time: a second one waits, then skips what this one
     // committed instead of embedding it again.
@@ -446,7 +466,7 @@ pub(super) fn ingest(
     } else {
         None
     };
-    let bar = session.progress(Work::Ingest, quiet);
+    let bar = session.progress(Work::Ingest, how.quiet);
     let source = match binding {
         Some(binding) if session.kind() == SessionKind::OneShot => {
             ModelSource::Lazy(session.model_loader(&binding, ModelUse::Passages)?)
@@ -468,8 +488,9 @@ pub(super) fn ingest(
             exclude,
             progress: bar,
             cancel: session.cancel_arc(),
-            follow_external_links,
+            follow_external_links: how.follow_external_links,
             follow_everywhere: session.config().ingestion.follow_external_links,
+            reread: how.reread,
         },
     )?;
     Ok(AddOutput::of(summary))

@@ -202,6 +202,7 @@ fn read_again(
             cancel: session.cancel_arc(),
             follow_external_links: false,
             follow_everywhere: false,
+            reread: false,
         };
         let ingester = Ingester::new(session.config(), db, ModelSource::Ready(model.clone()));
         Some(ingester.reread(&resplit.documents, &opts)?)

@@ -49,6 +49,12 @@ pub(crate) struct UpdateArgs {
     )]
     #[serde(default)]
     pub forget_missing: bool,
+    /// Read every file again, changed or not: after upgrading kb, what its readers now read
+    /// better reaches the files indexed before. Each file is embedded again
+    #[arg(long)]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub reread: bool,
     /// No progress bar
     #[arg(long, short)]
     #[serde(skip)]
@@ -111,7 +117,12 @@ impl Command for UpdateArgs {
         let mut summary = if roots.is_empty() {
             AddOutput::default()
         } else {
-            ingest(session, &roots, Vec::new(), self.exclude, false, self.quiet)?
+            let how = super::add::How {
+                follow_external_links: false,
+                reread: self.reread,
+                quiet: self.quiet,
+            };
+            ingest(session, &roots, Vec::new(), self.exclude, how)?
         };
         let (missing_roots, forgotten_roots) = if self.forget_missing && !summary.interrupted {
             summary.removed += forget(session.db()?, &gone)?.len();

@@ -67,6 +67,15 @@ pub struct IndexedFile {
     pub via_link: Option<String>,
 }
 
+impl IndexedFile {
+    /// Forgets what the file was when read, so it is read again as if it
+    /// had changed.
+    pub fn forget_reading(&mut self) {
+        self.file_size = None;
+        self.content_hash.clear();
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WriteOutcome {
     Added(i64),

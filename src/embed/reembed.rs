@@ -186,6 +186,7 @@ mod tests {
             cancel: Arc::new(AtomicBool::new(false)),
             follow_external_links: false,
             follow_everywhere: false,
+            reread: false,
         };
         Ingester::new(&config, &db, ModelSource::Ready(model.clone()))
             .run(&[docs], &opts)

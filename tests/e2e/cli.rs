@@ -124,6 +124,28 @@ fn filters_apply_before_ranking() {
     assert_eq!(v["returned"], 1);
 }
 
+/// `--reread` reads unchanged files again (what a newer kb reads better
+/// reaches them), under the paths given to add, and under every path
+/// update syncs; the knowledge base holds the same documents after.
+#[test]
+fn reread_reads_unchanged_files_again() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    fixture_tree(&docs);
+    kb.add(&[&docs]);
+    let before = kb.json(&["status"]);
+    let notes = docs.join("notes");
+    let notes = notes.display().to_string();
+    let again = kb.json(&["add", &notes, "--reread", "--format", "json", "--quiet"]);
+    assert_eq!(again["updated"], 1, "{again}");
+    assert_eq!(again["skipped"], 0, "{again}");
+    let all = kb.json(&["update", "--reread", "--format", "json", "--quiet"]);
+    assert_eq!(all["updated"], 3, "{all}");
+    let after = kb.json(&["status"]);
+    assert_eq!(after["total_documents"], before["total_documents"]);
+    assert_eq!(after["total_chunks"], before["total_chunks"]);
+}
+
 #[test]
 fn readding_skips_unchanged_and_reindexes_changed() {
     let kb = Kb::new();

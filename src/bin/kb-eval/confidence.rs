@@ -216,6 +216,7 @@ pub(crate) fn run(args: &ConfidenceArgs) -> Result<()> {
                 cancel: Arc::new(AtomicBool::new(false)),
                 follow_external_links: false,
                 follow_everywhere: false,
+                reread: false,
             },
         )?;
         eprintln!(

@@ -212,6 +212,7 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
                 cancel: Arc::new(AtomicBool::new(false)),
                 follow_external_links: false,
                 follow_everywhere: false,
+                reread: false,
             },
         )?;
         format!(

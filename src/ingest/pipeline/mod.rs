@@ -73,6 +73,9 @@ pub struct IngestOptions {
     /// Follow them under every root (the configuration says so), not only
     /// under the roots that were added with it.
     pub follow_everywhere: bool,
+    /// Read every file found again, changed or not (`kb add --reread`):
+    /// what a newer kb reads better reaches the files indexed before.
+    pub reread: bool,
 }
 
 /// One knowledge base's `kb add`: its settings, database, model and log.
@@ -166,8 +169,16 @@ impl<'a> Ingester<'a> {
         let files = std::mem::take(&mut walked.files);
         let walked_paths: HashSet<String> =
             files.iter().map(|(p, _)| source_path::encode(p)).collect();
-        let indexed = self.db.indexed_files()?;
+        let mut indexed = self.db.indexed_files()?;
         let known: HashSet<i64> = indexed.values().map(|f| f.id).collect();
+        if opts.reread {
+            for (_, file) in indexed
+                .iter_mut()
+                .filter(|(p, _)| walked_paths.contains(*p))
+            {
+                file.forget_reading();
+            }
+        }
         summary.seconds.walk = started.elapsed().as_secs_f64();
         opts.progress.files(files.len() as u64);
 
@@ -221,9 +232,7 @@ impl<'a> Ingester<'a> {
             let decoded = source_path::decode(path);
             match walk::detect(&decoded).filter(|_| decoded.is_file()) {
                 Some(doc_type) => {
-                    // Nothing recorded matches: the file is read again.
-                    file.file_size = None;
-                    file.content_hash.clear();
+                    file.forget_reading();
                     files.push((decoded, doc_type));
                 }
                 None => missing.push(path.clone()),

@@ -23,6 +23,7 @@ fn options(tags: &[&str], cancel: bool) -> IngestOptions {
         cancel: Arc::new(AtomicBool::new(cancel)),
         follow_external_links: false,
         follow_everywhere: false,
+        reread: false,
     }
 }
 
@@ -199,6 +200,32 @@ fn a_rerun_skips_unchanged_files_and_reindexes_edited_ones() {
     let texts = kb.chunks();
     assert!(texts.values().any(|t| t.contains("dentist")));
     assert!(!texts.values().any(|t| t.contains("plumber")));
+    assert_eq!(kb.db.document_count().unwrap(), first.added as i64);
+}
+
+/// Read again on request: every unchanged file is re-indexed under its
+/// document, none skipped, and the knowledge base holds what it held.
+#[test]
+fn a_reread_reads_unchanged_files_again() {
+    let kb = Kb::new();
+    mixed_folder(&kb);
+    let first = kb.add();
+    let before = kb.chunks();
+    let id = kb.document_id("todo.txt");
+    let opts = IngestOptions {
+        reread: true,
+        ..options(&[], false)
+    };
+    let again = Ingester::new(&kb.config, &kb.db, ModelSource::Ready(kb.embedder.clone()))
+        .run(std::slice::from_ref(&kb.docs), &opts)
+        .unwrap();
+    assert_eq!((again.added, again.updated, again.skipped), (0, 4, 0));
+    assert_eq!(kb.document_id("todo.txt"), id);
+    let mut texts: Vec<String> = kb.chunks().into_values().collect();
+    let mut was: Vec<String> = before.into_values().collect();
+    texts.sort();
+    was.sort();
+    assert_eq!(texts, was);
     assert_eq!(kb.db.document_count().unwrap(), first.added as i64);
 }
 
