@@ -293,6 +293,29 @@ pub fn walk_xml(
     Ok(walked)
 }
 
+/// The longest chain of styles one is based on that is followed (Word's
+/// and LibreOffice's own styles go a few deep; a longer chain, or a cycle,
+/// is a damaged file).
+const MAX_STYLE_CHAIN: usize = 32;
+
+/// What a style says of a property (`own`), or failing that the style it
+/// is based on (`base`), and so on up its chain; none when no style of the
+/// chain says, or the chain is too long.
+pub fn through_bases<K, T>(
+    style: K,
+    own: impl Fn(&K) -> Option<T>,
+    base: impl Fn(&K) -> Option<K>,
+) -> Option<T> {
+    let mut key = style;
+    for _ in 0..MAX_STYLE_CHAIN {
+        if let Some(v) = own(&key) {
+            return Some(v);
+        }
+        key = base(&key)?;
+    }
+    None
+}
+
 /// The value of the attribute of this local name.
 pub fn attr<'e>(attrs: &'e [(String, String)], key: &str) -> Option<&'e str> {
     attrs

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::container::{attr, first_text, walk_xml, Package, Xml};
+use super::container::{attr, first_text, through_bases, walk_xml, Package, Xml};
 use super::extracted::TextBuilder;
 use super::symbol_font::symbol;
 use super::{file_title, ChunkContext, IngestError, ParsedDocument};
@@ -50,10 +50,6 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     b.finish(&mut doc, ctx)?;
     Ok(doc)
 }
-
-/// The longest chain of `w:basedOn` followed from a style (Word's own
-/// styles go a few deep; a longer chain, or a cycle, is a damaged file).
-const MAX_STYLE_CHAIN: usize = 32;
 
 /// What `word/styles.xml` says of the styles paragraphs and runs name.
 #[derive(Default)]
@@ -161,42 +157,30 @@ fn read_styles(xml: &[u8]) -> Result<Styles, IngestError> {
         }
         Ok(())
     })?;
-    let mut headings = out.clone();
-    let mut hidden_all = hidden.clone();
-    for style in based_on.keys() {
-        if !out.contains_key(style) && !body_text.contains(style) {
-            if let Some(level) = inherited(&out, &based_on, style) {
-                headings.insert(style.clone(), level);
-            }
-        }
-        if !hidden.contains_key(style) {
-            if let Some(h) = inherited(&hidden, &based_on, style) {
-                hidden_all.insert(style.clone(), h);
-            }
-        }
-    }
+    let headings = based_on
+        .keys()
+        .filter(|s| !body_text.contains(s))
+        .filter_map(|s| Some((s.clone(), inherited(&out, &based_on, s)?)))
+        .collect::<Vec<_>>();
+    let inherited_hidden = based_on
+        .keys()
+        .filter_map(|s| Some((s.clone(), inherited(&hidden, &based_on, s)?)))
+        .collect::<Vec<_>>();
+    out.extend(headings);
+    hidden.extend(inherited_hidden);
     Ok(Styles {
-        headings,
-        hidden: hidden_all,
+        headings: out,
+        hidden,
     })
 }
 
-/// What a style does not say itself it takes from its base, or its
-/// base's base (a cycle or a long chain ends the search).
+/// What a style says, or what it takes from the styles it is based on.
 fn inherited<T: Copy>(
     own: &HashMap<String, T>,
     based_on: &HashMap<String, String>,
-    style: &str,
+    style: &String,
 ) -> Option<T> {
-    let mut base = based_on.get(style);
-    for _ in 0..MAX_STYLE_CHAIN {
-        let b = base?;
-        if let Some(v) = own.get(b).copied() {
-            return Some(v);
-        }
-        base = based_on.get(b);
-    }
-    None
+    through_bases(style, |s| own.get(*s).copied(), |s| based_on.get(*s))
 }
 
 /// The text of each footnote (or endnote) with any, in the order of the

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::container::{attr, first_text, walk_xml, Package, Xml};
+use super::container::{attr, first_text, through_bases, walk_xml, Package, Xml};
 use super::extracted::{TextBuilder, NOTES_MARK};
 use super::{file_title, ChunkContext, IngestError, ParsedDocument};
 
@@ -32,10 +32,6 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     b.finish(&mut doc, ctx)?;
     Ok(doc)
 }
-
-/// The longest chain of parent styles followed (LibreOffice's go a few
-/// deep; a longer one, or a cycle, is a damaged file).
-const MAX_STYLE_CHAIN: usize = 32;
 
 /// The styles text and paragraphs name, as far as they hide text
 /// (`text:display="none"` in their text properties, their own or a
@@ -103,20 +99,8 @@ impl Styles {
 
     /// Whether the style of this family and name hides its text.
     fn hides(&self, family: &str, name: &str) -> bool {
-        let mut key = (family.to_string(), name.to_string());
-        for _ in 0..MAX_STYLE_CHAIN {
-            let Some((parent, hides)) = self.styles.get(&key) else {
-                return false;
-            };
-            if let Some(h) = hides {
-                return *h;
-            }
-            let Some(parent) = parent else {
-                return false;
-            };
-            key.1 = parent.clone();
-        }
-        false
+        let style = |name: &str| self.styles.get(&(family.to_string(), name.to_string()));
+        through_bases(name.to_string(), |n| style(n)?.1, |n| style(n)?.0.clone()).unwrap_or(false)
     }
 }
 
