@@ -78,7 +78,7 @@ pub(crate) struct AddArgs {
     pub follow_external_links: bool,
     /// Read every file found again, changed or not: after upgrading kb, what its readers now
     /// read better (a PDF's columns, a table of contents) reaches the files indexed before.
-    /// Each file is embedded again: as long as adding it the first time
+    /// Chunks read as before keep their vectors; only what reads differently is embedded
     #[arg(long)]
     #[serde(skip)]
     #[schemars(skip)]
@@ -165,6 +165,9 @@ pub(crate) struct AddOutput {
     pub removed: usize,
     /// Chunks written.
     pub chunks: usize,
+    /// Chunks of updated documents whose text did not change: they kept their vectors instead of
+    /// being embedded again.
+    pub unchanged_chunks: usize,
     /// PDF pages without extractable text.
     pub pages_without_text: u64,
     /// Directories or links the walk could not enter (unreadable, loops), and FIFOs, sockets and
@@ -274,6 +277,7 @@ impl AddOutput {
             empty: s.empty,
             removed: s.removed,
             chunks: s.chunks,
+            unchanged_chunks: s.unchanged_chunks,
             pages_without_text: s.pages_without_text,
             walk_errors: s.walk_errors,
             external_links: s.external_links,
@@ -527,8 +531,16 @@ impl Render for AddOutput {
     fn human(&self, _style: &Style) -> String {
         let mut s = format!("Added {}.", plural(self.added as u64, "document", "documents"));
         if self.updated > 0 {
+            let kept = match self.unchanged_chunks {
+                0 => String::new(),
+                n => format!(
+                    "; {} kept {} vectors",
+                    plural(n as u64, "unchanged chunk", "unchanged chunks"),
+                    if n == 1 { "its" } else { "their" }
+                ),
+            };
             s.push_str(&format!(
-                " Updated {} (changed since indexed).",
+                " Updated {} (changed since indexed{kept}).",
                 plural(self.updated as u64, "document", "documents")
             ));
         }

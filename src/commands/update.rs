@@ -50,7 +50,7 @@ pub(crate) struct UpdateArgs {
     #[serde(default)]
     pub forget_missing: bool,
     /// Read every file again, changed or not: after upgrading kb, what its readers now read
-    /// better reaches the files indexed before. Each file is embedded again
+    /// better reaches the files indexed before. Chunks read as before keep their vectors
     #[arg(long)]
     #[serde(skip)]
     #[schemars(skip)]

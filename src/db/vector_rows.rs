@@ -12,7 +12,9 @@
 
 use rusqlite::{OptionalExtension, MAIN_DB};
 
-use super::vectors::blob_to_vector;
+use std::collections::HashMap;
+
+use super::vectors::{blob_to_vector, ChunkToEmbed};
 use super::Database;
 use crate::error::Result;
 
@@ -36,6 +38,31 @@ impl Database {
             Some((places, dim)) => self.read_places(&places, dim, f),
             None => self.query_vectors(ids, &mut f),
         }
+    }
+
+    /// The vectors of document `document_id`'s chunks, each under what the
+    /// model embedded for it (header and text): a new version of the
+    /// document keeps the vector of every chunk whose input is unchanged,
+    /// since the model gives the same input the same vector bit for bit.
+    pub fn earlier_vectors(&self, document_id: i64) -> Result<HashMap<String, Vec<f32>>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT id, document_id, context, text FROM chunks WHERE document_id = ?1",
+        )?;
+        let chunks = stmt
+            .query_map([document_id], ChunkToEmbed::from_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let inputs: HashMap<i64, String> = chunks
+            .iter()
+            .map(|c| (c.id, c.input().into_owned()))
+            .collect();
+        let ids: Vec<i64> = chunks.iter().map(|c| c.id).collect();
+        let mut out = HashMap::with_capacity(ids.len());
+        self.vectors_by_id(&ids, |id, v| {
+            if let Some(input) = inputs.get(&id) {
+                out.insert(input.clone(), v.to_vec());
+            }
+        })?;
+        Ok(out)
     }
 
     /// Where the vectors of `ids` are, in reading order, and their
@@ -159,6 +186,23 @@ mod tests {
         let expected = queried(&db, &ids);
         assert!(!expected.iter().any(|(id, _)| *id == b[3] || *id == 99_999));
         assert_eq!(read, expected);
+    }
+
+    #[test]
+    fn earlier_vectors_are_keyed_by_what_the_model_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = bound_database(dir.path(), 4);
+        let mut next = unit_vectors(5, 4);
+        let a: Vec<Vec<f32>> = (0..3).map(|_| next()).collect();
+        write_note(&db, "/a", "a", &a);
+        write_note(&db, "/b", "b", &[next()]);
+        let id = db.find_document_by_path("/a").unwrap().unwrap().id;
+        let earlier = db.earlier_vectors(id).unwrap();
+        assert_eq!(earlier.len(), 3, "only /a's chunks");
+        for (i, v) in a.iter().enumerate() {
+            assert_eq!(&earlier[&format!("/a {i}")], v);
+        }
+        assert!(db.earlier_vectors(99).unwrap().is_empty());
     }
 
     #[test]

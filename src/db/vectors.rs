@@ -56,7 +56,7 @@ pub struct ChunkToEmbed {
 }
 
 impl ChunkToEmbed {
-    fn from_row(r: &rusqlite::Row) -> rusqlite::Result<ChunkToEmbed> {
+    pub(super) fn from_row(r: &rusqlite::Row) -> rusqlite::Result<ChunkToEmbed> {
         Ok(ChunkToEmbed {
             id: r.get(0)?,
             document_id: r.get(1)?,

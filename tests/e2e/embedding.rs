@@ -258,6 +258,9 @@ fn the_same_files_give_the_same_vectors_bit_for_bit() {
     .unwrap();
     let s = first.add(&[&docs]);
     assert_eq!(s["updated"], 1, "{s}");
+    // Its chunks before the new last line kept their vectors.
+    let kept = s["unchanged_chunks"].as_u64().unwrap();
+    assert!(kept > 0 && kept < s["chunks"].as_u64().unwrap(), "{s}");
     let rebuilt = int8_kb();
     rebuilt.add(&[&docs]);
     let after = stored_vectors(&first);
@@ -265,6 +268,22 @@ fn the_same_files_give_the_same_vectors_bit_for_bit() {
     assert!(
         after == stored_vectors(&rebuilt),
         "re-adding one file differs from a rebuild"
+    );
+
+    // Read again, every file keeps every vector: nothing is embedded.
+    let s = first.json(&[
+        "add",
+        "--reread",
+        &docs.display().to_string(),
+        "--format",
+        "json",
+        "--quiet",
+    ]);
+    assert_eq!(s["updated"], 48, "{s}");
+    assert_eq!(s["unchanged_chunks"], s["chunks"], "{s}");
+    assert!(
+        stored_vectors(&first) == after,
+        "read again, the vectors are the same"
     );
 }
 

@@ -1,6 +1,8 @@
 //! Embedding and writing documents in groups: the step `kb add`, `kb
 //! reindex` and `kb-eval` share.
 
+use std::collections::HashMap;
+
 use crate::db::{Database, NewChunk, NewDocument, WriteOutcome};
 use crate::embed::Embed;
 use crate::error::Result;
@@ -56,29 +58,40 @@ pub fn write_group(
     Ok(outcomes)
 }
 
+/// What [`embed_group_in_batches`] gives: a vector for each chunk of the
+/// group, in order, and how many of them were earlier vectors kept.
+pub(super) struct GroupVectors {
+    pub(super) vectors: Vec<Vec<f32>>,
+    pub(super) kept: usize,
+}
+
 /// [`embed_group`] a model batch (`batch` chunks, the shortest first so
-/// each batch pads little) at a time, telling `done` after each; `None`
-/// when `halt` says stop between two batches, so Ctrl-C waits for one model
-/// call at most.
+/// each batch pads little) at a time, telling `done` after each; a chunk
+/// whose model input is in `earlier` (the vectors of the documents these
+/// replace) keeps that vector instead. `None` when `halt` says stop
+/// between two batches, so Ctrl-C waits for one model call at most.
 pub(super) fn embed_group_in_batches(
     embedder: &dyn Embed,
     group: &[ReadyDocument],
+    earlier: &HashMap<String, Vec<f32>>,
     batch: usize,
     halt: &dyn Fn() -> bool,
     done: &dyn Fn(usize),
-) -> Result<Option<Vec<Vec<f32>>>> {
-    let inputs: Vec<std::borrow::Cow<str>> = group
-        .iter()
-        .flat_map(|d| {
-            d.chunks
-                .iter()
-                .map(|c| embedding_input(&c.context, &c.text))
-        })
-        .collect();
+) -> Result<Option<GroupVectors>> {
+    let inputs: Vec<std::borrow::Cow<str>> = model_inputs(group);
     let texts: Vec<&str> = inputs.iter().map(|t| t.as_ref()).collect();
-    let mut order: Vec<usize> = (0..texts.len()).collect();
+    let mut vectors: Vec<Vec<f32>> = texts
+        .iter()
+        .map(|t| earlier.get(*t).cloned().unwrap_or_default())
+        .collect();
+    let mut order: Vec<usize> = (0..texts.len())
+        .filter(|&i| vectors[i].is_empty())
+        .collect();
+    let kept = texts.len() - order.len();
+    if kept > 0 {
+        done(kept);
+    }
     order.sort_by_key(|&i| texts[i].len());
-    let mut vectors: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
     for part in order.chunks(batch.max(1)) {
         if halt() {
             return Ok(None);
@@ -89,7 +102,7 @@ pub(super) fn embed_group_in_batches(
         }
         done(part.len());
     }
-    Ok(Some(vectors))
+    Ok(Some(GroupVectors { vectors, kept }))
 }
 
 /// [`embed_group`] then [`write_group`], for callers without a pipeline.

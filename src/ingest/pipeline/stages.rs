@@ -22,7 +22,7 @@ use super::group::{embed_group_in_batches, write_group, ReadyDocument, EMBED_GRO
 use super::prepare::FileOutcome;
 use super::workers::Workers;
 use super::{FileTags, IngestSummary};
-use crate::db::{Database, IndexedFile, WriteOutcome};
+use crate::db::{Database, IndexedFile, Reopener, WriteOutcome};
 use crate::document::DocType;
 use crate::error::{KbError, Result};
 use crate::ingest::pdf::page_cache;
@@ -41,17 +41,30 @@ enum Event {
     /// Not indexed, with the document an earlier version of the file
     /// left, if any.
     NotIndexed(PathBuf, IngestError, Option<i64>),
-    /// Documents with their vectors, their PDF pages without text, and
-    /// each one's warnings (logged once it is written, so a run
-    /// interrupted before that logs nothing the resumed run logs again).
-    Embedded(Vec<ReadyDocument>, Vec<Vec<f32>>, u64, Vec<Vec<String>>),
+    /// Documents with their vectors.
+    Embedded(Embedded),
     /// A model or system failure: stop the run.
     Fatal(KbError),
+}
+
+/// A group of documents embedded, on its way to the writer.
+struct Embedded {
+    group: Vec<ReadyDocument>,
+    vectors: Vec<Vec<f32>>,
+    /// How many of the vectors were the earlier versions' kept.
+    kept: usize,
+    pages_without_text: u64,
+    /// Each document's warnings (logged once it is written, so a run
+    /// interrupted before that logs nothing the resumed run logs again).
+    warnings: Vec<Vec<String>>,
 }
 
 /// A parsed document on its way to the embedding thread.
 struct Parsed {
     doc: ReadyDocument,
+    /// The document an earlier version of the file left, whose vectors
+    /// the chunks it still has keep.
+    replaces: Option<i64>,
     pages_without_text: u64,
     /// The parser's warnings, logged when the document is written.
     warnings: Vec<String>,
@@ -143,9 +156,10 @@ impl Writer<'_> {
         };
         let embedder = {
             let (workers, halt) = (workers.clone(), halt.clone());
+            let mut earlier = EarlierVectors::new(self.db.reopener());
             std::thread::Builder::new()
                 .name("kb-embed".into())
-                .spawn(move || workers.embed_stage(parsed_rx, event_tx, &*halt))
+                .spawn(move || workers.embed_stage(parsed_rx, event_tx, &mut earlier, &*halt))
                 .map_err(|e| KbError::io("embedding thread", e))?
         };
         let written = self.write_stage(
@@ -247,8 +261,15 @@ impl Writer<'_> {
                     }
                     progress.file_done();
                 }
-                Event::Embedded(group, vectors, pages_without_text, warnings) => {
+                Event::Embedded(Embedded {
+                    group,
+                    vectors,
+                    kept,
+                    pages_without_text,
+                    warnings,
+                }) => {
                     summary.pages_without_text += pages_without_text;
+                    summary.unchanged_chunks += kept;
                     let outcomes = write_group(self.db, &group, Some(&vectors))?;
                     for (((outcome, n), doc), warnings) in
                         outcomes.into_iter().zip(&group).zip(warnings)
@@ -304,6 +325,7 @@ impl Workers {
                 parsed.send(
                     Parsed {
                         doc: *doc,
+                        replaces: existing.map(|e| e.id),
                         pages_without_text: pages_without_text.unwrap_or(0),
                         warnings,
                     },
@@ -329,10 +351,12 @@ impl Workers {
         &self,
         parsed: Backlog<Parsed>,
         events: SyncSender<Event>,
+        earlier: &mut EarlierVectors,
         halt: &(dyn Fn() -> bool + Send + Sync),
     ) {
         let min_batch = self.config.embedding.batch_size.max(1);
         let mut group: Vec<ReadyDocument> = Vec::new();
+        let mut replaced: Vec<i64> = Vec::new();
         let mut warnings: Vec<Vec<String>> = Vec::new();
         let mut chunks = 0usize;
         let mut pages_without_text = 0u64;
@@ -346,6 +370,7 @@ impl Workers {
             if let Some(p) = next {
                 chunks += p.doc.chunks.len();
                 pages_without_text += p.pages_without_text;
+                replaced.extend(p.replaces);
                 group.push(p.doc);
                 warnings.push(p.warnings);
                 if chunks < EMBED_GROUP_CHUNKS
@@ -360,20 +385,22 @@ impl Workers {
             if !group.is_empty() {
                 let t = Instant::now();
                 let progress = &self.progress;
+                let known = earlier.of(&std::mem::take(&mut replaced));
                 let embedded = self.model().and_then(|e| {
-                    embed_group_in_batches(e.as_ref(), &group, min_batch, halt, &|n| {
+                    embed_group_in_batches(e.as_ref(), &group, &known, min_batch, halt, &|n| {
                         progress.chunks_done(n as u64)
                     })
                 });
                 self.embed_nanos
                     .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
                 let event = match embedded {
-                    Ok(Some(vectors)) => Event::Embedded(
-                        std::mem::take(&mut group),
-                        vectors,
-                        std::mem::take(&mut pages_without_text),
-                        std::mem::take(&mut warnings),
-                    ),
+                    Ok(Some(v)) => Event::Embedded(Embedded {
+                        group: std::mem::take(&mut group),
+                        vectors: v.vectors,
+                        kept: v.kept,
+                        pages_without_text: std::mem::take(&mut pages_without_text),
+                        warnings: std::mem::take(&mut warnings),
+                    }),
                     Ok(None) => return,
                     Err(e) => Event::Fatal(e),
                 };
@@ -387,6 +414,42 @@ impl Workers {
                 break;
             }
         }
+    }
+}
+
+/// The vectors of the documents a run replaces, read on the embedding
+/// thread's own connection (opened at the first document that replaces
+/// one; the writer's is busy writing). They belong to the model this run
+/// embeds with: the database holds vectors of its bound model only.
+struct EarlierVectors {
+    reopener: Reopener,
+    db: Option<Database>,
+}
+
+impl EarlierVectors {
+    fn new(reopener: Reopener) -> Self {
+        EarlierVectors { reopener, db: None }
+    }
+
+    /// Each earlier chunk's vector under its model input. Reading is only
+    /// a saving: if it fails, every chunk is embedded as if new.
+    fn of(&mut self, documents: &[i64]) -> HashMap<String, Vec<f32>> {
+        let mut known = HashMap::new();
+        if documents.is_empty() {
+            return known;
+        }
+        if self.db.is_none() {
+            self.db = self.reopener.open().ok();
+        }
+        let Some(db) = &self.db else {
+            return known;
+        };
+        for &id in documents {
+            if let Ok(vectors) = db.earlier_vectors(id) {
+                known.extend(vectors);
+            }
+        }
+        known
     }
 }
 

@@ -71,6 +71,9 @@ pub struct IngestSummary {
     pub removed: usize,
     /// Chunks written.
     pub chunks: usize,
+    /// Chunks of changed documents whose text (and header) did not change:
+    /// they kept their vectors instead of being embedded again.
+    pub unchanged_chunks: usize,
     /// PDF pages without extractable text (scanned pages; OCR is not done).
     pub pages_without_text: u64,
     /// Directories or links the walk could not enter (unreadable, loops), and FIFOs, sockets and
