@@ -154,6 +154,10 @@ pub(crate) struct AddOutput {
     pub failed_files: Vec<FailedFile>,
     /// Files already indexed and unchanged.
     pub skipped: usize,
+    /// Indexed files read again whether they changed or not: every one when asked to read
+    /// again, otherwise those indexed by an older kb whose reader of their kind read less well
+    /// (counted in `updated` when written).
+    pub read_again: usize,
     /// Files of a type kb does not index.
     pub unsupported: usize,
     /// Those files, each with why (also in the errors log).
@@ -263,6 +267,7 @@ impl AddOutput {
                 })
                 .collect(),
             skipped: s.skipped,
+            read_again: s.read_again,
             unsupported: s.unsupported,
             unsupported_files: s
                 .unsupported_files
@@ -539,9 +544,20 @@ impl Render for AddOutput {
                     if n == 1 { "its" } else { "their" }
                 ),
             };
+            let why = match self.read_again {
+                0 => "changed since indexed",
+                _ => "changed since indexed, or read again",
+            };
             s.push_str(&format!(
-                " Updated {} (changed since indexed{kept}).",
+                " Updated {} ({why}{kept}).",
                 plural(self.updated as u64, "document", "documents")
+            ));
+        }
+        if self.read_again > 0 {
+            s.push_str(&format!(
+                " {} read again (--reread, or indexed by an older kb that read {} less well).",
+                plural(self.read_again as u64, "indexed file", "indexed files"),
+                if self.read_again == 1 { "it" } else { "them" }
             ));
         }
         s.push_str(&format!(

@@ -490,6 +490,7 @@ mod tests {
                              DELETE FROM chunk_codes WHERE chunk_id = old.id;
                          END;
                          ALTER TABLE documents DROP COLUMN via_link;
+                         ALTER TABLE documents DROP COLUMN reader_version;
                          ALTER TABLE roots DROP COLUMN tags;
                          ALTER TABLE roots DROP COLUMN follow_external_links;
                          UPDATE config SET value = '7' WHERE key = 'schema_version';",
@@ -528,6 +529,7 @@ mod tests {
             db.conn()
                 .execute_batch(
                     "ALTER TABLE documents DROP COLUMN via_link;
+                         ALTER TABLE documents DROP COLUMN reader_version;
                          ALTER TABLE roots DROP COLUMN tags;
                          ALTER TABLE roots DROP COLUMN follow_external_links;
                      PRAGMA writable_schema = ON;

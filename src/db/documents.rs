@@ -38,6 +38,8 @@ pub struct NewDocument {
     pub tags: Vec<String>,
     /// The document's text as indexed (for `kb open` and `kb show --section`).
     pub content: Option<String>,
+    /// The version of the reader that read it (`ingest::readers`).
+    pub reader_version: u32,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -65,6 +67,8 @@ pub struct IndexedFile {
     pub file_mtime: Option<i64>,
     /// The link the walks reach the file through, when only through it.
     pub via_link: Option<String>,
+    /// The version of the reader that read it (`ingest::readers`).
+    pub reader_version: u32,
 }
 
 impl IndexedFile {
@@ -114,8 +118,8 @@ impl Database {
     /// parallel parsers can decide skip or re-index without the database.
     pub fn indexed_files(&self) -> Result<std::collections::HashMap<String, IndexedFile>> {
         let mut stmt = self.conn().prepare(
-            "SELECT source_path, id, content_hash, file_size, file_mtime, via_link FROM documents
-             WHERE source_path IS NOT NULL",
+            "SELECT source_path, id, content_hash, file_size, file_mtime, via_link, reader_version
+             FROM documents WHERE source_path IS NOT NULL",
         )?;
         let rows = stmt.query_map([], |r| {
             Ok((
@@ -126,6 +130,7 @@ impl Database {
                     file_size: r.get::<_, Option<i64>>(3)?.map(|v| v as u64),
                     file_mtime: r.get(4)?,
                     via_link: r.get(5)?,
+                    reader_version: r.get(6)?,
                 },
             ))
         })?;
@@ -136,8 +141,8 @@ impl Database {
         Ok(self
             .conn()
             .query_row(
-                "SELECT id, content_hash, file_size, file_mtime, via_link FROM documents
-                 WHERE source_path = ?1",
+                "SELECT id, content_hash, file_size, file_mtime, via_link, reader_version
+                 FROM documents WHERE source_path = ?1",
                 [source_path],
                 |r| {
                     Ok(IndexedFile {
@@ -146,6 +151,7 @@ impl Database {
                         file_size: r.get::<_, Option<i64>>(2)?.map(|v| v as u64),
                         file_mtime: r.get(3)?,
                         via_link: r.get(4)?,
+                        reader_version: r.get(5)?,
                     })
                 },
             )
@@ -169,7 +175,12 @@ impl Database {
     /// save, a checkout) keeps them when its text comes back. `file` is
     /// the empty file's size, mtime and content hash, so an unchanged one
     /// is passed by; without it the next walk reads the file again.
-    pub fn empty_document(&self, id: i64, file: Option<(u64, Option<i64>, String)>) -> Result<()> {
+    pub fn empty_document(
+        &self,
+        id: i64,
+        file: Option<(u64, Option<i64>, String)>,
+        reader_version: u32,
+    ) -> Result<()> {
         let tx = self.begin_write()?;
         let conn = self.conn();
         let file_tags: Option<String> = conn.query_row(
@@ -189,10 +200,10 @@ impl Database {
         };
         conn.execute(
             "UPDATE documents SET content = '', content_hash = ?2, file_size = ?3,
-                file_mtime = ?4, metadata = '{}',
+                file_mtime = ?4, metadata = '{}', reader_version = ?5,
                 updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
              WHERE id = ?1",
-            params![id, hash, size, mtime],
+            params![id, hash, size, mtime, reader_version],
         )?;
         tx.commit()?;
         Ok(())
@@ -289,7 +300,8 @@ impl Database {
                 conn.execute(
                     "UPDATE documents SET title = ?2, content_hash = ?3, doc_type = ?4,
                         language = ?5, file_size = ?6, file_mtime = ?7, metadata = ?8,
-                        content = ?9, updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+                        content = ?9, reader_version = ?10,
+                        updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
                      WHERE id = ?1",
                     params![
                         id,
@@ -300,7 +312,8 @@ impl Database {
                         doc.file_size as i64,
                         doc.file_mtime,
                         doc.metadata.to_json(),
-                        doc.content
+                        doc.content,
+                        doc.reader_version
                     ],
                 )?;
                 WriteOutcome::Replaced(id)
@@ -308,8 +321,8 @@ impl Database {
             None => {
                 conn.execute(
                     "INSERT INTO documents (title, source_path, content_hash, doc_type, language,
-                        file_size, file_mtime, metadata, content)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                        file_size, file_mtime, metadata, content, reader_version)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                     params![
                         doc.title,
                         doc.source_path,
@@ -319,7 +332,8 @@ impl Database {
                         doc.file_size as i64,
                         doc.file_mtime,
                         doc.metadata.to_json(),
-                        doc.content
+                        doc.content,
+                        doc.reader_version
                     ],
                 )?;
                 WriteOutcome::Added(conn.last_insert_rowid())

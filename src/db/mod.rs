@@ -71,6 +71,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (11, include_str!("../../migrations/011_document_links.sql")),
     (12, include_str!("../../migrations/012_root_options.sql")),
     (13, include_str!("../../migrations/013_kept_out.sql")),
+    (14, include_str!("../../migrations/014_reader_versions.sql")),
 ];
 
 /// The newest schema this binary knows.

@@ -34,6 +34,7 @@ pub(crate) fn note(path: &str, hash: &str) -> NewDocument {
         metadata: Default::default(),
         tags: vec![],
         content: None,
+        reader_version: 1,
     }
 }
 

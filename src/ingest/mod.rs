@@ -33,6 +33,7 @@ pub mod odf;
 pub mod pdf;
 pub mod pipeline;
 pub mod pptx;
+pub mod readers;
 pub mod sections;
 pub mod sheets;
 pub mod skill;

@@ -141,9 +141,37 @@ fn reread_reads_unchanged_files_again() {
     assert_eq!(again["skipped"], 0, "{again}");
     let all = kb.json(&["update", "--reread", "--format", "json", "--quiet"]);
     assert_eq!(all["updated"], 3, "{all}");
+    assert_eq!(all["read_again"], 3, "{all}");
     let after = kb.json(&["status"]);
     assert_eq!(after["total_documents"], before["total_documents"]);
     assert_eq!(after["total_chunks"], before["total_chunks"]);
+
+    // A document an older kb's reader read (as every document indexed
+    // before readers were versioned) is read again by a plain update,
+    // keeping its vectors; the others are passed by.
+    let conn = rusqlite::Connection::open(kb.db_path()).unwrap();
+    conn.execute(
+        "UPDATE documents SET reader_version = 0 WHERE source_path LIKE '%dentist.txt'",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    // The human summary goes to stderr, beside the progress.
+    let out = kb
+        .cmd()
+        .args(["update", "--format", "human"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("Updated 1 document (changed since indexed, or read again;")
+            && said.contains("1 indexed file read again"),
+        "{said}"
+    );
+    let again = kb.json(&["update", "--format", "json", "--quiet"]);
+    assert_eq!(again["read_again"], 0, "{again}");
+    assert_eq!(again["updated"], 0, "{again}");
 }
 
 #[test]

@@ -116,6 +116,7 @@ pub(crate) fn bench_build(a: &Args) -> Result<()> {
                 metadata: Default::default(),
                 tags: vec![],
                 content: None,
+                reader_version: kb::ingest::readers::version(kb::document::DocType::Note),
             };
             db.write_document_in_tx(&doc, &chunks, Some(&vectors[off..off + chunks.len()]))?;
             off += chunks.len();

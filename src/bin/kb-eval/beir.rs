@@ -341,6 +341,7 @@ fn prepare_document(
         metadata: Default::default(),
         tags: Vec::new(),
         content: None,
+        reader_version: kb::ingest::readers::version(DocType::Note),
     };
     let chunks = stored_chunks(&parsed, &path, headers, ctx.tokens, model_max);
     Ok(ReadyDocument { document, chunks })

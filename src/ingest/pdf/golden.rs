@@ -108,9 +108,11 @@ fn structure_of_each_document_class_matches_its_golden_file() {
     let Some(e) = engine() else { return };
     let update = std::env::var_os("KB_UPDATE_GOLDEN").is_some();
     let mut failures = Vec::new();
+    let mut all = String::new();
     for (name, pdf) in fixtures::all() {
         let ex = extract_bytes(&pdf.to_bytes(), &e).unwrap();
         let got = describe(name, &ex);
+        writeln!(all, "{name}\n{got}").unwrap();
         let path = golden_path(name);
         if update {
             std::fs::write(&path, &got).unwrap();
@@ -128,6 +130,40 @@ fn structure_of_each_document_class_matches_its_golden_file() {
         "the structure of these fixtures changed; after a deliberate change \
          KB_UPDATE_GOLDEN=1 cargo test --lib pdf::golden rewrites src/ingest/pdf/golden/\n{}",
         failures.join("\n")
+    );
+    check_reader_version(&all, update);
+}
+
+/// The golden files are pinned to the PDF reader's version
+/// (`ingest::readers::PDF`) by their hash in `golden/reader.txt`: files
+/// that changed mean the reader reads documents differently, so the
+/// version must go up (documents the old reader read are then read again).
+/// `update` records the new pair once it has.
+fn check_reader_version(golden: &str, update: bool) {
+    let path = golden_path("reader").with_extension("txt");
+    let hash = crate::ingest::change::content_hash(golden.as_bytes());
+    let version = crate::ingest::readers::PDF;
+    let recorded = std::fs::read_to_string(&path).unwrap_or_default();
+    let (was_version, was_hash) = recorded.trim().split_once(' ').unwrap_or(("0", ""));
+    let was_version: u32 = was_version.parse().unwrap_or(0);
+    assert!(
+        hash == was_hash || version > was_version,
+        "the golden files changed, so the PDF reader reads documents differently: raise \
+         ingest::readers::PDF (now {version}) so documents the old reader read are read again, \
+         then KB_UPDATE_GOLDEN=1 cargo test --lib pdf::golden records it in {}",
+        path.display()
+    );
+    let now = format!("{version} {hash}\n");
+    if update {
+        std::fs::write(&path, &now).unwrap();
+        return;
+    }
+    assert_eq!(
+        recorded,
+        now,
+        "{} is not the golden files' record: KB_UPDATE_GOLDEN=1 cargo test --lib pdf::golden \
+         writes it",
+        path.display()
     );
 }
 

@@ -171,14 +171,7 @@ impl<'a> Ingester<'a> {
             files.iter().map(|(p, _)| source_path::encode(p)).collect();
         let mut indexed = self.db.indexed_files()?;
         let known: HashSet<i64> = indexed.values().map(|f| f.id).collect();
-        if opts.reread {
-            for (_, file) in indexed
-                .iter_mut()
-                .filter(|(p, _)| walked_paths.contains(*p))
-            {
-                file.forget_reading();
-            }
-        }
+        summary.read_again = read_again(&mut indexed, &files, opts.reread);
         summary.seconds.walk = started.elapsed().as_secs_f64();
         opts.progress.files(files.len() as u64);
 
@@ -314,6 +307,27 @@ impl FileTags {
         }
         normalize_tags(tags)
     }
+}
+
+/// Marks the indexed files among `files` to be read again though unchanged:
+/// every one with `reread`, otherwise those read by an older version of
+/// kb's reader of their kind (`ingest::readers`). Returns how many.
+fn read_again(
+    indexed: &mut HashMap<String, IndexedFile>,
+    files: &[(PathBuf, DocType)],
+    reread: bool,
+) -> usize {
+    let mut n = 0;
+    for (path, doc_type) in files {
+        let Some(file) = indexed.get_mut(&*source_path::encode(path)) else {
+            continue;
+        };
+        if reread || file.reader_version < crate::ingest::readers::version(*doc_type) {
+            file.forget_reading();
+            n += 1;
+        }
+    }
+    n
 }
 
 #[cfg(test)]

@@ -152,6 +152,7 @@ impl Workers {
             },
             tags: normalize_tags(all_tags),
             content: Some(doc.content.clone()),
+            reader_version: crate::ingest::readers::version(doc_type),
         };
         let chunks: Vec<NewChunk> = stored_chunks(
             &doc,

@@ -39,8 +39,8 @@ enum Event {
         mtime: Option<i64>,
     },
     /// Not indexed, with the document an earlier version of the file
-    /// left, if any.
-    NotIndexed(PathBuf, IngestError, Option<i64>),
+    /// left, if any, and the version of the reader of its kind.
+    NotIndexed(PathBuf, IngestError, Option<i64>, u32),
     /// Documents with their vectors.
     Embedded(Embedded),
     /// A model or system failure: stop the run.
@@ -224,7 +224,7 @@ impl Writer<'_> {
                     summary.skipped += 1;
                     progress.file_done();
                 }
-                Event::NotIndexed(path, e, earlier) => {
+                Event::NotIndexed(path, e, earlier, reader_version) => {
                     // Unreadable content counts as a failure: the file
                     // claims a type kb indexes.
                     if e.is_empty() {
@@ -241,7 +241,8 @@ impl Writer<'_> {
                     let gone = matches!(e, IngestError::Unsupported(_));
                     match earlier {
                         Some(id) if e.is_empty() => {
-                            self.db.empty_document(id, empty_file(&path))?;
+                            self.db
+                                .empty_document(id, empty_file(&path), reader_version)?;
                             self.errors_log.record(
                                 &path,
                                 &format!(
@@ -335,9 +336,12 @@ impl Workers {
             }
             Ok((FileOutcome::Unchanged { id }, _)) => Event::Skipped { id },
             Ok((FileOutcome::Touched { id, size, mtime }, _)) => Event::Touched { id, size, mtime },
-            Ok((FileOutcome::NotIndexed(e), _)) => {
-                Event::NotIndexed(path.to_path_buf(), e, existing.map(|x| x.id))
-            }
+            Ok((FileOutcome::NotIndexed(e), _)) => Event::NotIndexed(
+                path.to_path_buf(),
+                e,
+                existing.map(|x| x.id),
+                crate::ingest::readers::version(doc_type),
+            ),
             Err(e) => Event::Fatal(e),
         })
     }

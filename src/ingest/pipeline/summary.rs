@@ -61,6 +61,10 @@ pub struct IngestSummary {
     pub failed_files: Vec<(PathBuf, String)>,
     /// Files already indexed and unchanged.
     pub skipped: usize,
+    /// Indexed files read again whether they changed or not: all of them
+    /// with `--reread`, otherwise those a newer kb reads better (read by an
+    /// older version of its reader of their kind).
+    pub read_again: usize,
     /// Files of a type kb does not index.
     pub unsupported: usize,
     /// Those files, each with why.

@@ -229,6 +229,34 @@ fn a_reread_reads_unchanged_files_again() {
     assert_eq!(kb.db.document_count().unwrap(), first.added as i64);
 }
 
+/// A document read by an older version of its kind's reader is read again
+/// (keeping the vectors of its chunks that read as before); the others are
+/// skipped, and once read it is skipped too.
+#[test]
+fn a_document_an_older_reader_read_is_read_again() {
+    let kb = Kb::new();
+    mixed_folder(&kb);
+    kb.add();
+    let id = kb.document_id("todo.txt");
+    kb.db
+        .conn()
+        .execute(
+            "UPDATE documents SET reader_version = 0 WHERE id = ?1",
+            [id],
+        )
+        .unwrap();
+    let again = kb.add();
+    assert_eq!(
+        (again.read_again, again.updated, again.skipped),
+        (1, 1, 3),
+        "{again:?}"
+    );
+    assert_eq!(again.unchanged_chunks, again.chunks, "it reads as before");
+    assert_eq!(kb.document_id("todo.txt"), id);
+    let third = kb.add();
+    assert_eq!((third.read_again, third.updated, third.skipped), (0, 0, 4));
+}
+
 #[test]
 fn an_edit_in_the_second_a_file_was_indexed_is_seen() {
     let kb = Kb::new();
