@@ -39,6 +39,9 @@ pub(crate) struct StatusOutput {
     /// Indexed documents whose source file changed or vanished since (or
     /// the only link that led to it).
     pub stale_documents: usize,
+    /// Documents indexed by an older kb whose reader of their kind read less well: the next
+    /// kb update reads them again (their chunks that read as before keep their vectors).
+    pub read_by_older_kb: i64,
     /// Files removed with kb remove while still under an added folder: kb update passes them by
     /// until kb add names them.
     pub kept_out: Vec<String>,
@@ -69,10 +72,17 @@ impl Command for StatusArgs {
             .into_iter()
             .filter(|f| file_status(&f.into()) != FileStatus::Unchanged)
             .count();
+        let read_by_older_kb = db
+            .documents_by_reader()?
+            .into_iter()
+            .filter(|(t, v, _)| *v < crate::ingest::readers::version(*t))
+            .map(|(_, _, n)| n)
+            .sum();
         let mut kept_out: Vec<String> = db.kept_out()?.into_iter().collect();
         kept_out.sort();
         Ok(StatusOutput {
             stale_documents,
+            read_by_older_kb,
             kept_out,
             total_documents: documents.values().sum(),
             documents,
@@ -119,6 +129,12 @@ impl Render for StatusOutput {
                 "Stale: {} changed or missing since indexing (kb add to refresh, kb remove \
                  --missing to drop)\n",
                 plural(self.stale_documents as u64, "document", "documents")
+            ));
+        }
+        if self.read_by_older_kb > 0 {
+            out.push_str(&format!(
+                "Read by an older kb: {} this kb reads better (kb update reads them again)\n",
+                plural(self.read_by_older_kb as u64, "document", "documents")
             ));
         }
         for p in &self.kept_out {

@@ -444,6 +444,16 @@ impl Database {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Document counts by type and the version of the reader that read
+    /// them (`ingest::readers`).
+    pub fn documents_by_reader(&self) -> Result<Vec<(DocType, u32, i64)>> {
+        let mut stmt = self
+            .conn()
+            .prepare("SELECT doc_type, reader_version, count(*) FROM documents GROUP BY 1, 2")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Tags with the number of documents carrying each, most used first.
     pub fn tag_counts(&self) -> Result<Vec<(String, i64)>> {
         let mut stmt = self.conn().prepare(

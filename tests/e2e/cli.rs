@@ -156,6 +156,7 @@ fn reread_reads_unchanged_files_again() {
     )
     .unwrap();
     drop(conn);
+    assert_eq!(kb.json(&["status"])["read_by_older_kb"], 1);
     // The human summary goes to stderr, beside the progress.
     let out = kb
         .cmd()
@@ -172,6 +173,7 @@ fn reread_reads_unchanged_files_again() {
     let again = kb.json(&["update", "--format", "json", "--quiet"]);
     assert_eq!(again["read_again"], 0, "{again}");
     assert_eq!(again["updated"], 0, "{again}");
+    assert_eq!(kb.json(&["status"])["read_by_older_kb"], 0);
 }
 
 #[test]
