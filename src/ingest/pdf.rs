@@ -29,6 +29,7 @@ mod literals;
 mod monospace;
 mod numbering;
 mod outline;
+mod overlays;
 mod pack;
 pub(super) mod page;
 pub mod page_cache;

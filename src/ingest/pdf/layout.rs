@@ -10,6 +10,7 @@ use super::furniture::strip_running_lines;
 use super::grouping::body_size;
 use super::hyphens::Hyphenation;
 use super::numbering::{chapter_label, numbered_depth};
+use super::overlays::drop_overlay_steps;
 use super::page::{Line, Page};
 use super::text_shape::{figure_caption, without_stray_quotes};
 use super::tuning::TUNING;
@@ -43,6 +44,7 @@ pub(super) fn structure(
     title_page: bool,
 ) -> (Vec<Block>, Option<String>, Vec<Decision>) {
     let mut lines: Vec<Vec<Line>> = pages.iter().map(|p| p.lines.clone()).collect();
+    drop_overlay_steps(&mut lines);
     let body = body_size(&lines);
     strip_running_lines(&mut lines, body);
     let (doc, groups) = Document::read(pages, &lines, body, hyphens);
