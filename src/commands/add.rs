@@ -169,8 +169,9 @@ pub(crate) struct AddOutput {
     pub removed: usize,
     /// Chunks written.
     pub chunks: usize,
-    /// Chunks of updated documents whose text did not change: they kept their vectors instead of
-    /// being embedded again.
+    /// Chunks written that an earlier version of their file (or a file of the same content: a
+    /// copy, or the file before a move) already had, header and text: they kept their vectors
+    /// instead of being embedded again.
     pub unchanged_chunks: usize,
     /// PDF pages without extractable text.
     pub pages_without_text: u64,
@@ -536,21 +537,21 @@ impl Render for AddOutput {
     fn human(&self, _style: &Style) -> String {
         let mut s = format!("Added {}.", plural(self.added as u64, "document", "documents"));
         if self.updated > 0 {
-            let kept = match self.unchanged_chunks {
-                0 => String::new(),
-                n => format!(
-                    "; {} kept {} vectors",
-                    plural(n as u64, "unchanged chunk", "unchanged chunks"),
-                    if n == 1 { "its" } else { "their" }
-                ),
-            };
             let why = match self.read_again {
                 0 => "changed since indexed",
                 _ => "changed since indexed, or read again",
             };
             s.push_str(&format!(
-                " Updated {} ({why}{kept}).",
+                " Updated {} ({why}).",
                 plural(self.updated as u64, "document", "documents")
+            ));
+        }
+        if self.unchanged_chunks > 0 {
+            let n = self.unchanged_chunks;
+            s.push_str(&format!(
+                " {} read as before kept {} vectors.",
+                plural(n as u64, "chunk", "chunks"),
+                if n == 1 { "its" } else { "their" }
             ));
         }
         if self.read_again > 0 {

@@ -166,7 +166,7 @@ fn reread_reads_unchanged_files_again() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{said}");
     assert!(
-        said.contains("Updated 1 document (changed since indexed, or read again;")
+        said.contains("Updated 1 document (changed since indexed, or read again).")
             && said.contains("1 indexed file read again"),
         "{said}"
     );

@@ -285,6 +285,19 @@ fn the_same_files_give_the_same_vectors_bit_for_bit() {
         stored_vectors(&first) == after,
         "read again, the vectors are the same"
     );
+
+    // A folder moved: its files keep their vectors under their new paths,
+    // and the knowledge base is the one a rebuild of the moved tree gives.
+    std::fs::rename(docs.join("part2"), docs.join("moved")).unwrap();
+    let s = first.add(&[&docs]);
+    assert_eq!((&s["added"], &s["removed"]), (&12.into(), &12.into()), "{s}");
+    assert_eq!(s["unchanged_chunks"], s["chunks"], "{s}");
+    let rebuilt = int8_kb();
+    rebuilt.add(&[&docs]);
+    assert!(
+        stored_vectors(&first) == stored_vectors(&rebuilt),
+        "a moved folder's vectors differ from a rebuild's"
+    );
 }
 
 /// kb reads a model's tokenizer.json with its own reader (the crate's

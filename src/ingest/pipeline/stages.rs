@@ -62,9 +62,10 @@ struct Embedded {
 /// A parsed document on its way to the embedding thread.
 struct Parsed {
     doc: ReadyDocument,
-    /// The document an earlier version of the file left, whose vectors
-    /// the chunks it still has keep.
-    replaces: Option<i64>,
+    /// A document whose vectors its chunks that read the same keep: the
+    /// one an earlier version of the file left, or else one of the same
+    /// content (the file before a move or rename, or a copy).
+    earlier: Option<i64>,
     pages_without_text: u64,
     /// The parser's warnings, logged when the document is written.
     warnings: Vec<String>,
@@ -119,6 +120,11 @@ impl Writer<'_> {
             Arc::new(move || stop.load(Ordering::Relaxed) || cancel.load(Ordering::SeqCst))
         };
         let (parsed_tx, parsed_rx) = backlog::<Parsed>(WAITING_CHUNKS);
+        let by_content: HashMap<String, i64> = indexed
+            .values()
+            .filter(|f| !f.content_hash.is_empty())
+            .map(|f| (f.content_hash.clone(), f.id))
+            .collect();
         let (event_tx, event_rx) = sync_channel::<Event>(64);
 
         let parsers = {
@@ -142,6 +148,7 @@ impl Writer<'_> {
                                     path,
                                     *doc_type,
                                     indexed.get(&*key),
+                                    &by_content,
                                     &tags.written(&key),
                                     parsed_tx,
                                 );
@@ -310,6 +317,7 @@ impl Workers {
         path: &std::path::Path,
         doc_type: DocType,
         existing: Option<&IndexedFile>,
+        by_content: &HashMap<String, i64>,
         tags: &[String],
         parsed: &BacklogSender<Parsed>,
     ) -> Option<Event> {
@@ -323,10 +331,13 @@ impl Workers {
             Ok((FileOutcome::Ready(doc, pages_without_text), warnings)) => {
                 self.progress.chunks_found(doc.chunks.len() as u64);
                 let chunks = doc.chunks.len();
+                let earlier = existing
+                    .map(|e| e.id)
+                    .or_else(|| by_content.get(&doc.document.content_hash).copied());
                 parsed.send(
                     Parsed {
                         doc: *doc,
-                        replaces: existing.map(|e| e.id),
+                        earlier,
                         pages_without_text: pages_without_text.unwrap_or(0),
                         warnings,
                     },
@@ -360,7 +371,7 @@ impl Workers {
     ) {
         let min_batch = self.config.embedding.batch_size.max(1);
         let mut group: Vec<ReadyDocument> = Vec::new();
-        let mut replaced: Vec<i64> = Vec::new();
+        let mut earlier_documents: Vec<i64> = Vec::new();
         let mut warnings: Vec<Vec<String>> = Vec::new();
         let mut chunks = 0usize;
         let mut pages_without_text = 0u64;
@@ -374,7 +385,7 @@ impl Workers {
             if let Some(p) = next {
                 chunks += p.doc.chunks.len();
                 pages_without_text += p.pages_without_text;
-                replaced.extend(p.replaces);
+                earlier_documents.extend(p.earlier);
                 group.push(p.doc);
                 warnings.push(p.warnings);
                 if chunks < EMBED_GROUP_CHUNKS
@@ -389,7 +400,7 @@ impl Workers {
             if !group.is_empty() {
                 let t = Instant::now();
                 let progress = &self.progress;
-                let known = earlier.of(&std::mem::take(&mut replaced));
+                let known = earlier.of(&std::mem::take(&mut earlier_documents));
                 let embedded = self.model().and_then(|e| {
                     embed_group_in_batches(e.as_ref(), &group, &known, min_batch, halt, &|n| {
                         progress.chunks_done(n as u64)
@@ -421,7 +432,7 @@ impl Workers {
     }
 }
 
-/// The vectors of the documents a run replaces, read on the embedding
+/// The vectors of the documents a run replaces (or copies), read on the embedding
 /// thread's own connection (opened at the first document that replaces
 /// one; the writer's is busy writing). They belong to the model this run
 /// embeds with: the database holds vectors of its bound model only.

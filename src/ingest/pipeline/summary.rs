@@ -75,8 +75,9 @@ pub struct IngestSummary {
     pub removed: usize,
     /// Chunks written.
     pub chunks: usize,
-    /// Chunks of changed documents whose text (and header) did not change:
-    /// they kept their vectors instead of being embedded again.
+    /// Chunks written that an earlier version of their file (or a file of
+    /// the same content) already had, header and text: they kept their
+    /// vectors instead of being embedded again.
     pub unchanged_chunks: usize,
     /// PDF pages without extractable text (scanned pages; OCR is not done).
     pub pages_without_text: u64,

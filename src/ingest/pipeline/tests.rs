@@ -257,6 +257,21 @@ fn a_document_an_older_reader_read_is_read_again() {
     assert_eq!((third.read_again, third.updated, third.skipped), (0, 0, 4));
 }
 
+/// A file moved keeps its vectors under its new path: the document of the
+/// same content the move leaves behind gives them before it is removed.
+#[test]
+fn a_moved_file_keeps_its_vectors() {
+    let kb = Kb::new();
+    mixed_folder(&kb);
+    kb.add();
+    std::fs::create_dir(kb.docs.join("docs")).unwrap();
+    std::fs::rename(kb.docs.join("guide.md"), kb.docs.join("docs/guide.md")).unwrap();
+    let moved = kb.add();
+    assert_eq!((moved.added, moved.removed), (1, 1), "{moved:?}");
+    assert!(moved.chunks > 0);
+    assert_eq!(moved.unchanged_chunks, moved.chunks, "{moved:?}");
+}
+
 #[test]
 fn an_edit_in_the_second_a_file_was_indexed_is_seen() {
     let kb = Kb::new();
