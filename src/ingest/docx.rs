@@ -1,14 +1,20 @@
 //! Word documents (`.docx`): the paragraphs of `word/document.xml`, with
 //! headings from their paragraph style's outline level (or a style named
-//! "Heading N", or the paragraph's own outline level), numbered and
-//! bulleted paragraphs as list items, tables as rows of ` | `-joined
+//! "Heading N", or the paragraph's own outline level), numbered
+//! paragraphs with the number Word shows ("3.", "b)"; see `numbering`) and
+//! bulleted ones as `- ` items, tables as rows of ` | `-joined
 //! cells; the title from `docProps/core.xml`, else the first heading, else
 //! the file name.
 
-use std::collections::HashMap;
 use std::path::Path;
 
-use super::container::{attr, first_text, through_bases, walk_xml, Package, Xml};
+mod numbering;
+mod styles;
+
+use numbering::{roman, Numbering};
+use styles::{read_styles, ListItem, Styles};
+
+use super::container::{attr, first_text, walk_xml, Package, Xml};
 use super::extracted::TextBuilder;
 use super::symbol_font::symbol;
 use super::{file_title, ChunkContext, IngestError, ParsedDocument};
@@ -20,10 +26,14 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
         Some(xml) => read_styles(&xml)?,
         None => Styles::default(),
     };
+    let mut numbering = match pkg.read("word/numbering.xml")? {
+        Some(xml) => Numbering::read(&xml)?,
+        None => Numbering::default(),
+    };
     let body = pkg.require("word/document.xml")?;
     let mut b = TextBuilder::default();
     let mut refs = NoteRefs::default();
-    read_body(&body, &styles, &mut refs, &mut b)?;
+    read_body(&body, &styles, &mut numbering, &mut refs, &mut b)?;
     doc.title = match pkg.read("docProps/core.xml")? {
         Some(core) => first_text(&core, "docProps/core.xml", "title")?,
         None => None,
@@ -49,138 +59,6 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
     }
     b.finish(&mut doc, ctx)?;
     Ok(doc)
-}
-
-/// What `word/styles.xml` says of the styles paragraphs and runs name.
-#[derive(Default)]
-struct Styles {
-    /// Style id → heading level (1-based), for the styles that are
-    /// headings: by name, by outline level, or by the style they are
-    /// based on.
-    headings: HashMap<String, u8>,
-    /// Style id → whether its text is hidden (`w:vanish` in its run
-    /// properties, or in those of the style it is based on), for the
-    /// styles that say either way.
-    hidden: HashMap<String, bool>,
-}
-
-impl Styles {
-    fn hidden(&self, id: &str) -> Option<bool> {
-        self.hidden.get(id).copied()
-    }
-}
-
-/// Reads the styles: headings, and hidden text.
-fn read_styles(xml: &[u8]) -> Result<Styles, IngestError> {
-    let mut out = HashMap::new();
-    let mut hidden: HashMap<String, bool> = HashMap::new();
-    let mut based_on: HashMap<String, String> = HashMap::new();
-    let mut body_text: Vec<String> = Vec::new();
-    let mut id: Option<String> = None;
-    // Depth inside the style being read, and whether in its own run
-    // properties (not its paragraph mark's, nor a table part's).
-    let mut depth = 0usize;
-    let mut in_rpr = false;
-    walk_xml(xml, "word/styles.xml", |e| {
-        match e {
-            Xml::Start { .. } if id.is_some() => depth += 1,
-            Xml::End { name } if id.is_some() && name != "style" => {
-                depth = depth.saturating_sub(1);
-                if name == "rPr" && depth == 0 {
-                    in_rpr = false;
-                }
-            }
-            _ => {}
-        }
-        match e {
-            Xml::Start {
-                name: "style",
-                attrs,
-            } => {
-                id = attr(attrs, "styleId").map(str::to_string);
-                depth = 0;
-                in_rpr = false;
-            }
-            Xml::Start { name: "rPr", .. } if depth == 1 => in_rpr = true,
-            Xml::Start {
-                name: "vanish",
-                attrs,
-            } if in_rpr => {
-                if let Some(id) = &id {
-                    hidden.insert(
-                        id.clone(),
-                        !matches!(attr(attrs, "val"), Some("0" | "false" | "off")),
-                    );
-                }
-            }
-            Xml::Start {
-                name: "name",
-                attrs,
-            } => {
-                if let (Some(id), Some(n)) = (&id, attr(attrs, "val")) {
-                    let lower = n.to_ascii_lowercase();
-                    if let Some(level) = lower
-                        .strip_prefix("heading ")
-                        .and_then(|l| l.trim().parse::<u8>().ok())
-                    {
-                        out.entry(id.clone()).or_insert(level);
-                    } else if lower == "title" {
-                        out.entry(id.clone()).or_insert(1);
-                    }
-                }
-            }
-            Xml::Start {
-                name: "outlineLvl",
-                attrs,
-            } => {
-                if let (Some(id), Some(l)) =
-                    (&id, attr(attrs, "val").and_then(|v| v.parse::<u8>().ok()))
-                {
-                    if l < 9 {
-                        out.insert(id.clone(), l + 1);
-                    } else {
-                        // Set to body text: not a heading whatever its base.
-                        body_text.push(id.clone());
-                    }
-                }
-            }
-            Xml::Start {
-                name: "basedOn",
-                attrs,
-            } => {
-                if let (Some(id), Some(base)) = (&id, attr(attrs, "val")) {
-                    based_on.insert(id.clone(), base.to_string());
-                }
-            }
-            Xml::End { name: "style" } => id = None,
-            _ => {}
-        }
-        Ok(())
-    })?;
-    let headings = based_on
-        .keys()
-        .filter(|s| !body_text.contains(s))
-        .filter_map(|s| Some((s.clone(), inherited(&out, &based_on, s)?)))
-        .collect::<Vec<_>>();
-    let inherited_hidden = based_on
-        .keys()
-        .filter_map(|s| Some((s.clone(), inherited(&hidden, &based_on, s)?)))
-        .collect::<Vec<_>>();
-    out.extend(headings);
-    hidden.extend(inherited_hidden);
-    Ok(Styles {
-        headings: out,
-        hidden,
-    })
-}
-
-/// What a style says, or what it takes from the styles it is based on.
-fn inherited<T: Copy>(
-    own: &HashMap<String, T>,
-    based_on: &HashMap<String, String>,
-    style: &String,
-) -> Option<T> {
-    through_bases(style, |s| own.get(*s).copied(), |s| based_on.get(*s))
 }
 
 /// The text of each footnote (or endnote) with any, in the order of the
@@ -264,45 +142,31 @@ impl NoteRefs {
     }
 }
 
-/// `n` in lower-case Roman numerals.
-fn roman(mut n: usize) -> String {
-    let mut out = String::new();
-    for (value, letters) in [
-        (1000, "m"),
-        (900, "cm"),
-        (500, "d"),
-        (400, "cd"),
-        (100, "c"),
-        (90, "xc"),
-        (50, "l"),
-        (40, "xl"),
-        (10, "x"),
-        (9, "ix"),
-        (5, "v"),
-        (4, "iv"),
-        (1, "i"),
-    ] {
-        while n >= value {
-            out.push_str(letters);
-            n -= value;
-        }
-    }
-    out
-}
-
 /// A paragraph being read.
 #[derive(Default)]
 struct Para {
     text: String,
     level: Option<u8>,
-    list: bool,
+    /// Its list, when it is an item of one (list `"0"`: numbering removed).
+    list: Option<ListItem>,
     /// Whether its style hides its text, when the style says.
     hidden: Option<bool>,
+}
+
+impl Para {
+    /// Its list and level when it is a list item (list `"0"` removes the
+    /// numbering a style gave it).
+    fn list_item(&self) -> Option<(&str, usize)> {
+        let item = self.list.as_ref()?;
+        let list = item.list.as_deref().filter(|l| *l != "0")?;
+        Some((list, item.level.unwrap_or(0)))
+    }
 }
 
 fn read_body(
     xml: &[u8],
     styles: &Styles,
+    numbering: &mut Numbering,
     refs: &mut NoteRefs,
     b: &mut TextBuilder,
 ) -> Result<(), IngestError> {
@@ -344,6 +208,9 @@ fn read_body(
                         p.level = Some(*level);
                     }
                     p.hidden = styles.hidden(id);
+                    if let Some(item) = styles.lists.get(id) {
+                        p.list.get_or_insert_with(|| item.clone());
+                    }
                 }
             }
             Xml::Start {
@@ -361,9 +228,12 @@ fn read_body(
                     p.level = (l < 9).then_some(l + 1);
                 }
             }
-            Xml::Start { name: "numPr", .. } if in_ppr => {
-                if let Some(p) = open.last_mut() {
-                    p.list = true;
+            Xml::Start {
+                name: name @ ("numId" | "ilvl"),
+                attrs,
+            } if in_ppr => {
+                if let (Some(p), Some(val)) = (open.last_mut(), attr(attrs, "val")) {
+                    p.list.get_or_insert_with(ListItem::default).set(name, val);
                 }
             }
             Xml::Start { name: "r", .. } => {
@@ -433,8 +303,10 @@ fn read_body(
                         b.push_inline(" ");
                     } else if let Some(level) = p.level {
                         b.heading(level, &p.text);
-                    } else if p.list {
-                        b.push_inline("- ");
+                    } else if let Some((list, level)) = p.list_item() {
+                        let label = numbering.label(list, level);
+                        b.push_inline(label.as_deref().unwrap_or("-"));
+                        b.push_inline(" ");
                         b.push_inline(&p.text);
                         b.end_line();
                     } else {

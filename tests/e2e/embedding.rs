@@ -290,7 +290,11 @@ fn the_same_files_give_the_same_vectors_bit_for_bit() {
     // and the knowledge base is the one a rebuild of the moved tree gives.
     std::fs::rename(docs.join("part2"), docs.join("moved")).unwrap();
     let s = first.add(&[&docs]);
-    assert_eq!((&s["added"], &s["removed"]), (&12.into(), &12.into()), "{s}");
+    assert_eq!(
+        (&s["added"], &s["removed"]),
+        (&12.into(), &12.into()),
+        "{s}"
+    );
     assert_eq!(s["unchanged_chunks"], s["chunks"], "{s}");
     let rebuilt = int8_kb();
     rebuilt.add(&[&docs]);
