@@ -10,9 +10,9 @@
 //! The tables are sqlite-vec 0.1's layout (`chunks_vec_info` names the
 //! version that made them); with any other, the virtual table is queried.
 
-use rusqlite::{OptionalExtension, MAIN_DB};
-
 use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, MAIN_DB};
 
 use super::vectors::{blob_to_vector, ChunkToEmbed};
 use super::Database;
