@@ -45,6 +45,11 @@ impl Database {
     /// document keeps the vector of every chunk whose input is unchanged,
     /// since the model gives the same input the same vector bit for bit.
     pub fn earlier_vectors(&self, document_id: i64) -> Result<HashMap<String, Vec<f32>>> {
+        // One snapshot for the chunks, their places and the vectors read
+        // there: the writer may replace a document meanwhile (a copy's
+        // source edited in the same run), and the places found must be
+        // read as they were when found.
+        let _snapshot = self.read_snapshot()?;
         let mut stmt = self.conn().prepare_cached(
             "SELECT id, document_id, context, text FROM chunks WHERE document_id = ?1",
         )?;
