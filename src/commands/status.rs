@@ -75,7 +75,7 @@ impl Command for StatusArgs {
         let read_by_older_kb = db
             .documents_by_reader()?
             .into_iter()
-            .filter(|(t, v, _)| *v < crate::ingest::readers::version(*t))
+            .filter(|(t, v, _)| crate::ingest::readers::read_by_older(*t, *v))
             .map(|(_, _, n)| n)
             .sum();
         let mut kept_out: Vec<String> = db.kept_out()?.into_iter().collect();

@@ -37,6 +37,12 @@ pub const CODE: u32 = 1;
 /// Data files (JSON, YAML, TOML, CSV).
 pub const DATA: u32 = 1;
 
+/// Whether a document of `doc_type` read by reader `version` was read by
+/// an older reader than this kb's: the next add or update reads it again.
+pub fn read_by_older(doc_type: DocType, version: u32) -> bool {
+    version < self::version(doc_type)
+}
+
 /// The version of this kb's reader of `doc_type`.
 pub fn version(doc_type: DocType) -> u32 {
     match doc_type {

@@ -322,7 +322,7 @@ fn read_again(
         let Some(file) = indexed.get_mut(&*source_path::encode(path)) else {
             continue;
         };
-        if reread || file.reader_version < crate::ingest::readers::version(*doc_type) {
+        if reread || crate::ingest::readers::read_by_older(*doc_type, file.reader_version) {
             file.forget_reading();
             n += 1;
         }
