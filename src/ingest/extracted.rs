@@ -26,6 +26,10 @@ pub struct TextBuilder {
     /// The tables open by [`TextBuilder::start_table`], each with the rows
     /// begun in it: a table in a cell is read inside that cell.
     tables: Vec<usize>,
+    /// Whether a row of the outermost table is being read: a line or
+    /// block ending in one of its cells (a `<br>`, a paragraph) leaves a
+    /// space in the cell, so the row stays one line.
+    in_row: bool,
     /// Form feeds between pages (slides).
     pages: usize,
     /// Custom XML entities the text referred to, left out (never expanded).
@@ -45,6 +49,10 @@ impl TextBuilder {
 
     /// Ends the current line (a list item, a line of a block).
     pub fn end_line(&mut self) {
+        if self.in_row {
+            self.push_inline(" ");
+            return;
+        }
         let line = self.inline.trim().to_string();
         self.inline.clear();
         if !line.is_empty() {
@@ -65,6 +73,9 @@ impl TextBuilder {
     /// Ends the current block: its line, then a blank line.
     pub fn end_block(&mut self) {
         self.end_line();
+        if self.in_row {
+            return;
+        }
         if !self.text.is_empty() && !self.text.ends_with("\n\n") {
             self.text.push('\n');
         }
@@ -82,15 +93,22 @@ impl TextBuilder {
 
     /// Ends a table started by [`TextBuilder::start_table`].
     pub fn end_table(&mut self) {
+        if self.tables.len() == 1 && self.in_row {
+            self.end_row();
+        }
         self.tables.pop();
         if self.tables.is_empty() {
             self.end_block();
         }
     }
 
-    /// Starts a table row (only a table inside a cell needs it told).
+    /// Starts a table row: what is read until its end is its cells'.
     pub fn start_row(&mut self) {
         let nested = self.tables.len() > 1;
+        if !nested && !self.tables.is_empty() {
+            self.end_line();
+            self.in_row = true;
+        }
         if let Some(rows) = self.tables.last_mut() {
             *rows += 1;
             if nested && *rows > 1 {
@@ -116,6 +134,7 @@ impl TextBuilder {
             return;
         }
         self.end_cell_if_open();
+        self.in_row = false;
         let cells = std::mem::take(&mut self.cells);
         if cells.iter().any(|c| !c.is_empty()) {
             self.text.push_str(&cells.join(" | "));
@@ -130,7 +149,12 @@ impl TextBuilder {
     }
 
     /// A heading of `level` (1 to 6): a block of its own, recorded.
+    /// In a table's cell it is the cell's words.
     pub fn heading(&mut self, level: u8, text: &str) {
+        if self.in_row {
+            self.push_inline(&format!(" {text} "));
+            return;
+        }
         self.end_block();
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         if text.is_empty() {
@@ -142,8 +166,13 @@ impl TextBuilder {
         self.text.push_str("\n\n");
     }
 
-    /// Text whose lines are kept as they are (`<pre>`).
+    /// Text whose lines are kept as they are (`<pre>`); in a table's cell,
+    /// the cell's words.
     pub fn preformatted(&mut self, s: &str) {
+        if self.in_row {
+            self.push_inline(&format!(" {s} "));
+            return;
+        }
         self.end_block();
         let s = s.trim_matches('\n').trim_end();
         if !s.trim().is_empty() {
@@ -209,6 +238,10 @@ impl TextBuilder {
         doc: &mut ParsedDocument,
         ctx: &ChunkContext,
     ) -> Result<(), IngestError> {
+        // Tables a malformed document leaves open end with it.
+        while !self.tables.is_empty() {
+            self.end_table();
+        }
         self.end_block();
         let text = self.text.trim_end().to_string();
         if text.trim().is_empty() {

@@ -354,8 +354,10 @@ pub fn render(html: &Html, b: &mut TextBuilder) {
                         } else if name == "li" {
                             b.end_line();
                             b.push_inline(LIST_MARK);
+                        } else if name == "table" {
+                            b.start_table();
                         } else if name == "tr" {
-                            b.end_line();
+                            b.start_row();
                         } else if is_block(name) {
                             b.end_block();
                         } else if name == "img" {
@@ -404,7 +406,9 @@ pub fn render(html: &Html, b: &mut TextBuilder) {
                     b.end_item();
                 } else if matches!(name, "dt" | "dd") {
                     b.end_line();
-                } else if name == "table" || is_block(name) {
+                } else if name == "table" {
+                    b.end_table();
+                } else if is_block(name) {
                     b.end_block();
                 }
             }
@@ -510,6 +514,32 @@ mod tests {
             .iter()
             .any(|c| c.meta.section.as_deref() == Some("Backups > Restoring")
                 || c.meta.section.as_deref() == Some("Backups")));
+    }
+
+    /// A cell's line breaks, paragraphs, lists and headings are its words:
+    /// a row stays one line whatever its cells hold, and a table in a cell
+    /// is read inside that cell.
+    #[test]
+    fn a_row_stays_one_line_whatever_its_cells_hold() {
+        let c = ChunkingConfig::default();
+        let page = "<html><body><table><caption>Fasteners</caption>\
+            <tr><th>Part</th><th>Notes</th></tr>\
+            <tr><td>Bolt<br>M8</td><td><p>Zinc plated</p><p>Torque 25 Nm</p></td></tr>\
+            <tr><td><h4>Washer</h4></td><td><ul><li>flat</li><li>spring</li></ul></td></tr>\
+            <tr><td>Kit</td><td><table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table></td></tr>\
+            </table><p>After the table.<br>Second line.</p></body></html>";
+        let doc = parse(
+            Path::new("t.html"),
+            page.as_bytes(),
+            &crate::ingest::test_support::ctx(&c),
+        )
+        .unwrap();
+        assert_eq!(
+            doc.content,
+            "Fasteners\n\nPart | Notes\nBolt M8 | Zinc plated Torque 25 Nm\n\
+             Washer | - flat - spring\nKit | a b / c\n\nAfter the table.\nSecond line."
+        );
+        assert!(doc.meta.headings.is_empty(), "{:?}", doc.meta.headings);
     }
 
     /// Generated documentation puts each title's slug on its section or
