@@ -5,6 +5,9 @@
 //! (200,000 nested `[` after `title: ` took 80 s). The flow nesting is
 //! therefore measured first, in one pass, and a file past the reader's own
 //! limit fails at once with the same reason.
+//!
+//! Merge keys (`<<: *defaults`) are applied as YAML tools read them: the
+//! merged keys are the mapping's own, not a key named `<<`.
 
 /// The deepest nesting the YAML reader accepts.
 pub const MAX_DEPTH: usize = 128;
@@ -12,7 +15,9 @@ pub const MAX_DEPTH: usize = 128;
 /// Parses YAML text holding one document.
 pub fn from_str(text: &str) -> Result<serde_norway::Value, String> {
     check_depth(text)?;
-    serde_norway::from_str(text).map_err(|e| e.to_string())
+    serde_norway::from_str(text)
+        .map(|v| merged(text, v))
+        .map_err(|e| e.to_string())
 }
 
 /// Parses a YAML stream: every document of it (`---` parts them, as in a
@@ -21,8 +26,57 @@ pub fn documents(text: &str) -> Result<Vec<serde_norway::Value>, String> {
     use serde::Deserialize;
     check_depth(text)?;
     serde_norway::Deserializer::from_str(text)
-        .map(|doc| serde_norway::Value::deserialize(doc).map_err(|e| e.to_string()))
+        .map(|doc| {
+            serde_norway::Value::deserialize(doc)
+                .map(|v| merged(text, v))
+                .map_err(|e| e.to_string())
+        })
         .collect()
+}
+
+/// The value with its merge keys applied (a mapping's own keys win, the
+/// first of several merged mappings before the later). A merge of
+/// anything but mappings (`<<: 3`) is kept as written: its text is still
+/// indexed.
+fn merged(text: &str, mut value: serde_norway::Value) -> serde_norway::Value {
+    use serde_norway::Value;
+    if !text.contains("<<") {
+        return value;
+    }
+    let mut stack = vec![&mut value];
+    while let Some(node) = stack.pop() {
+        match node {
+            Value::Mapping(mapping) => {
+                if let Some(merge) = mapping.remove("<<") {
+                    match merge {
+                        Value::Mapping(from) => from.into_iter().for_each(|(k, v)| {
+                            mapping.entry(k).or_insert(v);
+                        }),
+                        Value::Sequence(from) if from.iter().all(Value::is_mapping) => {
+                            for (k, v) in from
+                                .into_iter()
+                                .filter_map(|m| match m {
+                                    Value::Mapping(m) => Some(m),
+                                    _ => None,
+                                })
+                                .flatten()
+                            {
+                                mapping.entry(k).or_insert(v);
+                            }
+                        }
+                        other => {
+                            mapping.insert(Value::from("<<"), other);
+                        }
+                    }
+                }
+                stack.extend(mapping.values_mut());
+            }
+            Value::Sequence(items) => stack.extend(items.iter_mut()),
+            Value::Tagged(tagged) => stack.push(&mut tagged.value),
+            _ => {}
+        }
+    }
+    value
 }
 
 fn check_depth(text: &str) -> Result<(), String> {
@@ -113,6 +167,21 @@ mod tests {
                 assert!(started.elapsed() < Duration::from_secs(5), "{prefix:?}");
             }
         }
+    }
+
+    #[test]
+    fn merge_keys_are_applied() {
+        let text = "base: &base\n  host: db\n  port: 5432\n\
+                    dev:\n  <<: *base\n  port: 6543\n\
+                    bad:\n  <<: 3\n";
+        let v = &documents(text).unwrap()[0];
+        assert_eq!(v["dev"]["host"], serde_norway::Value::from("db"));
+        assert_eq!(v["dev"]["port"], serde_norway::Value::from(6543));
+        assert!(v["dev"].get("<<").is_none());
+        // A merge the reader refuses is kept as written.
+        assert_eq!(v["bad"]["<<"], serde_norway::Value::from(3));
+        let fm = from_str("a: &a {x: 1}\nb: {<<: *a, y: 2}").unwrap();
+        assert_eq!(fm["b"]["x"], serde_norway::Value::from(1));
     }
 
     #[test]
