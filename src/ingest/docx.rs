@@ -186,6 +186,10 @@ fn read_body(
     // Inside `mc:Fallback`: the same content again for older readers (a
     // text box as VML), read once already from `mc:Choice`.
     let mut fallback = 0usize;
+    // Inside a tracked change's record of earlier properties
+    // (`w:pPrChange`, `w:rPrChange`, …): what the paragraph or run was
+    // before, not what Word shows now.
+    let mut earlier = 0usize;
     let walked = walk_xml(xml, "word/document.xml", |e| {
         if b.too_long() {
             return Err(TextBuilder::too_long_error());
@@ -196,6 +200,9 @@ fn read_body(
             } => fallback += 1,
             Xml::End { name: "Fallback" } => fallback = fallback.saturating_sub(1),
             _ if fallback > 0 => {}
+            Xml::Start { name, .. } if name.ends_with("PrChange") => earlier += 1,
+            Xml::End { name } if name.ends_with("PrChange") => earlier = earlier.saturating_sub(1),
+            _ if earlier > 0 => {}
             Xml::Start { name: "p", .. } => open.push(Para::default()),
             Xml::Start { name: "pPr", .. } => in_ppr = true,
             Xml::End { name: "pPr" } => in_ppr = false,
@@ -461,6 +468,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(doc.content, "Staying sentence. Moved sentence.");
+    }
+
+    /// A tracked change keeps what a paragraph or run was before (a heading,
+    /// a list item, hidden): Word shows what it is now.
+    #[test]
+    fn properties_before_a_tracked_change_are_not_read() {
+        let body = "<?xml version=\"1.0\"?><w:document xmlns:w=\"w\"><w:body>\
+             <w:p><w:pPr><w:pPrChange w:id=\"1\"><w:pPr><w:outlineLvl w:val=\"0\"/>\
+             <w:numPr><w:ilvl w:val=\"0\"/><w:numId w:val=\"1\"/></w:numPr></w:pPr></w:pPrChange></w:pPr>\
+             <w:r><w:t>Once a heading.</w:t></w:r></w:p>\
+             <w:p><w:r><w:rPr><w:rPrChange w:id=\"2\"><w:rPr><w:vanish/></w:rPr></w:rPrChange></w:rPr>\
+             <w:t>Hidden no more.</w:t></w:r></w:p></w:body></w:document>";
+        let c = ChunkingConfig::default();
+        let ctx = crate::ingest::test_support::ctx(&c);
+        let doc = parse(
+            Path::new("c.docx"),
+            &test_zip(&[("word/document.xml", body)]),
+            &ctx,
+        )
+        .unwrap();
+        assert_eq!(doc.content, "Once a heading.\n\nHidden no more.");
+        assert!(doc.meta.headings.is_empty());
     }
 
     #[test]
