@@ -39,17 +39,43 @@ impl Hyphenation {
     }
 
     /// Whether `before` (a line's text up to its last hyphen) and `after`
-    /// (the next line's text) keep the hyphen between them.
+    /// (the next line's text) keep the hyphen between them: the document
+    /// writes them hyphenated more often than whole, or the break ends a
+    /// compound's part (`top-to-` over `bottom`; typesetters break such a
+    /// word at its hyphens) and the document never writes them whole.
     pub(super) fn keeps(&self, before: &str, after: &str) -> bool {
+        matches!(self.spellings(before, after), Some((h, w, part)) if h > w || part && w == 0)
+    }
+
+    /// Whether a word in capitals is broken (`SOFT-` over `WARE`, `POIN-`
+    /// over `T_SIZE`; not `Wal-` over `Mart`) that the document writes
+    /// whole more often than hyphenated.
+    pub(super) fn joins_capitals(&self, before: &str, after: &str) -> bool {
+        let left = before.rsplit(|c: char| !c.is_alphabetic()).next();
+        let right = after.chars().take_while(|c| c.is_alphabetic()).take(2);
+        left.is_some_and(|l| l.chars().nth(1).is_some() && l.chars().all(char::is_uppercase))
+            && right.into_iter().all(char::is_uppercase)
+            && matches!(self.spellings(before, after), Some((h, w, _)) if w > h)
+    }
+
+    /// How often the document writes the word broken between `before` and
+    /// `after` hyphenated and whole, and whether its left part follows a
+    /// hyphen.
+    fn spellings(&self, before: &str, after: &str) -> Option<(u32, u32, bool)> {
         let start = before.trim_end_matches(char::is_alphabetic).len();
         let left = before[start..].to_lowercase();
         let right: String = after.chars().take_while(|c| c.is_alphabetic()).collect();
         let right = right.to_lowercase();
         let count = |map: &HashMap<String, u32>, key: String| map.get(&key).copied().unwrap_or(0);
-        !left.is_empty()
-            && !right.is_empty()
-            && count(&self.hyphenated, format!("{left}-{right}"))
-                > count(&self.whole, format!("{left}{right}"))
+        (!left.is_empty() && !right.is_empty()).then(|| {
+            let part = before[..start].ends_with('-');
+            let whole = count(&self.whole, format!("{left}{right}"));
+            (
+                count(&self.hyphenated, format!("{left}-{right}")),
+                whole,
+                part,
+            )
+        })
     }
 }
 
@@ -85,5 +111,12 @@ mod tests {
         // Written whole more often than hyphenated.
         assert!(!h.keeps("the re", "measurement"));
         assert!(!h.keeps("12", "based"));
+        // A part of a compound, its joined form never written.
+        assert!(h.keeps("a top-to", "bottom order"));
+        assert!(!h.keeps("a stock-re", "measurement"));
+        assert!(
+            h.joins_capitals("the RE", "MEASUREMENT") && !h.joins_capitals("Re", "Measurement")
+        );
+        assert!(!h.joins_capitals("STOCK", "BASED"));
     }
 }

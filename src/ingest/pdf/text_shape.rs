@@ -103,11 +103,15 @@ pub(super) fn append_line(s: &mut String, next: &str, hyphens: &Hyphenation) {
     let starts = |f: fn(char) -> bool| next.chars().next().is_some_and(f);
     let hyphenated = hyphen_after_letter && starts(char::is_lowercase);
     // A word is not hyphenated before a capital: a compound is
-    // (`Kpathsea-` over `Bibliothek`, `Hewlett-` over `Packard`).
-    let capital = hyphen_after_letter && starts(char::is_uppercase);
+    // (`Kpathsea-` over `Bibliothek`, `Wal-` over `Mart`), unless a word in
+    // capitals is broken (`SOFT-` over `WARE`, `POIN-` over `T_SIZE`) that
+    // the document writes whole.
+    let before_capital = hyphen_after_letter && starts(char::is_uppercase);
+    let broken_capitals = before_capital && hyphens.joins_capitals(&s[..s.len() - 1], next);
+    let capital = before_capital && !broken_capitals;
     if capital || (hyphenated && hyphens.keeps(&s[..s.len() - 1], next)) {
         // A compound: its hyphen stays, with no space after it.
-    } else if s.ends_with('\u{ad}') || hyphenated {
+    } else if s.ends_with('\u{ad}') || hyphenated || broken_capitals {
         s.pop();
     } else if !s.is_empty() && !identifier {
         s.push(' ');
@@ -575,6 +579,19 @@ mod tests {
         let mut s = "the variable R_".to_string();
         append_line(&mut s, "LIBS_USER is read", &none);
         assert_eq!(s, "the variable R_LIBS_USER is read");
+        let caps = Hyphenation::of(&[super::super::page::Page {
+            lines: vec![body("Set POINT_SIZE and NON-GAAP figures at Walmart.")],
+            ..Default::default()
+        }]);
+        let mut s = "the property POIN-".to_string();
+        append_line(&mut s, "T_SIZE is read", &caps);
+        assert_eq!(s, "the property POINT_SIZE is read");
+        let mut s = "NON-".to_string();
+        append_line(&mut s, "GAAP net income", &caps);
+        assert_eq!(s, "NON-GAAP net income");
+        let mut s = "the Wal-".to_string();
+        append_line(&mut s, "Mart name", &caps);
+        assert_eq!(s, "the Wal-Mart name");
         let mut s = "a rule: _".to_string();
         append_line(&mut s, "next", &none);
         assert_eq!(s, "a rule: _ next");
