@@ -324,11 +324,7 @@ fn reading(lines: &[Line]) -> Reading {
                 r.unmapped += 1;
             }
         }
-        for run in l
-            .text
-            .split(|c: char| !c.is_ascii_alphabetic())
-            .filter(|r| r.len() >= 2)
-        {
+        for run in letter_runs(&l.text).filter(|r| r.len() >= 2) {
             r.runs += 1;
             if run.chars().any(|c| "aeiouyAEIOUY".contains(c)) {
                 r.wordlike += 1;
@@ -336,6 +332,21 @@ fn reading(lines: &[Line]) -> Reading {
         }
     }
     r
+}
+
+/// The runs of Latin letters of `text`, but for those right after a digit:
+/// units and ordinals (`10pt`, `5mm`, `2nd`) have no vowel and are no
+/// words to judge a font's mapping by (a table of type sizes read as
+/// garbage, and OCR put `Opt` and `Spt` for its `9pt` and `5pt`).
+fn letter_runs(text: &str) -> impl Iterator<Item = &str> {
+    let mut after_digit = false;
+    text.split_inclusive(|c: char| !c.is_ascii_alphabetic())
+        .filter_map(move |part| {
+            let run = part.trim_end_matches(|c: char| !c.is_ascii_alphabetic());
+            let counted = !after_digit;
+            after_digit = part.ends_with(|c: char| c.is_ascii_digit());
+            counted.then_some(run)
+        })
 }
 
 /// Whether a page's text layer is unusable: a quarter of its characters or
@@ -433,6 +444,9 @@ mod tests {
              \\put(60,10){\\chassis{D}} \\put(60,65){\\vwire{5}} \\put(60,70){\\hwire{30}}",
         )];
         assert!(!garbage(&code));
+        // Units after numbers are no words: a table of type sizes is text.
+        let sizes = vec![line(&"9pt 10pt 11pt 12pt 14pt 17pt 20pt 25pt ".repeat(4))];
+        assert!(!garbage(&sizes));
         // Chinese text is not judged by Latin vowels.
         let cjk = vec![line(&"密钥轮换需要定期进行，以确保系统安全。".repeat(3))];
         assert!(!garbage(&cjk));
