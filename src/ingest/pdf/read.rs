@@ -6,7 +6,7 @@
 use pdfium_render::prelude::*;
 
 use super::engine;
-use super::glyphs::TURNS;
+use super::glyphs::{push_char, TURNS};
 use super::lexicon::{BOLD_FONT_WORDS, REGULAR_FONT_WORDS};
 use super::page::{Extracted, OutlineEntry, Page};
 use super::page_cache::PageCache;
@@ -208,13 +208,13 @@ fn describe(e: &PdfiumError) -> String {
     }
 }
 
+/// A title or bookmark as the page's text reads: controls are spaces,
+/// ligatures spelled out (`predeﬁned` is found as `predefined`).
 fn clean_title(s: &str) -> String {
+    let mut text = String::with_capacity(s.len());
     s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect::<String>()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+        .for_each(|c| push_char(&mut text, if c.is_control() { ' ' } else { c }));
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn read_page(page: &PdfPage, opts: &ReadOptions) -> Page {
@@ -451,7 +451,15 @@ pub(super) fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, Stri
 
 #[cfg(test)]
 mod tests {
-    use super::weight_named;
+    use super::{clean_title, weight_named};
+
+    #[test]
+    fn titles_and_bookmarks_read_as_the_text_does() {
+        assert_eq!(
+            clean_title("2.3  Overview of the prede\u{fb01}ned\ttexmf trees\u{0}"),
+            "2.3 Overview of the predefined texmf trees"
+        );
+    }
 
     #[test]
     fn a_font_name_that_says_its_weight_is_believed() {
