@@ -11,11 +11,12 @@ use std::path::Path;
 mod numbering;
 mod styles;
 
-use numbering::{roman, Numbering};
+use numbering::Numbering;
 use styles::{read_styles, ListItem, Styles};
 
 use super::container::{attr, first_text, walk_xml, Package, Xml};
 use super::extracted::TextBuilder;
+use super::list_numbers::roman;
 use super::symbol_font::symbol;
 use super::{file_title, ChunkContext, IngestError, ParsedDocument};
 

@@ -24,6 +24,7 @@ pub mod frontmatter;
 pub mod html;
 pub mod html_parse;
 pub mod image;
+mod list_numbers;
 pub mod markdown;
 #[cfg(test)]
 mod nesting_tests;

@@ -2,11 +2,17 @@
 //! read as text. In a text document, `text:h` headings (by their outline
 //! level) are sections, list items and table rows are lines; in a
 //! presentation each `draw:page` is a page (a slide, cited by its number),
-//! its title frame a heading, its speaker notes indexed with it. The title
-//! is `meta.xml`'s, else the file name.
+//! its title frame a heading, its speaker notes indexed with it. A
+//! numbered list item starts with the number LibreOffice shows ("3.",
+//! "2.1."; see `lists`), a bulleted one with `- `. The title is
+//! `meta.xml`'s, else the file name.
 
 use std::collections::HashMap;
 use std::path::Path;
+
+mod lists;
+
+use lists::{ListStyles, Lists};
 
 use super::container::{attr, first_text, through_bases, walk_xml, Package, Xml};
 use super::extracted::{TextBuilder, NOTES_MARK};
@@ -35,8 +41,8 @@ pub fn parse(path: &Path, bytes: &[u8], ctx: &ChunkContext) -> Result<ParsedDocu
 
 /// The styles text and paragraphs name, as far as they hide text
 /// (`text:display="none"` in their text properties, their own or a
-/// parent's): the common ones of `styles.xml` and the automatic ones of
-/// `content.xml`.
+/// parent's), and the list styles lists name: the common ones of
+/// `styles.xml` and the automatic ones of `content.xml`.
 #[derive(Default)]
 struct Styles {
     /// (family, name) → (parent's name, whether it hides its text, when it
@@ -44,11 +50,13 @@ struct Styles {
     styles: HashMap<(String, String), (Option<String>, Option<bool>)>,
     /// The style being read.
     current: Option<(String, String)>,
+    lists: ListStyles,
 }
 
 impl Styles {
     /// Reads a style's element (its start, text properties, end).
     fn event(&mut self, e: &Xml) {
+        self.lists.event(e);
         match e {
             Xml::Start {
                 name: "style",
@@ -111,7 +119,7 @@ fn read_content(xml: &[u8], styles: &mut Styles, b: &mut TextBuilder) -> Result<
     let mut title_frame = 0usize;
     let mut title = String::new();
     let mut tables = 0usize;
-    let mut lists = 0usize;
+    let mut lists = Lists::default();
     let mut skip = 0usize;
     // Speaker notes open with a mark, so a reader tells them from the slide.
     let mut notes_unmarked = false;
@@ -189,6 +197,9 @@ fn read_content(xml: &[u8], styles: &mut Styles, b: &mut TextBuilder) -> Result<
                 name: "hidden-text",
                 attrs,
             } if attr(attrs, "is-hidden") == Some("true") => skip = 1,
+            // A list item's number as its writer last drew it: kb draws
+            // it itself.
+            Xml::Start { name: "number", .. } if lists.depth() > 0 => skip = 1,
             // Comments and tracked deletions are not the document's text;
             // nor are a page number's field ("<number>" on a notes page) and
             // the templates an index is drawn from (its title again).
@@ -238,6 +249,9 @@ fn read_content(xml: &[u8], styles: &mut Styles, b: &mut TextBuilder) -> Result<
                 title_frame = 1;
             }
             Xml::Start { name: "h", attrs } => {
+                // A heading in a list counts as an item and keeps its
+                // text, as Word's do.
+                lists.number(&styles.lists);
                 let level = attr(attrs, "outline-level")
                     .and_then(|l| l.parse::<u8>().ok())
                     .unwrap_or(1);
@@ -274,24 +288,35 @@ fn read_content(xml: &[u8], styles: &mut Styles, b: &mut TextBuilder) -> Result<
                 None => b.push_inline(" "),
             },
             Xml::Start {
-                name: "list-item", ..
+                name: "list-item",
+                attrs,
             } => {
                 b.end_line();
-                b.push_inline("- ");
+                lists.start_item(attrs);
+            }
+            // An item's number, or its bullet, before its first paragraph.
+            Xml::Start { name: "p", .. } => {
+                if let Some(label) = lists.number(&styles.lists) {
+                    b.push_inline(&label);
+                    b.push_inline(" ");
+                }
             }
             Xml::End { name: "p" } if in_note > 0 => {}
             Xml::End { name: "p" } => {
                 if tables > 0 {
                     b.push_inline(" ");
-                } else if lists > 0 {
+                } else if lists.depth() > 0 {
                     b.end_line();
                 } else {
                     b.end_block();
                 }
             }
-            Xml::Start { name: "list", .. } => lists += 1,
+            Xml::Start {
+                name: "list",
+                attrs,
+            } => lists.start_list(attrs),
             Xml::End { name: "list" } => {
-                lists = lists.saturating_sub(1);
+                lists.end_list();
                 b.end_block();
             }
             Xml::End { name: "notes" } => {

@@ -1,9 +1,15 @@
 //! PowerPoint presentations (`.pptx`): each slide, in the presentation's
 //! order, is a page (cited by its number) with its title placeholder as a
 //! heading, its text boxes and tables as text, and its speaker notes
-//! indexed with it; the title from `docProps/core.xml`, else the file name.
+//! indexed with it; a numbered paragraph starts with the number
+//! PowerPoint shows ("3.", "b)"; see `numbers`). The title is from
+//! `docProps/core.xml`, else the file name.
 
 use std::path::Path;
+
+mod numbers;
+
+use numbers::Numbers;
 
 use super::container::{attr, first_text, walk_xml, Package, Xml};
 use super::extracted::{TextBuilder, NOTES_MARK};
@@ -165,7 +171,9 @@ fn read_shapes(
     let mut shape_text = String::new();
     let mut in_text = false;
     let mut in_table = false;
+    let mut numbers = Numbers::default();
     let walked = walk_xml(xml, part, |e| {
+        numbers.event(&e);
         match e {
             Xml::Start { name: "sp", .. } => {
                 in_shape = true;
@@ -180,7 +188,10 @@ fn read_shapes(
             Xml::Text(t) if in_text => para.push_str(t),
             Xml::Start { name: "br", .. } => para.push(' '),
             Xml::End { name: "p" } => {
-                let p = std::mem::take(&mut para);
+                let mut p = std::mem::take(&mut para);
+                if let Some(label) = numbers.end_paragraph(p.trim().is_empty()) {
+                    p = format!("{label} {}", p.trim());
+                }
                 if in_table {
                     b.push_inline(&p);
                     b.push_inline(" ");

@@ -114,10 +114,25 @@ fn shape(ph: Option<&str>, text: &str) -> String {
 /// the package in reverse so their order must come from the
 /// presentation part.
 pub fn pptx(title: Option<&str>, slides: &[(&str, &str, &str)]) -> Vec<u8> {
+    let shapes: Vec<(String, String)> = slides
+        .iter()
+        .map(|(t, text, notes)| {
+            (
+                shape(Some("title"), t) + &shape(None, text),
+                shape(Some("sldImg"), "") + &shape(Some("body"), notes),
+            )
+        })
+        .collect();
+    pptx_shapes(title, &shapes)
+}
+
+/// A presentation of slides of (the slide's shapes, its notes' shapes),
+/// each as written in a `p:spTree`; stored as [`pptx`]'s are.
+pub fn pptx_shapes(title: Option<&str>, slides: &[(String, String)]) -> Vec<u8> {
     let mut parts: Vec<(String, String)> = Vec::new();
     let mut ids = String::new();
     let mut rels = String::new();
-    for (i, (t, text, notes)) in slides.iter().enumerate().rev() {
+    for (i, (shapes, notes)) in slides.iter().enumerate().rev() {
         let n = i + 1;
         // Slide files numbered against their order.
         let file = slides.len() - i;
@@ -128,9 +143,7 @@ pub fn pptx(title: Option<&str>, slides: &[(&str, &str, &str)]) -> Vec<u8> {
         parts.push((
             format!("ppt/slides/slide{file}.xml"),
             format!(
-                "<?xml version=\"1.0\"?><p:sld {P}><p:cSld><p:spTree>{}{}</p:spTree></p:cSld></p:sld>",
-                shape(Some("title"), t),
-                shape(None, text)
+                "<?xml version=\"1.0\"?><p:sld {P}><p:cSld><p:spTree>{shapes}</p:spTree></p:cSld></p:sld>"
             ),
         ));
         parts.push((
@@ -140,9 +153,7 @@ pub fn pptx(title: Option<&str>, slides: &[(&str, &str, &str)]) -> Vec<u8> {
         parts.push((
             format!("ppt/notesSlides/notesSlide{file}.xml"),
             format!(
-                "<?xml version=\"1.0\"?><p:notes {P}><p:cSld><p:spTree>{}{}</p:spTree></p:cSld></p:notes>",
-                shape(Some("sldImg"), ""),
-                shape(Some("body"), notes)
+                "<?xml version=\"1.0\"?><p:notes {P}><p:cSld><p:spTree>{notes}</p:spTree></p:cSld></p:notes>"
             ),
         ));
     }

@@ -12,48 +12,22 @@
 use std::collections::HashMap;
 
 use super::super::container::{attr, walk_xml, Xml};
+use super::super::list_numbers::Format;
 use super::super::IngestError;
 
 /// Word's levels per list.
 const LEVELS: usize = 9;
 
-/// How a level writes its counter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum Format {
-    #[default]
-    Decimal,
-    LowerLetter,
-    UpperLetter,
-    LowerRoman,
-    UpperRoman,
-    /// A bullet, or a format kb does not write: the item is a bullet.
-    Bullet,
-    /// No number shown.
-    None,
-}
-
-impl Format {
-    fn of(name: &str) -> Format {
-        match name {
-            "decimal" | "decimalZero" => Format::Decimal,
-            "lowerLetter" => Format::LowerLetter,
-            "upperLetter" => Format::UpperLetter,
-            "lowerRoman" => Format::LowerRoman,
-            "upperRoman" => Format::UpperRoman,
-            "none" => Format::None,
-            _ => Format::Bullet,
-        }
-    }
-
-    fn write(self, n: u32) -> String {
-        match self {
-            Format::Decimal => n.to_string(),
-            Format::LowerLetter => letters(n),
-            Format::UpperLetter => letters(n).to_uppercase(),
-            Format::LowerRoman => roman(n as usize),
-            Format::UpperRoman => roman(n as usize).to_uppercase(),
-            Format::Bullet | Format::None => String::new(),
-        }
+/// A level's format (`w:numFmt`): a format kb does not write is a bullet.
+fn format(name: &str) -> Format {
+    match name {
+        "decimal" | "decimalZero" => Format::Decimal,
+        "lowerLetter" => Format::LowerLetter,
+        "upperLetter" => Format::UpperLetter,
+        "lowerRoman" => Format::LowerRoman,
+        "upperRoman" => Format::UpperRoman,
+        "none" => Format::None,
+        _ => Format::Bullet,
     }
 }
 
@@ -160,7 +134,7 @@ impl Numbering {
         };
         match name {
             "start" => levels[i].start = val.parse().unwrap_or(1),
-            "numFmt" => levels[i].format = Format::of(val),
+            "numFmt" => levels[i].format = format(val),
             "lvlText" => levels[i].text = val.to_string(),
             _ => {}
         }
@@ -173,7 +147,7 @@ impl Numbering {
         let l = self.lists.get(list)?;
         let levels = self.definitions.get(&l.definition)?;
         let this = levels.get(level)?;
-        if matches!(this.format, Format::Bullet | Format::None) {
+        if !this.format.counts() {
             return None;
         }
         // A list that restarts a level counts on its own.
@@ -187,7 +161,7 @@ impl Numbering {
             .counters
             .entry(key.to_string())
             .or_insert([None; LEVELS]);
-        counters[level] = Some(counters[level].map_or(start(level), |n| n + 1));
+        counters[level] = Some(counters[level].map_or(start(level), |n| n.saturating_add(1)));
         counters[level + 1..].iter_mut().for_each(|c| *c = None);
         let mut label = this.text.clone();
         for (i, lvl) in levels.iter().enumerate().take(level + 1) {
@@ -196,39 +170,6 @@ impl Numbering {
         }
         Some(label).filter(|t| !t.trim().is_empty())
     }
-}
-
-/// `n` as Word's letters: a … z, aa … zz, aaa …
-fn letters(n: u32) -> String {
-    let n = n.max(1) - 1;
-    let letter = char::from(b'a' + (n % 26) as u8);
-    std::iter::repeat_n(letter, n as usize / 26 + 1).collect()
-}
-
-/// `n` in lower-case Roman numerals.
-pub(super) fn roman(mut n: usize) -> String {
-    let mut out = String::new();
-    for (value, letters) in [
-        (1000, "m"),
-        (900, "cm"),
-        (500, "d"),
-        (400, "cd"),
-        (100, "c"),
-        (90, "xc"),
-        (50, "l"),
-        (40, "xl"),
-        (10, "x"),
-        (9, "ix"),
-        (5, "v"),
-        (4, "iv"),
-        (1, "i"),
-    ] {
-        while n >= value {
-            out.push_str(letters);
-            n -= value;
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -334,14 +275,5 @@ mod tests {
             "1. Stop the service.\na) Keep the old copy.\n2. Copy the backup.\n- The log is quiet.\n\
              Not an item."
         );
-    }
-
-    #[test]
-    fn letters_and_numerals_as_word_writes_them() {
-        assert_eq!(
-            [1, 2, 26, 27, 53].map(letters),
-            ["a", "b", "z", "aa", "aaa"].map(String::from)
-        );
-        assert_eq!(roman(1994), "mcmxciv");
     }
 }
