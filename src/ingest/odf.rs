@@ -315,9 +315,14 @@ fn read_content(xml: &[u8], styles: &mut Styles, b: &mut TextBuilder) -> Result<
                 name: "list",
                 attrs,
             } => lists.start_list(attrs),
+            // A nested list ends a line of its outer list, not its block.
             Xml::End { name: "list" } => {
                 lists.end_list();
-                b.end_block();
+                if lists.depth() == 0 {
+                    b.end_block();
+                } else {
+                    b.end_line();
+                }
             }
             Xml::End { name: "notes" } => {
                 // Notes with no text leave no mark for the next slide's.
