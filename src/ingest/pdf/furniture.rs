@@ -155,6 +155,24 @@ impl Edges {
         printed_numbers(t).iter().all(|&n| n <= self.pages as i64)
     }
 
+    /// A number with a point or comma inside (`4.3.`, `1,234`) numbers pages
+    /// only where its form recurs at pages' edges (chapter-page numbering:
+    /// `4.12`); alone at one page's foot it is text (a section a sentence
+    /// ends on, a total).
+    fn numbers_pages(&self, t: &str) -> bool {
+        let digit = |d: char| d.is_ascii_digit();
+        let inner = t.char_indices().any(|(i, c)| {
+            matches!(c, '.' | ',')
+                && t[..i].ends_with(digit)
+                && t[i + c.len_utf8()..].starts_with(digit)
+        });
+        !inner
+            || self
+                .counts
+                .get(&key(t))
+                .is_some_and(|&n| n >= TUNING.running.0)
+    }
+
     /// What a line is: kept, a page number, or a running line;
     /// `numbered` holds the heights of its page's numbered rows.
     /// `at_edge`: whether the line is among the page's first or last
@@ -166,7 +184,7 @@ impl Edges {
             return Verdict::Text;
         }
         let bare = page_number(&l.text);
-        let plausible = bare && self.could_number_a_page(&l.text);
+        let plausible = bare && self.could_number_a_page(&l.text) && self.numbers_pages(&l.text);
         if at_edge && plausible {
             return Verdict::PageNumber;
         }

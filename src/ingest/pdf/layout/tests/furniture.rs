@@ -37,6 +37,45 @@ fn running_headers_and_page_numbers_are_dropped() {
     assert_eq!(b[3].page, 4);
 }
 
+/// A section number a page's last sentence ends on is text; a page number
+/// of chapter-page form, on every page, is not.
+#[test]
+fn a_section_number_ending_a_page_is_text() {
+    let topics = ["apples", "bridges", "clocks", "dunes"];
+    let pages = |foot: &dyn Fn(usize) -> String| -> Vec<Page> {
+        (1..=4)
+            .map(|i| Page {
+                lines: vec![
+                    body(&format!("A page on {}.", topics[i - 1]), 100.0, true),
+                    body(
+                        &format!("More on {} in Section", topics[i - 1]),
+                        114.0,
+                        false,
+                    ),
+                    line(&foot(i), 10.0, 72.0, 90.0, 128.0, false),
+                ],
+                ..Page::default()
+            })
+            .collect()
+    };
+    let reference = blocks(&pages(&|i| {
+        if i == 2 {
+            "4.3.".into()
+        } else {
+            format!("{i}")
+        }
+    }));
+    assert!(
+        reference.iter().any(|b| b.text.ends_with("Section 4.3.")),
+        "{reference:#?}"
+    );
+    let numbered = blocks(&pages(&|i| format!("3.{i}")));
+    assert!(
+        numbered.iter().all(|b| !b.text.contains("3.")),
+        "{numbered:#?}"
+    );
+}
+
 /// A running header on a quarter of the pages is dropped; one on two
 /// pages of forty is not.
 #[test]
