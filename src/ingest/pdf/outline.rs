@@ -188,11 +188,11 @@ fn carries(text: &str, title: &str) -> Option<(usize, bool)> {
     // Counted in characters as `split_at` counts them (a CJK title's
     // bytes are three times as many).
     let mut cut = skip + split_at(&text[skip..], wanted.chars().count())?;
-    // The title's closing punctuation ("?", ")") stays with it.
-    let tail = title.trim_end();
-    let tail = &tail[tail.trim_end_matches(|c: char| !c.is_alphanumeric()).len()..];
-    if !tail.is_empty() && text[cut..].starts_with(tail) {
-        cut += tail.len();
+    // The title's closing marks stay with it as printed (`main'` is `main’`).
+    let closed = title.trim_end().ends_with(|c: char| !c.is_alphanumeric());
+    let run = text[cut..].split(char::is_whitespace).next().unwrap_or("");
+    if closed && run.chars().all(|c| !c.is_alphanumeric()) {
+        cut += run.len();
     }
     let rest = text[cut..].trim_start_matches(|c: char| c.is_whitespace() || c == ':' || c == '.');
     let letters = |t: &str| {
@@ -425,6 +425,20 @@ mod tests {
             2,
         );
         assert_eq!(out.last().unwrap().text, blocks[3].text);
+    }
+
+    /// A title's closing quote or mark is the page's, in the page's type.
+    #[test]
+    fn a_titles_closing_marks_stay_as_printed() {
+        assert_eq!(
+            carries("2.5.1 The function ‘main’", "The function `main'"),
+            Some((29, true))
+        );
+        assert_eq!(carries("Why? Because", "Why?"), Some((4, false)));
+        assert_eq!(
+            carries("Reserved Words.", "Reserved Words"),
+            Some((14, true))
+        );
     }
 
     /// A bookmark no block carries is a heading line of the outline's, not
