@@ -116,6 +116,7 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
                 (g.baseline - l.baseline).abs() < TUNING.word_rise * size
                     && (forward || backward)
                     && !tight[i]
+                    && !cur.as_ref().is_some_and(|w| after_mark(w, g))
             }
             _ => false,
         };
@@ -149,6 +150,13 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
     }
     out.extend(cur);
     out
+}
+
+/// Whether `w` is made of smaller marks raised over `g`'s baseline, as a
+/// footnote's number is over its text (`¹http://…` reads `1 http://…`).
+fn after_mark(w: &Word, g: &Placed) -> bool {
+    g.size > w.size * TUNING.superscript_ratio
+        && g.baseline - w.baseline > TUNING.mark_rise * g.size
 }
 
 fn visible(g: &Placed) -> bool {

@@ -822,3 +822,17 @@ fn the_usual_gutter_is_the_one_most_pages_show() {
     assert_eq!(usual_gutter(&some(&[300.0, 301.0]), 2), None);
     assert_eq!(usual_gutter(&some(&[300.0, 301.0, 302.0]), 40), None);
 }
+
+/// A footnote's raised number is set against its text with no space
+/// (LaTeX's footnotes): it is a word of its own, while a mark raised after
+/// a word stays with it.
+#[test]
+fn a_footnotes_number_is_apart_from_its_text() {
+    let mut g = text_at("1", 72.0, 700.0, 6.0);
+    g.extend(text_at("http://example.org/ is kept", 75.0, 703.0, 9.0));
+    let mut mark_after = text_at("see", 72.0, 730.0, 9.0);
+    mark_after.extend(text_at("2", 85.5, 727.0, 6.0));
+    g.extend(mark_after);
+    let texts: Vec<String> = lines(&g).into_iter().map(|l| l.text).collect();
+    assert_eq!(texts, ["1 http://example.org/ is kept", "see2"]);
+}
