@@ -8,6 +8,8 @@
 pub(super) const ENTRY_LABELS: &[&str] = &["Name", "NAME", "Nom", "Nombre", "Nome"];
 /// The dashes between a reference entry's name and what it is for.
 pub(super) const ENTRY_DASHES: &[&str] = &["—", "–"];
+/// What a footnote's mark is made of, besides digits (`*`, `†`, `(1)`).
+pub(super) const FOOTNOTE_MARKS: &str = "*∗†‡§¶()";
 /// The months' names in English, lower case.
 #[rustfmt::skip]
 pub(super) const MONTHS: &[&str] = &[

@@ -152,10 +152,14 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
     out
 }
 
-/// Whether `w` is made of smaller marks raised over `g`'s baseline, as a
-/// footnote's number is over its text (`¹http://…` reads `1 http://…`).
+/// Whether `w` is a footnote's mark raised over the text `g` starts, as
+/// a footnote's number is over its text (`¹http://…` reads `1 http://…`;
+/// a degree sign, an exponent's minus, a letter or a `™` is no such mark).
 fn after_mark(w: &Word, g: &Placed) -> bool {
-    g.size > w.size * TUNING.superscript_ratio
+    let mark = |c: char| c.is_ascii_digit() || super::lexicon::FOOTNOTE_MARKS.contains(c);
+    g.ch.is_alphanumeric()
+        && w.text.chars().all(mark)
+        && g.size > w.size * TUNING.mark_ratio
         && g.baseline - w.baseline > TUNING.mark_rise * g.size
 }
 

@@ -185,8 +185,10 @@ tuning! {
     word_rise: f32 = 0.4,
     /// A character over this many times its word's size sets the word's baseline.
     superscript_ratio: f32 = 1.1,
-    /// A mark raised this many sizes of the text after it or more is a footnote's mark.
+    /// A footnote's mark is raised this many sizes of its text or more …
     mark_rise: f32 = 0.1,
+    /// … and its text is over this many times its size.
+    mark_ratio: f32 = 1.25,
     /// Words on baselines within this many sizes share a row.
     row_baseline: f32 = 0.45,
     /// Words further apart than this many sizes are in different spans (a gutter, a cell).

@@ -833,6 +833,11 @@ fn a_footnotes_number_is_apart_from_its_text() {
     let mut mark_after = text_at("see", 72.0, 730.0, 9.0);
     mark_after.extend(text_at("2", 85.5, 727.0, 6.0));
     g.extend(mark_after);
+    // A degree sign is raised as a mark is, and stays with its unit.
+    g.extend(text_at("\u{25e6}", 72.0, 757.0, 6.0));
+    g.extend(text_at("C or (1)", 75.0, 760.0, 9.0));
+    g.extend(text_at("a", 111.0, 757.0, 6.0));
+    g.extend(text_at("1", 114.0, 760.0, 9.0));
     let texts: Vec<String> = lines(&g).into_iter().map(|l| l.text).collect();
-    assert_eq!(texts, ["1 http://example.org/ is kept", "see2"]);
+    assert_eq!(texts, ["1 http://example.org/ is kept", "see2", "\u{25e6}C or (1)a1"]);
 }
