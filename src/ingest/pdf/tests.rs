@@ -229,6 +229,33 @@ fn title_falls_back_to_largest_heading_then_file_name() {
     assert_eq!(doc.title, "notes.pdf");
 }
 
+/// A chapter's heading deep inside a document whose first pages name
+/// nothing does not title it: its file name does.
+#[test]
+fn a_heading_past_the_first_pages_is_no_title() {
+    let Some(e) = engine() else { return };
+    let mut pdf = TestPdf::new();
+    for fruit in ["apple", "pear", "plum", "quince"] {
+        pdf = pdf.page(vec![para(&format!(
+            "Plant {fruit} trees in early spring when the soil is workable."
+        ))]);
+    }
+    let bytes = pdf
+        .page(vec![
+            heading("9 Including tables", 14.0),
+            para("Prune in late winter while the trees are dormant."),
+        ])
+        .to_bytes();
+    let ex = extract_bytes(&bytes, &e).unwrap();
+    let doc = build(
+        Path::new("/x/manual.pdf"),
+        &ex,
+        &ctx(&ChunkingConfig::default()),
+    )
+    .unwrap();
+    assert_eq!(doc.title, "manual.pdf");
+}
+
 #[test]
 fn paragraph_continuing_on_next_page_stays_whole() {
     let ex = Extracted {

@@ -3,7 +3,8 @@
 //! (its Info title is often a working name: "ADBE 10K FY16 - FINAL",
 //! "CORP Q1 2021"); else the Info title when it says something; else the
 //! largest heading or display line of the first page that names this
-//! document, not a part every document has: cover boilerplate ("UNITED
+//! document (else the first pages' first heading), not a part every
+//! document has: cover boilerplate ("UNITED
 //! STATES SECURITIES AND EXCHANGE COMMISSION", "FORM 10-K", "FOR
 //! IMMEDIATE RELEASE"), a contents page, an abstract, a thesis's degree.
 
@@ -46,7 +47,9 @@ pub(super) fn choose_title(info: Option<&str>, blocks: &[Block]) -> Option<Strin
         .filter(|b| Some(b.page) == first_page && (candidate(b) || displayed(b)))
         .max_by(|a, b| a.size.total_cmp(&b.size).then(std::cmp::Ordering::Greater))
         .copied()
-        .or_else(|| blocks.iter().find(|b| candidate(b)))
+        // A heading of the first pages, not a chapter's deep inside ("9
+        // Including tables" under a cover of small type and a logo).
+        .or_else(|| first.iter().copied().find(|b| candidate(b)))
         .map(|b| b.text.clone())
 }
 

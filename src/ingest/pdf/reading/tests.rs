@@ -839,5 +839,12 @@ fn a_footnotes_number_is_apart_from_its_text() {
     g.extend(text_at("a", 111.0, 757.0, 6.0));
     g.extend(text_at("1", 114.0, 760.0, 9.0));
     let texts: Vec<String> = lines(&g).into_iter().map(|l| l.text).collect();
-    assert_eq!(texts, ["1 http://example.org/ is kept", "see2", "\u{25e6}C or (1)a1"]);
+    assert_eq!(
+        texts,
+        [
+            "1 http://example.org/ is kept",
+            "see2",
+            "\u{25e6}C or (1)a1"
+        ]
+    );
 }
