@@ -152,15 +152,15 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
     out
 }
 
-/// Whether `w` is a footnote's mark raised over the text `g` starts, as
-/// a footnote's number is over its text (`¹http://…` reads `1 http://…`;
-/// a degree sign, an exponent's minus, a letter or a `™` is no such mark).
+/// Whether `w` is a footnote's mark raised over the text `g` starts
+/// (`¹http://…` reads `1 http://…`; a degree sign, an exponent's minus or
+/// a `™` is none); run per glyph, so the word's text is read last.
 fn after_mark(w: &Word, g: &Placed) -> bool {
     let mark = |c: char| c.is_ascii_digit() || super::lexicon::FOOTNOTE_MARKS.contains(c);
     g.ch.is_alphanumeric()
-        && w.text.chars().all(mark)
         && g.size > w.size * TUNING.mark_ratio
         && g.baseline - w.baseline > TUNING.mark_rise * g.size
+        && w.text.chars().all(mark)
 }
 
 fn visible(g: &Placed) -> bool {
