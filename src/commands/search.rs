@@ -93,7 +93,7 @@ pub(crate) struct SearchArgs {
     #[arg(long)]
     #[serde(default)]
     pub vec_only: bool,
-    /// Drop results whose score is below this, the score results show (a number from 0 up; fused scores are at most 2 by default, 2/(rrf_k+1) with fusion rrf; re-ranking adds up to search.rerank_weight)
+    /// Drop results whose score is below this, the score results show (a number from 0 up; fused scores are at most the sum of search.weights: 2 by default, 4 for a chunk holding a query of five words or more word for word, divided by rrf_k+1 with fusion rrf; re-ranking adds up to search.rerank_weight)
     #[arg(long, value_name = "SCORE", allow_negative_numbers = true)]
     #[schemars(range(min = 0.0))]
     pub threshold: Option<f64>,
@@ -388,7 +388,8 @@ pub(crate) struct SearchOutput {
     /// hybrid, keyword or vector: the mode asked for.
     pub mode: Mode,
     /// The rankers that ranked the results ("keyword", "vector"; "page"
-    /// when search.weights.page is above 0): no "vector" when the model
+    /// when search.weights.page is above 0; "passage" for a query of five
+    /// words or more): no "vector" when the model
     /// cannot read the query, and then "keyword" even in vector mode (an
     /// answer by the query's words rather than none; see query_unreadable).
     pub ranked_by: Vec<RankerId>,

@@ -162,7 +162,7 @@ pub struct SearchConfig {
     pub rerank_candidates: usize,
     /// The re-ranker's weight: its scores are min-max normalised over the
     /// candidates, as a ranker's are, and added to the fused score times
-    /// this (the rankers' weights sum to 2 by default; a large weight lets
+    /// this (keyword and vector weigh 1 each by default; a large weight lets
     /// the re-ranker alone order the candidates).
     pub rerank_weight: f64,
     /// Record every search in the database's search log (`kb stats`).
@@ -274,6 +274,11 @@ pub struct FusionWeights {
     /// slides, images) scored as a whole by the BM25 of its chunks that
     /// match, the score given to the page's candidate chunks (0 = off).
     pub page: f64,
+    /// The passage ranker's weight: a query of five words or more is
+    /// searched for word for word too, and the chunks that hold it get
+    /// this (0 = off; at keyword + vector, they come before every chunk
+    /// that does not).
+    pub passage: f64,
 }
 
 impl FusionWeights {
@@ -283,21 +288,23 @@ impl FusionWeights {
             keyword: 1.0,
             vector: 1.0,
             page: 0.0,
+            passage: 0.0,
         }
     }
 
     /// Each weight with its key.
-    pub fn each(&self) -> [(&'static str, f64); 3] {
+    pub fn each(&self) -> [(&'static str, f64); 4] {
         [
             ("search.weights.keyword", self.keyword),
             ("search.weights.vector", self.vector),
             ("search.weights.page", self.page),
+            ("search.weights.passage", self.passage),
         ]
     }
 
     /// The sum of the weights: the highest convex fused score.
     pub fn total(&self) -> f64 {
-        self.keyword + self.vector + self.page
+        self.keyword + self.vector + self.page + self.passage
     }
 }
 
@@ -429,6 +436,7 @@ impl Default for SearchConfig {
                 keyword: 1.0,
                 vector: 1.0,
                 page: 0.0,
+                passage: 2.0,
             },
             rrf_k: 60.0,
             rank_share: 0.0,

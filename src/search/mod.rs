@@ -2,7 +2,8 @@
 //! parallel (`rankers`: the keyword ranker of `keyword` over FTS5 or the
 //! in-memory `keyword_index`, the vector ranker of `vector` over the int8
 //! codes or its in-memory index, and, when weighted, the page ranker of
-//! `page`), query refinement (`feedback`), fusion of
+//! `page`, and for a query long enough to be copied from a document, the
+//! passage ranker of `passage`), query refinement (`feedback`), fusion of
 //! their lists (`fusion`), identifiers typed whole first (`identifiers`),
 //! threshold and count, re-ranking by a cross-encoder when asked
 //! (`rerank`), per-document diversity (`diversify`), and the results
@@ -19,6 +20,7 @@ mod identifiers;
 mod keyword;
 pub mod keyword_index;
 mod page;
+mod passage;
 mod present;
 pub mod query;
 mod rankers;

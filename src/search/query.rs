@@ -306,6 +306,24 @@ pub fn match_expression_requiring(phrases: &[String], required: &[String]) -> Op
     })
 }
 
+/// A query of at least this many words can be a passage copied from a
+/// document (a sentence, an error message); shorter ones are a few
+/// keywords, whose neighbours say little.
+pub const MIN_PASSAGE_WORDS: usize = 5;
+
+/// The FTS5 MATCH expression of the whole query as one phrase: every word,
+/// stop words too, side by side in its order (`None` under
+/// [`MIN_PASSAGE_WORDS`] words). A chunk it matches holds the passage.
+pub fn passage_expression(query: &str) -> Option<String> {
+    let words: Vec<String> = unquoted(query)
+        .split(|c: char| !is_word_char(c))
+        .filter(|w| !w.is_empty())
+        .take(MAX_TERMS)
+        .map(str::to_lowercase)
+        .collect();
+    (words.len() >= MIN_PASSAGE_WORDS).then(|| match_expression(&[words.join(" ")]))?
+}
+
 /// The FTS5 MATCH expression for a query (see [`keyword_phrases`]).
 pub fn fts_query(query: &str, expand: bool) -> Option<String> {
     match_expression(&keyword_phrases(query, expand))
@@ -325,6 +343,15 @@ mod tests {
             quoted_phrases("\"caf\u{e9} cre\u{300}me\""),
             ["caf\u{e9} cre\u{300}me"]
         );
+    }
+
+    #[test]
+    fn a_passage_is_one_phrase_of_every_word() {
+        assert_eq!(
+            passage_expression("The value of \"x\" can't be set"),
+            Some("\"the value of x can t be set\"".to_string())
+        );
+        assert_eq!(passage_expression("net income 2019"), None);
     }
 
     #[test]

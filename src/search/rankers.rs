@@ -17,6 +17,7 @@ use super::fusion::{FusionSettings, Ranking};
 use super::keyword::{self, KeywordRanking};
 use super::keyword_index::KeywordIndex;
 use super::page::{self, PageRanking};
+use super::passage::{self, PassageRanking};
 use super::query;
 use super::request::SearchRequest;
 use super::vector::{self, exact_top_k, CandidatePool, ReadFloats, VectorIndex};
@@ -34,11 +35,18 @@ pub enum RankerId {
     Vector,
     /// A page of a paged document scored as a whole (`page`).
     Page,
+    /// The chunks that hold the whole query word for word (`passage`).
+    Passage,
 }
 
 impl RankerId {
     /// Every ranker, in the order their lists are fused.
-    pub const ALL: [RankerId; 3] = [RankerId::Keyword, RankerId::Vector, RankerId::Page];
+    pub const ALL: [RankerId; 4] = [
+        RankerId::Keyword,
+        RankerId::Vector,
+        RankerId::Page,
+        RankerId::Passage,
+    ];
 
     /// Its name: in `ranked_by`, `score_breakdown.by_ranker` and
     /// `search.weights`.
@@ -47,6 +55,7 @@ impl RankerId {
             RankerId::Keyword => "keyword",
             RankerId::Vector => "vector",
             RankerId::Page => "page",
+            RankerId::Passage => "passage",
         }
     }
 
@@ -66,6 +75,7 @@ impl RankerId {
             RankerId::Keyword => &mut weights.keyword,
             RankerId::Vector => &mut weights.vector,
             RankerId::Page => &mut weights.page,
+            RankerId::Passage => &mut weights.passage,
         }
     }
 
@@ -73,14 +83,15 @@ impl RankerId {
     /// by its meaning (vector mode); hybrid runs both.
     fn by_words(self) -> bool {
         match self {
-            RankerId::Keyword | RankerId::Page => true,
+            RankerId::Keyword | RankerId::Page | RankerId::Passage => true,
             RankerId::Vector => false,
         }
     }
 
     /// Whether the request runs it: its mode asks for it, and a ranker
     /// beyond the first two only with a weight (the keyword and vector
-    /// lists also order ties and feed the refinement at weight 0).
+    /// lists also order ties and feed the refinement at weight 0), the
+    /// passage ranker only for a query long enough to be a passage.
     pub(crate) fn runs(self, req: &SearchRequest) -> bool {
         let asked = if self.by_words() {
             req.mode.uses_keyword()
@@ -91,6 +102,10 @@ impl RankerId {
             && match self {
                 RankerId::Keyword | RankerId::Vector => true,
                 RankerId::Page => self.weight(&req.fusion.weights) > 0.0,
+                RankerId::Passage => {
+                    self.weight(&req.fusion.weights) > 0.0
+                        && query::passage_expression(&req.query).is_some()
+                }
             }
     }
 
@@ -101,6 +116,7 @@ impl RankerId {
             RankerId::Vector => 0,
             RankerId::Keyword => 1,
             RankerId::Page => 2,
+            RankerId::Passage => 3,
         }
     }
 }
@@ -127,6 +143,8 @@ pub(crate) struct QueryPlan {
     pub(crate) phrases: Vec<String>,
     /// The FTS5 MATCH expression (`None`: no word to match).
     pub(crate) fts: Option<String>,
+    /// The whole query as one phrase (`None`: too short to be a passage).
+    pub(crate) passage: Option<String>,
     /// The query's quoted phrases, each required of a keyword match.
     pub(crate) required: Vec<String>,
     /// Candidates each ranker contributes to the fusion.
@@ -144,6 +162,7 @@ impl QueryPlan {
         QueryPlan {
             phrases,
             fts,
+            passage: query::passage_expression(&req.query),
             required,
             candidates: req.candidates(),
             depth: req.scale_depth,
@@ -171,6 +190,7 @@ pub(crate) enum Ranked<'a> {
     Keyword(KeywordRanking<'a>),
     Vector(VectorRanking),
     Page(PageRanking),
+    Passage(PassageRanking),
 }
 
 impl Ranked<'_> {
@@ -179,6 +199,7 @@ impl Ranked<'_> {
             Ranked::Keyword(_) => RankerId::Keyword,
             Ranked::Vector(_) => RankerId::Vector,
             Ranked::Page(_) => RankerId::Page,
+            Ranked::Passage(_) => RankerId::Passage,
         }
     }
 
@@ -188,6 +209,7 @@ impl Ranked<'_> {
             Ranked::Keyword(kw) => &kw.hits,
             Ranked::Vector(v) => &v.hits,
             Ranked::Page(p) => &p.hits,
+            Ranked::Passage(p) => &p.hits,
         }
     }
 
@@ -196,6 +218,7 @@ impl Ranked<'_> {
             Ranked::Keyword(kw) => &mut kw.hits,
             Ranked::Vector(v) => &mut v.hits,
             Ranked::Page(p) => &mut p.hits,
+            Ranked::Passage(p) => &mut p.hits,
         }
     }
 
@@ -220,8 +243,9 @@ impl Ranked<'_> {
                 bottom: v.bottom,
                 ..list
             },
-            // A chunk on no scored page scores 0: the scale starts there.
-            Ranked::Page(_) => Ranking {
+            // A chunk on no scored page, or not holding the passage,
+            // scores 0: the scale starts there.
+            Ranked::Page(_) | Ranked::Passage(_) => Ranking {
                 complete: true,
                 ..list
             },
@@ -233,7 +257,7 @@ impl Ranked<'_> {
         match self {
             Ranked::Keyword(kw) => !kw.complete(),
             Ranked::Vector(v) => v.hits.len() >= k,
-            Ranked::Page(_) => false,
+            Ranked::Page(_) | Ranked::Passage(_) => false,
         }
     }
 }
@@ -440,10 +464,17 @@ where
     } else {
         None
     };
+    let passage = if RankerId::Passage.runs(req) {
+        let _span = crate::timings::span("passage ranker");
+        Some(passage::rank(db, req, plan.passage.as_deref(), k)?)
+    } else {
+        None
+    };
     let mut lists = Vec::new();
     lists.extend(keyword.map(Ranked::Keyword));
     lists.extend(vector.map(Ranked::Vector));
     lists.extend(page.map(Ranked::Page));
+    lists.extend(passage.map(Ranked::Passage));
     Ok(Rankings { lists })
 }
 

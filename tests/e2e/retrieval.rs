@@ -498,3 +498,64 @@ fn no_good_match_holds_on_data_files_and_code() {
         "{human}"
     );
 }
+
+/// A sentence copied from a document finds it first, though its words are
+/// common ones that shorter notes use more often: the passage ranker
+/// lists the chunks that hold the whole query word for word.
+#[test]
+fn a_copied_passage_finds_its_document_first() {
+    let kb = Kb::new();
+    let docs = kb.home.path().join("docs");
+    write(
+        &docs.join("builder.md"),
+        "# Build settings\n\nThe build reads its settings from the project file. Once a setting is\n\
+         given a value, the value can be referred to using the name of the setting\n\
+         anywhere later in the file, and the build stops with an error when a name\n\
+         is used before its value is given.\n",
+    );
+    write(
+        &docs.join("names.md"),
+        "# Names\n\nA name refers to a value. Using a name: the name of a value, the value of a name.\n\
+         Refer to the name; the name is referred to by its value.\n",
+    );
+    write(
+        &docs.join("values.md"),
+        "# Values and names\n\nValues can be given names. Using the names, the values are referred to; \
+         a value's name can be used in place of the value.\n",
+    );
+    kb.add(&[&docs]);
+    let passage = "the value can be referred to using the name";
+    for mode in ["hybrid", "keyword"] {
+        let v = kb.json(&["search", passage, "--mode", mode]);
+        assert!(paths(&v)[0].ends_with("builder.md"), "{mode}: {v}");
+        assert!(
+            v["ranked_by"]
+                .as_array()
+                .unwrap()
+                .contains(&"passage".into()),
+            "{v}"
+        );
+        assert_eq!(
+            v["results"][0]["score_breakdown"]["by_ranker"]["passage"],
+            2.0
+        );
+    }
+    // Without the passage ranker the denser notes come first by their words.
+    let out = kb
+        .cmd()
+        .env("KB_SEARCH_WEIGHTS_PASSAGE", "0")
+        .args(["search", passage, "--mode", "keyword", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!paths(&v)[0].ends_with("builder.md"), "{v}");
+    // A few keywords are not a passage: the ranker does not run.
+    let v = kb.json(&["search", "value name", "--mode", "keyword"]);
+    assert!(
+        !v["ranked_by"]
+            .as_array()
+            .unwrap()
+            .contains(&"passage".into()),
+        "{v}"
+    );
+}

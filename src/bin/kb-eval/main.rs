@@ -32,6 +32,7 @@ mod financebench;
 mod halves;
 mod levers;
 mod metrics;
+mod passages;
 mod pdf_structure;
 
 use kb::config::Config;
@@ -56,6 +57,8 @@ enum Command {
     Financebench(financebench::FinanceBenchArgs),
     /// Index any folder and report how often real, off-topic and nonsense questions get "no good match"
     Confidence(confidence::ConfidenceArgs),
+    /// Ask passages copied from an existing knowledge base's chunks and report how often a result holds them
+    Passages(passages::PassagesArgs),
     /// Print what kb makes of each PDF's structure (title, headings, sections, page text) as JSON lines
     PdfStructure(pdf_structure::PdfStructureArgs),
 }
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
         Command::Financebench(args) => financebench::run(args),
         Command::PdfStructure(args) => pdf_structure::run(args),
         Command::Confidence(args) => confidence::run(args),
+        Command::Passages(args) => passages::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
