@@ -371,7 +371,7 @@ where
     };
     let in_memory = vectors.zip(allowed.as_ref());
     let embedded = query::unquoted(&req.query);
-    let (keyword, vector) = std::thread::scope(|s| -> Result<_> {
+    let (keyword, passage, vector) = std::thread::scope(|s| -> Result<_> {
         let ahead = read_ahead.then(|| s.spawn(|| vector::read_ahead(&reopener)));
         let vector_thread = if RankerId::Vector.runs(req) {
             let embed = embed_query.ok_or_else(|| {
@@ -419,6 +419,13 @@ where
         } else {
             None
         };
+        // While the vector thread embeds the query.
+        let passage = if RankerId::Passage.runs(req) {
+            let _span = crate::timings::span("passage ranker");
+            Some(passage::rank(db, req, plan.passage.as_deref(), k)?)
+        } else {
+            None
+        };
         let vector = match vector_thread {
             Some(handle) => Some(
                 handle
@@ -427,7 +434,7 @@ where
             ),
             None => None,
         };
-        Ok((keyword, vector))
+        Ok((keyword, passage, vector))
     })?;
     let vector = match vector {
         Some((qv, scan)) => {
@@ -461,12 +468,6 @@ where
             .flat_map(|v| v.hits.iter().map(|h| h.0))
             .collect();
         Some(page::rank(db, req, plan.fts.as_deref(), &also)?)
-    } else {
-        None
-    };
-    let passage = if RankerId::Passage.runs(req) {
-        let _span = crate::timings::span("passage ranker");
-        Some(passage::rank(db, req, plan.passage.as_deref(), k)?)
     } else {
         None
     };
