@@ -26,8 +26,17 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     // A capital, or a letter of a script without case ("1.1 研究背景").
     let capital =
         rest.starts_with(|c: char| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()));
+    if !capital || rest.ends_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    number_depth(num)
+}
+
+/// The depth a section number says (`2.3.1` → 3, `A.3` → 2, `IV.` → 1),
+/// whatever follows it.
+fn number_depth(num: &str) -> Option<u8> {
     let stem = num.trim_end_matches('.');
-    if !capital || rest.ends_with(|c: char| c.is_ascii_digit()) || stem.is_empty() {
+    if stem.is_empty() {
         return None;
     }
     let parts: Vec<&str> = stem.split('.').collect();
@@ -44,6 +53,38 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     let letter = stem.len() == 1 && stem.chars().all(|c| c.is_ascii_uppercase());
     let roman = stem.len() <= TUNING.numbering_letters && stem.chars().all(|c| ROMAN.contains(c));
     ((letter || roman) && dotted).then_some(1)
+}
+
+/// Where the section number `text` opens with ends: the byte offsets
+/// after its label (`Chapter `, `Part `, `Item `; 0 without one) and
+/// after its number (`2.3.1 `, `A.3 `, `IV. `, `Chapter 19 `, `Item 7A. `),
+/// with the spaces after each, whatever the case of the title after it;
+/// (0, 0) when it opens with none. For a title known to be a heading (a
+/// bookmark's), printed after all or part of its number (`19.1.1
+/// accumulate` for the bookmark `accumulate`, `Part I User guide` for `I
+/// User guide`).
+pub(super) fn number_ahead(text: &str) -> (usize, usize) {
+    let words: Vec<(usize, &str)> = text
+        .split_whitespace()
+        .take(2)
+        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+        .collect();
+    let Some(&(at, first)) = words.first() else {
+        return (0, 0);
+    };
+    let after = |end: usize| text.len() - text[end..].trim_start().len();
+    let lower = first.to_lowercase();
+    let rest = &text[at + first.len()..];
+    let labelled = (NUMBER_LABELS.contains(&lower.as_str())
+        && words.get(1).is_some_and(|(_, w)| label_number(w)))
+        || (lower == ITEM_LABEL && item_number(rest.trim_start()));
+    match words.get(1) {
+        Some(&(second_at, second)) if labelled => {
+            (after(at + first.len()), after(second_at + second.len()))
+        }
+        _ if number_depth(first).is_some() => (0, after(at + first.len())),
+        _ => (0, 0),
+    }
 }
 
 /// A section number in Arabic-Indic digits ahead of its title, as a
@@ -191,5 +232,40 @@ mod tests {
         assert!(chapter_label("Capitolo 2") && chapter_label("Hoofdstuk 1"));
         assert!(chapter_label("Parte I") && chapter_label("پیوست الف"));
         assert!(!chapter_label("Parte della") && !chapter_label("Deel van"));
+    }
+
+    #[test]
+    fn the_number_ahead_of_a_title_is_skipped_whatever_its_case() {
+        fn after(t: &str) -> (&str, &str) {
+            let (label, number) = number_ahead(t);
+            (&t[label..], &t[number..])
+        }
+        assert_eq!(
+            after("19.1.1 accumulate"),
+            ("19.1.1 accumulate", "accumulate")
+        );
+        assert_eq!(
+            after("Chapter 19 The STL Generic Algorithms"),
+            (
+                "19 The STL Generic Algorithms",
+                "The STL Generic Algorithms"
+            )
+        );
+        assert_eq!(
+            after("Item 1A. Risk Factors"),
+            ("1A. Risk Factors", "Risk Factors")
+        );
+        assert_eq!(after("Part I User guide").0, "I User guide");
+        assert_eq!(after("IV.  Results").1, "Results");
+        assert_eq!(after("A.3 appendix").1, "appendix");
+        for none in [
+            "accumulate",
+            "2019 Annual Report",
+            "A Tour",
+            "Chapter one",
+            "",
+        ] {
+            assert_eq!(number_ahead(none), (0, 0), "{none}");
+        }
     }
 }

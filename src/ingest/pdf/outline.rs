@@ -9,7 +9,7 @@
 
 use super::block::Block;
 use super::lexicon::lower_kept;
-use super::numbering::numbered_depth;
+use super::numbering::number_ahead;
 use super::page::OutlineEntry;
 use super::statement::statement_line;
 use super::tuning::TUNING;
@@ -171,18 +171,8 @@ fn place(
 /// ..." under "Reserved Words").
 fn carries(text: &str, title: &str) -> Option<(usize, bool)> {
     let wanted = key(title);
-    let number = match numbered_depth(text) {
-        Some(_) => {
-            text.len()
-                - text
-                    .split_once(' ')
-                    .map_or("", |(_, r)| r)
-                    .trim_start()
-                    .len()
-        }
-        None => 0,
-    };
-    let skip = [0, number]
+    let (label, number) = number_ahead(text);
+    let skip = [0, label, number]
         .into_iter()
         .find(|&at| key(&text[at..]).starts_with(&wanted))?;
     // Counted in characters as `split_at` counts them (a CJK title's
@@ -333,6 +323,36 @@ mod tests {
         );
         assert_eq!(out.len(), 6, "no heading inserted: {out:?}");
         assert!(out.iter().all(|b| !b.unprinted));
+    }
+
+    /// A bookmark that leaves out the number printed before its title
+    /// finds the printed line whatever the title's case (`accumulate`),
+    /// with or without its label (`Chapter 19`, `Part I`): no heading of
+    /// its own is inserted.
+    #[test]
+    fn a_bookmark_finds_its_title_after_a_printed_number_or_label() {
+        let blocks = vec![
+            block(1, "Chapter 19 The STL Generic Algorithms", 219.0),
+            block(1, "Generic algorithms perform a task.", 260.0),
+            block(3, "19.1.1 accumulate", 135.0),
+            block(3, "Header file: numeric", 164.0),
+            block(4, "Part I User guide", 100.0),
+        ];
+        let outline = vec![
+            entry("The STL Generic Algorithms", 1, 1, Some(116.0)),
+            entry("accumulate", 3, 3, Some(116.0)),
+            entry("I User guide", 1, 4, Some(90.0)),
+        ];
+        let out = apply(blocks, &outline, 4);
+        assert_eq!(
+            headings(&out),
+            vec![
+                (1, "Chapter 19 The STL Generic Algorithms".to_string(), 1),
+                (3, "19.1.1 accumulate".to_string(), 3),
+                (4, "Part I User guide".to_string(), 1),
+            ]
+        );
+        assert_eq!(out.len(), 5, "no heading inserted: {out:?}");
     }
 
     #[test]
