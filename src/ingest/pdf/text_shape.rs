@@ -412,9 +412,20 @@ pub(super) fn title_case(t: &str) -> bool {
     !initials.is_empty() && initials.into_iter().all(char::is_uppercase)
 }
 
+/// Whether the mark at `i` is in a word: after a letter or digit
+/// (`Stockholders’`), or between a letter and a mark of the word before
+/// it (`C++’s`).
+fn in_word(chars: &[char], i: usize) -> bool {
+    let before = i.checked_sub(1).map(|j| chars[j]);
+    let after = chars.get(i + 1);
+    before.is_some_and(char::is_alphanumeric)
+        || (before.is_some_and(|c| !c.is_whitespace())
+            && after.is_some_and(|c| c.is_alphanumeric()))
+}
+
 /// A heading's text without the quote marks it opens and never closes
 /// or closes and never opened (a manual's section named in quotes, its
-/// closing mark lost): an apostrophe after a letter stays.
+/// closing mark lost): an apostrophe in a word stays.
 pub(super) fn without_stray_quotes(t: &str) -> String {
     let chars: Vec<char> = t.chars().collect();
     let mut keep = vec![true; chars.len()];
@@ -425,7 +436,7 @@ pub(super) fn without_stray_quotes(t: &str) -> String {
         } else if let Some(q) = QUOTE_PAIRS.iter().find(|q| q.1 == c) {
             match open.iter().rposition(|&j| chars[j] == q.0) {
                 Some(k) => drop(open.drain(k..)),
-                None => keep[i] = APOSTROPHE.contains(c) && i > 0 && chars[i - 1].is_alphanumeric(),
+                None => keep[i] = APOSTROPHE.contains(c) && in_word(&chars, i),
             }
         }
     }
@@ -481,6 +492,8 @@ mod tests {
             ("Stockholders’ Equity", "Stockholders’ Equity"),
             ("Notes” to it", "Notes to it"),
             ("”Notes", "Notes"),
+            ("2.2 C++’s history", "2.2 C++’s history"),
+            ("the ’s mark", "the s mark"),
         ] {
             assert_eq!(without_stray_quotes(t), want);
         }
