@@ -12,7 +12,8 @@ use super::filing::is_part;
 use super::numbering::{item_heading, numbered_depth};
 use super::page::Line;
 use super::text_shape::{
-    ends_sentence, heading_text, index_group, index_letter, leader_run, leaders, starts_with_bullet,
+    ends_sentence, heading_text, index_group, index_letter, leader_run, leaders,
+    starts_with_bullet, starts_with_enumerator,
 };
 use super::tuning::TUNING;
 use crate::text::cjk::is_cjk;
@@ -191,8 +192,10 @@ fn starts_paragraph(cur: &[&Line], l: &Line, right: f32, left: f32) -> bool {
     let ended = ends_sentence(&prev.text)
         && (prev.end < right - TUNING.short_of_margin * prev.size
             || l.x > left + TUNING.indent * l.size);
-    // A filing's item after a sentence's end, set without space above it.
-    let item_start = ends_sentence(&prev.text) && item_heading(&l.text);
+    // A filing's item, or a list's numbered item, after a sentence's end,
+    // set without space above it and as far left as the item before.
+    let item_start =
+        ends_sentence(&prev.text) && (item_heading(&l.text) || starts_with_enumerator(&l.text));
     let table_edge = prev.table != l.table;
     table_edge
         || (!l.table

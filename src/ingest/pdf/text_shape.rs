@@ -17,6 +17,24 @@ pub(super) fn starts_with_bullet(t: &str) -> bool {
     }
 }
 
+/// Opens with a list item's number and a space: `2.`, `12)`, `(3)`, `(b)`.
+pub(super) fn starts_with_enumerator(t: &str) -> bool {
+    let Some((first, rest)) = t.split_once(' ') else {
+        return false;
+    };
+    let number = |s: &str| {
+        (1..=TUNING.enumerator_digits).contains(&s.len()) && s.chars().all(|c| c.is_ascii_digit())
+    };
+    let letter = |s: &str| s.len() == 1 && s.chars().all(|c| c.is_ascii_lowercase());
+    let numbered = match first.strip_prefix('(') {
+        Some(inner) => inner
+            .strip_suffix(')')
+            .is_some_and(|i| number(i) || letter(i)),
+        None => first.strip_suffix(['.', ')']).is_some_and(number),
+    };
+    numbered && !rest.trim().is_empty()
+}
+
 /// Ends with `.`, `!`, `?`, `:` or `…` (or their full-width forms),
 /// closing quotes and brackets aside.
 pub(super) fn ends_sentence(t: &str) -> bool {
@@ -483,6 +501,23 @@ mod tests {
             ..Line::default()
         }
     }
+    #[test]
+    fn a_list_items_number_is_told_from_other_numbers() {
+        for t in ["2. it disables", "12) next", "(3) third", "(b) and"] {
+            assert!(starts_with_enumerator(t), "{t}");
+        }
+        for t in [
+            "2019. The year",
+            "3.5 percent",
+            "2.",
+            "(iv) roman",
+            "(B) capital",
+            "x. no",
+        ] {
+            assert!(!starts_with_enumerator(t), "{t}");
+        }
+    }
+
     #[test]
     fn a_heading_loses_its_stray_quote_marks() {
         for (t, want) in [

@@ -128,6 +128,8 @@ tuning! {
     section_number_digits: usize = 3,
     /// The most capitals of a letter or roman numbering ("VIII.").
     numbering_letters: usize = 5,
+    /// The most digits of a list item's number ("12.") that starts a paragraph.
+    enumerator_digits: usize = 2,
     /// A person's name after an initial: this many words, fewest and most.
     name_words: (usize, usize) = (2, 3),
     /// A signature's place sits at most this many blocks under it.
