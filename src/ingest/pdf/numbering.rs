@@ -16,12 +16,9 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     let (num, rest) = t.split_once(char::is_whitespace)?;
     let rest = rest.trim_start();
     let lower = num.to_lowercase();
-    if NUMBER_LABELS.contains(&lower.as_str()) {
-        return label_number(rest.split_whitespace().next()?).then_some(1);
-    }
-    if lower == ITEM_LABEL {
-        let toc = rest.chars().last().is_some_and(|c| c.is_ascii_digit());
-        return (item_number(rest) && !toc).then_some(1);
+    if NUMBER_LABELS.contains(&lower.as_str()) || lower == ITEM_LABEL {
+        let toc = lower == ITEM_LABEL && rest.ends_with(|c: char| c.is_ascii_digit());
+        return (labelled(&lower, rest) && !toc).then_some(1);
     }
     // A capital, or a letter of a script without case ("1.1 研究背景").
     let capital =
@@ -74,12 +71,8 @@ pub(super) fn number_ahead(text: &str) -> (usize, usize) {
     };
     let after = |end: usize| text.len() - text[end..].trim_start().len();
     let lower = first.to_lowercase();
-    let rest = &text[at + first.len()..];
-    let labelled = (NUMBER_LABELS.contains(&lower.as_str())
-        && words.get(1).is_some_and(|(_, w)| label_number(w)))
-        || (lower == ITEM_LABEL && item_number(rest.trim_start()));
     match words.get(1) {
-        Some(&(second_at, second)) if labelled => {
+        Some(&(second_at, second)) if labelled(&lower, &text[at + first.len()..]) => {
             (after(at + first.len()), after(second_at + second.len()))
         }
         _ if number_depth(first).is_some() => (0, after(at + first.len())),
@@ -154,6 +147,13 @@ pub(super) fn chapter_label(t: &str) -> bool {
 }
 
 /// The number after "Chapter", "Part" or "Appendix": `3`, `IV`, `A`.
+/// Whether the word `lower`, then `rest`, is a label's number (`Part IV`).
+fn labelled(lower: &str, rest: &str) -> bool {
+    let rest = rest.trim_start();
+    (NUMBER_LABELS.contains(&lower) && rest.split_whitespace().next().is_some_and(label_number))
+        || (lower == ITEM_LABEL && item_number(rest))
+}
+
 fn label_number(t: &str) -> bool {
     let t = t.trim_end_matches(['.', ':']);
     !t.is_empty()
