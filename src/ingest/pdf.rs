@@ -50,6 +50,7 @@ mod text_shape;
 mod thresholds;
 mod title;
 mod tuning;
+mod wrapped_cells;
 
 use std::path::Path;
 

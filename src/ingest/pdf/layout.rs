@@ -14,6 +14,7 @@ use super::overlays::drop_overlay_steps;
 use super::page::{Line, Page};
 use super::text_shape::{figure_caption, without_stray_quotes};
 use super::tuning::TUNING;
+use super::wrapped_cells::join_wrapped_cells;
 use demote::{
     drop_cover_lines, drop_out_of_count, drop_section_marks, drop_signature_places, drop_signers,
     drop_stray_initials,
@@ -47,6 +48,9 @@ pub(super) fn structure(
     drop_overlay_steps(&mut lines);
     let body = body_size(&lines);
     strip_running_lines(&mut lines, body);
+    for page in &mut lines {
+        join_wrapped_cells(page, hyphens);
+    }
     let (doc, groups) = Document::read(pages, &lines, body, hyphens);
     let mut walk = Walk::default();
     walk.trace = trace;

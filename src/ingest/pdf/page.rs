@@ -75,6 +75,9 @@ pub struct Line {
     /// A row of a table: its cells joined by ` | `.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub table: bool,
+    /// A table row's cells' left and right edges, in its text's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<[f32; 2]>,
     /// The width of each of its glyphs when all are equally wide, in
     /// points (0 when they differ).
     #[serde(default, skip_serializing_if = "is_zero")]

@@ -424,6 +424,12 @@ fn to_lines(rows: &[Row]) -> Vec<Line> {
                 gap,
                 bold: spans.iter().all(|s| s.bold),
                 table: true,
+                // A right-to-left row's cells stand in the other order.
+                cells: if r.rtl {
+                    Vec::new()
+                } else {
+                    spans.iter().map(|s| [s.x0, s.x1]).collect()
+                },
                 ..Line::default()
             });
             continue;
@@ -440,6 +446,7 @@ fn to_lines(rows: &[Row]) -> Vec<Line> {
                 table: false,
                 pitch: s.pitch.even(),
                 mono: s.pitch.fixed(),
+                ..Line::default()
             });
         }
     }

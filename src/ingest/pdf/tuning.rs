@@ -267,6 +267,10 @@ tuning! {
     wide_row_cells: usize = 3,
     /// A table's rows follow within this many sizes; a wide entry's within this many.
     row_step: (f32, f32) = (2.6, 3.5),
+    /// A row's label wrapped over lines may hang this many sizes right of its first line.
+    wrap_indent: f32 = 3.0,
+    /// A row whose cells wrap below it has a cell of at least this many words.
+    wrapped_cell_words: usize = 3,
 
     // Contents pages (`contents.rs`).
     /// A contents page has this many entries, or this many under its title …

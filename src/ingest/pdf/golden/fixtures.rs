@@ -77,7 +77,9 @@ fn filing() -> TestPdf {
                 &["", "2023", "2022"],
                 &["Cash and cash equivalents", "$412", "$380"],
                 &["Accounts receivable", "215", "198"],
-                &["Vessels and equipment", "1,904", "1,766"],
+                // A label wrapped over its numbers' line.
+                &["Vessels and equipment, net of accumulated"],
+                &["depreciation", "1,904", "1,766"],
                 &["Total assets", "$2,531", "$2,344"],
                 &["Long-term debt", "640", "702"],
                 &["Total liabilities", "$1,120", "$1,170"],
