@@ -5,7 +5,7 @@
 
 use super::numbering::{chapter_label, item_heading};
 use super::page::{Row, Span};
-use super::text_shape::ends_sentence;
+use super::text_shape::{ends_sentence, leaders};
 use super::tuning::TUNING;
 
 /// What separates the cells of a table row in the indexed text.
@@ -146,13 +146,17 @@ pub(super) fn cell_like(s: &Span) -> bool {
 
 /// The spans of a row could be a table's cells: several, none but the first
 /// (a row label) as long as a line of prose. A label in the margin beside a
-/// paragraph, or a wide word space in justified text, gives two, one long.
+/// paragraph, or a wide word space in justified text, gives two, one long;
+/// a row of three or more may hold a description as long as a label
+/// (`%j | day of the year as a decimal number (range | tm_yday`), not
+/// long dot leaders (a contents entry's, kept as one line).
 pub(super) fn cells(r: &Row) -> bool {
     let (first, other) = TUNING.row_cell_chars;
+    let wide = r.spans.len() >= TUNING.wide_row_cells;
     r.spans.len() >= 2
         && r.spans.iter().enumerate().all(|(i, s)| {
-            let n = s.text.chars().count();
-            n <= if i == 0 { first } else { other }
+            let described = wide && !leaders(&s.text);
+            s.text.chars().count() <= if i == 0 || described { first } else { other }
         })
 }
 
@@ -263,5 +267,35 @@ fn lines_under(rows: &[Row]) -> usize {
         0
     } else {
         end - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(cells: &[&str]) -> Row {
+        let span = |(i, t): (usize, &&str)| Span {
+            text: t.to_string(),
+            x0: 100.0 * i as f32,
+            x1: 100.0 * i as f32 + 80.0,
+            size: 10.0,
+            ..Span::default()
+        };
+        Row {
+            spans: cells.iter().enumerate().map(span).collect(),
+            rtl: false,
+        }
+    }
+
+    #[test]
+    fn a_row_of_three_may_hold_a_long_description_but_not_long_leaders() {
+        let description = "day of the year as a decimal number (range";
+        assert!(cells(&row(&["%j", description, "tm_yday"])));
+        // Two spans, one long: a label in the margin beside a paragraph.
+        assert!(!cells(&row(&["Note", description])));
+        let leaders = ". . . . . . . . . . . . . . . . . . . . . . . . .";
+        assert!(!cells(&row(&["\\kV", leaders, "12"])));
+        assert!(cells(&row(&["\\kV", ". . . .", "12"])));
     }
 }

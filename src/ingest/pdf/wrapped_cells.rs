@@ -75,7 +75,7 @@ fn label_goes_on(label: &Line, row: &Line, top: f32) -> bool {
 /// Which cell of `row` each cell of `next` goes on (`None`: `next` is a
 /// row of its own). `next` must leave `row`'s first column empty, lie
 /// under exactly one cell each (left to right), open each piece with a
-/// lower-case word where no sentence ended above, and a cell of `row` must
+/// lower-case word (or close a bracket left open) where no sentence ended above, and a cell of `row` must
 /// be text of several words (a row of single words under an empty first
 /// column is a row whose label spans several).
 fn continues(row: &Line, next: &Line) -> Option<Vec<usize>> {
@@ -100,7 +100,8 @@ fn continues(row: &Line, next: &Line) -> Option<Vec<usize>> {
         let (Some((k, _)), None) = (under.next(), under.next()) else {
             return None;
         };
-        let goes_on = text.starts_with(char::is_lowercase) && goes_on_after(above[k]);
+        let opens = text.starts_with(char::is_lowercase) || unclosed(above[k]);
+        let goes_on = opens && goes_on_after(above[k]);
         if !goes_on || columns.last().is_some_and(|&m| m >= k) {
             return None;
         }
@@ -148,6 +149,12 @@ fn prepend_label(row: &mut Line, label: &Line, hyphens: &Hyphenation) {
 /// page or a figure) closed an entry.
 fn goes_on_after(t: &str) -> bool {
     !ends_sentence(t) && !t.trim_end().ends_with(|c: char| c.is_ascii_digit())
+}
+
+/// Whether `t` opens a bracket it does not close (`… number (range`).
+fn unclosed(t: &str) -> bool {
+    let count = |set: [char; 2]| t.chars().filter(|c| set.contains(c)).count();
+    count(['(', '[']) > count([')', ']'])
 }
 
 fn same_type(a: &Line, b: &Line) -> bool {
@@ -264,7 +271,7 @@ mod tests {
             row(
                 &[
                     ("one", 60.0, 80.0),
-                    ("The width of this", 100.0, 190.0),
+                    ("The width of this (range", 100.0, 190.0),
                     ("three", 230.0, 260.0),
                     ("Column four will act in", 280.0, 400.0),
                 ],
@@ -278,13 +285,14 @@ mod tests {
                 112.0,
             ),
             row(&[("same width.", 280.0, 340.0)], 124.0),
-            row(&[("two", 60.0, 80.0), ("Other", 100.0, 130.0)], 136.0),
+            row(&[("[001,366])", 100.0, 150.0)], 136.0),
+            row(&[("two", 60.0, 80.0), ("Other", 100.0, 130.0)], 148.0),
         ];
         assert_eq!(
             joined(lines),
             [
-                "one | The width of this column depends on the | three | Column four will act in \
-                 the same way as same width.",
+                "one | The width of this (range column depends on the [001,366]) | three | Column \
+                 four will act in the same way as same width.",
                 "two | Other"
             ]
         );
