@@ -279,6 +279,9 @@ impl<'a> Ingester<'a> {
         if opts.cancel.load(Ordering::SeqCst) {
             summary.interrupted = true;
         }
+        // Interrupted, the merge waits for the next run: it takes a while.
+        self.db
+            .note_keyword_writes(summary.chunks as u64, !summary.interrupted)?;
         summary.seconds.parse = workers.parse_nanos.load(Ordering::Relaxed) as f64 / 1e9;
         summary.seconds.embed = workers.embed_nanos.load(Ordering::Relaxed) as f64 / 1e9;
         if let Ok(by_type) = workers.parse_by_type.lock() {
