@@ -224,21 +224,21 @@ fn bytes(v: rusqlite::types::ValueRef<'_>) -> Result<&[u8]> {
     }
 }
 
-/// Counts chunks written since the keyword index was last merged
-/// (`config`), across runs.
+/// Counts chunks written or deleted since the keyword index was last
+/// merged (`config`), across runs.
 const WRITES_KEY: &str = "keyword_index_writes";
 
-/// The keyword index is merged once the chunks written since it last was
-/// reach this share of its rows (1 in 4).
+/// The keyword index is merged once the chunks written or deleted since
+/// it last was reach this share of its rows (1 in 4).
 const MERGE_SHARE: (u64, u64) = (1, 4);
 
 /// The structure record's row in `chunks_fts_data` (`FTS5_STRUCTURE_ROWID`).
 const STRUCTURE_ROWID: i64 = 10;
 
 impl Database {
-    /// Records `written` chunks written to the keyword index and, with
-    /// `merge` and once those written since it was last merged reach a
-    /// quarter of its rows, merges it into one segment (FTS5's
+    /// Records `written` chunks written to (or deleted from) the keyword
+    /// index and, with `merge` and once those since it was last merged
+    /// reach a quarter of its rows, merges it into one segment (FTS5's
     /// `optimize`); returns whether it did. A chunk written again leaves
     /// its old postings and a delete marker behind: after `kb update
     /// --reread` of 37 filings the index held 3.7 times the pages it
@@ -312,11 +312,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = bound_database(dir.path(), 4);
         let mut vector = unit_vectors(1, 4);
+        let mut ids = Vec::new();
         for i in 0..40 {
             let chunks = crate::db::test_support::chunks(&format!("alpha {i}"), 2);
             let vectors: Vec<Vec<f32>> = (0..2).map(|_| vector()).collect();
             let doc = note(&format!("n{i}.txt"), &i.to_string());
-            db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
+            let written = db.write_document(&doc, &chunks, Some(&vectors)).unwrap();
+            let (crate::db::WriteOutcome::Added(id) | crate::db::WriteOutcome::Replaced(id)) =
+                written;
+            ids.push(id);
         }
         assert!(db.keyword_segments().unwrap() > 1);
         // 80 rows: 10 written is under a quarter, 10 more reaches it.
@@ -335,6 +339,12 @@ mod tests {
             )
             .unwrap();
         assert_eq!(hits, 80);
+        // Deleting leaves delete markers: with the 1 counted before, 10
+        // rows deleted are under a quarter of the 70 left, 16 reach one of 64.
+        db.remove_documents(&ids[..5]).unwrap();
+        assert!(db.keyword_segments().unwrap() > 1);
+        db.remove_documents(&ids[5..8]).unwrap();
+        assert_eq!(db.keyword_segments().unwrap(), 1);
     }
 
     #[test]

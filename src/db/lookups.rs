@@ -249,10 +249,11 @@ impl Database {
     /// transaction; unused tags go too. Returns how many were deleted.
     pub fn remove_documents(&self, ids: &[i64]) -> Result<usize> {
         let tx = self.begin_write()?;
-        let mut n = 0;
+        let (mut n, mut chunks) = (0, 0);
         for id in ids {
             // Chunks first so the FTS and vector triggers see each row.
-            self.conn()
+            chunks += self
+                .conn()
                 .execute("DELETE FROM chunks WHERE document_id = ?1", [id])?;
             n += self
                 .conn()
@@ -264,6 +265,8 @@ impl Database {
         )?;
         self.apply_removed_codes()?;
         tx.commit()?;
+        // Each deleted row leaves a delete marker in the keyword index.
+        self.note_keyword_writes(chunks as u64, true)?;
         Ok(n)
     }
 
