@@ -280,8 +280,17 @@ impl<'a> Ingester<'a> {
             summary.interrupted = true;
         }
         // Interrupted, the merge waits for the next run: it takes a while.
-        self.db
-            .note_keyword_writes(summary.chunks as u64, !summary.interrupted)?;
+        // A failed merge loses nothing (searches read the index unmerged).
+        let merged = self
+            .db
+            .note_keyword_writes(summary.chunks as u64, !summary.interrupted);
+        if let Err(e) = merged {
+            let reason = format!(
+                "the keyword index was not merged ({e}); searches read it unmerged \
+                 until a later run merges it"
+            );
+            self.errors_log.record(self.db.path(), &reason);
+        }
         summary.seconds.parse = workers.parse_nanos.load(Ordering::Relaxed) as f64 / 1e9;
         summary.seconds.embed = workers.embed_nanos.load(Ordering::Relaxed) as f64 / 1e9;
         if let Ok(by_type) = workers.parse_by_type.lock() {
