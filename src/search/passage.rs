@@ -21,20 +21,17 @@ pub(crate) struct PassageRanking {
 }
 
 /// The chunks (at most `limit`) that match `passage`, the whole query as
-/// one FTS5 phrase (`None`: the query is too short to be a passage).
+/// one FTS5 phrase.
 pub(crate) fn rank(
     db: &Database,
     req: &SearchRequest,
-    passage: Option<&str>,
+    passage: &str,
     limit: usize,
 ) -> Result<PassageRanking> {
-    let hits = match passage {
-        Some(q) => db
-            .keyword_search(q, &req.filters, &req.columns, limit)?
-            .into_iter()
-            .map(|h| (h.chunk_id, 1.0))
-            .collect(),
-        None => Vec::new(),
-    };
+    let hits = db
+        .keyword_search(passage, &req.filters, &req.columns, limit)?
+        .into_iter()
+        .map(|h| (h.chunk_id, 1.0))
+        .collect();
     Ok(PassageRanking { hits })
 }

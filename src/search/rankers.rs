@@ -90,8 +90,9 @@ impl RankerId {
 
     /// Whether the request runs it: its mode asks for it, and a ranker
     /// beyond the first two only with a weight (the keyword and vector
-    /// lists also order ties and feed the refinement at weight 0), the
-    /// passage ranker only for a query long enough to be a passage.
+    /// lists also order ties and feed the refinement at weight 0; the
+    /// passage ranker needs a query long enough to be a passage too, which
+    /// its caller reads off the [`QueryPlan`]).
     pub(crate) fn runs(self, req: &SearchRequest) -> bool {
         let asked = if self.by_words() {
             req.mode.uses_keyword()
@@ -101,11 +102,7 @@ impl RankerId {
         asked
             && match self {
                 RankerId::Keyword | RankerId::Vector => true,
-                RankerId::Page => self.weight(&req.fusion.weights) > 0.0,
-                RankerId::Passage => {
-                    self.weight(&req.fusion.weights) > 0.0
-                        && query::passage_expression(&req.query).is_some()
-                }
+                RankerId::Page | RankerId::Passage => self.weight(&req.fusion.weights) > 0.0,
             }
     }
 
@@ -420,11 +417,12 @@ where
             None
         };
         // While the vector thread embeds the query.
-        let passage = if RankerId::Passage.runs(req) {
-            let _span = crate::timings::span("passage ranker");
-            Some(passage::rank(db, req, plan.passage.as_deref(), k)?)
-        } else {
-            None
+        let passage = match plan.passage.as_deref() {
+            Some(phrase) if RankerId::Passage.runs(req) => {
+                let _span = crate::timings::span("passage ranker");
+                Some(passage::rank(db, req, phrase, k)?)
+            }
+            _ => None,
         };
         let vector = match vector_thread {
             Some(handle) => Some(
