@@ -42,6 +42,10 @@ pub trait Progress: Send + Sync {
     /// `total` (0 when unknown).
     fn downloading(&self, _what: &str, _done: u64, _total: u64) {}
 
+    /// The keyword index is being merged, the last step of an ingest that
+    /// wrote much of it (seconds on a large knowledge base).
+    fn merging_keyword_index(&self) {}
+
     /// The work is over, whether it succeeded or not.
     fn finish(&self) {}
 }

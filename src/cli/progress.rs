@@ -28,6 +28,8 @@ struct State {
     first_done: Option<(Instant, u64)>,
     /// A PDF being read page by page: its name, pages done, pages.
     reading: Option<(String, u32, u32)>,
+    /// The keyword index is being merged: the chunks are all written.
+    merging: bool,
 }
 
 /// Where the progress line goes.
@@ -92,6 +94,7 @@ impl ProgressLine {
                 chunks_done: 0,
                 first_done: None,
                 reading: None,
+                merging: false,
             }),
         }
     }
@@ -156,6 +159,10 @@ impl Progress for ProgressLine {
         self.update(|s| {
             s.reading = (done < total && total > 1).then(|| (name.to_string(), done, total));
         });
+    }
+
+    fn merging_keyword_index(&self) {
+        self.update(|s| s.merging = true);
     }
 
     fn already_done(&self, n: u64) {
@@ -223,6 +230,9 @@ fn duration(d: Duration) -> String {
 /// The line for a state: a 20-cell bar, chunks done of those known, files
 /// (for an ingest), rate and ETA once measured.
 fn line(work: Work, s: &State, now: Instant, width: usize) -> String {
+    if s.merging {
+        return "merging the keyword index…".to_string();
+    }
     if s.loading_model && s.chunks_done == 0 {
         return match work {
             Work::Ingest => format!(
@@ -362,7 +372,21 @@ mod tests {
             chunks_done: 0,
             first_done: None,
             reading: None,
+            merging: false,
         }
+    }
+
+    #[test]
+    fn the_merge_at_the_end_says_so() {
+        let now = Instant::now();
+        let mut s = state();
+        s.files_done = 4612;
+        s.chunks_known = 900;
+        s.chunks_done = 900;
+        assert!(line(Work::Ingest, &s, now, DEFAULT_WIDTH).contains("900/900 chunks"));
+        s.merging = true;
+        let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
+        assert_eq!(l, "merging the keyword index…");
     }
 
     #[test]
@@ -522,6 +546,7 @@ mod tests {
             chunks_done: 123_456_789,
             first_done: Some((now - Duration::from_secs(3600), 0)),
             reading: Some(("a-very-long-scanned-annual-report-2019.pdf".into(), 12, 40)),
+            merging: false,
         };
         for work in [Work::Ingest, Work::Reindex, Work::Backfill] {
             let l = line(work, &big, now, DEFAULT_WIDTH);

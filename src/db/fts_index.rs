@@ -244,8 +244,14 @@ impl Database {
     /// --reread` of 37 filings the index held 3.7 times the pages it
     /// needs and a keyword search took 2.5 to 3.7 times as long. Merging
     /// costs about a second per 25,000 chunks, and a quarter of the index
-    /// written costs far more to read and embed.
-    pub fn note_keyword_writes(&self, written: u64, merge: bool) -> Result<bool> {
+    /// written costs far more to read and embed; `merging` is told just
+    /// before a merge starts (a progress line says why the run waits).
+    pub fn note_keyword_writes(
+        &self,
+        written: u64,
+        merge: bool,
+        merging: impl FnOnce(),
+    ) -> Result<bool> {
         if written == 0 {
             return Ok(false);
         }
@@ -257,6 +263,7 @@ impl Database {
         let (share, of) = MERGE_SHARE;
         if merge && since.saturating_mul(of) >= rows.saturating_mul(share) {
             self.writable()?;
+            merging();
             self.conn
                 .execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')", [])?;
             self.set_config(WRITES_KEY, "0")?;
@@ -324,12 +331,16 @@ mod tests {
         }
         assert!(db.keyword_segments().unwrap() > 1);
         // 80 rows: 10 written is under a quarter, 10 more reaches it.
-        assert!(!db.note_keyword_writes(10, true).unwrap());
-        assert!(!db.note_keyword_writes(0, true).unwrap());
-        assert!(!db.note_keyword_writes(10, false).unwrap());
-        assert!(db.note_keyword_writes(1, true).unwrap());
+        let told = std::cell::Cell::new(0);
+        let merging = || told.set(told.get() + 1);
+        assert!(!db.note_keyword_writes(10, true, merging).unwrap());
+        assert!(!db.note_keyword_writes(0, true, merging).unwrap());
+        assert!(!db.note_keyword_writes(10, false, merging).unwrap());
+        assert_eq!(told.get(), 0);
+        assert!(db.note_keyword_writes(1, true, merging).unwrap());
+        assert_eq!(told.get(), 1, "a merge is told before it starts");
         assert_eq!(db.keyword_segments().unwrap(), 1);
-        assert!(!db.note_keyword_writes(1, true).unwrap());
+        assert!(!db.note_keyword_writes(1, true, merging).unwrap());
         let hits: i64 = db
             .conn
             .query_row(

@@ -268,7 +268,7 @@ impl Database {
         // Each deleted row leaves a delete marker in the keyword index. The
         // documents are gone whatever the merge does: a failed one loses
         // nothing and is tried again later.
-        let _ = self.note_keyword_writes(chunks as u64, true);
+        let _ = self.note_keyword_writes(chunks as u64, true, || {});
         Ok(n)
     }
 

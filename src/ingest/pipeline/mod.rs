@@ -274,23 +274,14 @@ impl<'a> Ingester<'a> {
             data_dir: &self.config.data_dir,
         };
         let outcome = writer.run_stages(&workers, files, indexed, tags, &opts.cancel, summary);
+        if outcome.is_ok() {
+            if opts.cancel.load(Ordering::SeqCst) {
+                summary.interrupted = true;
+            }
+            self.merge_keyword_index(summary, opts.progress.as_ref());
+        }
         opts.progress.finish();
         outcome?;
-        if opts.cancel.load(Ordering::SeqCst) {
-            summary.interrupted = true;
-        }
-        // Interrupted, the merge waits for the next run: it takes a while.
-        // A failed merge loses nothing (searches read the index unmerged).
-        let merged = self
-            .db
-            .note_keyword_writes(summary.chunks as u64, !summary.interrupted);
-        if let Err(e) = merged {
-            let reason = format!(
-                "the keyword index was not merged ({e}); searches read it unmerged \
-                 until a later run merges it"
-            );
-            self.errors_log.record(self.db.path(), &reason);
-        }
         summary.seconds.parse = workers.parse_nanos.load(Ordering::Relaxed) as f64 / 1e9;
         summary.seconds.embed = workers.embed_nanos.load(Ordering::Relaxed) as f64 / 1e9;
         if let Ok(by_type) = workers.parse_by_type.lock() {
@@ -299,6 +290,24 @@ impl<'a> Ingester<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Merges the keyword index when this run's writes call for it.
+    /// Interrupted, the merge waits for the next run: it takes a while. A
+    /// failed merge loses nothing (searches read the index unmerged).
+    fn merge_keyword_index(&self, summary: &IngestSummary, progress: &dyn Progress) {
+        let merged =
+            self.db
+                .note_keyword_writes(summary.chunks as u64, !summary.interrupted, || {
+                    progress.merging_keyword_index()
+                });
+        if let Err(e) = merged {
+            let reason = format!(
+                "the keyword index was not merged ({e}); searches read it unmerged \
+                 until a later run merges it"
+            );
+            self.errors_log.record(self.db.path(), &reason);
+        }
     }
 }
 
