@@ -271,7 +271,7 @@ fn glossary_entry(t: &str) -> bool {
 
 /// A line that stops on a lower-case joining word is cut off mid-phrase
 /// (a table's wrapped row label, "Receivables from"), not a title.
-fn cut_off(t: &str) -> bool {
+pub(super) fn cut_off(t: &str) -> bool {
     let words: Vec<&str> = t.split_whitespace().collect();
     words.len() > 1 && JOINING_WORDS.contains(&words[words.len() - 1])
 }

@@ -1,28 +1,38 @@
-//! A table cell whose text wraps over lines is one cell. Two shapes: a
+//! A table cell whose text wraps over lines is one cell. Three shapes: a
 //! row's label begun on the lines above its numbers (`Net cash used in` over
-//! `investing activities | (2,297) | (1,764)`), and a row whose text cells
-//! go on below it while its first column stays empty (a specification's
+//! `investing activities | (2,297) | (1,764)`), a row whose text cells go
+//! on below it while its first column stays empty (a specification's
 //! `week of the year as a decimal number (Sunday` over `is the first day of
-//! the week)`). Both are told by where the lines stand (the label in the
+//! the week)`), and a row wrapped in every column (a heading row's `Number
+//! of shares (in | Weighted-average` over `thousands) | grant-date fair
+//! value`). All are told by where the lines stand (the label in the
 //! label's column, each piece under one cell of the row) and by the text
-//! going on (no sentence ended above, a lower-case word below); joined
-//! with the document's own hyphenation, so an agent reads each row whole.
+//! going on (no sentence ended above, a lower-case word below, a label cut
+//! off mid-phrase); joined with the document's own hyphenation, so an
+//! agent reads each row whole.
 
 use super::hyphens::Hyphenation;
 use super::page::Line;
 use super::tables::CELL_SEPARATOR;
-use super::text_shape::{append_line, ends_sentence, figure_caption};
+use super::text_shape::{append_line, cut_off, ends_sentence, figure_caption};
 use super::tuning::TUNING;
 
 /// Joins the wrapped lines of each table row on a page into the row.
 pub(super) fn join_wrapped_cells(lines: &mut Vec<Line>, hyphens: &Hyphenation) {
     let mut out: Vec<Line> = Vec::with_capacity(lines.len());
-    for mut line in lines.drain(..) {
+    let mut rest = std::mem::take(lines).into_iter().peekable();
+    while let Some(mut line) = rest.next() {
         if !line.table {
             out.push(line);
             continue;
         }
-        if let Some(row) = out.last_mut() {
+        // A piece that begins the next row's label is that row's, not the
+        // end of the row above (`… period ended,` / `(in millions, except`
+        // / `and ratios) | 2021 | 2020`).
+        let labels_next = rest.peek().is_some_and(|next| {
+            next.table && line.cells.len() <= 1 && label_goes_on(&line, next, next.y)
+        });
+        if let Some(row) = out.last_mut().filter(|_| !labels_next) {
             if let Some(columns) = continues(row, &line) {
                 append_cells(row, &line, &columns, hyphens);
                 continue;
@@ -73,21 +83,19 @@ fn label_goes_on(label: &Line, row: &Line, top: f32) -> bool {
 }
 
 /// Which cell of `row` each cell of `next` goes on (`None`: `next` is a
-/// row of its own). `next` must leave `row`'s first column empty, lie
-/// under exactly one cell each (left to right), open each piece with a
-/// lower-case word (or close a bracket left open) where no sentence ended above, and a cell of `row` must
-/// be text of several words (a row of single words under an empty first
-/// column is a row whose label spans several).
+/// row of its own). Each piece of `next` must lie under exactly one cell
+/// (left to right) and go on its text where no sentence ended: a text
+/// cell's piece opens with a lower-case word (or closes a bracket left
+/// open); the first column's only where its cell above was cut off
+/// mid-phrase (`Czech, Polish,` over `Portuguese,`) or left a bracket
+/// open, as names there open lower-case row after row. A cell of `row` must be text of several words (a
+/// row of single words is a row of its own).
 fn continues(row: &Line, next: &Line) -> Option<Vec<usize>> {
-    let (first, next_first) = (row.cells.first()?, next.cells.first()?);
     let above: Vec<&str> = row.text.split(CELL_SEPARATOR).collect();
     let below: Vec<&str> = next.text.split(CELL_SEPARATOR).collect();
     let plain = above.len() == row.cells.len() && below.len() == next.cells.len();
     if !plain || row.mono || next.mono || !same_type(row, next) || !close(row.y, next.y, next.size)
     {
-        return None;
-    }
-    if next_first[0] <= first[1] {
         return None;
     }
     let mut columns: Vec<usize> = Vec::with_capacity(below.len());
@@ -100,7 +108,14 @@ fn continues(row: &Line, next: &Line) -> Option<Vec<usize>> {
         let (Some((k, _)), None) = (under.next(), under.next()) else {
             return None;
         };
-        let opens = text.starts_with(char::is_lowercase) || unclosed(above[k]);
+        // A first column of names opens lower-case row after row
+        // (`acos(x)` over `acosh(x)`): only a cut-off label goes on there,
+        // and not in code (`xmin = 0,` over `ylabel = …`).
+        let code = row.pitch > 0.0 || next.pitch > 0.0;
+        let opens = match k {
+            0 => !code && (cut_short(above[k]) || unclosed(above[k])),
+            _ => text.starts_with(char::is_lowercase) || unclosed(above[k]),
+        };
         let goes_on = opens && goes_on_after(above[k]);
         if !goes_on || columns.last().is_some_and(|&m| m >= k) {
             return None;
@@ -112,6 +127,17 @@ fn continues(row: &Line, next: &Line) -> Option<Vec<usize>> {
         .iter()
         .any(|t| words(t) >= TUNING.wrapped_cell_words)
         .then_some(columns)
+}
+
+/// Whether a cell's text stops mid-phrase: on a comma, a hyphen or a
+/// joining word (`Receivables from`).
+fn cut_short(t: &str) -> bool {
+    let t = t.trim_end();
+    // A date closes a label (`At December 31,`): the rows below are its own.
+    let dated = t
+        .strip_suffix(',')
+        .is_some_and(|t| t.ends_with(|c: char| c.is_ascii_digit()));
+    (t.ends_with([',', '-', '&', '/']) && !dated) || cut_off(t)
 }
 
 /// Appends each cell of `next` to the cell of `row` it goes on.
@@ -325,5 +351,106 @@ mod tests {
         let next = row(&[("then writes it", 100.0, 170.0)], 112.0);
         let texts = [sentence.text.clone(), next.text.clone()];
         assert_eq!(joined(vec![sentence, next]), texts);
+    }
+
+    #[test]
+    fn a_row_wrapped_in_every_column_joins_where_each_cell_goes_on() {
+        let lines = vec![
+            row(
+                &[
+                    ("Number of shares (in", 60.0, 150.0),
+                    ("Weighted-average", 200.0, 280.0),
+                    ("Total value of", 320.0, 390.0),
+                ],
+                100.0,
+            ),
+            row(
+                &[
+                    ("thousands)", 60.0, 110.0),
+                    ("grant-date fair value", 200.0, 290.0),
+                    ("awards", 320.0, 350.0),
+                ],
+                112.0,
+            ),
+            row(
+                &[
+                    ("Czech, Polish,", 60.0, 130.0),
+                    ("hyphen.repeat", 200.0, 260.0),
+                    ("Explicit hyphens behave like", 320.0, 450.0),
+                ],
+                124.0,
+            ),
+            row(
+                &[("Slovak", 60.0, 90.0), ("babelhyphen", 320.0, 370.0)],
+                136.0,
+            ),
+        ];
+        assert_eq!(
+            joined(lines),
+            [
+                "Number of shares (in thousands) | Weighted-average grant-date fair value | Total \
+                 value of awards",
+                "Czech, Polish, Slovak | hyphen.repeat | Explicit hyphens behave like babelhyphen"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_first_column_of_names_or_a_dated_label_starts_rows_of_its_own() {
+        let function = |name: &str, what: &str, y: f32| {
+            row(
+                &[
+                    (name, 60.0, 100.0),
+                    ("any", 150.0, 170.0),
+                    (what, 200.0, 330.0),
+                ],
+                y,
+            )
+        };
+        let names = vec![
+            function("acos(x)", "the inverse cosine of x", 100.0),
+            function("acosh(x)", "the inverse hyperbolic cosine", 112.0),
+        ];
+        assert_eq!(joined(names).len(), 2);
+        let dated = vec![
+            row(
+                &[
+                    ("Benefit obligation as of December 31,", 60.0, 200.0),
+                    ("$2,386", 250.0, 280.0),
+                ],
+                100.0,
+            ),
+            row(&[("change in plan assets", 60.0, 160.0)], 112.0),
+        ];
+        assert_eq!(joined(dated).len(), 2);
+    }
+
+    #[test]
+    fn a_piece_that_begins_the_next_rows_label_is_that_rows() {
+        let lines = vec![
+            row(
+                &[
+                    ("As of or for the period ended,", 60.0, 200.0),
+                    ("Three months ended", 250.0, 330.0),
+                ],
+                100.0,
+            ),
+            row(&[("(in millions, except per share", 60.0, 200.0)], 112.0),
+            row(
+                &[
+                    ("data and ratios)", 60.0, 130.0),
+                    ("2021", 250.0, 270.0),
+                    ("2020", 300.0, 320.0),
+                ],
+                124.0,
+            ),
+        ];
+        assert_eq!(
+            joined(lines),
+            [
+                "As of or for the period ended, | Three months ended",
+                "(in millions, except per share data and ratios) | 2021 | 2020"
+            ]
+        );
     }
 }
