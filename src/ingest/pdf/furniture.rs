@@ -2,11 +2,13 @@
 //! repeat on many pages and would otherwise become the text or the
 //! section of every chunk under them.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use super::lexicon::{lower_kept, CONTINUED, PAGE_LINE_WORDS, ROMAN_PAGE_LETTERS};
 use super::numbering::{item_heading, numbered_depth};
 use super::page::Line;
+use super::statement::statement_line;
 use super::text_shape::heading_text;
 use super::tuning::TUNING;
 
@@ -86,9 +88,24 @@ struct Edges {
     inside: HashMap<String, usize>,
     /// Pages in the document: a bare number above it numbers no page.
     pages: usize,
-    /// Each text's digit runs where it last stood at an edge, and how many
-    /// times it came back with one run changed and with more.
-    runs: HashMap<String, (Vec<String>, usize, usize)>,
+    /// Each text's digit runs where it last stood at an edge (and that
+    /// page), and how many times it came back as it was, with its page's
+    /// number changed and with other figures.
+    runs: HashMap<String, Recurrences>,
+}
+
+/// How a text at pages' edges came back from one page to another.
+#[derive(Default)]
+struct Recurrences {
+    /// Its digit runs where it last stood, and that page.
+    last: Vec<String>,
+    page: usize,
+    /// Times it came back as it was, with its page's number changed, with
+    /// another figure changed, and with several.
+    same: usize,
+    numbered: usize,
+    moved: usize,
+    several: usize,
 }
 
 impl Edges {
@@ -98,7 +115,7 @@ impl Edges {
             pages: pages.len(),
             ..Edges::default()
         };
-        for p in pages {
+        for (n, p) in pages.iter().enumerate() {
             let mut seen = HashSet::new();
             let at_edge = edges(p);
             for (i, l) in p.iter().enumerate() {
@@ -115,7 +132,7 @@ impl Edges {
                 *s = s.min(l.size);
                 *e.sized.entry((exact(&l.text), half_points(l))).or_default() += 1;
                 *e.exactly.entry(exact(&l.text)).or_default() += 1;
-                e.count_changes(k, digit_runs(&l.text));
+                e.count_changes(k, digit_runs(&l.text), n);
             }
             let mid: HashSet<String> = p
                 .iter()
@@ -130,23 +147,45 @@ impl Edges {
         e
     }
 
-    /// Counts how `runs`, the digits of text `k` at a page's edge, differ
-    /// from where it stood at the edge of the page before.
-    fn count_changes(&mut self, k: String, runs: Vec<String>) {
-        let (last, one, more) = self.runs.entry(k).or_insert((runs.clone(), 0, 0));
-        match last.iter().zip(&runs).filter(|(a, b)| a != b).count() {
-            0 => {}
-            1 => *one += 1,
-            _ => *more += 1,
+    /// Counts how `runs`, the digits of text `k` at the edge of page
+    /// `page`, differ from where it stood at the edge of a page before: a
+    /// year going back (`Year Ended December 31, 2018` over a statement, then
+    /// `2017` over the next) is what the line says.
+    fn count_changes(&mut self, k: String, runs: Vec<String>, page: usize) {
+        let r = match self.runs.entry(k) {
+            Entry::Occupied(r) => r.into_mut(),
+            Entry::Vacant(v) => {
+                v.insert(Recurrences {
+                    last: runs,
+                    page,
+                    ..Recurrences::default()
+                });
+                return;
+            }
+        };
+        let changed: Vec<(&String, &String)> =
+            r.last.iter().zip(&runs).filter(|(a, b)| a != b).collect();
+        match changed.as_slice() {
+            [] => r.same += 1,
+            [(a, b)] if numbers_pages(a, b, page - r.page) => r.numbered += 1,
+            [_] => r.moved += 1,
+            _ => r.several += 1,
         }
-        *last = runs;
+        (r.last, r.page) = (runs, page);
     }
 
-    /// A running line changes at most its page's number from page to
-    /// page; a row whose figures change ("Net income 634 580", the last row
-    /// of a scanned statement) is text that happens to end its pages.
+    /// A running line comes back as it was or with one number changed (its
+    /// page's). A line whose figures change several at a time (`Net income
+    /// 634 580`, the last row of a scanned statement), or whose figures
+    /// other than its page's number change often (each year's statement's
+    /// period), is text that happens to stand at its pages' edge.
     fn figures_change(&self, k: &str) -> bool {
-        self.runs.get(k).is_some_and(|&(_, one, more)| more > one)
+        self.runs.get(k).is_some_and(|r| {
+            let other = r.moved + r.several;
+            let returns = r.same + r.numbered + other;
+            r.several > r.numbered + r.moved
+                || (other > r.numbered && other * TUNING.figures_change_in > returns)
+        })
     }
 
     /// A bare number the document's pages could be numbered with (a year over
@@ -239,6 +278,12 @@ impl Edges {
 
     /// Whether a line repeated on `c` pages' edges runs where it stands.
     fn runs_in_place(&self, l: &Line, k: &str, at_edge: bool, c: usize) -> bool {
+        // A statement's title stands in the same place over each year's
+        // statement (a consolidating statement for each of three years):
+        // it runs only where it tops a tenth of the pages.
+        if statement_line(&l.text).is_some() {
+            return c * TUNING.running.1 >= self.with_text;
+        }
         // Within a point or two: a height near a bucket's edge falls on
         // either side of it from page to page.
         let here: usize = (height(l) - 1..=height(l) + 1)
@@ -254,6 +299,15 @@ impl Edges {
         // exhibit's footer set right under its text).
         let here = here.max(self.outermost.get(k).copied().unwrap_or(0));
         c * TUNING.running.1 >= self.with_text || here >= TUNING.running.0
+    }
+}
+
+/// Whether a figure going from `a` to `b` over `between` pages is a page's
+/// number: it goes up, by no more than the pages between.
+fn numbers_pages(a: &str, b: &str, between: usize) -> bool {
+    match (a.parse::<usize>(), b.parse::<usize>()) {
+        (Ok(a), Ok(b)) => b > a && b - a <= between,
+        _ => false,
     }
 }
 
@@ -522,6 +576,40 @@ mod tests {
             all.iter().filter(|t| **t == "A heading of its own").count(),
             3
         );
+    }
+
+    /// A note's consolidating statements, one per year, each under its
+    /// title and its year at the same height: what the pages say, not
+    /// furniture; the running header carrying the page number still is.
+    #[test]
+    fn a_statement_title_and_its_year_over_each_years_statement_stay() {
+        let line = |text: &str, y: f32| line(text, 9.0, y);
+        let titles = ["STATEMENT OF OPERATIONS", "STATEMENT OF CASH FLOWS"];
+        let mut pages: Vec<Vec<Line>> = (1..=40)
+            .map(|i| {
+                let mut p = vec![
+                    line(
+                        &format!("Page {} says something of its own.", tag(i)),
+                        100.0,
+                    ),
+                    line(&format!("Acme Corp. | {i}"), 700.0),
+                ];
+                if (20..26).contains(&i) {
+                    let year = 2018 - (i - 20) / 2;
+                    p.insert(0, line(&format!("Year Ended December 31, {year}"), 40.0));
+                    p.insert(0, line(&format!("CONDENSED {}", titles[i % 2]), 20.0));
+                }
+                p
+            })
+            .collect();
+        strip_running_lines(&mut pages, 9.0);
+        let all: Vec<&str> = pages.iter().flatten().map(|l| l.text.as_str()).collect();
+        assert_eq!(all.iter().filter(|t| t.starts_with("CONDENSED")).count(), 6);
+        assert_eq!(
+            all.iter().filter(|t| t.starts_with("Year Ended")).count(),
+            6
+        );
+        assert!(!all.iter().any(|t| t.starts_with("Acme")), "{all:?}");
     }
 
     /// A filing's items each top a page at the same height: their text

@@ -50,6 +50,9 @@ tuning! {
     running: (usize, usize) = (3, 10),
     /// A text at pages' edges also inside one page in this many is the page's own.
     inside_one_page_in: usize = 2,
+    /// A text at pages' edges whose figures (not its page's number) change
+    /// on more than one return in this many says what its pages hold.
+    figures_change_in: usize = 3,
     /// A page's edge in reading order: its first this many lines and its last this many.
     edge_lines: (usize, usize) = (3, 2),
     /// Lines within this many points of height share a height.
