@@ -30,13 +30,47 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
         .map(|(p, numbered)| {
             let n = p.len();
             let rows = edges(p);
-            p.iter()
+            let mut v: Vec<Verdict> = p
+                .iter()
                 .enumerate()
                 .map(|(i, l)| verdict.judge(l, (edge(i, n), rows[i]), numbered, body))
-                .collect()
+                .collect();
+            keep_lines_inside_the_text(p, &mut v);
+            v
         })
         .collect();
     drop_furniture(pages, verdicts);
+}
+
+/// A running line stands at its page's edge, above or below the page's
+/// own text. One with that text above and below it, reaching over or
+/// under it (not a margin's thumb index beside the text), is the text's:
+/// a statement's `December 31,` between its title and its rows, at the
+/// same height over each balance sheet.
+fn keep_lines_inside_the_text(p: &[Line], v: &mut [Verdict]) {
+    let text: Vec<&Line> = p
+        .iter()
+        .zip(&*v)
+        .filter(|(_, v)| **v == Verdict::Text)
+        .map(|(l, _)| l)
+        .collect();
+    for (l, verdict) in p.iter().zip(v.iter_mut()) {
+        if *verdict == Verdict::Running && inside(l, &text) {
+            *verdict = Verdict::Text;
+        }
+    }
+}
+
+/// Whether `l` has lines of `text` above and below it, one of them
+/// reaching over or under it.
+fn inside(l: &Line, text: &[&Line]) -> bool {
+    let apart = TUNING.row_baseline * l.size;
+    let above = text.iter().any(|t| t.y < l.y - apart);
+    let below = text.iter().any(|t| t.y > l.y + apart);
+    let reaches = text
+        .iter()
+        .any(|t| (t.y - l.y).abs() > apart && t.x < l.end && l.x < t.end);
+    above && below && reaches
 }
 
 /// A line's text with spaces dropped and lower-cased.
@@ -610,6 +644,48 @@ mod tests {
             6
         );
         assert!(!all.iter().any(|t| t.starts_with("Acme")), "{all:?}");
+    }
+
+    /// Each balance sheet's `December 31,` stands at the same height
+    /// between its title and its rows: inside the page's text, kept. The
+    /// header above the title and a thumb index in the margin beside the
+    /// text still run.
+    #[test]
+    fn a_repeated_line_inside_the_pages_text_stays() {
+        let at = |text: &str, x: f32, end: f32, y: f32| Line {
+            x,
+            end,
+            ..line(text, 9.0, y)
+        };
+        let mut pages: Vec<Vec<Line>> = (1..=30)
+            .map(|i| {
+                let mut p = vec![at(
+                    &format!("Page {} says something.", tag(i)),
+                    72.0,
+                    500.0,
+                    300.0,
+                )];
+                if (10..13).contains(&i) {
+                    p.splice(
+                        0..0,
+                        [
+                            at("ACME CORP.", 200.0, 260.0, 20.0),
+                            at(&format!("Balance sheet {}", tag(i)), 200.0, 300.0, 60.0),
+                            at("December 31,", 400.0, 460.0, 90.0),
+                            at("Chapter 4", 540.0, 580.0, 200.0),
+                        ],
+                    );
+                }
+                p
+            })
+            .collect();
+        strip_running_lines(&mut pages, 9.0);
+        let all: Vec<&str> = pages.iter().flatten().map(|l| l.text.as_str()).collect();
+        assert_eq!(all.iter().filter(|t| **t == "December 31,").count(), 3);
+        assert!(
+            !all.iter().any(|t| *t == "ACME CORP." || *t == "Chapter 4"),
+            "{all:?}"
+        );
     }
 
     /// A filing's items each top a page at the same height: their text
