@@ -20,7 +20,8 @@ use super::tuning::TUNING;
 /// line at the same height on three pages, however few the document has (a
 /// chapter's running header, "Chapter 6: Add-on packages", tops only its chapter's
 /// pages), and the last line of three pages wherever it falls. Table rows stay: a
-/// header row repeated on every page of a long table is what its numbers mean.
+/// header row repeated on every page of a long table is what its numbers mean,
+/// as is a line inside the page's text (`keep_lines_inside_the_text`).
 pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
     let verdict = Edges::of(pages);
     let numbered = numbered_rows(pages);

@@ -88,8 +88,8 @@ fn label_goes_on(label: &Line, row: &Line, top: f32) -> bool {
 /// cell's piece opens with a lower-case word (or closes a bracket left
 /// open); the first column's only where its cell above was cut off
 /// mid-phrase (`Czech, Polish,` over `Portuguese,`) or left a bracket
-/// open, as names there open lower-case row after row. A cell of `row` must be text of several words (a
-/// row of single words is a row of its own).
+/// open. A cell of `row` must be text of several words (a row of single
+/// words is a row of its own).
 fn continues(row: &Line, next: &Line) -> Option<Vec<usize>> {
     let above: Vec<&str> = row.text.split(CELL_SEPARATOR).collect();
     let below: Vec<&str> = next.text.split(CELL_SEPARATOR).collect();
@@ -110,7 +110,7 @@ fn continues(row: &Line, next: &Line) -> Option<Vec<usize>> {
         };
         // A first column of names opens lower-case row after row
         // (`acos(x)` over `acosh(x)`): only a cut-off label goes on there,
-        // and not in code (`xmin = 0,` over `ylabel = …`).
+        // and not in a listing's lines of equal-width glyphs.
         let code = row.pitch > 0.0 || next.pitch > 0.0;
         let opens = match k {
             0 => !code && (cut_short(above[k]) || unclosed(above[k])),
