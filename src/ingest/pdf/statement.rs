@@ -21,11 +21,16 @@ pub(super) fn caption(t: &str) -> bool {
 /// three lines names a statement, table, schedule or summary in title case
 /// or capitals ("Consolidated Statement of Cash Flows", "CONSOLIDATED
 /// BALANCE SHEETS", "Selected Financial Data"), and the block is short.
+/// The columns' years on lines of their own ("2022" / "2021") do not make
+/// it long, but a block they lengthen must name a statement outright: a
+/// row's label ("Net Earnings") over its years is no title.
 pub(super) fn statement_title(lines: &[String]) -> Option<(String, String)> {
     let words: usize = lines.iter().map(|l| l.split_whitespace().count()).sum();
-    if lines.len() > TUNING.statement_block.0 || words > TUNING.statement_block.1 {
+    let worded = lines.iter().filter(|l| !years_line(l)).count();
+    if worded > TUNING.statement_block.0 || words > TUNING.statement_block.1 {
         return None;
     }
+    let long = lines.len() > TUNING.statement_block.0;
     let first = TUNING.statement_name_lines;
     let at = lines.iter().take(first).position(|l| {
         let (t, _) = split_units(l);
@@ -35,7 +40,8 @@ pub(super) fn statement_title(lines: &[String]) -> Option<(String, String)> {
                 .to_lowercase();
             STATEMENT_NAMES.contains(&w.as_str())
         });
-        names && (all_caps(t) || title_case(t)) && heading_text(t)
+        let styled = names && (all_caps(t) || title_case(t)) && heading_text(t);
+        styled && (!long || statement_line(l).is_some())
     })?;
     let (title, units) = split_units(&lines[at]);
     let mut rest: Vec<&str> = lines.iter().map(String::as_str).collect();
@@ -44,6 +50,12 @@ pub(super) fn statement_title(lines: &[String]) -> Option<(String, String)> {
         rest.remove(at);
     }
     Some((title.to_string(), rest.join(" ")))
+}
+
+/// A line of the columns' years alone: "2022", "2022 2021".
+fn years_line(l: &str) -> bool {
+    let year = |w: &str| w.len() == TUNING.year_digits && w.chars().all(|c| c.is_ascii_digit());
+    l.split_whitespace().next().is_some() && l.split_whitespace().all(year)
 }
 
 /// A title and the units it may carry: "CONSOLIDATED BALANCE SHEETS" and
@@ -86,6 +98,22 @@ mod tests {
             ))
         );
         assert_eq!(statement_title(&["The company grew.".into()]), None);
+        let sheet = [
+            "CONSOLIDATED BALANCE SHEETS",
+            "At January 1, 2023 and January 2, 2022",
+            "(Dollars in Millions)",
+            "(Note 1)",
+            "2022",
+            "2021",
+            "Assets",
+        ]
+        .map(String::from);
+        assert_eq!(
+            statement_title(&sheet).map(|(t, _)| t),
+            Some("CONSOLIDATED BALANCE SHEETS".into())
+        );
+        let label = ["Net Earnings", "2022", "2021", "Sales", "Costs", "Taxes", "Other"];
+        assert_eq!(statement_title(&label.map(String::from)), None);
         assert_eq!(
             statement_title(&["CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)".into()]),
             Some((
