@@ -8,6 +8,7 @@
 //! does, so every chunk cites its page.
 
 mod block;
+mod body;
 mod class;
 mod contents;
 pub mod engine;

@@ -104,7 +104,7 @@ impl FilingNesting {
             .filter(|_| self.filing && self.opens_with_part_one)
     }
 
-    fn close_notes(&mut self) {
+    pub(super) fn close_notes(&mut self) {
         self.notes = None;
         self.note_type = None;
         self.note = None;

@@ -1,12 +1,11 @@
 //! From a page's lines to blocks of lines: a block ends at a vertical
 //! gap, a change of font size, a bold numbered line, a sentence that ends
 //! short of the margin or before an indent, and a bullet. Also the
-//! measures the grouping and the headings need: the body's font size and
-//! how much of the text is bold.
+//! measures the grouping and the headings need: how much of the text is
+//! bold, where wrapped lines start.
 
 use std::collections::HashMap;
 
-use super::block::Block;
 use super::contents::{page_ref, same_row};
 use super::filing::is_part;
 use super::numbering::{item_heading, numbered_depth};
@@ -38,31 +37,6 @@ pub(super) fn mean_size(g: &[&Line]) -> f32 {
     } else {
         sum / n as f32
     }
-}
-
-/// The most common font size of the pages' lines, weighted by characters.
-pub(super) fn body_size(pages: &[Vec<Line>]) -> f32 {
-    most_common_size(pages.iter().flatten().map(|l| (l.size, l.text.as_str())))
-}
-
-/// The most common font size of blocks of prose, weighted by characters.
-pub(super) fn prose_size(blocks: &[Block]) -> f32 {
-    let prose = blocks.iter().filter(|b| !b.table && !b.code);
-    most_common_size(prose.map(|b| (b.size, b.text.as_str())))
-}
-
-/// The most common size of some texts, weighted by characters.
-pub(super) fn most_common_size<'a>(texts: impl Iterator<Item = (f32, &'a str)>) -> f32 {
-    let mut hist: HashMap<i32, usize> = HashMap::new();
-    for (size, text) in texts {
-        let n = text.chars().filter(|c| !c.is_whitespace()).count();
-        *hist.entry((size * 2.0).round() as i32).or_default() += n;
-    }
-    hist.into_iter()
-        .max_by_key(|&(size, n)| (n, -size))
-        .map(|(size, _)| size as f32 / 2.0)
-        .filter(|s| *s > 0.0)
-        .unwrap_or(TUNING.default_body_size)
 }
 
 /// Where wrapped lines of prose start, on odd pages and on even ones (a

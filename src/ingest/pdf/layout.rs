@@ -6,8 +6,8 @@
 //! their own with the caption above them.
 
 use super::block::{Block, Role};
+use super::body::body_size;
 use super::furniture::strip_running_lines;
-use super::grouping::body_size;
 use super::hyphens::Hyphenation;
 use super::numbering::{chapter_label, numbered_depth};
 use super::overlays::drop_overlay_steps;

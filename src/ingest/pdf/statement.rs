@@ -112,7 +112,15 @@ mod tests {
             statement_title(&sheet).map(|(t, _)| t),
             Some("CONSOLIDATED BALANCE SHEETS".into())
         );
-        let label = ["Net Earnings", "2022", "2021", "Sales", "Costs", "Taxes", "Other"];
+        let label = [
+            "Net Earnings",
+            "2022",
+            "2021",
+            "Sales",
+            "Costs",
+            "Taxes",
+            "Other",
+        ];
         assert_eq!(statement_title(&label.map(String::from)), None);
         assert_eq!(
             statement_title(&["CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)".into()]),

@@ -9,8 +9,8 @@
 //! IMMEDIATE RELEASE"), a contents page, an abstract, a thesis's degree.
 
 use super::block::Block;
+use super::body::prose_size;
 use super::contents::contents_title;
-use super::grouping::prose_size;
 use super::lexicon::*;
 use super::numbering::chapter_label;
 use super::text_shape::abstract_title;

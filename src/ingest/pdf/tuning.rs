@@ -22,6 +22,13 @@ tuning! {
     // Where a block of lines ends (`grouping.rs`); sizes are the lines' own.
     /// The body size of a document without text.
     default_body_size: f32 = 10.0,
+    /// A page's body is the prose's size this many pages either side of it
+    /// (a part of a document, an exhibit of a filing, is longer)...
+    part_pages: usize = 10,
+    /// ...where they hold this many characters of prose (two pages' worth);
+    /// a page with this many of its own may be a short part of its own.
+    part_chars: usize = 4000,
+    part_page_chars: usize = 1000,
     /// Lines whose baselines are closer than this, in points, share a baseline.
     same_baseline_points: f32 = 1.0,
     /// The most words of a table's cell (beside a line, or a column's header).

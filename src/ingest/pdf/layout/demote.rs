@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 
 use super::super::block::{Block, Role};
+use super::super::body::prose_size;
 use super::super::contents::contents_title;
 use super::super::furniture::page_number;
-use super::super::grouping::prose_size;
 use super::super::labels::{officer_title, place};
 use super::super::lexicon::{letters, lower_words, ROMAN_BEFORE, SIGNATURE_MARK};
 use super::super::numbering::{chapter_label, numbered_depth};

@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::RangeInclusive;
 
+use super::super::body::page_bodies;
 use super::super::class::{classify, DocumentClass};
 use super::super::contents::contents_pages;
 use super::super::grouping::{bold_share, group_lines, mean_size, wrap_margins};
@@ -22,8 +23,10 @@ pub(super) struct Document<'a> {
     pub pages: &'a [Page],
     /// Every page's lines, running headers and page numbers left out.
     pub lines: &'a [Vec<Line>],
-    /// The body text's font size.
-    pub body: f32,
+    /// The body text's font size in the whole document...
+    body: f32,
+    /// ...and on each page (`page_bodies`).
+    bodies: Vec<f32>,
     /// Most of the text is bold: bold then says nothing (a font that
     /// reports a heavy weight for every glyph).
     pub bold_body: bool,
@@ -84,6 +87,7 @@ impl<'a> Document<'a> {
             pages,
             lines,
             body,
+            bodies: page_bodies(lines, body),
             bold_body: bold_share(lines) > TUNING.bold_body_share,
             contents: contents_pages(lines),
             heading_sizes: Vec::new(),
@@ -95,11 +99,14 @@ impl<'a> Document<'a> {
         let candidates: Vec<f32> = raw
             .iter()
             .zip(&texts)
-            .map(|((_, g), text)| (mean_size(g), g, text))
-            .filter(|(size, g, text)| {
-                doc.big(*size) && g.len() <= TUNING.heading_lines && !apart(g) && heading_text(text)
+            .map(|((page, g), text)| (mean_size(g), *page, g, text))
+            .filter(|(size, page, g, text)| {
+                doc.big(*size, *page)
+                    && g.len() <= TUNING.heading_lines
+                    && !apart(g)
+                    && heading_text(text)
             })
-            .map(|(size, _, _)| size)
+            .map(|(size, ..)| size)
             .collect();
         doc.heading_sizes = heading_sizes(candidates);
         doc.below_fonts = doc.heading_sizes.len().min(TUNING.font_levels.0) as u8 + 1;
@@ -130,9 +137,16 @@ impl<'a> Document<'a> {
         self.class == DocumentClass::Filing
     }
 
-    /// Set in a larger type than the body's, as headings are.
-    pub(super) fn big(&self, size: f32) -> bool {
-        size >= self.body * TUNING.larger_ratio && size >= self.body + TUNING.larger_points
+    /// The body text's font size on `page`.
+    pub(super) fn body(&self, page: u32) -> f32 {
+        let at = (page as usize).saturating_sub(1);
+        self.bodies.get(at).copied().unwrap_or(self.body)
+    }
+
+    /// Set in a larger type than the body's on `page`, as headings are.
+    pub(super) fn big(&self, size: f32, page: u32) -> bool {
+        let body = self.body(page);
+        size >= body * TUNING.larger_ratio && size >= body + TUNING.larger_points
     }
 
     /// A statement's title sits under the item it is in (Item 8.).
@@ -216,6 +230,7 @@ mod documents {
                 pages: &[],
                 lines: &[],
                 body,
+                bodies: Vec::new(),
                 bold_body: false,
                 contents: HashMap::new(),
                 heading_sizes,
@@ -224,6 +239,11 @@ mod documents {
                 names: HashSet::new(),
                 class,
             }
+        }
+
+        /// The same with each page's body size.
+        pub(in super::super) fn with_bodies(self, bodies: Vec<f32>) -> Self {
+            Document { bodies, ..self }
         }
     }
 }

@@ -39,11 +39,19 @@ struct Levels {
     /// The ranks of emphasis open (`emphasis.rs`): "MARKET OVERVIEW" >
     /// "Digital Media" until a heading of another kind comes.
     emphasis: Emphasis,
+    /// The body size of the last block's page: where it changes, a part
+    /// of the document begins (an exhibit after a filing's notes).
+    body: Option<f32>,
 }
 
 impl Levels {
     /// The level of one block, and what it leaves open.
     fn next(&mut self, doc: &Document, b: &Block) -> Option<u8> {
+        let body = doc.body(b.page);
+        if self.body.is_some_and(|last| last != body) {
+            self.part_begins();
+        }
+        self.body = Some(body);
         match b.role {
             Role::Heading(cue) => Some(self.heading(doc, b, cue)),
             // Prose after a statement's table: the headings after it are
@@ -54,6 +62,17 @@ impl Levels {
             }
             Role::Text | Role::Apart => None,
         }
+    }
+
+    /// A part in a type of its own is none of the items, numbered
+    /// sections, statements or notes before it: its headings do not nest
+    /// in them (a filing's exhibit after its last note).
+    fn part_begins(&mut self) {
+        self.item = None;
+        self.numbered = None;
+        self.statement = None;
+        self.emphasis = Emphasis::default();
+        self.filing.close_notes();
     }
 
     /// A financial statement's title, placed in the filing: what follows
@@ -136,7 +155,7 @@ impl Levels {
         if under_statement.is_none() {
             self.statement = None;
         }
-        let rank = emphasis_rank(&b.text, b.size, doc.body, &doc.names);
+        let rank = emphasis_rank(&b.text, b.size, doc.body(b.page), &doc.names);
         let item = self.item;
         let under_item = |level: u8| item.map_or(level, |i| level.max(i + 1));
         let level = match under_statement {
@@ -250,5 +269,34 @@ mod tests {
         assert!(item < title && title < assets, "{got:?}");
         assert_eq!(got[3], None);
         assert!(got[4].unwrap() < assets, "{got:?}");
+    }
+
+    #[test]
+    fn a_part_in_a_type_of_its_own_is_not_in_the_note_before_it() {
+        let blocks = [
+            heading("PART IV", 10.0, Cue::Body),
+            heading("Item 15. Exhibits", 10.0, Cue::Body),
+            heading(
+                "Notes to Consolidated Financial Statements",
+                10.0,
+                Cue::Body,
+            ),
+            heading("19. Reportable Segments", 10.0, Cue::Numbered(1)),
+            heading("Segment Information", 10.0, Cue::Body),
+            block(
+                2,
+                "SUPPLEMENTAL INVESTMENT PLAN",
+                12.0,
+                Role::Heading(Cue::Body),
+            ),
+        ];
+        let filing = Document::of(10.0, vec![], DocumentClass::Filing);
+        let got = levels(&filing.with_bodies(vec![10.0, 12.0]), &blocks);
+        let (part, notes, plan) = (got[0].unwrap(), got[2].unwrap(), got[5].unwrap());
+        assert!(part < plan && plan <= notes, "{got:?}");
+        // In the notes' type, the same heading is in the note.
+        let filing = Document::of(10.0, vec![], DocumentClass::Filing);
+        let got = levels(&filing.with_bodies(vec![10.0, 10.0]), &blocks);
+        assert!(got[5].unwrap() > got[3].unwrap(), "{got:?}");
     }
 }

@@ -149,7 +149,7 @@ impl Walk {
                 0 => g.len() <= TUNING.statement_title_lines,
                 _ => {
                     g.len() <= TUNING.statement_title_lines + 1
-                        && !doc.big(at.size)
+                        && !doc.big(at.size, at.page)
                         && company_line(&g[0].text)
                 }
             })
@@ -187,7 +187,7 @@ fn cue(f: &Features, text: &str) -> Cue {
 fn features(doc: &Document, g: &Group, size: f32) -> Features {
     let (page, text, first) = (g.page, g.text.as_str(), g.lines[0]);
     let bold = !doc.bold_body && g.lines.iter().all(|l| l.bold);
-    let letter = g.letter && (bold || doc.big(size) || g.alphabetical);
+    let letter = g.letter && (bold || doc.big(size, page) || g.alphabetical);
     // A table's row has cells apart on its baseline, or a mark beside it.
     let at = page as usize - 1;
     let (page_lines, gutter) = (&doc.lines[at], doc.pages[at].gutter);
@@ -198,8 +198,8 @@ fn features(doc: &Document, g: &Group, size: f32) -> Features {
     Features {
         class: doc.class,
         lines: g.lines.len(),
-        larger: doc.big(size),
-        smaller: size < doc.body * TUNING.smaller_ratio,
+        larger: doc.big(size, page),
+        smaller: size < doc.body(page) * TUNING.smaller_ratio,
         bold,
         letter,
         listed: doc.listed(page, first.y) && !contents_title(text),
