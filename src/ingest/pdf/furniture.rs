@@ -514,6 +514,15 @@ mod tests {
             .collect()
     }
 
+    /// Page `i`'s text of its own, 100 points down, in the 9-point body.
+    fn own_text(i: usize) -> Line {
+        line(
+            &format!("Page {} says something of its own.", tag(i)),
+            9.0,
+            100.0,
+        )
+    }
+
     /// A line of the text column, 72 to 300 points across.
     fn line(text: &str, size: f32, y: f32) -> Line {
         Line {
@@ -536,10 +545,7 @@ mod tests {
         let mut pages: Vec<Vec<Line>> = (1..=12)
             .map(|i| {
                 let mut p = vec![
-                    line(
-                        &format!("Page {} says something of its own.", tag(i)),
-                        100.0,
-                    ),
+                    own_text(i),
                     line(
                         &format!("Net income $ {} $ {}", 600 + i * 7, 500 + i * 3),
                         680.0,
@@ -570,9 +576,8 @@ mod tests {
         let line = |text: &str, y: f32| line(text, 9.0, y);
         let mut pages: Vec<Vec<Line>> = (1..=12)
             .map(|i| {
-                let body = format!("Page {} says something of its own.", tag(i));
                 vec![
-                    line(&body, 100.0),
+                    own_text(i),
                     line("Reference Manual", 768.0),
                     line("libexplain", 768.0),
                     line(&i.to_string(), 768.0),
@@ -591,10 +596,7 @@ mod tests {
         let line = |text: &str, y: f32| line(text, 9.0, y);
         let mut pages: Vec<Vec<Line>> = (1..=40)
             .map(|i| {
-                let mut p = vec![line(
-                    &format!("Page {} says something of its own.", tag(i)),
-                    100.0,
-                )];
+                let mut p = vec![own_text(i)];
                 if (2..=4).contains(&i) {
                     p.insert(0, line("Chapter 6: Add-on packages", 30.0));
                 }
@@ -622,13 +624,7 @@ mod tests {
         let titles = ["STATEMENT OF OPERATIONS", "STATEMENT OF CASH FLOWS"];
         let mut pages: Vec<Vec<Line>> = (1..=40)
             .map(|i| {
-                let mut p = vec![
-                    line(
-                        &format!("Page {} says something of its own.", tag(i)),
-                        100.0,
-                    ),
-                    line(&format!("Acme Corp. | {i}"), 700.0),
-                ];
+                let mut p = vec![own_text(i), line(&format!("Acme Corp. | {i}"), 700.0)];
                 if (20..26).contains(&i) {
                     let year = 2018 - (i - 20) / 2;
                     p.insert(0, line(&format!("Year Ended December 31, {year}"), 40.0));
@@ -700,10 +696,7 @@ mod tests {
         let mut pages: Vec<Vec<Line>> = (1..=20)
             .map(|i| {
                 let mut p = vec![
-                    line(
-                        &format!("Page {} says something of its own.", tag(i)),
-                        100.0,
-                    ),
+                    own_text(i),
                     line(&format!("Acme 2022 Form 10-K {i}"), 700.0),
                 ];
                 if let Some(item) = items.get(i / 4).filter(|_| i % 4 == 0) {
