@@ -90,18 +90,33 @@ pub(super) struct FilingNesting {
     note_type: Option<u8>,
     /// The level of the current note.
     note: Option<u8>,
-    /// An item was seen: this is a filing, whose parts hold everything up to
-    /// the next part. A book's parts leave their chapters to the fonts.
+    /// The document has items: it is a filing, whose parts hold everything
+    /// up to the next part, the headings before a part's first item too. A
+    /// book's parts leave their chapters to the fonts.
     filing: bool,
 }
 
 impl FilingNesting {
+    /// The nesting of a document whose headings include items or not.
+    pub(super) fn new(items: bool) -> Self {
+        FilingNesting {
+            filing: items,
+            ..FilingNesting::default()
+        }
+    }
+
     /// The level a filing's cover headings ("FORM 10-K", the company's name)
     /// are lifted to, as siblings of its first part rather than ancestors of
     /// every heading after: `None` for a document not a filing or without parts.
     pub(super) fn cover_level(&self) -> Option<u8> {
         self.part_level
             .filter(|_| self.filing && self.opens_with_part_one)
+    }
+
+    /// The top level a heading inside a filing's open part may take: one
+    /// below the part's.
+    pub(super) fn in_part(&self) -> Option<u8> {
+        self.part.filter(|_| self.filing).map(|p| p + 1)
     }
 
     pub(super) fn close_notes(&mut self) {
@@ -128,10 +143,7 @@ impl FilingNesting {
         match kind {
             None => {
                 let typed = level;
-                let level = match self.part {
-                    Some(p) if self.filing => level.max(p + 1),
-                    _ => level,
-                };
+                let level = self.in_part().map_or(level, |p| level.max(p));
                 // The notes' type is known only while the notes are open.
                 let level = match (self.note_type, self.note) {
                     (Some(t), Some(note)) if typed >= t => level.max(note + 1),

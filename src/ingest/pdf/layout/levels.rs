@@ -14,7 +14,11 @@ use super::features::Document;
 
 /// Each block's level, `None` for what is not a heading.
 pub(super) fn levels(doc: &Document, blocks: &[Block]) -> Vec<Option<u8>> {
-    let mut fold = Levels::default();
+    let items = doc.filing() && blocks.iter().any(|b| b.heading() && item_heading(&b.text));
+    let mut fold = Levels {
+        filing: FilingNesting::new(items),
+        ..Levels::default()
+    };
     let mut levels: Vec<Option<u8>> = blocks.iter().map(|b| fold.next(doc, b)).collect();
     fold.lift_cover(blocks, &mut levels);
     levels
@@ -145,8 +149,8 @@ impl Levels {
     }
 
     /// A heading in the body's type: under a statement's title on its
-    /// page and the next, under the filing item it is in, or ranked by
-    /// its emphasis among the body-font headings above it.
+    /// page and the next, under the filing item or part it is in, and
+    /// ranked by its emphasis among the body-font headings above it.
     fn body_font_level(&mut self, doc: &Document, b: &Block) -> (u8, Option<usize>) {
         let under_statement = self
             .statement
@@ -156,12 +160,12 @@ impl Levels {
             self.statement = None;
         }
         let rank = emphasis_rank(&b.text, b.size, doc.body(b.page), &doc.names);
-        let item = self.item;
-        let under_item = |level: u8| item.map_or(level, |i| level.max(i + 1));
+        let within = self.item.map(|i| i + 1).max(self.filing.in_part());
+        let inside = |level: u8| within.map_or(level, |w| level.max(w));
         let level = match under_statement {
             Some((_, Some(statement_level))) => statement_level + 1,
-            Some((_, None)) => under_item(doc.below_fonts + 1),
-            None => under_item(doc.below_fonts) + self.emphasis.above(rank),
+            Some((_, None)) => inside(doc.below_fonts + 1),
+            None => inside(doc.below_fonts) + self.emphasis.above(rank),
         };
         (level, Some(rank))
     }

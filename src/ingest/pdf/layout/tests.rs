@@ -283,18 +283,37 @@ fn one_off_sizes_do_not_flatten_the_levels() {
 }
 
 /// A chapter's label over its title is one heading with it; a filing's
-/// part over its first item holds the item.
+/// part over its first item holds the item, and over any other heading
+/// before its first item, holds that too ("PART I" over "CAUTIONARY
+/// STATEMENT", then "Item 1. Business").
 #[test]
 fn a_chapter_label_over_its_title_joins_it() {
-    let pages = vec![
+    let book = vec![Page {
+        lines: vec![
+            line("Part I", 16.0, 72.0, 140.0, 100.0, true),
+            line("Getting started", 20.0, 72.0, 260.0, 140.0, true),
+            prose(180.0),
+            line("1 Introduction", 16.0, 72.0, 220.0, 220.0, true),
+            prose(260.0),
+        ],
+        ..Page::default()
+    }];
+    assert_eq!(
+        headings(&blocks(&book)),
+        vec![
+            ("Part I Getting started", Some(1)),
+            ("1 Introduction", Some(2))
+        ]
+    );
+    let filing = vec![
         Page {
             lines: vec![
-                line("Part I", 16.0, 72.0, 140.0, 100.0, true),
-                line("Getting started", 20.0, 72.0, 260.0, 140.0, true),
+                line("PART I", 14.0, 284.0, 330.0, 100.0, true),
+                line("CAUTIONARY STATEMENT", 14.0, 72.0, 250.0, 140.0, true),
                 prose(180.0),
-                line("1 Introduction", 16.0, 72.0, 220.0, 220.0, true),
-                prose(260.0),
-                filed(290.0),
+                filed(210.0),
+                line("Item 1. Business", 14.0, 72.0, 220.0, 260.0, true),
+                prose(300.0),
             ],
             ..Page::default()
         },
@@ -307,14 +326,14 @@ fn a_chapter_label_over_its_title_joins_it() {
             ..Page::default()
         },
     ];
-    let b = blocks(&pages);
     assert_eq!(
-        headings(&b),
+        headings(&blocks(&filing)),
         vec![
-            ("Part I Getting started", Some(1)),
-            ("1 Introduction", Some(2)),
-            ("PART II", Some(2)),
-            ("Item 5. Market for Equity", Some(3)),
+            ("PART I", Some(1)),
+            ("CAUTIONARY STATEMENT", Some(2)),
+            ("Item 1. Business", Some(2)),
+            ("PART II", Some(1)),
+            ("Item 5. Market for Equity", Some(2)),
         ]
     );
 }
