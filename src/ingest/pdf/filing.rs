@@ -4,6 +4,7 @@
 //! of them in one bold body font, so without this they would all be siblings
 //! and `show --section "Item 8."` would stop at the first note.
 
+use super::block::Block;
 use super::lexicon::*;
 use super::numbering::item_heading;
 
@@ -56,6 +57,42 @@ fn note_number(t: &str) -> bool {
         && rest.trim_start().starts_with(|c: char| c.is_uppercase())
 }
 
+/// The number of a note's heading, with the word or without ("Note 4.
+/// Debt", "4. Debt").
+fn note_of(t: &str) -> Option<u32> {
+    match kind(t) {
+        Some(Kind::Note) => number_word(t).parse().ok(),
+        None if note_number(t) => t
+            .split_whitespace()
+            .next()?
+            .trim_end_matches('.')
+            .parse()
+            .ok(),
+        _ => None,
+    }
+}
+
+/// For each block, the number of the next note's heading after it before
+/// the next part, item or notes: where it follows the current note's, the
+/// notes go on past the block ("ZYTIGA" atop a page of a note on
+/// litigation is a name in it, not the end of the notes).
+pub(super) fn notes_ahead(blocks: &[Block]) -> Vec<Option<u32>> {
+    let mut ahead = vec![None; blocks.len()];
+    let mut next = None;
+    for (i, b) in blocks.iter().enumerate().rev() {
+        ahead[i] = next;
+        if !b.heading() {
+            continue;
+        }
+        match note_of(&b.text) {
+            Some(n) => next = Some(n),
+            None if kind(&b.text).is_some() => next = None,
+            None => {}
+        }
+    }
+    ahead
+}
+
 /// "PART I", "Part 1", "PART ONE": the first part.
 fn part_one(t: &str) -> bool {
     FIRST_PART_NUMBERS.contains(&number_word(t).to_lowercase().as_str())
@@ -90,6 +127,11 @@ pub(super) struct FilingNesting {
     note_type: Option<u8>,
     /// The level of the current note.
     note: Option<u8>,
+    /// The emphasis of the notes' own headings (the first note's,
+    /// `emphasis.rs`): a heading set with more ends them.
+    note_emphasis: Option<usize>,
+    /// The current note's number.
+    note_number: Option<u32>,
     /// The document has items: it is a filing, whose parts hold everything
     /// up to the next part, the headings before a part's first item too. A
     /// book's parts leave their chapters to the fonts.
@@ -123,6 +165,32 @@ impl FilingNesting {
         self.notes = None;
         self.note_type = None;
         self.note = None;
+        self.note_emphasis = None;
+        self.note_number = None;
+    }
+
+    /// The notes go on at the `next` note's heading ahead: its number
+    /// follows the current note's.
+    pub(super) fn notes_go_on(&self, next: Option<u32>) -> bool {
+        next.zip(self.note_number).is_some_and(|(n, c)| n > c)
+    }
+
+    /// A heading with its emphasis `rank` (`emphasis.rs`), before its level
+    /// is read: the first note's sets the notes' emphasis; one set with
+    /// more ("SCHEDULE II" in capitals after notes in title case) that
+    /// `may_end` them (atop a page, no later note ahead) ends the notes,
+    /// and the `item` that holds them is open again.
+    pub(super) fn weigh(&mut self, text: &str, rank: usize, may_end: bool, item: &mut Option<u8>) {
+        let Some(notes) = self.notes else {
+            return;
+        };
+        if let Some(n) = note_of(text) {
+            self.note_emphasis.get_or_insert(rank);
+            self.note_number = Some(n);
+        } else if may_end && self.note_emphasis.is_some_and(|n| rank < n) {
+            self.close_notes();
+            *item = notes.checked_sub(1).filter(|&l| l > 0);
+        }
     }
 
     /// The level of the heading `text` given the `level` its fonts and numbering

@@ -4,7 +4,7 @@
 //! filing's strategy (`FilingNesting`).
 
 use super::super::block::{Block, Cue, Role};
-use super::super::filing::{is_filing_heading, is_part, FilingNesting};
+use super::super::filing::{is_filing_heading, is_part, notes_ahead, FilingNesting};
 use super::super::lexicon::NOTES_TO;
 use super::super::numbering::{item_heading, numbered_depth};
 use super::super::statement::statement_line;
@@ -19,7 +19,10 @@ pub(super) fn levels(doc: &Document, blocks: &[Block]) -> Vec<Option<u8>> {
         filing: FilingNesting::new(items),
         ..Levels::default()
     };
-    let mut levels: Vec<Option<u8>> = blocks.iter().map(|b| fold.next(doc, b)).collect();
+    let ahead = notes_ahead(blocks);
+    let mut levels: Vec<Option<u8>> = (blocks.iter().zip(ahead))
+        .map(|(b, ahead)| fold.next(doc, b, ahead))
+        .collect();
     fold.lift_cover(blocks, &mut levels);
     levels
 }
@@ -46,18 +49,23 @@ struct Levels {
     /// The body size of the last block's page: where it changes, a part
     /// of the document begins (an exhibit after a filing's notes).
     body: Option<f32>,
+    /// The page of the last block.
+    page: u32,
 }
 
 impl Levels {
-    /// The level of one block, and what it leaves open.
-    fn next(&mut self, doc: &Document, b: &Block) -> Option<u8> {
+    /// The level of one block, and what it leaves open; `next_note`: the
+    /// number of the next note's heading after it (`notes_ahead`).
+    fn next(&mut self, doc: &Document, b: &Block, next_note: Option<u32>) -> Option<u8> {
         let body = doc.body(b.page);
         if self.body.is_some_and(|last| last != body) {
             self.part_begins();
         }
         self.body = Some(body);
+        let may_end_notes = self.page != b.page && !self.filing.notes_go_on(next_note);
+        self.page = b.page;
         match b.role {
-            Role::Heading(cue) => Some(self.heading(doc, b, cue)),
+            Role::Heading(cue) => Some(self.heading(doc, b, cue, may_end_notes)),
             // Prose after a statement's table: the headings after it are
             // the discussion's, not the statement's row groups.
             Role::Text if b.text.split_whitespace().count() >= TUNING.prose_words => {
@@ -91,7 +99,12 @@ impl Levels {
 
     /// A heading's level by its cue, the filing's nesting applied; what
     /// later headings nest under follows it.
-    fn heading(&mut self, doc: &Document, b: &Block, cue: Cue) -> u8 {
+    fn heading(&mut self, doc: &Document, b: &Block, cue: Cue, may_end_notes: bool) -> u8 {
+        if doc.filing() && cue != Cue::Letter {
+            let rank = emphasis_rank(&b.text, b.size, doc.body(b.page), &doc.names);
+            self.filing
+                .weigh(&b.text, rank, may_end_notes, &mut self.item);
+        }
         let (level, body_rank) = match cue {
             Cue::Statement => return self.statement_title(doc, b),
             Cue::Letter => (self.above_letters.map_or(doc.below_fonts, |l| l + 1), None),
@@ -298,9 +311,46 @@ mod tests {
         let got = levels(&filing.with_bodies(vec![10.0, 12.0]), &blocks);
         let (part, notes, plan) = (got[0].unwrap(), got[2].unwrap(), got[5].unwrap());
         assert!(part < plan && plan <= notes, "{got:?}");
-        // In the notes' type, the same heading is in the note.
+        // In the notes' type and emphasis, a heading is in the note.
+        let mut blocks = blocks.to_vec();
+        blocks[5] = heading("Supplemental Investment Plan", 10.0, Cue::Body);
         let filing = Document::of(10.0, vec![], DocumentClass::Filing);
         let got = levels(&filing.with_bodies(vec![10.0, 10.0]), &blocks);
         assert!(got[5].unwrap() > got[3].unwrap(), "{got:?}");
+    }
+
+    /// A heading atop a page, after the last note, set with more emphasis
+    /// than the notes' own ends them: the schedule after the last note is
+    /// in the item, not the note. A name in capitals atop a page with the
+    /// next note after it stays in its note.
+    #[test]
+    fn a_heading_more_emphatic_than_the_notes_ends_them() {
+        let blocks = [
+            heading("Item 8. Financial Statements", 10.0, Cue::Body),
+            heading(
+                "Notes to Consolidated Financial Statements",
+                10.0,
+                Cue::Body,
+            ),
+            heading("24. Litigation", 10.0, Cue::Numbered(1)),
+            block(2, "ZYLOPRIN", 10.0, Role::Heading(Cue::Body)),
+            block(
+                2,
+                "25. Quarterly Information",
+                10.0,
+                Role::Heading(Cue::Numbered(1)),
+            ),
+            block(3, "SCHEDULE II", 10.0, Role::Heading(Cue::Body)),
+            block(3, "Valuation Accounts", 10.0, Role::Heading(Cue::Body)),
+            // An exhibit's numbering starts again: no note of the notes.
+            block(4, "1. Purpose", 10.0, Role::Heading(Cue::Numbered(1))),
+        ];
+        let filing = Document::of(10.0, vec![], DocumentClass::Filing);
+        let got = levels(&filing, &blocks);
+        let l: Vec<u8> = got.iter().map(|l| l.unwrap()).collect();
+        assert!(l[0] < l[1] && l[1] < l[2] && l[2] < l[3], "{l:?}");
+        assert_eq!(l[4], l[2], "the next note: {l:?}");
+        assert_eq!(l[5], l[1], "a sibling of the notes, in the item: {l:?}");
+        assert!(l[6] > l[5], "{l:?}");
     }
 }
