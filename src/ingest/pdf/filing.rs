@@ -98,6 +98,11 @@ fn part_one(t: &str) -> bool {
     FIRST_PART_NUMBERS.contains(&number_word(t).to_lowercase().as_str())
 }
 
+/// "Notes to Consolidated Financial Statements".
+pub(super) fn is_notes(t: &str) -> bool {
+    kind(t) == Some(Kind::Notes)
+}
+
 /// "PART II", "Part 1": a filing's or a book's part.
 pub(super) fn is_part(t: &str) -> bool {
     kind(t) == Some(Kind::Part)

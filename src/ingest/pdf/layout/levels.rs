@@ -4,7 +4,7 @@
 //! filing's strategy (`FilingNesting`).
 
 use super::super::block::{Block, Cue, Role};
-use super::super::filing::{is_filing_heading, is_part, notes_ahead, FilingNesting};
+use super::super::filing::{is_filing_heading, is_notes, is_part, notes_ahead, FilingNesting};
 use super::super::lexicon::NOTES_TO;
 use super::super::numbering::{item_heading, numbered_depth};
 use super::super::statement::statement_line;
@@ -88,8 +88,15 @@ impl Levels {
     }
 
     /// A financial statement's title, placed in the filing: what follows
-    /// on its page and the next nests under it.
+    /// on its page and the next nests under it. A title over a table on a
+    /// statement's page that names no statement is a row group of it
+    /// ("LIABILITIES AND EQUITY" under "Consolidated Balance Sheets").
     fn statement_title(&mut self, doc: &Document, b: &Block) -> u8 {
+        if let Some((page, Some(level))) = self.statement {
+            if page == b.page && statement_line(&b.text).is_none() {
+                return level + 1;
+            }
+        }
         let (item, numbered) = (&mut self.item, &mut self.numbered);
         let under = doc.statement_level(*item);
         let level = self.filing.place(&b.text, under, item, numbered);
@@ -161,9 +168,10 @@ impl Levels {
         level
     }
 
-    /// A heading in the body's type: under a statement's title on its
-    /// page and the next, under the filing item or part it is in, and
-    /// ranked by its emphasis among the body-font headings above it.
+    /// A heading in the body's type: the notes beside the statements, a
+    /// heading under a statement's title on its page and the next, under
+    /// the filing item or part it is in, and ranked by its emphasis among
+    /// the body-font headings above it.
     fn body_font_level(&mut self, doc: &Document, b: &Block) -> (u8, Option<usize>) {
         let under_statement = self
             .statement
@@ -176,6 +184,8 @@ impl Levels {
         let within = self.item.map(|i| i + 1).max(self.filing.in_part());
         let inside = |level: u8| within.map_or(level, |w| level.max(w));
         let level = match under_statement {
+            // The notes stand beside the statements they are to.
+            _ if is_notes(&b.text) => inside(doc.below_fonts),
             Some((_, Some(statement_level))) => statement_level + 1,
             Some((_, None)) => inside(doc.below_fonts + 1),
             None => inside(doc.below_fonts) + self.emphasis.above(rank),
@@ -278,14 +288,25 @@ mod tests {
             heading("Item 8. Financial Statements", 10.0, Cue::Body),
             heading(statement, 10.0, Cue::Statement),
             heading("Assets", 10.0, Cue::Body),
+            // Over a table of its own, a row group's title names no statement.
+            heading("LIABILITIES AND EQUITY", 10.0, Cue::Statement),
             prose(),
             heading("Liquidity", 10.0, Cue::Body),
+            heading("LIQUIDITY RISK", 10.0, Cue::Body),
+            // The notes beside the statements, whatever emphasis is open.
+            heading(
+                "Notes to Consolidated Financial Statements",
+                10.0,
+                Cue::Body,
+            ),
         ];
         let got = levels(&doc, &blocks);
         let (item, title, assets) = (got[0].unwrap(), got[1].unwrap(), got[2].unwrap());
         assert!(item < title && title < assets, "{got:?}");
-        assert_eq!(got[3], None);
-        assert!(got[4].unwrap() < assets, "{got:?}");
+        assert_eq!(got[3], Some(assets), "{got:?}");
+        assert_eq!(got[4], None);
+        assert!(got[5].unwrap() < assets, "{got:?}");
+        assert_eq!(got[7], Some(title), "{got:?}");
     }
 
     #[test]
