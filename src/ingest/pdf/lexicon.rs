@@ -93,10 +93,10 @@ pub(super) const FILING_PHRASES: &[&str] = &[
     "for immediate release", "earnings per share", "per diluted share", "financial results",
     "net sales", "net income", "balance sheet", "statements of cash flows", "fiscal year",
 ];
-/// The label of a chapter, part or appendix alone over its title ("Anhang A"), lower case.
+/// The label of a chapter, part, article or appendix alone over its title ("Anhang A"), lower case.
 #[rustfmt::skip]
 pub(super) const CHAPTER_LABELS: &[&str] = &[
-    "chapter", "part", "appendix", "附录", "chapitre", "partie", "annexe", "kapitel", "teil",
+    "chapter", "part", "article", "appendix", "附录", "chapitre", "partie", "annexe", "kapitel", "teil",
     "anhang", "capitolo", "parte", "appendice", "capítulo", "apéndice", "apêndice", "anexo",
     "hoofdstuk", "deel", "bijlage", "глава", "часть", "приложение", "rozdział", "część",
     "kapitola", "luku", "kapittel", "κεφάλαιο",

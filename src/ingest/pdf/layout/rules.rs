@@ -41,6 +41,9 @@ pub(crate) struct Features {
     pub short: bool,
     /// A filing's item title (`Item 7. …`) in capitals or bold.
     pub item: bool,
+    /// A chapter's label (`ARTICLE 1`, `CHAPTER 3`) on a line of its own
+    /// over the rest, in capitals or bold.
+    pub labelled: bool,
 }
 
 impl Features {
@@ -94,6 +97,7 @@ pub(crate) const RULES: &[Rule] = &[
     Rule { name: "larger type", classes: ALL, test: |f| f.larger, example: "{larger} Getting started" },
     Rule { name: "wrapped over lines", classes: ALL, test: |f| f.lines > 1, example: "{lines=2} Getting started" },
     Rule { name: "a filing's item title, wrapped", classes: FILINGS, test: |f| f.lines > 1 && f.item, example: "{lines=2 filing} ITEM 7. MANAGEMENT'S DISCUSSION" },
+    Rule { name: "a chapter's label over its title", classes: ALL, test: |f| f.lines > 1 && f.labelled, example: "{lines=2 labelled} ARTICLE 1 DEFINITIONS" },
     Rule { name: "numbered", classes: ALL, test: |f| f.numbered, example: "2.3 Results" },
     Rule { name: "capitals", classes: ALL, test: |f| f.word_first && f.caps, example: "RESULTS OF OPERATIONS" },
     Rule { name: "title case", classes: ALL, test: |f| f.word_first && f.title_case, example: "Results of Operations" },
@@ -193,6 +197,7 @@ mod tests {
                 "larger" => f.larger = true,
                 "bold" => f.bold = true,
                 "filing" => (f.class, f.item) = (Filing, true),
+                "labelled" => f.labelled = true,
                 n => f.lines = n.trim_start_matches("lines=").parse().expect(n),
             }
         }

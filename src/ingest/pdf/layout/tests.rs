@@ -338,6 +338,23 @@ fn a_chapter_label_over_its_title_joins_it() {
     );
 }
 
+/// A chapter's label over its title in the body's type, neither bold
+/// nor larger ("ARTICLE 1" over "DEFINITIONS" in a plan), is a heading.
+#[test]
+fn a_label_over_its_title_in_the_body_type_is_a_heading() {
+    let page = Page {
+        lines: vec![
+            prose(80.0),
+            line("ARTICLE 1", 11.0, 280.0, 330.0, 120.0, true),
+            line("DEFINITIONS", 11.0, 270.0, 340.0, 133.0, false),
+            prose(160.0),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    assert_eq!(headings(&b), vec![("ARTICLE 1 DEFINITIONS", Some(1))]);
+}
+
 /// A filing's item whose title in capitals wraps onto a second line is a
 /// heading, and the text under it is its section.
 #[test]

@@ -8,7 +8,7 @@ use super::super::block::{Block, Cue, Role};
 use super::super::contents::contents_title;
 use super::super::grouping::{cells_beside, indented_cjk_paragraph, mark_beside, mean_size};
 use super::super::monospace::code_text;
-use super::super::numbering::{item_heading, numbered_depth};
+use super::super::numbering::{chapter_label, item_heading, numbered_depth};
 use super::super::page::Line;
 use super::super::statement::{caption, statement_line, statement_title};
 use super::super::text_shape::{all_caps, index_group, title_case};
@@ -208,6 +208,9 @@ fn features(doc: &Document, g: &Group, size: f32) -> Features {
             && indented_cjk_paragraph(first, doc.margins[(page % 2) as usize]),
         row,
         item: item_heading(text) && (bold || !text.chars().any(char::is_lowercase)),
+        labelled: g.lines.len() > 1
+            && chapter_label(&first.text)
+            && (bold || !text.chars().any(char::is_lowercase)),
         ..Features::of_text(text)
     }
 }
