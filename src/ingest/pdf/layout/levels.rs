@@ -224,6 +224,14 @@ mod tests {
         block(1, text, size, Role::Heading(cue))
     }
 
+    fn notes() -> Block {
+        heading(
+            "Notes to Consolidated Financial Statements",
+            10.0,
+            Cue::Body,
+        )
+    }
+
     fn prose() -> Block {
         let text = "A paragraph of body text long enough to be prose, which ends here.";
         block(1, text, 10.0, Role::Text)
@@ -294,11 +302,7 @@ mod tests {
             heading("Liquidity", 10.0, Cue::Body),
             heading("LIQUIDITY RISK", 10.0, Cue::Body),
             // The notes beside the statements, whatever emphasis is open.
-            heading(
-                "Notes to Consolidated Financial Statements",
-                10.0,
-                Cue::Body,
-            ),
+            notes(),
         ];
         let got = levels(&doc, &blocks);
         let (item, title, assets) = (got[0].unwrap(), got[1].unwrap(), got[2].unwrap());
@@ -314,11 +318,7 @@ mod tests {
         let blocks = [
             heading("PART IV", 10.0, Cue::Body),
             heading("Item 15. Exhibits", 10.0, Cue::Body),
-            heading(
-                "Notes to Consolidated Financial Statements",
-                10.0,
-                Cue::Body,
-            ),
+            notes(),
             heading("19. Reportable Segments", 10.0, Cue::Numbered(1)),
             heading("Segment Information", 10.0, Cue::Body),
             block(
@@ -334,7 +334,12 @@ mod tests {
         assert!(part < plan && plan <= notes, "{got:?}");
         // In the notes' type and emphasis, a heading is in the note.
         let mut blocks = blocks.to_vec();
-        blocks[5] = heading("Supplemental Investment Plan", 10.0, Cue::Body);
+        blocks[5] = block(
+            2,
+            "Supplemental Investment Plan",
+            10.0,
+            Role::Heading(Cue::Body),
+        );
         let filing = Document::of(10.0, vec![], DocumentClass::Filing);
         let got = levels(&filing.with_bodies(vec![10.0, 10.0]), &blocks);
         assert!(got[5].unwrap() > got[3].unwrap(), "{got:?}");
@@ -348,11 +353,7 @@ mod tests {
     fn a_heading_more_emphatic_than_the_notes_ends_them() {
         let blocks = [
             heading("Item 8. Financial Statements", 10.0, Cue::Body),
-            heading(
-                "Notes to Consolidated Financial Statements",
-                10.0,
-                Cue::Body,
-            ),
+            notes(),
             heading("24. Litigation", 10.0, Cue::Numbered(1)),
             block(2, "ZYLOPRIN", 10.0, Role::Heading(Cue::Body)),
             block(
