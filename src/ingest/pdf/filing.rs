@@ -258,10 +258,16 @@ impl FilingNesting {
                 level
             }
             Some(Kind::Note) => {
+                // Without the notes' heading (a running header dropped),
+                // the first note opens the notes in its item, and where
+                // there is none a note is the sibling of the one before.
+                if self.notes.is_none() && self.note.is_none() {
+                    self.notes = *item;
+                }
                 if self.notes.is_some() {
                     self.note_type.get_or_insert(level);
                 }
-                let level = self.notes.or(*item).map_or(level, |n| n + 1);
+                let level = self.notes.map_or(self.note.unwrap_or(level), |n| n + 1);
                 self.note = Some(level);
                 *item = Some(level);
                 *numbered = Some((level, 1));

@@ -119,10 +119,14 @@ impl Levels {
             Cue::Numbered(depth) => (self.numbered_level(doc, depth), None),
             Cue::Body => self.body_font_level(doc, b),
         };
-        // Larger type and a number end a statement's nesting and open an item.
+        // Larger type and a number end a statement's nesting and open an
+        // item; a part, the notes and a note place themselves in the item.
+        let placed = doc.filing() && is_filing_heading(&b.text) && !item_heading(&b.text);
         if matches!(cue, Cue::Larger | Cue::Numbered(_)) {
             self.statement = None;
-            self.item = (doc.filing() && item_heading(&b.text)).then_some(level);
+            if !placed {
+                self.item = (doc.filing() && item_heading(&b.text)).then_some(level);
+            }
         }
         let (item, numbered) = (&mut self.item, &mut self.numbered);
         let level = match doc.filing() {
@@ -343,6 +347,26 @@ mod tests {
         let filing = Document::of(10.0, vec![], DocumentClass::Filing);
         let got = levels(&filing.with_bodies(vec![10.0, 10.0]), &blocks);
         assert!(got[5].unwrap() > got[3].unwrap(), "{got:?}");
+    }
+
+    /// A note numbered with its word is in the item even where no notes'
+    /// heading opens the notes (a running header dropped from each page).
+    #[test]
+    fn a_note_without_the_notes_heading_is_in_the_item() {
+        let doc = Document::of(10.0, vec![], DocumentClass::Filing);
+        let blocks = [
+            heading("Item 8. Financial Statements", 10.0, Cue::Body),
+            heading("CONSOLIDATED BALANCE SHEETS", 10.0, Cue::Statement),
+            heading("Note 1. Basis of Presentation", 10.0, Cue::Numbered(1)),
+            heading("Note 2. Revenue", 10.0, Cue::Numbered(1)),
+        ];
+        let got = levels(&doc, &blocks);
+        let item = got[0].unwrap();
+        assert_eq!(got[2], Some(item + 1), "{got:?}");
+        assert_eq!(got[3], Some(item + 1), "{got:?}");
+        // Outside any item, notes are siblings all the same.
+        let got = levels(&doc, &blocks[1..]);
+        assert_eq!(got[1], got[2], "{got:?}");
     }
 
     /// A heading atop a page, after the last note, set with more emphasis
