@@ -187,6 +187,7 @@ fn cue(f: &Features, text: &str) -> Cue {
 fn features(doc: &Document, g: &Group, size: f32) -> Features {
     let (page, text, first) = (g.page, g.text.as_str(), g.lines[0]);
     let bold = !doc.bold_body && g.lines.iter().all(|l| l.bold);
+    let set_apart = bold || !text.chars().any(char::is_lowercase);
     let letter = g.letter && (bold || doc.big(size, page) || g.alphabetical);
     // A table's row has cells apart on its baseline, or a mark beside it.
     let at = page as usize - 1;
@@ -207,10 +208,8 @@ fn features(doc: &Document, g: &Group, size: f32) -> Features {
             && numbered_depth(text).is_none()
             && indented_cjk_paragraph(first, doc.margins[(page % 2) as usize]),
         row,
-        item: item_heading(text) && (bold || !text.chars().any(char::is_lowercase)),
-        labelled: g.lines.len() > 1
-            && chapter_label(&first.text)
-            && (bold || !text.chars().any(char::is_lowercase)),
+        item: item_heading(text) && set_apart,
+        labelled: g.lines.len() > 1 && chapter_label(&first.text) && set_apart,
         ..Features::of_text(text)
     }
 }
