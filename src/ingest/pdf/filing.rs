@@ -47,14 +47,16 @@ fn kind(t: &str) -> Option<Kind> {
     }
 }
 
-/// A heading numbered as a note is: "1. Description of Business", "12
-/// Income Taxes" (a number of one or two digits and a capitalised word).
-fn note_number(t: &str) -> bool {
-    let (number, rest) = t.trim().split_once(char::is_whitespace).unwrap_or_default();
+/// The number of a heading numbered as a note is: "1. Description of
+/// Business", "12 Income Taxes" (a number of one or two digits and a
+/// capitalised word).
+fn note_number(t: &str) -> Option<u32> {
+    let (number, rest) = t.trim().split_once(char::is_whitespace)?;
     let digits = number.strip_suffix('.').unwrap_or(number);
-    (1..=2).contains(&digits.len())
+    let numbered = (1..=2).contains(&digits.len())
         && digits.chars().all(|c| c.is_ascii_digit())
-        && rest.trim_start().starts_with(|c: char| c.is_uppercase())
+        && rest.trim_start().starts_with(|c: char| c.is_uppercase());
+    numbered.then_some(digits)?.parse().ok()
 }
 
 /// The number of a note's heading, with the word or without ("Note 4.
@@ -62,12 +64,7 @@ fn note_number(t: &str) -> bool {
 fn note_of(t: &str) -> Option<u32> {
     match kind(t) {
         Some(Kind::Note) => number_word(t).parse().ok(),
-        None if note_number(t) => t
-            .split_whitespace()
-            .next()?
-            .trim_end_matches('.')
-            .parse()
-            .ok(),
+        None => note_number(t),
         _ => None,
     }
 }
@@ -210,7 +207,7 @@ impl FilingNesting {
     ) -> u8 {
         // Under the notes, "1. Description of Business" is note 1 without the word.
         let kind = match kind(text) {
-            None if self.notes.is_some() && note_number(text) => Some(Kind::Note),
+            None if self.notes.is_some() && note_number(text).is_some() => Some(Kind::Note),
             k => k,
         };
         match kind {
@@ -244,7 +241,6 @@ impl FilingNesting {
             }
             Some(Kind::Item) => {
                 let level = self.part.map_or(level, |p| p + 1);
-                self.filing = true;
                 self.close_notes();
                 *item = Some(level);
                 *numbered = Some((level, 1));
@@ -283,7 +279,7 @@ mod tests {
 
     #[test]
     fn parts_hold_items_and_the_notes_hold_each_note() {
-        let mut f = FilingNesting::default();
+        let mut f = FilingNesting::new(true);
         let (mut item, mut numbered) = (None, None);
         let mut place = |t: &str, l: u8| f.place(t, l, &mut item, &mut numbered);
         assert_eq!(place("PART I", 3), 3);
@@ -321,7 +317,7 @@ mod tests {
         // A filing whose first part in the text is Part II (Part I only in
         // its contents) has no cover to lift: its text before Part II keeps
         // its levels.
-        let mut late = FilingNesting::default();
+        let mut late = FilingNesting::new(true);
         let (mut item, mut numbered) = (None, None);
         assert_eq!(late.place("INTRODUCTION", 2, &mut item, &mut numbered), 2);
         assert_eq!(

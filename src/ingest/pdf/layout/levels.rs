@@ -5,7 +5,6 @@
 
 use super::super::block::{Block, Cue, Role};
 use super::super::filing::{is_filing_heading, is_notes, is_part, notes_ahead, FilingNesting};
-use super::super::lexicon::NOTES_TO;
 use super::super::numbering::{item_heading, numbered_depth};
 use super::super::statement::statement_line;
 use super::super::tuning::TUNING;
@@ -107,8 +106,12 @@ impl Levels {
     /// A heading's level by its cue, the filing's nesting applied; what
     /// later headings nest under follows it.
     fn heading(&mut self, doc: &Document, b: &Block, cue: Cue, may_end_notes: bool) -> u8 {
-        if doc.filing() && cue != Cue::Letter {
-            let rank = emphasis_rank(&b.text, b.size, doc.body(b.page), &doc.names);
+        // Its emphasis, read once: the filing's notes weigh it, the body's
+        // type ranks by it.
+        let weighed = doc.filing() && cue != Cue::Letter;
+        let rank = (weighed || cue == Cue::Body)
+            .then(|| emphasis_rank(&b.text, b.size, doc.body(b.page), &doc.names));
+        if let Some(rank) = rank.filter(|_| weighed) {
             self.filing
                 .weigh(&b.text, rank, may_end_notes, &mut self.item);
         }
@@ -117,7 +120,7 @@ impl Levels {
             Cue::Letter => (self.above_letters.map_or(doc.below_fonts, |l| l + 1), None),
             Cue::Larger => (self.font_level(doc, b), None),
             Cue::Numbered(depth) => (self.numbered_level(doc, depth), None),
-            Cue::Body => self.body_font_level(doc, b),
+            Cue::Body => self.body_font_level(doc, b, rank.unwrap_or_default()),
         };
         // Larger type and a number end a statement's nesting and open an
         // item; a part, the notes and a note place themselves in the item.
@@ -176,15 +179,14 @@ impl Levels {
     /// heading under a statement's title on its page and the next, under
     /// the filing item or part it is in, and ranked by its emphasis among
     /// the body-font headings above it.
-    fn body_font_level(&mut self, doc: &Document, b: &Block) -> (u8, Option<usize>) {
+    fn body_font_level(&mut self, doc: &Document, b: &Block, rank: usize) -> (u8, Option<usize>) {
         let under_statement = self
             .statement
             .filter(|&(p, _)| b.page <= p + 1)
-            .filter(|_| !b.text.to_lowercase().starts_with(NOTES_TO));
+            .filter(|_| !is_notes(&b.text));
         if under_statement.is_none() {
             self.statement = None;
         }
-        let rank = emphasis_rank(&b.text, b.size, doc.body(b.page), &doc.names);
         let within = self.item.map(|i| i + 1).max(self.filing.in_part());
         let inside = |level: u8| within.map_or(level, |w| level.max(w));
         let level = match under_statement {
