@@ -24,7 +24,7 @@ Reported:
   Precision counts the headings the outline reaches: a heading kb nests
   under a bookmark without children is beyond it (`beyond_outline`), and
   is reported, with the precision over all headings beside it, and
-  listed in `--details` for a hand check. Level
+  listed in `--details` for a hand check (with the bookmarks missed). Level
   agreement of matched headings (under the best order-keeping
   correspondence of kb's levels to the outline's; also by the rank of
   each level among the levels used on each side, where one extra level
@@ -438,6 +438,9 @@ def main() -> int:
         d["unmatched"] = [
             {"title": h[0], "level": h[1], "page": h[2], "beyond_outline": i in beyond}
             for i, h in enumerate(hs) if i not in {hi for _, hi in idx}]
+        d["missed"] = [
+            {"title": b[0], "level": b[1], "page": b[2]}
+            for i, b in enumerate(bms) if i not in {bi for bi, _ in idx}]
         tot["files"] += 1
         tot["bookmarks"] += len(bms)
         tot["headings"] += len(hs)
