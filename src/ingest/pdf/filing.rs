@@ -7,6 +7,7 @@
 use super::block::Block;
 use super::lexicon::*;
 use super::numbering::item_heading;
+use super::tuning::TUNING;
 
 /// A heading with a place in a filing's hierarchy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,7 +175,24 @@ impl FilingNesting {
     /// The notes go on at the `next` note's heading ahead: its number
     /// follows the current note's.
     pub(super) fn notes_go_on(&self, next: Option<u32>) -> bool {
-        next.zip(self.note_number).is_some_and(|(n, c)| n > c)
+        self.note_number.is_some() && next.is_some_and(|n| self.follows(n))
+    }
+
+    /// A note numbered `n` may come next: the first, or one at most
+    /// `note_number_step` past the current note.
+    fn follows(&self, n: u32) -> bool {
+        self.note_number
+            .is_none_or(|c| n > c && n - c <= TUNING.note_number_step)
+    }
+
+    /// The number of the note `text` heads, where it heads one: "Note 4"
+    /// always; "4. Debt" while the notes are open and its number may come
+    /// next ("24 Power of Attorney" in an exhibit index after note 12
+    /// numbers an exhibit).
+    fn note_here(&self, text: &str) -> Option<u32> {
+        let n = note_of(text)?;
+        let worded = kind(text) == Some(Kind::Note);
+        (worded || self.notes.is_some() && self.follows(n)).then_some(n)
     }
 
     /// A heading with its emphasis `rank` (`emphasis.rs`), before its level
@@ -186,9 +204,8 @@ impl FilingNesting {
         let Some(notes) = self.notes else {
             return;
         };
-        if let Some(n) = note_of(text) {
+        if self.note_here(text).is_some() {
             self.note_emphasis.get_or_insert(rank);
-            self.note_number = Some(n);
         } else if may_end && self.note_emphasis.is_some_and(|n| rank < n) {
             self.close_notes();
             *item = notes.checked_sub(1).filter(|&l| l > 0);
@@ -206,8 +223,9 @@ impl FilingNesting {
         numbered: &mut Option<(u8, u8)>,
     ) -> u8 {
         // Under the notes, "1. Description of Business" is note 1 without the word.
+        let note = self.note_here(text);
         let kind = match kind(text) {
-            None if self.notes.is_some() && note_number(text).is_some() => Some(Kind::Note),
+            None if note.is_some() => Some(Kind::Note),
             k => k,
         };
         match kind {
@@ -265,6 +283,7 @@ impl FilingNesting {
                 }
                 let level = self.notes.map_or(self.note.unwrap_or(level), |n| n + 1);
                 self.note = Some(level);
+                self.note_number = note;
                 *item = Some(level);
                 *numbered = Some((level, 1));
                 level

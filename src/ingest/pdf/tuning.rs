@@ -130,6 +130,10 @@ tuning! {
     half_char_width: f32 = 0.25,
     /// A line over a table centred within this share of its width is its title.
     centred_share: f32 = 0.1,
+    /// A heading numbered without the word "Note" is the next note when its
+    /// number is at most this many past the current note's (a note's heading
+    /// or two may be lost); further on it numbers something else.
+    note_number_step: u32 = 3,
 
     // Headings taken back (`layout/demote.rs`).
     /// A page's first heading marks a section if one alike is larger or within this many blocks.

@@ -401,4 +401,26 @@ mod tests {
         assert_eq!(l[5], l[1], "a sibling of the notes, in the item: {l:?}");
         assert!(l[6] > l[5], "{l:?}");
     }
+    /// An exhibit index after the last note numbers exhibits: a number far
+    /// past the last note's is no note, and does not keep the notes open.
+    #[test]
+    fn a_number_far_past_the_last_note_is_no_note() {
+        let blocks = [
+            heading("Item 8. Financial Statements", 10.0, Cue::Body),
+            notes(),
+            heading("12. Quarterly Information", 10.0, Cue::Numbered(1)),
+            block(2, "EXHIBIT INDEX", 10.0, Role::Heading(Cue::Body)),
+            block(
+                2,
+                "24 Power of Attorney",
+                10.0,
+                Role::Heading(Cue::Numbered(1)),
+            ),
+        ];
+        let filing = Document::of(10.0, vec![], DocumentClass::Filing);
+        let got = levels(&filing, &blocks);
+        let l: Vec<u8> = got.iter().map(|l| l.unwrap()).collect();
+        assert_eq!(l[3], l[1], "the index is beside the notes: {l:?}");
+        assert!(l[4] > l[3], "the exhibit is in the index: {l:?}");
+    }
 }
