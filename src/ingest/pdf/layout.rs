@@ -16,8 +16,8 @@ use super::text_shape::{figure_caption, without_stray_quotes};
 use super::tuning::TUNING;
 use super::wrapped_cells::join_wrapped_cells;
 use demote::{
-    drop_cover_lines, drop_out_of_count, drop_section_marks, drop_signature_places, drop_signers,
-    drop_stray_initials,
+    drop_continued_headings, drop_cover_lines, drop_out_of_count, drop_section_marks,
+    drop_signature_places, drop_signers, drop_stray_initials,
 };
 use entries::run_in_entries;
 use features::Document;
@@ -62,6 +62,7 @@ pub(super) fn structure(
     drop_signers(&mut out);
     drop_stray_initials(&mut out);
     drop_out_of_count(&mut out);
+    drop_continued_headings(&mut out);
     for b in out.iter_mut().filter(|b| b.heading()) {
         b.text = without_stray_quotes(&b.text);
     }

@@ -1,14 +1,14 @@
 //! Headings taken back before the levels are given: what has a
 //! heading's type and shape but heads nothing, as its neighbours show.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::super::block::{Block, Role};
 use super::super::body::prose_size;
 use super::super::contents::contents_title;
 use super::super::furniture::page_number;
 use super::super::labels::{officer_title, place};
-use super::super::lexicon::{letters, lower_words, ROMAN_BEFORE, SIGNATURE_MARK};
+use super::super::lexicon::{letters, lower_words, CONTINUED, ROMAN_BEFORE, SIGNATURE_MARK};
 use super::super::numbering::{chapter_label, numbered_depth};
 use super::super::page::{Line, Page};
 use super::super::text_shape::{abstract_title, ends_sentence, is_date};
@@ -101,6 +101,25 @@ pub(super) fn drop_out_of_count(blocks: &mut [Block]) {
             blocks[i].role = Role::Text;
         } else {
             count = Some((n, style));
+        }
+    }
+}
+
+/// A heading that says it continues an earlier one ("14. Hedging
+/// Activities (Continued)" atop the note's next page) opens no section:
+/// it is text in the section it continues.
+pub(super) fn drop_continued_headings(blocks: &mut [Block]) {
+    let mut seen = HashSet::new();
+    for b in blocks.iter_mut().filter(|b| b.heading()) {
+        let mut words = lower_words(&b.text, |c| !c.is_alphanumeric());
+        let continued = words.last().is_some_and(|w| w == CONTINUED);
+        if continued {
+            words.pop();
+        }
+        if continued && seen.contains(&words) {
+            b.role = Role::Text;
+        } else {
+            seen.insert(words);
         }
     }
 }
@@ -426,5 +445,22 @@ mod tests {
                 "Q. Can this class be used for E-books?",
             ]
         );
+    }
+    /// A heading repeated atop the next page with "(Continued)" is text in
+    /// the section it continues; one continuing no heading before stands.
+    #[test]
+    fn a_continued_heading_opens_no_section() {
+        let mut blocks: Vec<Block> = [
+            "14. Hedging Activities",
+            "14. Hedging Activities (Continued)",
+            "Item 7 — continued",
+            "15. Fair Value Measurements",
+        ]
+        .into_iter()
+        .map(heading)
+        .collect();
+        drop_continued_headings(&mut blocks);
+        let roles: Vec<bool> = blocks.iter().map(Block::heading).collect();
+        assert_eq!(roles, [true, false, true, true]);
     }
 }
