@@ -123,12 +123,16 @@ impl Levels {
             Cue::Body => self.body_font_level(doc, b, rank.unwrap_or_default()),
         };
         // Larger type and a number end a statement's nesting and open an
-        // item; a part, the notes and a note place themselves in the item.
+        // item, or end the item where they rank as high as it; a part, the
+        // notes and a note place themselves in the item.
         let placed = doc.filing() && is_filing_heading(&b.text) && !item_heading(&b.text);
         if matches!(cue, Cue::Larger | Cue::Numbered(_)) {
             self.statement = None;
             if !placed {
-                self.item = (doc.filing() && item_heading(&b.text)).then_some(level);
+                self.item = match doc.filing() && item_heading(&b.text) {
+                    true => Some(level),
+                    false => self.item.filter(|&i| level > i),
+                };
             }
         }
         let (item, numbered) = (&mut self.item, &mut self.numbered);
@@ -422,5 +426,24 @@ mod tests {
         let l: Vec<u8> = got.iter().map(|l| l.unwrap()).collect();
         assert_eq!(l[3], l[1], "the index is beside the notes: {l:?}");
         assert!(l[4] > l[3], "the exhibit is in the index: {l:?}");
+    }
+    /// A heading in larger type set below the item's type is in the item:
+    /// the auditor's report and the notes after it stay in "Item 8.".
+    #[test]
+    fn a_larger_heading_below_the_item_keeps_it_open() {
+        let doc = Document::of(10.0, vec![14.0, 12.0], DocumentClass::Filing);
+        let blocks = [
+            heading("Item 8. Financial Statements", 14.0, Cue::Larger),
+            heading("Report of Independent Auditors", 12.0, Cue::Larger),
+            heading("CONSOLIDATED BALANCE SHEETS", 10.0, Cue::Statement),
+            heading("Note 1. Basis of Presentation", 10.0, Cue::Numbered(1)),
+            heading("Note 2. Revenue", 10.0, Cue::Numbered(1)),
+            heading("Item 9. Changes in Accountants", 14.0, Cue::Larger),
+        ];
+        let got = levels(&doc, &blocks);
+        let l: Vec<u8> = got.iter().map(|l| l.unwrap()).collect();
+        assert!(l[0] < l[1] && l[1] < l[2], "{l:?}");
+        assert_eq!(l[3], l[0] + 1, "the note is in the item: {l:?}");
+        assert_eq!((l[4], l[5]), (l[3], l[0]), "{l:?}");
     }
 }
