@@ -6,7 +6,7 @@
 
 use super::block::Block;
 use super::lexicon::*;
-use super::numbering::item_heading;
+use super::numbering::{exhibit_label, item_heading};
 use super::tuning::TUNING;
 
 /// A heading with a place in a filing's hierarchy.
@@ -124,6 +124,9 @@ pub(super) struct FilingNesting {
     /// The open part's level: every heading until the next part is in it.
     part: Option<u8>,
     notes: Option<u8>,
+    /// The level of the item holding notes opened by their first note (no
+    /// notes' heading): where they end, the item is open again.
+    notes_in: Option<u8>,
     /// The level the notes' own type suggests (the first note's): a heading
     /// in that type or smaller without a note's number is in the current note
     /// ("Credit card loan portfolio" in "Note 11 – Loans"); larger, it ends them.
@@ -135,6 +138,10 @@ pub(super) struct FilingNesting {
     note_emphasis: Option<usize>,
     /// The current note's number.
     note_number: Option<u32>,
+    /// A financial statement's title came in the open item, notes closed:
+    /// a heading numbered 1 opens its notes ("1. Basis of Presentation"
+    /// where the notes' own heading is only a running header).
+    after_statements: bool,
     /// The document has items: it is a filing, whose parts hold everything
     /// up to the next part, the headings before a part's first item too. A
     /// book's parts leave their chapters to the fonts.
@@ -166,10 +173,17 @@ impl FilingNesting {
 
     pub(super) fn close_notes(&mut self) {
         self.notes = None;
+        self.notes_in = None;
         self.note_type = None;
         self.note = None;
         self.note_emphasis = None;
         self.note_number = None;
+        self.after_statements = false;
+    }
+
+    /// A financial statement's title came: its notes may follow.
+    pub(super) fn statement_seen(&mut self) {
+        self.after_statements = self.notes.is_none();
     }
 
     /// The notes go on at the `next` note's heading ahead: its number
@@ -185,30 +199,39 @@ impl FilingNesting {
             .is_none_or(|c| n > c && n - c <= TUNING.note_number_step)
     }
 
+    /// A part, the notes or a note: they place themselves in the item
+    /// (`place`); "4. Debt" only where it heads a note.
+    pub(super) fn places(&self, text: &str) -> bool {
+        matches!(kind(text), Some(Kind::Part | Kind::Notes)) || self.note_here(text).is_some()
+    }
+
     /// The number of the note `text` heads, where it heads one: "Note 4"
     /// always; "4. Debt" while the notes are open and its number may come
     /// next ("24 Power of Attorney" in an exhibit index after note 12
-    /// numbers an exhibit).
+    /// numbers an exhibit), and "1. Basis of Presentation" after the
+    /// statements.
     fn note_here(&self, text: &str) -> Option<u32> {
         let n = note_of(text)?;
         let worded = kind(text) == Some(Kind::Note);
-        (worded || self.notes.is_some() && self.follows(n)).then_some(n)
+        let first = self.after_statements && n == 1;
+        (worded || first || self.notes.is_some() && self.follows(n)).then_some(n)
     }
 
     /// A heading with its emphasis `rank` (`emphasis.rs`), before its level
     /// is read: the first note's sets the notes' emphasis; one set with
     /// more ("SCHEDULE II" in capitals after notes in title case) that
-    /// `may_end` them (atop a page, no later note ahead) ends the notes,
-    /// and the `item` that holds them is open again.
+    /// `may_end` them (atop a page, no later note ahead), or an exhibit's
+    /// label, ends the notes, and the `item` that holds them is open again.
     pub(super) fn weigh(&mut self, text: &str, rank: usize, may_end: bool, item: &mut Option<u8>) {
         let Some(notes) = self.notes else {
             return;
         };
         if self.note_here(text).is_some() {
             self.note_emphasis.get_or_insert(rank);
-        } else if may_end && self.note_emphasis.is_some_and(|n| rank < n) {
+        } else if exhibit_label(text) || may_end && self.note_emphasis.is_some_and(|n| rank < n) {
+            let holder = self.notes_in.or(notes.checked_sub(1).filter(|&l| l > 0));
             self.close_notes();
-            *item = notes.checked_sub(1).filter(|&l| l > 0);
+            *item = holder;
         }
     }
 
@@ -276,7 +299,7 @@ impl FilingNesting {
                 // the first note opens the notes in its item, and where
                 // there is none a note is the sibling of the one before.
                 if self.notes.is_none() && self.note.is_none() {
-                    self.notes = *item;
+                    (self.notes, self.notes_in) = (*item, *item);
                 }
                 if self.notes.is_some() {
                     self.note_type.get_or_insert(level);
@@ -284,6 +307,7 @@ impl FilingNesting {
                 let level = self.notes.map_or(self.note.unwrap_or(level), |n| n + 1);
                 self.note = Some(level);
                 self.note_number = note;
+                self.after_statements = false;
                 *item = Some(level);
                 *numbered = Some((level, 1));
                 level

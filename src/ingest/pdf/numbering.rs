@@ -127,6 +127,16 @@ fn cjk_numbered(t: &str) -> Option<u8> {
     (!toc).then_some(depth)
 }
 
+/// An exhibit's label alone: "Exhibit 99.1", "EXHIBIT 21".
+pub(super) fn exhibit_label(t: &str) -> bool {
+    let words = lower_words(t, |c| !c.is_alphanumeric());
+    words.first().is_some_and(|w| w == EXHIBIT_LABEL)
+        && words.len() <= TUNING.exhibit_words
+        && words[1..]
+            .iter()
+            .all(|w| w.chars().all(|c| c.is_ascii_digit()))
+}
+
 /// A chapter's label standing alone, its title set apart from it:
 /// `第一章`, `第 3 节`, `Chapter 3`, `PART II`, `附录 A`, `فصل اول`,
 /// `Capitolo 2`, `Hoofdstuk 1`, `پیوست الف`.

@@ -12,7 +12,7 @@ use super::block::Block;
 use super::body::prose_size;
 use super::contents::contents_title;
 use super::lexicon::*;
-use super::numbering::chapter_label;
+use super::numbering::{chapter_label, exhibit_label};
 use super::text_shape::abstract_title;
 use super::tuning::TUNING;
 
@@ -156,13 +156,7 @@ fn form_line(t: &str) -> bool {
 /// form, the filing's standard headings, a press release's dateline.
 pub(super) fn boilerplate(t: &str) -> bool {
     let words = lower_words(t, |c| !c.is_alphanumeric());
-    let exhibit = words.first().is_some_and(|w| w == EXHIBIT_LABEL)
-        && words.len() <= TUNING.exhibit_words
-        && words[1..]
-            .iter()
-            .all(|w| w.chars().all(|c| c.is_ascii_digit()));
-    // "Exhibit 99.1", "EXHIBIT 99".
-    BOILERPLATE_LINES.contains(&words.join(" ").as_str()) || form_line(t) || exhibit
+    BOILERPLATE_LINES.contains(&words.join(" ").as_str()) || form_line(t) || exhibit_label(t)
 }
 
 #[cfg(test)]

@@ -99,7 +99,11 @@ impl Levels {
         let (item, numbered) = (&mut self.item, &mut self.numbered);
         let under = doc.statement_level(*item);
         let level = self.filing.place(&b.text, under, item, numbered);
-        self.statement = Some((b.page, statement_line(&b.text).map(|_| level)));
+        let named = statement_line(&b.text).is_some();
+        if named {
+            self.filing.statement_seen();
+        }
+        self.statement = Some((b.page, named.then_some(level)));
         level
     }
 
@@ -125,7 +129,7 @@ impl Levels {
         // Larger type and a number end a statement's nesting and open an
         // item, or end the item where they rank as high as it; a part, the
         // notes and a note place themselves in the item.
-        let placed = doc.filing() && is_filing_heading(&b.text) && !item_heading(&b.text);
+        let placed = doc.filing() && self.filing.places(&b.text);
         if matches!(cue, Cue::Larger | Cue::Numbered(_)) {
             self.statement = None;
             if !placed {
@@ -445,5 +449,29 @@ mod tests {
         assert!(l[0] < l[1] && l[1] < l[2], "{l:?}");
         assert_eq!(l[3], l[0] + 1, "the note is in the item: {l:?}");
         assert_eq!((l[4], l[5]), (l[3], l[0]), "{l:?}");
+    }
+    /// Where the notes' heading is only a running header, a heading
+    /// numbered 1 after the statements opens the notes in their item, and
+    /// an exhibit's label ends them; before any statement, "1." is no note.
+    #[test]
+    fn the_first_note_after_the_statements_opens_the_notes() {
+        let blocks = [
+            heading("Item 8. Financial Statements", 10.0, Cue::Body),
+            heading("CONSOLIDATED BALANCE SHEETS", 10.0, Cue::Statement),
+            heading("1. Basis of Presentation", 10.0, Cue::Numbered(1)),
+            heading("Sale of Subsidiary", 10.0, Cue::Body),
+            heading("2. Restructuring", 10.0, Cue::Numbered(1)),
+            block(2, "Exhibit 21", 10.0, Role::Heading(Cue::Body)),
+        ];
+        let filing = Document::of(10.0, vec![], DocumentClass::Filing);
+        let got = levels(&filing, &blocks);
+        let l: Vec<u8> = got.iter().map(|l| l.unwrap()).collect();
+        assert_eq!(l[2], l[0] + 1, "the first note is in the item: {l:?}");
+        assert!(l[3] > l[2], "{l:?}");
+        assert_eq!(l[4], l[2], "{l:?}");
+        assert_eq!(l[5], l[2], "the exhibit is in the item, no note's: {l:?}");
+        let without = [blocks[0].clone(), blocks[2].clone(), blocks[3].clone()];
+        let got = levels(&filing, &without);
+        assert_ne!(got[2].unwrap(), got[1].unwrap() + 1, "{got:?}");
     }
 }
