@@ -246,6 +246,14 @@ mod tests {
         )
     }
 
+    /// Each heading's level in a filing of the body's type; every block
+    /// given is a heading.
+    fn filing_levels(blocks: &[Block]) -> Vec<u8> {
+        let filing = Document::of(10.0, vec![], DocumentClass::Filing);
+        let got = levels(&filing, blocks);
+        got.iter().map(|l| l.expect("a heading's level")).collect()
+    }
+
     fn prose() -> Block {
         let text = "A paragraph of body text long enough to be prose, which ends here.";
         block(1, text, 10.0, Role::Text)
@@ -401,14 +409,13 @@ mod tests {
             // An exhibit's numbering starts again: no note of the notes.
             block(4, "1. Purpose", 10.0, Role::Heading(Cue::Numbered(1))),
         ];
-        let filing = Document::of(10.0, vec![], DocumentClass::Filing);
-        let got = levels(&filing, &blocks);
-        let l: Vec<u8> = got.iter().map(|l| l.unwrap()).collect();
+        let l = filing_levels(&blocks);
         assert!(l[0] < l[1] && l[1] < l[2] && l[2] < l[3], "{l:?}");
         assert_eq!(l[4], l[2], "the next note: {l:?}");
         assert_eq!(l[5], l[1], "a sibling of the notes, in the item: {l:?}");
         assert!(l[6] > l[5], "{l:?}");
     }
+
     /// An exhibit index after the last note numbers exhibits: a number far
     /// past the last note's is no note, and does not keep the notes open.
     #[test]
@@ -425,9 +432,7 @@ mod tests {
                 Role::Heading(Cue::Numbered(1)),
             ),
         ];
-        let filing = Document::of(10.0, vec![], DocumentClass::Filing);
-        let got = levels(&filing, &blocks);
-        let l: Vec<u8> = got.iter().map(|l| l.unwrap()).collect();
+        let l = filing_levels(&blocks);
         assert_eq!(l[3], l[1], "the index is beside the notes: {l:?}");
         assert!(l[4] > l[3], "the exhibit is in the index: {l:?}");
     }
@@ -463,15 +468,13 @@ mod tests {
             heading("2. Restructuring", 10.0, Cue::Numbered(1)),
             block(2, "Exhibit 21", 10.0, Role::Heading(Cue::Body)),
         ];
-        let filing = Document::of(10.0, vec![], DocumentClass::Filing);
-        let got = levels(&filing, &blocks);
-        let l: Vec<u8> = got.iter().map(|l| l.unwrap()).collect();
+        let l = filing_levels(&blocks);
         assert_eq!(l[2], l[0] + 1, "the first note is in the item: {l:?}");
         assert!(l[3] > l[2], "{l:?}");
         assert_eq!(l[4], l[2], "{l:?}");
         assert_eq!(l[5], l[2], "the exhibit is in the item, no note's: {l:?}");
         let without = [blocks[0].clone(), blocks[2].clone(), blocks[3].clone()];
-        let got = levels(&filing, &without);
-        assert_ne!(got[2].unwrap(), got[1].unwrap() + 1, "{got:?}");
+        let l = filing_levels(&without);
+        assert_ne!(l[2], l[1] + 1, "{l:?}");
     }
 }
