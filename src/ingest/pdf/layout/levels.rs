@@ -249,8 +249,12 @@ mod tests {
     /// Each heading's level in a filing of the body's type; every block
     /// given is a heading.
     fn filing_levels(blocks: &[Block]) -> Vec<u8> {
-        let filing = Document::of(10.0, vec![], DocumentClass::Filing);
-        let got = levels(&filing, blocks);
+        heading_levels(&Document::of(10.0, vec![], DocumentClass::Filing), blocks)
+    }
+
+    /// Each heading's level in `doc`; every block given is a heading.
+    fn heading_levels(doc: &Document, blocks: &[Block]) -> Vec<u8> {
+        let got = levels(doc, blocks);
         got.iter().map(|l| l.expect("a heading's level")).collect()
     }
 
@@ -436,6 +440,7 @@ mod tests {
         assert_eq!(l[3], l[1], "the index is beside the notes: {l:?}");
         assert!(l[4] > l[3], "the exhibit is in the index: {l:?}");
     }
+
     /// A heading in larger type set below the item's type is in the item:
     /// the auditor's report and the notes after it stay in "Item 8.".
     #[test]
@@ -449,12 +454,12 @@ mod tests {
             heading("Note 2. Revenue", 10.0, Cue::Numbered(1)),
             heading("Item 9. Changes in Accountants", 14.0, Cue::Larger),
         ];
-        let got = levels(&doc, &blocks);
-        let l: Vec<u8> = got.iter().map(|l| l.unwrap()).collect();
+        let l = heading_levels(&doc, &blocks);
         assert!(l[0] < l[1] && l[1] < l[2], "{l:?}");
         assert_eq!(l[3], l[0] + 1, "the note is in the item: {l:?}");
         assert_eq!((l[4], l[5]), (l[3], l[0]), "{l:?}");
     }
+
     /// Where the notes' heading is only a running header, a heading
     /// numbered 1 after the statements opens the notes in their item, and
     /// an exhibit's label ends them; before any statement, "1." is no note.
