@@ -38,4 +38,4 @@ pub use present::{SearchHit, SearchResponse};
 pub use rankers::{InMemory, RankerId};
 pub use request::{Feedback, Mode, RerankSettings, SearchOverrides, SearchRequest};
 pub use rerank::Reranked;
-pub use run::{in_listed_order, search, search_with};
+pub use run::{in_listed_order, keep_quoted, search, search_with};

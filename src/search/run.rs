@@ -188,17 +188,25 @@ fn threshold_and_count(
         // 0.5 passes --threshold 0.5.
         fused.retain(|f| (f.score * 1e6).round() / 1e6 >= t);
     }
-    let quoted = query::match_expression_requiring(&plan.required, &plan.required);
-    if let Some(expr) = &quoted {
-        let ids: Vec<i64> = fused.iter().map(|f| f.chunk_id).collect();
-        let holding = db.keyword_matched_among(expr, &ids)?;
-        fused.retain(|f| holding.contains(&f.chunk_id));
-    }
-    let total = match (rankings.keyword(), &quoted) {
+    let quoted = keep_quoted(db, &plan.required, &mut fused)?;
+    let total = match (rankings.keyword(), quoted) {
         _ if req.threshold.is_some_and(|t| t > 0.0) => fused.len(),
-        (Some(kw), Some(_)) => kw.total,
-        (None, Some(_)) => fused.len(),
+        (Some(kw), true) => kw.total,
+        (None, true) => fused.len(),
         _ => rankings.matched(db, plan)?,
     };
     Ok((fused, total))
+}
+
+/// Keeps the fused chunks that hold every one of the query's quoted
+/// phrases (`required`); whether there were any. Public so that the
+/// exact-scan benchmark filters its own fusion the way a search does.
+pub fn keep_quoted(db: &Database, required: &[String], fused: &mut Vec<Fused>) -> Result<bool> {
+    let Some(expr) = query::match_expression_requiring(required, required) else {
+        return Ok(false);
+    };
+    let ids: Vec<i64> = fused.iter().map(|f| f.chunk_id).collect();
+    let holding = db.keyword_matched_among(&expr, &ids)?;
+    fused.retain(|f| holding.contains(&f.chunk_id));
+    Ok(true)
 }

@@ -356,6 +356,8 @@ pub(crate) fn bench_exact(a: &Args) -> Result<()> {
         };
         let mut fused = kb::search::fuse(&[keyword_list, vector_list], &req.fusion);
         kb::search::in_listed_order(&db, &req, &mut fused)?;
+        let required = kb::search::query::quoted_phrases(q);
+        kb::search::keep_quoted(&db, &required, &mut fused)?;
         fused.truncate(top);
         let want: Vec<(i64, Option<f64>)> = fused
             .iter()
