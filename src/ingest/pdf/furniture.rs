@@ -37,6 +37,7 @@ pub(super) fn strip_running_lines(pages: &mut [Vec<Line>], body: f32) {
                 .map(|(i, l)| verdict.judge(l, (edge(i, n), rows[i]), numbered, body))
                 .collect();
             keep_lines_inside_the_text(p, &mut v);
+            keep_inner_repeats(p, &mut v);
             v
         })
         .collect();
@@ -60,6 +61,26 @@ fn keep_lines_inside_the_text(p: &[Line], v: &mut [Verdict]) {
             *verdict = Verdict::Text;
         }
     }
+}
+
+/// A running line's text met again on its page, nearer the page's
+/// middle, is the page's own: a section's heading under the running
+/// header that names it ("1 How to use" under "1 How to use … 4", the
+/// page's number a line of its own). Only the outermost runs: the first
+/// above the page's middle, the last below it.
+fn keep_inner_repeats(p: &[Line], v: &mut [Verdict]) {
+    let ys = p.iter().map(|l| l.y);
+    let middle = (ys.clone().fold(f32::MAX, f32::min) + ys.fold(f32::MIN, f32::max)) / 2.0;
+    let mut outermost = |from_edge: &mut dyn Iterator<Item = usize>| {
+        let mut seen = HashSet::new();
+        for i in from_edge {
+            if v[i] == Verdict::Running && !seen.insert(key(&p[i].text)) {
+                v[i] = Verdict::Text;
+            }
+        }
+    };
+    outermost(&mut (0..p.len()).filter(|&i| p[i].y < middle));
+    outermost(&mut (0..p.len()).rev().filter(|&i| p[i].y >= middle));
 }
 
 /// Whether `l` has lines of `text` above and below it, one of them
@@ -613,6 +634,31 @@ mod tests {
             all.iter().filter(|t| **t == "A heading of its own").count(),
             3
         );
+    }
+
+    /// A section's heading at a page's top under the running header that
+    /// names the section, the header's page number a line of its own: the
+    /// header runs, the heading is the page's.
+    #[test]
+    fn a_heading_under_the_running_header_naming_it_stays() {
+        let line = |text: &str, y: f32| line(text, 9.0, y);
+        let mut pages: Vec<Vec<Line>> = (1..=12)
+            .map(|i| {
+                let section = if i < 6 { "1 How to use" } else { "2 Options" };
+                let mut p = vec![line(section, 30.0), line(&i.to_string(), 30.0)];
+                if i == 1 || i == 6 {
+                    p.push(line(section, 60.0));
+                }
+                p.push(own_text(i));
+                p
+            })
+            .collect();
+        strip_running_lines(&mut pages, 9.0);
+        let kept = |t: &str| pages.iter().flatten().filter(|l| l.text == t).count();
+        assert_eq!((kept("1 How to use"), kept("2 Options")), (1, 1));
+        assert!(pages[0]
+            .iter()
+            .any(|l| l.text == "1 How to use" && l.y == 60.0));
     }
 
     /// A note's consolidating statements, one per year, each under its
