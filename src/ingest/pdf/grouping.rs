@@ -175,7 +175,7 @@ fn starts_paragraph(cur: &[&Line], l: &Line, right: f32, left: f32) -> bool {
         || (!l.table
             && (l.gap
                 || size_change
-                || weight_change(prev, l)
+                || (weight_change(prev, l) && !run_in_label(prev, l, right))
                 || (cur.len() == 1 && heads_text(prev, l, right))
                 || item_start
                 || ended
@@ -216,6 +216,17 @@ fn weight_change(prev: &Line, l: &Line) -> bool {
     // heading too close in size for the size alone.
     let larger_bold = prev.bold && prev.size >= TUNING.slightly_larger_ratio * l.size;
     prev.bold != l.bold && (numbered_bold(prev) || numbered_bold(l) || indented || larger_bold)
+}
+
+/// A bold label with its text on its row, a quad or two after it, running
+/// on to the column's end: a description list's `Shift` before what it
+/// does, one block. A table's label has its next column further off, a
+/// heading's title ends short of the margin.
+fn run_in_label(prev: &Line, l: &Line, right: f32) -> bool {
+    same_row(prev, l)
+        && l.x > prev.end
+        && l.x - prev.end <= TUNING.run_in_gap * l.size
+        && l.end >= right - TUNING.short_of_margin * l.size
 }
 
 /// Whether a block's one line `prev` heads the text `l` starts, a
@@ -416,6 +427,33 @@ pub(super) mod tests {
             group_lines(&[bold("Deposits", 11.0, 100.0), under(114.0)]).len(),
             1
         );
+    }
+
+    /// A description list's bold label a quad before its text, which runs
+    /// on to the margin, is one block with it; a table's bold label with
+    /// its next column far off is a block of its own, as is a bold label
+    /// before a short title.
+    #[test]
+    fn a_bold_label_a_quad_before_its_text_is_one_block_with_it() {
+        let label = |text: &str, end: f32| Line {
+            bold: true,
+            ..line(text, 11.0, 72.0, end, 100.0, false)
+        };
+        let rest = |x: f32, end: f32| {
+            let text = "Dots can be shifted by the optional argument before the";
+            vec![
+                line(text, 11.0, x, end, 100.0, false),
+                body("coordinates, as the next example shows.", 114.0, false),
+            ]
+        };
+        let blocks = |x: f32, end: f32| {
+            let mut lines = vec![label("Shift", 100.0)];
+            lines.extend(rest(x, end));
+            grouped(&lines)
+        };
+        assert_eq!(blocks(111.0, 540.0).len(), 1, "{:#?}", blocks(111.0, 540.0));
+        assert_eq!(blocks(250.0, 540.0).len(), 2);
+        assert_eq!(blocks(111.0, 300.0).len(), 2);
     }
 
     /// A numbered heading in the body's font, with no sentence end or gap

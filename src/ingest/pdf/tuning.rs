@@ -43,6 +43,9 @@ tuning! {
     short_of_margin: f32 = 2.0,
     /// A line starting this many sizes right of the block's left edge is indented.
     indent: f32 = 0.8,
+    /// A bold label's text starts within this many sizes after it on its row
+    /// (a description list's `Shift`, a quad apart; a table's next column is further).
+    run_in_gap: f32 = 2.0,
     /// A numbered line is a title when the text under it runs this many sizes further.
     runs_further: f32 = 1.0,
     /// Lines starting within this many sizes of each other share a column.
