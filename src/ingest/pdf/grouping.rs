@@ -220,13 +220,15 @@ fn weight_change(prev: &Line, l: &Line) -> bool {
 
 /// A bold label with its text on its row, a quad or two after it, running
 /// on to the column's end: a description list's `Shift` before what it
-/// does, one block. A table's label has its next column further off, a
-/// heading's title ends short of the margin.
+/// does, one block; so is a list's mark (`•`, `1.1`, `(F)`: no word of its
+/// own) before a sentence of any length. A table's label has its next
+/// column further off; a heading's title ends short of the margin.
 fn run_in_label(prev: &Line, l: &Line, right: f32) -> bool {
+    let mark = prev.text.chars().filter(|c| c.is_alphabetic()).count() < 2;
     same_row(prev, l)
         && l.x > prev.end
         && l.x - prev.end <= TUNING.run_in_gap * l.size
-        && l.end >= right - TUNING.short_of_margin * l.size
+        && (l.end >= right - TUNING.short_of_margin * l.size || mark && ends_sentence(&l.text))
 }
 
 /// Whether a block's one line `prev` heads the text `l` starts, a
@@ -454,6 +456,20 @@ pub(super) mod tests {
         assert_eq!(blocks(111.0, 540.0).len(), 1, "{:#?}", blocks(111.0, 540.0));
         assert_eq!(blocks(250.0, 540.0).len(), 2);
         assert_eq!(blocks(111.0, 300.0).len(), 2);
+        // A list's mark before one sentence ending short of the margin;
+        // a word's label before it stays apart.
+        let item = |mark: &str| {
+            let end = 72.0 + 5.5 * mark.chars().count() as f32;
+            let text = "Corporate activities - Bethesda, Maryland.";
+            let full = "A paragraph after a gap, running the full width of the column.";
+            grouped(&[
+                label(mark, end),
+                line(text, 11.0, end + 11.0, 300.0, 100.0, false),
+                body(full, 140.0, true),
+            ])
+        };
+        assert_eq!((item("•").len(), item("(F)").len()), (2, 2));
+        assert_eq!(item("Offices").len(), 3);
     }
 
     /// A numbered heading in the body's font, with no sentence end or gap
