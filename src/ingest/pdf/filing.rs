@@ -16,6 +16,8 @@ enum Kind {
     Item,
     Notes,
     Note,
+    /// The form's signatures, after its last item.
+    Signatures,
 }
 
 /// The word after a heading's first, without the punctuation that ends
@@ -44,6 +46,7 @@ fn kind(t: &str) -> Option<Kind> {
             (l.starts_with(NOTES_TO) && l.contains(NOTES_OF)).then_some(Kind::Notes)
         }
         _ if item_heading(t) => Some(Kind::Item),
+        _ if SIGNATURES_TITLES.contains(&letters(t).as_str()) => Some(Kind::Signatures),
         _ => None,
     }
 }
@@ -133,6 +136,11 @@ pub(super) struct FilingNesting {
     note_type: Option<u8>,
     /// The level of the current note.
     note: Option<u8>,
+    /// The level of the last item.
+    item_level: Option<u8>,
+    /// The level of the form's signatures, once they came: the exhibits
+    /// filed after them are their siblings, in no item.
+    signed: Option<u8>,
     /// The emphasis of the notes' own headings (the first note's,
     /// `emphasis.rs`): a heading set with more ends them.
     note_emphasis: Option<usize>,
@@ -199,10 +207,13 @@ impl FilingNesting {
             .is_none_or(|c| n > c && n - c <= TUNING.note_number_step)
     }
 
-    /// A part, the notes or a note: they place themselves in the item
-    /// (`place`); "4. Debt" only where it heads a note.
+    /// A part, the notes, a note or the signatures: they place themselves
+    /// in the item (`place`); "4. Debt" only where it heads a note.
     pub(super) fn places(&self, text: &str) -> bool {
-        matches!(kind(text), Some(Kind::Part | Kind::Notes)) || self.note_here(text).is_some()
+        matches!(
+            kind(text),
+            Some(Kind::Part | Kind::Notes | Kind::Signatures)
+        ) || self.note_here(text).is_some()
     }
 
     /// The number of the note `text` heads, where it heads one: "Note 4"
@@ -249,26 +260,13 @@ impl FilingNesting {
         let note = self.note_here(text);
         let kind = match kind(text) {
             None if note.is_some() => Some(Kind::Note),
+            // The form's signatures come once, in a filing.
+            Some(Kind::Signatures) if !self.filing || self.signed.is_some() => None,
             k => k,
         };
         match kind {
-            None => {
-                let typed = level;
-                let level = self.in_part().map_or(level, |p| level.max(p));
-                // The notes' type is known only while the notes are open.
-                let level = match (self.note_type, self.note) {
-                    (Some(t), Some(note)) if typed >= t => level.max(note + 1),
-                    _ => level,
-                };
-                // A heading as high as the notes or the item ends them.
-                if self.notes.is_some_and(|n| level <= n) {
-                    self.close_notes();
-                }
-                if item.is_some_and(|i| level <= i) {
-                    *item = None;
-                }
-                level
-            }
+            None if self.signed.is_some() && exhibit_label(text) => self.exhibit(item, numbered),
+            None => self.in_nesting(level, item),
             Some(Kind::Part) => {
                 if self.part_level.is_none() {
                     self.opens_with_part_one = part_one(text);
@@ -283,6 +281,7 @@ impl FilingNesting {
             Some(Kind::Item) => {
                 let level = self.part.map_or(level, |p| p + 1);
                 self.close_notes();
+                self.item_level = Some(level);
                 *item = Some(level);
                 *numbered = Some((level, 1));
                 level
@@ -294,25 +293,84 @@ impl FilingNesting {
                 *item = Some(level);
                 level
             }
-            Some(Kind::Note) => {
-                // Without the notes' heading (a running header dropped),
-                // the first note opens the notes in its item, and where
-                // there is none a note is the sibling of the one before.
-                if self.notes.is_none() && self.note.is_none() {
-                    (self.notes, self.notes_in) = (*item, *item);
-                }
-                if self.notes.is_some() {
-                    self.note_type.get_or_insert(level);
-                }
-                let level = self.notes.map_or(self.note.unwrap_or(level), |n| n + 1);
-                self.note = Some(level);
-                self.note_number = note;
-                self.after_statements = false;
-                *item = Some(level);
-                *numbered = Some((level, 1));
-                level
-            }
+            Some(Kind::Signatures) => self.signatures(level, item, numbered),
+            Some(Kind::Note) => self.note(level, note, item, numbered),
         }
+    }
+
+    /// A heading of no kind of its own: in the open part (after the
+    /// signatures, no higher than they), and in the current note where set
+    /// in the notes' type or smaller; as high as the notes or the item, it
+    /// ends them.
+    fn in_nesting(&mut self, typed: u8, item: &mut Option<u8>) -> u8 {
+        let top = self.in_part().or(self.signed);
+        let level = top.map_or(typed, |p| typed.max(p));
+        // The notes' type is known only while the notes are open.
+        let level = match (self.note_type, self.note) {
+            (Some(t), Some(note)) if typed >= t => level.max(note + 1),
+            _ => level,
+        };
+        if self.notes.is_some_and(|n| level <= n) {
+            self.close_notes();
+        }
+        if item.is_some_and(|i| level <= i) {
+            *item = None;
+        }
+        level
+    }
+
+    /// The signatures end the last item and its part: they and the
+    /// exhibits filed after them stand beside the parts (or, with none,
+    /// the items).
+    fn signatures(
+        &mut self,
+        level: u8,
+        item: &mut Option<u8>,
+        numbered: &mut Option<(u8, u8)>,
+    ) -> u8 {
+        let level = self.part_level.or(self.item_level).unwrap_or(level);
+        self.part = None;
+        self.close_notes();
+        self.signed = Some(level);
+        *item = None;
+        *numbered = None;
+        level
+    }
+
+    /// An exhibit filed after the signatures, at their level: it holds
+    /// what follows as a part does.
+    fn exhibit(&mut self, item: &mut Option<u8>, numbered: &mut Option<(u8, u8)>) -> u8 {
+        self.part = self.signed;
+        self.close_notes();
+        *item = None;
+        *numbered = None;
+        self.signed.unwrap_or_default()
+    }
+
+    /// A note numbered `number`, in the notes. Without the notes' heading
+    /// (a running header dropped), the first note opens the notes in its
+    /// item, and where there is none a note is the sibling of the one
+    /// before.
+    fn note(
+        &mut self,
+        level: u8,
+        number: Option<u32>,
+        item: &mut Option<u8>,
+        numbered: &mut Option<(u8, u8)>,
+    ) -> u8 {
+        if self.notes.is_none() && self.note.is_none() {
+            (self.notes, self.notes_in) = (*item, *item);
+        }
+        if self.notes.is_some() {
+            self.note_type.get_or_insert(level);
+        }
+        let level = self.notes.map_or(self.note.unwrap_or(level), |n| n + 1);
+        self.note = Some(level);
+        self.note_number = number;
+        self.after_statements = false;
+        *item = Some(level);
+        *numbered = Some((level, 1));
+        level
     }
 }
 
@@ -338,7 +396,7 @@ mod tests {
         // In a note, a heading in the notes' type is the note's.
         assert_eq!(place("Credit card loan portfolio", 4), 7);
         // A heading as high as the item ends it and the notes, not the part.
-        assert_eq!(place("SIGNATURES", 3), 4);
+        assert_eq!(place("GLOSSARY OF TERMS", 3), 4);
         assert_eq!(place("Note 3 Leases", 5), 5);
         // Notes numbered without the word are notes all the same, each
         // holding its sub-headings.
@@ -349,6 +407,18 @@ mod tests {
         assert_eq!(place("2. Summary of Significant Accounting Policies", 4), 6);
         assert_eq!(place("Item 9. Changes in Accountants", 3), 4);
         assert_eq!(place("1. Financial Statements", 4), 4);
+        // The signatures end the last item and its part; an exhibit filed
+        // after them is their sibling and holds its own headings.
+        assert_eq!(place("PART IV", 3), 3);
+        assert_eq!(place("Item 16. Form 10-K Summary", 3), 4);
+        assert_eq!(place("SIGNATURES", 4), 3);
+        assert_eq!(place("POWER OF ATTORNEY", 4), 4);
+        assert_eq!(place("Outside Director Compensation Policy", 1), 3);
+        assert_eq!(place("Exhibit 4.6", 4), 3);
+        assert_eq!(place("DESCRIPTION OF SECURITIES", 3), 4);
+        assert_eq!(place("EXHIBIT 21", 3), 3);
+        // A second "Signature" (an exhibit's own) is a heading like any.
+        assert_eq!(place("Signature", 5), 5);
         assert_eq!(f.cover_level(), Some(3));
         assert!(is_part("PART II") && !is_part("Partners"));
         // A book's part leaves its chapters where their fonts put them.

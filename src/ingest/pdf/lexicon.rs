@@ -137,6 +137,8 @@ pub(super) const NOTES_LABEL: &str = "notes";
 pub(super) const NOTES_TO: &str = "notes to";
 /// What the notes' heading says they are notes to, lower case.
 pub(super) const NOTES_OF: &str = "statements";
+/// A filing's signatures' heading ("SIGNATURES"), by its letters.
+pub(super) const SIGNATURES_TITLES: &[&str] = &["signature", "signatures"];
 /// The mark before a signed name ("/s/ Jane Roe").
 pub(super) const SIGNATURE_MARK: &str = "/s/";
 /// The marks that tick a column of an index of exhibits ("filed herewith").
