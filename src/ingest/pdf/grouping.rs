@@ -224,11 +224,11 @@ fn weight_change(prev: &Line, l: &Line) -> bool {
 /// own) before a sentence of any length. A table's label has its next
 /// column further off; a heading's title ends short of the margin.
 fn run_in_label(prev: &Line, l: &Line, right: f32) -> bool {
-    let mark = prev.text.chars().filter(|c| c.is_alphabetic()).count() < 2;
+    let mark = || prev.text.chars().filter(|c| c.is_alphabetic()).count() < 2;
     same_row(prev, l)
         && l.x > prev.end
         && l.x - prev.end <= TUNING.run_in_gap * l.size
-        && (l.end >= right - TUNING.short_of_margin * l.size || mark && ends_sentence(&l.text))
+        && (l.end >= right - TUNING.short_of_margin * l.size || ends_sentence(&l.text) && mark())
 }
 
 /// Whether a block's one line `prev` heads the text `l` starts, a
