@@ -39,6 +39,13 @@ pub(super) fn mean_size(g: &[&Line]) -> f32 {
     }
 }
 
+/// A block kept apart from the prose and the heading rules: a table's
+/// rows, a listing. A lone bold line in a monospaced font is no listing:
+/// an API reference heads its entries so (`worker.isMainThread`).
+pub(super) fn apart(g: &[&Line]) -> bool {
+    g[0].table || (g[0].mono && !(g.len() == 1 && g[0].bold))
+}
+
 /// Where wrapped lines of prose start, on odd pages and on even ones (a
 /// two-sided layout moves the margin): the most common left edge of the
 /// lines after a paragraph's first, listings and tables aside.
@@ -140,11 +147,16 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
 }
 
 /// Whether `l` goes on the listing `first` opens after `prev`: a
-/// listing's lines at its pitch, blank lines and all.
+/// listing's lines at its pitch, blank lines and all. A bold line after
+/// one in the listing's weight, at its left edge, starts a block: an
+/// entry's name in bold code type heads the text under it (a keyword set
+/// bold is indented in its listing, or shares its line).
 fn in_listing(first: &Line, prev: &Line, l: &Line) -> bool {
     let pitch = first.pitch;
+    let heads = l.bold && !prev.bold && l.x < first.x + pitch;
     first.mono
         && !l.table
+        && !heads
         && l.pitch > 0.0
         && (l.pitch - pitch).abs() <= TUNING.listing_pitch_share * pitch
         && l.y > prev.y

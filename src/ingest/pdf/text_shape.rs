@@ -209,7 +209,7 @@ pub(super) fn text_faults(t: &str) -> TextFaults {
     let t = t.trim();
     TextFaults {
         ill_sized: !heading_sized(t),
-        lower_case: title_start(t).is_lowercase(),
+        lower_case: title_start(t).is_lowercase() && !names_in_code(t),
         sentence: sentence(t),
         glossary: glossary_entry(t),
         cut_off: cut_off(t),
@@ -221,6 +221,24 @@ pub(super) fn text_faults(t: &str) -> TextFaults {
         contents_entry: contents_entry(t),
         caption: figure_caption(t),
     }
+}
+
+/// Starts with a name whose case is its own, as code writes it: a call or a
+/// manual page (`exec(`, `git-am(1)`), a member or a file (`rl.getCursorPos`,
+/// `tablor.sty`, not "e.g."), a name joined by `_` (`child_process`). Such
+/// a line may head a section though it starts in lower case. A word in
+/// camel case alone (`gitCommitterEmail`) is no sign: a manual's bold
+/// labels of macros and keys are set so.
+fn names_in_code(t: &str) -> bool {
+    let word: Vec<char> = t.split_whitespace().next().unwrap_or("").chars().collect();
+    let name = |part: &[char]| part.iter().filter(|c| c.is_alphanumeric()).count() >= 2;
+    let joined = |i: usize| name(&word[..i]) && name(&word[i + 1..]);
+    word.windows(2)
+        .any(|w| w[0].is_alphanumeric() && w[1] == '(')
+        || word
+            .iter()
+            .position(|&c| c == '.' || c == '_')
+            .is_some_and(joined)
 }
 
 /// Short, and starting with a letter, a number or `§`.
@@ -531,6 +549,28 @@ mod tests {
             ("the ’s mark", "the s mark"),
         ] {
             assert_eq!(without_stray_quotes(t), want);
+        }
+    }
+
+    #[test]
+    fn a_name_as_code_writes_it_may_start_a_heading_in_lower_case() {
+        for h in [
+            "rl.getCursorPos()#",
+            "child_process.exec(command)",
+            "worker.isMainThread",
+            "tablor.sty",
+            "git-am(1) Manual Page",
+        ] {
+            assert!(heading_text(h), "{h}");
+        }
+        for t in [
+            "the lower-case start",
+            "e.g. the start",
+            "i.e. a line",
+            "etc. and so on",
+            "gitCommitterEmail",
+        ] {
+            assert!(text_faults(t).lower_case, "{t}");
         }
     }
 

@@ -9,7 +9,7 @@ use std::ops::RangeInclusive;
 use super::super::body::page_bodies;
 use super::super::class::{classify, DocumentClass};
 use super::super::contents::contents_pages;
-use super::super::grouping::{bold_share, group_lines, mean_size, wrap_margins};
+use super::super::grouping::{apart, bold_share, group_lines, mean_size, wrap_margins};
 use super::super::hyphens::Hyphenation;
 use super::super::page::{Line, Page};
 use super::super::text_shape::{
@@ -72,7 +72,6 @@ impl<'a> Document<'a> {
                 raw.push((i as u32 + 1, group));
             }
         }
-        let apart = |g: &[&Line]| g[0].table || g[0].mono;
         let texts: Vec<String> = raw
             .iter()
             .map(|(_, g)| {

@@ -502,6 +502,58 @@ fn a_tables_column_headers_are_no_headings() {
     );
 }
 
+/// An API reference heads each entry with its name in bold code type: a
+/// heading, under a listing too, while a listing's lines in the body's
+/// weight stay a listing.
+#[test]
+fn a_lone_bold_line_of_code_heads_its_entry() {
+    let code = |t: &str, y: f32, bold: bool| Line {
+        mono: true,
+        pitch: 6.6,
+        bold,
+        ..line(t, 11.0, 72.0, 300.0, y, true)
+    };
+    let page = Page {
+        lines: vec![
+            prose(80.0),
+            code("worker.getEnvironmentData(key)#", 110.0, true),
+            prose(130.0),
+            code(
+                "const { isMainThread } = require('node:worker_threads');",
+                160.0,
+                false,
+            ),
+            // A keyword set bold, indented, stays in its listing.
+            Line {
+                x: 72.0 + 2.0 * 6.6,
+                ..code("\\displaystyle", 175.0, true)
+            },
+            code("worker.isMainThread", 190.0, false),
+            code("worker.threadId#", 210.0, true),
+            prose(230.0),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    assert_eq!(
+        headings(&b),
+        vec![
+            ("worker.getEnvironmentData(key)#", Some(1)),
+            ("worker.threadId#", Some(1))
+        ]
+    );
+    let listings: Vec<&str> = b
+        .iter()
+        .filter(|b| b.code)
+        .map(|b| b.text.as_str())
+        .collect();
+    assert_eq!(listings.len(), 1, "{listings:?}");
+    assert!(
+        listings[0].ends_with("\n  \\displaystyle\nworker.isMainThread"),
+        "{listings:?}"
+    );
+}
+
 /// A paragraph of one line in Chinese, indented two characters from
 /// where the wrapped lines start (a note between two parts of a
 /// listing), is text; a heading flush with the margin, and a bold one

@@ -6,7 +6,7 @@
 
 use super::super::block::{Block, Cue, Role};
 use super::super::contents::contents_title;
-use super::super::grouping::{cells_beside, indented_cjk_paragraph, mark_beside, mean_size};
+use super::super::grouping::{apart, cells_beside, indented_cjk_paragraph, mark_beside, mean_size};
 use super::super::monospace::code_text;
 use super::super::numbering::{chapter_label, item_heading, numbered_depth};
 use super::super::page::Line;
@@ -39,11 +39,9 @@ impl Walk {
             ocr: doc.pages[g.page as usize - 1].ocr,
             ..Block::default()
         };
-        if g.lines[0].mono {
-            self.out.push(Block {
-                code: true,
-                ..at.with(code_text(&g.lines), Role::Apart)
-            });
+        let code = g.lines[0].mono;
+        if code && apart(&g.lines) {
+            self.listing(&g.lines, &at);
             return;
         }
         if g.lines.first().is_some_and(|l| l.table) {
@@ -61,10 +59,23 @@ impl Walk {
             true => Role::Heading(cue(&f, &g.text)),
             false => Role::Text,
         };
-        self.out.push(at.with(g.text, role));
+        // A lone bold line of code that heads nothing is a listing still.
+        if code && role == Role::Text {
+            self.listing(&g.lines, &at);
+        } else {
+            self.out.push(at.with(g.text, role));
+        }
         if let (Some(trace), Some(b)) = (self.trace.as_mut(), self.out.last()) {
             trace.push(Decision::new(b, fired, doc.class));
         }
+    }
+
+    /// A listing: its lines and their indentation as set.
+    fn listing(&mut self, lines: &[&Line], at: &Block) {
+        self.out.push(Block {
+            code: true,
+            ..at.with(code_text(lines), Role::Apart)
+        });
     }
 
     /// A table: its rows one line each, with its column headers and the
