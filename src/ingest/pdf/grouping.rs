@@ -52,7 +52,7 @@ pub(super) fn apart(g: &[&Line]) -> bool {
 pub(super) fn wrap_margins(groups: &[(u32, Vec<&Line>)]) -> [Option<f32>; 2] {
     let mut hist: [HashMap<i32, usize>; 2] = Default::default();
     for (page, g) in groups {
-        if g[0].table || g[0].mono {
+        if apart(g) {
             continue;
         }
         let side = &mut hist[(*page % 2) as usize];
