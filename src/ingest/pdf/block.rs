@@ -23,6 +23,8 @@ pub struct Block {
     pub table: bool,
     /// A listing in a monospaced font: one line per line, indented.
     pub code: bool,
+    /// Set in italics, where italics tell something (`Document::italic`).
+    pub italic: bool,
     /// The page's text was recognised by OCR.
     pub ocr: bool,
     /// A bookmark's title no printed line carries: it opens its section

@@ -22,6 +22,7 @@ pub struct Glyph {
     /// Font size in points (as scaled on the page).
     pub size: f32,
     pub bold: bool,
+    pub italic: bool,
     /// Direction of the text in quarter turns counter-clockwise: 0 reads
     /// left to right, 1 upwards (a landscape slide on a portrait page),
     /// 2 upside down, 3 downwards.
@@ -60,6 +61,7 @@ pub(super) struct Placed {
     pub(super) baseline: f32,
     pub(super) size: f32,
     pub(super) bold: bool,
+    pub(super) italic: bool,
 }
 
 /// A letter of a script written right to left (Hebrew, Arabic and their

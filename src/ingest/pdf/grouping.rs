@@ -17,12 +17,12 @@ use super::text_shape::{
 use super::tuning::TUNING;
 use crate::text::cjk::is_cjk;
 
-/// The share of the characters set in bold lines.
-pub(super) fn bold_share(pages: &[Vec<Line>]) -> f32 {
+/// The share of the characters set in lines that are `set` so (bold, say).
+pub(super) fn share(pages: &[Vec<Line>], set: fn(&Line) -> bool) -> f32 {
     let chars = |l: &Line| l.text.chars().filter(|c| !c.is_whitespace()).count();
-    let bold: usize = pages.iter().flatten().filter(|l| l.bold).map(chars).sum();
+    let so: usize = pages.iter().flatten().filter(|l| set(l)).map(chars).sum();
     let all: usize = pages.iter().flatten().map(chars).sum();
-    bold as f32 / all.max(1) as f32
+    so as f32 / all.max(1) as f32
 }
 
 pub(super) fn mean_size(g: &[&Line]) -> f32 {

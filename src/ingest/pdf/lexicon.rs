@@ -215,3 +215,12 @@ pub(super) const BOLD_FONT_WORDS: &[&str] = &["bold", "black", "heavy", "semibol
 /// "LMRoman12-Regular", "Times-Italic"), lower case, when no bold word is there.
 #[rustfmt::skip]
 pub(super) const REGULAR_FONT_WORDS: &[&str] = &["regular", "roman", "book", "light", "thin", "medium", "normal", "italic", "oblique"];
+/// The words of an italic or slanted font's name ("Times-Italic",
+/// "DejaVuSans-Oblique", "NimbusRomNo9L-ReguItal", TeX's "CMTI10" and
+/// "CMSL10"), lower case. Math italic ("CMMI10") is left to the font's flags.
+#[rustfmt::skip]
+pub(super) const ITALIC_FONT_WORDS: &[&str] = &["italic", "oblique", "ital", "slant", "cmti", "cmsl", "cmbxti", "cmbxsl", "cmitt"];
+/// The words of an upright font's name ("Times-Roman", "Arial-Regular"),
+/// lower case, when no italic word is there.
+#[rustfmt::skip]
+pub(super) const UPRIGHT_FONT_WORDS: &[&str] = &["regular", "roman", "upright", "book", "medium", "normal", "bold"];

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::pitch::Pitch;
+use super::tuning::TUNING;
 
 /// What the extractor found in a PDF.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -72,6 +73,9 @@ pub struct Line {
     /// Every character is bold.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bold: bool,
+    /// Every character is set in italics (or slanted).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub italic: bool,
     /// A row of a table: its cells joined by ` | `.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub table: bool,
@@ -116,10 +120,39 @@ pub(super) struct Word {
     pub(super) x1: f32,
     pub(super) baseline: f32,
     pub(super) size: f32,
-    /// How many of its characters are bold.
-    pub(super) bold: usize,
-    pub(super) chars: usize,
+    pub(super) style: StyleCount,
     pub(super) pitch: Pitch,
+}
+
+/// How many of a run's characters are bold and how many italic, of all.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct StyleCount {
+    pub(super) bold: usize,
+    pub(super) italic: usize,
+    pub(super) chars: usize,
+}
+
+impl StyleCount {
+    pub(super) fn add(&mut self, bold: bool, italic: bool) {
+        let (bold, italic) = (bold.into(), italic.into());
+        self.merge(&StyleCount {
+            bold,
+            italic,
+            chars: 1,
+        });
+    }
+
+    pub(super) fn merge(&mut self, o: &StyleCount) {
+        (self.bold, self.italic) = (self.bold + o.bold, self.italic + o.italic);
+        self.chars += o.chars;
+    }
+
+    /// Whether most of the characters are bold, and whether most are italic.
+    pub(super) fn most(&self) -> (bool, bool) {
+        let (part, whole) = TUNING.bold_share;
+        let most = |n: usize| self.chars > 0 && n * whole >= self.chars * part;
+        (most(self.bold), most(self.italic))
+    }
 }
 
 /// A run of words on one baseline, cut from its neighbours by a gap wider
@@ -132,6 +165,7 @@ pub(super) struct Span {
     pub(super) baseline: f32,
     pub(super) size: f32,
     pub(super) bold: bool,
+    pub(super) italic: bool,
     /// Its glyphs' widths.
     pub(super) pitch: Pitch,
 }

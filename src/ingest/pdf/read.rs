@@ -7,7 +7,7 @@ use pdfium_render::prelude::*;
 
 use super::engine;
 use super::glyphs::{push_char, TURNS};
-use super::lexicon::{BOLD_FONT_WORDS, REGULAR_FONT_WORDS};
+use super::lexicon::{BOLD_FONT_WORDS, ITALIC_FONT_WORDS, REGULAR_FONT_WORDS, UPRIGHT_FONT_WORDS};
 use super::page::{Extracted, OutlineEntry, Page};
 use super::page_cache::PageCache;
 use super::reading::{self, Glyph};
@@ -284,7 +284,7 @@ fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
     let chars = text.chars();
     let mut out = Vec::with_capacity(chars.len());
     let mut high_surrogate: Option<u32> = None;
-    let mut font_bold = FontBold::default();
+    let mut font_style = FontStyle::default();
     for c in chars.iter() {
         let v = c.unicode_value();
         let ch = match v {
@@ -312,7 +312,7 @@ fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
             out.push(Glyph::space());
             continue;
         }
-        let Some((glyph, off_page)) = placed(&c, ch, top, shown, &mut font_bold) else {
+        let Some((glyph, off_page)) = placed(&c, ch, top, shown, &mut font_style) else {
             continue;
         };
         if off_page && !word_seen {
@@ -336,7 +336,7 @@ fn placed(
     ch: char,
     top: f32,
     shown: Option<PdfRect>,
-    font_bold: &mut FontBold,
+    font_style: &mut FontStyle,
 ) -> Option<(Glyph, bool)> {
     let bounds = c.loose_bounds().or_else(|_| c.tight_bounds()).ok()?;
     let off_page = shown.is_some_and(|s| {
@@ -350,7 +350,7 @@ fn placed(
     if !size.is_finite() || size < TUNING.least_font_points {
         size = (bounds.top().value - bounds.bottom().value).abs().max(1.0);
     }
-    let bold = font_bold.of(c.font_name(), || c.font_weight());
+    let (bold, italic) = font_style.of(c.font_name(), || c.font_weight(), || c.font_is_italic());
     // pdfium measures the angle clockwise (in its y-down device
     // space); turns count counter-clockwise.
     let quarter_turn = std::f32::consts::FRAC_PI_2;
@@ -367,47 +367,58 @@ fn placed(
         origin: (ox.value, top - oy.value),
         size,
         bold,
+        italic,
         turns,
     };
     Some((glyph, off_page))
 }
 
-/// Whether characters are set in bold. A page's characters come in runs
-/// of one font, so a font's name is looked at once a run: only when it
-/// differs from the last character's.
+/// Whether characters are set in bold and in italics. A page's characters
+/// come in runs of one font, so a font's name is looked at once a run: only
+/// when it differs from the last character's.
 #[derive(Default)]
-struct FontBold {
+struct FontStyle {
     name: String,
-    named: Option<bool>,
+    bold: Option<bool>,
+    italic: Option<bool>,
 }
 
-impl FontBold {
+impl FontStyle {
     /// A font's weight is optional in a PDF, and what pdfium reports
     /// without it is a guess from the strokes (Times-Roman 695,
-    /// LMRoman12-Bold 545): a name that says its weight is believed first.
-    fn of(&mut self, name: String, weight: impl Fn() -> Option<PdfFontWeight>) -> bool {
+    /// LMRoman12-Bold 545): a name that says its weight is believed first;
+    /// so with its slant, over the font's italic flag.
+    fn of(
+        &mut self,
+        name: String,
+        weight: impl Fn() -> Option<PdfFontWeight>,
+        italic: impl Fn() -> bool,
+    ) -> (bool, bool) {
         if name != self.name {
-            self.named = weight_named(&name);
+            let n = name.to_ascii_lowercase();
+            self.bold = named(&n, BOLD_FONT_WORDS, REGULAR_FONT_WORDS);
+            self.italic = named(&n, ITALIC_FONT_WORDS, UPRIGHT_FONT_WORDS);
             self.name = name;
         }
-        self.named.unwrap_or_else(|| match weight() {
+        let bold = self.bold.unwrap_or_else(|| match weight() {
             Some(PdfFontWeight::Weight600 | PdfFontWeight::Weight700Bold)
             | Some(PdfFontWeight::Weight800 | PdfFontWeight::Weight900) => true,
             Some(PdfFontWeight::Custom(w)) => w >= TUNING.bold_weight,
             _ => false,
-        })
+        });
+        (bold, self.italic.unwrap_or_else(italic))
     }
 }
 
-/// Whether a font's name says it is bold (`Some(true)`), or of a lighter
-/// weight (`Some(false)`); `None` when it names no weight ("CMBX10", "Arial").
-fn weight_named(name: &str) -> Option<bool> {
-    let n = name.to_ascii_lowercase();
+/// Whether a font's name (lower case) says it has a style (`Some(true)`:
+/// "Helvetica-Bold" for bold) or another (`Some(false)`: "Times-Roman");
+/// `None` when it names neither ("CMBX10", "Arial").
+fn named(n: &str, yes: &[&str], no: &[&str]) -> Option<bool> {
     let has = |words: &[&str]| words.iter().any(|w| n.contains(w));
-    if has(BOLD_FONT_WORDS) {
+    if has(yes) {
         Some(true)
     } else {
-        has(REGULAR_FONT_WORDS).then_some(false)
+        has(no).then_some(false)
     }
 }
 
@@ -451,7 +462,8 @@ pub(super) fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, Stri
 
 #[cfg(test)]
 mod tests {
-    use super::{clean_title, weight_named};
+    use super::{clean_title, FontStyle};
+    use pdfium_render::prelude::PdfFontWeight;
 
     #[test]
     fn titles_and_bookmarks_read_as_the_text_does() {
@@ -461,6 +473,12 @@ mod tests {
         );
     }
 
+    /// A font's style read from its name; the weight and the italic flag
+    /// pdfium reports (here heavy and slanted) only when the name is silent.
+    fn style(name: &str) -> (bool, bool) {
+        FontStyle::default().of(name.into(), || Some(PdfFontWeight::Weight900), || true)
+    }
+
     #[test]
     fn a_font_name_that_says_its_weight_is_believed() {
         for bold in [
@@ -468,13 +486,33 @@ mod tests {
             "TimesNewRomanPS-BoldMT",
             "Bookman-Demi",
         ] {
-            assert_eq!(weight_named(bold), Some(true), "{bold}");
+            assert!(style(bold).0, "{bold}");
         }
         for regular in ["WHNFJK+Times-Roman", "LMRoman12-Regular", "Times-Italic"] {
-            assert_eq!(weight_named(regular), Some(false), "{regular}");
+            assert!(!style(regular).0, "{regular}");
         }
         for unsaid in ["KEMKDI+CMBX9", "Arial", "Courier"] {
-            assert_eq!(weight_named(unsaid), None, "{unsaid}");
+            assert!(style(unsaid).0, "{unsaid}");
+        }
+    }
+
+    #[test]
+    fn a_font_name_that_says_its_slant_is_believed() {
+        for italic in [
+            "Times-Italic",
+            "DejaVuSansMono-Oblique",
+            "NimbusRomNo9L-ReguItal",
+            "ABCDEF+CMTI10",
+            "LMRomanSlant10-Regular",
+        ] {
+            assert!(style(italic).1, "{italic}");
+        }
+        for upright in ["Times-Roman", "DejaVuSans-Bold", "Arial-Regular"] {
+            assert!(!style(upright).1, "{upright}");
+        }
+        // Silent names: the font's flag (math italic, CMMI, says so there).
+        for unsaid in ["KEMKDI+CMMI10", "Arial"] {
+            assert!(style(unsaid).1, "{unsaid}");
         }
     }
 }

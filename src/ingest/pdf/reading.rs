@@ -62,6 +62,7 @@ pub(super) fn lines_in_columns(glyphs: &[Glyph], usual: Option<f32>) -> (Vec<Lin
                     baseline,
                     size: g.size,
                     bold: g.bold,
+                    italic: g.italic,
                 });
             }
         }
@@ -144,8 +145,7 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
             w.baseline = g.baseline;
         }
         w.size = w.size.max(g.size);
-        w.bold += usize::from(g.bold);
-        w.chars += 1;
+        w.style.add(g.bold, g.italic);
         last = Some(g);
     }
     out.extend(cur);
@@ -339,14 +339,15 @@ fn join(s: &mut Word, w: Word, gap: &str, rtl: bool) {
     s.baseline = s.baseline.max(w.baseline);
     s.size = s.size.max(w.size);
     s.pitch.merge(&w.pitch);
-    s.bold += w.bold;
-    s.chars += w.chars;
+    s.style.merge(&w.style);
 }
 
-/// Words joined as a span, bold when most of their characters are.
+/// Words joined as a span, bold (italic) when most of their characters are.
 fn span(w: Word) -> Span {
+    let (bold, italic) = w.style.most();
     Span {
-        bold: w.chars > 0 && w.bold * TUNING.bold_share.1 >= w.chars * TUNING.bold_share.0,
+        bold,
+        italic,
         text: w.text,
         x0: w.x0,
         x1: w.x1,
@@ -423,6 +424,7 @@ fn to_lines(rows: &[Row]) -> Vec<Line> {
                 y: baseline,
                 gap,
                 bold: spans.iter().all(|s| s.bold),
+                italic: spans.iter().all(|s| s.italic),
                 table: true,
                 // A right-to-left row's cells stand in the other order.
                 cells: if r.rtl {
@@ -443,6 +445,7 @@ fn to_lines(rows: &[Row]) -> Vec<Line> {
                 y: s.baseline,
                 gap: gap && k == 0,
                 bold: s.bold,
+                italic: s.italic,
                 table: false,
                 pitch: s.pitch.even(),
                 mono: s.pitch.fixed(),

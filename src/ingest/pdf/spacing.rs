@@ -73,8 +73,7 @@ pub(super) fn join_spaced_letters(words: Vec<Word>) -> Vec<Word> {
             cur.text.push_str(&w.text);
             cur.x1 = cur.x1.max(w.x1);
             cur.size = cur.size.max(w.size);
-            cur.bold += w.bold;
-            cur.chars += w.chars;
+            cur.style.merge(&w.style);
             cur.pitch.merge(&w.pitch);
         }
         out.push(cur);
@@ -105,8 +104,7 @@ pub(super) fn join_small_caps(words: Vec<Word>) -> Vec<Word> {
             {
                 cap.text.push_str(&w.text);
                 cap.x1 = w.x1;
-                cap.bold += w.bold;
-                cap.chars += w.chars;
+                cap.style.merge(&w.style);
                 cap.pitch.merge(&w.pitch);
             }
             _ => out.push(w),
@@ -118,6 +116,7 @@ pub(super) fn join_small_caps(words: Vec<Word>) -> Vec<Word> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ingest::pdf::page::StyleCount;
     use crate::ingest::pdf::pitch::Pitch;
 
     /// Words of one letter each `step` apart, `word` more between words.
@@ -135,8 +134,11 @@ mod tests {
                 x1: at + 8.0,
                 baseline: 100.0,
                 size: 14.0,
-                bold: 1,
-                chars: 1,
+                style: StyleCount {
+                    bold: 1,
+                    italic: 0,
+                    chars: 1,
+                },
                 pitch: Pitch::default(),
             });
             at += 8.0 + step;
@@ -152,8 +154,10 @@ mod tests {
             x1: x0 + 0.6 * size * text.chars().count() as f32,
             baseline: 100.0,
             size,
-            bold: 0,
-            chars: text.chars().count(),
+            style: StyleCount {
+                chars: text.chars().count(),
+                ..StyleCount::default()
+            },
             pitch: Pitch::default(),
         };
         // "MGM R ESORTS I NTERNATIONAL": capitals at 19.4, the rest at 13.4.

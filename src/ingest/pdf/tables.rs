@@ -49,6 +49,7 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
         first.text = format!("{} {}", first.text, second.text);
         first.x1 = second.x1;
         first.bold &= second.bold;
+        first.italic &= second.italic;
     }
     spans
 }
@@ -105,7 +106,8 @@ pub(super) fn join_justified(mut rows: Vec<Row>) -> Vec<Row> {
         let mut line = spans.next().unwrap_or_default();
         for s in spans {
             line.text = format!("{} {}", line.text, s.text);
-            (line.x1, line.size, line.bold) = (s.x1, line.size.max(s.size), line.bold && s.bold);
+            (line.x1, line.size) = (s.x1, line.size.max(s.size));
+            (line.bold, line.italic) = (line.bold && s.bold, line.italic && s.italic);
             line.pitch.merge(&s.pitch);
         }
         r.spans = vec![line];

@@ -461,16 +461,23 @@ fn in_word(chars: &[char], i: usize) -> bool {
 
 /// A heading's text without the quote marks it opens and never closes
 /// or closes and never opened (a manual's section named in quotes, its
-/// closing mark lost): an apostrophe in a word stays.
+/// closing mark lost): an apostrophe in a word stays. A typewriter's
+/// straight quote opens where a word starts (`Event: 'close'`).
 pub(super) fn without_stray_quotes(t: &str) -> String {
     let chars: Vec<char> = t.chars().collect();
     let mut keep = vec![true; chars.len()];
     let mut open: Vec<usize> = Vec::new();
+    let opens_word = |i: usize| {
+        let before = i.checked_sub(1).map(|j| chars[j]);
+        before.is_none_or(|c| c.is_whitespace())
+            && chars.get(i + 1).is_some_and(|c| c.is_alphanumeric())
+    };
     for (i, &c) in chars.iter().enumerate() {
-        if QUOTE_PAIRS.iter().any(|q| q.0 == c) {
+        if QUOTE_PAIRS.iter().any(|q| q.0 == c) || (c == '\'' && opens_word(i)) {
             open.push(i);
         } else if let Some(q) = QUOTE_PAIRS.iter().find(|q| q.1 == c) {
-            match open.iter().rposition(|&j| chars[j] == q.0) {
+            let opener = |j: &usize| chars[*j] == q.0 || chars[*j] == c;
+            match open.iter().rposition(opener) {
                 Some(k) => drop(open.drain(k..)),
                 None => keep[i] = APOSTROPHE.contains(c) && in_word(&chars, i),
             }
@@ -547,6 +554,9 @@ mod tests {
             ("”Notes", "Notes"),
             ("2.2 C++’s history", "2.2 C++’s history"),
             ("the ’s mark", "the s mark"),
+            ("Event: 'close'", "Event: 'close'"),
+            ("The users' guide", "The users' guide"),
+            ("'Tis the season", "Tis the season"),
         ] {
             assert_eq!(without_stray_quotes(t), want);
         }

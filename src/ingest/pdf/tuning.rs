@@ -93,7 +93,8 @@ tuning! {
     chapter_number_digits: usize = 4,
 
     // Headings, their levels, statement titles, column headers (`layout.rs`, `layout/`).
-    /// Share of the characters set in bold above which bold tells nothing.
+    /// Share of the characters set in bold (or in italics) above which bold
+    /// (italics) tells nothing.
     bold_body_share: f32 = 0.4,
     /// A larger type, as headings are set: at least this many times the body size …
     larger_ratio: f32 = 1.12,

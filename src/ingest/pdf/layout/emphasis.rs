@@ -1,17 +1,19 @@
 //! How much a heading set in the body's font stands out: slightly larger
-//! type, then capitals, then the rest. Under one, a heading of lower
-//! emphasis is its sub-heading.
+//! type, then capitals, then the rest, then italics. Under one, a heading of
+//! lower emphasis is its sub-heading.
 
 use std::collections::HashSet;
 
+use super::super::block::Block;
 use super::super::lexicon::letters;
 use super::super::page::Line;
 use super::super::text_shape::all_caps;
 use super::super::tuning::TUNING;
 
-/// The ranks of emphasis open above the current body-font heading.
+/// The ranks of emphasis (slightly larger, capitals, the rest, italics)
+/// open above the current body-font heading.
 #[derive(Debug, Default)]
-pub(super) struct Emphasis([bool; 3]);
+pub(super) struct Emphasis([bool; 4]);
 
 impl Emphasis {
     /// How many levels of higher emphasis a heading of `rank` sits under.
@@ -27,13 +29,15 @@ impl Emphasis {
 }
 
 /// A body-font heading's emphasis, highest first: type slightly larger than
-/// the body's (not large enough to rank by size), capitals, the rest. A name
+/// the body's (not large enough to rank by size), capitals, the rest, italics
+/// (the lightest heading a document sets in its body's type). A name
 /// is in capitals in any heading: one written with digits ("COVID-19",
 /// "F-35": capitals count only in a word of letters), or an abbreviation of
 /// four letters or fewer the paragraphs write in capitals too ("GAAP",
 /// "EBIT"). A longer such word may be a heading's name quoted or a
 /// product's, and its siblings set in capitals would rank apart.
-pub(super) fn emphasis_rank(text: &str, size: f32, body: f32, names: &HashSet<String>) -> usize {
+pub(super) fn emphasis_rank(b: &Block, body: f32, names: &HashSet<String>) -> usize {
+    let (text, size) = (b.text.as_str(), b.size);
     let words_in_capitals = text
         .split_whitespace()
         .any(|w| w.chars().any(char::is_alphabetic) && !w.chars().any(|c| c.is_ascii_digit()));
@@ -45,7 +49,8 @@ pub(super) fn emphasis_rank(text: &str, size: f32, body: f32, names: &HashSet<St
     } else if all_caps(text) && words_in_capitals && !abbreviation {
         1
     } else {
-        2
+        // Italics one rank below the rest.
+        2 + usize::from(b.italic)
     }
 }
 

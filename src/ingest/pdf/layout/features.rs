@@ -9,7 +9,7 @@ use std::ops::RangeInclusive;
 use super::super::body::page_bodies;
 use super::super::class::{classify, DocumentClass};
 use super::super::contents::contents_pages;
-use super::super::grouping::{apart, bold_share, group_lines, mean_size, wrap_margins};
+use super::super::grouping::{apart, group_lines, mean_size, share, wrap_margins};
 use super::super::hyphens::Hyphenation;
 use super::super::page::{Line, Page};
 use super::super::text_shape::{
@@ -30,6 +30,8 @@ pub(super) struct Document<'a> {
     /// Most of the text is bold: bold then says nothing (a font that
     /// reports a heavy weight for every glyph).
     pub bold_body: bool,
+    /// Most of the text is in italics: italics then say nothing.
+    pub italic_body: bool,
     /// The span of a contents page's entries, by page.
     contents: HashMap<u32, RangeInclusive<f32>>,
     /// Heading font sizes, largest first: their rank is the heading level.
@@ -87,7 +89,8 @@ impl<'a> Document<'a> {
             lines,
             body,
             bodies: page_bodies(lines, body),
-            bold_body: bold_share(lines) > TUNING.bold_body_share,
+            bold_body: share(lines, |l| l.bold) > TUNING.bold_body_share,
+            italic_body: share(lines, |l| l.italic) > TUNING.bold_body_share,
             contents: contents_pages(lines),
             heading_sizes: Vec::new(),
             below_fonts: 0,
@@ -129,6 +132,11 @@ impl<'a> Document<'a> {
     /// are not headings there, whatever their shape (a statement's name too).
     pub(super) fn listed(&self, page: u32, y: f32) -> bool {
         self.contents.get(&page).is_some_and(|l| l.contains(&y))
+    }
+
+    /// Every line is set in italics, and italics tell something.
+    pub(super) fn italic(&self, lines: &[&Line]) -> bool {
+        !self.italic_body && lines.iter().all(|l| l.italic)
     }
 
     /// A filing: the rules of parts, items and statements run.
@@ -231,6 +239,7 @@ mod documents {
                 body,
                 bodies: Vec::new(),
                 bold_body: false,
+                italic_body: false,
                 contents: HashMap::new(),
                 heading_sizes,
                 below_fonts,

@@ -113,8 +113,8 @@ impl Levels {
         // Its emphasis, read once: the filing's notes weigh it, the body's
         // type ranks by it.
         let weighed = doc.filing() && cue != Cue::Letter;
-        let rank = (weighed || cue == Cue::Body)
-            .then(|| emphasis_rank(&b.text, b.size, doc.body(b.page), &doc.names));
+        let rank =
+            (weighed || cue == Cue::Body).then(|| emphasis_rank(b, doc.body(b.page), &doc.names));
         if let Some(rank) = rank.filter(|_| weighed) {
             self.filing
                 .weigh(&b.text, rank, may_end_notes, &mut self.item);

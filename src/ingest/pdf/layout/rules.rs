@@ -24,6 +24,8 @@ pub(crate) struct Features {
     pub smaller: bool,
     /// Every line bold, where bold tells something.
     pub bold: bool,
+    /// Every line in italics, where italics tell something.
+    pub italic: bool,
     /// An index's letter set apart (bold, large, or in an alphabetical run).
     pub letter: bool,
     /// An entry of a contents page.
@@ -102,6 +104,7 @@ pub(crate) const RULES: &[Rule] = &[
     Rule { name: "capitals", classes: ALL, test: |f| f.word_first && f.caps, example: "RESULTS OF OPERATIONS" },
     Rule { name: "title case", classes: ALL, test: |f| f.word_first && f.title_case, example: "Results of Operations" },
     Rule { name: "a short bold line", classes: ALL, test: |f| f.word_first && f.bold && f.short, example: "{bold} Results of operations" },
+    Rule { name: "a short italic line", classes: ALL, test: |f| f.word_first && f.italic && f.short, example: "{italic} Event: 'close'" },
 ];
 
 /// Whether each rule fires on `f`, in the order of `RULES`.
@@ -196,6 +199,7 @@ mod tests {
                 "letter" => f.letter = true,
                 "larger" => f.larger = true,
                 "bold" => f.bold = true,
+                "italic" => f.italic = true,
                 "filing" => (f.class, f.item) = (Filing, true),
                 "labelled" => f.labelled = true,
                 n => f.lines = n.trim_start_matches("lines=").parse().expect(n),

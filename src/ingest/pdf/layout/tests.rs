@@ -6,6 +6,7 @@ use super::*;
 
 mod filings;
 mod furniture;
+mod styles;
 mod title_page;
 
 /// Words of its own for page `i` (digits alone would read as the

@@ -37,6 +37,7 @@ impl Walk {
             top: g.lines[0].y,
             x: g.lines[0].x,
             ocr: doc.pages[g.page as usize - 1].ocr,
+            italic: doc.italic(&g.lines),
             ..Block::default()
         };
         let code = g.lines[0].mono;
@@ -213,6 +214,7 @@ fn features(doc: &Document, g: &Group, size: f32) -> Features {
         larger: doc.big(size, page),
         smaller: size < doc.body(page) * TUNING.smaller_ratio,
         bold,
+        italic: doc.italic(&g.lines),
         letter,
         listed: doc.listed(page, first.y) && !contents_title(text),
         indented: g.lines.len() == 1

@@ -32,6 +32,7 @@ fn text_at(text: &str, x: f32, baseline: f32, size: f32) -> Vec<Glyph> {
                 origin: (left, baseline),
                 size,
                 bold: false,
+                italic: false,
                 turns: 0,
             }
         })
@@ -54,6 +55,7 @@ fn mono_at(text: &str, x: f32, y: f32) -> Vec<Glyph> {
                 origin: (left, y),
                 size: 10.0,
                 bold: false,
+                italic: false,
                 turns: 0,
             }
         })
@@ -94,6 +96,7 @@ fn text_up(text: &str, x: f32, y: f32, size: f32) -> Vec<Glyph> {
                 origin: (x, bottom),
                 size,
                 bold: false,
+                italic: false,
                 turns: 1,
             }
         })
