@@ -20,13 +20,27 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
         let toc = lower == ITEM_LABEL && rest.ends_with(|c: char| c.is_ascii_digit());
         return (labelled(&lower, rest) && !toc).then_some(1);
     }
-    // A capital, or a letter of a script without case ("1.1 研究背景").
-    let capital =
-        rest.starts_with(|c: char| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()));
+    // A capital, or a letter of a script without case ("1.1 研究背景"), or
+    // the TeX command a subsection describes ("3.1 \attachfile"; a listing
+    // numbers its lines "18 \RecordChanges", a list its steps "1. \usepackage").
+    let capital = rest
+        .starts_with(|c: char| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()))
+        || (subsection(num) && tex_command_first(rest));
     if !capital || rest.ends_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
     number_depth(num)
+}
+
+/// A number of two parts or more: `3.1`, `2.4.1.`, not `1.` or `18`.
+pub(super) fn subsection(num: &str) -> bool {
+    num.trim_end_matches('.').contains('.')
+}
+
+/// Starts with a TeX command's name: a backslash, then a letter.
+pub(super) fn tex_command_first(t: &str) -> bool {
+    t.strip_prefix('\\')
+        .is_some_and(|name| name.starts_with(char::is_alphabetic))
 }
 
 /// The depth a section number says (`2.3.1` → 3, `A.3` → 2, `IV.` → 1),

@@ -3,7 +3,7 @@
 //! with its numbers; and the fixes a row's spans need first (a currency
 //! sign apart from its amount, a section number a quad from its title).
 
-use super::numbering::{chapter_label, item_heading};
+use super::numbering::{chapter_label, item_heading, subsection, tex_command_first};
 use super::page::{Row, Span};
 use super::text_shape::{ends_sentence, leaders};
 use super::tuning::TUNING;
@@ -36,7 +36,11 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
         .clone()
         .filter(|c| !c.is_uppercase() && !c.is_lowercase())
         .count();
-    let title = spans[1].text.starts_with(char::is_alphabetic)
+    // A subsection's title may start with the TeX command it describes
+    // (`4.1 \istroot: basics`; a listing numbers its lines).
+    let first = &spans[1].text;
+    let command = tex_command_first(first) && subsection(&spans[0].text);
+    let title = (first.starts_with(char::is_alphabetic) || command)
         && (letters.count() >= TUNING.title_letters || caseless >= 2);
     // A filing sets its item's title at a tab stop ("ITEM 7." then
     // "Management's Discussion…" an inch to the right).

@@ -4,7 +4,7 @@
 use super::hyphens::Hyphenation;
 use super::labels::label;
 use super::lexicon::*;
-use super::numbering::{item_heading, rtl_numbered};
+use super::numbering::{item_heading, numbered_depth, rtl_numbered, tex_command_first};
 use super::page::Line;
 use super::tuning::TUNING;
 
@@ -324,10 +324,17 @@ fn field_or_link(t: &str) -> bool {
 }
 
 /// Code, markup and formulas are not headings; a title that names a command among
-/// words ("The \\subref command", "L'environnement {NiceArray}") is one.
+/// words ("The \\subref command", "L'environnement {NiceArray}") is one, and
+/// so is a numbered section named by its commands.
 fn code_or_markup(t: &str) -> bool {
     (t.contains(['<', '>', '=', '$', '|', '%', ';']) && !signature(after_number(t)))
-        || (t.contains(['\\', '{', '}']) && !names_a_command(t))
+        || (t.contains(['\\', '{', '}']) && !names_a_command(t) && !numbered_command(t))
+}
+
+/// A numbered subsection whose title starts with the TeX command it describes:
+/// "3.1 \\attachfile[options]{filename}", "3.5. \\xintDigits*, \\xintSetDigits*".
+fn numbered_command(t: &str) -> bool {
+    numbered_depth(t).is_some() && tex_command_first(after_number(t))
 }
 
 /// A numbered line ending in a number is a table of contents entry.
@@ -501,6 +508,15 @@ mod tests {
         assert!(heading_text("Image(filename, width=None, height=None)"));
         assert!(!heading_text("Total = price(1) + tax"));
         assert!(!heading_text("if (a == b) { run(); }"));
+    }
+
+    #[test]
+    fn a_numbered_section_may_be_named_by_its_commands() {
+        assert!(heading_text("3.1 \\attachfile[options]{filename}"));
+        assert!(heading_text("3.5. \\xintDigits*, \\xintSetDigits*"));
+        assert!(!heading_text("\\attachfile[options]{filename}"));
+        assert!(!heading_text("3.1 {filename}"));
+        assert!(!heading_text("1. \\usepackage{mathspec}"));
     }
 
     #[test]

@@ -643,6 +643,14 @@ fn section_numbers_a_quad_from_their_titles_are_headings() {
     g.extend(text_at("简介", 72.0 + 24.0 + 16.0, 270.0, 16.0));
     g.extend(text_at("Chapter 3", 72.0, 300.0, 16.0));
     g.extend(text_at("Fonts", 72.0 + 72.0 + 16.0, 300.0, 16.0));
+    // A title starting with the TeX command it describes.
+    g.extend(text_at("4.1", 72.0, 330.0, 11.0));
+    g.extend(text_at(
+        "\\istroot: basics",
+        72.0 + 17.0 + 11.0,
+        330.0,
+        11.0,
+    ));
     let l = lines(&g);
     assert_eq!(
         texts(&l),
@@ -654,7 +662,8 @@ fn section_numbers_a_quad_from_their_titles_are_headings() {
             "Item 5. Market for Common Equity",
             "ITEM 7. Management's Discussion and Analysis",
             "第一章 简介",
-            "Chapter 3 Fonts"
+            "Chapter 3 Fonts",
+            "4.1 \\istroot: basics"
         ]
     );
     assert!(l.iter().all(|l| !l.table));
