@@ -448,6 +448,53 @@ fn an_index_has_its_letters_as_headings() {
     assert!(b.iter().all(|b| b.level.is_none()), "{b:?}");
 }
 
+/// An index set smaller than the body, its letters in its entries' type
+/// and weight: a run of letters in alphabetical order is its letters.
+#[test]
+fn an_index_in_small_type_has_its_letters_as_headings() {
+    let small = |text: &str, x: f32, y: f32| line(text, 9.0, x, 300.0, y, true);
+    let mut index = vec![line("Index", 16.0, 72.0, 140.0, 60.0, true)];
+    let mut y = 90.0;
+    for letter in ["A", "B", "C", "D", "E"] {
+        index.push(small(letter, 120.0, y));
+        for n in 1..=3 {
+            let entry = format!("{}entry{n} . . . . . . 1{n}", letter.to_lowercase());
+            index.push(Line {
+                gap: false,
+                ..small(&entry, 72.0, y + 11.0 * n as f32)
+            });
+        }
+        y += 60.0;
+    }
+    let prose_page = || Page {
+        lines: (0..30).map(|k| prose(60.0 + 20.0 * k as f32)).collect(),
+        ..Page::default()
+    };
+    let pages = [
+        prose_page(),
+        prose_page(),
+        Page {
+            lines: index,
+            ..Page::default()
+        },
+    ];
+    let b = blocks(&pages);
+    let letters: Vec<_> = headings(&b)
+        .into_iter()
+        .filter(|(t, _)| t.len() == 1)
+        .collect();
+    assert_eq!(
+        letters,
+        [
+            ("A", Some(2)),
+            ("B", Some(2)),
+            ("C", Some(2)),
+            ("D", Some(2)),
+            ("E", Some(2))
+        ]
+    );
+}
+
 /// The headers over a table's columns, set apart from its rows, are part
 /// of the table, not headings; a title centred over it stays a heading.
 #[test]

@@ -212,7 +212,9 @@ fn features(doc: &Document, g: &Group, size: f32) -> Features {
         class: doc.class,
         lines: g.lines.len(),
         larger: doc.big(size, page),
-        smaller: size < doc.body(page) * TUNING.smaller_ratio,
+        // An index's letters in an alphabetical run are its whatever its
+        // type: an index is often set smaller than the body.
+        smaller: size < doc.body(page) * TUNING.smaller_ratio && !g.alphabetical,
         bold,
         italic: doc.italic(&g.lines),
         letter,
