@@ -380,14 +380,14 @@ fn placed(
 struct FontStyle {
     name: String,
     bold: Option<bool>,
-    italic: Option<bool>,
+    italic: bool,
 }
 
 impl FontStyle {
     /// A font's weight is optional in a PDF, and what pdfium reports
     /// without it is a guess from the strokes (Times-Roman 695,
     /// LMRoman12-Bold 545): a name that says its weight is believed first;
-    /// so with its slant, over the font's italic flag.
+    /// so with its slant, over the font's italic flag (asked once a run).
     fn of(
         &mut self,
         name: String,
@@ -397,7 +397,7 @@ impl FontStyle {
         if name != self.name {
             let n = name.to_ascii_lowercase();
             self.bold = named(&n, BOLD_FONT_WORDS, REGULAR_FONT_WORDS);
-            self.italic = named(&n, ITALIC_FONT_WORDS, UPRIGHT_FONT_WORDS);
+            self.italic = named(&n, ITALIC_FONT_WORDS, UPRIGHT_FONT_WORDS).unwrap_or_else(&italic);
             self.name = name;
         }
         let bold = self.bold.unwrap_or_else(|| match weight() {
@@ -406,7 +406,7 @@ impl FontStyle {
             Some(PdfFontWeight::Custom(w)) => w >= TUNING.bold_weight,
             _ => false,
         });
-        (bold, self.italic.unwrap_or_else(italic))
+        (bold, self.italic)
     }
 }
 
