@@ -54,7 +54,7 @@ impl Walk {
         if self.statement_named(doc, &g.lines, &at) {
             return;
         }
-        let f = features(doc, &g, size);
+        let f = features(doc, &g, &at);
         let fired = fired(&f);
         let role = match score(&fired, doc.class) > 0.0 {
             true => Role::Heading(cue(&f, &g.text)),
@@ -195,15 +195,15 @@ fn cue(f: &Features, text: &str) -> Cue {
     }
 }
 
-/// What the group shows the heading rules (`rules.rs`).
-fn features(doc: &Document, g: &Group, size: f32) -> Features {
-    let (page, text, first) = (g.page, g.text.as_str(), g.lines[0]);
+/// What the group (its blocks' page, type and place `at`) shows the heading rules.
+fn features(doc: &Document, g: &Group, at: &Block) -> Features {
+    let (page, text, first, size) = (g.page, g.text.as_str(), g.lines[0], at.size);
     let bold = !doc.bold_body && g.lines.iter().all(|l| l.bold);
     let set_apart = bold || !text.chars().any(char::is_lowercase);
     let letter = g.letter && (bold || doc.big(size, page) || g.alphabetical);
     // A table's row has cells apart on its baseline, or a mark beside it.
-    let at = page as usize - 1;
-    let (page_lines, gutter) = (&doc.lines[at], doc.pages[at].gutter);
+    let i = page as usize - 1;
+    let (page_lines, gutter) = (&doc.lines[i], doc.pages[i].gutter);
     let row = !letter
         && !contents_title(text)
         && ((g.lines.len() == 1 && cells_beside(page_lines, gutter, first) >= TUNING.row_cells)
@@ -216,7 +216,7 @@ fn features(doc: &Document, g: &Group, size: f32) -> Features {
         // type: an index is often set smaller than the body.
         smaller: size < doc.body(page) * TUNING.smaller_ratio && !g.alphabetical,
         bold,
-        italic: doc.italic(&g.lines),
+        italic: at.italic,
         letter,
         listed: doc.listed(page, first.y) && !contents_title(text),
         indented: g.lines.len() == 1
