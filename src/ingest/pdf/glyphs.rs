@@ -23,6 +23,8 @@ pub struct Glyph {
     pub size: f32,
     pub bold: bool,
     pub italic: bool,
+    /// Its font's family, as a number (`read::face_of`): 0 when unknown.
+    pub face: u32,
     /// Direction of the text in quarter turns counter-clockwise: 0 reads
     /// left to right, 1 upwards (a landscape slide on a portrait page),
     /// 2 upside down, 3 downwards.
@@ -62,6 +64,7 @@ pub(super) struct Placed {
     pub(super) size: f32,
     pub(super) bold: bool,
     pub(super) italic: bool,
+    pub(super) face: u32,
 }
 
 /// A letter of a script written right to left (Hebrew, Arabic and their

@@ -188,7 +188,7 @@ fn starts_paragraph(cur: &[&Line], l: &Line, right: f32, left: f32) -> bool {
             && (l.gap
                 || size_change
                 || (weight_change(prev, l) && !run_in_label(prev, l, right))
-                || (cur.len() == 1 && heads_text(prev, l, right))
+                || (cur.len() == 1 && (heads_text(prev, l, right) || face_change(prev, l, right)))
                 || item_start
                 || ended
                 || starts_with_bullet(&l.text)))
@@ -241,6 +241,18 @@ fn run_in_label(prev: &Line, l: &Line, right: f32) -> bool {
         && l.x > prev.end
         && l.x - prev.end <= TUNING.run_in_gap * l.size
         && (l.end >= right - TUNING.short_of_margin * l.size || ends_sentence(&l.text) && mark())
+}
+
+/// A line alone in another face than the line under it, ending short of
+/// the column's end: a heading set in the text's size and weight, but in
+/// its own face ("Transports Hierarchy" in sans over a serif "class …").
+fn face_change(prev: &Line, l: &Line, right: f32) -> bool {
+    let known = |l: &Line| l.face != 0 && !l.mono;
+    known(prev)
+        && known(l)
+        && prev.face != l.face
+        && l.y > prev.y
+        && prev.end < right - TUNING.short_of_margin * prev.size
 }
 
 /// Whether a block's one line `prev` heads the text `l` starts, a
@@ -416,6 +428,52 @@ pub(super) mod tests {
         assert!(groups[2].starts_with("Third"));
         assert_eq!(groups[3], "Fourth after a gap.");
         assert_eq!(groups[4], "• a bullet item");
+    }
+
+    /// A heading in the text's size and weight but another face (sans
+    /// over a serif text), set right over its text, is a block of its own;
+    /// a paragraph's lines in one face, or a word of another face in a
+    /// line (face 0: no face holds most of it), stay one block.
+    #[test]
+    fn a_line_alone_in_another_face_over_its_text_is_a_block_of_its_own() {
+        let set = |face: u32, l: Line| Line { face, ..l };
+        let (serif, sans) = (1, 2);
+        let groups = grouped(&[
+            set(
+                sans,
+                line("Transports Hierarchy", 11.0, 72.0, 200.0, 100.0, true),
+            ),
+            set(
+                serif,
+                body(
+                    "Base class for all transports, which every other one of",
+                    114.0,
+                    false,
+                ),
+            ),
+            set(serif, body("them shares.", 128.0, false)),
+            set(
+                serif,
+                line(
+                    "A short line in the text's face",
+                    11.0,
+                    72.0,
+                    200.0,
+                    160.0,
+                    true,
+                ),
+            ),
+            set(
+                0,
+                body(
+                    "goes on in a line where a word is set in another face.",
+                    174.0,
+                    false,
+                ),
+            ),
+        ]);
+        assert_eq!(groups.len(), 3, "{groups:#?}");
+        assert_eq!(groups[0], "Transports Hierarchy");
     }
 
     /// A bold heading a point larger than the text set right over it

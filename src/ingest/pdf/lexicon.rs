@@ -220,6 +220,20 @@ pub(super) const REGULAR_FONT_WORDS: &[&str] = &["regular", "roman", "book", "li
 /// "CMSL10"), lower case. Math italic ("CMMI10") is left to the font's flags.
 #[rustfmt::skip]
 pub(super) const ITALIC_FONT_WORDS: &[&str] = &["italic", "oblique", "ital", "slant", "cmti", "cmsl", "cmbxti", "cmbxsl", "cmitt"];
+/// The words ending a font's family name that say its style or its foundry's
+/// naming ("ArialMT", "TimesNewRomanPSMT", "LMRomanDemi10", "CalibriLight"),
+/// lower case: they leave the face it is a style of.
+#[rustfmt::skip]
+pub(super) const FAMILY_SUFFIXES: &[&str] = &["mt", "ps", "bold", "italic", "oblique", "regular", "demi", "semibold", "medium", "light", "black", "heavy", "book", "caps"];
+/// TeX's Computer Modern and EC fonts name each style a family of its own
+/// ("CMBX12" is CMR's bold, "SFTI1000" SFRM's italic): each style with the
+/// roman it is a style of, lower case, size digits left out.
+#[rustfmt::skip]
+pub(super) const TEX_STYLE_FAMILIES: &[(&str, &str)] = &[
+    ("cmbx", "cmr"), ("cmb", "cmr"), ("cmti", "cmr"), ("cmsl", "cmr"), ("cmbxti", "cmr"), ("cmbxsl", "cmr"), ("cmcsc", "cmr"),
+    ("cmssbx", "cmss"), ("cmssi", "cmss"), ("cmitt", "cmtt"), ("cmsltt", "cmtt"),
+    ("sfbx", "sfrm"), ("sfti", "sfrm"), ("sfsl", "sfrm"), ("sfbi", "sfrm"), ("sfcc", "sfrm"), ("sfsx", "sfss"), ("sfsi", "sfss"), ("sfit", "sftt"),
+];
 /// The words of an upright font's name ("Times-Roman", "Arial-Regular"),
 /// lower case, when no italic word is there.
 #[rustfmt::skip]

@@ -89,10 +89,15 @@ pub struct Line {
     /// Shown to be set in a monospaced font (code, a listing).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub mono: bool,
+    /// The font family most of it is set in, as a number (0: unknown, or
+    /// no family holds most of it): a heading set in another face than
+    /// the body's (sans over serif) is told by it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub face: u32,
 }
 
-fn is_zero(v: &f32) -> bool {
-    *v == 0.0
+fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 impl Page {
@@ -124,27 +129,40 @@ pub(super) struct Word {
     pub(super) pitch: Pitch,
 }
 
-/// How many of a run's characters are bold and how many italic, of all.
+/// How many of a run's characters are bold and how many italic, of all,
+/// and the face most of them are set in (a majority vote: the face leading
+/// and by how many characters).
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct StyleCount {
     pub(super) bold: usize,
     pub(super) italic: usize,
     pub(super) chars: usize,
+    pub(super) face: u32,
+    pub(super) lead: usize,
 }
 
 impl StyleCount {
-    pub(super) fn add(&mut self, bold: bool, italic: bool) {
+    pub(super) fn add(&mut self, bold: bool, italic: bool, face: u32) {
         let (bold, italic) = (bold.into(), italic.into());
         self.merge(&StyleCount {
             bold,
             italic,
             chars: 1,
+            face,
+            lead: 1,
         });
     }
 
     pub(super) fn merge(&mut self, o: &StyleCount) {
         (self.bold, self.italic) = (self.bold + o.bold, self.italic + o.italic);
         self.chars += o.chars;
+        if self.face == o.face {
+            self.lead += o.lead;
+        } else if o.lead > self.lead {
+            (self.face, self.lead) = (o.face, o.lead - self.lead);
+        } else {
+            self.lead -= o.lead;
+        }
     }
 
     /// Whether most of the characters are bold, and whether most are italic.
@@ -152,6 +170,17 @@ impl StyleCount {
         let (part, whole) = TUNING.bold_share;
         let most = |n: usize| self.chars > 0 && n * whole >= self.chars * part;
         (most(self.bold), most(self.italic))
+    }
+
+    /// The face most of the characters are set in, 0 when none is: the
+    /// leader's lead (characters of its face no other's cancelled) is at
+    /// least half of them, as it is wherever three quarters share a face.
+    pub(super) fn face(&self) -> u32 {
+        if self.chars > 0 && self.lead * 2 >= self.chars {
+            self.face
+        } else {
+            0
+        }
     }
 }
 
@@ -166,6 +195,8 @@ pub(super) struct Span {
     pub(super) size: f32,
     pub(super) bold: bool,
     pub(super) italic: bool,
+    /// The face most of it is set in (`StyleCount::face`).
+    pub(super) face: u32,
     /// Its glyphs' widths.
     pub(super) pitch: Pitch,
 }
@@ -188,5 +219,27 @@ impl Row {
 
     pub(super) fn size(&self) -> f32 {
         self.spans.iter().map(|s| s.size).fold(0.0, f32::max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run's face is the face of most of its characters, however they
+    /// come (one by one, or runs merged); without a clear majority, none.
+    #[test]
+    fn a_runs_face_is_the_face_most_of_it_is_set_in() {
+        let run = |faces: &[u32]| {
+            let mut c = StyleCount::default();
+            faces.iter().for_each(|&f| c.add(false, false, f));
+            c
+        };
+        assert_eq!(run(&[7, 7, 7, 3, 7, 7, 7, 7]).face(), 7);
+        let mut merged = run(&[3]);
+        merged.merge(&run(&[7, 7, 7, 7, 7]));
+        assert_eq!(merged.face(), 7);
+        assert_eq!(run(&[7, 3, 7, 3, 5, 7]).face(), 0);
+        assert_eq!(StyleCount::default().face(), 0);
     }
 }

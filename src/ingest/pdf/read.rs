@@ -7,7 +7,10 @@ use pdfium_render::prelude::*;
 
 use super::engine;
 use super::glyphs::{push_char, TURNS};
-use super::lexicon::{BOLD_FONT_WORDS, ITALIC_FONT_WORDS, REGULAR_FONT_WORDS, UPRIGHT_FONT_WORDS};
+use super::lexicon::{
+    BOLD_FONT_WORDS, FAMILY_SUFFIXES, ITALIC_FONT_WORDS, REGULAR_FONT_WORDS, TEX_STYLE_FAMILIES,
+    UPRIGHT_FONT_WORDS,
+};
 use super::page::{Extracted, OutlineEntry, Page};
 use super::page_cache::PageCache;
 use super::reading::{self, Glyph};
@@ -350,7 +353,12 @@ fn placed(
     if !size.is_finite() || size < TUNING.least_font_points {
         size = (bounds.top().value - bounds.bottom().value).abs().max(1.0);
     }
-    let (bold, italic) = font_style.of(c.font_name(), || c.font_weight(), || c.font_is_italic());
+    let (bold, italic, face) = font_style.of(
+        c.font_name(),
+        || c.font_weight(),
+        || c.font_is_italic(),
+        || c.font_is_fixed_pitch(),
+    );
     // pdfium measures the angle clockwise (in its y-down device
     // space); turns count counter-clockwise.
     let quarter_turn = std::f32::consts::FRAC_PI_2;
@@ -368,19 +376,21 @@ fn placed(
         size,
         bold,
         italic,
+        face,
         turns,
     };
     Some((glyph, off_page))
 }
 
-/// Whether characters are set in bold and in italics. A page's characters
-/// come in runs of one font, so a font's name is looked at once a run: only
-/// when it differs from the last character's.
+/// Whether characters are set in bold and in italics, and in which face. A
+/// page's characters come in runs of one font, so a font's name is looked at
+/// once a run: only when it differs from the last character's.
 #[derive(Default)]
 struct FontStyle {
     name: String,
     bold: Option<bool>,
     italic: bool,
+    face: u32,
 }
 
 impl FontStyle {
@@ -393,11 +403,14 @@ impl FontStyle {
         name: String,
         weight: impl Fn() -> Option<PdfFontWeight>,
         italic: impl Fn() -> bool,
-    ) -> (bool, bool) {
+        fixed_pitch: impl Fn() -> bool,
+    ) -> (bool, bool, u32) {
         if name != self.name {
             let n = name.to_ascii_lowercase();
             self.bold = named(&n, BOLD_FONT_WORDS, REGULAR_FONT_WORDS);
             self.italic = named(&n, ITALIC_FONT_WORDS, UPRIGHT_FONT_WORDS).unwrap_or_else(&italic);
+            // A monospaced face says nothing of headings: code is told by its pitch.
+            self.face = if fixed_pitch() { 0 } else { face_of(&n) };
             self.name = name;
         }
         let bold = self.bold.unwrap_or_else(|| match weight() {
@@ -406,8 +419,43 @@ impl FontStyle {
             Some(PdfFontWeight::Custom(w)) => w >= TUNING.bold_weight,
             _ => false,
         });
-        (bold, self.italic)
+        (bold, self.italic, self.face)
     }
+}
+
+/// A font's family as a number, from its name (lower case) without what
+/// tells its style: the subset's tag (`abcdef+`), what follows a dash or
+/// a comma (`-bold`, `,italic`), the size's digits, the style's and the
+/// foundry's words at its end (`arialmt`, `lmromandemi10`); TeX's
+/// Computer Modern and EC styles (`cmbx12`, `sfti1000`) are their roman's.
+/// "DejaVuSans-Bold" is DejaVuSans's face, "DejaVuSerif" another. 0 for a
+/// font without a name.
+fn face_of(n: &str) -> u32 {
+    let n = match n.split_once('+') {
+        Some((tag, rest)) if tag.chars().all(|c| c.is_ascii_alphabetic()) => rest,
+        _ => n,
+    };
+    let mut family = n.split(['-', ',']).next().unwrap_or("");
+    loop {
+        let before = family;
+        family = family.trim_end_matches(|c: char| c.is_ascii_digit());
+        for w in FAMILY_SUFFIXES {
+            family = family.strip_suffix(w).unwrap_or(family);
+        }
+        if family == before {
+            break;
+        }
+    }
+    let roman = TEX_STYLE_FAMILIES
+        .iter()
+        .find(|(style, _)| *style == family);
+    let family = roman.map_or(family, |(_, roman)| *roman);
+    if family.is_empty() {
+        return 0;
+    }
+    let mut h = std::hash::DefaultHasher::new();
+    std::hash::Hash::hash(family, &mut h);
+    (std::hash::Hasher::finish(&h) as u32).max(1)
 }
 
 /// Whether a font's name (lower case) says it has a style (`Some(true)`:
@@ -462,7 +510,7 @@ pub(super) fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, Stri
 
 #[cfg(test)]
 mod tests {
-    use super::{clean_title, FontStyle};
+    use super::{clean_title, face_of, FontStyle};
     use pdfium_render::prelude::PdfFontWeight;
 
     #[test]
@@ -476,7 +524,13 @@ mod tests {
     /// A font's style read from its name; the weight and the italic flag
     /// pdfium reports (here heavy and slanted) only when the name is silent.
     fn style(name: &str) -> (bool, bool) {
-        FontStyle::default().of(name.into(), || Some(PdfFontWeight::Weight900), || true)
+        let (bold, italic, _) = FontStyle::default().of(
+            name.into(),
+            || Some(PdfFontWeight::Weight900),
+            || true,
+            || false,
+        );
+        (bold, italic)
     }
 
     #[test]
@@ -514,5 +568,35 @@ mod tests {
         for unsaid in ["KEMKDI+CMMI10", "Arial"] {
             assert!(style(unsaid).1, "{unsaid}");
         }
+    }
+
+    /// A font's family is its name without its style: a bold or italic
+    /// style of a face is that face, TeX's styles their roman's; a sans,
+    /// a serif and a typewriter face are three.
+    #[test]
+    fn a_fonts_face_is_its_name_without_its_style() {
+        let same = [
+            ("ABCDEF+DejaVuSans-Bold", "DejaVuSans"),
+            ("TimesNewRomanPS-BoldMT", "TimesNewRomanPSMT"),
+            ("Arial,BoldItalic", "ArialMT"),
+            ("LMRomanDemi10-Regular", "LMRoman12-Italic"),
+            ("KEMKDI+CMBX12", "CMR10"),
+            ("SFTI1000", "SFRM1095"),
+        ];
+        for (a, b) in same {
+            let (a, b) = (a.to_ascii_lowercase(), b.to_ascii_lowercase());
+            assert_eq!(face_of(&a), face_of(&b), "{a} {b}");
+            assert_ne!(face_of(&a), 0, "{a}");
+        }
+        let faces = [
+            "dejavusans",
+            "dejavuserif",
+            "dejavusansmono",
+            "cmr10",
+            "cmss10",
+        ];
+        let ids: std::collections::HashSet<u32> = faces.iter().map(|f| face_of(f)).collect();
+        assert_eq!(ids.len(), faces.len());
+        assert_eq!(face_of(""), 0);
     }
 }

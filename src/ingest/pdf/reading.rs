@@ -63,6 +63,7 @@ pub(super) fn lines_in_columns(glyphs: &[Glyph], usual: Option<f32>) -> (Vec<Lin
                     size: g.size,
                     bold: g.bold,
                     italic: g.italic,
+                    face: g.face,
                 });
             }
         }
@@ -145,7 +146,7 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
             w.baseline = g.baseline;
         }
         w.size = w.size.max(g.size);
-        w.style.add(g.bold, g.italic);
+        w.style.add(g.bold, g.italic, g.face);
         last = Some(g);
     }
     out.extend(cur);
@@ -348,6 +349,7 @@ fn span(w: Word) -> Span {
     Span {
         bold,
         italic,
+        face: w.style.face(),
         text: w.text,
         x0: w.x0,
         x1: w.x1,
@@ -449,6 +451,7 @@ fn to_lines(rows: &[Row]) -> Vec<Line> {
                 table: false,
                 pitch: s.pitch.even(),
                 mono: s.pitch.fixed(),
+                face: s.face,
                 ..Line::default()
             });
         }

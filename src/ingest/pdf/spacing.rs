@@ -136,8 +136,8 @@ mod tests {
                 size: 14.0,
                 style: StyleCount {
                     bold: 1,
-                    italic: 0,
                     chars: 1,
+                    ..StyleCount::default()
                 },
                 pitch: Pitch::default(),
             });

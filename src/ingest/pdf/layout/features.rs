@@ -17,6 +17,7 @@ use super::super::text_shape::{
 };
 use super::super::tuning::TUNING;
 use super::emphasis::names_in_capitals;
+use crate::text::cjk::is_cjk;
 
 /// What the whole document says, computed once.
 pub(super) struct Document<'a> {
@@ -32,6 +33,12 @@ pub(super) struct Document<'a> {
     pub bold_body: bool,
     /// Most of the text is in italics: italics then say nothing.
     pub italic_body: bool,
+    /// The face most of the text is set in (`Line::face`), 0 when unknown:
+    /// of its lines in other scripts, and of those in Chinese or Japanese
+    /// (a font sets one script: its text in another is no emphasis).
+    body_face: [u32; 2],
+    /// The faces its larger headings are set in (`heading_faces`).
+    heading_faces: HashSet<u32>,
     /// The span of a contents page's entries, by page.
     contents: HashMap<u32, RangeInclusive<f32>>,
     /// Heading font sizes, largest first: their rank is the heading level.
@@ -91,6 +98,8 @@ impl<'a> Document<'a> {
             bodies: page_bodies(lines, body),
             bold_body: share(lines, |l| l.bold) > TUNING.bold_body_share,
             italic_body: share(lines, |l| l.italic) > TUNING.bold_body_share,
+            body_face: body_face(lines),
+            heading_faces: HashSet::new(),
             contents: contents_pages(lines),
             heading_sizes: Vec::new(),
             below_fonts: 0,
@@ -98,7 +107,7 @@ impl<'a> Document<'a> {
             names: names_in_capitals(&raw, &texts),
             class: classify(pages),
         };
-        let candidates: Vec<f32> = raw
+        let candidates: Vec<(f32, &Vec<&Line>)> = raw
             .iter()
             .zip(&texts)
             .map(|((page, g), text)| (mean_size(g), *page, g, text))
@@ -108,9 +117,10 @@ impl<'a> Document<'a> {
                     && !apart(g)
                     && heading_text(text)
             })
-            .map(|(size, ..)| size)
+            .map(|(size, _, g, _)| (size, g))
             .collect();
-        doc.heading_sizes = heading_sizes(candidates);
+        doc.heading_faces = heading_faces(candidates.iter().map(|(_, g)| g.as_slice()));
+        doc.heading_sizes = heading_sizes(candidates.into_iter().map(|(size, _)| size).collect());
         doc.below_fonts = doc.heading_sizes.len().min(TUNING.font_levels.0) as u8 + 1;
         let (letters, alphabetical) = index_letters(&raw);
         let groups = raw
@@ -137,6 +147,16 @@ impl<'a> Document<'a> {
     /// Every line is set in italics, and italics tell something.
     pub(super) fn italic(&self, lines: &[&Line]) -> bool {
         !self.italic_body && lines.iter().all(|l| l.italic)
+    }
+
+    /// Every line is set in a face of the larger headings' other than the
+    /// body's (sans over a serif text), code's monospaced type aside.
+    pub(super) fn other_face(&self, lines: &[&Line]) -> bool {
+        let other = |l: &&Line| {
+            let body = self.body_face[cjk_line(l)];
+            !l.mono && body != 0 && l.face != body && self.heading_faces.contains(&l.face)
+        };
+        lines.iter().all(other)
     }
 
     /// A filing: the rules of parts, items and statements run.
@@ -196,6 +216,45 @@ fn index_letters(raw: &[(u32, Vec<&Line>)]) -> (Vec<bool>, Vec<bool>) {
     (letters, alphabetical)
 }
 
+/// The faces of the larger headings (`groups`), each set in one face by two
+/// of them or more: a label's or a chart's face (a font table's codes) that
+/// no heading shares says nothing.
+fn heading_faces<'a>(groups: impl Iterator<Item = &'a [&'a Line]>) -> HashSet<u32> {
+    let mut count: HashMap<u32, usize> = HashMap::new();
+    for g in groups {
+        let face = g[0].face;
+        if face != 0 && g.iter().all(|l| l.face == face) {
+            *count.entry(face).or_default() += 1;
+        }
+    }
+    count
+        .into_iter()
+        .filter(|&(_, n)| n >= 2)
+        .map(|(face, _)| face)
+        .collect()
+}
+
+/// The face most of the document's characters are set in, in lines of
+/// other scripts and in lines of Chinese or Japanese (`cjk_line`).
+fn body_face(lines: &[Vec<Line>]) -> [u32; 2] {
+    let mut chars: [HashMap<u32, usize>; 2] = Default::default();
+    for l in lines.iter().flatten().filter(|l| l.face != 0 && !l.mono) {
+        *chars[cjk_line(l)].entry(l.face).or_default() += l.text.chars().count();
+    }
+    chars.map(|c| {
+        c.into_iter()
+            .max_by_key(|&(f, n)| (n, f))
+            .map_or(0, |(f, _)| f)
+    })
+}
+
+/// 1 when most of a line's letters are Chinese or Japanese, else 0.
+fn cjk_line(l: &Line) -> usize {
+    let letters = l.text.chars().filter(|c| c.is_alphabetic());
+    let cjk: isize = letters.map(|c| if is_cjk(c) { 1 } else { -1 }).sum();
+    usize::from(cjk > 0)
+}
+
 /// Heading font sizes, largest first: their rank is the heading level. Where
 /// there are more than levels to give (a page of font samples, a cover's
 /// one-off sizes over a thesis's five levels), only sizes of three headings
@@ -240,6 +299,8 @@ mod documents {
                 bodies: Vec::new(),
                 bold_body: false,
                 italic_body: false,
+                body_face: [0; 2],
+                heading_faces: HashSet::new(),
                 contents: HashMap::new(),
                 heading_sizes,
                 below_fonts,

@@ -33,6 +33,7 @@ fn text_at(text: &str, x: f32, baseline: f32, size: f32) -> Vec<Glyph> {
                 size,
                 bold: false,
                 italic: false,
+                face: 0,
                 turns: 0,
             }
         })
@@ -56,6 +57,7 @@ fn mono_at(text: &str, x: f32, y: f32) -> Vec<Glyph> {
                 size: 10.0,
                 bold: false,
                 italic: false,
+                face: 0,
                 turns: 0,
             }
         })
@@ -97,6 +99,7 @@ fn text_up(text: &str, x: f32, y: f32, size: f32) -> Vec<Glyph> {
                 size,
                 bold: false,
                 italic: false,
+                face: 0,
                 turns: 1,
             }
         })

@@ -1,4 +1,5 @@
-//! What a line's type style says: a line alone in italics.
+//! What a line's type style says: a line alone in italics, or in
+//! another face than the body's.
 
 use super::*;
 
@@ -32,6 +33,75 @@ fn a_short_line_alone_in_italics_is_a_heading() {
             ("Class: ChildProcess#", Some(1)),
             ("Event: 'close'#", Some(2)),
             ("Event: 'exit'#", Some(2))
+        ]
+    );
+}
+
+/// A line alone in another face than the body's, the face its larger
+/// headings are set in (a sans-serif heading over serif text, bold like
+/// the text's own bold words), heads what follows it, though too long for
+/// "a short bold line"; a line of the text's face, in bold, stays text;
+/// and so does one in a face no larger heading shares (a chart's labels),
+/// or in code's monospaced face.
+#[test]
+fn a_line_alone_in_the_headings_face_is_a_heading() {
+    let (serif, sans, labels) = (1, 2, 3);
+    let in_face = |face: u32, t: &str, y: f32| Line {
+        bold: true,
+        face,
+        ..body(t, y, true)
+    };
+    let larger = |t: &str, y: f32| Line {
+        size: 16.0,
+        ..in_face(sans, t, y)
+    };
+    let text = |y: f32| Line {
+        face: serif,
+        ..prose(y)
+    };
+    let page = Page {
+        lines: vec![
+            larger("General Information", 40.0),
+            text(60.0),
+            in_face(
+                sans,
+                "Are there copyright restrictions on the use of Python?",
+                90.0,
+            ),
+            text(110.0),
+            in_face(
+                serif,
+                "A bold line of the text's own face that holds ten words or more",
+                140.0,
+            ),
+            text(160.0),
+            in_face(
+                labels,
+                "A label in the face of a chart that no heading shares",
+                190.0,
+            ),
+            text(210.0),
+            Line {
+                mono: true,
+                bold: false,
+                ..in_face(sans, "Channel options and their defaults", 240.0)
+            },
+            text(260.0),
+            larger("Python in the Real World", 290.0),
+            text(310.0),
+            text(330.0),
+        ],
+        ..Page::default()
+    };
+    assert_eq!(
+        headings(&blocks(&[page])),
+        vec![
+            ("General Information", Some(1)),
+            (
+                "Are there copyright restrictions on the use of Python?",
+                Some(2)
+            ),
+            ("Python in the Real World", Some(1))
         ]
     );
 }
