@@ -226,19 +226,27 @@ pub(super) fn text_faults(t: &str) -> TextFaults {
 /// Starts with a name whose case is its own, as code writes it: a call or a
 /// manual page (`exec(`, `git-am(1)`), a member or a file (`rl.getCursorPos`,
 /// `tablor.sty`, not "e.g."), a name joined by `_` (`child_process`). Such
-/// a line may head a section though it starts in lower case. A word in
-/// camel case alone (`gitCommitterEmail`) is no sign: a manual's bold
-/// labels of macros and keys are set so.
+/// a line may head a section though it starts in lower case; so may a name
+/// before its summary, after a dash (`aifc — Read and write AIFF files`, a
+/// module's or a manual page's title). A word in camel case alone
+/// (`gitCommitterEmail`) is no sign: a manual's bold labels of macros and
+/// keys are set so.
 fn names_in_code(t: &str) -> bool {
-    let word: Vec<char> = t.split_whitespace().next().unwrap_or("").chars().collect();
+    let mut words = t.split_whitespace();
+    let word: Vec<char> = words.next().unwrap_or("").chars().collect();
     let name = |part: &[char]| part.iter().filter(|c| c.is_alphanumeric()).count() >= 2;
     let joined = |i: usize| name(&word[..i]) && name(&word[i + 1..]);
+    let summary = words.next().is_some_and(|d| ENTRY_DASHES.contains(&d))
+        && words
+            .next()
+            .is_some_and(|w| w.starts_with(char::is_uppercase));
     word.windows(2)
         .any(|w| w[0].is_alphanumeric() && w[1] == '(')
         || word
             .iter()
             .position(|&c| c == '.' || c == '_')
             .is_some_and(joined)
+        || (name(&word) && summary)
 }
 
 /// Short, and starting with a letter, a number or `§`.
@@ -586,6 +594,7 @@ mod tests {
             "worker.isMainThread",
             "tablor.sty",
             "git-am(1) Manual Page",
+            "graphlib — Functionality to operate with graph-like structures",
         ] {
             assert!(heading_text(h), "{h}");
         }
@@ -595,6 +604,8 @@ mod tests {
             "i.e. a line",
             "etc. and so on",
             "gitCommitterEmail",
+            "and — as it goes",
+            "so — with all of it",
         ] {
             assert!(text_faults(t).lower_case, "{t}");
         }

@@ -261,8 +261,10 @@ fn signed_name(t: &str) -> Option<String> {
 /// university over its faculty) are set like headings but head nothing: as headings
 /// they would open the chain of every chunk of the first pages. On the first page,
 /// before its first paragraph of prose, an unnumbered heading is taken back when a
-/// short line that is no heading follows it (an address, a date, a version), and
-/// all of them on a cover (`cover_page`). Else the title kept as a heading stays; a
+/// short line that is no heading follows it (an address, a date, a version), unless
+/// it is set as the page's sections are (`section_type`: a manual page's "NAME" over
+/// its one-line summary), and all of them on a cover (`cover_page`). Else the title
+/// kept as a heading stays; a
 /// contents heading, an abstract's, a numbered one ("1 Introduction") and the lines
 /// naming a form ("FORM 10-K", the agency over it: they say what the page is)
 /// always do. Covers after the first page and before the first contents or numbered
@@ -286,7 +288,8 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
         let over_a_short_line = blocks[..end]
             .get(i + 1)
             .is_some_and(|n| line(n) && !prose(&n.text));
-        if cover || over_a_short_line {
+        let section = first_prose.is_some_and(|p| section_type(b, &blocks[p..end]));
+        if cover || (over_a_short_line && !section) {
             blocks[i].role = Role::Text;
         }
     }
@@ -315,6 +318,20 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
             }
         }
     }
+}
+
+/// Set in the type (within a point) and at the left edge of two unnumbered
+/// headings or more of the page's text after its first paragraph (`after`):
+/// one of its sections' headings, not a title page's line (an author's name
+/// is centred). A paper's numbered sections say nothing of its authors.
+fn section_type(b: &Block, after: &[Block]) -> bool {
+    let same = |h: &&Block| {
+        h.heading()
+            && numbered_depth(&h.text).is_none()
+            && (h.size - b.size).abs() <= TUNING.same_type_points
+            && (h.x - b.x).abs() < TUNING.indent * b.size
+    };
+    after.iter().filter(same).count() >= 2
 }
 
 /// A heading that starts the text after the front matter: the contents, a numbered

@@ -176,6 +176,38 @@ fn a_title_pages_author_is_no_heading() {
     assert_eq!(headings(&b), vec![("FORM 10-K", Some(1))]);
 }
 
+/// A manual page's first heading over its one-line summary ("NAME" over
+/// "git-am - Apply a series of patches") is no title page's line: it is
+/// set as the page's later sections are, at their left edge.
+#[test]
+fn a_manual_pages_first_section_over_its_summary_stays() {
+    let heading = |t: &str, y: f32| line(t, 14.0, 72.0, 200.0, y, true);
+    let page = Page {
+        lines: vec![
+            line("git-am(1)", 20.0, 72.0, 300.0, 60.0, false),
+            heading("NAME", 100.0),
+            line(
+                "git-am - Apply a series of patches",
+                11.0,
+                72.0,
+                300.0,
+                120.0,
+                true,
+            ),
+            heading("DESCRIPTION", 150.0),
+            prose(170.0),
+            heading("OPTIONS", 200.0),
+            prose(220.0),
+            heading("EXAMPLES", 250.0),
+            prose(270.0),
+        ],
+        ..Page::default()
+    };
+    let b = titled(std::slice::from_ref(&page), "git-am(1)");
+    let names: Vec<&str> = headings(&b).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(names, ["NAME", "DESCRIPTION", "OPTIONS", "EXAMPLES"]);
+}
+
 /// The covers after the first page, before the text starts (a thesis's
 /// inner cover, its English title page, a book's half-title), are no
 /// headings either: display type larger than any later heading, no
