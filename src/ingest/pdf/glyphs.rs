@@ -25,6 +25,8 @@ pub struct Glyph {
     pub italic: bool,
     /// Its font's family, as a number (`read::face_of`): 0 when unknown.
     pub face: u32,
+    /// Its colour, as a number (`read::ink_of`): 0 for black.
+    pub ink: u32,
     /// Direction of the text in quarter turns counter-clockwise: 0 reads
     /// left to right, 1 upwards (a landscape slide on a portrait page),
     /// 2 upside down, 3 downwards.
@@ -65,6 +67,7 @@ pub(super) struct Placed {
     pub(super) bold: bool,
     pub(super) italic: bool,
     pub(super) face: u32,
+    pub(super) ink: u32,
 }
 
 /// A letter of a script written right to left (Hebrew, Arabic and their

@@ -245,14 +245,15 @@ fn run_in_label(prev: &Line, l: &Line, right: f32) -> bool {
 
 /// A line alone in another face than the line under it, ending short of
 /// the column's end: a heading set in the text's size and weight, but in
-/// its own face ("Transports Hierarchy" in sans over a serif "class …").
+/// its own face ("Transports Hierarchy" in sans over a serif "class …"), or
+/// in bold and its own colour (a filing's blue "Capital actions" over its
+/// black text).
 fn face_change(prev: &Line, l: &Line, right: f32) -> bool {
     let known = |l: &Line| l.face != 0 && !l.mono;
-    known(prev)
-        && known(l)
-        && prev.face != l.face
-        && l.y > prev.y
-        && prev.end < right - TUNING.short_of_margin * prev.size
+    let face = known(prev) && known(l) && prev.face != l.face;
+    // In bold over regular text: a link's colour marks no heading.
+    let ink = prev.ink != l.ink && prev.bold && !l.bold && !prev.mono && !l.mono;
+    (face || ink) && l.y > prev.y && prev.end < right - TUNING.short_of_margin * prev.size
 }
 
 /// Whether a block's one line `prev` heads the text `l` starts, a

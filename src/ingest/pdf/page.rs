@@ -94,6 +94,11 @@ pub struct Line {
     /// the body's (sans over serif) is told by it.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub face: u32,
+    /// The colour most of it is set in, as a number (0: black, or no
+    /// colour holds most of it): a heading set in the text's face but in
+    /// its own colour is told by it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ink: u32,
 }
 
 fn is_zero<T: Default + PartialEq>(v: &T) -> bool {
@@ -130,39 +135,34 @@ pub(super) struct Word {
 }
 
 /// How many of a run's characters are bold and how many italic, of all,
-/// and the face most of them are set in (a majority vote: the face leading
-/// and by how many characters).
+/// and the face and the colour most of them are set in.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct StyleCount {
     pub(super) bold: usize,
     pub(super) italic: usize,
     pub(super) chars: usize,
-    pub(super) face: u32,
-    pub(super) lead: usize,
+    pub(super) face: Vote,
+    pub(super) ink: Vote,
 }
 
 impl StyleCount {
-    pub(super) fn add(&mut self, bold: bool, italic: bool, face: u32) {
+    pub(super) fn add(&mut self, bold: bool, italic: bool, face: u32, ink: u32) {
         let (bold, italic) = (bold.into(), italic.into());
+        let one = |value| Vote { value, lead: 1 };
         self.merge(&StyleCount {
             bold,
             italic,
             chars: 1,
-            face,
-            lead: 1,
+            face: one(face),
+            ink: one(ink),
         });
     }
 
     pub(super) fn merge(&mut self, o: &StyleCount) {
         (self.bold, self.italic) = (self.bold + o.bold, self.italic + o.italic);
         self.chars += o.chars;
-        if self.face == o.face {
-            self.lead += o.lead;
-        } else if o.lead > self.lead {
-            (self.face, self.lead) = (o.face, o.lead - self.lead);
-        } else {
-            self.lead -= o.lead;
-        }
+        self.face.merge(o.face);
+        self.ink.merge(o.ink);
     }
 
     /// Whether most of the characters are bold, and whether most are italic.
@@ -171,13 +171,33 @@ impl StyleCount {
         let most = |n: usize| self.chars > 0 && n * whole >= self.chars * part;
         (most(self.bold), most(self.italic))
     }
+}
 
-    /// The face most of the characters are set in, 0 when none is: the
-    /// leader's lead (characters of its face no other's cancelled) is at
-    /// least half of them, as it is wherever three quarters share a face.
-    pub(super) fn face(&self) -> u32 {
-        if self.chars > 0 && self.lead * 2 >= self.chars {
-            self.face
+/// A majority vote over characters (Boyer-Moore's): the value leading and
+/// by how many characters no other's cancelled.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Vote {
+    value: u32,
+    lead: usize,
+}
+
+impl Vote {
+    fn merge(&mut self, o: Vote) {
+        if self.value == o.value {
+            self.lead += o.lead;
+        } else if o.lead > self.lead {
+            (self.value, self.lead) = (o.value, o.lead - self.lead);
+        } else {
+            self.lead -= o.lead;
+        }
+    }
+
+    /// The value most of `chars` characters hold, 0 when none does: the
+    /// leader's lead is at least half of them, as it is wherever three
+    /// quarters share a value.
+    pub(super) fn winner(&self, chars: usize) -> u32 {
+        if chars > 0 && self.lead * 2 >= chars {
+            self.value
         } else {
             0
         }
@@ -195,8 +215,9 @@ pub(super) struct Span {
     pub(super) size: f32,
     pub(super) bold: bool,
     pub(super) italic: bool,
-    /// The face most of it is set in (`StyleCount::face`).
+    /// The face and the colour most of it is set in (`StyleCount`).
     pub(super) face: u32,
+    pub(super) ink: u32,
     /// Its glyphs' widths.
     pub(super) pitch: Pitch,
 }
@@ -232,14 +253,15 @@ mod tests {
     fn a_runs_face_is_the_face_most_of_it_is_set_in() {
         let run = |faces: &[u32]| {
             let mut c = StyleCount::default();
-            faces.iter().for_each(|&f| c.add(false, false, f));
+            faces.iter().for_each(|&f| c.add(false, false, f, f));
             c
         };
-        assert_eq!(run(&[7, 7, 7, 3, 7, 7, 7, 7]).face(), 7);
+        let face = |c: StyleCount| (c.face.winner(c.chars), c.ink.winner(c.chars));
+        assert_eq!(face(run(&[7, 7, 7, 3, 7, 7, 7, 7])), (7, 7));
         let mut merged = run(&[3]);
         merged.merge(&run(&[7, 7, 7, 7, 7]));
-        assert_eq!(merged.face(), 7);
-        assert_eq!(run(&[7, 3, 7, 3, 5, 7]).face(), 0);
-        assert_eq!(StyleCount::default().face(), 0);
+        assert_eq!(face(merged), (7, 7));
+        assert_eq!(face(run(&[7, 3, 7, 3, 5, 7])), (0, 0));
+        assert_eq!(face(StyleCount::default()), (0, 0));
     }
 }

@@ -359,6 +359,9 @@ fn placed(
         || c.font_is_italic(),
         || c.font_is_fixed_pitch(),
     );
+    let ink = c
+        .fill_color()
+        .map_or(0, |k| ink_of([k.red(), k.green(), k.blue()]));
     // pdfium measures the angle clockwise (in its y-down device
     // space); turns count counter-clockwise.
     let quarter_turn = std::f32::consts::FRAC_PI_2;
@@ -377,6 +380,7 @@ fn placed(
         bold,
         italic,
         face,
+        ink,
         turns,
     };
     Some((glyph, off_page))
@@ -458,6 +462,16 @@ fn face_of(n: &str) -> u32 {
     (std::hash::Hasher::finish(&h) as u32).max(1)
 }
 
+/// A character's colour, told apart coarsely (`TUNING.ink_levels` a
+/// channel), as a number: 0 for black and near-blacks (`#212529`), so a
+/// heading set in the text's face but in its own colour (a filing's blue
+/// "Capital actions" over its black text) is known by it.
+fn ink_of(rgb: [u8; 3]) -> u32 {
+    let levels = TUNING.ink_levels;
+    let step = |c: u8| (u32::from(c) * levels) >> u8::BITS;
+    rgb.iter().fold(0, |ink, &c| ink * levels + step(c))
+}
+
 /// Whether a font's name (lower case) says it has a style (`Some(true)`:
 /// "Helvetica-Bold" for bold) or another (`Some(false)`: "Times-Roman");
 /// `None` when it names neither ("CMBX10", "Arial").
@@ -510,7 +524,7 @@ pub(super) fn render_at(page: &PdfPage, dpi: f32) -> Result<ocr::GreyImage, Stri
 
 #[cfg(test)]
 mod tests {
-    use super::{clean_title, face_of, FontStyle};
+    use super::{clean_title, face_of, ink_of, FontStyle};
     use pdfium_render::prelude::PdfFontWeight;
 
     #[test]
@@ -567,6 +581,19 @@ mod tests {
         // Silent names: the font's flag (math italic, CMMI, says so there).
         for unsaid in ["KEMKDI+CMMI10", "Arial"] {
             assert!(style(unsaid).1, "{unsaid}");
+        }
+    }
+
+    /// Colours are told apart, near-blacks are black.
+    #[test]
+    fn a_colour_is_told_apart_and_near_blacks_are_black() {
+        let blue = ink_of([0x4f, 0x81, 0xbd]);
+        assert_ne!(blue, 0);
+        assert_eq!(ink_of([0x50, 0x88, 0xb0]), blue);
+        assert_ne!(ink_of([0xe8, 0x77, 0x22]), blue);
+        assert_ne!(ink_of([0xff, 0xff, 0xff]), blue);
+        for black in [[0, 0, 0], [0x21, 0x25, 0x29], [0x33, 0x33, 0x33]] {
+            assert_eq!(ink_of(black), 0, "{black:?}");
         }
     }
 

@@ -64,6 +64,7 @@ pub(super) fn lines_in_columns(glyphs: &[Glyph], usual: Option<f32>) -> (Vec<Lin
                     bold: g.bold,
                     italic: g.italic,
                     face: g.face,
+                    ink: g.ink,
                 });
             }
         }
@@ -146,7 +147,7 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
             w.baseline = g.baseline;
         }
         w.size = w.size.max(g.size);
-        w.style.add(g.bold, g.italic, g.face);
+        w.style.add(g.bold, g.italic, g.face, g.ink);
         last = Some(g);
     }
     out.extend(cur);
@@ -349,7 +350,8 @@ fn span(w: Word) -> Span {
     Span {
         bold,
         italic,
-        face: w.style.face(),
+        face: w.style.face.winner(w.style.chars),
+        ink: w.style.ink.winner(w.style.chars),
         text: w.text,
         x0: w.x0,
         x1: w.x1,
@@ -452,6 +454,7 @@ fn to_lines(rows: &[Row]) -> Vec<Line> {
                 pitch: s.pitch.even(),
                 mono: s.pitch.fixed(),
                 face: s.face,
+                ink: s.ink,
                 ..Line::default()
             });
         }

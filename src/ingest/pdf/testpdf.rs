@@ -22,6 +22,9 @@ pub enum Block {
     Columns(String, String),
     /// Nothing drawn: a place on the page a bookmark can point at.
     Anchor(String),
+    /// A line at the body's size, in this colour (red, green and blue from
+    /// 0 to 1), in bold or not, set as a paragraph's line: no space after it.
+    Tinted(String, [f32; 3], bool),
     /// A listing in Courier 10 pt, one line each, leading spaces kept.
     Code(Vec<String>),
     /// A heading in bold at this size with this much space added after
@@ -66,6 +69,12 @@ pub fn table(rows: &[&[&str]]) -> Block {
 
 pub fn columns(left: &str, right: &str) -> Block {
     Block::Columns(left.to_string(), right.to_string())
+}
+
+/// A line at the body's size in a colour, bold or not:
+/// `tinted("Capital actions", [0.0, 0.3, 0.5], true)`.
+pub fn tinted(text: &str, rgb: [f32; 3], bold: bool) -> Block {
+    Block::Tinted(text.to_string(), rgb, bold)
 }
 
 pub fn heading(text: &str, size: f32) -> Block {
@@ -228,6 +237,14 @@ impl TestPdf {
                         y -= 10.0;
                     }
                     Block::Anchor(name) => places.push((name.clone(), i, y + BODY)),
+                    Block::Tinted(t, rgb, bold) => {
+                        let colour = |c: [f32; 3]| c.iter().map(|&v| v.into()).collect();
+                        ops.push(Operation::new("rg", colour(*rgb)));
+                        text_line(&mut ops, if *bold { "F2" } else { "F1" }, BODY, y, t);
+                        ops.push(Operation::new("rg", colour([0.0; 3])));
+                        places.push((t.clone(), i, y + BODY));
+                        y -= LEADING;
+                    }
                     Block::Figure(height) => {
                         y -= height;
                         ops.push(Operation::new("g", vec![0.25.into()]));

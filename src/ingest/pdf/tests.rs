@@ -1,4 +1,4 @@
-use super::testpdf::{anchor, code, heading, lines, para, spaced, TestPdf};
+use super::testpdf::{anchor, code, heading, lines, para, spaced, tinted, TestPdf};
 use super::*;
 use crate::config::ChunkingConfig;
 
@@ -733,6 +733,37 @@ fn a_letter_spaced_heading_reads_as_whole_words() {
         text.iter().any(|t| t.contains("\n\nRISK FACTORS\n\n")),
         "{sections:?} {text:?}"
     );
+}
+
+/// A bold heading at the text's size in its own colour, right over its
+/// paragraph (a filing's blue "Capital actions"), is a heading; in the
+/// text's colour, or a near-black, it runs on into the paragraph it heads,
+/// as does a link's coloured line in the text's weight.
+#[test]
+fn a_bold_line_in_its_own_colour_over_its_text_is_a_heading() {
+    let Some(e) = engine() else { return };
+    let headings = |rgb: [f32; 3], bold: bool| {
+        let bytes = TestPdf::new()
+            .page(vec![
+                para("The Firm manages its capital to meet the requirements of its regulators and its own targets."),
+                tinted("Capital actions", rgb, bold),
+                para("The quarterly common stock dividend is currently ninety cents a share, subject to the Board's approval."),
+                tinted("Credit ratings", rgb, bold),
+                para("The cost and availability of financing are influenced by the credit ratings of the Firm and its banks."),
+            ])
+            .to_bytes();
+        let ex = extract_bytes(&bytes, &e).unwrap();
+        let c = ChunkingConfig::default();
+        let doc = build(Path::new("tinted.pdf"), &ex, &ctx(&c)).unwrap();
+        let titles = doc.meta.headings.iter().map(|h| h.text.clone());
+        titles.collect::<Vec<String>>()
+    };
+    let blue = [0.06, 0.27, 0.46];
+    assert_eq!(headings(blue, true), ["Capital actions", "Credit ratings"]);
+    for black in [[0.0; 3], [0.13, 0.15, 0.16]] {
+        assert!(headings(black, true).is_empty(), "{black:?}");
+    }
+    assert!(headings(blue, false).is_empty());
 }
 
 /// Text drawn outside the page (a slide's items before they are

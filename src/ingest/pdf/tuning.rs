@@ -229,6 +229,9 @@ tuning! {
     least_font_points: f32 = 0.5,
     /// A font weight of at least this is bold.
     bold_weight: u32 = 600,
+    /// Colours are told apart by each channel in this many steps, so a
+    /// near-black (`#212529`) is black and a link's blue is not.
+    ink_levels: u32 = 4,
 
     // Columns (`reading/columns.rs`).
     /// Rows that leave a gutter empty before it counts as a column break.

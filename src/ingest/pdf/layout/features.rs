@@ -33,12 +33,13 @@ pub(super) struct Document<'a> {
     pub bold_body: bool,
     /// Most of the text is in italics: italics then say nothing.
     pub italic_body: bool,
-    /// The face most of the text is set in (`Line::face`), 0 when unknown:
-    /// of its lines in other scripts, and of those in Chinese or Japanese
-    /// (a font sets one script: its text in another is no emphasis).
-    body_face: [u32; 2],
-    /// The faces its larger headings are set in (`heading_faces`).
-    heading_faces: HashSet<u32>,
+    /// The face and colour most of the text is set in (`look`), face 0
+    /// when unknown: of its lines in other scripts, and of those in Chinese
+    /// or Japanese (a font sets one script: its text in another is no
+    /// emphasis).
+    body_face: [Look; 2],
+    /// The faces and colours its larger headings are set in (`heading_faces`).
+    heading_faces: HashSet<Look>,
     /// The span of a contents page's entries, by page.
     contents: HashMap<u32, RangeInclusive<f32>>,
     /// Heading font sizes, largest first: their rank is the heading level.
@@ -149,12 +150,13 @@ impl<'a> Document<'a> {
         !self.italic_body && lines.iter().all(|l| l.italic)
     }
 
-    /// Every line is set in a face of the larger headings' other than the
-    /// body's (sans over a serif text), code's monospaced type aside.
+    /// Every line is set in a face or colour of the larger headings' other
+    /// than the body's (sans over a serif text, blue over black), code's
+    /// monospaced type aside.
     pub(super) fn other_face(&self, lines: &[&Line]) -> bool {
         let other = |l: &&Line| {
             let body = self.body_face[cjk_line(l)];
-            !l.mono && body != 0 && l.face != body && self.heading_faces.contains(&l.face)
+            !l.mono && body.0 != 0 && look(l) != body && self.heading_faces.contains(&look(l))
         };
         lines.iter().all(other)
     }
@@ -216,14 +218,22 @@ fn index_letters(raw: &[(u32, Vec<&Line>)]) -> (Vec<bool>, Vec<bool>) {
     (letters, alphabetical)
 }
 
-/// The faces of the larger headings (`groups`), each set in one face by two
-/// of them or more: a label's or a chart's face (a font table's codes) that
-/// no heading shares says nothing.
-fn heading_faces<'a>(groups: impl Iterator<Item = &'a [&'a Line]>) -> HashSet<u32> {
-    let mut count: HashMap<u32, usize> = HashMap::new();
+/// A line's face and colour (`Line::face`, `Line::ink`), as the rules
+/// compare a heading's type with the body's.
+type Look = (u32, u32);
+
+fn look(l: &Line) -> Look {
+    (l.face, l.ink)
+}
+
+/// The faces and colours of the larger headings (`groups`), each set in one
+/// by two of them or more: a label's or a chart's face (a font table's
+/// codes) that no heading shares says nothing.
+fn heading_faces<'a>(groups: impl Iterator<Item = &'a [&'a Line]>) -> HashSet<Look> {
+    let mut count: HashMap<Look, usize> = HashMap::new();
     for g in groups {
-        let face = g[0].face;
-        if face != 0 && g.iter().all(|l| l.face == face) {
+        let face = look(g[0]);
+        if face.0 != 0 && g.iter().all(|l| look(l) == face) {
             *count.entry(face).or_default() += 1;
         }
     }
@@ -234,17 +244,17 @@ fn heading_faces<'a>(groups: impl Iterator<Item = &'a [&'a Line]>) -> HashSet<u3
         .collect()
 }
 
-/// The face most of the document's characters are set in, in lines of
-/// other scripts and in lines of Chinese or Japanese (`cjk_line`).
-fn body_face(lines: &[Vec<Line>]) -> [u32; 2] {
-    let mut chars: [HashMap<u32, usize>; 2] = Default::default();
+/// The face and colour most of the document's characters are set in, in
+/// lines of other scripts and in lines of Chinese or Japanese (`cjk_line`).
+fn body_face(lines: &[Vec<Line>]) -> [Look; 2] {
+    let mut chars: [HashMap<Look, usize>; 2] = Default::default();
     for l in lines.iter().flatten().filter(|l| l.face != 0 && !l.mono) {
-        *chars[cjk_line(l)].entry(l.face).or_default() += l.text.chars().count();
+        *chars[cjk_line(l)].entry(look(l)).or_default() += l.text.chars().count();
     }
     chars.map(|c| {
         c.into_iter()
             .max_by_key(|&(f, n)| (n, f))
-            .map_or(0, |(f, _)| f)
+            .map_or((0, 0), |(f, _)| f)
     })
 }
 
@@ -299,7 +309,7 @@ mod documents {
                 bodies: Vec::new(),
                 bold_body: false,
                 italic_body: false,
-                body_face: [0; 2],
+                body_face: [(0, 0); 2],
                 heading_faces: HashSet::new(),
                 contents: HashMap::new(),
                 heading_sizes,

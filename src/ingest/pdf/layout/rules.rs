@@ -26,7 +26,8 @@ pub(crate) struct Features {
     pub bold: bool,
     /// Every line in italics, where italics tell something.
     pub italic: bool,
-    /// Every line in another face than the body's (sans over serif).
+    /// Every line in a face or colour of the larger headings', not the
+    /// body's (sans over serif, blue over black).
     pub face: bool,
     /// An index's letter set apart (bold, large, or in an alphabetical run).
     pub letter: bool,
@@ -107,7 +108,7 @@ pub(crate) const RULES: &[Rule] = &[
     Rule { name: "title case", classes: ALL, test: |f| f.word_first && f.title_case, example: "Results of Operations" },
     Rule { name: "a short bold line", classes: ALL, test: |f| f.word_first && f.bold && f.short, example: "{bold} Results of operations" },
     Rule { name: "a short italic line", classes: ALL, test: |f| f.word_first && f.italic && f.short, example: "{italic} Event: 'close'" },
-    Rule { name: "in another face than the body", classes: ALL, test: |f| f.word_first && f.face, example: "{face} Are there copyright restrictions on the use of Python?" },
+    Rule { name: "in the headings' face or colour", classes: ALL, test: |f| f.word_first && f.face, example: "{face} Are there copyright restrictions on the use of Python?" },
 ];
 
 /// Whether each rule fires on `f`, in the order of `RULES`.

@@ -34,6 +34,7 @@ fn text_at(text: &str, x: f32, baseline: f32, size: f32) -> Vec<Glyph> {
                 bold: false,
                 italic: false,
                 face: 0,
+                ink: 0,
                 turns: 0,
             }
         })
@@ -58,6 +59,7 @@ fn mono_at(text: &str, x: f32, y: f32) -> Vec<Glyph> {
                 bold: false,
                 italic: false,
                 face: 0,
+                ink: 0,
                 turns: 0,
             }
         })
@@ -100,6 +102,7 @@ fn text_up(text: &str, x: f32, y: f32, size: f32) -> Vec<Glyph> {
                 bold: false,
                 italic: false,
                 face: 0,
+                ink: 0,
                 turns: 1,
             }
         })

@@ -1,5 +1,5 @@
 //! What a line's type style says: a line alone in italics, or in
-//! another face than the body's.
+//! another face or colour than the body's.
 
 use super::*;
 
@@ -102,6 +102,54 @@ fn a_line_alone_in_the_headings_face_is_a_heading() {
                 Some(2)
             ),
             ("Python in the Real World", Some(1))
+        ]
+    );
+}
+
+/// A line in the body's face but in the colour its larger headings are set
+/// in heads what follows it, though too long for "a short bold line"; the
+/// same line in the text's colour, or in a colour no larger heading
+/// shares, stays text.
+#[test]
+fn a_line_alone_in_the_headings_colour_is_a_heading() {
+    let (serif, blue, green) = (1, 6, 9);
+    let inked = |ink: u32, t: &str, y: f32| Line {
+        bold: true,
+        face: serif,
+        ink,
+        ..body(t, y, true)
+    };
+    let larger = |t: &str, y: f32| Line {
+        size: 16.0,
+        ..inked(blue, t, y)
+    };
+    let text = |y: f32| Line {
+        face: serif,
+        ..prose(y)
+    };
+    let long = "Significant accounting policies and the application of critical estimates";
+    let page = Page {
+        lines: vec![
+            larger("Results of Operations", 40.0),
+            text(60.0),
+            inked(blue, long, 90.0),
+            text(110.0),
+            inked(0, long, 140.0),
+            text(160.0),
+            inked(green, long, 190.0),
+            text(210.0),
+            larger("Liquidity and Capital Resources", 240.0),
+            text(260.0),
+            text(280.0),
+        ],
+        ..Page::default()
+    };
+    assert_eq!(
+        headings(&blocks(&[page])),
+        vec![
+            ("Results of Operations", Some(1)),
+            (long, Some(2)),
+            ("Liquidity and Capital Resources", Some(1))
         ]
     );
 }
