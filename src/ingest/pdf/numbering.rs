@@ -22,10 +22,12 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
     }
     // A capital, or a letter of a script without case ("1.1 研究背景"), or
     // the TeX command a subsection describes ("3.1 \attachfile"; a listing
-    // numbers its lines "18 \RecordChanges", a list its steps "1. \usepackage").
+    // numbers its lines "18 \RecordChanges", a list its steps "1. \usepackage"),
+    // or any word after a number no amount is written as ("7.14.1 hyperref").
     let capital = rest
         .starts_with(|c: char| c.is_uppercase() || (c.is_alphabetic() && !c.is_lowercase()))
-        || (subsection(num) && tex_command_first(rest));
+        || (subsection(num) && tex_command_first(rest))
+        || (three_parts(num) && rest.starts_with(char::is_alphabetic));
     if !capital || rest.ends_with(|c: char| c.is_ascii_digit()) {
         return None;
     }
@@ -35,6 +37,12 @@ pub(super) fn numbered_depth(t: &str) -> Option<u8> {
 /// A number of two parts or more: `3.1`, `2.4.1.`, not `1.` or `18`.
 pub(super) fn subsection(num: &str) -> bool {
     num.trim_end_matches('.').contains('.')
+}
+
+/// A number of three parts or more (`2.3.1`): never an amount, a decimal
+/// or a year.
+fn three_parts(num: &str) -> bool {
+    num.trim_end_matches('.').matches('.').count() >= 2
 }
 
 /// Starts with a TeX command's name: a backslash, then a letter.
@@ -219,6 +227,11 @@ mod tests {
         assert_eq!(numbered_depth("2.3 Results"), Some(2));
         assert_eq!(numbered_depth("2.3.1. Fine Print"), Some(3));
         assert_eq!(numbered_depth("3 Methods"), Some(1));
+        assert_eq!(numbered_depth("7.14.1 hyperref 宏包"), Some(3));
+        assert_eq!(numbered_depth("2.3.3 make"), Some(3));
+        assert_eq!(numbered_depth("2.3 million shares were sold"), None);
+        assert_eq!(numbered_depth("3. the third step"), None);
+        assert_eq!(numbered_depth("1.2.3 456"), None);
         assert_eq!(numbered_depth("1.2 Results 14"), None, "a TOC entry");
         assert_eq!(numbered_depth("Item 7. Management's Discussion"), Some(1));
         assert_eq!(numbered_depth("ITEM 1A. RISK FACTORS"), Some(1));
