@@ -37,9 +37,9 @@ pub(super) struct Document<'a> {
     /// when unknown: of its lines in other scripts, and of those in Chinese
     /// or Japanese (a font sets one script: its text in another is no
     /// emphasis).
-    body_face: [Look; 2],
-    /// The faces and colours its larger headings are set in (`heading_faces`).
-    heading_faces: HashSet<Look>,
+    body_look: [Look; 2],
+    /// The faces and colours its larger headings are set in (`heading_looks`).
+    heading_looks: HashSet<Look>,
     /// The span of a contents page's entries, by page.
     contents: HashMap<u32, RangeInclusive<f32>>,
     /// Heading font sizes, largest first: their rank is the heading level.
@@ -99,8 +99,8 @@ impl<'a> Document<'a> {
             bodies: page_bodies(lines, body),
             bold_body: share(lines, |l| l.bold) > TUNING.bold_body_share,
             italic_body: share(lines, |l| l.italic) > TUNING.bold_body_share,
-            body_face: body_face(lines),
-            heading_faces: HashSet::new(),
+            body_look: body_look(lines),
+            heading_looks: HashSet::new(),
             contents: contents_pages(lines),
             heading_sizes: Vec::new(),
             below_fonts: 0,
@@ -120,7 +120,7 @@ impl<'a> Document<'a> {
             })
             .map(|(size, _, g, _)| (size, g))
             .collect();
-        doc.heading_faces = heading_faces(candidates.iter().map(|(_, g)| g.as_slice()));
+        doc.heading_looks = heading_looks(candidates.iter().map(|(_, g)| g.as_slice()));
         doc.heading_sizes = heading_sizes(candidates.into_iter().map(|(size, _)| size).collect());
         doc.below_fonts = doc.heading_sizes.len().min(TUNING.font_levels.0) as u8 + 1;
         let (letters, alphabetical) = index_letters(&raw);
@@ -153,10 +153,10 @@ impl<'a> Document<'a> {
     /// Every line is set in a face or colour of the larger headings' other
     /// than the body's (sans over a serif text, blue over black), code's
     /// monospaced type aside.
-    pub(super) fn other_face(&self, lines: &[&Line]) -> bool {
+    pub(super) fn other_look(&self, lines: &[&Line]) -> bool {
         let other = |l: &&Line| {
-            let body = self.body_face[cjk_line(l)];
-            !l.mono && body.0 != 0 && look(l) != body && self.heading_faces.contains(&look(l))
+            let body = self.body_look[cjk_line(l)];
+            !l.mono && body.0 != 0 && look(l) != body && self.heading_looks.contains(&look(l))
         };
         lines.iter().all(other)
     }
@@ -229,7 +229,7 @@ fn look(l: &Line) -> Look {
 /// The faces and colours of the larger headings (`groups`), each set in one
 /// by two of them or more: a label's or a chart's face (a font table's
 /// codes) that no heading shares says nothing.
-fn heading_faces<'a>(groups: impl Iterator<Item = &'a [&'a Line]>) -> HashSet<Look> {
+fn heading_looks<'a>(groups: impl Iterator<Item = &'a [&'a Line]>) -> HashSet<Look> {
     let mut count: HashMap<Look, usize> = HashMap::new();
     for g in groups {
         let face = look(g[0]);
@@ -246,7 +246,7 @@ fn heading_faces<'a>(groups: impl Iterator<Item = &'a [&'a Line]>) -> HashSet<Lo
 
 /// The face and colour most of the document's characters are set in, in
 /// lines of other scripts and in lines of Chinese or Japanese (`cjk_line`).
-fn body_face(lines: &[Vec<Line>]) -> [Look; 2] {
+fn body_look(lines: &[Vec<Line>]) -> [Look; 2] {
     let mut chars: [HashMap<Look, usize>; 2] = Default::default();
     for l in lines.iter().flatten().filter(|l| l.face != 0 && !l.mono) {
         *chars[cjk_line(l)].entry(look(l)).or_default() += l.text.chars().count();
@@ -309,8 +309,8 @@ mod documents {
                 bodies: Vec::new(),
                 bold_body: false,
                 italic_body: false,
-                body_face: [(0, 0); 2],
-                heading_faces: HashSet::new(),
+                body_look: [(0, 0); 2],
+                heading_looks: HashSet::new(),
                 contents: HashMap::new(),
                 heading_sizes,
                 below_fonts,

@@ -28,7 +28,7 @@ pub(crate) struct Features {
     pub italic: bool,
     /// Every line in a face or colour of the larger headings', not the
     /// body's (sans over serif, blue over black).
-    pub face: bool,
+    pub look: bool,
     /// An index's letter set apart (bold, large, or in an alphabetical run).
     pub letter: bool,
     /// An entry of a contents page.
@@ -108,7 +108,7 @@ pub(crate) const RULES: &[Rule] = &[
     Rule { name: "title case", classes: ALL, test: |f| f.word_first && f.title_case, example: "Results of Operations" },
     Rule { name: "a short bold line", classes: ALL, test: |f| f.word_first && f.bold && f.short, example: "{bold} Results of operations" },
     Rule { name: "a short italic line", classes: ALL, test: |f| f.word_first && f.italic && f.short, example: "{italic} Event: 'close'" },
-    Rule { name: "in the headings' face or colour", classes: ALL, test: |f| f.word_first && f.face, example: "{face} Are there copyright restrictions on the use of Python?" },
+    Rule { name: "in the headings' face or colour", classes: ALL, test: |f| f.word_first && f.look, example: "{look} Are there copyright restrictions on the use of Python?" },
 ];
 
 /// Whether each rule fires on `f`, in the order of `RULES`.
@@ -204,7 +204,7 @@ mod tests {
                 "larger" => f.larger = true,
                 "bold" => f.bold = true,
                 "italic" => f.italic = true,
-                "face" => f.face = true,
+                "look" => f.look = true,
                 "filing" => (f.class, f.item) = (Filing, true),
                 "labelled" => f.labelled = true,
                 n => f.lines = n.trim_start_matches("lines=").parse().expect(n),

@@ -217,7 +217,7 @@ fn features(doc: &Document, g: &Group, at: &Block) -> Features {
         smaller: size < doc.body(page) * TUNING.smaller_ratio && !g.alphabetical,
         bold,
         italic: at.italic,
-        face: doc.other_face(&g.lines),
+        look: doc.other_look(&g.lines),
         letter,
         listed: doc.listed(page, first.y) && !contents_title(text),
         indented: g.lines.len() == 1
