@@ -10,6 +10,7 @@ use super::contents::{page_ref, same_row};
 use super::filing::is_part;
 use super::numbering::{item_heading, numbered_depth};
 use super::page::Line;
+use super::reading::{self, Extent};
 use super::text_shape::{
     ends_sentence, heading_text, index_group, index_letter, leader_run, leaders,
     starts_with_bullet, starts_with_enumerator,
@@ -274,30 +275,13 @@ fn heads_text(prev: &Line, l: &Line, right: f32) -> bool {
     numbered_title || part_over_item || letter
 }
 
-/// Where full lines end, for each line: the 90th percentile of the right
-/// edges of the lines long enough to be body text that start where it
-/// does (within two font sizes), so each column of a page has its own.
+/// Where full lines end, for each line (`reading::right_edges`); where no
+/// line of its column is long enough to say, the page's rightmost end.
 fn right_edges(lines: &[Line]) -> Vec<f32> {
     let page_max = lines.iter().map(|l| l.end).fold(0.0, f32::max);
-    lines
-        .iter()
-        .map(|l| {
-            let reach = TUNING.column_reach * l.size.max(1.0);
-            let mut ends: Vec<f32> = lines
-                .iter()
-                .filter(|o| {
-                    (o.x - l.x).abs() <= reach && o.text.chars().count() >= TUNING.full_line_chars
-                })
-                .map(|o| o.end)
-                .collect();
-            if ends.is_empty() {
-                return page_max;
-            }
-            ends.sort_by(f32::total_cmp);
-            ends[(ends.len() * TUNING.full_line_share.0 / TUNING.full_line_share.1)
-                .min(ends.len() - 1)]
-        })
-        .collect()
+    let extents: Vec<Extent> = lines.iter().map(Extent::of_line).collect();
+    let edges = reading::right_edges(&extents, 1).into_iter();
+    edges.map(|edge| edge.unwrap_or(page_max)).collect()
 }
 
 #[cfg(test)]

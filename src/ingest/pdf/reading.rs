@@ -9,6 +9,7 @@
 //! prose on both sides) → tables (runs of rows with several aligned
 //! spans, written as one line per row with cells joined by ` | `).
 
+use super::body::most_common_size;
 use super::glyphs::{compose_accents, push_char, rtl, Placed, TURNS};
 use super::page::{Line, Row, Span, Word};
 use super::pitch::Pitch;
@@ -364,15 +365,24 @@ fn span(w: Word) -> Span {
 /// The page's usual distance from one baseline to the next, 0 when too few
 /// rows say. A double-spaced page (a thesis, a form) has a gap before every
 /// line by the font size alone; a gap is measured against this instead.
-/// Where lines break mid-sentence (a line ending in a word over one going on
-/// in lower case) their steps are the paragraphs' own pitch and decide it:
-/// on a page of short blocks (a filing's items, a line or two each with
-/// space around them) the steps between blocks outnumber those inside them.
-/// Else it is the median step over rows that follow each other closely.
+/// Where lines wrap their steps are the paragraphs' own pitch and decide
+/// it: on a page of short blocks (a filing's items, a manual's paragraphs
+/// of a line or two, each with space around them) the steps between blocks
+/// outnumber those inside them. Lines that run to their column's end on a
+/// word say so first; else lines ending in a word over one going on in
+/// lower case (which a title over a name in code fits too); else the
+/// median step over rows that follow each other closely.
 fn line_pitch(rows: &[Row]) -> f32 {
+    let extents: Vec<Extent> = rows.iter().map(Extent::of_row).collect();
+    // A margin several full lines show, not a lone line's own end; in the
+    // page's text type, not a title's.
+    let rights = right_edges(&extents, TUNING.pitch_samples.0);
+    let spans = rows.iter().flat_map(|r| &r.spans);
+    let text_size = most_common_size(spans.map(|s| (s.size, s.text.as_str())));
     let mut steps: Vec<f32> = Vec::new();
-    let mut wrapped: Vec<f32> = Vec::new();
-    for w in rows.windows(2) {
+    // Steps under full lines, and over lines going on in lower case.
+    let mut wrapped: [Vec<f32>; 2] = Default::default();
+    for (i, w) in rows.windows(2).enumerate() {
         let (size, step) = (w[1].size(), w[1].baseline() - w[0].baseline());
         let (fewest, most) = TUNING.pitch_steps;
         if !(step > fewest * size && step < most * size) {
@@ -386,22 +396,91 @@ fn line_pitch(rows: &[Row]) -> f32 {
         };
         let last_text = end.text.trim_end();
         let ends_in_a_word = last_text.ends_with(|c: char| c.is_alphabetic() || c == ',');
-        let goes_on = start.text.starts_with(char::is_lowercase);
-        if ends_in_a_word && goes_on && (end.size - start.size).abs() < TUNING.same_type_points {
-            wrapped.push(step);
+        if !ends_in_a_word || (end.size - start.size).abs() >= TUNING.same_type_points {
+            continue;
+        }
+        // One span: a table's row runs to its last column's end; an entry
+        // of an index or contents, to its page number.
+        let full = w[0].spans.len() == 1
+            && (end.size - text_size).abs() < TUNING.same_type_points
+            && extents[i].chars >= TUNING.full_line_chars
+            && rights[i].is_some_and(|right| end.x1 >= right - TUNING.short_of_margin * end.size);
+        if full {
+            wrapped[0].push(step);
+        }
+        if start.text.starts_with(char::is_lowercase) {
+            wrapped[1].push(step);
         }
     }
     let median = |mut v: Vec<f32>| {
         v.sort_by(f32::total_cmp);
         v[v.len() / 2]
     };
-    if wrapped.len() >= TUNING.pitch_samples.0 {
+    if let Some(wrapped) = wrapped
+        .into_iter()
+        .find(|w| w.len() >= TUNING.pitch_samples.0)
+    {
         median(wrapped)
     } else if steps.len() >= TUNING.pitch_samples.1 {
         median(steps)
     } else {
         0.0
     }
+}
+
+/// Where a line lies across the page, for finding where full lines end.
+pub(super) struct Extent {
+    x: f32,
+    end: f32,
+    size: f32,
+    chars: usize,
+}
+
+impl Extent {
+    pub(super) fn of_line(l: &Line) -> Extent {
+        let chars = l.text.chars().count();
+        Extent {
+            x: l.x,
+            end: l.end,
+            size: l.size,
+            chars,
+        }
+    }
+
+    fn of_row(r: &Row) -> Extent {
+        Extent {
+            x: r.spans.first().map_or(0.0, |s| s.x0),
+            end: r.spans.last().map_or(0.0, |s| s.x1),
+            size: r.size(),
+            chars: r.spans.iter().map(|s| s.text.chars().count()).sum(),
+        }
+    }
+}
+
+/// Where full lines end, for each line: the 90th percentile of the right
+/// edges of the lines long enough to be body text that start where it
+/// does (within two font sizes), so each column of a page has its own;
+/// `None` where fewer than `least` such lines end there (a page of short
+/// paragraphs that never reach a margin).
+pub(super) fn right_edges(lines: &[Extent], least: usize) -> Vec<Option<f32>> {
+    lines
+        .iter()
+        .map(|l| {
+            let reach = TUNING.column_reach * l.size.max(1.0);
+            let mut ends: Vec<f32> = lines
+                .iter()
+                .filter(|o| (o.x - l.x).abs() <= reach && o.chars >= TUNING.full_line_chars)
+                .map(|o| o.end)
+                .collect();
+            ends.sort_by(f32::total_cmp);
+            let share = ends.len() * TUNING.full_line_share.0 / TUNING.full_line_share.1;
+            let edge = *ends.get(share.min(ends.len().saturating_sub(1)))?;
+            let at_edge = ends
+                .iter()
+                .filter(|&&e| e >= edge - TUNING.short_of_margin * l.size);
+            (at_edge.count() >= least).then_some(edge)
+        })
+        .collect()
 }
 
 fn to_lines(rows: &[Row]) -> Vec<Line> {

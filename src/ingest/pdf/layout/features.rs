@@ -85,7 +85,8 @@ impl<'a> Document<'a> {
         let texts: Vec<String> = raw
             .iter()
             .map(|(_, g)| {
-                if apart(g) {
+                // A listing's line alone may head its entry (`Walk::add`).
+                if apart(g) && (g[0].table || g.len() > 1) {
                     "".into()
                 } else {
                     join_lines(g, hyphens)
@@ -156,9 +157,19 @@ impl<'a> Document<'a> {
     pub(super) fn other_look(&self, lines: &[&Line]) -> bool {
         let other = |l: &&Line| {
             let body = self.body_look[cjk_line(l)];
-            !l.mono && body.0 != 0 && look(l) != body && self.heading_looks.contains(&look(l))
+            let face = !l.mono && look(l) != body && self.heading_looks.contains(&look(l));
+            body.0 != 0 && (face || self.code_in_headings_ink(l))
         };
         lines.iter().all(other)
+    }
+
+    /// A line of code in the larger headings' colour, not the body's: an
+    /// API reference names its entries in monospaced type
+    /// (`subprocess.channel.ref()` in its headings' blue). Its face is
+    /// code's, never the headings'; its colour tells.
+    pub(super) fn code_in_headings_ink(&self, l: &Line) -> bool {
+        let body = self.body_look[cjk_line(l)];
+        l.mono && l.ink != body.1 && self.heading_looks.iter().any(|h| h.1 == l.ink)
     }
 
     /// A filing: the rules of parts, items and statements run.

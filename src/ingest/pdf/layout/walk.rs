@@ -41,7 +41,8 @@ impl Walk {
             ..Block::default()
         };
         let code = g.lines[0].mono;
-        if code && apart(&g.lines) {
+        let entry = || matches!(g.lines[..], [l] if doc.code_in_headings_ink(l));
+        if code && apart(&g.lines) && !entry() {
             self.listing(&g.lines, &at);
             return;
         }

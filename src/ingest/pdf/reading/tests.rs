@@ -379,6 +379,38 @@ fn a_page_of_short_blocks_measures_gaps_against_its_paragraphs() {
 }
 
 #[test]
+fn a_page_of_short_paragraphs_measures_gaps_against_its_full_lines() {
+    // A manual made from a web page: paragraphs of a line or two, 28
+    // points apart, on 12-point text; a paragraph's first line runs to
+    // the margin and the next goes on 14 points under it, in capitals or
+    // code, never in lower case. A heading 20 points over its first line
+    // stands apart from it.
+    let full = "The resume event is emitted whenever the input stream gets";
+    let mut g = Vec::new();
+    let mut y = 100.0;
+    for (text, dy) in [
+        ("Event: resume", 0.0),
+        ("Added in: v0.7.5", 20.0),
+        (full, 28.0),
+        ("Resumed, it reads.", 14.0),
+        ("The listener function is called without arguments.", 28.0),
+        (full, 28.0),
+        ("Ctrl+Z brings it back.", 14.0),
+        (full, 28.0),
+        ("SIGINT stops it.", 14.0),
+        ("The event is not supported on Windows.", 28.0),
+    ] {
+        y += dy;
+        g.extend(text_at(text, 72.0, y, 12.0));
+    }
+    let gaps: Vec<bool> = lines(&g).iter().skip(1).map(|l| l.gap).collect();
+    assert_eq!(
+        gaps,
+        [true, true, false, true, true, false, true, false, true]
+    );
+}
+
+#[test]
 fn drawing_order_does_not_matter() {
     let mut g = text_at("second line", 72.0, 112.0, 10.0);
     g.extend(text_at("first line", 72.0, 100.0, 10.0));

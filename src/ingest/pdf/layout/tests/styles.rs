@@ -153,3 +153,54 @@ fn a_line_alone_in_the_headings_colour_is_a_heading() {
         ]
     );
 }
+
+/// An API reference names its entries in code's type, set in the colour of
+/// its larger headings: a lone line of code in that colour heads the text
+/// under it. A lone line of code in the text's colour, or in a colour no
+/// larger heading shares, is a listing still.
+#[test]
+fn a_line_of_code_in_the_headings_colour_is_a_heading() {
+    let (sans, serif, mono, blue, green) = (2, 1, 3, 6, 9);
+    let larger = |t: &str, y: f32| Line {
+        size: 16.0,
+        face: sans,
+        ink: blue,
+        ..body(t, y, true)
+    };
+    let code = |ink: u32, t: &str, y: f32| Line {
+        mono: true,
+        face: mono,
+        ink,
+        ..body(t, y, true)
+    };
+    let text = |y: f32| Line {
+        face: serif,
+        ..prose(y)
+    };
+    let page = Page {
+        lines: vec![
+            larger("Child process", 40.0),
+            text(60.0),
+            code(blue, "subprocess.channel.ref()", 90.0),
+            text(110.0),
+            code(0, "subprocess.channel.unref()", 140.0),
+            text(160.0),
+            code(green, "subprocess.connected", 190.0),
+            text(210.0),
+            larger("Synchronous process creation", 240.0),
+            text(260.0),
+            text(280.0),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    assert_eq!(
+        headings(&b),
+        vec![
+            ("Child process", Some(1)),
+            ("subprocess.channel.ref()", Some(2)),
+            ("Synchronous process creation", Some(1))
+        ]
+    );
+    assert_eq!(b.iter().filter(|b| b.code).count(), 2);
+}
