@@ -152,8 +152,8 @@ impl<'a> Document<'a> {
     }
 
     /// Every line is set in a face or colour of the larger headings' other
-    /// than the body's (sans over a serif text, blue over black), code's
-    /// monospaced type aside.
+    /// than the body's (sans over a serif text, blue over black); a line of
+    /// code, by its colour alone.
     pub(super) fn other_look(&self, lines: &[&Line]) -> bool {
         let other = |l: &&Line| {
             let body = self.body_look[cjk_line(l)];
