@@ -3,6 +3,26 @@
 
 use super::*;
 
+/// A line of the body's size alone in `face` and `ink`, bold or not.
+fn set_in(face: u32, ink: u32, bold: bool, t: &str, y: f32) -> Line {
+    Line {
+        bold,
+        face,
+        ink,
+        ..body(t, y, true)
+    }
+}
+
+/// The same line in a larger type, as a document's larger headings are.
+fn larger(l: Line) -> Line {
+    Line { size: 16.0, ..l }
+}
+
+/// The text's prose, in `face`.
+fn prose_in(face: u32, y: f32) -> Line {
+    Line { face, ..prose(y) }
+}
+
 /// A short line alone in italics heads what follows it (an API
 /// reference's events, a report's lowest heading level), under a heading
 /// in the body's type set upright; a sentence set in italics stays text.
@@ -46,22 +66,12 @@ fn a_short_line_alone_in_italics_is_a_heading() {
 #[test]
 fn a_line_alone_in_the_headings_face_is_a_heading() {
     let (serif, sans, labels) = (1, 2, 3);
-    let in_face = |face: u32, t: &str, y: f32| Line {
-        bold: true,
-        face,
-        ..body(t, y, true)
-    };
-    let larger = |t: &str, y: f32| Line {
-        size: 16.0,
-        ..in_face(sans, t, y)
-    };
-    let text = |y: f32| Line {
-        face: serif,
-        ..prose(y)
-    };
+    let in_face = |face: u32, t: &str, y: f32| set_in(face, 0, true, t, y);
+    let heading = |t: &str, y: f32| larger(in_face(sans, t, y));
+    let text = |y: f32| prose_in(serif, y);
     let page = Page {
         lines: vec![
-            larger("General Information", 40.0),
+            heading("General Information", 40.0),
             text(60.0),
             in_face(
                 sans,
@@ -87,7 +97,7 @@ fn a_line_alone_in_the_headings_face_is_a_heading() {
                 ..in_face(sans, "Channel options and their defaults", 240.0)
             },
             text(260.0),
-            larger("Python in the Real World", 290.0),
+            heading("Python in the Real World", 290.0),
             text(310.0),
             text(330.0),
         ],
@@ -113,24 +123,13 @@ fn a_line_alone_in_the_headings_face_is_a_heading() {
 #[test]
 fn a_line_alone_in_the_headings_colour_is_a_heading() {
     let (serif, blue, green) = (1, 6, 9);
-    let inked = |ink: u32, t: &str, y: f32| Line {
-        bold: true,
-        face: serif,
-        ink,
-        ..body(t, y, true)
-    };
-    let larger = |t: &str, y: f32| Line {
-        size: 16.0,
-        ..inked(blue, t, y)
-    };
-    let text = |y: f32| Line {
-        face: serif,
-        ..prose(y)
-    };
+    let inked = |ink: u32, t: &str, y: f32| set_in(serif, ink, true, t, y);
+    let heading = |t: &str, y: f32| larger(inked(blue, t, y));
+    let text = |y: f32| prose_in(serif, y);
     let long = "Significant accounting policies and the application of critical estimates";
     let page = Page {
         lines: vec![
-            larger("Results of Operations", 40.0),
+            heading("Results of Operations", 40.0),
             text(60.0),
             inked(blue, long, 90.0),
             text(110.0),
@@ -138,7 +137,7 @@ fn a_line_alone_in_the_headings_colour_is_a_heading() {
             text(160.0),
             inked(green, long, 190.0),
             text(210.0),
-            larger("Liquidity and Capital Resources", 240.0),
+            heading("Liquidity and Capital Resources", 240.0),
             text(260.0),
             text(280.0),
         ],
@@ -161,25 +160,15 @@ fn a_line_alone_in_the_headings_colour_is_a_heading() {
 #[test]
 fn a_line_of_code_in_the_headings_colour_is_a_heading() {
     let (sans, serif, mono, blue, green) = (2, 1, 3, 6, 9);
-    let larger = |t: &str, y: f32| Line {
-        size: 16.0,
-        face: sans,
-        ink: blue,
-        ..body(t, y, true)
-    };
+    let heading = |t: &str, y: f32| larger(set_in(sans, blue, false, t, y));
     let code = |ink: u32, t: &str, y: f32| Line {
         mono: true,
-        face: mono,
-        ink,
-        ..body(t, y, true)
+        ..set_in(mono, ink, false, t, y)
     };
-    let text = |y: f32| Line {
-        face: serif,
-        ..prose(y)
-    };
+    let text = |y: f32| prose_in(serif, y);
     let page = Page {
         lines: vec![
-            larger("Child process", 40.0),
+            heading("Child process", 40.0),
             text(60.0),
             code(blue, "subprocess.channel.ref()", 90.0),
             text(110.0),
@@ -187,7 +176,7 @@ fn a_line_of_code_in_the_headings_colour_is_a_heading() {
             text(160.0),
             code(green, "subprocess.connected", 190.0),
             text(210.0),
-            larger("Synchronous process creation", 240.0),
+            heading("Synchronous process creation", 240.0),
             text(260.0),
             text(280.0),
         ],
