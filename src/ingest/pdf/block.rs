@@ -25,6 +25,10 @@ pub struct Block {
     pub code: bool,
     /// Set in italics, where italics tell something (`Document::italic`).
     pub italic: bool,
+    /// Set in bold, where bold tells something (not the body's weight).
+    pub bold: bool,
+    /// Every line set in a monospaced font (a heading that names code).
+    pub mono: bool,
     /// The page's text was recognised by OCR.
     pub ocr: bool,
     /// A bookmark's title no printed line carries: it opens its section

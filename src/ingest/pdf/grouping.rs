@@ -130,7 +130,9 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
     let mut left = f32::MAX;
     for (i, l) in lines.iter().enumerate() {
         let starts = match (cur.first(), cur.last()) {
-            (Some(first), Some(prev)) if first.mono || l.mono => !in_listing(first, prev, l),
+            (Some(first), Some(prev)) if first.mono || l.mono => {
+                !in_listing(first, prev, l, lines.get(i + 1))
+            }
             (Some(_), Some(_)) => starts_paragraph(&cur, l, rights[i - 1], left),
             _ => false,
         };
@@ -151,10 +153,11 @@ pub(super) fn group_lines(lines: &[Line]) -> Vec<Vec<&Line>> {
 /// listing's lines at its pitch, blank lines and all. A bold line after
 /// one in the listing's weight, at its left edge, starts a block: an
 /// entry's name in bold code type heads the text under it (a keyword set
-/// bold is indented in its listing, or shares its line).
-fn in_listing(first: &Line, prev: &Line, l: &Line) -> bool {
+/// bold is indented in its listing, or shares its line), and so does a
+/// line that names an entry in a colour of its own (`names_entry`).
+fn in_listing(first: &Line, prev: &Line, l: &Line, next: Option<&Line>) -> bool {
     let pitch = first.pitch;
-    let heads = l.bold && !prev.bold && l.x < first.x + pitch;
+    let heads = (l.bold && !prev.bold || names_entry(first, l, next)) && l.x < first.x + pitch;
     first.mono
         && !l.table
         && !heads
@@ -162,6 +165,16 @@ fn in_listing(first: &Line, prev: &Line, l: &Line) -> bool {
         && (l.pitch - pitch).abs() <= TUNING.listing_pitch_share * pitch
         && l.y > prev.y
         && l.y - prev.y <= TUNING.blank_line_step.1 * prev.size.max(1.0)
+}
+
+/// A line shown to be code, starting on a name, in a colour (not black)
+/// other than the listing's first line's, after a blank line, over text:
+/// an API reference's entry (`channel.publish(message)` in its headings'
+/// blue) after the listing that ends the entry before. A comment in a
+/// listing goes on into code, and so does a session's output label.
+fn names_entry(first: &Line, l: &Line, next: Option<&Line>) -> bool {
+    let named = l.mono && l.text.starts_with(char::is_alphabetic);
+    named && l.ink != 0 && l.ink != first.ink && l.gap && next.is_some_and(|n| !n.mono)
 }
 
 /// Whether `l` starts a block after the lines of `cur`, whose last line

@@ -140,7 +140,7 @@ fn read_by(opts: &ReadOptions) -> String {
 
 /// Raised when what a page holds changes (a new field of its lines), so
 /// pages kept by an older build are read again.
-const PAGE_FORMAT: u32 = 7;
+const PAGE_FORMAT: u32 = 8;
 
 /// Takes the file's advisory lock without waiting: two files with the same
 /// content in one run must not write one cache at once.

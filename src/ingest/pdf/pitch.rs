@@ -21,6 +21,8 @@ pub(super) struct Pitch {
     widths: f32,
     glyphs: u16,
     min: f32,
+    /// The last glyph's width when it is a mark (no letter or digit).
+    end_mark: f32,
 }
 
 impl Pitch {
@@ -38,6 +40,7 @@ impl Pitch {
         }
         let least = if self.glyphs == 0 { width } else { self.min };
         self.min = least.min(width);
+        self.end_mark = if c.is_alphanumeric() { 0.0 } else { width };
         self.widths += width;
         self.glyphs = self.glyphs.saturating_add(1);
     }
@@ -55,13 +58,21 @@ impl Pitch {
         self.widths += o.widths;
         self.glyphs = self.glyphs.saturating_add(o.glyphs);
         self.min = self.min.min(o.min);
+        self.end_mark = o.end_mark;
     }
 
     /// Every glyph as wide as the others: their width (0 when they differ
     /// or there are none). Measured by the mean against the narrowest, as
-    /// the engine draws a few glyphs' boxes past their advance.
+    /// the engine draws a few glyphs' boxes past their advance; a wider
+    /// mark that ends the run left out of the mean, as it may be set in
+    /// another font (an API entry's `#` or `¶` link after its name in code).
     pub(super) fn even(&self) -> f32 {
-        let mean = self.widths / f32::from(self.glyphs.max(1));
+        let mean = |widths: f32, glyphs: u16| widths / f32::from(glyphs.max(1));
+        let without_mark = match self.glyphs {
+            n if n > 2 && self.end_mark > 0.0 => mean(self.widths - self.end_mark, n - 1),
+            _ => f32::MAX,
+        };
+        let mean = mean(self.widths, self.glyphs).min(without_mark);
         if self.glyphs > 0 && mean - self.min <= TUNING.even_width_share * self.min {
             self.min
         } else {
@@ -101,5 +112,22 @@ mod tests {
         // Even but without narrow glyphs to tell: not shown monospaced.
         let digits = pitch_of("2018 2017", |_| 5.56);
         assert!(!digits.fixed() && digits.even() > 0.0);
+        // One mark in a wider font after a name in code: still code.
+        let linked = pitch_of("end(event)#", |c| if c == '#' { 10.1 } else { 6.6 });
+        assert!(linked.fixed() && (linked.even() - 6.6).abs() < 1e-4);
+        let two = pitch_of("end(event)##", |c| if c == '#' { 10.1 } else { 6.6 });
+        assert!(!two.fixed());
+        // Not a mark, or not at the end: another font.
+        let letter = pitch_of("ssty2.math→h", |c| if c == 'h' { 7.9 } else { 6.6 });
+        assert!(!letter.fixed());
+        // A narrower mark at the end stays in the mean: boxes drawn past
+        // their advance (a slanted comment) measured as before.
+        let slanted = |c| match c {
+            '(' => 5.71,
+            '*' => 5.33,
+            'x' => 5.49,
+            _ => 5.23,
+        };
+        assert!(pitch_of("(*!x*)", slanted).fixed());
     }
 }

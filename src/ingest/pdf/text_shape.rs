@@ -321,10 +321,13 @@ fn mostly_letters(t: &str) -> bool {
 
 /// A form's check box ("Yes ☐ No ☒"): a field to fill in (a box drawn in a
 /// symbol font may come out as "¨", but so does a German umlaut set apart
-/// from its letter: "Uberschriften ¨"); or an ellipsis, an address or a link.
+/// from its letter: "Uberschriften ¨"); or an ellipsis (not code's spread
+/// before a name: `fn(...args)`), an address or a link.
 fn field_or_link(t: &str) -> bool {
     t.contains(['☐', '☒', '☑'])
-        || t.contains("...")
+        || t.split("...")
+            .skip(1)
+            .any(|after| !after.starts_with(char::is_alphabetic))
         || t.contains(LEADER)
         || t.ends_with(LEADER.trim_end())
         || t.contains('@')
@@ -590,6 +593,7 @@ mod tests {
     fn a_name_as_code_writes_it_may_start_a_heading_in_lower_case() {
         for h in [
             "rl.getCursorPos()#",
+            "tracingChannel.traceSync(fn[, context[, thisArg[, ...args]]])#",
             "child_process.exec(command)",
             "worker.isMainThread",
             "tablor.sty",
@@ -660,6 +664,7 @@ mod tests {
             "Shares of the Common Stock are listed for trading under the symbol “WMT.”",
             "Yes ☐ No ☒",
             "Emerging Growth Company ☐",
+            "Loading Your Files ...",
         ] {
             let h = heading_text(not) && (numbered_depth(not).is_some() || title_case(not));
             assert!(!h, "{not}");

@@ -1,6 +1,7 @@
 //! How much a heading set in the body's font stands out: slightly larger
-//! type, then capitals, then the rest, then italics. Under one, a heading of
-//! lower emphasis is its sub-heading.
+//! type, then capitals, then the rest, then italics, then code in the
+//! body's weight and slant. Under one, a heading of lower emphasis is its
+//! sub-heading.
 
 use std::collections::HashSet;
 
@@ -10,10 +11,16 @@ use super::super::page::Line;
 use super::super::text_shape::all_caps;
 use super::super::tuning::TUNING;
 
-/// The ranks of emphasis (slightly larger, capitals, the rest, italics)
-/// open above the current body-font heading.
+/// The ranks of emphasis, highest first (`emphasis_rank`).
+const LARGER: usize = 0;
+const CAPITALS: usize = LARGER + 1;
+const THE_REST: usize = CAPITALS + 1;
+const ITALICS: usize = THE_REST + 1;
+const PLAIN_CODE: usize = ITALICS + 1;
+
+/// The ranks of emphasis open above the current body-font heading.
 #[derive(Debug, Default)]
-pub(super) struct Emphasis([bool; 4]);
+pub(super) struct Emphasis([bool; PLAIN_CODE + 1]);
 
 impl Emphasis {
     /// How many levels of higher emphasis a heading of `rank` sits under.
@@ -29,8 +36,10 @@ impl Emphasis {
 }
 
 /// A body-font heading's emphasis, highest first: type slightly larger than
-/// the body's (not large enough to rank by size), capitals, the rest, italics
-/// (the lightest heading a document sets in its body's type). A name
+/// the body's (not large enough to rank by size), capitals, the rest,
+/// italics, code in the body's weight and slant (an API's entries told by
+/// their colour alone, `channel.publish(message)`; in bold or italics code
+/// ranks as words do). A name
 /// is in capitals in any heading: one written with digits ("COVID-19",
 /// "F-35": capitals count only in a word of letters), or an abbreviation of
 /// four letters or fewer the paragraphs write in capitals too ("GAAP",
@@ -45,12 +54,15 @@ pub(super) fn emphasis_rank(b: &Block, body: f32, names: &HashSet<String>) -> us
         && text.chars().filter(|c| c.is_alphabetic()).count() <= TUNING.abbreviation_letters
         && names.contains(&letters(text));
     if size >= body * TUNING.slightly_larger_ratio {
-        0
+        LARGER
     } else if all_caps(text) && words_in_capitals && !abbreviation {
-        1
+        CAPITALS
+    } else if b.italic {
+        ITALICS
+    } else if b.mono && !b.bold {
+        PLAIN_CODE
     } else {
-        // Italics one rank below the rest.
-        2 + usize::from(b.italic)
+        THE_REST
     }
 }
 

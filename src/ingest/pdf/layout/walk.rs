@@ -38,6 +38,8 @@ impl Walk {
             x: g.lines[0].x,
             ocr: doc.pages[g.page as usize - 1].ocr,
             italic: doc.italic(&g.lines),
+            bold: !doc.bold_body && g.lines.iter().all(|l| l.bold),
+            mono: g.lines.iter().all(|l| l.mono),
             ..Block::default()
         };
         let code = g.lines[0].mono;
@@ -199,7 +201,7 @@ fn cue(f: &Features, text: &str) -> Cue {
 /// What the group (its blocks' page, type and place `at`) shows the heading rules.
 fn features(doc: &Document, g: &Group, at: &Block) -> Features {
     let (page, text, first, size) = (g.page, g.text.as_str(), g.lines[0], at.size);
-    let bold = !doc.bold_body && g.lines.iter().all(|l| l.bold);
+    let bold = at.bold;
     let set_apart = bold || !text.chars().any(char::is_lowercase);
     let letter = g.letter && (bold || doc.big(size, page) || g.alphabetical);
     // A table's row has cells apart on its baseline, or a mark beside it.

@@ -193,3 +193,79 @@ fn a_line_of_code_in_the_headings_colour_is_a_heading() {
     );
     assert_eq!(b.iter().filter(|b| b.code).count(), 2);
 }
+
+/// A reference made from web pages sets its sections' headings in the
+/// body's type: bold, then italics under them, then its entries named in
+/// code, upright in the headings' blue, under those; an entry set in bold
+/// ranks as bold words do. An entry's name right after the listing that
+/// ends the entry before it is no line of that listing: a line of code in
+/// another colour, after a blank line, over text. A comment in a colour
+/// inside a listing stays in it.
+#[test]
+fn body_type_headings_rank_over_entries_in_plain_code() {
+    let (sans, serif, mono, blue) = (2, 1, 3, 6);
+    let code = |ink: u32, t: &str, y: f32, gap: bool| Line {
+        mono: true,
+        pitch: 6.6,
+        gap,
+        ..set_in(mono, ink, false, t, y)
+    };
+    let italic = |t: &str, y: f32| Line {
+        italic: true,
+        ..set_in(sans, blue, false, t, y)
+    };
+    let text = |y: f32| prose_in(serif, y);
+    let page = Page {
+        lines: vec![
+            larger(set_in(sans, blue, true, "Diagnostics Channel#", 40.0)),
+            text(60.0),
+            set_in(sans, blue, true, "Public API#", 90.0),
+            italic("Overview#", 120.0),
+            text(140.0),
+            code(
+                0,
+                "const channel = diagnostics_channel.channel('my-channel');",
+                170.0,
+                true,
+            ),
+            code(blue, "// Subscribe to the channel", 194.0, true),
+            code(0, "channel.subscribe(onMessage);", 206.0, false),
+            code(blue, "diagnostics_channel.channel(name)#", 230.0, true),
+            text(250.0),
+            italic("Class: Channel#", 280.0),
+            text(300.0),
+            code(0, "channel.publish({ some: 'data' });", 330.0, true),
+            code(blue, "channel.publish(message)#", 354.0, true),
+            text(374.0),
+            Line {
+                bold: true,
+                ..code(blue, "diagnostics_channel.subscribe(name)#", 404.0, true)
+            },
+            text(424.0),
+            larger(set_in(sans, blue, true, "Built-in Channels#", 454.0)),
+            text(474.0),
+        ],
+        ..Page::default()
+    };
+    let b = blocks(&[page]);
+    assert_eq!(
+        headings(&b),
+        vec![
+            ("Diagnostics Channel#", Some(1)),
+            ("Public API#", Some(2)),
+            ("Overview#", Some(3)),
+            ("diagnostics_channel.channel(name)#", Some(4)),
+            ("Class: Channel#", Some(3)),
+            ("channel.publish(message)#", Some(4)),
+            ("diagnostics_channel.subscribe(name)#", Some(2)),
+            ("Built-in Channels#", Some(1)),
+        ]
+    );
+    let listings: Vec<&str> = b
+        .iter()
+        .filter(|b| b.code)
+        .map(|b| b.text.as_str())
+        .collect();
+    assert_eq!(listings.len(), 2);
+    assert!(listings[0].contains("// Subscribe to the channel\nchannel.subscribe"));
+}
