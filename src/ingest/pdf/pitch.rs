@@ -67,12 +67,12 @@ impl Pitch {
     /// mark that ends the run left out of the mean, as it may be set in
     /// another font (an API entry's `#` or `¶` link after its name in code).
     pub(super) fn even(&self) -> f32 {
-        let mean = |widths: f32, glyphs: u16| widths / f32::from(glyphs.max(1));
+        let mean_of = |widths: f32, glyphs: u16| widths / f32::from(glyphs.max(1));
         let without_mark = match self.glyphs {
-            n if n > 2 && self.end_mark > 0.0 => mean(self.widths - self.end_mark, n - 1),
+            n if n > 2 && self.end_mark > 0.0 => mean_of(self.widths - self.end_mark, n - 1),
             _ => f32::MAX,
         };
-        let mean = mean(self.widths, self.glyphs).min(without_mark);
+        let mean = mean_of(self.widths, self.glyphs).min(without_mark);
         if self.glyphs > 0 && mean - self.min <= TUNING.even_width_share * self.min {
             self.min
         } else {
