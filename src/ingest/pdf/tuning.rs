@@ -102,6 +102,8 @@ tuning! {
     larger_points: f32 = 1.0,
     /// Smaller than the body by this ratio: a footnote or a caption, never a heading.
     smaller_ratio: f32 = 0.92,
+    /// Code's glyph width as a share of its size, counted in steps of this.
+    code_pitch_step: f32 = 0.01,
     /// Two heading sizes closer than this, in points, are one size.
     same_size_points: f32 = 0.6,
     /// Slightly larger type: a bold heading's over its text, a body-font heading above capitals.

@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::RangeInclusive;
 
-use super::super::body::page_bodies;
+use super::super::body::{most_common_size, page_bodies};
 use super::super::class::{classify, DocumentClass};
 use super::super::contents::contents_pages;
 use super::super::grouping::{apart, group_lines, mean_size, share, wrap_margins};
@@ -28,6 +28,10 @@ pub(super) struct Document<'a> {
     body: f32,
     /// ...and on each page (`page_bodies`).
     bodies: Vec<f32>,
+    /// The size its code is set in, often smaller than its words', and the
+    /// width of code's glyphs as a share of it (`code_pitch`).
+    code: f32,
+    code_pitch: f32,
     /// Most of the text is bold: bold then says nothing (a font that
     /// reports a heavy weight for every glyph).
     pub bold_body: bool,
@@ -98,6 +102,8 @@ impl<'a> Document<'a> {
             lines,
             body,
             bodies: page_bodies(lines, body),
+            code: most_common_size(code_lines(lines).map(|l| (l.size, l.text.as_str()))),
+            code_pitch: code_pitch(lines),
             bold_body: share(lines, |l| l.bold) > TUNING.bold_body_share,
             italic_body: share(lines, |l| l.italic) > TUNING.bold_body_share,
             body_look: body_look(lines),
@@ -157,7 +163,7 @@ impl<'a> Document<'a> {
     pub(super) fn other_look(&self, lines: &[&Line]) -> bool {
         let other = |l: &&Line| {
             let body = self.body_look[cjk_line(l)];
-            let face = !l.mono && look(l) != body && self.heading_looks.contains(&look(l));
+            let face = !self.code(l) && look(l) != body && self.heading_looks.contains(&look(l));
             body.0 != 0 && (face || self.code_in_headings_ink(l))
         };
         lines.iter().all(other)
@@ -169,7 +175,7 @@ impl<'a> Document<'a> {
     /// code's, never the headings'; its colour tells.
     pub(super) fn code_in_headings_ink(&self, l: &Line) -> bool {
         let body = self.body_look[cjk_line(l)];
-        l.mono && l.ink != body.1 && self.heading_looks.iter().any(|h| h.1 == l.ink)
+        self.code(l) && l.ink != body.1 && self.heading_looks.iter().any(|h| h.1 == l.ink)
     }
 
     /// A filing: the rules of parts, items and statements run.
@@ -181,6 +187,25 @@ impl<'a> Document<'a> {
     pub(super) fn body(&self, page: u32) -> f32 {
         let at = (page as usize).saturating_sub(1);
         self.bodies.get(at).copied().unwrap_or(self.body)
+    }
+
+    /// Shown monospaced, or too short to show it (`eol`) but in a face of
+    /// no name with glyphs as wide as the document's code.
+    pub(super) fn code(&self, l: &Line) -> bool {
+        let pitch = l.pitch / l.size.max(f32::EPSILON);
+        let code_wide = (pitch - self.code_pitch).abs() <= TUNING.listing_pitch_share * pitch;
+        l.mono || (l.face == 0 && l.pitch > 0.0 && code_wide)
+    }
+
+    /// Set in a smaller type than the body's on `page`; `code`, than the
+    /// document's code.
+    pub(super) fn smaller(&self, code: bool, size: f32, page: u32) -> bool {
+        let body = if code {
+            self.body(page).min(self.code)
+        } else {
+            self.body(page)
+        };
+        size < body * TUNING.smaller_ratio
     }
 
     /// Set in a larger type than the body's on `page`, as headings are.
@@ -227,6 +252,25 @@ fn index_letters(raw: &[(u32, Vec<&Line>)]) -> (Vec<bool>, Vec<bool>) {
         .map(|&l| l && sure.next().unwrap_or(false))
         .collect();
     (letters, alphabetical)
+}
+
+/// The document's lines shown to be code (not a table's rows).
+fn code_lines(lines: &[Vec<Line>]) -> impl Iterator<Item = &Line> {
+    lines
+        .iter()
+        .flatten()
+        .filter(|l| l.mono && !l.table && l.size > 0.0)
+}
+
+/// The most common width of a glyph of code, as a share of its size.
+fn code_pitch(lines: &[Vec<Line>]) -> f32 {
+    let mut chars: HashMap<i32, usize> = HashMap::new();
+    for l in code_lines(lines) {
+        let share = (l.pitch / l.size / TUNING.code_pitch_step).round() as i32;
+        *chars.entry(share).or_default() += l.text.chars().count();
+    }
+    let most = chars.into_iter().max_by_key(|&(share, n)| (n, share));
+    most.map_or(0.0, |(share, _)| share as f32 * TUNING.code_pitch_step)
 }
 
 /// A line's face and colour (`Line::face`, `Line::ink`), as the rules
@@ -318,6 +362,8 @@ mod documents {
                 lines: &[],
                 body,
                 bodies: Vec::new(),
+                code: body,
+                code_pitch: 0.0,
                 bold_body: false,
                 italic_body: false,
                 body_look: [(0, 0); 2],

@@ -39,7 +39,7 @@ impl Walk {
             ocr: doc.pages[g.page as usize - 1].ocr,
             italic: doc.italic(&g.lines),
             bold: !doc.bold_body && g.lines.iter().all(|l| l.bold),
-            mono: g.lines.iter().all(|l| l.mono),
+            mono: g.lines.iter().all(|l| doc.code(l)),
             ..Block::default()
         };
         let code = g.lines[0].mono;
@@ -204,6 +204,8 @@ fn features(doc: &Document, g: &Group, at: &Block) -> Features {
     let bold = at.bold;
     let set_apart = bold || !text.chars().any(char::is_lowercase);
     let letter = g.letter && (bold || doc.big(size, page) || g.alphabetical);
+    // A name in code in the headings' colour: an entry of a reference.
+    let entry = g.lines.iter().all(|l| doc.code_in_headings_ink(l));
     // A table's row has cells apart on its baseline, or a mark beside it.
     let i = page as usize - 1;
     let (page_lines, gutter) = (&doc.lines[i], doc.pages[i].gutter);
@@ -211,13 +213,17 @@ fn features(doc: &Document, g: &Group, at: &Block) -> Features {
         && !contents_title(text)
         && ((g.lines.len() == 1 && cells_beside(page_lines, gutter, first) >= TUNING.row_cells)
             || (g.lines.len() <= TUNING.heading_lines && mark_beside(page_lines, gutter, first)));
-    Features {
+    // Code set apart from what follows is measured against the document's
+    // code; a term in code right over its description is no heading.
+    let last = g.lines[g.lines.len() - 1];
+    let code_apart = entry || (at.mono && spaced_below(page_lines, last));
+    let mut f = Features {
         class: doc.class,
         lines: g.lines.len(),
         larger: doc.big(size, page),
         // An index's letters in an alphabetical run are its whatever its
         // type: an index is often set smaller than the body.
-        smaller: size < doc.body(page) * TUNING.smaller_ratio && !g.alphabetical,
+        smaller: doc.smaller(code_apart, size, page) && !g.alphabetical,
         bold,
         italic: at.italic,
         look: doc.other_look(&g.lines),
@@ -230,7 +236,16 @@ fn features(doc: &Document, g: &Group, at: &Block) -> Features {
         item: item_heading(text) && set_apart,
         labelled: g.lines.len() > 1 && chapter_label(&first.text) && set_apart,
         ..Features::of_text(text)
-    }
+    };
+    // A name in code keeps its own case (`eol`, an attribute's name).
+    f.faults.lower_case &= !entry;
+    f
+}
+
+/// Whether a gap (or the page's end) follows `last`, a line of `page`.
+fn spaced_below(page: &[Line], last: &Line) -> bool {
+    let at = page.iter().position(|l| std::ptr::eq(l, last));
+    at.and_then(|i| page.get(i + 1)).is_none_or(|next| next.gap)
 }
 
 /// The headings right over a table, in its type, that stand over its columns

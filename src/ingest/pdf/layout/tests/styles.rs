@@ -269,3 +269,80 @@ fn body_type_headings_rank_over_entries_in_plain_code() {
     assert_eq!(listings.len(), 2);
     assert!(listings[0].contains("// Subscribe to the channel\nchannel.subscribe"));
 }
+
+/// A manual page names each attribute in code, in its headings' blue and
+/// italics, in the size its listings are set in, a point under its prose:
+/// no smaller than its code, and in code's own case. A name too short to
+/// show its pitch (`eol`: one narrow glyph) is code by its glyphs' width,
+/// the listings'. A line of that size in the text's face stays text; so
+/// does a term in bold code right over its description, while a heading
+/// in bold code set apart from its text is one.
+#[test]
+fn a_name_in_code_the_size_of_the_listings_is_a_heading() {
+    let (sans, serif, blue) = (2, 1, 6);
+    let code = |t: &str, y: f32, mono: bool, pitch: f32| Line {
+        size: 10.0,
+        italic: true,
+        ink: blue,
+        mono,
+        pitch,
+        ..body(t, y, true)
+    };
+    let listing = |t: &str, y: f32| Line {
+        italic: false,
+        ink: 0,
+        ..code(t, y, true, 6.0)
+    };
+    let page = Page {
+        lines: vec![
+            larger(set_in(
+                sans,
+                blue,
+                true,
+                "Checking-out and checking-in",
+                40.0,
+            )),
+            prose_in(serif, 60.0),
+            code("text", 90.0, true, 6.0),
+            prose_in(serif, 110.0),
+            listing("*.txt text eol=crlf", 140.0),
+            prose_in(serif, 160.0),
+            code("eol", 190.0, false, 6.0),
+            prose_in(serif, 210.0),
+            code("delta", 220.0, false, 5.0),
+            prose_in(serif, 240.0),
+            Line {
+                size: 10.0,
+                italic: true,
+                ..set_in(serif, blue, false, "ident", 270.0)
+            },
+            prose_in(serif, 290.0),
+            larger(set_in(sans, blue, true, "Generating diff text", 320.0)),
+            prose_in(serif, 340.0),
+            Line {
+                bold: true,
+                ..listing("SMTPHeloError", 370.0)
+            },
+            Line {
+                gap: false,
+                ..prose_in(serif, 383.0)
+            },
+            Line {
+                bold: true,
+                ..listing("Known issues and FAQs", 410.0)
+            },
+            prose_in(serif, 440.0),
+        ],
+        ..Page::default()
+    };
+    assert_eq!(
+        headings(&blocks(&[page])),
+        vec![
+            ("Checking-out and checking-in", Some(1)),
+            ("text", Some(2)),
+            ("eol", Some(2)),
+            ("Generating diff text", Some(1)),
+            ("Known issues and FAQs", Some(2)),
+        ]
+    );
+}
