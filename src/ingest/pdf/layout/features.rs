@@ -30,7 +30,7 @@ pub(super) struct Document<'a> {
     bodies: Vec<f32>,
     /// The size its code is set in, often smaller than its words', and the
     /// width of code's glyphs as a share of it (`code_pitch`).
-    code: f32,
+    code_size: f32,
     code_pitch: f32,
     /// Most of the text is bold: bold then says nothing (a font that
     /// reports a heavy weight for every glyph).
@@ -102,7 +102,7 @@ impl<'a> Document<'a> {
             lines,
             body,
             bodies: page_bodies(lines, body),
-            code: most_common_size(code_lines(lines).map(|l| (l.size, l.text.as_str()))),
+            code_size: most_common_size(code_lines(lines).map(|l| (l.size, l.text.as_str()))),
             code_pitch: code_pitch(lines),
             bold_body: share(lines, |l| l.bold) > TUNING.bold_body_share,
             italic_body: share(lines, |l| l.italic) > TUNING.bold_body_share,
@@ -201,7 +201,7 @@ impl<'a> Document<'a> {
     /// document's code.
     pub(super) fn smaller(&self, code: bool, size: f32, page: u32) -> bool {
         let body = if code {
-            self.body(page).min(self.code)
+            self.body(page).min(self.code_size)
         } else {
             self.body(page)
         };
@@ -362,7 +362,7 @@ mod documents {
                 lines: &[],
                 body,
                 bodies: Vec::new(),
-                code: body,
+                code_size: body,
                 code_pitch: 0.0,
                 bold_body: false,
                 italic_body: false,
