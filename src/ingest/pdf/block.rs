@@ -27,7 +27,7 @@ pub struct Block {
     pub italic: bool,
     /// Set in bold, where bold tells something (not the body's weight).
     pub bold: bool,
-    /// Every line set in a monospaced font (a heading that names code).
+    /// Every line set in code (`Document::code`): a heading that names code.
     pub mono: bool,
     /// The page's text was recognised by OCR.
     pub ocr: bool,
