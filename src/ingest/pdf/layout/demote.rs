@@ -19,7 +19,7 @@ use super::super::tuning::TUNING;
 /// 2.4, the page number beside it), smaller than the heading it repeats, is the
 /// page's mark: not furniture (its text changes by section), and as a heading it
 /// would open the section again on every page. A page's first block is dropped when
-/// it is a heading smaller than another of the same text and either carries its
+/// it repeats a larger heading (a mark in the body's type reads as text) and carries its
 /// number ("7 索引": a number heads one section only) or shares its baseline with
 /// another line (a page number, the document's name): a real heading atop a page
 /// stands alone, or beside the other column's. A mark in the heading's own type is
@@ -34,7 +34,7 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
     let mut drop = vec![false; blocks.len()];
     for (i, b) in blocks.iter().enumerate() {
         let first = i == 0 || blocks[i - 1].page != b.page;
-        if !first || !b.heading() {
+        if !first || !largest.contains_key(&key(&b.text)) {
             continue;
         }
         // Across a page's gutter, a line on the heading's baseline other

@@ -43,6 +43,8 @@ pub(crate) struct Features {
     pub word_first: bool,
     pub caps: bool,
     pub title_case: bool,
+    /// Headings are set larger than the body: title case alone tells little.
+    pub sized_headings: bool,
     pub short: bool,
     /// A filing's item title (`Item 7. …`) in capitals or bold.
     pub item: bool,
@@ -106,6 +108,7 @@ pub(crate) const RULES: &[Rule] = &[
     Rule { name: "numbered", classes: ALL, test: |f| f.numbered, example: "2.3 Results" },
     Rule { name: "capitals", classes: ALL, test: |f| f.word_first && f.caps, example: "RESULTS OF OPERATIONS" },
     Rule { name: "title case", classes: ALL, test: |f| f.word_first && f.title_case, example: "Results of Operations" },
+    Rule { name: "title case where headings are larger", classes: ALL, test: |f| f.word_first && f.title_case && f.sized_headings, example: "{sized} History" },
     Rule { name: "a short bold line", classes: ALL, test: |f| f.word_first && f.bold && f.short, example: "{bold} Results of operations" },
     Rule { name: "a short italic line", classes: ALL, test: |f| f.word_first && f.italic && f.short, example: "{italic} Event: 'close'" },
     Rule { name: "in the headings' face or colour", classes: ALL, test: |f| f.word_first && f.look, example: "{look} Are there copyright restrictions on the use of Python?" },
@@ -207,6 +210,7 @@ mod tests {
                 "look" => f.look = true,
                 "filing" => (f.class, f.item) = (Filing, true),
                 "labelled" => f.labelled = true,
+                "sized" => f.sized_headings = true,
                 n => f.lines = n.trim_start_matches("lines=").parse().expect(n),
             }
         }
@@ -251,6 +255,12 @@ mod tests {
             for l in ["It ends here.", "{lines=5} Getting started", "results"] {
                 assert!(!heading(l), "{class:?}: {l}");
             }
+            // Title case alone heads a document of body-type headings only
+            // (and a filing's, whose headings are set in many ways).
+            assert!(heading("Results of Operations"), "{class:?}");
+            let alone = heading("{sized} Results of Operations");
+            assert_eq!(alone, class == Filing, "{class:?}");
+            assert!(heading("{sized bold} Results of Operations"), "{class:?}");
         }
         // Filing rules fire on filings only.
         let mut f = example("{lines=2 filing} ITEM 7. MANAGEMENT'S DISCUSSION");

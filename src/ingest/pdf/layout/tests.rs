@@ -67,7 +67,10 @@ fn headings_get_levels_from_font_size_and_numbering() {
                 190.0,
                 true,
             ),
-            body("Related Work", 220.0, true),
+            Line {
+                bold: true,
+                ..body("Related Work", 220.0, true)
+            },
             body(
                 "Another paragraph of body text, long enough to be prose, ends.",
                 240.0,
@@ -115,7 +118,10 @@ fn items_and_numbers_nest_their_sub_headings() {
             prose(120.0),
             body("Item 7. Management's Discussion and Analysis", 140.0, true),
             prose(160.0),
-            body("Liquidity and Capital Resources", 180.0, true),
+            Line {
+                bold: true,
+                ..body("Liquidity and Capital Resources", 180.0, true)
+            },
             prose(200.0),
             body("Item 8. Financial Statements", 220.0, true),
             prose(240.0),

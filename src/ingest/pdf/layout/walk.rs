@@ -235,6 +235,7 @@ fn features(doc: &Document, g: &Group, at: &Block) -> Features {
         row,
         item: item_heading(text) && set_apart,
         labelled: g.lines.len() > 1 && chapter_label(&first.text) && set_apart,
+        sized_headings: !doc.heading_sizes.is_empty(),
         ..Features::of_text(text)
     };
     // A name in code keeps its own case (`eol`, an attribute's name).

@@ -128,6 +128,11 @@ fn running_lines_on_a_tenth_of_the_pages_are_dropped() {
 #[test]
 fn a_section_mark_atop_a_page_is_not_a_heading() {
     let heading = |text: &str, size: f32, y: f32| line(text, size, 72.0, 300.0, y, true);
+    // A heading in the body's size is set in bold where others are larger.
+    let bold = |text: &str, size: f32, y: f32| Line {
+        bold: true,
+        ..heading(text, size, y)
+    };
     // Paragraphs of their own: the same text atop each page would be a
     // running line.
     let prose_from = |y: f32| {
@@ -153,7 +158,7 @@ fn a_section_mark_atop_a_page_is_not_a_heading() {
         line("2", 10.5, 520.0, 530.0, 40.0, false),
     ];
     second.extend(prose_from(80.0));
-    let mut third = vec![heading("Troubleshooting", 11.0, 40.0)];
+    let mut third = vec![bold("Troubleshooting", 11.0, 40.0)];
     third.extend(prose_from(60.0));
     // A mark in the heading's own type, the heading right under it.
     let mut fourth = vec![
@@ -167,7 +172,7 @@ fn a_section_mark_atop_a_page_is_not_a_heading() {
     fifth.extend(prose_from(170.0));
     // Atop a page read in two columns, a heading beside the other
     // column's first line: a heading.
-    let mut sixth = vec![heading("Troubleshooting", 11.0, 40.0)];
+    let mut sixth = vec![bold("Troubleshooting", 11.0, 40.0)];
     sixth.extend(prose_from(62.0));
     sixth.push(line("Income tax expense", 11.0, 320.0, 420.0, 40.0, false));
     // Across the gutter, the page number beside a mark still makes it

@@ -346,3 +346,43 @@ fn a_name_in_code_the_size_of_the_listings_is_a_heading() {
         ]
     );
 }
+
+/// Where headings are set larger than the text, a short line in the
+/// text's own type says no more than its title case (an API reference's
+/// `History` over its table of versions): text. One more sign (bold)
+/// makes it a heading. In a document that sets every heading in its
+/// body's type, title case alone heads a section.
+#[test]
+fn title_case_alone_heads_only_a_document_of_body_type_headings() {
+    let plain = |t: &str, y: f32| body(t, y, true);
+    let bold = |t: &str, y: f32| Line {
+        bold: true,
+        ..plain(t, y)
+    };
+    let sized = Page {
+        lines: vec![
+            larger(plain("Child process", 40.0)),
+            prose(60.0),
+            plain("History", 90.0),
+            prose(110.0),
+            bold("Asynchronous process creation", 140.0),
+            prose(160.0),
+        ],
+        ..Page::default()
+    };
+    assert_eq!(
+        headings(&blocks(&[sized])),
+        vec![
+            ("Child process", Some(1)),
+            ("Asynchronous process creation", Some(2))
+        ]
+    );
+    let in_body_type = Page {
+        lines: vec![plain("History", 40.0), prose(60.0)],
+        ..Page::default()
+    };
+    assert_eq!(
+        headings(&blocks(&[in_body_type])),
+        vec![("History", Some(1))]
+    );
+}
