@@ -33,10 +33,13 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
     }
     let mut drop = vec![false; blocks.len()];
     for (i, b) in blocks.iter().enumerate() {
-        let first = i == 0 || blocks[i - 1].page != b.page;
-        if !first || !largest.contains_key(&key(&b.text)) {
+        if i > 0 && blocks[i - 1].page == b.page {
             continue;
         }
+        let text = key(&b.text);
+        let Some(&heading_size) = largest.get(&text) else {
+            continue;
+        };
         // Across a page's gutter, a line on the heading's baseline other
         // than a page number is the other column's first: no mark.
         let beside = |page: &Page| {
@@ -52,16 +55,14 @@ pub(super) fn drop_section_marks(blocks: &mut Vec<Block>, pages: &[Page]) {
                 .count()
                 > 1
         };
-        let smaller = largest
-            .get(&key(&b.text))
-            .is_some_and(|&size| size >= b.size + TUNING.same_type_points)
+        let smaller = heading_size >= b.size + TUNING.same_type_points
             && (numbered_depth(&b.text).is_some()
                 || pages.get(b.page as usize - 1).is_some_and(beside));
         let heading_follows = blocks[i + 1..]
             .iter()
             .take_while(|n| n.page == b.page)
             .take(TUNING.section_mark_blocks)
-            .any(|n| n.heading() && key(&n.text) == key(&b.text));
+            .any(|n| n.heading() && key(&n.text) == text);
         drop[i] = smaller || heading_follows;
     }
     let mut drop = drop.into_iter();
