@@ -263,7 +263,7 @@ fn signed_name(t: &str) -> Option<String> {
 /// they would open the chain of every chunk of the first pages. On the first page,
 /// before its first paragraph of prose, an unnumbered heading is taken back when a
 /// short line that is no heading follows it (an address, a date, a version), unless
-/// it is set as the page's sections are (`section_type`: a manual page's "NAME" over
+/// it is set as the text's sections are (`section_type`: a manual page's "NAME" over
 /// its one-line summary), and all of them on a cover (`cover_page`). Else the title
 /// kept as a heading stays; a
 /// contents heading, an abstract's, a numbered one ("1 Introduction") and the lines
@@ -289,7 +289,7 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
         let over_a_short_line = blocks[..end]
             .get(i + 1)
             .is_some_and(|n| line(n) && !prose(&n.text));
-        let section = first_prose.is_some_and(|p| section_type(b, &blocks[p..end]));
+        let section = first_prose.is_some_and(|p| section_type(b, &blocks[p..]));
         if cover || (over_a_short_line && !section) {
             blocks[i].role = Role::Text;
         }
@@ -322,9 +322,9 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
 }
 
 /// Set in the type (within a point) and at the left edge of two unnumbered
-/// headings or more of the page's text after its first paragraph (`after`):
-/// one of its sections' headings, not a title page's line (an author's name
-/// is centred). A paper's numbered sections say nothing of its authors.
+/// headings or more after the first page's first paragraph (`after`): one of
+/// the text's section headings, not a title page's line (an author's name is
+/// centred). A paper's numbered sections say nothing of its authors.
 fn section_type(b: &Block, after: &[Block]) -> bool {
     let same = |h: &&Block| {
         h.heading()

@@ -208,6 +208,42 @@ fn a_manual_pages_first_section_over_its_summary_stays() {
     assert_eq!(names, ["NAME", "DESCRIPTION", "OPTIONS", "EXAMPLES"]);
 }
 
+/// The same where the first page holds no section after its first
+/// paragraph: its headings are set as the sections of the pages after it.
+#[test]
+fn a_manual_pages_first_sections_stay_where_the_others_come_later() {
+    let heading = |t: &str, y: f32| line(t, 14.0, 72.0, 200.0, y, true);
+    let short = |t: &str, y: f32| line(t, 11.0, 72.0, 300.0, y, true);
+    let first = Page {
+        lines: vec![
+            line("git-am(1)", 20.0, 72.0, 300.0, 60.0, false),
+            heading("NAME", 100.0),
+            short("git-am - Apply a series of patches", 120.0),
+            heading("SYNOPSIS", 150.0),
+            short("git am [--signoff]", 170.0),
+            heading("DESCRIPTION", 200.0),
+            short("Splits mail messages:", 220.0),
+            prose(240.0),
+        ],
+        ..Page::default()
+    };
+    let second = Page {
+        lines: vec![
+            heading("OPTIONS", 60.0),
+            prose(80.0),
+            heading("EXAMPLES", 110.0),
+            prose(130.0),
+        ],
+        ..Page::default()
+    };
+    let b = titled(&[first, second], "git-am(1)");
+    let names: Vec<&str> = headings(&b).into_iter().map(|(t, _)| t).collect();
+    assert_eq!(
+        names,
+        ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXAMPLES"]
+    );
+}
+
 /// The covers after the first page, before the text starts (a thesis's
 /// inner cover, its English title page, a book's half-title), are no
 /// headings either: display type larger than any later heading, no
