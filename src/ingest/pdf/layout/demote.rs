@@ -289,8 +289,8 @@ pub(super) fn drop_cover_lines(blocks: &mut [Block], title: Option<&str>) {
         let over_a_short_line = blocks[..end]
             .get(i + 1)
             .is_some_and(|n| line(n) && !prose(&n.text));
-        let section = first_prose.is_some_and(|p| section_type(b, &blocks[p..]));
-        if cover || (over_a_short_line && !section) {
+        let section = || first_prose.is_some_and(|p| section_type(b, &blocks[p..]));
+        if cover || (over_a_short_line && !section()) {
             blocks[i].role = Role::Text;
         }
     }
