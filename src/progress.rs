@@ -3,6 +3,10 @@
 //! decides what to make of them (the CLI draws a line on a terminal, the
 //! MCP server and tests make nothing of them).
 
+use std::path::Path;
+
+use crate::document::DocType;
+
 /// What the work is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Work {
@@ -14,19 +18,38 @@ pub enum Work {
     Backfill,
 }
 
+/// A file an ingest goes through: its type and size, by which the chunks
+/// of the files not read yet are told before they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileSize {
+    pub doc_type: DocType,
+    pub bytes: u64,
+}
+
+impl FileSize {
+    /// The file at `path`, of 0 bytes where its size cannot be read.
+    pub fn of(path: &Path, doc_type: DocType) -> FileSize {
+        let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+        FileSize { doc_type, bytes }
+    }
+}
+
 /// The events of long work; every method does nothing unless overridden.
 pub trait Progress: Send + Sync {
     /// The embedding model is loading (true), or has loaded (false).
     fn loading_model(&self, _loading: bool) {}
 
-    /// Files to go through (`kb add`).
-    fn files(&self, _total: u64) {}
+    /// The files to go through (`kb add`), each with its type and size.
+    fn files(&self, _files: &[FileSize]) {}
+
+    /// A file was read (`kb add`) into `chunks` chunks to embed: none when
+    /// it is unchanged or could not be read.
+    fn file_read(&self, _file: FileSize, _chunks: u64) {}
 
     /// A file is done with (indexed, skipped or failed).
     fn file_done(&self) {}
 
-    /// More chunks are known to need embedding (a file was parsed, or the
-    /// total of a reindex).
+    /// More chunks are known to need embedding (the total of a reindex).
     fn chunks_found(&self, _n: u64) {}
 
     /// Chunks embedded (a model batch).

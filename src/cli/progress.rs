@@ -8,19 +8,25 @@
 //! go by, and fits the terminal's width, leaving out whole parts (never cutting a
 //! number) when it is narrow.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::progress::{Progress, Work};
+use crate::document::DocType;
+use crate::progress::{FileSize, Progress, Work};
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct State {
     loading_model: bool,
     files_total: u64,
     files_done: u64,
-    /// Documents parsed into chunks (`kb add`): the parsers run ahead of
-    /// the writer, so more files are known in chunks than are done.
+    /// Files read (`kb add`): the parsers run ahead of the writer, so more
+    /// files are known in chunks than are done.
     docs_parsed: u64,
+    /// Of each type, the bytes of the files to read, and of those read the
+    /// bytes and the chunks they gave (`kb add`).
+    bytes_to_read: BTreeMap<DocType, u64>,
+    bytes_read: BTreeMap<DocType, (u64, u64)>,
     chunks_known: u64,
     chunks_done: u64,
     /// When the first chunk was embedded: rates and ETAs start there, so a
@@ -85,17 +91,7 @@ impl ProgressLine {
         ProgressLine {
             work,
             sink,
-            state: Mutex::new(State {
-                loading_model: false,
-                files_total: 0,
-                files_done: 0,
-                docs_parsed: 0,
-                chunks_known: 0,
-                chunks_done: 0,
-                first_done: None,
-                reading: None,
-                merging: false,
-            }),
+            state: Mutex::new(State::default()),
         }
     }
 
@@ -127,8 +123,23 @@ impl Progress for ProgressLine {
         self.update(|s| s.loading_model = loading && s.chunks_done == 0);
     }
 
-    fn files(&self, total: u64) {
-        self.update(|s| s.files_total = total);
+    fn files(&self, files: &[FileSize]) {
+        self.update(|s| {
+            s.files_total = files.len() as u64;
+            for f in files {
+                *s.bytes_to_read.entry(f.doc_type).or_default() += f.bytes;
+            }
+        });
+    }
+
+    fn file_read(&self, file: FileSize, chunks: u64) {
+        self.update(|s| {
+            s.chunks_known += chunks;
+            s.docs_parsed += 1;
+            let read = s.bytes_read.entry(file.doc_type).or_default();
+            read.0 += file.bytes;
+            read.1 += chunks;
+        });
     }
 
     fn file_done(&self) {
@@ -136,10 +147,7 @@ impl Progress for ProgressLine {
     }
 
     fn chunks_found(&self, n: u64) {
-        self.update(|s| {
-            s.chunks_known += n;
-            s.docs_parsed += 1;
-        });
+        self.update(|s| s.chunks_known += n);
     }
 
     fn chunks_done(&self, n: u64) {
@@ -227,6 +235,31 @@ fn duration(d: Duration) -> String {
     }
 }
 
+/// The chunks an ingest's files not read yet will give: as many per byte
+/// as the files of their type read so far gave, or the files of every type
+/// where none of theirs is read yet. The chunks known come from every file
+/// read, not only from those written, which lag behind; files are read in
+/// the order of their paths, so a folder of large PDFs read first says
+/// little of the notes after it.
+fn chunks_to_come(s: &State) -> u64 {
+    let (bytes, chunks) = s
+        .bytes_read
+        .values()
+        .fold((0, 0), |(b, c), &(rb, rc)| (b + rb, c + rc));
+    if bytes == 0 {
+        return 0;
+    }
+    let to_come = s.bytes_to_read.iter().map(|(doc_type, &total)| {
+        let (read, gave) = s.bytes_read.get(doc_type).copied().unwrap_or_default();
+        let left = total.saturating_sub(read) as f64;
+        match read {
+            0 => left * chunks as f64 / bytes as f64,
+            _ => left * gave as f64 / read as f64,
+        }
+    });
+    to_come.sum::<f64>().round() as u64
+}
+
 /// The line for a state: a 20-cell bar, chunks done of those known, files
 /// (for an ingest), rate and ETA once measured.
 fn line(work: Work, s: &State, now: Instant, width: usize) -> String {
@@ -243,14 +276,9 @@ fn line(work: Work, s: &State, now: Instant, width: usize) -> String {
             _ => "loading the embedding model…".to_string(),
         };
     }
-    // An ingest does not know every file's chunks yet: estimate the rest
-    // from the files parsed so far (the chunks known come from every file
-    // parsed, not only from those written, which lag behind).
     let seen = s.files_done.max(s.docs_parsed);
     let estimated_total = match work {
-        Work::Ingest if s.files_total > seen && s.chunks_known > 0 => {
-            s.chunks_known + (s.files_total - seen) * s.chunks_known / seen.max(1)
-        }
+        Work::Ingest if s.files_total > seen => s.chunks_known + chunks_to_come(s),
         _ => s.chunks_known,
     }
     .max(s.chunks_done);
@@ -364,16 +392,13 @@ mod tests {
 
     fn state() -> State {
         State {
-            loading_model: false,
             files_total: 4612,
-            files_done: 0,
-            docs_parsed: 0,
-            chunks_known: 0,
-            chunks_done: 0,
-            first_done: None,
-            reading: None,
-            merging: false,
+            ..State::default()
         }
+    }
+
+    fn file(doc_type: DocType, bytes: u64) -> FileSize {
+        FileSize { doc_type, bytes }
     }
 
     #[test]
@@ -411,8 +436,8 @@ mod tests {
         let say: Arc<dyn Fn(&str) + Send + Sync> =
             Arc::new(move |l| record.lock().unwrap().push(l.to_string()));
         let p = ProgressLine::log(Work::Ingest, say.clone());
-        p.files(3);
-        p.chunks_found(10);
+        p.files(&[file(DocType::Markdown, 100); 3]);
+        p.file_read(file(DocType::Markdown, 100), 10);
         assert!(
             told.lock().unwrap().is_empty(),
             "told in the first half minute"
@@ -420,8 +445,8 @@ mod tests {
         // Half a minute on.
         let due = Mutex::new(Instant::now());
         let p = ProgressLine::with(Work::Ingest, Sink::Log { say, next: due });
-        p.files(3);
-        p.chunks_found(10);
+        p.files(&[file(DocType::Markdown, 100); 3]);
+        p.file_read(file(DocType::Markdown, 100), 10);
         p.chunks_done(4);
         let told = told.lock().unwrap();
         assert_eq!(told.len(), 1, "{told:?}");
@@ -431,9 +456,9 @@ mod tests {
     #[test]
     fn the_loading_line_goes_when_the_bar_starts() {
         let p = ProgressLine::terminal(Work::Ingest);
-        p.files(3);
+        p.files(&[file(DocType::Markdown, 100); 3]);
         p.loading_model(true);
-        p.chunks_found(10);
+        p.file_read(file(DocType::Markdown, 100), 10);
         p.chunks_done(4);
         // A second parser thread that waited for the same model says so late.
         p.loading_model(true);
@@ -464,22 +489,32 @@ mod tests {
         assert!(l.contains("ETA"), "{l}");
     }
 
+    /// `read` of `total` files of 1,000 bytes each read into `chunks`.
+    fn notes_read(read: u64, total: u64, chunks: u64) -> State {
+        let mut s = state();
+        s.files_total = total;
+        s.docs_parsed = read;
+        s.chunks_known = chunks;
+        s.bytes_to_read.insert(DocType::Markdown, total * 1000);
+        s.bytes_read.insert(DocType::Markdown, (read * 1000, chunks));
+        s
+    }
+
     #[test]
     fn the_eta_counts_the_files_not_parsed_yet() {
         let now = Instant::now();
-        let mut s = state();
-        s.files_total = 100;
+        let mut s = notes_read(10, 100, 20);
         s.files_done = 10;
-        s.chunks_known = 20;
         s.chunks_done = 20;
         s.first_done = Some((now - Duration::from_secs(10), 0));
         // 2 chunks/s, 10 files gave 20 chunks: 90 files to go ≈ 180 chunks,
         // an estimate while files are still being read.
         let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
         assert!(l.contains("ETA ~1m30s"), "{l}");
+        let mut s = notes_read(100, 100, 200);
         s.files_done = 100;
-        s.docs_parsed = 100;
-        s.chunks_known = 200;
+        s.chunks_done = 20;
+        s.first_done = Some((now - Duration::from_secs(10), 0));
         let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
         assert!(
             l.contains("ETA 1m30s"),
@@ -490,17 +525,34 @@ mod tests {
     #[test]
     fn the_eta_counts_files_parsed_ahead_of_the_writer() {
         let now = Instant::now();
-        let mut s = state();
-        s.files_total = 100;
-        // 40 files parsed into 80 chunks, 10 of them written so far.
+        // 40 files read into 80 chunks, 10 of them written so far.
+        let mut s = notes_read(40, 100, 80);
         s.files_done = 10;
-        s.docs_parsed = 40;
-        s.chunks_known = 80;
         s.chunks_done = 20;
         s.first_done = Some((now - Duration::from_secs(10), 0));
         // 2 chunks a file: 80 + 60 × 2 = 200 chunks, 180 to go at 2/s.
         let l = line(Work::Ingest, &s, now, DEFAULT_WIDTH);
         assert!(l.contains("ETA ~1m30s"), "{l}");
+    }
+
+    /// Large PDFs read first say how many chunks a byte of PDF gives, not
+    /// how many a note gives: the notes after them count by their bytes,
+    /// then by what the first notes read gave.
+    #[test]
+    fn the_files_to_come_count_by_their_type_and_size() {
+        let mut s = state();
+        s.files_total = 36;
+        s.bytes_to_read.insert(DocType::Pdf, 6_000_000);
+        s.bytes_to_read.insert(DocType::Markdown, 120_000);
+        s.bytes_read.insert(DocType::Pdf, (4_000_000, 1000));
+        // 2 MB of PDF at 1,000 chunks a 4 MB, 120 kB of notes at the same
+        // rate while none is read.
+        assert_eq!(chunks_to_come(&s), 500 + 30);
+        s.bytes_read.insert(DocType::Markdown, (4_000, 3));
+        assert_eq!(chunks_to_come(&s), 500 + 87);
+        // Counted by files, the 32 files to come would be 8,000 chunks.
+        let none_read = state();
+        assert_eq!(chunks_to_come(&none_read), 0);
     }
 
     #[test]
@@ -546,7 +598,7 @@ mod tests {
             chunks_done: 123_456_789,
             first_done: Some((now - Duration::from_secs(3600), 0)),
             reading: Some(("a-very-long-scanned-annual-report-2019.pdf".into(), 12, 40)),
-            merging: false,
+            ..State::default()
         };
         for work in [Work::Ingest, Work::Reindex, Work::Backfill] {
             let l = line(work, &big, now, DEFAULT_WIDTH);

@@ -43,7 +43,7 @@ use crate::db::{normalize_tags, Database, IndexedFile, NewRoot, Root, RootKind};
 use crate::document::DocType;
 use crate::error::{KbError, Result};
 use crate::ingest::source_path;
-use crate::progress::Progress;
+use crate::progress::{FileSize, Progress};
 
 pub use group::{embed_and_write, embed_group, write_group, ReadyDocument};
 pub use model_source::{LoadModel, ModelSource};
@@ -173,7 +173,7 @@ impl<'a> Ingester<'a> {
         let known: HashSet<i64> = indexed.values().map(|f| f.id).collect();
         summary.read_again = read_again(&mut indexed, &files, opts.reread);
         summary.seconds.walk = started.elapsed().as_secs_f64();
-        opts.progress.files(files.len() as u64);
+        opts.progress.files(&file_sizes(&files));
 
         let tags = FileTags {
             run: tags,
@@ -232,7 +232,7 @@ impl<'a> Ingester<'a> {
             }
         }
         files.sort();
-        opts.progress.files(files.len() as u64);
+        opts.progress.files(&file_sizes(&files));
         let mut summary = IngestSummary {
             errors_log: Some(self.errors_log.path().to_path_buf()),
             ..Default::default()
@@ -349,6 +349,11 @@ fn read_again(
         }
     }
     n
+}
+
+/// Each file's type and size, for the progress line's estimate.
+fn file_sizes(files: &[(PathBuf, DocType)]) -> Vec<FileSize> {
+    files.iter().map(|(p, t)| FileSize::of(p, *t)).collect()
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ use crate::document::DocType;
 use crate::error::{KbError, Result};
 use crate::ingest::pdf::page_cache;
 use crate::ingest::{source_path, IngestError};
-use crate::progress::Progress;
+use crate::progress::{FileSize, Progress};
 
 /// Messages to the writer, the only thread with the database.
 enum Event {
@@ -327,10 +327,14 @@ impl Workers {
         if let Ok(mut m) = self.parse_by_type.lock() {
             *m.entry(doc_type).or_default() += spent.as_secs_f64();
         }
+        let chunks = match &outcome {
+            Ok((FileOutcome::Ready(doc, _), _)) => doc.chunks.len(),
+            _ => 0,
+        };
+        self.progress
+            .file_read(FileSize::of(path, doc_type), chunks as u64);
         Some(match outcome {
             Ok((FileOutcome::Ready(doc, pages_without_text), warnings)) => {
-                self.progress.chunks_found(doc.chunks.len() as u64);
-                let chunks = doc.chunks.len();
                 let earlier = existing
                     .map(|e| e.id)
                     .or_else(|| by_content.get(&doc.document.content_hash).copied());
