@@ -61,8 +61,8 @@ pub(crate) struct FinanceBenchArgs {
     #[arg(long)]
     misses: bool,
     /// Write every question's results in each mode scored (filing, pages,
-    /// fused score, ranker parts, bm25, cosine) as JSON lines to FILE, for
-    /// analysis
+    /// fused score, ranker parts, bm25, cosine, weak) as JSON lines to
+    /// FILE, for analysis
     #[arg(long, value_name = "FILE")]
     dump: Option<PathBuf>,
     /// Index the filings again from scratch (after a change to reading
@@ -251,7 +251,7 @@ pub(crate) fn run(args: &FinanceBenchArgs) -> Result<()> {
                             "page": h.chunk.meta.page,
                             "page_end": h.chunk.meta.page_end,
                             "score": h.score, "fts": h.fts, "vector": h.vector,
-                            "bm25": h.bm25, "cosine": h.cosine,
+                            "bm25": h.bm25, "cosine": h.cosine, "weak": h.weak,
                         })
                     })
                     .collect();
