@@ -496,7 +496,8 @@ mod tests {
         s.docs_parsed = read;
         s.chunks_known = chunks;
         s.bytes_to_read.insert(DocType::Markdown, total * 1000);
-        s.bytes_read.insert(DocType::Markdown, (read * 1000, chunks));
+        s.bytes_read
+            .insert(DocType::Markdown, (read * 1000, chunks));
         s
     }
 
