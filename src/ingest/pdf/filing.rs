@@ -7,6 +7,7 @@
 use super::block::Block;
 use super::lexicon::*;
 use super::numbering::{exhibit_label, item_heading};
+use super::statement::statement_line;
 use super::tuning::TUNING;
 
 /// A heading with a place in a filing's hierarchy.
@@ -115,6 +116,13 @@ pub(super) fn is_filing_heading(t: &str) -> bool {
     kind(t).is_some()
 }
 
+/// A heading that opens a filing's financial statements: their index, the
+/// auditor's report, a statement's title.
+fn opens_statements(t: &str) -> bool {
+    let named = t.to_lowercase().contains(FINANCIAL_STATEMENT);
+    named || AUDIT_REPORT_TITLES.contains(&letters(t).as_str()) || statement_line(t).is_some()
+}
+
 /// The open parts of a filing's hierarchy as its headings go by.
 #[derive(Debug, Default)]
 pub(super) struct FilingNesting {
@@ -150,6 +158,11 @@ pub(super) struct FilingNesting {
     /// a heading numbered 1 opens its notes ("1. Basis of Presentation"
     /// where the notes' own heading is only a running header).
     after_statements: bool,
+    /// The open item's title names the financial statements; its text's words.
+    item_holds_statements: bool,
+    pub(super) item_words: usize,
+    /// The level of financial statements filed beside the items (`beside_items`).
+    statements_beside: Option<u8>,
     /// The document has items: it is a filing, whose parts hold everything
     /// up to the next part, the headings before a part's first item too. A
     /// book's parts leave their chapters to the fonts.
@@ -205,6 +218,21 @@ impl FilingNesting {
     fn follows(&self, n: u32) -> bool {
         self.note_number
             .is_none_or(|c| n > c && n - c <= TUNING.note_number_step)
+    }
+
+    /// The level of the financial statements' headings (their index, the
+    /// auditor's report, each statement, the notes) where they stand beside
+    /// the items: filed after an item that neither names them nor says
+    /// anything ("Item 16. Form 10-K Summary" over "None."). An item with
+    /// text (a report on internal control in "Item 9A") holds the report.
+    fn beside_items(&mut self, text: &str, kind: Option<Kind>, item: Option<u8>) -> Option<u8> {
+        let opens = kind.is_none() && self.notes.is_none() && opens_statements(text);
+        if let Some(level) = self.statements_beside {
+            return (opens || kind == Some(Kind::Notes)).then_some(level);
+        }
+        let level = self.item_level.filter(|&l| item == Some(l))?;
+        let empty = !self.item_holds_statements && self.item_words <= TUNING.empty_item_words;
+        (opens && empty).then(|| *self.statements_beside.insert(level))
     }
 
     /// A part, the notes, a note or the signatures: they place themselves
@@ -264,6 +292,14 @@ impl FilingNesting {
             Some(Kind::Signatures) if !self.filing || self.signed.is_some() => None,
             k => k,
         };
+        if let Some(level) = self.beside_items(text, kind, *item) {
+            if kind == Some(Kind::Notes) {
+                self.close_notes();
+                self.notes = Some(level);
+            }
+            *item = self.notes;
+            return level;
+        }
         match kind {
             None if self.signed.is_some() && exhibit_label(text) => self.exhibit(item, numbered),
             None => self.in_nesting(level, item),
@@ -273,6 +309,7 @@ impl FilingNesting {
                 }
                 let level = *self.part_level.get_or_insert(level);
                 self.part = Some(level);
+                self.statements_beside = None;
                 self.close_notes();
                 *item = None;
                 *numbered = Some((level, 1));
@@ -282,6 +319,9 @@ impl FilingNesting {
                 let level = self.part.map_or(level, |p| p + 1);
                 self.close_notes();
                 self.item_level = Some(level);
+                self.item_holds_statements = text.to_lowercase().contains(FINANCIAL_STATEMENT);
+                self.item_words = 0;
+                self.statements_beside = None;
                 *item = Some(level);
                 *numbered = Some((level, 1));
                 level
@@ -330,6 +370,7 @@ impl FilingNesting {
     ) -> u8 {
         let level = self.part_level.or(self.item_level).unwrap_or(level);
         self.part = None;
+        self.statements_beside = None;
         self.close_notes();
         self.signed = Some(level);
         *item = None;

@@ -137,6 +137,11 @@ pub(super) const NOTES_LABEL: &str = "notes";
 pub(super) const NOTES_TO: &str = "notes to";
 /// What the notes' heading says they are notes to, lower case.
 pub(super) const NOTES_OF: &str = "statements";
+/// The auditor's report over a filing's financial statements, by its letters.
+#[rustfmt::skip]
+pub(super) const AUDIT_REPORT_TITLES: &[&str] = &["reportofindependentregisteredpublicaccountingfirm", "reportofindependentauditors", "independentauditorsreport"];
+/// What names the financial statements ("Index to Financial Statements"), lower case.
+pub(super) const FINANCIAL_STATEMENT: &str = "financial statement";
 /// A filing's signatures' heading ("SIGNATURES"), by its letters.
 pub(super) const SIGNATURES_TITLES: &[&str] = &["signature", "signatures"];
 /// The mark before a signed name ("/s/ Jane Roe").

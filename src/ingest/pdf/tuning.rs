@@ -124,6 +124,8 @@ tuning! {
     row_cells: usize = 2,
     /// A block of at least this many words is prose, no row group of a statement.
     prose_words: usize = 12,
+    /// A filing's item of at most this many words says nothing ("None."): no statement is in it.
+    empty_item_words: usize = 4,
     /// The most short blocks between a statement's title and its table.
     statement_lead_blocks: usize = 2,
     /// The most lines of a statement's title block (one more under a company's name).

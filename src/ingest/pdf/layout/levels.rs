@@ -63,6 +63,9 @@ impl Levels {
         self.body = Some(body);
         let may_end_notes = self.page != b.page && !self.filing.notes_go_on(next_note);
         self.page = b.page;
+        if b.role == Role::Text {
+            self.filing.item_words += b.text.split_whitespace().count();
+        }
         match b.role {
             Role::Heading(cue) => Some(self.heading(doc, b, cue, may_end_notes)),
             // Prose after a statement's table: the headings after it are

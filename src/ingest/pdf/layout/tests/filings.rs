@@ -313,3 +313,69 @@ fn a_signers_name_and_title_are_no_headings() {
     let h: Vec<&str> = headings(&b).into_iter().map(|(t, _)| t).collect();
     assert_eq!(h, vec!["CERTIFICATION", "Stock Option Plans"], "{b:#?}");
 }
+
+/// The financial statements filed after an item that neither names them
+/// nor holds more than a line ("Item 16. Form 10-K Summary" over
+/// "None.") stand beside the items, not in that item: the auditor's
+/// report, each statement and the notes. After an item with text of its
+/// own (a report on internal control in "Item 9A"), or one that names
+/// the statements ("Item 15. Exhibits, Financial Statement Schedules"),
+/// the report stays in the item.
+#[test]
+fn statements_after_the_last_item_stand_beside_the_items() {
+    let report = "Report of Independent Registered Public Accounting Firm";
+    let level_in = |last_item: &str, under_it: Line| {
+        let pages = vec![
+            Page {
+                lines: vec![
+                    filed(40.0),
+                    body("PART IV", 60.0, true),
+                    body(last_item, 80.0, true),
+                    under_it,
+                ],
+                ..Page::default()
+            },
+            Page {
+                lines: vec![
+                    body(report, 60.0, true),
+                    prose(80.0),
+                    body("Critical Audit Matters", 110.0, true),
+                    prose(130.0),
+                    line("CONSOLIDATED BALANCE SHEETS", 9.0, 72.0, 250.0, 160.0, true),
+                    row("At December 31 | 2019 | 2018", 180.0),
+                    row("Total assets | $19,845 | $17,890", 192.0),
+                    body("Notes to Consolidated Financial Statements", 220.0, true),
+                    body("1. Description of Business", 240.0, true),
+                    prose(260.0),
+                ],
+                ..Page::default()
+            },
+        ];
+        let b = blocks(&pages);
+        let level = |t: &str| b.iter().find(|b| b.text == t).and_then(|b| b.level);
+        let levels = [
+            last_item,
+            report,
+            "Critical Audit Matters",
+            "CONSOLIDATED BALANCE SHEETS",
+            "Notes to Consolidated Financial Statements",
+            "1. Description of Business",
+        ]
+        .map(|t| level(t).unwrap_or_else(|| panic!("{t}: no heading in {b:#?}")));
+        levels
+    };
+    let none = body("None.", 100.0, true);
+    let [item, report, _, sheets, notes, note] = level_in("Item 16. Form 10-K Summary", none);
+    assert_eq!([report, sheets, notes], [item; 3]);
+    assert!(note > notes);
+    for (last_item, under_it) in [
+        ("Item 9A. Controls and Procedures", prose(100.0)),
+        (
+            "Item 15. Exhibits, Financial Statement Schedules",
+            body("None.", 100.0, true),
+        ),
+    ] {
+        let [item, report, ..] = level_in(last_item, under_it);
+        assert!(report > item, "{last_item}");
+    }
+}
