@@ -226,13 +226,13 @@ impl FilingNesting {
     /// anything ("Item 16. Form 10-K Summary" over "None."). An item with
     /// text (a report on internal control in "Item 9A") holds the report.
     fn beside_items(&mut self, text: &str, kind: Option<Kind>, item: Option<u8>) -> Option<u8> {
-        let opens = kind.is_none() && self.notes.is_none() && opens_statements(text);
+        let opens = || kind.is_none() && self.notes.is_none() && opens_statements(text);
         if let Some(level) = self.statements_beside {
-            return (opens || kind == Some(Kind::Notes)).then_some(level);
+            return (kind == Some(Kind::Notes) || opens()).then_some(level);
         }
         let level = self.item_level.filter(|&l| item == Some(l))?;
         let empty = !self.item_holds_statements && self.item_words <= TUNING.empty_item_words;
-        (opens && empty).then(|| *self.statements_beside.insert(level))
+        (empty && opens()).then(|| *self.statements_beside.insert(level))
     }
 
     /// A part, the notes, a note or the signatures: they place themselves

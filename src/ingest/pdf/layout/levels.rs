@@ -63,8 +63,10 @@ impl Levels {
         self.body = Some(body);
         let may_end_notes = self.page != b.page && !self.filing.notes_go_on(next_note);
         self.page = b.page;
-        if b.role == Role::Text {
-            self.filing.item_words += b.text.split_whitespace().count();
+        // Counted only as far as an item's words may tell it says nothing.
+        let says = TUNING.empty_item_words + 1;
+        if b.role == Role::Text && self.filing.item_words < says {
+            self.filing.item_words += b.text.split_whitespace().take(says).count();
         }
         match b.role {
             Role::Heading(cue) => Some(self.heading(doc, b, cue, may_end_notes)),
