@@ -22,7 +22,7 @@ struct State {
     files_done: u64,
     /// Files read (`kb add`): the parsers run ahead of the writer, so more
     /// files are known in chunks than are done.
-    docs_parsed: u64,
+    files_read: u64,
     /// Of each type, the bytes of the files to read, and of those read the
     /// bytes and the chunks they gave (`kb add`).
     bytes_to_read: BTreeMap<DocType, u64>,
@@ -135,7 +135,7 @@ impl Progress for ProgressLine {
     fn file_read(&self, file: FileSize, chunks: u64) {
         self.update(|s| {
             s.chunks_known += chunks;
-            s.docs_parsed += 1;
+            s.files_read += 1;
             let read = s.bytes_read.entry(file.doc_type).or_default();
             read.0 += file.bytes;
             read.1 += chunks;
@@ -276,7 +276,7 @@ fn line(work: Work, s: &State, now: Instant, width: usize) -> String {
             _ => "loading the embedding model…".to_string(),
         };
     }
-    let seen = s.files_done.max(s.docs_parsed);
+    let seen = s.files_done.max(s.files_read);
     let estimated_total = match work {
         Work::Ingest if s.files_total > seen => s.chunks_known + chunks_to_come(s),
         _ => s.chunks_known,
@@ -493,7 +493,7 @@ mod tests {
     fn notes_read(read: u64, total: u64, chunks: u64) -> State {
         let mut s = state();
         s.files_total = total;
-        s.docs_parsed = read;
+        s.files_read = read;
         s.chunks_known = chunks;
         s.bytes_to_read.insert(DocType::Markdown, total * 1000);
         s.bytes_read
@@ -563,7 +563,7 @@ mod tests {
         s.chunks_known = 61_510;
         s.chunks_done = 20_000;
         s.files_done = 1_500;
-        s.docs_parsed = 1_500;
+        s.files_read = 1_500;
         s.first_done = Some((now - Duration::from_secs(200), 0));
         let wide = line(Work::Ingest, &s, now, 200);
         assert!(
@@ -594,7 +594,7 @@ mod tests {
             loading_model: false,
             files_total: 123_456_789,
             files_done: 12_345_678,
-            docs_parsed: 12_345_678,
+            files_read: 12_345_678,
             chunks_known: 987_654_321,
             chunks_done: 123_456_789,
             first_done: Some((now - Duration::from_secs(3600), 0)),

@@ -119,8 +119,13 @@ pub(super) fn is_filing_heading(t: &str) -> bool {
 /// A heading that opens a filing's financial statements: their index, the
 /// auditor's report, a statement's title.
 fn opens_statements(t: &str) -> bool {
-    let named = t.to_lowercase().contains(FINANCIAL_STATEMENT);
-    named || AUDIT_REPORT_TITLES.contains(&letters(t).as_str()) || statement_line(t).is_some()
+    let report = AUDIT_REPORT_TITLES.contains(&letters(t).as_str());
+    names_statements(t) || report || statement_line(t).is_some()
+}
+
+/// Names the financial statements ("Index to Financial Statements").
+fn names_statements(t: &str) -> bool {
+    t.to_lowercase().contains(FINANCIAL_STATEMENT)
 }
 
 /// The open parts of a filing's hierarchy as its headings go by.
@@ -319,7 +324,7 @@ impl FilingNesting {
                 let level = self.part.map_or(level, |p| p + 1);
                 self.close_notes();
                 self.item_level = Some(level);
-                self.item_holds_statements = text.to_lowercase().contains(FINANCIAL_STATEMENT);
+                self.item_holds_statements = names_statements(text);
                 self.item_words = 0;
                 self.statements_beside = None;
                 *item = Some(level);
