@@ -180,7 +180,8 @@ fn dotted_tails(token: &str, out: &mut Distinct) {
 
 /// Splits a word at camelCase humps and letter/digit boundaries, lower-cased:
 /// `parseConfig` → parse config, `XMLHttpRequest` → xml http request,
-/// `FY2018` → fy 2018.
+/// `FY2018` → fy 2018; and where a superscript follows digits (`2019¹` →
+/// 2019 ¹, a year with its footnote's mark).
 fn split_humps(word: &str) -> Vec<String> {
     let chars: Vec<char> = word.chars().collect();
     let mut parts = Vec::new();
@@ -191,7 +192,8 @@ fn split_humps(word: &str) -> Vec<String> {
         let boundary = (a.is_lowercase() && b.is_uppercase())
             || (a.is_uppercase() && b.is_uppercase() && next_lower)
             || (a.is_alphabetic() && b.is_numeric())
-            || (a.is_numeric() && b.is_alphabetic());
+            || (a.is_numeric() && b.is_alphabetic())
+            || (a.is_ascii_digit() && b.is_numeric() && !b.is_ascii_digit());
         if boundary {
             parts.push(chars[start..i].iter().collect::<String>().to_lowercase());
             start = i;
@@ -252,6 +254,10 @@ mod tests {
     #[test]
     fn fiscal_years_quarters_and_separators() {
         assert_eq!(forms("FY2018"), ["fy", "2018"]);
+        assert_eq!(
+            forms("fiscal 2019\u{b9} and message\u{2076}"),
+            ["2019", "message"]
+        );
         assert_eq!(forms("FY18 results"), ["fy", "18", "2018"]);
         assert!(forms("in Q3'19").contains(&"2019".to_string()));
         let f = forms("3Q19 revenue");

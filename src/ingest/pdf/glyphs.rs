@@ -172,6 +172,13 @@ fn compose_apart(glyphs: &mut Vec<Placed>) {
     glyphs.retain(|_| !taken.next().unwrap_or(false));
 }
 
+/// The superscript of a digit, sign or parenthesis (`2` → `²`); letters keep theirs.
+pub(super) fn superscript(c: char) -> Option<char> {
+    let (plain, raised) = super::lexicon::SUPERSCRIPTS;
+    let at = plain.chars().position(|p| p == c)?;
+    raised.chars().nth(at)
+}
+
 pub(super) fn push_char(text: &mut String, c: char) {
     match c {
         '\u{fb00}' => text.push_str("ff"),

@@ -133,8 +133,9 @@ fn read_by(opts: &ReadOptions) -> String {
     o.page_cache = None;
     let options = serde_json::to_string(&o).unwrap_or_default();
     format!(
-        "kb {} pages {PAGE_FORMAT} {options}",
-        env!("CARGO_PKG_VERSION")
+        "kb {} pages {PAGE_FORMAT} reader {} {options}",
+        env!("CARGO_PKG_VERSION"),
+        crate::ingest::readers::PDF
     )
 }
 

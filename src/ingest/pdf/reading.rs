@@ -10,7 +10,7 @@
 //! spans, written as one line per row with cells joined by ` | `).
 
 use super::body::most_common_size;
-use super::glyphs::{compose_accents, push_char, rtl, Placed, TURNS};
+use super::glyphs::{compose_accents, push_char, rtl, superscript, Placed, TURNS};
 use super::page::{Line, Row, Span, Word};
 use super::pitch::Pitch;
 use super::spacing::{join_small_caps, join_spaced_letters};
@@ -139,7 +139,8 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
             size: g.size,
             ..Word::default()
         });
-        push_char(&mut w.text, g.ch);
+        let raised = raised_in(w, g).then(|| superscript(g.ch)).flatten();
+        push_char(&mut w.text, raised.unwrap_or(g.ch));
         w.pitch.add(g.ch, g.x1 - g.x0, g.size);
         w.x0 = w.x0.min(g.x0);
         w.x1 = w.x1.max(g.x1);
@@ -164,6 +165,15 @@ fn after_mark(w: &Word, g: &Placed) -> bool {
         && g.size > w.size * TUNING.mark_ratio
         && g.baseline - w.baseline > TUNING.mark_rise * g.size
         && w.text.chars().all(mark)
+}
+
+/// Whether `g` is set smaller and raised in the word `w` it goes on: an
+/// exponent (`10⁶`, `m²`) or a footnote's mark after a word (`message⁶`),
+/// written as a superscript so that it is not read as another number (`106`).
+fn raised_in(w: &Word, g: &Placed) -> bool {
+    !w.text.is_empty()
+        && w.size > g.size * TUNING.mark_ratio
+        && w.baseline - g.baseline > TUNING.mark_rise * w.size
 }
 
 fn visible(g: &Placed) -> bool {

@@ -875,7 +875,7 @@ fn the_usual_gutter_is_the_one_most_pages_show() {
 
 /// A footnote's raised number is set against its text with no space
 /// (LaTeX's footnotes): it is a word of its own, while a mark raised after
-/// a word stays with it.
+/// a word stays with it, as the superscript it is.
 #[test]
 fn a_footnotes_number_is_apart_from_its_text() {
     let mut g = text_at("1", 72.0, 700.0, 6.0);
@@ -888,13 +888,20 @@ fn a_footnotes_number_is_apart_from_its_text() {
     g.extend(text_at("C or (1)", 75.0, 760.0, 9.0));
     g.extend(text_at("a", 111.0, 757.0, 6.0));
     g.extend(text_at("1", 114.0, 760.0, 9.0));
+    // An exponent is a superscript; raised letters keep their form.
+    g.extend(text_at("10", 72.0, 790.0, 9.0));
+    g.extend(text_at("-6", 82.0, 787.0, 6.0));
+    g.extend(text_at(" 1", 92.0, 790.0, 9.0));
+    g.extend(text_at("st", 99.5, 787.0, 6.0));
     let texts: Vec<String> = lines(&g).into_iter().map(|l| l.text).collect();
     assert_eq!(
         texts,
         [
             "1 http://example.org/ is kept",
-            "see2",
-            "\u{25e6}C or (1)a1"
+            "see\u{b2}",
+            "\u{25e6}C or (1)a1",
+            "10\u{207b}\u{2076}",
+            "1st"
         ]
     );
 }
