@@ -15,7 +15,7 @@
 use crate::document::DocType;
 
 /// The PDF reader (text, reading order, tables, structure, pages).
-pub const PDF: u32 = 35;
+pub const PDF: u32 = 36;
 /// Word, OpenDocument text and RTF documents.
 pub const DOC: u32 = 1;
 /// Presentations (PowerPoint, OpenDocument).

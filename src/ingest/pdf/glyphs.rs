@@ -42,6 +42,15 @@ impl Glyph {
         }
     }
 
+    /// A line break the engine guessed (none is in the PDF): on turned
+    /// text pdfium guesses one after every glyph.
+    pub fn line_break() -> Glyph {
+        Glyph {
+            ch: '\n',
+            ..Glyph::default()
+        }
+    }
+
     /// Its left and right edges and baseline once its text is turned to
     /// read left to right.
     pub(super) fn upright(&self) -> (f32, f32, f32) {
@@ -172,7 +181,7 @@ fn compose_apart(glyphs: &mut Vec<Placed>) {
     glyphs.retain(|_| !taken.next().unwrap_or(false));
 }
 
-/// The superscript of a digit, sign or parenthesis (`2` → `²`); letters keep theirs.
+/// The superscript of a digit or sign (`2` → `²`); letters keep theirs.
 pub(super) fn superscript(c: char) -> Option<char> {
     let (plain, raised) = super::lexicon::SUPERSCRIPTS;
     let at = plain.chars().position(|p| p == c)?;

@@ -10,8 +10,8 @@ pub(super) const ENTRY_LABELS: &[&str] = &["Name", "NAME", "Nom", "Nombre", "Nom
 pub(super) const ENTRY_DASHES: &[&str] = &["—", "–"];
 /// What a footnote's mark is made of, besides digits (`*`, `†`, `(1)`).
 pub(super) const FOOTNOTE_MARKS: &str = "*∗†‡§¶()";
-/// The characters with a superscript form, and their forms, in turn.
-pub(super) const SUPERSCRIPTS: (&str, &str) = ("0123456789+-\u{2212}=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾");
+/// Raised characters written as superscripts, and their forms.
+pub(super) const SUPERSCRIPTS: (&str, &str) = ("0123456789+-\u{2212}=", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼");
 /// The months' names in English, lower case.
 #[rustfmt::skip]
 pub(super) const MONTHS: &[&str] = &[

@@ -312,7 +312,12 @@ fn glyphs(page: &PdfPage) -> Result<Vec<Glyph>, PdfiumError> {
             }
             unseen.clear();
             word_seen = false;
-            out.push(Glyph::space());
+            let guessed = matches!(ch, '\r' | '\n') && c.is_generated().unwrap_or(false);
+            out.push(if guessed {
+                Glyph::line_break()
+            } else {
+                Glyph::space()
+            });
             continue;
         }
         let Some((glyph, off_page)) = placed(&c, ch, top, shown, &mut font_style) else {

@@ -47,7 +47,7 @@ pub(super) fn lines_in_columns(glyphs: &[Glyph], usual: Option<f32>) -> (Vec<Lin
             if g.ch.is_whitespace() {
                 if current == Some(turns) {
                     placed.push(Placed {
-                        ch: ' ',
+                        ch: g.ch,
                         ..Placed::default()
                     });
                 }
@@ -90,6 +90,10 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
     // A space came between `last` and this glyph: the engine's own (it
     // adds them where it guesses a word ends) or the PDF's.
     let mut spaced = false;
+    // Only the engine's guessed line breaks came between: glyphs that
+    // touch on one baseline are one word whatever they are (`11,036`).
+    let mut only_breaks = false;
+    let mut bracketed = false;
     let tight = tight_spaces(glyphs);
     for (i, g) in glyphs.iter().enumerate() {
         let visible = visible(g);
@@ -104,7 +108,8 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
                 // an `f` reaches over the space to a capital ("of Use").
                 let goes_on = g.ch.is_lowercase() && l.ch.is_alphanumeric()
                     || g.ch.is_uppercase() && l.ch.is_uppercase()
-                    || g.ch.is_numeric() && l.ch.is_numeric();
+                    || g.ch.is_numeric() && l.ch.is_numeric()
+                    || only_breaks;
                 let reach = match (spaced, goes_on) {
                     (false, _) => TUNING.letter_gap.0,
                     (true, true) => TUNING.letter_gap.1,
@@ -125,6 +130,7 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
             _ => false,
         };
         if !visible {
+            only_breaks = (only_breaks || !spaced) && g.ch == '\n';
             spaced = true;
             continue;
         }
@@ -139,8 +145,8 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
             size: g.size,
             ..Word::default()
         });
-        let raised = raised_in(w, g).then(|| superscript(g.ch)).flatten();
-        push_char(&mut w.text, raised.unwrap_or(g.ch));
+        let c = written(w, g, &mut bracketed);
+        push_char(&mut w.text, c);
         w.pitch.add(g.ch, g.x1 - g.x0, g.size);
         w.x0 = w.x0.min(g.x0);
         w.x1 = w.x1.max(g.x1);
@@ -165,6 +171,16 @@ fn after_mark(w: &Word, g: &Placed) -> bool {
         && g.size > w.size * TUNING.mark_ratio
         && g.baseline - w.baseline > TUNING.mark_rise * g.size
         && w.text.chars().all(mark)
+}
+
+/// The character `g` is written as in `w`: a raised digit or sign as its
+/// superscript, but inside a raised mark's brackets as printed
+/// (`markets(1)`, as `notes(a)`); `bracketed` follows those.
+fn written(w: &Word, g: &Placed, bracketed: &mut bool) -> char {
+    let raised = raised_in(w, g);
+    *bracketed = raised && (g.ch == '(' || *bracketed && g.ch != ')');
+    let sup = (raised && !*bracketed).then(|| superscript(g.ch));
+    sup.flatten().unwrap_or(g.ch)
 }
 
 /// Whether `g` is set smaller and raised in the word `w` it goes on: an

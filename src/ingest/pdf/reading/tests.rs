@@ -893,6 +893,9 @@ fn a_footnotes_number_is_apart_from_its_text() {
     g.extend(text_at("-6", 82.0, 787.0, 6.0));
     g.extend(text_at(" 1", 92.0, 790.0, 9.0));
     g.extend(text_at("st", 99.5, 787.0, 6.0));
+    // A mark in brackets stays as printed.
+    g.extend(text_at("notes", 72.0, 820.0, 9.0));
+    g.extend(text_at("(1)", 94.5, 817.0, 6.0));
     let texts: Vec<String> = lines(&g).into_iter().map(|l| l.text).collect();
     assert_eq!(
         texts,
@@ -901,7 +904,29 @@ fn a_footnotes_number_is_apart_from_its_text() {
             "see\u{b2}",
             "\u{25e6}C or (1)a1",
             "10\u{207b}\u{2076}",
-            "1st"
+            "1st",
+            "notes(1)"
         ]
     );
+}
+
+/// pdfium guesses a line break after every glyph of some turned tables
+/// (`11,036` came out `11 , 036`): one between glyphs that touch on one
+/// baseline parts nothing, while the PDF's own spaces and a line below do.
+#[test]
+fn a_guessed_line_break_between_touching_glyphs_parts_nothing() {
+    let between = |parts: &[(&str, f32)], sep: Glyph, baseline: f32| -> Vec<Glyph> {
+        parts
+            .iter()
+            .flat_map(|&(text, x)| text_at(text, x, baseline, 9.0))
+            .flat_map(|g| [g, sep])
+            .collect()
+    };
+    // The comma is 2.7 wide: each glyph touches the next.
+    let number = [("11", 72.0), (",", 81.0), ("036", 83.7)];
+    let mut g = between(&number, Glyph::line_break(), 700.0);
+    g.extend(text_at("next", 72.0, 712.0, 9.0));
+    g.extend(between(&number, Glyph::space(), 724.0));
+    let texts: Vec<String> = lines(&g).into_iter().map(|l| l.text).collect();
+    assert_eq!(texts, ["11,036", "next", "11 , 036"]);
 }
