@@ -7,6 +7,9 @@ use super::tuning::TUNING;
 /// A unit: the quarter turns of a full turn.
 pub(super) const TURNS: u8 = 4;
 
+/// The character of a line break the engine guessed ([`Glyph::line_break`]).
+pub(super) const GUESSED_BREAK: char = '\n';
+
 /// A character as the PDF places it, in points from the page's top-left
 /// (y grows downwards).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -42,11 +45,10 @@ impl Glyph {
         }
     }
 
-    /// A line break the engine guessed (none is in the PDF): on turned
-    /// text pdfium guesses one after every glyph.
+    /// A line break the engine guessed (pdfium does after every glyph of turned text).
     pub fn line_break() -> Glyph {
         Glyph {
-            ch: '\n',
+            ch: GUESSED_BREAK,
             ..Glyph::default()
         }
     }

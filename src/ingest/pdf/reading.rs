@@ -10,7 +10,7 @@
 //! spans, written as one line per row with cells joined by ` | `).
 
 use super::body::most_common_size;
-use super::glyphs::{compose_accents, push_char, rtl, superscript, Placed, TURNS};
+use super::glyphs::{compose_accents, push_char, rtl, superscript, Placed, GUESSED_BREAK, TURNS};
 use super::page::{Line, Row, Span, Word};
 use super::pitch::Pitch;
 use super::spacing::{join_small_caps, join_spaced_letters};
@@ -130,7 +130,7 @@ fn words(glyphs: &[Placed]) -> Vec<Word> {
             _ => false,
         };
         if !visible {
-            only_breaks = (only_breaks || !spaced) && g.ch == '\n';
+            only_breaks = (only_breaks || !spaced) && g.ch == GUESSED_BREAK;
             spaced = true;
             continue;
         }

@@ -896,9 +896,8 @@ fn a_footnotes_number_is_apart_from_its_text() {
     // A mark in brackets stays as printed.
     g.extend(text_at("notes", 72.0, 820.0, 9.0));
     g.extend(text_at("(1)", 94.5, 817.0, 6.0));
-    let texts: Vec<String> = lines(&g).into_iter().map(|l| l.text).collect();
     assert_eq!(
-        texts,
+        texts(&lines(&g)),
         [
             "1 http://example.org/ is kept",
             "see\u{b2}",
@@ -927,6 +926,5 @@ fn a_guessed_line_break_between_touching_glyphs_parts_nothing() {
     let mut g = between(&number, Glyph::line_break(), 700.0);
     g.extend(text_at("next", 72.0, 712.0, 9.0));
     g.extend(between(&number, Glyph::space(), 724.0));
-    let texts: Vec<String> = lines(&g).into_iter().map(|l| l.text).collect();
-    assert_eq!(texts, ["11,036", "next", "11 , 036"]);
+    assert_eq!(texts(&lines(&g)), ["11,036", "next", "11 , 036"]);
 }
