@@ -276,8 +276,8 @@ fn read_body(
                     p.text.push_str(&refs.mark(name == "endnoteReference", id));
                 }
             }
-            // A symbol inserted from a font (`Insert > Symbol`): the
-            // Symbol font's codes read as the characters they draw.
+            // A symbol inserted from a font (`Insert > Symbol`): a symbol
+            // font's codes read as the characters they draw.
             Xml::Start { name: "sym", attrs } if moved_away == 0 => {
                 if let Some(p) = open.last_mut() {
                     let c = attr(attrs, "char").and_then(|c| symbol(attr(attrs, "font"), c));
@@ -553,8 +553,9 @@ mod tests {
     }
 
     /// A symbol inserted from the Symbol font reads as the character it
-    /// draws; a plain font's code is the character; Wingdings' pictures
-    /// are left out.
+    /// draws, and so does a Wingdings mark (its check mark); a plain
+    /// font's code is the character; Symbol's pieces of large brackets are
+    /// left out.
     #[test]
     fn symbols_read_as_their_characters() {
         let sym = |font: &str, code: &str| format!("<w:sym w:font=\"{font}\" w:char=\"{code}\"/>");
@@ -578,7 +579,7 @@ mod tests {
             &ctx,
         )
         .unwrap();
-        assert_eq!(doc.content, "Temperature 20°C, Δλ = 0.5 ± mA→ done");
+        assert_eq!(doc.content, "Temperature 20°C, Δλ = 0.5 ± mA✓→ done");
     }
 
     #[test]

@@ -15,9 +15,9 @@
 use crate::document::DocType;
 
 /// The PDF reader (text, reading order, tables, structure, pages).
-pub const PDF: u32 = 36;
+pub const PDF: u32 = 37;
 /// Word, OpenDocument text and RTF documents.
-pub const DOC: u32 = 1;
+pub const DOC: u32 = 2;
 /// Presentations (PowerPoint, OpenDocument).
 pub const SLIDES: u32 = 1;
 /// Spreadsheets and their sheets' tables.

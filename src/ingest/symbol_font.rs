@@ -1,23 +1,96 @@
-//! Word's inserted symbols (`w:sym`): a font and a code, read as the
-//! character it draws. The Symbol font's codes are its own encoding
-//! (Adobe's), not Unicode.
+//! Symbol fonts: fonts that draw signs or pictures at codes of their own,
+//! not Unicode's. Word writes their characters as the font's code in the
+//! private use area (`F0B7` is Symbol's bullet), in a document's `w:sym`
+//! and in the PDFs it makes; read as the character each code draws.
 
-/// The character a `w:sym` draws: `code` is hexadecimal. In the Symbol
-/// font (codes `F020`-`F0FF`, or `0020`-`00FF`) it is the Unicode
-/// character of the Symbol encoding; in another font a code outside the
-/// private use area is the character itself. Other fonts' private codes
-/// (Wingdings' pictures) give nothing.
+/// A font whose codes are its own encoding, known by its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SymbolFont {
+    /// Adobe's Symbol (Greek letters, mathematical signs, arrows, the bullet).
+    Symbol,
+    /// Microsoft's Wingdings: only the list marks, boxes and check marks
+    /// are read; its other pictures give nothing.
+    Wingdings,
+}
+
+impl SymbolFont {
+    /// The symbol font a font's name says: `Symbol`, `SymbolMT`,
+    /// `ABCDEF+Symbol,Bold`, `Wingdings-Regular`; `Wingdings 2` and 3 are
+    /// other encodings.
+    pub(crate) fn named(name: &str) -> Option<SymbolFont> {
+        let name = name.split_once('+').map_or(name, |(_, rest)| rest);
+        let family = name.split([',', '-']).next().unwrap_or("").trim();
+        let family = family.to_ascii_lowercase().replace(' ', "");
+        match family.as_str() {
+            "symbol" | "symbolmt" | "symbolps" => Some(SymbolFont::Symbol),
+            "wingdings" => Some(SymbolFont::Wingdings),
+            _ => None,
+        }
+    }
+
+    /// The character this font draws at `code`.
+    fn char_at(self, code: u8) -> Option<char> {
+        match self {
+            SymbolFont::Symbol => symbol_font(code),
+            SymbolFont::Wingdings => wingdings(code),
+        }
+    }
+}
+
+/// The character a `w:sym` draws: `code` is hexadecimal. In a symbol font
+/// (codes `F020`-`F0FF`, or `0020`-`00FF`) it is the character the font
+/// draws there; in another font a code outside the private use area is
+/// the character itself.
 pub(super) fn symbol(font: Option<&str>, code: &str) -> Option<char> {
     let code = u32::from_str_radix(code.trim(), 16).ok()?;
-    if font.is_some_and(|f| f.trim().eq_ignore_ascii_case("symbol")) {
+    if let Some(font) = font.and_then(SymbolFont::named) {
         let byte = match code {
             0xF020..=0xF0FF => code - 0xF000,
             0x20..=0xFF => code,
             _ => return None,
         };
-        return symbol_font(byte as u8);
+        return font.char_at(byte as u8);
     }
-    char::from_u32(code).filter(|c| !c.is_control() && !('\u{E000}'..='\u{F8FF}').contains(c))
+    char::from_u32(code).filter(|c| !c.is_control() && !is_private(*c))
+}
+
+/// The character a private-use character of a PDF's text stands for:
+/// in a symbol font, `U+F020`-`U+F0FF` is the font's own code (as Word's
+/// PDFs map them); in any font, `U+F730`-`U+F739` are Adobe's old-style
+/// figures (the names `zerooldstyle`…`nineoldstyle` of its glyph list).
+/// `None` for any other character.
+pub(crate) fn private_use(font: Option<SymbolFont>, ch: char) -> Option<char> {
+    match ch as u32 {
+        code @ 0xF020..=0xF0FF => font?.char_at((code - 0xF000) as u8),
+        code @ 0xF730..=0xF739 => char::from_digit(code - 0xF730, 10),
+        _ => None,
+    }
+}
+
+/// In Unicode's private use area, where a font's own characters are.
+fn is_private(c: char) -> bool {
+    ('\u{E000}'..='\u{F8FF}').contains(&c)
+}
+
+/// Wingdings' marks, by code: the bullets Word offers for lists, the
+/// boxes and check marks of forms (a filing's cover checks `⌧`).
+fn wingdings(code: u8) -> Option<char> {
+    Some(match code {
+        0x6C => '●',
+        0x6E => '■',
+        0x6F => '□',
+        0x71 => '❑',
+        0x75 => '◆',
+        0x76 => '❖',
+        0x78 => '⌧',
+        0xA7 => '▪',
+        0xA8 => '◻',
+        0xD8 => '➢',
+        0xFC => '✓',
+        0xFD => '☒',
+        0xFE => '☑',
+        _ => return None,
+    })
 }
 
 /// The Symbol font's encoding (Adobe's), by code: Greek for the letters,
@@ -121,4 +194,34 @@ fn symbol_font(code: u8) -> Option<char> {
         0xF2 => '∫',
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fonts_name_says_which_symbols_it_draws() {
+        let named = SymbolFont::named;
+        assert_eq!(named("FAAACF+SymbolMT"), Some(SymbolFont::Symbol));
+        assert_eq!(named("Symbol,Bold"), Some(SymbolFont::Symbol));
+        assert_eq!(named("Wingdings-Regular"), Some(SymbolFont::Wingdings));
+        assert_eq!(named("Wingdings 2"), None);
+        assert_eq!(named("CIDFont+F4"), None);
+        assert_eq!(named("Helvetica"), None);
+    }
+
+    /// A private code reads as what its font draws; in a font whose name
+    /// says nothing it stays, but Adobe's old-style figures are digits.
+    #[test]
+    fn private_codes_read_as_what_the_font_draws() {
+        let (symbol, wingdings) = (Some(SymbolFont::Symbol), Some(SymbolFont::Wingdings));
+        assert_eq!(private_use(symbol, '\u{F0B7}'), Some('•'));
+        assert_eq!(private_use(symbol, '\u{F061}'), Some('α'));
+        assert_eq!(private_use(wingdings, '\u{F078}'), Some('⌧'));
+        assert_eq!(private_use(wingdings, '\u{F04A}'), None);
+        assert_eq!(private_use(None, '\u{F0B7}'), None);
+        assert_eq!(private_use(None, '\u{F737}'), Some('7'));
+        assert_eq!(private_use(symbol, 'a'), None);
+    }
 }

@@ -148,6 +148,9 @@ pub(super) const FINANCIAL_STATEMENT: &str = "financial statement";
 pub(super) const SIGNATURES_TITLES: &[&str] = &["signature", "signatures"];
 /// The mark before a signed name ("/s/ Jane Roe").
 pub(super) const SIGNATURE_MARK: &str = "/s/";
+/// The marks that start a list's item on their own: the usual bullets, and
+/// the ones Word offers from its symbol fonts (`symbol_font`).
+pub(super) const LIST_MARKS: &str = "•◦▪▸►‣∙·●■□❑◆❖◻➢✓";
 /// The marks that tick a column of an index of exhibits ("filed herewith").
 pub(super) const CHECK_MARKS: &[&str] = &["X", "x", "✓", "✔", "√"];
 /// The words that name a financial statement inside its title ("Statements of Cash Flows").

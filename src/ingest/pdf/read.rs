@@ -18,6 +18,7 @@ use super::settings::ReadOptions;
 use super::tuning::TUNING;
 use crate::config::OcrMode;
 use crate::ingest::ocr;
+use crate::ingest::symbol_font::{private_use, SymbolFont};
 
 /// The largest rendering side in pixels (a poster-sized page is rendered
 /// at less than 300 dpi rather than into gigabytes).
@@ -364,6 +365,7 @@ fn placed(
         || c.font_is_italic(),
         || c.font_is_fixed_pitch(),
     );
+    let ch = private_use(font_style.symbols, ch).unwrap_or(ch);
     let ink = c
         .fill_color()
         .map_or(0, |k| ink_of([k.red(), k.green(), k.blue()]));
@@ -400,6 +402,9 @@ struct FontStyle {
     bold: Option<bool>,
     italic: bool,
     face: u32,
+    /// The symbol font the name says, whose private codes are read as
+    /// what it draws (Word's bullet `U+F0B7`, `•`).
+    symbols: Option<SymbolFont>,
 }
 
 impl FontStyle {
@@ -420,6 +425,7 @@ impl FontStyle {
             self.italic = named(&n, ITALIC_FONT_WORDS, UPRIGHT_FONT_WORDS).unwrap_or_else(&italic);
             // A monospaced face says nothing of headings: code is told by its pitch.
             self.face = if fixed_pitch() { 0 } else { face_of(&n) };
+            self.symbols = SymbolFont::named(&name);
             self.name = name;
         }
         let bold = self.bold.unwrap_or_else(|| match weight() {

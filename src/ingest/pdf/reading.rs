@@ -14,7 +14,9 @@ use super::glyphs::{compose_accents, push_char, rtl, superscript, Placed, GUESSE
 use super::page::{Line, Row, Span, Word};
 use super::pitch::Pitch;
 use super::spacing::{join_small_caps, join_spaced_letters};
-use super::tables::{join_section_number, merge_symbols, table_rows, CELL_SEPARATOR};
+use super::tables::{
+    join_list_mark, join_section_number, merge_symbols, table_rows, CELL_SEPARATOR,
+};
 use super::tuning::TUNING;
 
 pub(super) use super::glyphs::Glyph;
@@ -295,7 +297,7 @@ fn row_of(mut words: Vec<Word>) -> Row {
     }
     let mut spans = spans_of(words, is_rtl);
     if !is_rtl {
-        spans = join_section_number(merge_symbols(spans));
+        spans = join_list_mark(join_section_number(merge_symbols(spans)));
     }
     Row { spans, rtl: is_rtl }
 }

@@ -3,6 +3,7 @@
 //! with its numbers; and the fixes a row's spans need first (a currency
 //! sign apart from its amount, a section number a quad from its title).
 
+use super::lexicon::LIST_MARKS;
 use super::numbering::{chapter_label, item_heading, subsection, tex_command_first};
 use super::page::{Row, Span};
 use super::text_shape::{ends_sentence, leaders};
@@ -54,6 +55,21 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
         first.x1 = second.x1;
         first.bold &= second.bold;
         first.italic &= second.italic;
+    }
+    spans
+}
+
+/// A list's mark set a tab from its item's text (a bullet at the list's
+/// indent, Word's and LibreOffice's way) starts the item's line, not a
+/// column of a table.
+pub(super) fn join_list_mark(mut spans: Vec<Span>) -> Vec<Span> {
+    let lone_mark = |t: &str| t.chars().count() == 1 && t.chars().all(|c| LIST_MARKS.contains(c));
+    let close = |a: &Span, b: &Span| b.x0 - a.x1 <= TUNING.number_reach.1 * b.size;
+    if spans.len() >= 2 && lone_mark(spans[0].text.trim()) && close(&spans[0], &spans[1]) {
+        // The line is the item's, in its type, from where its mark stands.
+        let mark = spans.remove(0);
+        spans[0].text = format!("{} {}", mark.text.trim(), spans[0].text);
+        spans[0].x0 = mark.x0;
     }
     spans
 }

@@ -37,6 +37,20 @@ pub enum Block {
     /// A grey box this many points tall, the text's width: a figure, or
     /// the image of a scanned page, with no text.
     Figure(f32),
+    /// A list as Word writes it: each item's mark is `code` in a symbol
+    /// font (`SymbolMT`, or `Wingdings-Regular` when `wingdings`) whose map
+    /// to Unicode gives the private code `U+F000 + code`, then its text.
+    Marked(u8, bool, Vec<String>),
+}
+
+/// A list whose marks are Word's: `marked(0xB7, false, &["one", "two"])`
+/// sets each item after Symbol's bullet.
+pub fn marked(code: u8, wingdings: bool, items: &[&str]) -> Block {
+    Block::Marked(
+        code,
+        wingdings,
+        items.iter().map(|s| s.to_string()).collect(),
+    )
 }
 
 /// A letter-spaced bold heading: `spaced("ANNUAL REPORT", 14.0, 4.0)`.
@@ -198,8 +212,12 @@ impl TestPdf {
         let mono = doc.add_object(dictionary! {
             "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Courier",
         });
+        let symbol = symbol_font(&mut doc, "SymbolMT");
+        let wingdings = symbol_font(&mut doc, "Wingdings-Regular");
         let resources = doc.add_object(dictionary! {
-            "Font" => dictionary! { "F1" => body, "F2" => bold, "F3" => mono },
+            "Font" => dictionary! {
+                "F1" => body, "F2" => bold, "F3" => mono, "F4" => symbol, "F5" => wingdings,
+            },
         });
         let mut kids = Vec::new();
         // Where each heading and anchor is: its page and the height of
@@ -277,6 +295,21 @@ impl TestPdf {
                             y -= 12.0;
                         }
                         y -= 10.0;
+                    }
+                    Block::Marked(code, wingdings, items) => {
+                        for item in items {
+                            let mark = Object::String(vec![*code], lopdf::StringFormat::Literal);
+                            let font = if *wingdings { "F5" } else { "F4" };
+                            ops.push(Operation::new("BT", vec![]));
+                            ops.push(Operation::new("Tf", vec![font.into(), BODY.into()]));
+                            ops.push(Operation::new("Td", vec![LEFT.into(), y.into()]));
+                            ops.extend([
+                                Operation::new("Tj", vec![mark]),
+                                Operation::new("ET", vec![]),
+                            ]);
+                            text_at(&mut ops, "F1", BODY, LEFT + 18.0, y, item);
+                            y -= LEADING;
+                        }
                     }
                     Block::Lines(ls) => {
                         for l in ls {
@@ -433,6 +466,20 @@ impl TestPdf {
         doc.objects.insert(root, Object::Dictionary(outlines));
         root
     }
+}
+
+/// A symbol font as Word's PDFs name and map it: not embedded, its codes
+/// mapped to Unicode's private use area (`<B7>` to `U+F0B7`).
+fn symbol_font(doc: &mut Document, name: &str) -> lopdf::ObjectId {
+    let cmap = "/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CIDSystemInfo \
+        << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def /CMapName /Adobe-Identity-UCS \
+        def /CMapType 2 def 1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfrange \
+        <20> <FF> <F020> endbfrange endcmap CMapName currentdict /CMap defineresource pop end end";
+    let to_unicode = doc.add_object(Stream::new(dictionary! {}, cmap.as_bytes().to_vec()));
+    doc.add_object(
+        dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => name,
+        "Encoding" => "WinAnsiEncoding", "ToUnicode" => to_unicode },
+    )
 }
 
 fn wrap(text: &str) -> Vec<String> {

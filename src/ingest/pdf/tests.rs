@@ -1,4 +1,4 @@
-use super::testpdf::{anchor, code, heading, lines, para, spaced, tinted, TestPdf};
+use super::testpdf::{anchor, code, heading, lines, marked, para, spaced, tinted, TestPdf};
 use super::*;
 use crate::config::ChunkingConfig;
 
@@ -845,4 +845,35 @@ fn only_a_filing_nests_its_headings_under_parts_and_items() {
         "{filing:?}"
     );
     assert_eq!(level(&filing, "Caring for Blades"), Some(part + 1));
+}
+
+/// Word's lists and forms set their marks in Symbol or Wingdings, and its
+/// PDFs map those codes to the private use area (`U+F0B7`): each reads as
+/// the mark it draws, and a list's mark a tab from its text starts the
+/// item's line (not a table's column). Another sign set so stays a cell; a
+/// picture without a mark's meaning keeps its private code.
+#[test]
+fn a_symbol_fonts_private_codes_read_as_the_marks_they_draw() {
+    let Some(e) = engine() else { return };
+    let bytes = TestPdf::new()
+        .page(vec![
+            para("These risks include:"),
+            marked(
+                0xB7,
+                false,
+                &["political instability;", "nationalization; and"],
+            ),
+            marked(0xFC, true, &["compliance with the law."]),
+            marked(0xB1, false, &["0.5 mA"]),
+            marked(0x4A, true, &["a smile"]),
+        ])
+        .to_bytes();
+    let ex = extract_bytes(&bytes, &e).unwrap();
+    let c = ChunkingConfig::default();
+    let doc = build(Path::new("risks.pdf"), &ex, &ctx(&c)).unwrap();
+    assert_eq!(
+        doc.content,
+        "These risks include:\n\n• political instability;\n\n• nationalization; and\n\n\
+         ✓ compliance with the law.\n\n± | 0.5 mA\n\u{f04a} | a smile"
+    );
 }

@@ -11,7 +11,7 @@ use super::tuning::TUNING;
 pub(super) fn starts_with_bullet(t: &str) -> bool {
     let mut cs = t.chars();
     match cs.next() {
-        Some('•' | '◦' | '▪' | '▸' | '►' | '‣' | '∙' | '·') => true,
+        Some(c) if LIST_MARKS.contains(c) => true,
         Some('-' | '*' | '–') => cs.next() == Some(' '),
         _ => false,
     }
