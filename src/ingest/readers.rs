@@ -15,7 +15,7 @@
 use crate::document::DocType;
 
 /// The PDF reader (text, reading order, tables, structure, pages).
-pub const PDF: u32 = 37;
+pub const PDF: u32 = 38;
 /// Word, OpenDocument text and RTF documents.
 pub const DOC: u32 = 2;
 /// Presentations (PowerPoint, OpenDocument).

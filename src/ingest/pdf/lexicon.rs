@@ -151,6 +151,9 @@ pub(super) const SIGNATURE_MARK: &str = "/s/";
 /// The marks that start a list's item on their own: the usual bullets, and
 /// the ones Word offers from its symbol fonts (`symbol_font`).
 pub(super) const LIST_MARKS: &str = "•◦▪▸►‣∙·●■□❑◆❖◻➢✓";
+/// The dashes that start a list's item only before a space or the item's
+/// text alone: elsewhere a sign, a rule or a table's "nothing".
+pub(super) const LIST_DASHES: &str = "-–";
 /// The marks that tick a column of an index of exhibits ("filed herewith").
 pub(super) const CHECK_MARKS: &[&str] = &["X", "x", "✓", "✔", "√"];
 /// The words that name a financial statement inside its title ("Statements of Cash Flows").

@@ -3,7 +3,7 @@
 //! with its numbers; and the fixes a row's spans need first (a currency
 //! sign apart from its amount, a section number a quad from its title).
 
-use super::lexicon::LIST_MARKS;
+use super::lexicon::{LIST_DASHES, LIST_MARKS};
 use super::numbering::{chapter_label, item_heading, subsection, tex_command_first};
 use super::page::{Row, Span};
 use super::text_shape::{ends_sentence, leaders};
@@ -61,9 +61,12 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
 
 /// A list's mark set a tab from its item's text (a bullet at the list's
 /// indent, Word's and LibreOffice's way) starts the item's line, not a
-/// column of a table.
+/// column of a table; a dash does only before the item alone (before more
+/// cells it is a table's "nothing").
 pub(super) fn join_list_mark(mut spans: Vec<Span>) -> Vec<Span> {
-    let lone_mark = |t: &str| t.chars().count() == 1 && t.chars().all(|c| LIST_MARKS.contains(c));
+    let two = spans.len() == 2;
+    let mark = |c: char| LIST_MARKS.contains(c) || two && LIST_DASHES.contains(c);
+    let lone_mark = |t: &str| t.chars().count() == 1 && t.chars().all(mark);
     let close = |a: &Span, b: &Span| b.x0 - a.x1 <= TUNING.number_reach.1 * b.size;
     if spans.len() >= 2 && lone_mark(spans[0].text.trim()) && close(&spans[0], &spans[1]) {
         // The line is the item's, in its type, from where its mark stands.

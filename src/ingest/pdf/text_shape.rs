@@ -12,7 +12,7 @@ pub(super) fn starts_with_bullet(t: &str) -> bool {
     let mut cs = t.chars();
     match cs.next() {
         Some(c) if LIST_MARKS.contains(c) => true,
-        Some('-' | '*' | '–') => cs.next() == Some(' '),
+        Some(c) if LIST_DASHES.contains(c) || c == '*' => cs.next() == Some(' '),
         _ => false,
     }
 }

@@ -372,3 +372,48 @@ fn justified_lines_in_a_narrow_column_are_prose_not_tables() {
     );
     assert!(l.iter().all(|l| l.table), "{:?}", texts(&l));
 }
+
+/// A list's marks set a tab from their items (Word's and LibreOffice's
+/// bullets, a dash a level down) start the items' lines: no table of
+/// marks. A dash before more cells is a table's "nothing".
+#[test]
+fn a_lists_marks_a_tab_from_their_items_make_no_table() {
+    let mut g = Vec::new();
+    for (i, (mark, item, x)) in [
+        ("•", "revenue recognition;", 72.0),
+        ("•", "goodwill and other intangible assets;", 72.0),
+        ("–", "income taxes.", 90.0),
+        ("–", "pension plans.", 90.0),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let y = 100.0 + i as f32 * 12.0;
+        g.extend(text_at(mark, *x, y, 10.0));
+        g.extend(text_at(item, x + 18.0, y, 10.0));
+    }
+    // The dash's row: its figure as close to it as an item's text.
+    for (i, (cells, x)) in [
+        (["Total", "1,234", "1,100"], 120.0),
+        (["–", "12", "15"], 90.0),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let y = 160.0 + i as f32 * 12.0;
+        g.extend(text_at(cells[0], 72.0, y, 10.0));
+        g.extend(text_at(cells[1], *x, y, 10.0));
+        g.extend(text_at(cells[2], 200.0, y, 10.0));
+    }
+    assert_eq!(
+        texts(&lines(&g)),
+        vec![
+            "• revenue recognition;",
+            "• goodwill and other intangible assets;",
+            "– income taxes.",
+            "– pension plans.",
+            "Total | 1,234 | 1,100",
+            "– | 12 | 15",
+        ]
+    );
+}
