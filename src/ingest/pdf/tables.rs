@@ -65,8 +65,8 @@ pub(super) fn join_section_number(mut spans: Vec<Span>) -> Vec<Span> {
 /// cells it is a table's "nothing").
 pub(super) fn join_list_mark(mut spans: Vec<Span>) -> Vec<Span> {
     let two = spans.len() == 2;
-    let mark = |c: char| LIST_MARKS.contains(c) || two && LIST_DASHES.contains(c);
-    let lone_mark = |t: &str| t.chars().count() == 1 && t.chars().all(mark);
+    let is_mark = |c: char| LIST_MARKS.contains(c) || two && LIST_DASHES.contains(c);
+    let lone_mark = |t: &str| t.chars().count() == 1 && t.chars().all(is_mark);
     let close = |a: &Span, b: &Span| b.x0 - a.x1 <= TUNING.number_reach.1 * b.size;
     if spans.len() >= 2 && lone_mark(spans[0].text.trim()) && close(&spans[0], &spans[1]) {
         // The line is the item's, in its type, from where its mark stands.

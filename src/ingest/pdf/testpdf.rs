@@ -226,13 +226,17 @@ impl TestPdf {
         for (i, blocks) in self.pages.iter().enumerate() {
             let mut ops = Vec::new();
             let mut y = TOP;
+            // A text object showing `text` (a string's bytes) at x, y.
+            let show = |ops: &mut Vec<Operation>, font: &str, size: f32, x: f32, y: f32, text| {
+                ops.push(Operation::new("BT", vec![]));
+                ops.push(Operation::new("Tf", vec![font.into(), size.into()]));
+                ops.push(Operation::new("Td", vec![x.into(), y.into()]));
+                ops.push(Operation::new("Tj", vec![text]));
+                ops.push(Operation::new("ET", vec![]));
+            };
             let text_at =
                 |ops: &mut Vec<Operation>, font: &str, size: f32, x: f32, y: f32, s: &str| {
-                    ops.push(Operation::new("BT", vec![]));
-                    ops.push(Operation::new("Tf", vec![font.into(), size.into()]));
-                    ops.push(Operation::new("Td", vec![x.into(), y.into()]));
-                    ops.push(Operation::new("Tj", vec![standard_encoded(s)]));
-                    ops.push(Operation::new("ET", vec![]));
+                    show(ops, font, size, x, y, standard_encoded(s))
                 };
             let text_line = |ops: &mut Vec<Operation>, font: &str, size: f32, y: f32, s: &str| {
                 text_at(ops, font, size, LEFT, y, s)
@@ -300,13 +304,7 @@ impl TestPdf {
                         for item in items {
                             let mark = Object::String(vec![*code], lopdf::StringFormat::Literal);
                             let font = if *wingdings { "F5" } else { "F4" };
-                            ops.push(Operation::new("BT", vec![]));
-                            ops.push(Operation::new("Tf", vec![font.into(), BODY.into()]));
-                            ops.push(Operation::new("Td", vec![LEFT.into(), y.into()]));
-                            ops.extend([
-                                Operation::new("Tj", vec![mark]),
-                                Operation::new("ET", vec![]),
-                            ]);
+                            show(&mut ops, font, BODY, LEFT, y, mark);
                             text_at(&mut ops, "F1", BODY, LEFT + 18.0, y, item);
                             y -= LEADING;
                         }
