@@ -68,11 +68,20 @@ TOKENIZER_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json",
 # tensor as quantize_dynamic's DynamicQuantizeLinear does: with one range
 # for the whole padded batch a chunk's vector depended on what it was
 # batched with, so the same files gave different indexes. Per row, a text's
-# vector is the same bit for bit in any batch and alone. The six FFN output
-# projections stay fp32 ("keep_fp32"): their input, the GELU output, has the
-# widest rows, and quantising it cost NFCorpus test nDCG@10. Speed and
-# quality of this graph: docs/benchmarks.md. Bump QUANT_VERSION when any of
-# this changes.
+# vector is the same bit for bit in any batch and alone.
+#
+# The value and FFN output projections get two 7-bit codes per weight
+# ("two_codes", see weight_remainders): the code and the code of what it
+# leaves over, in one integer product twice as wide. 7-bit codes alone put
+# the whole graph at cosine 0.9967 to fp32 (the bar is 0.998): the weights'
+# rounding, not the activations', is most of that error, and the value and
+# FFN output projections pass it on unsoftened (the query and key ones go
+# through a softmax). The FFN outputs were fp32 before (version 5): as
+# integers twice over they take less CPU than fp32 once. The attention is
+# ONNX Runtime's fused MultiHeadAttention ("attention", see
+# fused_attention): the same arithmetic without the heads' transposes and
+# the padding mask added to every score. Speed and quality of this graph:
+# docs/benchmarks.md. Bump QUANT_VERSION when any of this changes.
 #
 # Every value's shape is declared in the graph (declare_shapes; version 5):
 # without them ONNX Runtime's memory planner compared hundreds of buffers of
@@ -86,8 +95,8 @@ TOKENIZER_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json",
 # ("ort_disabled_optimizers").
 QUANT_SETTINGS = {"per_channel": True, "reduce_range": True, "weight_type": "QInt8",
                   "op_types_to_quantize": ["MatMul"], "activations": "per-row",
-                  "keep_fp32": ["ffn_out"]}
-QUANT_VERSION = 5
+                  "two_codes": ["v", "ffn_out"], "attention": "MultiHeadAttention"}
+QUANT_VERSION = 6
 ORT_DISABLED_OPTIMIZERS = ["SkipLayerNormFusion"]
 
 _T0 = float(os.environ.get("KB_PREPARE_T0") or time.time())
@@ -374,7 +383,8 @@ LINEAR_TAGS = {"attention.self.query": "q", "attention.self.key": "k", "attentio
 
 
 def quantized_weights(q_path: Path) -> dict:
-    """The int8 graph's quantised weights: safetensors prefix -> (codes, zero points, scales)."""
+    """The int8 graph's quantised weights: safetensors prefix -> [(codes, zero
+    points, scales)], the codes and, where a weight has two, the remainder's."""
     import numpy as np
     import onnx
     from onnx import numpy_helper
@@ -387,10 +397,15 @@ def quantized_weights(q_path: Path) -> dict:
         layer, kind = tag.split(".", 1)
         prefix = next(p for p, t in LINEAR_TAGS.items() if t == kind)
         base = tag + ".weight_t"
-        codes = inits[base + "_quantized"]
+        codes, scales = inits[base + "_quantized"], inits[base + "_scale"]
         # Symmetric weights: the per-row graph drops their zero points (all 0).
         zero = inits.get(base + "_zero_point", np.zeros(codes.shape[1], dtype=codes.dtype))
-        out[f"encoder.layer.{layer[5:]}.{prefix}"] = (codes, zero, inits[base + "_scale"])
+        # A weight with two codes (weight_remainders) holds them side by side.
+        halves = 2 if kind in QUANT_SETTINGS["two_codes"] else 1
+        n_out = codes.shape[1] // halves
+        out[f"encoder.layer.{layer[5:]}.{prefix}"] = [
+            (codes[:, h * n_out:(h + 1) * n_out], zero[h * n_out:(h + 1) * n_out],
+             scales[h * n_out:(h + 1) * n_out]) for h in range(halves)]
     if len(out) == 0:
         raise PrepError(f"{q_path}: no quantised weights found")
     return out
@@ -431,15 +446,17 @@ class NumpyBert:
 
     def _qlin(self, x, prefix):
         np = self.np
-        codes, w_zp, w_scale = self.quant[prefix]
         x32 = x.astype(np.float32)
         lo = np.minimum(x32.min(-1, keepdims=True), np.float32(0))
         hi = np.maximum(x32.max(-1, keepdims=True), np.float32(0))
         scale = np.maximum((hi - lo) / np.float32(255), np.float32(1e-12))
         zp = np.round(np.clip(-lo / scale, 0, 255))
         xq = np.clip(np.round(x32 / scale) + zp, 0, 255)
-        acc = (xq - zp) @ (codes.astype(np.float64) - w_zp.astype(np.float64))
-        return acc * (scale.astype(np.float64) * w_scale.astype(np.float64)) + self.w[prefix + ".bias"]
+        y = self.w[prefix + ".bias"]
+        for codes, w_zp, w_scale in self.quant[prefix]:
+            acc = (xq - zp) @ (codes.astype(np.float64) - w_zp.astype(np.float64))
+            y = y + acc * (scale.astype(np.float64) * w_scale.astype(np.float64))
+        return y
 
     def _gelu(self, x):
         np = self.np
@@ -704,19 +721,13 @@ def quantize(fp32_path: Path, q_path: Path) -> str:
     from onnxruntime.quantization import QuantType, quantize_dynamic
     tmp = q_path.with_name(q_path.name + ".tmp")
     settings = dict(QUANT_SETTINGS, weight_type=getattr(QuantType, QUANT_SETTINGS["weight_type"]))
-    settings.pop("activations")
-    keep_fp32 = settings.pop("keep_fp32")
-    import onnx
-    graph = onnx.load(str(fp32_path)).graph
-    weights = {i.name for i in graph.initializer}
-    settings["nodes_to_exclude"] = [
-        n.name for n in graph.node
-        if n.op_type == "MatMul" and n.input[1] in weights
-        and any(f".{tag}.weight_t" in n.input[1] for tag in keep_fp32)]
-    del graph
+    for graph_setting in ("activations", "two_codes", "attention"):
+        settings.pop(graph_setting)
     try:
         quantize_dynamic(str(fp32_path), str(tmp), **settings)
         per_row_activations(tmp)
+        weight_remainders(tmp, fp32_path, QUANT_SETTINGS["two_codes"])
+        fused_attention(tmp)
         undeclared = q_path.with_name(q_path.name + ".undeclared.tmp")
         shutil.copyfile(tmp, undeclared)
         earlier = kb_fingerprint(undeclared)
@@ -732,6 +743,17 @@ def quantize(fp32_path: Path, q_path: Path) -> str:
     undeclared.unlink()
     os.replace(tmp, q_path)
     return earlier
+
+
+def earlier_builds(path: Path, meta: dict) -> list[str]:
+    """kb's fingerprints of the model file at `path`, about to be replaced by
+    another build, and of the files its kb-model.json (`meta`) names: kb
+    tells a knowledge base built with any of them that the model was
+    upgraded (kb-model.json's "earlier_builds"), not damaged."""
+    if not path.is_file():
+        return []
+    found = [kb_fingerprint(path), *meta.get("same_vectors_as", []), *meta.get("earlier_builds", [])]
+    return list(dict.fromkeys(found))
 
 
 def kb_fingerprint(path: Path) -> str:
@@ -841,7 +863,6 @@ def per_row_activations(path: Path) -> None:
     changes nothing (ONNX Runtime's MatMulInteger takes no per-row zero
     point, and MatMulIntegerToFloat's per-row A scale path gave wrong
     results for these weights in 1.31: neither is used that way)."""
-    import collections
     import numpy as np
     import onnx
     from onnx import TensorProto, helper, numpy_helper as nh
@@ -849,13 +870,8 @@ def per_row_activations(path: Path) -> None:
     model = onnx.load(str(path))
     g = model.graph
     inits = {i.name: i for i in g.initializer}
-    consumers = collections.defaultdict(list)
-    producer = {}
-    for n in g.node:
-        for i in n.input:
-            consumers[i].append(n)
-        for o in n.output:
-            producer[o] = n
+    consumers = consumers_of(g)
+    producer = {o: n for n in g.node for o in n.output}
     added_inits: list = []
 
     def const(name: str, arr) -> str:
@@ -925,9 +941,17 @@ def per_row_activations(path: Path) -> None:
     if not quantised:
         raise PrepError(f"{path}: no quantised MatMul to rewrite")
     kept = [n for n in g.node if id(n) not in replaced and n.op_type != "DynamicQuantizeLinear"]
-    # Topological order: the new nodes go where their inputs exist.
-    ready = {i.name for i in g.input} | set(inits) | {i.name for i in added_inits}
-    ordered, pending = [], kept + added
+    save_rewritten(model, path, kept + added, added_inits, "per-row rewrite")
+
+
+def save_rewritten(model, path: Path, nodes: list, added_inits: list, rewrite: str) -> None:
+    """Saves `model` (in place at `path`) with `nodes` in topological order
+    (each where its inputs exist), `added_inits` among its initializers and
+    the ones no node reads any more dropped."""
+    from onnx import helper
+    g = model.graph
+    ready = {i.name for i in g.input} | {i.name for i in g.initializer} | {i.name for i in added_inits}
+    ordered, pending = [], nodes
     while pending:
         rest = []
         for n in pending:
@@ -937,7 +961,7 @@ def per_row_activations(path: Path) -> None:
             else:
                 rest.append(n)
         if len(rest) == len(pending):
-            raise PrepError("per-row rewrite: the graph has a cycle or a missing input")
+            raise PrepError(f"{rewrite}: the graph has a cycle or a missing input")
         pending = rest
     del g.node[:]
     g.node.extend(ordered)
@@ -949,7 +973,127 @@ def per_row_activations(path: Path) -> None:
     del g.value_info[:]
     if not any(o.domain == "com.microsoft" for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    import onnx
     onnx.save(model, str(path))
+
+
+def consumers_of(graph) -> dict:
+    """Each value's name -> the nodes that read it."""
+    import collections
+    out = collections.defaultdict(list)
+    for n in graph.node:
+        for i in n.input:
+            out[i].append(n)
+    return out
+
+
+def weight_remainders(path: Path, fp32_path: Path, kinds: list[str]) -> None:
+    """Gives the weights of the projections of `kinds` (LINEAR_TAGS' names) a
+    second code (in place): with W the fp32 weight and ws * codes its 7-bit
+    quantisation (per column),
+
+        rest = round((W - ws * codes) / ws_rest)     ws_rest = max|W - ws * codes| / 64
+
+    in the same 7-bit range, so AVX2's pair sums cannot saturate on them
+    either. The codes and the remainder's are one weight [K, 2N] (scales
+    [ws | ws_rest]) under per_row_activations' MatMulIntegerToFloat, its
+    zero-point correction widened with them (and no bias on the second
+    half); the two halves of the product are added after it. One integer
+    product of twice the columns, from the same uint8 rows."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper as nh
+
+    fp32 = {i.name: i for i in onnx.load(str(fp32_path)).graph.initializer}
+    model = onnx.load(str(path))
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    consumers = consumers_of(g)
+    added, added_inits = [], []
+    for n in g.node:
+        if n.op_type != "MatMulIntegerToFloat" or n.input[1].split(".")[1] not in kinds:
+            continue
+        w, w_scale = n.input[1], n.input[3]
+        codes = nh.to_array(inits[w]).astype(np.int64)
+        ws = nh.to_array(inits[w_scale]).astype(np.float32)
+        exact = nh.to_array(fp32[w.removesuffix("_quantized")]).astype(np.float64)
+        left = exact - codes * ws.astype(np.float64)
+        ws_rest = np.maximum(np.abs(left).max(0) / 64.0, 1e-12).astype(np.float32)
+        rest = np.clip(np.round(left / ws_rest), -64, 64).astype(np.int64)
+        mul = consumers[n.output[0]][0]
+        gemm = consumers[mul.output[0]][0]
+        reshape = consumers[gemm.output[0]][0]
+        if (mul.op_type, gemm.op_type, reshape.op_type) != ("Mul", "Gemm", "Reshape"):
+            raise PrepError(f"unexpected nodes after {n.name}: {mul.op_type}, {gemm.op_type}, "
+                            f"{reshape.op_type}")
+        rank2 = nh.to_array(inits[gemm.input[1]])
+        n_out = codes.shape[1]
+        rest_rank2 = np.stack([ws_rest * rest.sum(0).astype(np.float32), np.zeros(n_out, np.float32)])
+        inits[w].CopyFrom(nh.from_array(np.concatenate([codes, rest], 1).astype(np.int8), w))
+        inits[w_scale].CopyFrom(nh.from_array(np.concatenate([ws, ws_rest]), w_scale))
+        inits[gemm.input[1]].CopyFrom(
+            nh.from_array(np.concatenate([rank2, rest_rank2], 1).astype(np.float32), gemm.input[1]))
+        both = gemm.output[0]
+        bounds = [f"{w}_rest_{b}" for b in ("axis", "start", "middle", "end")]
+        for name, value in zip(bounds, (1, 0, n_out, 2 * n_out)):
+            added_inits.append(nh.from_array(np.array([value], np.int64), name))
+        axis, start, middle, end = bounds
+        added.append(helper.make_node("Slice", [both, start, middle, axis], [f"{w}_y"], name=f"{w}_y"))
+        added.append(helper.make_node("Slice", [both, middle, end, axis], [f"{w}_yrest"],
+                                      name=f"{w}_yrest"))
+        added.append(helper.make_node("Add", [f"{w}_y", f"{w}_yrest"], [f"{w}_ysum"], name=f"{w}_ysum"))
+        reshape.input[0] = f"{w}_ysum"
+    if not added:
+        raise PrepError(f"{path}: no quantised projection of {kinds} to give a second code")
+    save_rewritten(model, path, list(g.node) + added, added_inits, "weight remainders")
+
+
+def fused_attention(path: Path) -> None:
+    """Replaces each layer's attention (in place), build_onnx's heads split
+    by Reshape and Transpose, scaled scores plus the padding mask, Softmax,
+    the product with the values and the heads merged again, by ONNX
+    Runtime's MultiHeadAttention on the projections as they are, with the
+    attention mask as its key padding mask. The same arithmetic: a padded
+    key gets no weight either way, so a text's vector is still the same in
+    any batch (verify_int8 checks it bit for bit)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper as nh
+
+    model = onnx.load(str(path))
+    g = model.graph
+    producer = {o: n for n in g.node for o in n.output}
+    consumers = consumers_of(g)
+    heads_shape = next(i for i in g.initializer if i.name == "const_heads_shape")
+    heads = int(nh.to_array(heads_shape)[2])
+    replaced, added = set(), []
+    mask = helper.make_node("Cast", ["attention_mask"], ["attention_key_mask"], to=TensorProto.INT32,
+                            name="attention_key_mask")
+    for softmax in [n for n in g.node if n.op_type == "Softmax"]:
+        masked = producer[softmax.input[0]]
+        scaled = producer[masked.input[0]]
+        scores = producer[scaled.input[0]]
+        q_heads, k_heads = producer[scores.input[0]], producer[scores.input[1]]
+        context = consumers[softmax.output[0]][0]
+        v_heads = producer[context.input[1]]
+        merged = consumers[context.output[0]][0]
+        merged_shape = consumers[merged.output[0]][0]
+        split = [producer[t.input[0]] for t in (q_heads, k_heads, v_heads)]
+        chain = [masked, scaled, scores, q_heads, k_heads, softmax, context, v_heads, merged,
+                 merged_shape, *split]
+        expected = ["Add", "Mul", "MatMul", "Transpose", "Transpose", "Softmax", "MatMul", "Transpose",
+                    "Transpose", "Reshape", "Reshape", "Reshape", "Reshape"]
+        if [n.op_type for n in chain] != expected:
+            raise PrepError(f"attention around {softmax.name} is not build_onnx's: "
+                            f"{[n.op_type for n in chain]}")
+        replaced.update(id(n) for n in chain)
+        added.append(helper.make_node(
+            "MultiHeadAttention", [s.input[0] for s in split] + ["", mask.output[0]],
+            [merged_shape.output[0]], name=f"attention_{softmax.name}", domain="com.microsoft",
+            num_heads=heads))
+    if not added:
+        raise PrepError(f"{path}: no attention to fuse")
+    kept = [n for n in g.node if id(n) not in replaced]
+    save_rewritten(model, path, kept + [mask] + added, [], "fused attention")
 
 
 def read_meta(path: Path) -> dict:
@@ -1051,7 +1195,9 @@ def venv_main(args, cache: Path) -> tuple[Path, Path, Path]:
     if not q_up_to_date or args.verify or args.write_fixture:
         if not q_up_to_date:
             log(f"quantising {onnx_path.name} -> {q_path} ({QUANT_SETTINGS})")
+            replaced = earlier_builds(q_path, q_meta)
             same_vectors_as = [quantize(onnx_path, q_path)]
+            replaced = [f for f in replaced if f not in same_vectors_as + [kb_fingerprint(q_path)]]
         ref_q = NumpyBert(cfg, w, quantized_weights(q_path))
         checks = verify_int8(q_path, onnx_path, ref_q, tok)
         if not q_up_to_date:
@@ -1063,6 +1209,7 @@ def venv_main(args, cache: Path) -> tuple[Path, Path, Path]:
                 "quantization": QUANT_SETTINGS,
                 **checks,
                 "same_vectors_as": same_vectors_as,
+                "earlier_builds": replaced,
                 "ort_disabled_optimizers": ORT_DISABLED_OPTIMIZERS,
                 "source_key": q_key,
             })

@@ -471,7 +471,9 @@ def venv_main(args, cache: Path) -> Path:
     try:
         checks = verify_numpy(fp32_path, cfg, w, word_q4, tok)
         log(f"quantising its linear layers to int8 ({pm.QUANT_SETTINGS})")
-        pm.quantize(fp32_path, onnx_path)
+        replaced = pm.earlier_builds(onnx_path, meta)
+        same_vectors_as = [pm.quantize(fp32_path, onnx_path)]
+        replaced = [f for f in replaced if f not in same_vectors_as + [pm.kb_fingerprint(onnx_path)]]
         checks.update(verify_int8(onnx_path, fp32_path, tok))
     finally:
         fp32_path.unlink(missing_ok=True)
@@ -492,6 +494,8 @@ def venv_main(args, cache: Path) -> Path:
         "max_length": MAX_LENGTH,
         "quantization": pm.QUANT_SETTINGS,
         **checks,
+        "same_vectors_as": same_vectors_as,
+        "earlier_builds": replaced,
         "ort_disabled_optimizers": pm.ORT_DISABLED_OPTIMIZERS,
         "source_key": source_key,
     })

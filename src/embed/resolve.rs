@@ -366,6 +366,17 @@ pub fn for_binding(config: &Config, binding: &ModelBinding) -> Result<ModelChoic
             .declared
             .same_vectors(&binding.model_fingerprint);
     if !binding.model_fingerprint.is_empty() && !same_vectors {
+        if choice.files.declared.replaced(&binding.model_fingerprint) {
+            return Err(KbError::ModelMismatch(format!(
+                "the index's vectors were made by an earlier build of {} than the one in {} \
+                 (fingerprint {} vs {}), which embeds text a little differently; run `kb \
+                 reindex` to embed the chunks again with it",
+                binding.model_name,
+                choice.files.onnx.display(),
+                binding.model_fingerprint,
+                fingerprint
+            )));
+        }
         return Err(KbError::ModelMismatch(format!(
             "the model file {} is not the {} file the index was built with \
              (fingerprint {} vs {}): it was replaced or damaged; restore it, or run `kb \
@@ -483,12 +494,16 @@ mod tests {
     /// A knowledge base bound to an earlier file of the model, whose
     /// vectors the directory's file declares its own.
     fn bound_to_an_earlier_file(declared: &str) -> (tempfile::TempDir, ModelBinding) {
+        bound_to_a_file_declared_as("same_vectors_as", declared)
+    }
+
+    /// A knowledge base bound to an earlier file of the model, which the
+    /// directory's kb-model.json lists under `key`.
+    fn bound_to_a_file_declared_as(key: &str, declared: &str) -> (tempfile::TempDir, ModelBinding) {
         let dir = model_dir_declaring("all-MiniLM-L6-v2-int8");
         std::fs::write(
             dir.path().join("kb-model.json"),
-            format!(
-                "{{\"model\": \"all-MiniLM-L6-v2-int8\", \"same_vectors_as\": [\"{declared}\"]}}"
-            ),
+            format!("{{\"model\": \"all-MiniLM-L6-v2-int8\", \"{key}\": [\"{declared}\"]}}"),
         )
         .unwrap();
         let binding = ModelBinding {
@@ -515,6 +530,28 @@ mod tests {
         let (_dir, binding) = bound_to_an_earlier_file("69243038:0000000000000000");
         let err = for_binding(&config, &binding).unwrap_err();
         assert!(matches!(err, KbError::ModelMismatch(_)), "{err:?}");
+    }
+
+    #[test]
+    fn an_index_made_by_an_earlier_build_is_told_to_reindex() {
+        let config = Config::default();
+        let (_dir, binding) =
+            bound_to_a_file_declared_as("earlier_builds", "69243038:c676ae89d87e5b6a");
+        match for_binding(&config, &binding) {
+            Err(KbError::ModelMismatch(why)) => assert!(
+                why.contains("earlier build of all-MiniLM-L6-v2-int8")
+                    && why.contains("kb reindex"),
+                "{why}"
+            ),
+            other => panic!("{:?}", other.map(|c| c.spec.name)),
+        }
+        // A file it does not name is still "replaced or damaged".
+        let (_dir, binding) =
+            bound_to_a_file_declared_as("earlier_builds", "69243038:0000000000000000");
+        match for_binding(&config, &binding) {
+            Err(KbError::ModelMismatch(why)) => assert!(why.contains("damaged"), "{why}"),
+            other => panic!("{:?}", other.map(|c| c.spec.name)),
+        }
     }
 
     #[test]
