@@ -86,9 +86,11 @@ TOKENIZER_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json",
 # Every value's shape is declared in the graph (declare_shapes; version 5):
 # without them ONNX Runtime's memory planner compared hundreds of buffers of
 # unknown size with each other at every session start, 100 ms of a fresh
-# `kb search`. The computation is version 4's, vector for vector, so
-# kb-model.json lists version 4's file in "same_vectors_as" and knowledge
-# bases built with it keep working. With the shapes known, ONNX Runtime
+# `kb search`. The computation is the undeclared graph's, vector for
+# vector, so kb-model.json lists that file in "same_vectors_as" (version
+# 5's kept version 4's knowledge bases working). The files a new build
+# replaces go in "earlier_builds": kb tells their knowledge bases to
+# reindex. With the shapes known, ONNX Runtime
 # would also fuse each residual Add into its LayerNorm
 # (SkipLayerNormalization), which rounds differently (and ran slower here):
 # kb's session leaves that fusion out for this model
