@@ -751,15 +751,20 @@ def quantize(fp32_path: Path, q_path: Path) -> str:
     return earlier
 
 
-def earlier_builds(path: Path, meta: dict) -> list[str]:
-    """kb's fingerprints of the model file at `path`, about to be replaced by
-    another build, and of the files its kb-model.json (`meta`) names: kb
-    tells a knowledge base built with any of them that the model was
-    upgraded (kb-model.json's "earlier_builds"), not damaged."""
-    if not path.is_file():
-        return []
-    found = [kb_fingerprint(path), *meta.get("same_vectors_as", []), *meta.get("earlier_builds", [])]
-    return list(dict.fromkeys(found))
+def quantize_replacing(fp32_path: Path, q_path: Path, meta: dict) -> tuple[list[str], list[str]]:
+    """Quantises as `quantize` does, over the build at `q_path` (whose
+    kb-model.json is `meta`); returns kb-model.json's "same_vectors_as" and
+    "earlier_builds": kb's fingerprints of the file replaced and of the
+    files its meta names, less those that compute the new file's vectors.
+    kb tells a knowledge base built with an earlier build that the model
+    was upgraded, not damaged."""
+    found = []
+    if q_path.is_file():
+        found = [kb_fingerprint(q_path), *meta.get("same_vectors_as", []),
+                 *meta.get("earlier_builds", [])]
+    same_vectors_as = [quantize(fp32_path, q_path)]
+    same = set(same_vectors_as) | {kb_fingerprint(q_path)}
+    return same_vectors_as, [f for f in dict.fromkeys(found) if f not in same]
 
 
 def kb_fingerprint(path: Path) -> str:
@@ -902,9 +907,7 @@ def venv_main(args, cache: Path) -> tuple[Path, Path, Path]:
     if not q_up_to_date or args.verify or args.write_fixture:
         if not q_up_to_date:
             log(f"quantising {onnx_path.name} -> {q_path} ({QUANT_SETTINGS})")
-            replaced = earlier_builds(q_path, q_meta)
-            same_vectors_as = [quantize(onnx_path, q_path)]
-            replaced = [f for f in replaced if f not in same_vectors_as + [kb_fingerprint(q_path)]]
+            same_vectors_as, replaced = quantize_replacing(onnx_path, q_path, q_meta)
         ref_q = NumpyBert(cfg, w, quantized_weights(q_path))
         checks = verify_int8(q_path, onnx_path, ref_q, tok)
         if not q_up_to_date:

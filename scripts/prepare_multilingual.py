@@ -472,9 +472,7 @@ def venv_main(args, cache: Path) -> Path:
     try:
         checks = verify_numpy(fp32_path, cfg, w, word_q4, tok)
         log(f"quantising its linear layers to int8 ({pm.QUANT_SETTINGS})")
-        replaced = pm.earlier_builds(onnx_path, meta)
-        same_vectors_as = [pm.quantize(fp32_path, onnx_path)]
-        replaced = [f for f in replaced if f not in same_vectors_as + [pm.kb_fingerprint(onnx_path)]]
+        same_vectors_as, replaced = pm.quantize_replacing(fp32_path, onnx_path, meta)
         checks.update(verify_int8(onnx_path, fp32_path, tok))
     finally:
         fp32_path.unlink(missing_ok=True)
