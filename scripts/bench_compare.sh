@@ -30,7 +30,7 @@ repo="$PWD"
 
 say() { printf '[bench_compare] %s\n' "$*" >&2; }
 
-code_paths=(src Cargo.toml Cargo.lock models.toml scripts/prepare_model.py scripts/int8_graph.py build.rs)
+code_paths=(src Cargo.toml Cargo.lock models.toml scripts/prepare_model.py scripts/int8_graph.py scripts/numpy_bert.py build.rs)
 touches_code() { # touches_code COMMIT: whether the commit changed code
   [ -n "$(git diff-tree --no-commit-id -r --name-only "$1" -- "${code_paths[@]}")" ]
 }

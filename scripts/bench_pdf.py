@@ -350,7 +350,6 @@ def ocr_part(args, pdfium: str) -> dict:
         return {"error": "tesseract not installed"}
     tree = fetch(PACKAGES)
     files = pdf_files(tree / DOCS, 0)
-    opts_text = kb_options(pdfium, "never", None)
     opts_ocr = kb_options(pdfium, "auto", tesseract)
     work = Path(tempfile.mkdtemp(prefix="kb-ocr-bench-"))
     accuracies = []

@@ -211,7 +211,7 @@ def consumers_of(graph) -> dict:
 
 
 def weight_remainders(path: Path, fp32_path: Path, kinds: list[str]) -> None:
-    """Gives the weights of the projections of `kinds` (prepare_model.LINEAR_TAGS' names) a
+    """Gives the weights of the projections of `kinds` (numpy_bert.LINEAR_TAGS' names) a
     second code (in place): with W the fp32 weight and ws * codes its 7-bit
     quantisation (per column),
 
@@ -248,7 +248,7 @@ def weight_remainders(path: Path, fp32_path: Path, kinds: list[str]) -> None:
         reshape = consumers[gemm.output[0]][0]
         if (mul.op_type, gemm.op_type, reshape.op_type) != ("Mul", "Gemm", "Reshape"):
             raise RewriteError(f"unexpected nodes after {n.name}: {mul.op_type}, {gemm.op_type}, "
-                            f"{reshape.op_type}")
+                               f"{reshape.op_type}")
         rank2 = nh.to_array(inits[gemm.input[1]])
         n_out = codes.shape[1]
         rest_rank2 = np.stack([ws_rest * rest.sum(0).astype(np.float32), np.zeros(n_out, np.float32)])
@@ -307,7 +307,7 @@ def fused_attention(path: Path) -> None:
                     "Transpose", "Reshape", "Reshape", "Reshape", "Reshape"]
         if [n.op_type for n in chain] != expected:
             raise RewriteError(f"attention around {softmax.name} is not build_onnx's: "
-                            f"{[n.op_type for n in chain]}")
+                               f"{[n.op_type for n in chain]}")
         replaced.update(id(n) for n in chain)
         added.append(helper.make_node(
             "MultiHeadAttention", [s.input[0] for s in split] + ["", mask.output[0]],

@@ -28,7 +28,6 @@ import openpyxl
 import pptx
 from ebooklib import epub
 from odf.opendocument import OpenDocumentText
-from odf.style import Style, TextProperties
 from odf.text import H, P
 
 

@@ -49,19 +49,18 @@ here, the download included); a re-run takes a second and a half.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import shlex
 import struct
 import sys
-import time
 import urllib.request
 import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import prepare_model as pm  # noqa: E402  (venv bootstrap, graph builder, numpy reference)
+import numpy_bert  # noqa: E402  (the numpy reference)
+import prepare_model as pm  # noqa: E402  (venv bootstrap, graph builder)
 
 MODEL_NAME = "multilingual-e5-small-q4"
 # Bump when the graph builder changes, so cached model.onnx files get rebuilt.
@@ -343,12 +342,12 @@ def verify_numpy(onnx_path: Path, cfg: dict, w: dict, word_q4: tuple, tok) -> di
     codes, scales = word_q4
     w = dict(w)
     w["embeddings.word_embeddings.weight"] = dequantize(codes[used], scales[used])
-    ref = pm.NumpyBert(cfg, w)
+    ref = numpy_bert.NumpyBert(cfg, w)
     max_diff, min_cos = 0.0, 1.0
     for i in range(len(texts)):
         n = int(mask[i].sum())
         r_hid = ref.forward(local[i:i + 1, :n], mask[i:i + 1, :n], tt[i:i + 1, :n])
-        r_emb = pm.mean_pool_normalize(r_hid, mask[i:i + 1, :n])[0]
+        r_emb = numpy_bert.mean_pool_normalize(r_hid, mask[i:i + 1, :n])[0]
         max_diff = max(max_diff, float(np.abs(hid[i, :n] - r_hid[0]).max()))
         min_cos = min(min_cos, float(emb[i] @ r_emb))
     log(f"verify: ONNX Runtime (padded batch of {len(texts)}) vs numpy float64: max "

@@ -744,7 +744,7 @@ def f47(t):
 
 @finding("issue 54 item 6: over MCP, document, path and tags take only lists")
 def f48(t):
-    w = week2(t)
+    week2(t)
     r = t.mcp([
         t.call(1, "search", {"query": "revenue", "document": "annual-summary.md"}),
         t.call(2, "search", {"query": "revenue", "path": "reports/**"}),
@@ -770,7 +770,7 @@ def f49(t):
 
 @finding("issue 54 item 7: --fts-only --top 3 returns 1 when the matches are in one short document")
 def f50(t):
-    w = week2(t)
+    week2(t)
     v, p = t.json("search", "xylograph", "--fts-only", "--top", "3")
     return f"{len(results(v))} results", len(results(v)) == 3
 
