@@ -103,30 +103,38 @@ struct Registry {
     rerankers: BTreeMap<String, RerankerSpec>,
 }
 
-fn registry() -> Registry {
-    toml::from_str(MODELS_TOML).expect("models.toml is valid (tested)")
+/// models.toml, parsed once per process: a `kb mcp` search looks its
+/// model up on every call.
+fn registry() -> &'static Registry {
+    static REGISTRY: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
+    REGISTRY.get_or_init(|| toml::from_str(MODELS_TOML).expect("models.toml is valid (tested)"))
 }
 
 /// Every model in models.toml, by name.
 pub fn all_models() -> Vec<ModelSpec> {
     registry()
         .models
-        .into_iter()
-        .map(|(name, mut spec)| {
-            spec.name = name;
-            spec
-        })
+        .iter()
+        .map(|(name, spec)| named(name, spec))
         .collect()
 }
 
+/// A model's entry under its name (models.toml keys it by name).
+fn named(name: &str, spec: &ModelSpec) -> ModelSpec {
+    ModelSpec {
+        name: name.to_string(),
+        ..spec.clone()
+    }
+}
+
 pub fn model_spec(name: &str) -> Result<ModelSpec> {
-    let models = all_models();
+    let models = &registry().models;
     models
         .iter()
-        .find(|m| m.name == name || m.name.eq_ignore_ascii_case(name) || m.repo == name)
-        .cloned()
+        .find(|(n, m)| n.eq_ignore_ascii_case(name) || m.repo == name)
+        .map(|(n, m)| named(n, m))
         .ok_or_else(|| {
-            let names: Vec<_> = models.iter().map(|m| m.name.as_str()).collect();
+            let names: Vec<&str> = models.keys().map(String::as_str).collect();
             KbError::UnknownModel(format!(
                 "unknown embedding model `{name}`; models.toml knows: {}",
                 names.join(", ")
@@ -136,12 +144,15 @@ pub fn model_spec(name: &str) -> Result<ModelSpec> {
 
 /// The re-ranker named so (models.toml's `rerankers`).
 pub fn reranker_spec(name: &str) -> Result<RerankerSpec> {
-    let rerankers = registry().rerankers;
-    let names: Vec<String> = rerankers.keys().cloned().collect();
+    let rerankers = &registry().rerankers;
+    let names: Vec<&str> = rerankers.keys().map(String::as_str).collect();
     rerankers
-        .into_iter()
+        .iter()
         .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(n, spec)| RerankerSpec { name: n, ..spec })
+        .map(|(n, spec)| RerankerSpec {
+            name: n.clone(),
+            ..spec.clone()
+        })
         .ok_or_else(|| {
             KbError::UnknownModel(format!(
                 "unknown re-ranker `{name}`; models.toml knows: {}",
