@@ -301,7 +301,7 @@ fn connect_read_only(path: &Path, busy: Duration) -> rusqlite::Result<Connection
 /// keyword index with one cached statement (`segid = ?`), and SQLite
 /// re-prepared it whenever the segment id went from 1 to another or back,
 /// some 130 times in one search at 20,001 chunks. kb's plans never depend
-/// on a bound value: there are no statistics tables, and no `LIKE ?`.
+/// on a bound value: no statistics tables, partial indexes or `LIKE ?`.
 fn plans_fixed_at_prepare(conn: &Connection) -> rusqlite::Result<()> {
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
         .map(|_| ())
